@@ -1,0 +1,30 @@
+package dev.tributary.table.data;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A Parquet data file that has been completely written to the table's store, described the way a
+ * Delta {@code add} action needs it.
+ *
+ * @param path key relative to the table root, e.g. {@code region=EU/part-00000-<uuid>.snappy.parquet}
+ *     (not URL-encoded here; the log layer encodes it)
+ * @param partitionValues partition column name to its value as Delta serializes partition values
+ *     (null value = null partition); empty for an unpartitioned table
+ * @param size file size in bytes
+ * @param modificationTime epoch milliseconds when the file was written
+ * @param stats column statistics of the rows in the file
+ */
+public record DataFile(
+    String path,
+    Map<String, String> partitionValues,
+    long size,
+    long modificationTime,
+    FileStats stats) {
+  public DataFile {
+    Objects.requireNonNull(path, "path");
+    // Map.copyOf rejects null values, and a null partition value is legal.
+    partitionValues = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(partitionValues));
+    Objects.requireNonNull(stats, "stats");
+  }
+}

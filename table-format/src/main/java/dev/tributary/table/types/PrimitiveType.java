@@ -1,0 +1,24 @@
+package dev.tributary.table.types;
+
+/** The non-parameterized column types; see {@link DataType} for their Java value classes. */
+public enum PrimitiveType implements DataType {
+  STRING("string"),
+  INTEGER("integer"),
+  LONG("long"),
+  DOUBLE("double"),
+  BOOLEAN("boolean"),
+  TIMESTAMP("timestamp"),
+  DATE("date"),
+  BINARY("binary");
+
+  private final String deltaName;
+
+  PrimitiveType(String deltaName) {
+    this.deltaName = deltaName;
+  }
+
+  @Override
+  public String deltaName() {
+    return deltaName;
+  }
+}
