@@ -1,0 +1,312 @@
+package dev.tributary.service.source;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads exact offset ranges from Kafka. The source never relies on consumer-group positions: the
+ * checkpoint's offsets log is the source of truth, and every batch is read with {@code assign} +
+ * {@code seek}, so a replayed batch reads the very same records. After a batch is committed the
+ * processed offsets are also committed to the consumer group {@code tributary-<pipeline>}, best
+ * effort, so that standard lag tools see the pipeline.
+ *
+ * <p>Not thread-safe: one source per pipeline run, used from the engine's thread.
+ */
+public final class KafkaSource implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
+  private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration POLL = Duration.ofMillis(200);
+
+  private final KafkaSourceSettings settings;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+
+  public KafkaSource(KafkaSourceSettings settings) {
+    this.settings = settings;
+    this.consumer = new KafkaConsumer<>(consumerConfig(settings));
+  }
+
+  static Map<String, Object> consumerConfig(KafkaSourceSettings settings) {
+    Map<String, Object> config = new HashMap<>();
+    // Throughput-oriented defaults; anything the user passes in properties wins.
+    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    config.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1);
+    config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+    config.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 1024 * 1024);
+    config.putAll(settings.properties());
+    // These are fixed: the engine, not the consumer, decides what is read and what is committed.
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, settings.consumerGroup());
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId());
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    return config;
+  }
+
+  /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
+  public List<TopicPartition> partitions() {
+    List<TopicPartition> out = new ArrayList<>();
+    if (settings.topicPattern().isPresent()) {
+      var pattern = settings.topicPattern().get();
+      for (var e : new TreeMap<>(consumer.listTopics(METADATA_TIMEOUT)).entrySet()) {
+        if (pattern.matcher(e.getKey()).matches()) {
+          e.getValue().forEach(p -> out.add(new TopicPartition(p.topic(), p.partition())));
+        }
+      }
+    } else {
+      for (String topic : settings.topics()) {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, METADATA_TIMEOUT);
+        if (infos == null || infos.isEmpty()) {
+          throw new IllegalStateException(
+              "Pipeline "
+                  + settings.pipelineId()
+                  + ": topic '"
+                  + topic
+                  + "' does not exist on "
+                  + settings.bootstrapServers()
+                  + "; create it or fix source.kafka.topics");
+        }
+        infos.forEach(p -> out.add(new TopicPartition(p.topic(), p.partition())));
+      }
+    }
+    out.sort(
+        java.util.Comparator.comparing(TopicPartition::topic)
+            .thenComparingInt(TopicPartition::partition));
+    return out;
+  }
+
+  /** The next offset a producer would write, per partition. */
+  public Map<TopicPartition, Long> latestOffsets(Collection<TopicPartition> partitions) {
+    return new HashMap<>(consumer.endOffsets(partitions, METADATA_TIMEOUT));
+  }
+
+  /** The earliest offset still retained, per partition. */
+  public Map<TopicPartition, Long> earliestOffsets(Collection<TopicPartition> partitions) {
+    return new HashMap<>(consumer.beginningOffsets(partitions, METADATA_TIMEOUT));
+  }
+
+  /**
+   * Plans the next batch.
+   *
+   * @param committedEnds where the previous batch ended, per partition known to the checkpoint
+   * @param firstBatch whether this is the pipeline's very first batch: partitions then start at the
+   *     declared starting offsets; partitions discovered later always start at their earliest offset
+   * @param upTo optional per-partition ceiling (available-now: the latest offsets seen at start)
+   */
+  public SourcePlan plan(
+      Map<TopicPartition, Long> committedEnds,
+      boolean firstBatch,
+      Map<TopicPartition, Long> upTo) {
+    List<TopicPartition> partitions = partitions();
+    Set<TopicPartition> all = new HashSet<>(partitions);
+    all.addAll(committedEnds.keySet());
+    Map<TopicPartition, Long> latest = latestOffsets(partitions);
+    Map<TopicPartition, Long> earliest = earliestOffsets(partitions);
+    Map<TopicPartition, Long> starts = new LinkedHashMap<>();
+    Map<TopicPartition, Long> initial = firstBatch ? initialOffsets(partitions, earliest, latest) : Map.of();
+    List<SourcePlan.DataGap> gaps = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      long start;
+      if (committedEnds.containsKey(tp)) {
+        start = committedEnds.get(tp);
+      } else if (firstBatch) {
+        start = initial.get(tp);
+      } else {
+        start = earliest.get(tp); // a partition (or topic) added after the first batch
+      }
+      long low = earliest.get(tp);
+      if (start < low) {
+        if (settings.failOnDataLoss()) {
+          throw new DataLossException(settings.pipelineId(), tp, start, low);
+        }
+        log.warn("Pipeline {} skipping deleted offsets {}/{} [{}, {})", settings.pipelineId(),
+            tp.topic(), tp.partition(), start, low);
+        gaps.add(new SourcePlan.DataGap(tp, start, low));
+        start = low;
+      }
+      long high = latest.get(tp);
+      if (start > high) {
+        // The partition is behind what we already read: the topic was deleted and recreated.
+        if (settings.failOnDataLoss()) {
+          throw new IllegalStateException(
+              "Pipeline " + settings.pipelineId() + ": " + tp.topic() + "/" + tp.partition()
+                  + " ends at offset " + high + " but the checkpoint already read up to " + start
+                  + "; the topic was probably recreated. Start a new checkpoint, or set"
+                  + " source.kafka.fail-on-data-loss: false to continue from offset " + high + ".");
+        }
+        gaps.add(new SourcePlan.DataGap(tp, high, start));
+        start = high;
+      }
+      starts.put(tp, start);
+    }
+    Map<TopicPartition, Long> capped = new HashMap<>(latest);
+    upTo.forEach((tp, ceiling) -> capped.merge(tp, ceiling, Math::min));
+    for (TopicPartition tp : partitions) {
+      capped.merge(tp, starts.get(tp), Math::max); // a ceiling below the start reads nothing
+    }
+    Map<TopicPartition, Long> ends = OffsetPlanner.ends(starts, capped, settings.maxOffsetsPerTrigger());
+    Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
+    for (TopicPartition tp : partitions) {
+      ranges.put(tp, new OffsetRange(starts.get(tp), ends.get(tp)));
+    }
+    return new SourcePlan(ranges, latest, gaps);
+  }
+
+  private Map<TopicPartition, Long> initialOffsets(
+      List<TopicPartition> partitions,
+      Map<TopicPartition, Long> earliest,
+      Map<TopicPartition, Long> latest) {
+    StartingOffsets policy = settings.startingOffsets();
+    if (policy instanceof StartingOffsets.Latest) {
+      return latest;
+    }
+    if (policy instanceof StartingOffsets.AtTimestamp at) {
+      Map<TopicPartition, Long> query = new HashMap<>();
+      partitions.forEach(tp -> query.put(tp, at.timestamp().toEpochMilli()));
+      Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, METADATA_TIMEOUT);
+      Map<TopicPartition, Long> out = new HashMap<>();
+      for (TopicPartition tp : partitions) {
+        OffsetAndTimestamp o = found.get(tp);
+        out.put(tp, o == null ? latest.get(tp) : o.offset());
+      }
+      return out;
+    }
+    return earliest;
+  }
+
+  /**
+   * Reads exactly the planned ranges, handing every record with an offset inside its range to the
+   * handler. Offsets may be missing inside a range (compacted topics, transaction markers); a
+   * partition is done once the consumer's position reaches the range end.
+   *
+   * @return offsets skipped because they were deleted while reading (fail-on-data-loss: false)
+   * @throws DataLossException if offsets of the range were deleted and fail-on-data-loss is true
+   */
+  public List<SourcePlan.DataGap> read(Map<TopicPartition, OffsetRange> ranges, SourceRecordHandler handler)
+      throws Exception {
+    Map<TopicPartition, OffsetRange> pending = new HashMap<>();
+    ranges.forEach((tp, r) -> {
+      if (!r.isEmpty()) {
+        pending.put(tp, r);
+      }
+    });
+    List<SourcePlan.DataGap> gaps = new ArrayList<>();
+    if (pending.isEmpty()) {
+      return gaps;
+    }
+    consumer.assign(pending.keySet());
+    pending.forEach((tp, r) -> consumer.seek(tp, r.start()));
+    Instant lastProgress = Instant.now();
+    while (!pending.isEmpty()) {
+      ConsumerRecords<byte[], byte[]> records;
+      try {
+        records = consumer.poll(POLL);
+      } catch (OffsetOutOfRangeException e) {
+        handleOutOfRange(e, pending, gaps);
+        continue;
+      }
+      for (TopicPartition tp : records.partitions()) {
+        OffsetRange r = pending.get(tp);
+        if (r == null) {
+          continue;
+        }
+        for (ConsumerRecord<byte[], byte[]> rec : records.records(tp)) {
+          if (rec.offset() >= r.end()) {
+            break;
+          }
+          if (rec.offset() >= r.start()) {
+            handler.accept(rec);
+          }
+        }
+      }
+      boolean progressed = !records.isEmpty();
+      for (var it = pending.entrySet().iterator(); it.hasNext(); ) {
+        var e = it.next();
+        if (consumer.position(e.getKey()) >= e.getValue().end()) {
+          consumer.pause(List.of(e.getKey()));
+          it.remove();
+          progressed = true;
+        }
+      }
+      if (progressed) {
+        lastProgress = Instant.now();
+      } else if (Duration.between(lastProgress, Instant.now()).compareTo(settings.readTimeout()) > 0) {
+        var stuck = pending.entrySet().iterator().next();
+        throw new IllegalStateException(
+            "Pipeline " + settings.pipelineId() + ": no records from " + stuck.getKey().topic() + "/"
+                + stuck.getKey().partition() + " at offset " + consumer.position(stuck.getKey())
+                + " for " + settings.readTimeout().toSeconds() + "s while the batch must read up to "
+                + stuck.getValue().end() + "; is the broker " + settings.bootstrapServers()
+                + " reachable and the partition's leader available?");
+      }
+    }
+    consumer.assign(List.of());
+    return gaps;
+  }
+
+  private void handleOutOfRange(
+      OffsetOutOfRangeException e,
+      Map<TopicPartition, OffsetRange> pending,
+      List<SourcePlan.DataGap> gaps) {
+    Map<TopicPartition, Long> earliest = earliestOffsets(e.partitions());
+    for (TopicPartition tp : e.partitions()) {
+      long position = e.offsetOutOfRangePartitions().get(tp);
+      long low = earliest.get(tp);
+      if (settings.failOnDataLoss()) {
+        throw new DataLossException(settings.pipelineId(), tp, position, low);
+      }
+      OffsetRange r = pending.get(tp);
+      long resume = Math.min(low, r.end());
+      gaps.add(new SourcePlan.DataGap(tp, position, resume));
+      if (resume >= r.end()) {
+        consumer.pause(List.of(tp));
+        pending.remove(tp);
+      } else {
+        consumer.seek(tp, resume);
+      }
+    }
+  }
+
+  /**
+   * Records the processed offsets in the consumer group, for lag monitoring. Best effort: a failure
+   * is logged and ignored, because the checkpoint, not the group, decides where the next batch
+   * starts.
+   */
+  public void commitToGroup(Map<TopicPartition, Long> ends) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    ends.forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end)));
+    try {
+      consumer.commitSync(offsets, Duration.ofSeconds(10));
+    } catch (RuntimeException e) {
+      log.info("Pipeline {}: could not record offsets in consumer group {} (lag tools only): {}",
+          settings.pipelineId(), settings.consumerGroup(), e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    consumer.close(java.time.Duration.ofSeconds(5));
+  }
+}

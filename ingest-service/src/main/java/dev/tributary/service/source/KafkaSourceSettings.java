@@ -1,0 +1,49 @@
+package dev.tributary.service.source;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+
+/**
+ * What the Kafka source needs to know, independent of how it was declared.
+ *
+ * @param pipelineId names the consumer group {@code tributary-<pipelineId>} and appears in errors
+ * @param bootstrapServers the broker list
+ * @param topics explicit topics (empty when a pattern is used)
+ * @param topicPattern topics matching this pattern, rediscovered every batch
+ * @param startingOffsets where partitions unknown to the checkpoint start on the first batch
+ * @param maxOffsetsPerTrigger optional limit of offsets per batch, split across partitions
+ * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true) or are skipped
+ * @param properties passed through to the consumer (security, SASL, TLS, fetch tuning)
+ * @param readTimeout how long a read may go without progress before it fails
+ */
+public record KafkaSourceSettings(
+    String pipelineId,
+    String bootstrapServers,
+    List<String> topics,
+    Optional<Pattern> topicPattern,
+    StartingOffsets startingOffsets,
+    OptionalLong maxOffsetsPerTrigger,
+    boolean failOnDataLoss,
+    Map<String, String> properties,
+    Duration readTimeout) {
+
+  public KafkaSourceSettings {
+    Objects.requireNonNull(pipelineId, "pipelineId");
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    topics = List.copyOf(topics);
+    properties = Map.copyOf(properties);
+    if (topics.isEmpty() == topicPattern.isEmpty()) {
+      throw new IllegalArgumentException("exactly one of topics and topic-pattern must be given");
+    }
+  }
+
+  /** The consumer group the source commits processed offsets to, for lag monitoring only. */
+  public String consumerGroup() {
+    return "tributary-" + pipelineId;
+  }
+}

@@ -1,0 +1,108 @@
+package dev.tributary.service.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.service.testing.KafkaTestBroker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.stream.IntStream;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class KafkaSourceIT {
+  private final KafkaTestBroker broker = KafkaTestBroker.shared();
+
+  private KafkaSourceSettings settings(String topic, OptionalLong max, boolean failOnDataLoss) {
+    return new KafkaSourceSettings("p1", broker.bootstrapServers(), List.of(topic), Optional.empty(),
+        new StartingOffsets.Earliest(), max, failOnDataLoss, Map.of(), Duration.ofSeconds(20));
+  }
+
+  private static List<String> values(String prefix, int n) {
+    return IntStream.range(0, n).mapToObj(i -> prefix + i).toList();
+  }
+
+  @Test
+  void readsExactlyThePlannedRangesAndReplaysThemIdentically() throws Exception {
+    String topic = broker.createTopic("exact", 2);
+    broker.send(topic, 0, values("a", 30));
+    broker.send(topic, 1, values("b", 10));
+    try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.of(20), true))) {
+      SourcePlan first = source.plan(Map.of(), true, Map.of());
+      assertThat(first.offsetCount()).isEqualTo(20);
+      assertThat(first.ranges().get(new TopicPartition(topic, 0))).isEqualTo(new OffsetRange(0, 15));
+      assertThat(first.ranges().get(new TopicPartition(topic, 1))).isEqualTo(new OffsetRange(0, 5));
+      List<String> read = new ArrayList<>();
+      source.read(first.ranges(), r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
+      List<String> replay = new ArrayList<>();
+      source.read(first.ranges(), r -> replay.add(new String(r.value(), StandardCharsets.UTF_8)));
+      assertThat(read).hasSize(20).containsAll(values("a", 15)).containsAll(values("b", 5));
+      assertThat(replay).containsExactlyInAnyOrderElementsOf(read);
+
+      Map<TopicPartition, Long> ends = Map.of(new TopicPartition(topic, 0), 15L, new TopicPartition(topic, 1), 5L);
+      SourcePlan second = source.plan(ends, false, Map.of());
+      assertThat(second.ranges().get(new TopicPartition(topic, 0))).isEqualTo(new OffsetRange(15, 30));
+      assertThat(second.ranges().get(new TopicPartition(topic, 1))).isEqualTo(new OffsetRange(5, 10));
+      assertThat(second.lagAfter()).isZero();
+    }
+  }
+
+  @Test
+  void deletedOffsetsFailWithAMessageNamingTheGap() {
+    String topic = broker.createTopic("loss", 1);
+    broker.send(topic, 0, values("x", 10));
+    broker.deleteRecordsBefore(topic, 0, 6);
+    try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
+      assertThatThrownBy(() -> source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of()))
+          .isInstanceOf(DataLossException.class)
+          .hasMessageContaining("p1")
+          .hasMessageContaining(topic + "/0")
+          .hasMessageContaining("offsets [2, 6)")
+          .hasMessageContaining("fail-on-data-loss: false");
+    }
+  }
+
+  @Test
+  void deletedOffsetsAreSkippedAndRecordedWhenAllowed() throws Exception {
+    String topic = broker.createTopic("skip", 1);
+    broker.send(topic, 0, values("x", 10));
+    broker.deleteRecordsBefore(topic, 0, 6);
+    try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), false))) {
+      SourcePlan plan = source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of());
+      assertThat(plan.gaps()).containsExactly(new SourcePlan.DataGap(new TopicPartition(topic, 0), 2, 6));
+      List<String> read = new ArrayList<>();
+      source.read(plan.ranges(), r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
+      assertThat(read).containsExactly("x6", "x7", "x8", "x9");
+    }
+  }
+
+  @Test
+  void availableNowCeilingAndLatestStart() throws Exception {
+    String topic = broker.createTopic("ceiling", 1);
+    broker.send(topic, 0, values("x", 10));
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
+      SourcePlan plan = source.plan(Map.of(), true, Map.of(tp, 4L));
+      assertThat(plan.ranges().get(tp)).isEqualTo(new OffsetRange(0, 4));
+    }
+    var latest = new KafkaSourceSettings("p2", broker.bootstrapServers(), List.of(topic), Optional.empty(),
+        new StartingOffsets.Latest(), OptionalLong.empty(), true, Map.of(), Duration.ofSeconds(20));
+    try (KafkaSource source = new KafkaSource(latest)) {
+      assertThat(source.plan(Map.of(), true, Map.of()).ranges().get(tp)).isEqualTo(new OffsetRange(10, 10));
+    }
+  }
+
+  @Test
+  void unknownTopicIsAClearError() {
+    try (KafkaSource source = new KafkaSource(settings("no-such-topic-xyz", OptionalLong.empty(), true))) {
+      assertThatThrownBy(() -> source.plan(Map.of(), true, Map.of()))
+          .hasMessageContaining("topic 'no-such-topic-xyz' does not exist")
+          .hasMessageContaining("source.kafka.topics");
+    }
+  }
+}

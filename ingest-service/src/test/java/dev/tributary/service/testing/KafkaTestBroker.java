@@ -1,0 +1,99 @@
+package dev.tributary.service.testing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * A real KRaft Kafka broker running inside the test JVM (spring-kafka-test), shared by every
+ * integration test of the JVM and stopped by a shutdown hook. Tests create their own uniquely named
+ * topics, so they never see each other's records.
+ */
+public final class KafkaTestBroker {
+  private static KafkaTestBroker shared;
+
+  private final EmbeddedKafkaKraftBroker broker;
+
+  private KafkaTestBroker() {
+    broker = new EmbeddedKafkaKraftBroker(1, 1);
+    broker.brokerProperty("log.retention.check.interval.ms", "1000");
+    broker.afterPropertiesSet();
+  }
+
+  /** The JVM's broker, started on first use (about 4 s). */
+  public static synchronized KafkaTestBroker shared() {
+    if (shared == null) {
+      shared = new KafkaTestBroker();
+      Runtime.getRuntime().addShutdownHook(new Thread(shared.broker::destroy));
+    }
+    return shared;
+  }
+
+  public String bootstrapServers() {
+    return broker.getBrokersAsString();
+  }
+
+  /** Creates a fresh topic whose name starts with {@code prefix}, and returns its name. */
+  public String createTopic(String prefix, int partitions) {
+    String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    try (Admin admin = admin()) {
+      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException("cannot create topic " + name, e);
+    }
+    return name;
+  }
+
+  /** Sends values to one partition, synchronously, and returns nothing until all are acknowledged. */
+  public void send(String topic, int partition, List<String> values) {
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+      for (String v : values) {
+        sent.add(producer.send(new ProducerRecord<>(topic, partition, null, v.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+      }
+      for (var f : sent) {
+        f.get();
+      }
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException("cannot send to " + topic, e);
+    }
+  }
+
+  /** Deletes every record of the partition before {@code offset}, as retention would. */
+  public void deleteRecordsBefore(String topic, int partition, long offset) {
+    try (Admin admin = admin()) {
+      admin.deleteRecords(Map.of(new TopicPartition(topic, partition), RecordsToDelete.beforeOffset(offset)))
+          .all().get();
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException("cannot delete records of " + topic, e);
+    }
+  }
+
+  public Admin admin() {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    return Admin.create(p);
+  }
+
+  public KafkaProducer<byte[], byte[]> producer() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    return new KafkaProducer<>(p);
+  }
+}
