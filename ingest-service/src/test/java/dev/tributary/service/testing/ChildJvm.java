@@ -1,0 +1,54 @@
+package dev.tributary.service.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Starts another JVM with this test JVM's classpath, for real crash and process tests. */
+public final class ChildJvm {
+  private ChildJvm() {}
+
+  /** The test classpath (Surefire/Failsafe expose it; a plain JVM has java.class.path). */
+  public static String classpath() {
+    return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+  }
+
+  public static Path javaBinary() {
+    return Path.of(System.getProperty("java.home"), "bin", "java");
+  }
+
+  /**
+   * Starts {@code mainClass} with the given JVM options and arguments; stdout and stderr go to
+   * {@code log}. The caller owns the process (kill it, or wait for it).
+   */
+  public static Process start(List<String> jvmOptions, String mainClass, List<String> args, Path log, Path workDir)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(javaBinary().toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(classpath());
+    command.add(mainClass);
+    command.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.directory(workDir.toFile());
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    return pb.start();
+  }
+
+  /** A free TCP port on 127.0.0.1 (racy by nature, fine for tests). */
+  public static int freePort() {
+    try (var socket = new java.net.ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static String pathSeparator() {
+    return File.pathSeparator;
+  }
+}

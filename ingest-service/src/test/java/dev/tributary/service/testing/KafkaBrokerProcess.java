@@ -1,0 +1,111 @@
+package dev.tributary.service.testing;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real single-node KRaft Kafka broker in its own JVM (the broker jars are on the test
+ * classpath through spring-kafka-test), for tests that kill the pipeline process and for benchmarks:
+ * unlike the in-process broker it survives the death of the JVM under test... and of the test's
+ * children. Storage is formatted with Kafka's StorageTool before the first start.
+ */
+public final class KafkaBrokerProcess implements AutoCloseable {
+  private final Path dir;
+  private final int port;
+  private final Process process;
+
+  private KafkaBrokerProcess(Path dir, int port, Process process) {
+    this.dir = dir;
+    this.port = port;
+    this.process = process;
+  }
+
+  /** Formats storage in {@code dir} and starts the broker; returns once it accepts connections. */
+  public static KafkaBrokerProcess start(Path dir) throws IOException, InterruptedException {
+    Files.createDirectories(dir);
+    int port = ChildJvm.freePort();
+    int controllerPort = ChildJvm.freePort();
+    Path config = dir.resolve("server.properties");
+    Files.writeString(config, String.join("\n",
+        "process.roles=broker,controller",
+        "node.id=1",
+        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+        "controller.listener.names=CONTROLLER",
+        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "inter.broker.listener.name=PLAINTEXT",
+        "log.dirs=" + dir.resolve("data"),
+        "num.partitions=1",
+        // A single broker: without these, consumer groups and transactions hang silently.
+        "offsets.topic.replication.factor=1",
+        "transaction.state.log.replication.factor=1",
+        "transaction.state.log.min.isr=1",
+        "share.coordinator.state.topic.replication.factor=1",
+        "share.coordinator.state.topic.min.isr=1",
+        "group.initial.rebalance.delay.ms=0",
+        "auto.create.topics.enable=false",
+        ""));
+    Path log = dir.resolve("broker.log");
+    List<String> jvm = List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN");
+    Process format = ChildJvm.start(jvm, "kafka.tools.StorageTool",
+        List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()), log, dir);
+    if (!format.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || format.exitValue() != 0) {
+      format.destroyForcibly();
+      throw new IllegalStateException("formatting Kafka storage failed; see " + log + ":\n" + tail(log));
+    }
+    Process broker = ChildJvm.start(jvm, "kafka.Kafka", List.of(config.toString()), log, dir);
+    KafkaBrokerProcess started = new KafkaBrokerProcess(dir, port, broker);
+    started.awaitReady(Duration.ofSeconds(60), log);
+    return started;
+  }
+
+  private void awaitReady(Duration timeout, Path log) throws InterruptedException {
+    Instant deadline = Instant.now().plus(timeout);
+    while (Instant.now().isBefore(deadline)) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("Kafka broker exited with " + process.exitValue() + ":\n" + tail(log));
+      }
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+        return;
+      } catch (IOException notYet) {
+        Thread.sleep(200);
+      }
+    }
+    process.destroyForcibly();
+    throw new IllegalStateException("Kafka broker not ready after " + timeout + ":\n" + tail(log));
+  }
+
+  static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+  }
+}
