@@ -1,0 +1,217 @@
+package dev.tributary.table.log;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tributary.storage.ObjectInfo;
+import dev.tributary.storage.ObjectNotFoundException;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.TableErrors;
+import dev.tributary.table.TableException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads and writes one table's {@code _delta_log/}. Low level: the table facade
+ * ({@code dev.tributary.table.DeltaTable}) adds conflict checks and retries on top.
+ *
+ * <p>Replay rules:
+ * <ol>
+ *   <li>Read {@code _last_checkpoint} if present; list {@code _delta_log/} from that version
+ *       (or from the start) with a sorted listing.
+ *   <li>Start from the newest classic checkpoint in the listing (if any), then apply every JSON
+ *       commit after it in version order. Versions must be contiguous: from 0 without a
+ *       checkpoint, from checkpoint + 1 with one; a gap is an error naming the missing file.
+ *   <li>The result must hold a protocol and a metadata; the protocol must be one we read.
+ * </ol>
+ *
+ * <p>Thread-safe: it holds no mutable state.
+ */
+public final class DeltaLog {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaLog.class);
+  /** Delta's default for {@code delta.deletedFileRetentionDuration}. */
+  static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(7);
+
+  private final ObjectStore store;
+
+  public DeltaLog(ObjectStore store) {
+    this.store = store;
+  }
+
+  /** The store holding the table (its root is the table root). */
+  public ObjectStore store() {
+    return store;
+  }
+
+  /** The table location, for messages. */
+  public String location() {
+    return store.location();
+  }
+
+  /**
+   * Replays the log to its latest version.
+   *
+   * @return empty if the table has no log at all
+   * @throws TableException if the log is corrupt, has a gap, or needs a reader we are not
+   */
+  public Optional<TableState> load() throws IOException {
+    long hint = readLastCheckpointVersion();
+    List<ObjectInfo> listing = store.list(LogFiles.LOG_DIR,
+        hint >= 0 ? LogFiles.versionPrefix(hint) : null);
+    long checkpoint = newestCheckpoint(listing);
+    if (hint >= 0 && checkpoint < 0) {
+      // _last_checkpoint points at a checkpoint we cannot use: fall back to the whole log.
+      listing = store.list(LogFiles.LOG_DIR, null);
+      checkpoint = newestCheckpoint(listing);
+    }
+    List<Long> commits = commitVersionsAfter(listing, checkpoint);
+    if (checkpoint < 0 && commits.isEmpty()) {
+      return Optional.empty();
+    }
+    StateBuilder builder = new StateBuilder();
+    if (checkpoint >= 0) {
+      builder.apply(checkpoint, readCheckpoint(checkpoint));
+    } else if (commits.get(0) != 0) {
+      throw TableErrors.noStartingPoint(location(), commits.get(0));
+    }
+    replay(builder, commits);
+    if (!builder.complete()) {
+      throw TableErrors.badAction(location(), LogFiles.commit(builder.version()),
+          "the log up to this version holds no protocol or no metaData action");
+    }
+    TableState state = builder.build();
+    ProtocolSupport.checkReadable(location(), state.version(), state.protocol(), state.metadata());
+    return Optional.of(state);
+  }
+
+  /**
+   * Brings {@code current} up to the latest version by applying the commits after it.
+   *
+   * @return {@code current} itself if nothing was committed since
+   */
+  public TableState update(TableState current) throws IOException {
+    List<ObjectInfo> listing = store.list(LogFiles.LOG_DIR, LogFiles.commit(current.version()));
+    List<Long> commits = commitVersionsAfter(listing, current.version());
+    if (commits.isEmpty()) {
+      return current;
+    }
+    StateBuilder builder = new StateBuilder(current);
+    replay(builder, commits);
+    TableState state = builder.build();
+    ProtocolSupport.checkReadable(location(), state.version(), state.protocol(), state.metadata());
+    return state;
+  }
+
+  private void replay(StateBuilder builder, List<Long> commits) throws IOException {
+    long expected = builder.version() + 1;
+    long last = commits.isEmpty() ? -1 : commits.get(commits.size() - 1);
+    for (long v : commits) {
+      if (v != expected) {
+        throw TableErrors.missingVersion(location(), expected, last);
+      }
+      builder.apply(v, readCommit(v));
+      expected = v + 1;
+    }
+  }
+
+  /**
+   * The actions of one commit.
+   *
+   * @throws ObjectNotFoundException if the version was not committed
+   */
+  public List<Action> readCommit(long version) throws IOException {
+    String key = LogFiles.commit(version);
+    return ActionCodec.decodeCommit(location(), key, store.read(key));
+  }
+
+  /** Versions of the commit files after {@code afterVersion}, ascending (no gap check). */
+  public List<Long> commitsAfter(long afterVersion) throws IOException {
+    return commitVersionsAfter(
+        store.list(LogFiles.LOG_DIR, afterVersion < 0 ? null : LogFiles.commit(afterVersion)),
+        afterVersion);
+  }
+
+  /**
+   * Writes commit {@code version} if nobody has: the put-if-absent commit.
+   *
+   * @return true if this call created the commit, false if the version already exists
+   * @throws IOException the outcome is unknown: the commit may exist; resolve by reading
+   */
+  public boolean tryCommit(long version, List<Action> actions) throws IOException {
+    return store.putIfAbsent(LogFiles.commit(version), ActionCodec.encodeCommit(actions));
+  }
+
+  /**
+   * Writes a classic checkpoint of {@code state}, then points {@code _last_checkpoint} at it
+   * (unless it already points at a newer one). Tombstones older than the table's
+   * {@code delta.deletedFileRetentionDuration} (default 7 days) before {@code nowMillis} are
+   * dropped: vacuum treats their files as orphans afterwards.
+   */
+  public void writeCheckpoint(TableState state, long nowMillis) throws IOException {
+    Duration retention = TableProperties.duration(state.metadata().configuration(),
+        "delta.deletedFileRetentionDuration", DEFAULT_TOMBSTONE_RETENTION);
+    long cutoff = nowMillis - retention.toMillis();
+    List<RemoveFile> tombstones = new ArrayList<>();
+    for (RemoveFile r : state.tombstones().values()) {
+      if (r.deletionTimestamp() == null || r.deletionTimestamp() >= cutoff) {
+        tombstones.add(r);
+      }
+    }
+    CheckpointFile.Encoded encoded = CheckpointFile.encode(state, tombstones);
+    store.put(LogFiles.checkpoint(state.version()), encoded.bytes());
+    if (readLastCheckpointVersion() < state.version()) {
+      String pointer = "{\"version\":" + state.version() + ",\"size\":" + encoded.actions() + "}";
+      store.put(LogFiles.LAST_CHECKPOINT, pointer.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private List<Action> readCheckpoint(long version) throws IOException {
+    String key = LogFiles.checkpoint(version);
+    byte[] bytes = store.read(key);
+    try {
+      return CheckpointFile.decode(bytes, location(), key);
+    } catch (IOException | RuntimeException e) {
+      throw TableErrors.unreadableCheckpoint(location(), key, e);
+    }
+  }
+
+  /** Version in {@code _last_checkpoint}, or -1 if absent or unreadable (it is only a hint). */
+  long readLastCheckpointVersion() throws IOException {
+    byte[] bytes;
+    try {
+      bytes = store.read(LogFiles.LAST_CHECKPOINT);
+    } catch (ObjectNotFoundException e) {
+      return -1;
+    }
+    try {
+      JsonNode node = ActionCodec.MAPPER.readTree(bytes);
+      return node.path("version").asLong(-1);
+    } catch (IOException e) {
+      LOG.warn("Ignoring unreadable {} of {}: {}", LogFiles.LAST_CHECKPOINT, location(), e.getMessage());
+      return -1;
+    }
+  }
+
+  private static long newestCheckpoint(List<ObjectInfo> listing) {
+    long newest = -1;
+    for (ObjectInfo o : listing) {
+      newest = Math.max(newest, LogFiles.checkpointVersion(o.key()));
+    }
+    return newest;
+  }
+
+  private static List<Long> commitVersionsAfter(List<ObjectInfo> listing, long after) {
+    List<Long> versions = new ArrayList<>();
+    for (ObjectInfo o : listing) {
+      long v = LogFiles.commitVersion(o.key());
+      if (v > after) {
+        versions.add(v);
+      }
+    }
+    return versions;
+  }
+}

@@ -1,0 +1,116 @@
+package dev.tributary.table.log;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Delta's JSON schema serialization ({@code metaData.schemaString}):
+ *
+ * <pre>{"type":"struct","fields":[
+ *   {"name":"id","type":"long","nullable":false,"metadata":{}},
+ *   {"name":"amount","type":"decimal(10,2)","nullable":true,"metadata":{}},
+ *   {"name":"address","type":{"type":"struct","fields":[...]},"nullable":true,"metadata":{}}]}</pre>
+ *
+ * <p>Primitive types are their Delta name; a nested struct is an object. Types our model lacks
+ * (array, map, byte, short, float, timestamp_ntz, variant...) are refused on parse.
+ */
+public final class SchemaJson {
+  private static final Pattern DECIMAL = Pattern.compile("decimal\\(\\s*(\\d+)\\s*,\\s*(\\d+)\\s*\\)");
+
+  private SchemaJson() {}
+
+  /** The {@code schemaString} of a schema. */
+  public static String toJson(StructType schema) {
+    return struct(schema).toString();
+  }
+
+  private static ObjectNode struct(StructType schema) {
+    ObjectNode node = ActionCodec.MAPPER.createObjectNode();
+    node.put("type", "struct");
+    ArrayNode fields = node.putArray("fields");
+    for (StructField f : schema.fields()) {
+      ObjectNode field = fields.addObject();
+      field.put("name", f.name());
+      if (f.type() instanceof StructType nested) {
+        field.set("type", struct(nested));
+      } else {
+        field.put("type", f.type().deltaName());
+      }
+      field.put("nullable", f.nullable());
+      field.putObject("metadata");
+    }
+    return node;
+  }
+
+  /**
+   * Parses a {@code schemaString}.
+   *
+   * @throws IllegalArgumentException naming the field whose type is unknown or unsupported
+   */
+  public static StructType parse(String schemaString) {
+    JsonNode root;
+    try {
+      root = ActionCodec.MAPPER.readTree(schemaString);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("schemaString is not JSON: " + e.getOriginalMessage());
+    }
+    return parseStruct(root, "");
+  }
+
+  private static StructType parseStruct(JsonNode node, String prefix) {
+    if (!"struct".equals(node.path("type").asText()) || !node.path("fields").isArray()) {
+      throw new IllegalArgumentException("expected a struct type at '" + prefix + "'");
+    }
+    List<StructField> fields = new ArrayList<>();
+    for (JsonNode f : node.get("fields")) {
+      String name = f.path("name").asText();
+      String path = prefix.isEmpty() ? name : prefix + "." + name;
+      if (f.path("metadata").has("delta.columnMapping.physicalName")) {
+        throw new IllegalArgumentException("column '" + path + "' uses column mapping");
+      }
+      fields.add(new StructField(name, parseType(f.get("type"), path),
+          f.path("nullable").asBoolean(true)));
+    }
+    return new StructType(fields);
+  }
+
+  private static DataType parseType(JsonNode type, String path) {
+    if (type == null) {
+      throw new IllegalArgumentException("column '" + path + "' has no type");
+    }
+    if (type.isObject()) {
+      String kind = type.path("type").asText();
+      if (kind.equals("struct")) {
+        return parseStruct(type, path);
+      }
+      throw new IllegalArgumentException("column '" + path + "' has type " + kind
+          + ", which Tributary does not support");
+    }
+    String name = type.asText();
+    for (PrimitiveType p : PrimitiveType.values()) {
+      if (p.deltaName().equals(name)) {
+        return p;
+      }
+    }
+    Matcher m = DECIMAL.matcher(name);
+    if (m.matches()) {
+      return new DecimalType(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+    }
+    if (name.equals("decimal")) {
+      return new DecimalType(10, 0); // Spark's default for a bare "decimal"
+    }
+    throw new IllegalArgumentException("column '" + path + "' has type " + name
+        + ", which Tributary does not support");
+  }
+}

@@ -1,0 +1,65 @@
+package dev.tributary.table.log;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Applies actions in log order (Delta's action reconciliation): an {@code add} makes a path live
+ * and clears its tombstone, a {@code remove} makes it a tombstone, the last {@code txn} per appId,
+ * the last {@code metaData} and the last {@code protocol} win. Not thread-safe; one replay only.
+ */
+final class StateBuilder {
+  private long version = -1;
+  private Protocol protocol;
+  private Metadata metadata;
+  private final Map<String, AddFile> files = new LinkedHashMap<>();
+  private final Map<String, RemoveFile> tombstones = new LinkedHashMap<>();
+  private final Map<String, SetTransaction> transactions = new LinkedHashMap<>();
+
+  StateBuilder() {}
+
+  StateBuilder(TableState from) {
+    version = from.version();
+    protocol = from.protocol();
+    metadata = from.metadata();
+    files.putAll(from.files());
+    tombstones.putAll(from.tombstones());
+    transactions.putAll(from.transactions());
+  }
+
+  void apply(long commitVersion, List<Action> actions) {
+    for (Action a : actions) {
+      apply(a);
+    }
+    version = commitVersion;
+  }
+
+  void apply(Action a) {
+    if (a instanceof AddFile add) {
+      files.put(add.path(), add);
+      tombstones.remove(add.path());
+    } else if (a instanceof RemoveFile remove) {
+      files.remove(remove.path());
+      tombstones.put(remove.path(), remove);
+    } else if (a instanceof SetTransaction txn) {
+      transactions.put(txn.appId(), txn);
+    } else if (a instanceof Metadata m) {
+      metadata = m;
+    } else if (a instanceof Protocol p) {
+      protocol = p;
+    }
+  }
+
+  long version() {
+    return version;
+  }
+
+  boolean complete() {
+    return protocol != null && metadata != null;
+  }
+
+  TableState build() {
+    return new TableState(version, protocol, metadata, files, tombstones, transactions);
+  }
+}
