@@ -1,6 +1,7 @@
 package dev.tributary.storage.testing;
 
 import dev.tributary.storage.ObjectInfo;
+import dev.tributary.storage.ObjectKeys;
 import dev.tributary.storage.ObjectNotFoundException;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectWriter;
@@ -18,17 +19,24 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
-/** A thread-safe object store in memory, for unit tests. Keys sort as Strings (ASCII keys only). */
+/**
+ * A thread-safe {@link ObjectStore} in memory, for unit tests. It follows the whole contract
+ * (key rules, listing order, atomic put-if-absent, invisible streaming writes) and passes the
+ * shared contract test, so tests of the layers above may use it in place of a real store.
+ */
 public final class InMemoryObjectStore implements ObjectStore {
   private record Entry(byte[] data, Instant modified) {}
 
-  private final ConcurrentNavigableMap<String, Entry> objects = new ConcurrentSkipListMap<>();
+  private final ConcurrentNavigableMap<String, Entry> objects =
+      new ConcurrentSkipListMap<>(ObjectKeys.ORDER);
   private final Clock clock;
 
+  /** An empty store whose modification times come from the system clock. */
   public InMemoryObjectStore() {
     this(Clock.systemUTC());
   }
 
+  /** An empty store whose modification times come from {@code clock}. */
   public InMemoryObjectStore(Clock clock) {
     this.clock = clock;
   }
@@ -45,6 +53,10 @@ public final class InMemoryObjectStore implements ObjectStore {
 
   @Override
   public byte[] readRange(String key, long offset, int length) throws IOException {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException("Invalid range of '" + key + "': offset " + offset
+          + " and length " + length + " must not be negative");
+    }
     byte[] data = entry(key).data;
     int from = (int) Math.min(offset, data.length);
     int to = (int) Math.min((long) from + length, data.length);
@@ -58,7 +70,7 @@ public final class InMemoryObjectStore implements ObjectStore {
 
   @Override
   public Optional<ObjectInfo> stat(String key) {
-    Entry e = objects.get(key);
+    Entry e = objects.get(ObjectKeys.check(key));
     return e == null ? Optional.empty() : Optional.of(info(key, e));
   }
 
@@ -69,7 +81,7 @@ public final class InMemoryObjectStore implements ObjectStore {
       if (!e.getKey().startsWith(prefix)) {
         break;
       }
-      if (startAfter == null || e.getKey().compareTo(startAfter) > 0) {
+      if (startAfter == null || ObjectKeys.ORDER.compare(e.getKey(), startAfter) > 0) {
         out.add(info(e.getKey(), e.getValue()));
       }
     }
@@ -78,27 +90,31 @@ public final class InMemoryObjectStore implements ObjectStore {
 
   @Override
   public void put(String key, byte[] data) {
-    objects.put(key, new Entry(data.clone(), clock.instant()));
+    objects.put(ObjectKeys.check(key), new Entry(data.clone(), clock.instant()));
   }
 
   @Override
   public boolean putIfAbsent(String key, byte[] data) {
-    return objects.putIfAbsent(key, new Entry(data.clone(), clock.instant())) == null;
+    return objects.putIfAbsent(ObjectKeys.check(key), new Entry(data.clone(), clock.instant()))
+        == null;
   }
 
   @Override
   public ObjectWriter create(String key) {
+    ObjectKeys.check(key);
     return new ObjectWriter() {
       private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
       private boolean done;
 
       @Override
-      public void write(int b) {
+      public void write(int b) throws IOException {
+        ensureOpen();
         buffer.write(b);
       }
 
       @Override
-      public void write(byte[] b, int off, int len) {
+      public void write(byte[] b, int off, int len) throws IOException {
+        ensureOpen();
         buffer.write(b, off, len);
       }
 
@@ -119,19 +135,25 @@ public final class InMemoryObjectStore implements ObjectStore {
           put(key, buffer.toByteArray());
         }
       }
+
+      private void ensureOpen() throws IOException {
+        if (done) {
+          throw new IOException("Write after close() or abort() of the object writer for " + key);
+        }
+      }
     };
   }
 
   @Override
   public void delete(String key) {
-    objects.remove(key);
+    objects.remove(ObjectKeys.check(key));
   }
 
   @Override
   public void close() {}
 
   private Entry entry(String key) throws ObjectNotFoundException {
-    Entry e = objects.get(key);
+    Entry e = objects.get(ObjectKeys.check(key));
     if (e == null) {
       throw new ObjectNotFoundException(location(), key);
     }

@@ -1,0 +1,326 @@
+package dev.tributary.storage;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * An {@link ObjectStore} on a local (or locally mounted) file system: key {@code a/b} is the file
+ * {@code <root>/a/b}.
+ *
+ * <p>Atomicity: every write first goes to a hidden temporary file in the target's directory
+ * ({@value #TEMP_PREFIX}{@code <uuid>.tmp}), which is fsynced and then published in one step:
+ * {@link #put} and {@link ObjectWriter#close()} by an atomic rename that replaces the target,
+ * {@link #putIfAbsent} by {@link Files#createLink hard-linking} the target to the temporary file,
+ * which the kernel does atomically and fails if the target exists. A rename would silently
+ * replace a concurrent winner, so it is never used for put-if-absent. Temporary files are
+ * invisible to reads and listings; a crash can leave one behind, which is harmless.
+ *
+ * <p>Directories are created as needed and never removed (removing one could race with a
+ * concurrent write into it).
+ */
+final class LocalObjectStore implements ObjectStore {
+  static final String TEMP_PREFIX = ".tributary-tmp-";
+  private static final String TEMP_SUFFIX = ".tmp";
+
+  private final Path root;
+  private final String location;
+
+  LocalObjectStore(Path root) throws IOException {
+    this.root = root.toAbsolutePath().normalize();
+    this.location = this.root.toString();
+    Files.createDirectories(this.root);
+  }
+
+  @Override
+  public String location() {
+    return location;
+  }
+
+  @Override
+  public byte[] read(String key) throws IOException {
+    Path file = resolve(key);
+    try {
+      return Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw readFailure(file, key, e);
+    }
+  }
+
+  @Override
+  public byte[] readRange(String key, long offset, int length) throws IOException {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException(StorageErrors.negativeRange(key, offset, length));
+    }
+    Path file = resolve(key);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      long available = Math.max(0, channel.size() - offset);
+      ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(length, available));
+      while (buffer.hasRemaining()) {
+        if (channel.read(buffer, offset + buffer.position()) < 0) {
+          break;
+        }
+      }
+      return buffer.position() == buffer.capacity()
+          ? buffer.array()
+          : Arrays.copyOf(buffer.array(), buffer.position());
+    } catch (IOException e) {
+      throw readFailure(file, key, e);
+    }
+  }
+
+  @Override
+  public InputStream open(String key) throws IOException {
+    Path file = resolve(key);
+    if (Files.isDirectory(file)) {
+      throw new ObjectNotFoundException(location, key);
+    }
+    try {
+      return Files.newInputStream(file);
+    } catch (IOException e) {
+      throw readFailure(file, key, e);
+    }
+  }
+
+  @Override
+  public Optional<ObjectInfo> stat(String key) throws IOException {
+    Path file = resolve(key);
+    try {
+      BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+      return attributes.isRegularFile()
+          ? Optional.of(info(key, attributes))
+          : Optional.empty();
+    } catch (IOException e) {
+      if (Files.isRegularFile(file)) {
+        throw new IOException(StorageErrors.localIo("stat", key, location, e), e);
+      }
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public List<ObjectInfo> list(String prefix, String startAfter) throws IOException {
+    String dirPart = prefix.substring(0, prefix.lastIndexOf('/') + 1);
+    Path start = dirPart.isEmpty() ? root : root.resolve(dirPart).normalize();
+    if (!start.startsWith(root) || !Files.isDirectory(start)) {
+      return List.of();
+    }
+    List<ObjectInfo> out = new ArrayList<>();
+    Files.walkFileTree(start, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+        if (dir.equals(start)) {
+          return FileVisitResult.CONTINUE;
+        }
+        String dirKey = keyOf(dir) + "/";
+        // Descend only where keys matching the prefix can be.
+        return dirKey.startsWith(prefix) || prefix.startsWith(dirKey)
+            ? FileVisitResult.CONTINUE
+            : FileVisitResult.SKIP_SUBTREE;
+      }
+
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+        if (attrs.isRegularFile() && !isTemp(file.getFileName().toString())) {
+          String key = keyOf(file);
+          if (key.startsWith(prefix)
+              && (startAfter == null || ObjectKeys.ORDER.compare(key, startAfter) > 0)) {
+            out.add(info(key, attrs));
+          }
+        }
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+        // Temporary files of concurrent writes vanish while we walk: not an error.
+        if (e instanceof NoSuchFileException) {
+          return FileVisitResult.CONTINUE;
+        }
+        throw e;
+      }
+    });
+    out.sort((a, b) -> ObjectKeys.ORDER.compare(a.key(), b.key()));
+    return out;
+  }
+
+  @Override
+  public void put(String key, byte[] data) throws IOException {
+    Path target = resolve(key);
+    Path temp = writeTemp(key, target, data);
+    try {
+      publish(key, temp, target);
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  @Override
+  public boolean putIfAbsent(String key, byte[] data) throws IOException {
+    Path target = resolve(key);
+    Path temp = writeTemp(key, target, data);
+    try {
+      Files.createLink(target, temp);
+    } catch (FileAlreadyExistsException e) {
+      Files.deleteIfExists(temp);
+      if (Files.isDirectory(target)) {
+        throw new IOException(StorageErrors.localPathConflict(
+            key, location, "objects exist under '" + key + "/'"), e);
+      }
+      return false;
+    } catch (UnsupportedOperationException e) {
+      Files.deleteIfExists(temp);
+      throw new IOException(StorageErrors.localHardLinksUnsupported(location, e.toString()), e);
+    } catch (IOException e) {
+      // link(2) is atomic: when it fails, the target was not created by this call.
+      Files.deleteIfExists(temp);
+      throw new IOException(StorageErrors.localIo("put-if-absent", key, location, e), e);
+    }
+    syncDirectory(target.getParent());
+    try {
+      Files.delete(temp);
+    } catch (IOException e) {
+      // The object is published; a leftover temporary file is invisible and harmless.
+    }
+    return true;
+  }
+
+  @Override
+  public ObjectWriter create(String key) throws IOException {
+    Path target = resolve(key);
+    Path temp = newTemp(key, target);
+    return new LocalObjectWriter(
+        FileChannel.open(temp, StandardOpenOption.WRITE),
+        () -> {
+          try {
+            publish(key, temp, target);
+          } finally {
+            Files.deleteIfExists(temp);
+          }
+        },
+        () -> Files.deleteIfExists(temp));
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    Files.deleteIfExists(resolve(key));
+  }
+
+  @Override
+  public void close() {}
+
+  @Override
+  public String toString() {
+    return "LocalObjectStore[" + location + "]";
+  }
+
+  private Path resolve(String key) {
+    ObjectKeys.check(key);
+    for (String segment : key.split("/")) {
+      if (segment.startsWith(TEMP_PREFIX)) {
+        throw new IllegalArgumentException(StorageErrors.reservedLocalKey(key, location));
+      }
+    }
+    Path path = root.resolve(key).normalize();
+    if (!path.startsWith(root) || path.equals(root)) {
+      // ObjectKeys.check already rules this out; kept as a last line of defence.
+      throw new IllegalArgumentException(
+          StorageErrors.invalidKey(key, "it resolves outside " + location));
+    }
+    return path;
+  }
+
+  private Path newTemp(String key, Path target) throws IOException {
+    Path dir = target.getParent();
+    try {
+      Files.createDirectories(dir);
+    } catch (FileAlreadyExistsException e) {
+      throw new IOException(StorageErrors.localPathConflict(
+          key, location, "'" + root.relativize(Path.of(e.getFile())) + "' is an object"), e);
+    }
+    Path temp = dir.resolve(TEMP_PREFIX + UUID.randomUUID() + TEMP_SUFFIX);
+    Files.createFile(temp);
+    return temp;
+  }
+
+  private Path writeTemp(String key, Path target, byte[] data) throws IOException {
+    Path temp = newTemp(key, target);
+    try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+      ByteBuffer buffer = ByteBuffer.wrap(data);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+      channel.force(true);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(temp);
+      throw e;
+    }
+    return temp;
+  }
+
+  private void publish(String key, Path temp, Path target) throws IOException {
+    try {
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (FileSystemException e) {
+      if (Files.isDirectory(target)) {
+        throw new IOException(StorageErrors.localPathConflict(
+            key, location, "objects exist under '" + key + "/'"), e);
+      }
+      throw new IOException(StorageErrors.localIo("write", key, location, e), e);
+    }
+    syncDirectory(target.getParent());
+  }
+
+  /** Makes a new directory entry durable; without it a power loss can forget a commit. */
+  private static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException e) {
+      // Some platforms cannot open directories for syncing; the data itself was synced.
+    }
+  }
+
+  /** A missing file, a directory or a file where a parent directory should be: all "not found". */
+  private IOException readFailure(Path file, String key, IOException e) {
+    return Files.isRegularFile(file)
+        ? new IOException(StorageErrors.localIo("read", key, location, e), e)
+        : new ObjectNotFoundException(location, key);
+  }
+
+  private String keyOf(Path path) {
+    String relative = root.relativize(path).toString();
+    return path.getFileSystem().getSeparator().equals("/")
+        ? relative
+        : relative.replace(path.getFileSystem().getSeparator(), "/");
+  }
+
+  private static boolean isTemp(String fileName) {
+    return fileName.startsWith(TEMP_PREFIX) && fileName.endsWith(TEMP_SUFFIX);
+  }
+
+  private static ObjectInfo info(String key, BasicFileAttributes attributes) {
+    return new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant());
+  }
+
+  /** An action that may fail with an I/O error. */
+  @FunctionalInterface
+  interface IoAction {
+    void run() throws IOException;
+  }
+}

@@ -1,0 +1,265 @@
+package dev.tributary.storage;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * An {@link ObjectStore} on an S3 bucket (or S3-compatible server), rooted at an optional key
+ * prefix: key {@code a/b} of the store {@code s3://bucket/p} is the S3 key {@code p/a/b}.
+ *
+ * <p>Atomicity comes from S3 itself: a PUT or a completed multipart upload is published whole.
+ * {@link #putIfAbsent} is a PUT with {@code If-None-Match: *}, which S3 answers with 412 when the
+ * key exists. That request is sent by a client without SDK retries, because a retry after a lost
+ * response could meet our own object and report a false "lost the race"; it is retried here only
+ * when S3 said for certain that nothing was written (409 conflict, throttling). Every other
+ * request goes through the SDK's standard retry strategy, bounded by
+ * {@link S3Settings#maxAttempts()}, with exponential backoff and jitter.
+ */
+final class S3ObjectStore implements ObjectStore {
+  private static final Duration CONFLICT_BASE_DELAY = Duration.ofMillis(50);
+
+  private final String bucket;
+  private final String prefix;
+  private final S3Settings settings;
+  private final SdkHttpClient http;
+  private final S3Client client;
+  private final S3Client conditionalClient;
+  private final S3Errors errors;
+
+  /**
+   * @param bucket the bucket name
+   * @param prefix the key prefix of the root: empty, or ending with {@code /}
+   */
+  S3ObjectStore(String bucket, String prefix, S3Settings settings) {
+    this.bucket = bucket;
+    this.prefix = prefix;
+    this.settings = settings;
+    this.http = ApacheHttpClient.builder().maxConnections(64).build();
+    this.client = newClient(settings.maxAttempts());
+    this.conditionalClient = newClient(1);
+    this.errors = new S3Errors(bucket, prefix,
+        StorageErrors.endpointName(settings.endpoint(), settings.region()));
+  }
+
+  private S3Client newClient(int maxAttempts) {
+    var builder = S3Client.builder()
+        .httpClient(http)
+        .region(Region.of(settings.region()))
+        .forcePathStyle(settings.pathStyle())
+        .credentialsProvider(credentials(settings))
+        .overrideConfiguration(config -> config.retryStrategy(
+            AwsRetryStrategy.standardRetryStrategy().toBuilder().maxAttempts(maxAttempts).build()));
+    if (settings.endpoint() != null) {
+      builder.endpointOverride(settings.endpoint());
+    }
+    return builder.build();
+  }
+
+  private static AwsCredentialsProvider credentials(S3Settings settings) {
+    return settings.hasStaticCredentials()
+        ? StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(settings.accessKey(), settings.secretKey()))
+        : DefaultCredentialsProvider.builder().build();
+  }
+
+  @Override
+  public String location() {
+    return "s3://" + bucket + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1));
+  }
+
+  @Override
+  public byte[] read(String key) throws IOException {
+    String s3Key = s3Key(key);
+    try {
+      return client.getObjectAsBytes(b -> b.bucket(bucket).key(s3Key)).asByteArray();
+    } catch (NoSuchKeyException e) {
+      throw new ObjectNotFoundException(location(), key);
+    } catch (SdkException e) {
+      throw errors.translate("read", key, e);
+    }
+  }
+
+  @Override
+  public byte[] readRange(String key, long offset, int length) throws IOException {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException(StorageErrors.negativeRange(key, offset, length));
+    }
+    if (length == 0) {
+      if (stat(key).isEmpty()) {
+        throw new ObjectNotFoundException(location(), key);
+      }
+      return new byte[0];
+    }
+    String s3Key = s3Key(key);
+    String range = "bytes=" + offset + "-" + (offset + length - 1);
+    try {
+      byte[] bytes = client.getObjectAsBytes(b -> b.bucket(bucket).key(s3Key).range(range))
+          .asByteArray();
+      // A server that ignores Range sends the whole object; cut it ourselves.
+      return bytes.length <= length ? bytes : java.util.Arrays.copyOfRange(
+          bytes, (int) Math.min(offset, bytes.length), (int) Math.min(offset + length, bytes.length));
+    } catch (NoSuchKeyException e) {
+      throw new ObjectNotFoundException(location(), key);
+    } catch (S3Exception e) {
+      if (e.statusCode() == 416) {
+        return new byte[0]; // the range starts at or past the end of an existing object
+      }
+      throw errors.translate("ranged read", key, e);
+    } catch (SdkException e) {
+      throw errors.translate("ranged read", key, e);
+    }
+  }
+
+  @Override
+  public InputStream open(String key) throws IOException {
+    String s3Key = s3Key(key);
+    try {
+      ResponseInputStream<GetObjectResponse> in =
+          client.getObject(b -> b.bucket(bucket).key(s3Key));
+      return in;
+    } catch (NoSuchKeyException e) {
+      throw new ObjectNotFoundException(location(), key);
+    } catch (SdkException e) {
+      throw errors.translate("read", key, e);
+    }
+  }
+
+  @Override
+  public Optional<ObjectInfo> stat(String key) throws IOException {
+    String s3Key = s3Key(key);
+    try {
+      HeadObjectResponse head = client.headObject(b -> b.bucket(bucket).key(s3Key));
+      return Optional.of(new ObjectInfo(key, head.contentLength(), head.lastModified()));
+    } catch (NoSuchKeyException e) {
+      return Optional.empty();
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        return Optional.empty();
+      }
+      throw errors.translate("stat", key, e);
+    } catch (SdkException e) {
+      throw errors.translate("stat", key, e);
+    }
+  }
+
+  @Override
+  public List<ObjectInfo> list(String keyPrefix, String startAfter) throws IOException {
+    ListObjectsV2Request.Builder request =
+        ListObjectsV2Request.builder().bucket(bucket).prefix(prefix + keyPrefix);
+    if (startAfter != null) {
+      request.startAfter(prefix + startAfter);
+    }
+    List<ObjectInfo> out = new ArrayList<>();
+    try {
+      for (S3Object object : client.listObjectsV2Paginator(request.build()).contents()) {
+        String key = object.key().substring(prefix.length());
+        // Some servers ignore StartAfter or sort differently; enforce the contract here.
+        if (startAfter == null || ObjectKeys.ORDER.compare(key, startAfter) > 0) {
+          out.add(new ObjectInfo(key, object.size(), object.lastModified()));
+        }
+      }
+    } catch (SdkException e) {
+      throw errors.translate("list", keyPrefix + "*", e);
+    }
+    out.sort((a, b) -> ObjectKeys.ORDER.compare(a.key(), b.key()));
+    return out;
+  }
+
+  @Override
+  public void put(String key, byte[] data) throws IOException {
+    String s3Key = s3Key(key);
+    try {
+      client.putObject(b -> b.bucket(bucket).key(s3Key), RequestBody.fromBytes(data));
+    } catch (SdkException e) {
+      throw errors.translate("write", key, e);
+    }
+  }
+
+  @Override
+  public boolean putIfAbsent(String key, byte[] data) throws IOException {
+    String s3Key = s3Key(key);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        conditionalClient.putObject(
+            b -> b.bucket(bucket).key(s3Key).ifNoneMatch("*"), RequestBody.fromBytes(data));
+        return true;
+      } catch (S3Exception e) {
+        if (e.statusCode() == 412) {
+          return false;
+        }
+        if (!S3Errors.certainlyNotWritten(e)) {
+          throw errors.putIfAbsentFailure(key, e);
+        }
+        if (attempt >= Math.max(settings.maxAttempts(), 2)) {
+          throw errors.translate("put-if-absent", key, e);
+        }
+        backOff(attempt);
+      } catch (SdkException e) {
+        throw errors.putIfAbsentFailure(key, e);
+      }
+    }
+  }
+
+  @Override
+  public ObjectWriter create(String key) {
+    return new S3ObjectWriter(client, bucket, s3Key(key), key,
+        (int) Math.min(settings.multipartPartSize(), Integer.MAX_VALUE - 64), errors);
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    String s3Key = s3Key(key);
+    try {
+      client.deleteObject(b -> b.bucket(bucket).key(s3Key));
+    } catch (NoSuchKeyException e) {
+      // Deleting a missing key is not an error.
+    } catch (SdkException e) {
+      throw errors.translate("delete", key, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    conditionalClient.close();
+    http.close();
+  }
+
+  @Override
+  public String toString() {
+    return "S3ObjectStore[" + location() + ", " + settings + "]";
+  }
+
+  private String s3Key(String key) {
+    return prefix + ObjectKeys.check(key);
+  }
+
+  private static void backOff(int attempt) {
+    long base = CONFLICT_BASE_DELAY.toNanos() << Math.min(attempt - 1, 6);
+    LockSupport.parkNanos(base + ThreadLocalRandom.current().nextLong(base));
+  }
+}
