@@ -1,0 +1,84 @@
+package dev.tributary.table.data;
+
+import dev.tributary.table.types.DataType;
+import java.util.List;
+
+/** Every user-facing error message of the data-file layer, built in one place. */
+final class DataErrors {
+  private DataErrors() {}
+
+  static String unsupportedPartitionType(String column, DataType type) {
+    return "Cannot partition by column '" + column + "' of type " + type.deltaName()
+        + ": partition columns must be of a primitive type other than binary;"
+        + " choose another partition column or derive a string/long column from it";
+  }
+
+  static String unknownPartitionColumn(String column, List<String> schemaColumns) {
+    return "Partition column '" + column + "' is not a top-level column of the table schema "
+        + schemaColumns + "; fix the partition-by list or add the column to the schema";
+  }
+
+  static String duplicatePartitionColumn(String column) {
+    return "Partition column '" + column + "' is listed twice; list each partition column once";
+  }
+
+  static String noDataColumns(List<String> partitionColumns) {
+    return "Every column of the schema is a partition column " + partitionColumns
+        + ": a data file needs at least one non-partition column; partition by fewer columns";
+  }
+
+  static String badPartitionValue(String text, DataType type, String why) {
+    return "Cannot parse partition value '" + text + "' as " + type.deltaName() + " (" + why
+        + "); the table's partitionValues were not written by a Delta-compliant writer";
+  }
+
+  static String wrongArity(int actual, int expected, List<String> columns) {
+    return "Row has " + actual + " values but the table schema has " + expected + " columns "
+        + columns + "; build rows aligned with the full schema, partition columns included";
+  }
+
+  static String nullInRequired(String fieldPath) {
+    return "Null value for non-nullable field '" + fieldPath
+        + "'; supply a value or declare the field nullable";
+  }
+
+  static String wrongClass(String fieldPath, DataType type, Object value) {
+    return "Field '" + fieldPath + "' of type " + type.deltaName() + " got a "
+        + value.getClass().getName() + " (" + abbreviate(value)
+        + "); see DataType for the Java class each type expects";
+  }
+
+  static String decimalDoesNotFit(String fieldPath, DataType type, Object value) {
+    return "Field '" + fieldPath + "' of type " + type.deltaName() + " cannot hold " + value
+        + " without rounding or overflow; round it to the column's scale or widen the type";
+  }
+
+  static String writerFailed(String state) {
+    return "This data writer is " + state + " and accepts no more calls;"
+        + " start a new writer (after a failure, abort this one first)";
+  }
+
+  static String writeFailed(String storeLocation, String key) {
+    return "Could not write data file '" + key + "' in " + storeLocation;
+  }
+
+  static String readFailed(String storeLocation, String key) {
+    return "Could not read data file '" + key + "' in " + storeLocation;
+  }
+
+  static String incompatibleColumn(String key, String fieldPath, DataType type, String fileType) {
+    return "Data file '" + key + "' stores column '" + fieldPath + "' as " + fileType
+        + ", which cannot be read as " + type.deltaName()
+        + "; the file was not written for this table schema";
+  }
+
+  static String truncatedFile(String key, long position, long length) {
+    return "Unexpected end of data file '" + key + "' at byte " + position + " of " + length
+        + "; the object is truncated or was replaced while being read";
+  }
+
+  private static String abbreviate(Object value) {
+    String s = String.valueOf(value);
+    return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+  }
+}

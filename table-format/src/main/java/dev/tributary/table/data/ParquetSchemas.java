@@ -1,0 +1,90 @@
+package dev.tributary.table.data;
+
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Types;
+
+/**
+ * Maps table types to Parquet types the way Spark and Delta write them, so every Delta reader
+ * understands our files: string = BINARY (STRING), integer = INT32, long = INT64, double = DOUBLE,
+ * boolean = BOOLEAN, timestamp = INT64 TIMESTAMP(MICROS, UTC), date = INT32 DATE, binary = BINARY,
+ * decimal = INT32 up to precision 9, INT64 up to 18, else FIXED_LEN_BYTE_ARRAY of the minimum
+ * width (all with the DECIMAL annotation), struct = group. Nullable fields are OPTIONAL, others
+ * REQUIRED.
+ */
+final class ParquetSchemas {
+  /** Spark names the root group of the files it writes this way; we follow. */
+  static final String ROOT_NAME = "spark_schema";
+
+  private ParquetSchemas() {}
+
+  /** The file schema: the table schema without its partition columns. */
+  static MessageType fileSchema(StructType tableSchema, List<String> partitionColumns) {
+    List<Type> fields = new ArrayList<>();
+    for (StructField field : tableSchema.fields()) {
+      if (!partitionColumns.contains(field.name())) {
+        fields.add(toParquet(field));
+      }
+    }
+    return new MessageType(ROOT_NAME, fields);
+  }
+
+  static Type toParquet(StructField field) {
+    Type.Repetition repetition = field.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
+    DataType type = field.type();
+    if (type instanceof StructType struct) {
+      List<Type> children = new ArrayList<>();
+      for (StructField child : struct.fields()) {
+        children.add(toParquet(child));
+      }
+      return Types.buildGroup(repetition).addFields(children.toArray(Type[]::new)).named(field.name());
+    }
+    if (type instanceof DecimalType decimal) {
+      LogicalTypeAnnotation annotation =
+          LogicalTypeAnnotation.decimalType(decimal.scale(), decimal.precision());
+      if (decimal.precision() <= 9) {
+        return Types.primitive(PrimitiveTypeName.INT32, repetition).as(annotation).named(field.name());
+      }
+      if (decimal.precision() <= 18) {
+        return Types.primitive(PrimitiveTypeName.INT64, repetition).as(annotation).named(field.name());
+      }
+      return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
+          .length(decimalBytes(decimal.precision()))
+          .as(annotation)
+          .named(field.name());
+    }
+    PrimitiveType primitive = (PrimitiveType) type;
+    return switch (primitive) {
+      case STRING -> Types.primitive(PrimitiveTypeName.BINARY, repetition)
+          .as(LogicalTypeAnnotation.stringType()).named(field.name());
+      case INTEGER -> Types.primitive(PrimitiveTypeName.INT32, repetition).named(field.name());
+      case LONG -> Types.primitive(PrimitiveTypeName.INT64, repetition).named(field.name());
+      case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, repetition).named(field.name());
+      case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, repetition).named(field.name());
+      case TIMESTAMP -> Types.primitive(PrimitiveTypeName.INT64, repetition)
+          .as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MICROS))
+          .named(field.name());
+      case DATE -> Types.primitive(PrimitiveTypeName.INT32, repetition)
+          .as(LogicalTypeAnnotation.dateType()).named(field.name());
+      case BINARY -> Types.primitive(PrimitiveTypeName.BINARY, repetition).named(field.name());
+    };
+  }
+
+  /** The fewest bytes whose two's complement holds every unscaled value of the precision. */
+  static int decimalBytes(int precision) {
+    int bytes = 1;
+    while (Math.pow(2.0, 8.0 * bytes - 1) < Math.pow(10.0, precision)) {
+      bytes++;
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,191 @@
+package dev.tributary.table.data;
+
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructType;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoField;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Partition values as the Delta protocol serializes them ("Partition Value Serialization") and
+ * the hive-style directory names they produce.
+ *
+ * <p>Timestamps are written in UTC as {@code yyyy-MM-dd HH:mm:ss[.SSSSSS]} (the fraction only when
+ * non-zero); reading also accepts ISO-8601 with an offset ({@code 1970-01-01T00:00:00.123456Z}).
+ * A value without offset is read as UTC, the zone it was written in. An empty string is null for
+ * every type, as the protocol says, so an empty string value is written as null.
+ */
+final class PartitionValues {
+  /** Directory name Delta and Hive use for a null partition value. */
+  static final String NULL_DIRECTORY = "__HIVE_DEFAULT_PARTITION__";
+
+  private static final DateTimeFormatter TIMESTAMP_WRITE =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
+
+  private static final DateTimeFormatter TIMESTAMP_READ =
+      new DateTimeFormatterBuilder()
+          .appendPattern("yyyy-MM-dd HH:mm:ss")
+          .optionalStart()
+          .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true)
+          .optionalEnd()
+          .toFormatter();
+
+  /**
+   * Characters Spark and Delta escape in partition directory names (as %XX): control characters
+   * and the characters with a meaning in paths, URIs or globs. Spark adds a few more on Windows
+   * only; we write the portable set so a path looks the same wherever it was written.
+   */
+  private static final BitSet ESCAPED = new BitSet(128);
+
+  static {
+    for (char c = 0x01; c < 0x20; c++) {
+      ESCAPED.set(c);
+    }
+    for (char c : "\"#%'*/:=?\\\u007F{[]^".toCharArray()) {
+      ESCAPED.set(c);
+    }
+  }
+
+  private PartitionValues() {}
+
+  /** Checks that a column can be a partition column; throws with a message naming it if not. */
+  static void checkPartitionable(String column, DataType type) {
+    if (type instanceof StructType || type == PrimitiveType.BINARY) {
+      throw new IllegalArgumentException(DataErrors.unsupportedPartitionType(column, type));
+    }
+  }
+
+  /** Serializes a value of the given type; null (and the empty string) serialize to null. */
+  static String serialize(Object value, DataType type) {
+    if (value == null) {
+      return null;
+    }
+    if (type instanceof DecimalType) {
+      return ((BigDecimal) value).toPlainString();
+    }
+    if (!(type instanceof PrimitiveType primitive)) {
+      throw new IllegalArgumentException(DataErrors.unsupportedPartitionType("?", type));
+    }
+    return switch (primitive) {
+      case STRING -> {
+        String s = (String) value;
+        yield s.isEmpty() ? null : s;
+      }
+      case INTEGER -> Integer.toString((Integer) value);
+      case LONG -> Long.toString((Long) value);
+      case DOUBLE -> Double.toString((Double) value);
+      case BOOLEAN -> Boolean.toString((Boolean) value);
+      case DATE -> ((LocalDate) value).toString();
+      case TIMESTAMP -> serializeTimestamp((Instant) value);
+      case BINARY -> throw new IllegalArgumentException(
+          DataErrors.unsupportedPartitionType("?", type));
+    };
+  }
+
+  private static String serializeTimestamp(Instant instant) {
+    String seconds = TIMESTAMP_WRITE.format(instant);
+    int micros = instant.getNano() / 1000;
+    if (micros == 0) {
+      return seconds;
+    }
+    return seconds + "." + String.format("%06d", micros);
+  }
+
+  /**
+   * Parses a serialized partition value back to the Java value of its type.
+   *
+   * @throws IllegalArgumentException if the text is not a valid value of the type
+   */
+  static Object parse(String text, DataType type) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      if (type instanceof DecimalType decimal) {
+        BigDecimal value = new BigDecimal(text);
+        return value.setScale(decimal.scale(), java.math.RoundingMode.UNNECESSARY);
+      }
+      if (!(type instanceof PrimitiveType primitive)) {
+        throw new IllegalArgumentException(DataErrors.badPartitionValue(text, type, "not a partitionable type"));
+      }
+      return switch (primitive) {
+        case STRING -> text;
+        case INTEGER -> Integer.parseInt(text);
+        case LONG -> Long.parseLong(text);
+        case DOUBLE -> Double.parseDouble(text);
+        case BOOLEAN -> parseBoolean(text, type);
+        case DATE -> LocalDate.parse(text);
+        case TIMESTAMP -> parseTimestamp(text);
+        case BINARY -> throw new IllegalArgumentException(
+            DataErrors.badPartitionValue(text, type, "binary partition values are not supported"));
+      };
+    } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
+      throw new IllegalArgumentException(DataErrors.badPartitionValue(text, type, e.getMessage()), e);
+    }
+  }
+
+  private static Boolean parseBoolean(String text, DataType type) {
+    if (text.equalsIgnoreCase("true")) {
+      return Boolean.TRUE;
+    }
+    if (text.equalsIgnoreCase("false")) {
+      return Boolean.FALSE;
+    }
+    throw new IllegalArgumentException(DataErrors.badPartitionValue(text, type, "expected true or false"));
+  }
+
+  private static Instant parseTimestamp(String text) {
+    if (text.indexOf('T') > 0) {
+      return OffsetDateTime.parse(text).toInstant();
+    }
+    return LocalDateTime.parse(text, TIMESTAMP_READ).toInstant(ZoneOffset.UTC);
+  }
+
+  /**
+   * The directory prefix of a partition, e.g. {@code region=EU/day=2024-01-01/}, or the empty
+   * string for an unpartitioned table. Names and values are escaped as Delta does; a null value is
+   * {@value #NULL_DIRECTORY}.
+   */
+  static String directory(List<String> columns, Map<String, String> values) {
+    if (columns.isEmpty()) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder();
+    for (String column : columns) {
+      String value = values.get(column);
+      escapeTo(out, column);
+      out.append('=');
+      if (value == null) {
+        out.append(NULL_DIRECTORY);
+      } else {
+        escapeTo(out, value);
+      }
+      out.append('/');
+    }
+    return out.toString();
+  }
+
+  private static void escapeTo(StringBuilder out, String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 128 && ESCAPED.get(c)) {
+        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+      } else {
+        out.append(c);
+      }
+    }
+  }
+}

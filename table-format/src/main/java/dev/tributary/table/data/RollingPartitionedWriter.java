@@ -1,0 +1,187 @@
+package dev.tributary.table.data;
+
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * The {@link PartitionedDataWriter}: one {@link OpenDataFile} per partition seen, published and
+ * replaced when it reaches the target size. Consecutive rows of the same partition (the common
+ * case) skip the partition lookup: their raw partition values are compared with the previous row's.
+ */
+final class RollingPartitionedWriter implements PartitionedDataWriter {
+  private enum State { OPEN, FINISHED, ABORTED, FAILED }
+
+  private final ObjectStore store;
+  private final StructType schema;
+  private final List<String> partitionColumns;
+  private final int[] partitionIndexes;
+  private final StructField[] partitionFields;
+  private final DataWriteOptions options;
+  private final MessageType fileSchema;
+  private final String extension;
+  private final Map<List<String>, OpenDataFile> open = new LinkedHashMap<>();
+  private final List<DataFile> published = new ArrayList<>();
+  private int fileCount;
+  private OpenDataFile lastFile;
+  private Object[] lastPartitionValues;
+  private State state = State.OPEN;
+
+  RollingPartitionedWriter(ObjectStore store, StructType schema, List<String> partitionColumns,
+      DataWriteOptions options) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.schema = Objects.requireNonNull(schema, "schema");
+    this.partitionColumns = List.copyOf(partitionColumns);
+    this.options = Objects.requireNonNull(options, "options");
+    this.partitionIndexes = new int[this.partitionColumns.size()];
+    this.partitionFields = new StructField[this.partitionColumns.size()];
+    for (int i = 0; i < partitionIndexes.length; i++) {
+      String column = this.partitionColumns.get(i);
+      int index = schema.indexOf(column);
+      if (index < 0) {
+        throw new IllegalArgumentException(DataErrors.unknownPartitionColumn(column, schema.fieldNames()));
+      }
+      if (this.partitionColumns.indexOf(column) != i) {
+        throw new IllegalArgumentException(DataErrors.duplicatePartitionColumn(column));
+      }
+      PartitionValues.checkPartitionable(column, schema.fields().get(index).type());
+      partitionIndexes[i] = index;
+      partitionFields[i] = schema.fields().get(index);
+    }
+    if (partitionIndexes.length == schema.size()) {
+      throw new IllegalArgumentException(DataErrors.noDataColumns(this.partitionColumns));
+    }
+    this.fileSchema = ParquetSchemas.fileSchema(schema, this.partitionColumns);
+    this.extension = OpenDataFile.codec(options.codec()).getExtension() + ".parquet";
+  }
+
+  @Override
+  public void write(Object[] row) throws IOException {
+    requireOpen();
+    if (row.length != schema.size()) {
+      throw new IllegalArgumentException(DataErrors.wrongArity(row.length, schema.size(), schema.fieldNames()));
+    }
+    OpenDataFile file = fileFor(row);
+    boolean full;
+    try {
+      full = file.write(row);
+    } catch (IOException | RuntimeException e) {
+      state = State.FAILED;
+      throw e;
+    }
+    if (full) {
+      publish(file);
+    }
+  }
+
+  private OpenDataFile fileFor(Object[] row) throws IOException {
+    if (lastFile != null && samePartitionAsLast(row)) {
+      return lastFile;
+    }
+    String[] serialized = new String[partitionIndexes.length];
+    Object[] raw = new Object[partitionIndexes.length];
+    for (int i = 0; i < partitionIndexes.length; i++) {
+      StructField field = partitionFields[i];
+      Object value = row[partitionIndexes[i]];
+      if (value == null && !field.nullable()) {
+        throw new IllegalArgumentException(DataErrors.nullInRequired(field.name()));
+      }
+      try {
+        serialized[i] = PartitionValues.serialize(value, field.type());
+      } catch (ClassCastException e) {
+        throw new IllegalArgumentException(DataErrors.wrongClass(field.name(), field.type(), value), e);
+      }
+      raw[i] = value;
+    }
+    List<String> key = Arrays.asList(serialized);
+    OpenDataFile file = open.get(key);
+    if (file == null) {
+      file = openFile(key);
+      open.put(key, file);
+    }
+    lastFile = file;
+    lastPartitionValues = raw;
+    return file;
+  }
+
+  private boolean samePartitionAsLast(Object[] row) {
+    for (int i = 0; i < partitionIndexes.length; i++) {
+      if (!Objects.equals(row[partitionIndexes[i]], lastPartitionValues[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private OpenDataFile openFile(List<String> key) throws IOException {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < partitionColumns.size(); i++) {
+      values.put(partitionColumns.get(i), key.get(i));
+    }
+    String path = PartitionValues.directory(partitionColumns, values)
+        + String.format("part-%05d-%s%s", fileCount++, UUID.randomUUID(), extension);
+    try {
+      return OpenDataFile.open(store, path, key, values, schema, partitionColumns, fileSchema, options);
+    } catch (IOException | RuntimeException e) {
+      state = State.FAILED;
+      throw new IOException(DataErrors.writeFailed(store.location(), path), e);
+    }
+  }
+
+  private void publish(OpenDataFile file) throws IOException {
+    open.remove(file.partitionKey);
+    if (lastFile == file) {
+      lastFile = null;
+    }
+    try {
+      published.add(file.publish());
+    } catch (IOException | RuntimeException e) {
+      state = State.FAILED;
+      file.abort();
+      throw new IOException(DataErrors.writeFailed(store.location(), file.key()), e);
+    }
+  }
+
+  @Override
+  public List<DataFile> finish() throws IOException {
+    requireOpen();
+    for (OpenDataFile file : new ArrayList<>(open.values())) {
+      publish(file);
+    }
+    state = State.FINISHED;
+    return List.copyOf(published);
+  }
+
+  @Override
+  public void abort() {
+    if (state == State.FINISHED || state == State.ABORTED) {
+      return;
+    }
+    for (OpenDataFile file : open.values()) {
+      file.abort();
+    }
+    open.clear();
+    lastFile = null;
+    state = State.ABORTED;
+  }
+
+  @Override
+  public void close() {
+    abort();
+  }
+
+  private void requireOpen() {
+    if (state != State.OPEN) {
+      throw new IllegalStateException(DataErrors.writerFailed(state.name().toLowerCase(java.util.Locale.ROOT)));
+    }
+  }
+}
