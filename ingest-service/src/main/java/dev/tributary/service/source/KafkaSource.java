@@ -1,5 +1,9 @@
 package dev.tributary.service.source;
 
+import dev.tributary.config.StartingOffsets;
+
+import dev.tributary.checkpoint.OffsetRange;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -184,7 +188,7 @@ public final class KafkaSource implements AutoCloseable {
     }
     if (policy instanceof StartingOffsets.AtTimestamp at) {
       Map<TopicPartition, Long> query = new HashMap<>();
-      partitions.forEach(tp -> query.put(tp, at.timestamp().toEpochMilli()));
+      partitions.forEach(tp -> query.put(tp, at.instant().toEpochMilli()));
       Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, METADATA_TIMEOUT);
       Map<TopicPartition, Long> out = new HashMap<>();
       for (TopicPartition tp : partitions) {

@@ -1,5 +1,7 @@
 package dev.tributary.service.source;
 
+import dev.tributary.config.StartingOffsets;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package dev.tributary.service.source;
 
+import dev.tributary.checkpoint.OffsetRange;
+
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -23,7 +25,7 @@ public record SourcePlan(
 
   /** Number of offsets the batch covers (records, or fewer with compaction or transactions). */
   public long offsetCount() {
-    return ranges.values().stream().mapToLong(OffsetRange::size).sum();
+    return ranges.values().stream().mapToLong(OffsetRange::count).sum();
   }
 
   /** Offsets still unread after this batch, summed over partitions. */

@@ -1,5 +1,9 @@
 package dev.tributary.service.source;
 
+import dev.tributary.config.StartingOffsets;
+
+import dev.tributary.checkpoint.OffsetRange;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

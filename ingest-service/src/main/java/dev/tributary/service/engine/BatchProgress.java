@@ -1,0 +1,77 @@
+package dev.tributary.service.engine;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one micro-batch did: logged as one JSON line per batch and kept in memory (the last N per
+ * pipeline) for the REST API and the command line.
+ *
+ * @param pipeline pipeline id
+ * @param batchId the batch id (= the Delta txn version)
+ * @param replayed whether this batch re-ran a planned batch after a restart
+ * @param startedAt when the batch started
+ * @param inputRows records read from Kafka
+ * @param outputRows rows committed to the sink table
+ * @param quarantinedRows records that failed to parse, written to the quarantine table
+ * @param filteredRows rows removed by filters
+ * @param lateRows rows behind the watermark (dropped or written to the late-events table)
+ * @param inputRowsPerSecond input rows divided by the time since the previous batch started
+ * @param processedRowsPerSecond input rows divided by this batch's duration
+ * @param durationMs total duration
+ * @param phasesMs duration of each phase: plan, walCommit, process (read + parse + write files),
+ *     commit (Delta commits), checkpointCommit
+ * @param partitions offsets per partition
+ * @param sinkVersion the Delta version committed, or -1 if the batch had already been committed
+ * @param watermark the watermark this batch applied (null without a watermark)
+ * @param dataGaps offsets skipped because they were deleted (fail-on-data-loss: false)
+ * @param state state store metrics (empty for stateless pipelines)
+ */
+public record BatchProgress(
+    String pipeline,
+    long batchId,
+    boolean replayed,
+    Instant startedAt,
+    long inputRows,
+    long outputRows,
+    long quarantinedRows,
+    long filteredRows,
+    long lateRows,
+    double inputRowsPerSecond,
+    double processedRowsPerSecond,
+    long durationMs,
+    Map<String, Long> phasesMs,
+    List<PartitionProgress> partitions,
+    long sinkVersion,
+    Instant watermark,
+    List<String> dataGaps,
+    Map<String, Long> state) {
+
+  public BatchProgress {
+    phasesMs = Map.copyOf(phasesMs);
+    partitions = List.copyOf(partitions);
+    dataGaps = List.copyOf(dataGaps);
+    state = Map.copyOf(state);
+  }
+
+  /** Total lag (latest - end) over all partitions after this batch. */
+  public long lag() {
+    return partitions.stream().mapToLong(PartitionProgress::lag).sum();
+  }
+
+  /**
+   * Offsets of one partition in this batch.
+   *
+   * @param topic topic
+   * @param partition partition
+   * @param startOffset first offset of the batch (inclusive)
+   * @param endOffset end of the batch (exclusive)
+   * @param latestOffset latest offset of the partition when planned
+   */
+  public record PartitionProgress(String topic, int partition, long startOffset, long endOffset, long latestOffset) {
+    public long lag() {
+      return Math.max(0, latestOffset - endOffset);
+    }
+  }
+}

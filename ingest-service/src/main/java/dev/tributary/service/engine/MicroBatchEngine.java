@@ -1,0 +1,243 @@
+package dev.tributary.service.engine;
+
+import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.checkpoint.CommitEntry;
+import dev.tributary.checkpoint.OffsetRange;
+import dev.tributary.checkpoint.OffsetsEntry;
+import dev.tributary.checkpoint.RecoveryPlan;
+import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.service.source.KafkaSource;
+import dev.tributary.service.source.SourcePlan;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a pipeline as a sequence of micro-batches. Each batch goes through the same steps, and the
+ * order of the steps is the exactly-once argument (docs/DESIGN.md):
+ *
+ * <ol>
+ *   <li>plan: the offset range of every partition, capped by max-offsets-per-trigger;
+ *   <li>write-ahead: the plan goes to the checkpoint's offsets log (put-if-absent) BEFORE any data
+ *       is read, so a crash from here on replays exactly this range;
+ *   <li>process: read exactly the range, parse, transform, write Parquet files;
+ *   <li>commit: the quarantine table, then the sink table, each in one Delta commit carrying
+ *       {@code txn(pipeline id, batch id)}: a table that already holds the batch skips it;
+ *   <li>mark done: the checkpoint's commits log gets the batch; then, best effort, the consumer group.
+ * </ol>
+ *
+ * <p>On start, a batch with an offsets entry but no commits entry is replayed with the same ranges.
+ * Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called from any thread and
+ * lets the current batch finish.
+ */
+public final class MicroBatchEngine {
+  private static final Logger log = LoggerFactory.getLogger(MicroBatchEngine.class);
+
+  private final String pipelineId;
+  private final KafkaSource source;
+  private final Checkpoint checkpoint;
+  private final RecordProcessor processor;
+  private final TableSink sink;
+  private final TableSink quarantine;
+  private final ProgressLog progress;
+  private final Clock clock;
+  private final AtomicBoolean stopRequested = new AtomicBoolean();
+  private Instant previousBatchStart;
+
+  public MicroBatchEngine(
+      String pipelineId,
+      KafkaSource source,
+      Checkpoint checkpoint,
+      RecordProcessor processor,
+      TableSink sink,
+      TableSink quarantine,
+      ProgressLog progress,
+      Clock clock) {
+    this.pipelineId = pipelineId;
+    this.source = source;
+    this.checkpoint = checkpoint;
+    this.processor = processor;
+    this.sink = sink;
+    this.quarantine = quarantine;
+    this.progress = progress;
+    this.clock = clock;
+  }
+
+  /** Asks the engine to stop after the batch in progress; returns at once. */
+  public void stop() {
+    stopRequested.set(true);
+  }
+
+  public boolean stopRequested() {
+    return stopRequested.get();
+  }
+
+  /**
+   * Runs batches until the trigger says the run is over (available-now, once) or {@link #stop} is
+   * called. Returns normally after a clean stop; throws what made a batch fail.
+   */
+  public void run(TriggerSpec trigger) throws Exception {
+    RecoveryPlan recovery = checkpoint.recover();
+    Map<TopicPartition, Long> ends = new HashMap<>();
+    if (recovery.latestOffsets().isPresent()) {
+      ends = toKafka(recovery.latestOffsets().get().endOffsets());
+    }
+    if (recovery.batchToReplay().isPresent()) {
+      OffsetsEntry entry = recovery.batchToReplay().get();
+      log.info("Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
+      PhaseTimer timer = new PhaseTimer(clock);
+      timer.start();
+      runBatch(entry, null, true, timer);
+    }
+    long batchId = recovery.nextBatchId() + (recovery.batchToReplay().isPresent() ? 1 : 0);
+    boolean first = recovery.action() == RecoveryPlan.Action.NONE;
+    Map<TopicPartition, Long> ceiling = Map.of();
+    if (!(trigger instanceof TriggerSpec.ProcessingTime)) {
+      ceiling = source.latestOffsets(source.partitions());
+    }
+    while (!stopRequested.get()) {
+      PhaseTimer timer = new PhaseTimer(clock);
+      Instant started = timer.start();
+      SourcePlan plan = source.plan(ends, first, ceiling);
+      // The very first batch is written even when empty: it pins the starting offsets (latest,
+      // timestamp) so that a restart does not recompute them and skip what arrived meanwhile.
+      boolean hasWork = plan.offsetCount() > 0 || !plan.gaps().isEmpty() || first;
+      if (hasWork) {
+        timer.mark("plan");
+        CrashPoints.reached(CrashPoints.AFTER_PLAN);
+        OffsetsEntry entry = new OffsetsEntry(batchId, toCheckpoint(plan.ranges()), OptionalLong.empty(),
+            started, gapExtras(plan.gaps()));
+        checkpoint.writeOffsets(entry);
+        CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
+        timer.mark("walCommit");
+        runBatch(entry, plan, false, timer);
+        ends = toKafka(entry.endOffsets());
+        batchId++;
+        first = false;
+      }
+      if (trigger instanceof TriggerSpec.Once || (trigger instanceof TriggerSpec.AvailableNow && !hasWork)) {
+        return;
+      }
+      if (trigger instanceof TriggerSpec.AvailableNow) {
+        continue;
+      }
+      Duration interval = ((TriggerSpec.ProcessingTime) trigger).interval();
+      sleepUntil(started.plus(hasWork ? interval : interval.isZero() ? Duration.ofMillis(500) : interval));
+    }
+  }
+
+  private void sleepUntil(Instant deadline) throws InterruptedException {
+    while (!stopRequested.get()) {
+      long wait = Duration.between(clock.instant(), deadline).toMillis();
+      if (wait <= 0) {
+        return;
+      }
+      Thread.sleep(Math.min(wait, 200));
+    }
+  }
+
+  /** One batch: process exactly the planned ranges, commit the tables, mark the batch done. */
+  BatchProgress runBatch(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
+      throws Exception {
+    long batchId = entry.batchId();
+    try (TableSink.BatchWriter mainWriter = sink.begin(batchId);
+        TableSink.BatchWriter quarantineWriter = quarantine.begin(batchId)) {
+      BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter);
+      List<SourcePlan.DataGap> readGaps = new ArrayList<>();
+      if (!(mainWriter.alreadyCommitted() && quarantineWriter.alreadyCommitted())) {
+        processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt()));
+        readGaps.addAll(source.read(toKafkaRanges(entry.ranges()), rec -> {
+          CrashPoints.reached(CrashPoints.MID_BATCH);
+          processor.process(rec, outputs);
+        }));
+        processor.endBatch(outputs);
+      }
+      timer.mark("process");
+      Map<String, String> info = commitInfo(entry, readGaps);
+      quarantineWriter.commit(info);
+      CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
+      long sinkVersion = mainWriter.commit(info);
+      CrashPoints.reached(CrashPoints.AFTER_SINK_COMMIT);
+      timer.mark("commit");
+      checkpoint.writeCommit(new CommitEntry(batchId, OptionalLong.empty(), clock.instant(),
+          Map.of("sinkVersion", Long.toString(sinkVersion))));
+      CrashPoints.reached(CrashPoints.AFTER_COMMITS_LOG);
+      timer.mark("checkpointCommit");
+      source.commitToGroup(toKafka(entry.endOffsets()));
+      BatchProgress done = progress(entry, plan, replayed, timer, outputs, mainWriter.rows(),
+          quarantineWriter.rows(), sinkVersion);
+      progress.add(done);
+      log.info("{}", ProgressLog.toJson(done));
+      return done;
+    }
+  }
+
+  private static Map<String, String> commitInfo(OffsetsEntry entry, List<SourcePlan.DataGap> readGaps) {
+    Map<String, String> info = new LinkedHashMap<>(entry.extras());
+    info.put("batchId", Long.toString(entry.batchId()));
+    StringBuilder offsets = new StringBuilder();
+    entry.ranges().forEach((p, r) -> offsets.append(offsets.length() == 0 ? "" : ",")
+        .append(p.topic()).append('/').append(p.partition()).append(':').append(r.start()).append('-').append(r.end()));
+    info.put("offsets", offsets.toString());
+    if (!readGaps.isEmpty()) {
+      info.put("dataLossWhileReading", readGaps.toString());
+    }
+    return info;
+  }
+
+  private static Map<String, String> gapExtras(List<SourcePlan.DataGap> gaps) {
+    return gaps.isEmpty() ? Map.of() : Map.of("dataLoss", gaps.toString());
+  }
+
+  private BatchProgress progress(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer,
+      BatchOutputs outputs, long outputRows, long quarantined, long sinkVersion) {
+    Instant startedAt = timer.startedAt();
+    long durationMs = Math.max(1, timer.elapsedMs());
+    double inputRate = 0;
+    if (previousBatchStart != null) {
+      long sincePrevious = Math.max(1, Duration.between(previousBatchStart, startedAt).toMillis());
+      inputRate = outputs.inputRows() * 1000.0 / sincePrevious;
+    }
+    previousBatchStart = startedAt;
+    List<BatchProgress.PartitionProgress> partitions = new ArrayList<>();
+    entry.ranges().forEach((p, r) -> {
+      long latest = plan == null ? r.end()
+          : plan.latest().getOrDefault(new TopicPartition(p.topic(), p.partition()), r.end());
+      partitions.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(), r.start(), r.end(), latest));
+    });
+    List<String> gaps = entry.extras().containsKey("dataLoss") ? List.of(entry.extras().get("dataLoss")) : List.of();
+    return new BatchProgress(pipelineId, entry.batchId(), replayed, startedAt, outputs.inputRows(), outputRows,
+        quarantined, outputs.filteredRows(), outputs.lateRows(), inputRate,
+        outputs.inputRows() * 1000.0 / durationMs, durationMs, timer.phases(), partitions, sinkVersion, null,
+        gaps, Map.of());
+  }
+
+  static Map<SourcePartition, OffsetRange> toCheckpoint(Map<TopicPartition, OffsetRange> ranges) {
+    Map<SourcePartition, OffsetRange> out = new HashMap<>();
+    ranges.forEach((tp, r) -> out.put(new SourcePartition(tp.topic(), tp.partition()), r));
+    return out;
+  }
+
+  static Map<TopicPartition, OffsetRange> toKafkaRanges(Map<SourcePartition, OffsetRange> ranges) {
+    Map<TopicPartition, OffsetRange> out = new HashMap<>();
+    ranges.forEach((p, r) -> out.put(new TopicPartition(p.topic(), p.partition()), r));
+    return out;
+  }
+
+  static Map<TopicPartition, Long> toKafka(Map<SourcePartition, Long> offsets) {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    offsets.forEach((p, o) -> out.put(new TopicPartition(p.topic(), p.partition()), o));
+    return out;
+  }
+}

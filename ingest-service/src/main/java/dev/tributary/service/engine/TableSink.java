@@ -1,0 +1,45 @@
+package dev.tributary.service.engine;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * A table the engine writes one batch at a time, idempotently by batch id: the sink remembers
+ * (in the table itself, as a Delta {@code txn} action keyed by the pipeline id) the last batch it
+ * committed, so a batch replayed after a crash is never written twice.
+ */
+public interface TableSink {
+
+  /** Where the table lives, for messages. */
+  String location();
+
+  /**
+   * Starts writing batch {@code batchId}. If the table already holds this batch (or a later one),
+   * the returned writer is a no-op that reports {@link BatchWriter#alreadyCommitted()}.
+   */
+  BatchWriter begin(long batchId) throws IOException;
+
+  /** The rows of one batch, written to data files as they come and committed at once. */
+  interface BatchWriter extends AutoCloseable {
+    /** True when the table held this batch before it started: nothing will be written. */
+    boolean alreadyCommitted();
+
+    /** Adds a row (aligned with the table schema). Ignored if {@link #alreadyCommitted()}. */
+    void write(Object[] row) throws IOException;
+
+    /** Rows written so far. */
+    long rows();
+
+    /**
+     * Commits everything written, atomically, tagged with {@code (pipeline id, batch id)}.
+     *
+     * @param commitInfo extra facts recorded in the commit's commitInfo (batch id, offsets, gaps)
+     * @return the table version committed, or -1 if the batch had already been committed
+     */
+    long commit(Map<String, String> commitInfo) throws IOException;
+
+    /** Abandons the batch (files already written become orphans that vacuum removes). */
+    @Override
+    void close();
+  }
+}
