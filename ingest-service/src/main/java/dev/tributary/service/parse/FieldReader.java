@@ -1,0 +1,257 @@
+package dev.tributary.service.parse;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+
+/**
+ * Reads the value of one declared field from the parser positioned on its first token (never
+ * {@code VALUE_NULL}: the struct reader handles nulls). Throws {@link BadRecordException} when the
+ * JSON value cannot become the declared type; see docs/EXPRESSIONS.md for the coercion table.
+ */
+abstract class FieldReader {
+  final String path;
+  final DataType type;
+
+  FieldReader(String path, DataType type) {
+    this.path = path;
+    this.type = type;
+  }
+
+  abstract Object read(JsonParser p, JsonToken t) throws IOException;
+
+  /** The reader for a field of the given type, whose dotted path is used in messages. */
+  static FieldReader of(String path, DataType type) {
+    if (type instanceof StructType s) {
+      return new StructReader(path, s);
+    }
+    if (type instanceof DecimalType d) {
+      return new DecimalReader(path, d);
+    }
+    return switch ((PrimitiveType) type) {
+      case STRING -> new StringReader(path);
+      case INTEGER -> new IntReader(path);
+      case LONG -> new LongReader(path);
+      case DOUBLE -> new DoubleReader(path);
+      case BOOLEAN -> new BooleanReader(path);
+      case TIMESTAMP -> new TimestampReader(path);
+      case DATE -> new DateReader(path);
+      case BINARY -> throw new IllegalArgumentException(
+          "field '" + path + "': binary columns cannot be parsed from JSON");
+    };
+  }
+
+  /** Strings only from JSON strings: a number where text was declared is a producer bug. */
+  private static final class StringReader extends FieldReader {
+    StringReader(String path) {
+      super(path, PrimitiveType.STRING);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t != JsonToken.VALUE_STRING) {
+        throw RecordErrors.wrongType(path, type, p, t);
+      }
+      return p.getText();
+    }
+  }
+
+  private static final class IntReader extends FieldReader {
+    IntReader(String path) {
+      super(path, PrimitiveType.INTEGER);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT) {
+        if (p.getNumberType() != JsonParser.NumberType.INT) {
+          throw RecordErrors.outOfRange(path, type, p);
+        }
+        return p.getIntValue();
+      }
+      if (t == JsonToken.VALUE_NUMBER_FLOAT) {
+        long v = integralValue(p, this, Integer.MIN_VALUE, Integer.MAX_VALUE);
+        return (int) v;
+      }
+      throw RecordErrors.wrongType(path, type, p, t);
+    }
+  }
+
+  private static final class LongReader extends FieldReader {
+    LongReader(String path) {
+      super(path, PrimitiveType.LONG);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT) {
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+          throw RecordErrors.outOfRange(path, type, p);
+        }
+        return p.getLongValue();
+      }
+      if (t == JsonToken.VALUE_NUMBER_FLOAT) {
+        return integralValue(p, this, Long.MIN_VALUE, Long.MAX_VALUE);
+      }
+      throw RecordErrors.wrongType(path, type, p, t);
+    }
+  }
+
+  /**
+   * A JSON float accepted for an integer column only when it is a whole number in range
+   * ({@code 3.0}, {@code 1e3}): some producers (Python's json, JavaScript after arithmetic) write
+   * whole numbers that way, and accepting them loses nothing.
+   */
+  private static long integralValue(JsonParser p, FieldReader r, long min, long max)
+      throws IOException {
+    BigDecimal d = p.getDecimalValue();
+    if (d.signum() == 0) {
+      return 0;
+    }
+    if (d.precision() - d.scale() > 19) {
+      throw RecordErrors.outOfRange(r.path, r.type, p);
+    }
+    BigDecimal whole = d.stripTrailingZeros();
+    if (whole.scale() > 0) {
+      throw RecordErrors.notIntegral(r.path, r.type, p);
+    }
+    if (whole.compareTo(BigDecimal.valueOf(min)) < 0
+        || whole.compareTo(BigDecimal.valueOf(max)) > 0) {
+      throw RecordErrors.outOfRange(r.path, r.type, p);
+    }
+    return whole.longValueExact();
+  }
+
+  private static final class DoubleReader extends FieldReader {
+    DoubleReader(String path) {
+      super(path, PrimitiveType.DOUBLE);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+        double v = p.getDoubleValue();
+        if (Double.isInfinite(v)) {
+          throw RecordErrors.outOfRange(path, type, p);
+        }
+        return v;
+      }
+      throw RecordErrors.wrongType(path, type, p, t);
+    }
+  }
+
+  private static final class BooleanReader extends FieldReader {
+    BooleanReader(String path) {
+      super(path, PrimitiveType.BOOLEAN);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_TRUE) {
+        return Boolean.TRUE;
+      }
+      if (t == JsonToken.VALUE_FALSE) {
+        return Boolean.FALSE;
+      }
+      throw RecordErrors.wrongType(path, type, p, t);
+    }
+  }
+
+  private static final class TimestampReader extends FieldReader {
+    TimestampReader(String path) {
+      super(path, PrimitiveType.TIMESTAMP);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_STRING) {
+        Instant v = IsoTimestamps.parseTimestamp(
+            p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+        if (v == null) {
+          throw RecordErrors.invalidText(path, type, p.getText());
+        }
+        return v;
+      }
+      if (t == JsonToken.VALUE_NUMBER_INT) {
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+          throw RecordErrors.outOfRange(path, type, p);
+        }
+        return Instant.ofEpochMilli(p.getLongValue());
+      }
+      throw RecordErrors.wrongType(path, type, p, t);
+    }
+  }
+
+  private static final class DateReader extends FieldReader {
+    DateReader(String path) {
+      super(path, PrimitiveType.DATE);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t != JsonToken.VALUE_STRING) {
+        throw RecordErrors.wrongType(path, type, p, t);
+      }
+      LocalDate v =
+          IsoTimestamps.parseDate(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+      if (v == null) {
+        throw RecordErrors.invalidText(path, type, p.getText());
+      }
+      return v;
+    }
+  }
+
+  /**
+   * Decimals from JSON numbers or numeric strings (money is often sent as a string to survive
+   * JavaScript doubles), stored only when exact at the declared scale: rounding money silently is
+   * worse than quarantining the record.
+   */
+  private static final class DecimalReader extends FieldReader {
+    private final DecimalType decimal;
+
+    DecimalReader(String path, DecimalType decimal) {
+      super(path, decimal);
+      this.decimal = decimal;
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      BigDecimal v;
+      if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+        v = p.getDecimalValue();
+      } else if (t == JsonToken.VALUE_STRING) {
+        try {
+          v = new BigDecimal(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+        } catch (NumberFormatException e) {
+          throw RecordErrors.invalidText(path, type, p.getText());
+        }
+      } else {
+        throw RecordErrors.wrongType(path, type, p, t);
+      }
+      return fit(v, p.getText());
+    }
+
+    private BigDecimal fit(BigDecimal v, String text) {
+      if (v.signum() == 0) {
+        return BigDecimal.ZERO.setScale(decimal.scale());
+      }
+      // Checked on precision/scale before any setScale: 1e999999999 must not expand to a billion
+      // digits.
+      if (v.precision() - v.scale() > decimal.precision() - decimal.scale()) {
+        throw RecordErrors.decimalTooLarge(path, decimal, text);
+      }
+      BigDecimal stripped = v.stripTrailingZeros();
+      if (stripped.scale() > decimal.scale()) {
+        throw RecordErrors.decimalTooManyFractionDigits(path, decimal, text);
+      }
+      return stripped.setScale(decimal.scale());
+    }
+  }
+}

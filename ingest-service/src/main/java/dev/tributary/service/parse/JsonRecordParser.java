@@ -1,0 +1,107 @@
+package dev.tributary.service.parse;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Objects;
+
+/**
+ * Parses JSON record values into rows of a declared schema, one token at a time (no tree).
+ *
+ * <p>Contract of {@link #parse}: it never throws for any input bytes; it returns a
+ * {@link ParseResult.Success} whose row is aligned with {@link #schema()} (nested structs as
+ * nested {@code Object[]}, Java value classes as documented in
+ * {@link dev.tributary.table.types.DataType}), or a {@link ParseResult.Failure} whose message names
+ * the field path and the problem. Undeclared fields are skipped, absent fields and explicit
+ * {@code null}s become null. The top level must be exactly one JSON object. The coercion rules
+ * (which JSON values each declared type accepts) are listed in docs/EXPRESSIONS.md.
+ *
+ * <p>Instances are immutable and thread-safe; build one per pipeline and share it.
+ */
+public final class JsonRecordParser {
+  /** Kafka's default maximum message size, a sensible default for {@code max-record-size}. */
+  public static final long DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+
+  // One factory for every parser: it owns the canonical field-name table and recycled buffers,
+  // which is what makes creating a parser per record cheap.
+  private static final JsonFactory FACTORY = new JsonFactory();
+
+  private final StructType schema;
+  private final StructReader root;
+  private final long maxRecordBytes;
+
+  /**
+   * A parser for records of {@code schema}, rejecting records larger than {@code maxRecordBytes}.
+   *
+   * @throws IllegalArgumentException if the schema holds a type JSON cannot carry (binary) or the
+   *     size limit is not positive
+   */
+  public JsonRecordParser(StructType schema, long maxRecordBytes) {
+    this.schema = Objects.requireNonNull(schema, "schema");
+    if (maxRecordBytes <= 0) {
+      throw new IllegalArgumentException(
+          "max-record-size must be positive, was " + maxRecordBytes + " bytes");
+    }
+    this.maxRecordBytes = maxRecordBytes;
+    this.root = new StructReader("", schema);
+  }
+
+  /**
+   * Builds the schema of PIPELINES.md's {@code format.json.schema}: keys are column names or
+   * dotted paths ({@code customer.address.city}, a dot always means nesting), values are type
+   * names ({@code string, int, long, double, boolean, timestamp, date, decimal(p,s)}, case
+   * insensitive). Columns and nested fields keep declaration order.
+   *
+   * @throws IllegalArgumentException naming the column, for an unknown type name, an empty path
+   *     segment, or a path that is declared both as a scalar and as a struct
+   */
+  public static StructType schemaOf(LinkedHashMap<String, String> columnTypes) {
+    return SchemaBuilder.schemaOf(columnTypes);
+  }
+
+  /** The schema rows are aligned with. */
+  public StructType schema() {
+    return schema;
+  }
+
+  /** Parses a whole record value; see the class comment for the contract. */
+  public ParseResult parse(byte[] json) {
+    return parse(json, 0, json == null ? 0 : json.length);
+  }
+
+  /** Parses {@code length} bytes of {@code buffer} from {@code offset}; never throws. */
+  public ParseResult parse(byte[] buffer, int offset, int length) {
+    if (buffer == null || length == 0) {
+      return ParseResult.failure(RecordErrors.empty());
+    }
+    if (length > maxRecordBytes) {
+      return ParseResult.failure(RecordErrors.tooLarge(length, maxRecordBytes));
+    }
+    try (JsonParser p = FACTORY.createParser(buffer, offset, length)) {
+      JsonToken first = p.nextToken();
+      if (first == null) {
+        return ParseResult.failure(RecordErrors.blank());
+      }
+      if (first != JsonToken.START_OBJECT) {
+        return ParseResult.failure(RecordErrors.notAnObject(p, first));
+      }
+      Object[] row = root.readObject(p);
+      if (p.nextToken() != null) {
+        return ParseResult.failure(RecordErrors.trailing(p));
+      }
+      return ParseResult.success(row);
+    } catch (BadRecordException e) {
+      return ParseResult.failure(e.getMessage());
+    } catch (JsonProcessingException e) {
+      return ParseResult.failure(RecordErrors.malformed(e));
+    } catch (IOException | RuntimeException e) {
+      // The bytes are untrusted: whatever Jackson throws on them (encoding detection errors,
+      // limits) must quarantine this record, never stop the pipeline.
+      return ParseResult.failure(RecordErrors.unreadable(e));
+    }
+  }
+}

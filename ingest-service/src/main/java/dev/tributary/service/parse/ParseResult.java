@@ -1,0 +1,52 @@
+package dev.tributary.service.parse;
+
+import java.util.Objects;
+
+/**
+ * The outcome of parsing one record: either a {@link Success} holding the row, or a
+ * {@link Failure} holding a message that names the field and the problem (it becomes the
+ * {@code error} column of the quarantine table).
+ */
+public sealed interface ParseResult permits ParseResult.Success, ParseResult.Failure {
+
+  /** A parsed row. */
+  static ParseResult success(Object[] row) {
+    return new Success(row);
+  }
+
+  /** A record that could not be parsed, with a message for humans. */
+  static ParseResult failure(String error) {
+    return new Failure(error);
+  }
+
+  /** True for a {@link Success}. */
+  boolean isSuccess();
+
+  /**
+   * A parsed row aligned with the parser's schema. The array is handed over, not copied: the
+   * parser allocates a fresh one per record and keeps no reference to it, and a copy per record on
+   * the hot path would cost throughput for no safety gain.
+   */
+  record Success(Object[] row) implements ParseResult {
+    public Success {
+      Objects.requireNonNull(row, "row");
+    }
+
+    @Override
+    public boolean isSuccess() {
+      return true;
+    }
+  }
+
+  /** A record that was rejected; {@code error} says which field and why. */
+  record Failure(String error) implements ParseResult {
+    public Failure {
+      Objects.requireNonNull(error, "error");
+    }
+
+    @Override
+    public boolean isSuccess() {
+      return false;
+    }
+  }
+}

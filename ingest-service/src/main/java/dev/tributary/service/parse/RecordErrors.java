@@ -1,0 +1,147 @@
+package dev.tributary.service.parse;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.Locale;
+
+/** Every message a record can be quarantined with, built in one place. */
+final class RecordErrors {
+  private static final int MAX_QUOTED = 40;
+
+  private RecordErrors() {}
+
+  static BadRecordException wrongType(String path, DataType expected, JsonParser p, JsonToken t)
+      throws IOException {
+    return new BadRecordException(
+        "field '" + path + "': expected " + describe(expected) + ", found " + found(p, t));
+  }
+
+  static BadRecordException notIntegral(String path, DataType expected, JsonParser p)
+      throws IOException {
+    return new BadRecordException(
+        "field '" + path + "': expected " + describe(expected) + ", found number " + p.getText()
+            + " (it has a fractional part)");
+  }
+
+  static BadRecordException outOfRange(String path, DataType expected, JsonParser p)
+      throws IOException {
+    return new BadRecordException(
+        "field '" + path + "': number " + quote(p.getText(), false) + " is out of range for "
+            + expected.deltaName().replace("integer", "int"));
+  }
+
+  static BadRecordException decimalTooManyFractionDigits(String path, DecimalType d, String text) {
+    return new BadRecordException(
+        "field '" + path + "': " + quote(text, false) + " has more than " + d.scale()
+            + " digits after the point and cannot be stored in " + d.deltaName()
+            + " without rounding; declare a larger scale");
+  }
+
+  static BadRecordException decimalTooLarge(String path, DecimalType d, String text) {
+    return new BadRecordException(
+        "field '" + path + "': " + quote(text, false) + " has more than "
+            + (d.precision() - d.scale()) + " digits before the point and does not fit "
+            + d.deltaName() + "; declare a larger precision");
+  }
+
+  static BadRecordException invalidText(String path, DataType expected, String text) {
+    return new BadRecordException(
+        "field '" + path + "': expected " + describe(expected) + ", found string "
+            + quote(text, true));
+  }
+
+  static String empty() {
+    return "record is empty (0 bytes); expected a JSON object";
+  }
+
+  static String blank() {
+    return "record holds only whitespace; expected a JSON object";
+  }
+
+  static String notAnObject(JsonParser p, JsonToken t) throws IOException {
+    return "expected a JSON object at the top level, found " + found(p, t);
+  }
+
+  static String trailing(JsonParser p) {
+    JsonLocation at = p.currentTokenLocation();
+    return "unexpected content after the JSON object at line " + at.getLineNr() + " column "
+        + at.getColumnNr() + "; a record must hold exactly one JSON object";
+  }
+
+  static String tooLarge(int length, long max) {
+    return "record is " + size(length) + ", above max-record-size " + size(max);
+  }
+
+  static String malformed(JsonProcessingException e) {
+    JsonLocation at = e.getLocation();
+    String where = at == null ? "" : " at line " + at.getLineNr() + " column " + at.getColumnNr();
+    return "malformed JSON" + where + ": " + e.getOriginalMessage();
+  }
+
+  static String unreadable(Exception e) {
+    return "could not read the record as JSON: " + e;
+  }
+
+  /** "a long", "a decimal(10,2)", "a timestamp (...)": the expectation in messages. */
+  static String describe(DataType type) {
+    if (type instanceof DecimalType d) {
+      return "a " + d.deltaName() + " (a number or a numeric string)";
+    }
+    if (type instanceof StructType) {
+      return "an object";
+    }
+    return switch ((PrimitiveType) type) {
+      case INTEGER -> "an int";
+      case LONG -> "a long";
+      case DOUBLE -> "a double";
+      case STRING -> "a string";
+      case BOOLEAN -> "a boolean";
+      case TIMESTAMP -> "a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or epoch milliseconds)";
+      case DATE -> "a date (yyyy-MM-dd)";
+      case BINARY -> "binary";
+    };
+  }
+
+  private static String found(JsonParser p, JsonToken t) throws IOException {
+    return switch (t) {
+      case VALUE_STRING -> "string " + quote(p.getText(), true);
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "number " + quote(p.getText(), false);
+      case VALUE_TRUE -> "boolean true";
+      case VALUE_FALSE -> "boolean false";
+      case VALUE_NULL -> "null";
+      case START_OBJECT -> "an object";
+      case START_ARRAY -> "an array";
+      default -> t.name().toLowerCase(Locale.ROOT);
+    };
+  }
+
+  /** The text, shortened so a huge value cannot bloat the quarantine row. */
+  private static String quote(String text, boolean quotes) {
+    String shown = text.length() <= MAX_QUOTED ? text : text.substring(0, MAX_QUOTED) + "...";
+    return quotes ? '"' + shown + '"' : shown;
+  }
+
+  /** Binary units, as max-record-size is written in pipeline files (1MB = 1024 KB). */
+  static String size(long bytes) {
+    if (bytes < 1024) {
+      return bytes + " bytes";
+    }
+    double kb = bytes / 1024.0;
+    if (kb < 1024) {
+      return oneDecimal(kb) + " KB";
+    }
+    return oneDecimal(kb / 1024.0) + " MB";
+  }
+
+  private static String oneDecimal(double v) {
+    String s = String.format(Locale.ROOT, "%.1f", v);
+    return s.endsWith(".0") ? s.substring(0, s.length() - 2) : s;
+  }
+}

@@ -1,0 +1,62 @@
+package dev.tributary.service.parse;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a JSON object into an {@code Object[]} aligned with a struct's fields: declared fields by
+ * name, undeclared ones skipped (with everything nested in them), absent ones left null. When a
+ * key repeats, the last value wins (as in Jackson's own binding).
+ */
+final class StructReader extends FieldReader {
+  private final int width;
+  // Jackson hands out canonical (interned) field names, so String.hashCode is cached and equals
+  // usually succeeds on identity: a HashMap lookup is a few instructions per field.
+  private final Map<String, Slot> slots;
+
+  private record Slot(int index, FieldReader reader) {}
+
+  StructReader(String path, StructType struct) {
+    super(path, struct);
+    List<StructField> fields = struct.fields();
+    this.width = fields.size();
+    this.slots = new HashMap<>(fields.size() * 2);
+    for (int i = 0; i < fields.size(); i++) {
+      StructField f = fields.get(i);
+      String childPath = path.isEmpty() ? f.name() : path + "." + f.name();
+      slots.put(f.name(), new Slot(i, FieldReader.of(childPath, f.type())));
+    }
+  }
+
+  @Override
+  Object read(JsonParser p, JsonToken t) throws IOException {
+    if (t != JsonToken.START_OBJECT) {
+      throw RecordErrors.wrongType(path, type, p, t);
+    }
+    return readObject(p);
+  }
+
+  /** Reads the object whose START_OBJECT is the current token, up to its END_OBJECT. */
+  Object[] readObject(JsonParser p) throws IOException {
+    Object[] row = new Object[width];
+    String name;
+    while ((name = p.nextFieldName()) != null) {
+      JsonToken t = p.nextToken();
+      Slot slot = slots.get(name);
+      if (slot == null) {
+        p.skipChildren();
+      } else if (t == JsonToken.VALUE_NULL) {
+        row[slot.index] = null;
+      } else {
+        row[slot.index] = slot.reader.read(p, t);
+      }
+    }
+    return row;
+  }
+}
