@@ -1,0 +1,47 @@
+package dev.tributary.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * The {@code aggregate} section: a windowed aggregation. Its output columns are {@code window_start},
+ * {@code window_end}, the group-by columns, then the measures, in that order.
+ *
+ * @param window the event-time window
+ * @param groupBy the grouping columns besides the window, possibly none
+ * @param measures output column name to measure, in declaration order, at least one
+ */
+public record AggregateSpec(WindowSpec window, List<String> groupBy, Map<String, Measure> measures) {
+
+  /** The name of the window start output column. */
+  public static final String WINDOW_START = "window_start";
+  /** The name of the window end output column. */
+  public static final String WINDOW_END = "window_end";
+
+  /** Copies the lists keeping their order and checks there is at least one measure. */
+  public AggregateSpec {
+    Objects.requireNonNull(window, "window");
+    groupBy = List.copyOf(groupBy);
+    measures = OrderedMaps.copyOf(measures);
+    if (measures.isEmpty()) {
+      throw new IllegalArgumentException("an aggregation needs at least one measure");
+    }
+  }
+
+  /** Returns the output columns: window_start, window_end, group-by columns, measures. */
+  public List<String> outputColumns() {
+    List<String> columns = new ArrayList<>(List.of(WINDOW_START, WINDOW_END));
+    columns.addAll(groupBy);
+    columns.addAll(measures.keySet());
+    return List.copyOf(columns);
+  }
+
+  /** Returns the measures as a canonical string such as {@code orders=count(), total=sum(amount)}. */
+  public String canonicalMeasures() {
+    return measures.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().canonical())
+        .collect(Collectors.joining(", "));
+  }
+}

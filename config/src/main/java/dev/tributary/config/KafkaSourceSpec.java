@@ -1,0 +1,42 @@
+package dev.tributary.config;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * The {@code source.kafka} section: where records come from.
+ *
+ * @param bootstrapServers the Kafka bootstrap servers, comma-separated {@code host:port} pairs
+ * @param topics the explicit topic list or the topic pattern
+ * @param startingOffsets where a pipeline without a checkpoint starts (default earliest)
+ * @param maxOffsetsPerTrigger the most records one batch reads, split across partitions; empty = no limit
+ * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true, the default) or are
+ *     skipped and recorded (false)
+ * @param properties consumer properties passed through unchanged; secret ones are masked in {@link #toString}
+ */
+public record KafkaSourceSpec(
+    String bootstrapServers,
+    TopicSelection topics,
+    StartingOffsets startingOffsets,
+    OptionalLong maxOffsetsPerTrigger,
+    boolean failOnDataLoss,
+    Map<String, String> properties) {
+
+  /** Checks that no part is null and copies the properties. */
+  public KafkaSourceSpec {
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(topics, "topics");
+    Objects.requireNonNull(startingOffsets, "startingOffsets");
+    Objects.requireNonNull(maxOffsetsPerTrigger, "maxOffsetsPerTrigger");
+    properties = Map.copyOf(properties);
+  }
+
+  /** Renders the source with the values of secret properties masked. */
+  @Override
+  public String toString() {
+    return "KafkaSourceSpec[bootstrapServers=" + bootstrapServers + ", topics=" + topics
+        + ", startingOffsets=" + startingOffsets + ", maxOffsetsPerTrigger=" + maxOffsetsPerTrigger
+        + ", failOnDataLoss=" + failOnDataLoss + ", properties=" + Secrets.maskProperties(properties) + "]";
+  }
+}

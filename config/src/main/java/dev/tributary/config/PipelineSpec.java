@@ -1,0 +1,119 @@
+package dev.tributary.config;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * One validated pipeline declaration: everything a pipeline file says, with every default applied.
+ * Instances come from {@link PipelineParser}; all cross-part rules (referenced columns exist, output
+ * mode fits the query, ...) have been checked by then.
+ *
+ * @param id the pipeline id ({@code [a-z0-9-]+}); also the Delta {@code txn} appId
+ * @param source the Kafka source
+ * @param format how record values are decoded (JSON with a declared schema)
+ * @param transforms filter and derive steps, in the order they apply; empty when none
+ * @param watermark the event-time watermark, if declared
+ * @param deduplicate the deduplication, if declared
+ * @param aggregate the windowed aggregation, if declared
+ * @param outputMode append (default), update or complete
+ * @param sink the Delta table results go to
+ * @param quarantine the Delta table unparseable records go to (default: the sink path + {@code -quarantine})
+ * @param lateEvents the Delta table events behind the watermark go to, if declared (else they are dropped
+ *     and counted)
+ * @param checkpoint the checkpoint location ({@code s3://bucket/prefix} or a local path)
+ * @param trigger when micro-batches run (default: processing time every 10 seconds)
+ * @param maintenance compaction, vacuum and log checkpoint settings
+ * @param backfill scheduled available-now runs, if declared
+ * @param storage explicit S3 settings, if declared (else the AWS default credential chain)
+ */
+public record PipelineSpec(
+    String id,
+    KafkaSourceSpec source,
+    JsonFormatSpec format,
+    List<TransformStep> transforms,
+    Optional<WatermarkSpec> watermark,
+    Optional<DeduplicateSpec> deduplicate,
+    Optional<AggregateSpec> aggregate,
+    OutputMode outputMode,
+    DeltaSinkSpec sink,
+    DeltaTableSpec quarantine,
+    Optional<DeltaTableSpec> lateEvents,
+    String checkpoint,
+    TriggerSpec trigger,
+    MaintenanceSpec maintenance,
+    Optional<BackfillSpec> backfill,
+    Optional<StorageSpec> storage) {
+
+  /** The Kafka metadata columns every row carries when there is no aggregation, in output order. */
+  public static final List<String> KAFKA_METADATA_COLUMNS =
+      List.of("_kafka_topic", "_kafka_partition", "_kafka_offset", "_kafka_timestamp");
+
+  /** Checks that no part is null and copies the transform list. */
+  public PipelineSpec {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(format, "format");
+    transforms = List.copyOf(transforms);
+    Objects.requireNonNull(watermark, "watermark");
+    Objects.requireNonNull(deduplicate, "deduplicate");
+    Objects.requireNonNull(aggregate, "aggregate");
+    Objects.requireNonNull(outputMode, "outputMode");
+    Objects.requireNonNull(sink, "sink");
+    Objects.requireNonNull(quarantine, "quarantine");
+    Objects.requireNonNull(lateEvents, "lateEvents");
+    Objects.requireNonNull(checkpoint, "checkpoint");
+    Objects.requireNonNull(trigger, "trigger");
+    Objects.requireNonNull(maintenance, "maintenance");
+    Objects.requireNonNull(backfill, "backfill");
+    Objects.requireNonNull(storage, "storage");
+  }
+
+  /**
+   * Returns the parts of the declaration a checkpoint depends on, in a fixed order, each rendered as a
+   * canonical string; absent parts are {@code "none"}. Two declarations whose identities are equal can
+   * share a checkpoint; when they differ, the differing keys tell the user exactly what changed.
+   * Keys: {@code source.topics}, {@code format.schema}, {@code transform}, {@code watermark.column},
+   * {@code deduplicate}, {@code aggregate.window}, {@code aggregate.group-by}, {@code aggregate.measures},
+   * {@code output-mode}. Settings that do not affect state (paths, trigger, rate limits, delays,
+   * maintenance) are not part of it.
+   */
+  public Map<String, String> checkpointIdentity() {
+    Map<String, String> identity = new LinkedHashMap<>();
+    identity.put("source.topics", source.topics().canonical());
+    identity.put("format.schema", format.columns().stream()
+        .map(c -> c.name() + ":" + c.type().canonical()).collect(Collectors.joining(",", "[", "]")));
+    identity.put("transform", transforms.isEmpty() ? "none"
+        : transforms.stream().map(TransformStep::canonical).collect(Collectors.joining("; ")));
+    identity.put("watermark.column", watermark.map(WatermarkSpec::column).orElse("none"));
+    identity.put("deduplicate", deduplicate.map(DeduplicateSpec::canonical).orElse("none"));
+    identity.put("aggregate.window", aggregate.map(a -> a.window().canonical()).orElse("none"));
+    identity.put("aggregate.group-by", aggregate.map(a -> a.groupBy().toString()).orElse("none"));
+    identity.put("aggregate.measures", aggregate.map(AggregateSpec::canonicalMeasures).orElse("none"));
+    identity.put("output-mode", outputMode.keyword());
+    return java.util.Collections.unmodifiableMap(identity);
+  }
+
+  /**
+   * Returns the columns the sink receives, in order: {@code window_start}, {@code window_end}, the
+   * group-by columns and the measures with an aggregation; otherwise the schema columns, the derived
+   * columns that are new, and {@link #KAFKA_METADATA_COLUMNS}.
+   */
+  public List<String> outputColumns() {
+    if (aggregate.isPresent()) {
+      return aggregate.get().outputColumns();
+    }
+    java.util.LinkedHashSet<String> columns = new java.util.LinkedHashSet<>();
+    format.columns().forEach(c -> columns.add(c.name()));
+    for (TransformStep step : transforms) {
+      if (step instanceof TransformStep.Derive derive) {
+        columns.addAll(derive.columns().keySet());
+      }
+    }
+    columns.addAll(KAFKA_METADATA_COLUMNS);
+    return List.copyOf(columns);
+  }
+}

@@ -1,0 +1,40 @@
+package dev.tributary.config.internal;
+
+import dev.tributary.config.AggregateSpec;
+import dev.tributary.config.BackfillSpec;
+import dev.tributary.config.DeduplicateSpec;
+import dev.tributary.config.DeltaSinkSpec;
+import dev.tributary.config.DeltaTableSpec;
+import dev.tributary.config.JsonFormatSpec;
+import dev.tributary.config.KafkaSourceSpec;
+import dev.tributary.config.MaintenanceSpec;
+import dev.tributary.config.OutputMode;
+import dev.tributary.config.StorageSpec;
+import dev.tributary.config.TransformStep;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.config.WatermarkSpec;
+import java.util.List;
+
+/**
+ * The parts of a pipeline as converted from the file, before the cross-part checks. A part is null
+ * when it is absent or could not be converted ({@link Problems#declared} and {@link Problems#brokenAt}
+ * tell which); defaults that do not depend on other parts are already applied.
+ */
+record Draft(
+    String id,
+    KafkaSourceSpec source,
+    JsonFormatSpec format,
+    List<TransformStep> transforms,
+    WatermarkSpec watermark,
+    DeduplicateSpec deduplicate,
+    AggregateSpec aggregate,
+    OutputMode outputMode,
+    DeltaSinkSpec sink,
+    DeltaTableSpec quarantine,
+    DeltaTableSpec lateEvents,
+    String checkpoint,
+    TriggerSpec trigger,
+    MaintenanceSpec maintenance,
+    BackfillSpec backfill,
+    StorageSpec storage) {
+}

@@ -1,0 +1,68 @@
+package dev.tributary.config.internal;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Every key the parser accepts, by section. A section is the key path of a mapping with list indexes
+ * written {@code []}: {@code source.kafka}, {@code transform[]}. Mappings whose keys are chosen by the
+ * user (the schema columns, derive columns, measures and Kafka properties) are listed in
+ * {@link #FREE_FORM} instead. The parser refuses any other key and the JSON Schema is tested against
+ * this table, so the two cannot drift apart.
+ */
+public final class Keys {
+
+  /** The root section. */
+  public static final String ROOT = "";
+
+  /** Accepted keys per section, in documentation order. */
+  public static final Map<String, List<String>> SECTIONS = sections();
+
+  /** Sections whose keys are names chosen by the user. */
+  public static final Set<String> FREE_FORM = Set.of(
+      "source.kafka.properties", "format.json.schema", "transform[].derive", "aggregate.measures");
+
+  private Keys() {
+  }
+
+  private static Map<String, List<String>> sections() {
+    Map<String, List<String>> s = new LinkedHashMap<>();
+    s.put(ROOT, List.of("pipeline", "source", "format", "transform", "watermark", "deduplicate", "aggregate",
+        "output-mode", "sink", "quarantine", "late-events", "checkpoint", "trigger", "maintenance", "backfill",
+        "storage"));
+    s.put("source", List.of("kafka"));
+    s.put("source.kafka", List.of("bootstrap-servers", "topics", "topic-pattern", "starting-offsets",
+        "max-offsets-per-trigger", "fail-on-data-loss", "properties"));
+    s.put("format", List.of("json"));
+    s.put("format.json", List.of("schema", "max-record-size"));
+    s.put("transform[]", List.of("filter", "derive"));
+    s.put("watermark", List.of("column", "delay"));
+    s.put("deduplicate", List.of("keys", "within-watermark"));
+    s.put("aggregate", List.of("window", "group-by", "measures"));
+    s.put("aggregate.window", List.of("column", "size", "slide", "session-gap"));
+    s.put("sink", List.of("delta"));
+    s.put("sink.delta", List.of("path", "partition-by", "target-file-size", "compression"));
+    s.put("quarantine", List.of("delta"));
+    s.put("quarantine.delta", List.of("path"));
+    s.put("late-events", List.of("delta"));
+    s.put("late-events.delta", List.of("path"));
+    s.put("trigger", List.of("processing-time", "available-now", "once"));
+    s.put("maintenance", List.of("compaction", "vacuum", "log-checkpoint-interval"));
+    s.put("maintenance.compaction", List.of("schedule", "min-files"));
+    s.put("maintenance.vacuum", List.of("schedule", "retention"));
+    s.put("backfill", List.of("schedule"));
+    s.put("storage", List.of("s3"));
+    s.put("storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
+    return java.util.Collections.unmodifiableMap(s);
+  }
+
+  /** Returns the sections other than {@code section} that accept {@code key}. */
+  static List<String> sectionsAccepting(String key, String section) {
+    return SECTIONS.entrySet().stream()
+        .filter(e -> !e.getKey().equals(section) && e.getValue().contains(key))
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+}

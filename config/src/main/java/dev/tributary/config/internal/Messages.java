@@ -1,0 +1,235 @@
+package dev.tributary.config.internal;
+
+import java.util.Collection;
+import java.util.List;
+
+/** Every user-facing message of the parser and validator, so their wording stays consistent. */
+final class Messages {
+
+  private Messages() {
+  }
+
+  static String unsetVariable(String name) {
+    return "environment variable " + name + " is not set; set it, or give a default like ${" + name
+        + ":-value}";
+  }
+
+  static String malformedReference(String text) {
+    return "malformed environment reference in '" + text + "'; write ${NAME} or ${NAME:-default} (NAME made"
+        + " of letters, digits and _), or $${...} for a literal ${...}";
+  }
+
+  static String cronFieldCount(String expression, int count) {
+    return "schedule '" + expression + "' has " + count + " fields but needs 6 (second minute hour"
+        + " day-of-month month day-of-week), like \"0 0 3 * * *\" for 03:00 every day"
+        + (count == 5 ? "; a Unix cron expression lacks the leading seconds field" : "");
+  }
+
+  static String cronField(String expression, String field) {
+    return "schedule '" + expression + "' has an invalid field '" + field
+        + "'; fields use digits, names, * ? / , - # only, like \"0 0 3 * * *\"";
+  }
+
+  static String unknownKey(String key, String suggestion, List<String> valid, List<String> elsewhere) {
+    String text = "unknown key '" + key + "'";
+    if (suggestion != null) {
+      return text + "; did you mean '" + suggestion + "'?";
+    }
+    if (!elsewhere.isEmpty()) {
+      return text + " here; it belongs under " + String.join(" or ", elsewhere.stream()
+          .map(s -> s.isEmpty() ? "the top level" : "'" + s + "'").toList());
+    }
+    return text + "; valid keys here are " + String.join(", ", valid);
+  }
+
+  static String duplicateKey(String key, int firstLine) {
+    return "duplicate key '" + key + "' (first declared on line " + firstLine + "); keep only one";
+  }
+
+  static String missingKey(String key, String example) {
+    return "missing required key '" + key + "'; add it, for example " + example;
+  }
+
+  static String noValue() {
+    return "this key has no value; give one or remove the key";
+  }
+
+  static String expected(String what, String found) {
+    return "expected " + what + ", found " + found;
+  }
+
+  static String notWholeNumber(String text) {
+    return "cannot parse '" + text + "' as a whole number; write digits only, like 500000";
+  }
+
+  static String tooSmall(String text, long min) {
+    return "'" + text + "' is too small; the minimum is " + min;
+  }
+
+  static String notBoolean(String text) {
+    return "cannot parse '" + text + "' as a boolean; write true or false";
+  }
+
+  static String notPositive(String what) {
+    return what + " must be greater than zero";
+  }
+
+  static String empty(String what) {
+    return what + " cannot be empty";
+  }
+
+  static String oneOf(String what, Collection<String> choices) {
+    return "unknown " + what + "; use one of " + String.join(", ", choices);
+  }
+
+  static String emptyFile() {
+    return "the file is empty; a pipeline needs at least the keys pipeline, source, format, sink and"
+        + " checkpoint (see docs/PIPELINE_REFERENCE.md)";
+  }
+
+  static String multipleDocuments() {
+    return "the file holds more than one YAML document (a second '---'); declare one pipeline per file";
+  }
+
+  static String syntax(String problem) {
+    return "invalid YAML: " + problem + "; check the indentation and quoting at this position";
+  }
+
+  static String unreadable(String reason) {
+    return "cannot read the pipeline file (" + reason + "); check the path and permissions";
+  }
+
+  static String invalidId(String id) {
+    return "pipeline id '" + id + "' may only contain lower-case letters, digits and '-', like orders-hourly";
+  }
+
+  static String topicsAndPattern() {
+    return "declare either topics or topic-pattern, not both";
+  }
+
+  static String noTopics() {
+    return "missing topics; add topics: [name, ...] or topic-pattern: \"regex\"";
+  }
+
+  static String badPattern(String regex, String reason) {
+    return "topic-pattern '" + regex + "' is not a valid regular expression: " + reason;
+  }
+
+  static String columnConflict(String parent, String child) {
+    return "column '" + parent + "' cannot be both a value and the parent of '" + child
+        + "'; declare only the nested fields you need";
+  }
+
+  static String badColumnName(String name) {
+    return "column name '" + name + "' has an empty path segment; write nested fields like customer.id";
+  }
+
+  static String badDerivedName(String role, String name) {
+    return role + " name '" + name + "' must start with a letter or _ and contain only letters,"
+        + " digits and _";
+  }
+
+  static String transformStep(Collection<String> found) {
+    return "each transform step must have exactly one key, filter or derive, found "
+        + (found.isEmpty() ? "none" : String.join(", ", found));
+  }
+
+  static String windowKind() {
+    return "declare either size (tumbling, with optional slide for sliding) or session-gap, not both";
+  }
+
+  static String windowMissing() {
+    return "the window needs a size (tumbling or sliding) or a session-gap; add size: 1 hour";
+  }
+
+  static String slideWithoutSize() {
+    return "slide applies to sliding windows; it needs a size and cannot go with session-gap";
+  }
+
+  static String slideLargerThanSize(String slide, String size) {
+    return "slide " + slide + " is larger than the window size " + size
+        + "; windows would leave gaps and drop the events between them. Use a slide at most the size";
+  }
+
+  static String sizeNotMultipleOfSlide(String size, String slide) {
+    return "window size " + size + " is not a multiple of the slide " + slide
+        + ", so events would fall into a varying number of windows and windows would not align with"
+        + " slide boundaries; choose a slide that divides the size (e.g. 15 minutes for 1 hour)";
+  }
+
+  static String triggerKind(Collection<String> found) {
+    return "declare exactly one trigger: { processing-time: 30s }, { available-now: true } or"
+        + " { once: true }; found " + (found.isEmpty() ? "none" : String.join(", ", found));
+  }
+
+  static String triggerFalse(String key) {
+    return key + ": false selects no trigger; remove the trigger section for the default"
+        + " (processing-time: 10s) or choose another trigger";
+  }
+
+  static String keysTogether() {
+    return "access-key and secret-key must be given together (or neither, for the default credential chain)";
+  }
+
+  static String badEndpoint(String endpoint) {
+    return "endpoint '" + endpoint + "' is not an http(s) URL; write it like http://localhost:9000";
+  }
+
+  static String unknownColumn(String role, String column, Collection<String> available, String suggestion) {
+    return role + " '" + column + "' is not a column of the pipeline"
+        + (suggestion != null ? "; did you mean '" + suggestion + "'?" : "; available columns: "
+        + String.join(", ", available));
+  }
+
+  static String notTimestamp(String role, String column, String type) {
+    return role + " '" + column + "' has type " + type + " but must be a timestamp; declare it as"
+        + " timestamp in format.json.schema";
+  }
+
+  static String duplicateColumn(String role, String column) {
+    return role + " lists '" + column + "' twice; list each column once";
+  }
+
+  static String measureClash(String name) {
+    return "measure name '" + name + "' is already an output column (window_start, window_end or a"
+        + " group-by column); rename the measure";
+  }
+
+  static String appendNeedsWatermark() {
+    return "output-mode append with an aggregation needs a watermark on the window column, so that a"
+        + " window is written once it can no longer change; add watermark: { column: ..., delay: ... }"
+        + " or use output-mode update or complete";
+  }
+
+  static String appendWatermarkColumn(String window, String watermark) {
+    return "the window is on '" + window + "' but the watermark is on '" + watermark + "'; in append mode"
+        + " windows are only written when the watermark passes their end, so both must use the same column";
+  }
+
+  static String completeNeedsAggregate() {
+    return "output-mode complete rewrites the whole result each batch and needs an aggregate section;"
+        + " use append for pipelines without aggregation";
+  }
+
+  static String modeWithDeduplicateOnly(String mode) {
+    return "output-mode " + mode + " is not supported for a deduplication without aggregation (each row"
+        + " is written once); use output-mode append";
+  }
+
+  static String withinWatermarkNeedsWatermark() {
+    return "within-watermark deduplication needs a watermark; add watermark: { column: ..., delay: ... }"
+        + " or remove within-watermark";
+  }
+
+  static String samePath(String what, String other) {
+    return "the " + what + " location is the same as the " + other + " location; give each its own path";
+  }
+
+  static String badTopic(String name) {
+    return "'" + name + "' is not a valid Kafka topic name; use 1 to 249 letters, digits, '.', '_' or '-'";
+  }
+
+  static String tooLarge(String text, long max) {
+    return "'" + text + "' is too large; the maximum is " + max;
+  }
+}

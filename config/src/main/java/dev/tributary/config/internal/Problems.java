@@ -1,0 +1,87 @@
+package dev.tributary.config.internal;
+
+import dev.tributary.config.ValidationError;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.error.Mark;
+
+/**
+ * The errors found in one file, and where each key and value of the file is, so that checks made
+ * after conversion (on the model, not the node tree) still point at the exact key or value.
+ */
+final class Problems {
+
+  private final String file;
+  private final List<ValidationError> errors = new ArrayList<>();
+  private final Map<String, Mark> keyMarks = new HashMap<>();
+  private final Map<String, Mark> valueMarks = new HashMap<>();
+
+  Problems(String file) {
+    this.file = file;
+  }
+
+  /** Remembers where the key and the value of {@code path} are; the key mark may be null (list items). */
+  void locate(String path, Mark key, Mark value) {
+    if (key != null) {
+      keyMarks.putIfAbsent(path, key);
+    }
+    valueMarks.putIfAbsent(path, value);
+  }
+
+  /** Records an error at a mark (null = no position). */
+  void add(Mark mark, String path, String message) {
+    int line = mark == null ? 0 : mark.getLine() + 1;
+    int column = mark == null ? 0 : mark.getColumn() + 1;
+    errors.add(new ValidationError(file, line, column, path, message));
+  }
+
+  /** Records an error at the value of {@code path}, or of its nearest located ancestor. */
+  void atValue(String path, String message) {
+    add(find(valueMarks, path), path, message);
+  }
+
+  /** Records an error at the key of {@code path}, or of its nearest located ancestor. */
+  void atKey(String path, String message) {
+    add(find(keyMarks, path), path, message);
+  }
+
+  /** Returns whether {@code path} was declared in the file. */
+  boolean declared(String path) {
+    return valueMarks.containsKey(path);
+  }
+
+  /** Returns whether an error was recorded at {@code path} or below it. */
+  boolean brokenAt(String path) {
+    return errors.stream().anyMatch(e -> e.keyPath().equals(path) || e.keyPath().startsWith(path + ".")
+        || e.keyPath().startsWith(path + "["));
+  }
+
+  boolean isEmpty() {
+    return errors.isEmpty();
+  }
+
+  List<ValidationError> errors() {
+    return List.copyOf(errors);
+  }
+
+  private Mark find(Map<String, Mark> marks, String path) {
+    String current = path;
+    while (true) {
+      Mark mark = marks.get(current);
+      if (mark == null && marks != valueMarks) {
+        mark = valueMarks.get(current);
+      }
+      if (mark != null || current.isEmpty()) {
+        return mark != null ? mark : valueMarks.get("");
+      }
+      current = parent(current);
+    }
+  }
+
+  static String parent(String path) {
+    int cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
+    return cut < 0 ? "" : path.substring(0, cut);
+  }
+}

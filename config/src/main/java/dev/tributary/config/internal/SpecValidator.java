@@ -1,0 +1,194 @@
+package dev.tributary.config.internal;
+
+import dev.tributary.config.AggregateSpec;
+import dev.tributary.config.ColumnSpec;
+import dev.tributary.config.ColumnType;
+import dev.tributary.config.DeltaTableSpec;
+import dev.tributary.config.Measure;
+import dev.tributary.config.OutputMode;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.TransformStep;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The checks that relate parts of a pipeline: referenced columns exist and have the right type, the
+ * output mode fits the query, locations are distinct. A check runs only when the parts it needs were
+ * converted without error, so one mistake is not reported many times.
+ */
+final class SpecValidator {
+
+  private final Problems problems;
+  private final Draft draft;
+
+  SpecValidator(Problems problems, Draft draft) {
+    this.problems = problems;
+    this.draft = draft;
+  }
+
+  void validate() {
+    Map<String, ColumnType> columns = inputColumns();
+    if (columns != null) {
+      checkWatermark(columns);
+      checkDeduplicate(columns);
+      checkAggregate(columns);
+      checkPartitionBy(columns);
+    }
+    checkOutputMode();
+    checkLocations();
+  }
+
+  /**
+   * The columns the query can reference: schema columns with their types, then derived columns with
+   * no known type (null); null when the schema or transforms are broken.
+   */
+  private Map<String, ColumnType> inputColumns() {
+    if (draft.format() == null || draft.transforms() == null) {
+      return null;
+    }
+    Map<String, ColumnType> columns = new LinkedHashMap<>();
+    for (ColumnSpec column : draft.format().columns()) {
+      columns.put(column.name(), column.type());
+    }
+    for (TransformStep step : draft.transforms()) {
+      if (step instanceof TransformStep.Derive derive) {
+        // A derived column's type is only known once the service compiles its expression.
+        derive.columns().keySet().forEach(name -> columns.put(name, null));
+      }
+    }
+    return columns;
+  }
+
+  private void checkWatermark(Map<String, ColumnType> columns) {
+    if (draft.watermark() != null) {
+      checkTimestamp("watermark column", "watermark.column", draft.watermark().column(), columns);
+    }
+  }
+
+  private void checkDeduplicate(Map<String, ColumnType> columns) {
+    if (draft.deduplicate() == null) {
+      return;
+    }
+    checkColumnList("deduplicate key", "deduplicate.keys", draft.deduplicate().keys(), columns.keySet());
+    if (draft.deduplicate().withinWatermark() && !problems.declared("watermark")) {
+      problems.atValue("deduplicate.within-watermark", Messages.withinWatermarkNeedsWatermark());
+    }
+  }
+
+  private void checkAggregate(Map<String, ColumnType> columns) {
+    AggregateSpec aggregate = draft.aggregate();
+    if (aggregate == null) {
+      return;
+    }
+    checkTimestamp("window column", "aggregate.window.column", aggregate.window().column(), columns);
+    checkColumnList("group-by column", "aggregate.group-by", aggregate.groupBy(), columns.keySet());
+    Set<String> taken = new HashSet<>(List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
+    taken.addAll(aggregate.groupBy());
+    for (Map.Entry<String, Measure> entry : aggregate.measures().entrySet()) {
+      String path = "aggregate.measures." + entry.getKey();
+      if (taken.contains(entry.getKey())) {
+        problems.atKey(path, Messages.measureClash(entry.getKey()));
+      }
+      entry.getValue().input().ifPresent(input -> checkExists("measure input", path, input, columns.keySet()));
+    }
+  }
+
+  private void checkPartitionBy(Map<String, ColumnType> columns) {
+    if (draft.sink() == null) {
+      return;
+    }
+    Set<String> available;
+    if (draft.aggregate() != null) {
+      available = new LinkedHashSet<>(draft.aggregate().outputColumns());
+    } else if (problems.declared("aggregate")) {
+      return; // a broken aggregation: its output columns are unknown
+    } else {
+      available = new LinkedHashSet<>(columns.keySet());
+      available.addAll(PipelineSpec.KAFKA_METADATA_COLUMNS);
+    }
+    checkColumnList("partition column", "sink.delta.partition-by", draft.sink().partitionBy(), available);
+  }
+
+  private void checkOutputMode() {
+    OutputMode mode = draft.outputMode();
+    boolean aggregate = problems.declared("aggregate");
+    if (mode == null || problems.brokenAt("output-mode")) {
+      return;
+    }
+    String at = problems.declared("output-mode") ? "output-mode" : "aggregate";
+    if (mode == OutputMode.APPEND && draft.aggregate() != null) {
+      if (!problems.declared("watermark")) {
+        problems.atValue(at, Messages.appendNeedsWatermark());
+      } else if (draft.watermark() != null
+          && !draft.watermark().column().equals(draft.aggregate().window().column())) {
+        problems.atValue("aggregate.window.column",
+            Messages.appendWatermarkColumn(draft.aggregate().window().column(), draft.watermark().column()));
+      }
+    }
+    if (mode == OutputMode.COMPLETE && !aggregate) {
+      problems.atValue("output-mode", Messages.completeNeedsAggregate());
+    } else if (mode != OutputMode.APPEND && !aggregate && problems.declared("deduplicate")) {
+      problems.atValue("output-mode", Messages.modeWithDeduplicateOnly(mode.keyword()));
+    }
+  }
+
+  private void checkLocations() {
+    Map<String, String> locations = new LinkedHashMap<>();
+    if (draft.sink() != null) {
+      locations.put("sink.delta.path", draft.sink().path());
+      DeltaTableSpec quarantine = draft.quarantine() != null ? draft.quarantine()
+          : problems.declared("quarantine") ? null : DeltaTableSpec.quarantineFor(draft.sink());
+      if (quarantine != null) {
+        locations.put("quarantine.delta.path", quarantine.path());
+      }
+    }
+    if (draft.lateEvents() != null) {
+      locations.put("late-events.delta.path", draft.lateEvents().path());
+    }
+    if (draft.checkpoint() != null) {
+      locations.put("checkpoint", draft.checkpoint());
+    }
+    Map<String, String> seen = new LinkedHashMap<>();
+    locations.forEach((path, location) -> {
+      String normalized = location.strip().replaceAll("/+$", "");
+      String first = seen.putIfAbsent(normalized, path);
+      if (first != null) {
+        problems.atValue(path, Messages.samePath(path, first));
+      }
+    });
+  }
+
+  private void checkTimestamp(String role, String path, String column, Map<String, ColumnType> columns) {
+    if (checkExists(role, path, column, columns.keySet())) {
+      ColumnType type = columns.get(column);
+      if (type != null && type != ColumnType.Primitive.TIMESTAMP) {
+        problems.atValue(path, Messages.notTimestamp(role, column, type.canonical()));
+      }
+    }
+  }
+
+  private void checkColumnList(String role, String path, List<String> names, Set<String> available) {
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < names.size(); i++) {
+      String name = names.get(i);
+      if (!seen.add(name)) {
+        problems.atValue(path + "[" + i + "]", Messages.duplicateColumn(path, name));
+      } else {
+        checkExists(role, path + "[" + i + "]", name, available);
+      }
+    }
+  }
+
+  private boolean checkExists(String role, String path, String column, Set<String> available) {
+    if (available.contains(column)) {
+      return true;
+    }
+    problems.atValue(path, Messages.unknownColumn(role, column, available,
+        Suggestions.nearest(column, available).orElse(null)));
+    return false;
+  }
+}
