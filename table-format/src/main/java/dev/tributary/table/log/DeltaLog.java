@@ -106,6 +106,13 @@ public final class DeltaLog {
     return state;
   }
 
+  /** {@code state} with one more commit applied (the state at {@code version}). */
+  public static TableState applyCommit(TableState state, long version, List<Action> actions) {
+    StateBuilder builder = new StateBuilder(state);
+    builder.apply(version, actions);
+    return builder.build();
+  }
+
   private void replay(StateBuilder builder, List<Long> commits) throws IOException {
     long expected = builder.version() + 1;
     long last = commits.isEmpty() ? -1 : commits.get(commits.size() - 1);

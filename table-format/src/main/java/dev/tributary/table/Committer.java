@@ -1,0 +1,179 @@
+package dev.tributary.table;
+
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.CommitInfo;
+import dev.tributary.table.log.DeltaLog;
+import dev.tributary.table.log.ProtocolSupport;
+import dev.tributary.table.log.RemoveFile;
+import dev.tributary.table.log.SetTransaction;
+import dev.tributary.table.log.TableState;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The optimistic commit loop. One attempt: put-if-absent {@code _delta_log/<read version + 1>.json}.
+ * <ul>
+ *   <li>{@code true}: committed.
+ *   <li>{@code false} (lost race): read every commit after our read version and judge it with
+ *       {@link ConflictRules}; without conflict, retry at the next free version.
+ *   <li>{@code IOException} (state unknown): the same reading resolves it - our commit is
+ *       recognized by its commitInfo {@code txnId}; if it is absent, retrying is safe because
+ *       put-if-absent can never create a second copy at the version an earlier attempt may still
+ *       take. Nothing is ever deleted.
+ * </ul>
+ * Attempts are bounded by the {@link RetryPolicy}, with backoff between them.
+ */
+final class Committer {
+  private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
+
+  private final DeltaLog log;
+  private final TableOptions options;
+  private final Counters counters;
+
+  Committer(DeltaLog log, TableOptions options, Counters counters) {
+    this.log = log;
+    this.options = options;
+    this.counters = counters;
+  }
+
+  /** A commit's outcome with the table state just after it (or the state that made us skip). */
+  record Outcome(CommitResult result, TableState state) {}
+
+  Outcome commit(TableState readState, TransactionId txn, List<Action> fileActions,
+      String operation, Map<String, String> extras, boolean appendsConflict) {
+    String txnId = UUID.randomUUID().toString();
+    List<String> removed = new ArrayList<>();
+    int adds = 0;
+    for (Action a : fileActions) {
+      if (a instanceof RemoveFile r) {
+        removed.add(r.path());
+      } else if (a instanceof AddFile) {
+        adds++;
+      }
+    }
+    ConflictRules rules = new ConflictRules(txnId, txn, new java.util.HashSet<>(removed), appendsConflict);
+    RetryPolicy retry = options.commitRetry();
+    TableState state = readState;
+    Exception lastError = null;
+    boolean unknown = false;
+    for (int attempt = 1; ; attempt++) {
+      OptionalLong held = txn == null ? OptionalLong.empty() : state.transactionVersion(txn.appId());
+      if (held.isPresent() && held.getAsLong() >= txn.version()) {
+        counters.skipped.increment();
+        return new Outcome(CommitResult.skipped(state.version(), attempt - 1), state);
+      }
+      ProtocolSupport.checkWritable(log.location(), state.version(), state.protocol(), state.metadata());
+      long version = state.version() + 1;
+      List<Action> actions = actions(txnId, readState.version(), txn, operation, extras, fileActions);
+      counters.attempts.increment();
+      if (attempt > 1) {
+        counters.retries.increment();
+      }
+      try {
+        if (log.tryCommit(version, actions)) {
+          counters.commits.increment();
+          return new Outcome(new CommitResult(CommitResult.Outcome.COMMITTED, version, attempt,
+              adds, removed.size()), apply(state, version, actions));
+        }
+        counters.lostRaces.increment();
+      } catch (IOException e) {
+        counters.unknownStates.increment();
+        unknown = true;
+        lastError = e;
+        LOG.warn("Commit {} of {} ended in an I/O error of unknown outcome; resolving by reading"
+            + " the log: {}", version, log.location(), e.toString());
+      }
+      try {
+        Outcome resolved = catchUp(state, rules);
+        if (resolved.result() != null) {
+          return resolved;
+        }
+        state = resolved.state();
+        unknown = false; // our txnId is not in the log up to here: the earlier put did not land
+      } catch (IOException e) {
+        lastError = e;
+      } catch (CommitConflictException e) {
+        counters.conflicts.increment();
+        throw e;
+      }
+      if (attempt >= retry.maxAttempts()) {
+        throw new CommitFailedException("Commit to Delta table at " + log.location()
+            + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
+            + " did not succeed in " + attempt + " attempts"
+            + (unknown ? "; the last attempt's outcome is UNKNOWN (the commit may exist): do not"
+                + " delete its data files, retry with the same transaction id to resolve it"
+                : " (concurrent writers kept taking the next version); retry later")
+            + (lastError == null ? "" : ". Last error: " + lastError), unknown, lastError);
+      }
+      Duration pause = retry.backoff(attempt);
+      if (!pause.isZero()) {
+        LockSupport.parkNanos(pause.toNanos());
+      }
+    }
+  }
+
+  /**
+   * Reads the commits after {@code state} and applies them. Returns a result if one of them is
+   * ours or already holds our transaction; otherwise the caught-up state.
+   */
+  private Outcome catchUp(TableState state, ConflictRules rules) throws IOException {
+    TableState current = state;
+    for (long v : log.commitsAfter(state.version())) {
+      if (v != current.version() + 1) {
+        break; // a gap is being filled right now; the next attempt sees it complete
+      }
+      List<Action> winner = log.readCommit(v);
+      ConflictRules.Verdict verdict = rules.check(log.location(), v, winner);
+      current = apply(current, v, winner);
+      if (verdict == ConflictRules.Verdict.OURS) {
+        counters.commits.increment();
+        int adds = 0;
+        int removes = 0;
+        for (Action a : winner) {
+          adds += a instanceof AddFile ? 1 : 0;
+          removes += a instanceof RemoveFile ? 1 : 0;
+        }
+        return new Outcome(new CommitResult(CommitResult.Outcome.COMMITTED, v, 0, adds, removes), current);
+      }
+      if (verdict == ConflictRules.Verdict.ALREADY_COMMITTED) {
+        counters.skipped.increment();
+        return new Outcome(CommitResult.skipped(v, 0), current);
+      }
+    }
+    return new Outcome(null, current);
+  }
+
+  private List<Action> actions(String txnId, long readVersion, TransactionId txn, String operation,
+      Map<String, String> extras, List<Action> fileActions) {
+    long now = options.clock().millis();
+    Map<String, Object> info = new LinkedHashMap<>();
+    info.put("timestamp", now);
+    info.put("operation", operation);
+    info.put("readVersion", readVersion);
+    info.put("isBlindAppend", fileActions.stream().allMatch(a -> a instanceof AddFile));
+    info.put("engineInfo", "Tributary");
+    info.put(CommitInfo.TXN_ID, txnId);
+    extras.forEach(info::putIfAbsent);
+    List<Action> actions = new ArrayList<>(fileActions.size() + 2);
+    actions.add(new CommitInfo(info));
+    if (txn != null) {
+      actions.add(new SetTransaction(txn.appId(), txn.version(), now));
+    }
+    actions.addAll(fileActions);
+    return actions;
+  }
+
+  static TableState apply(TableState state, long version, List<Action> actions) {
+    return DeltaLog.applyCommit(state, version, actions);
+  }
+}

@@ -1,0 +1,156 @@
+package dev.tributary.table;
+
+import dev.tributary.table.data.CloseableIterator;
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.data.DataWriteOptions;
+import dev.tributary.table.data.PartitionedDataWriter;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.StatsJson;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bin-packing compaction. Per partition, the files smaller than the target size are, if there
+ * are at least {@code minFiles} of them, sorted by size and packed greedily into bins of about the
+ * target size; every bin of two or more files is rewritten. All rewritten files are replaced in
+ * ONE commit of {@code remove} + {@code add} actions, both with {@code dataChange=false}: the live
+ * rows do not change, so streaming readers skip the commit.
+ *
+ * <p>The commit conflicts only if a concurrent commit removed one of our inputs; then the work is
+ * planned again from a fresh snapshot (bounded by the retry policy's attempts). A concurrent
+ * append never conflicts and loses nothing: we remove only the files we read.
+ */
+final class Compactor {
+  private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+  private final DeltaTable table;
+
+  Compactor(DeltaTable table) {
+    this.table = table;
+  }
+
+  CompactionResult compact(CompactionOptions options) throws IOException {
+    int maxAttempts = table.options().commitRetry().maxAttempts();
+    for (int attempt = 1; ; attempt++) {
+      Snapshot snapshot = table.snapshot();
+      List<List<DataFile>> bins = plan(snapshot, options);
+      if (bins.isEmpty()) {
+        return new CompactionResult(snapshot.version(), 0, 0, 0, 0, 0, attempt);
+      }
+      try {
+        return rewrite(snapshot, bins, options, attempt);
+      } catch (CommitConflictException e) {
+        if (attempt >= maxAttempts) {
+          throw e;
+        }
+        LOG.info("Compaction of {} lost to a concurrent commit, planning again: {}",
+            table.location(), e.getMessage());
+      }
+    }
+  }
+
+  static List<List<DataFile>> plan(Snapshot snapshot, CompactionOptions options) {
+    Map<Map<String, String>, List<DataFile>> small = new LinkedHashMap<>();
+    for (DataFile f : snapshot.files()) {
+      if (f.size() < options.targetFileSize()) {
+        small.computeIfAbsent(f.partitionValues(), k -> new ArrayList<>()).add(f);
+      }
+    }
+    List<List<DataFile>> bins = new ArrayList<>();
+    for (List<DataFile> files : small.values()) {
+      if (files.size() < options.minFiles()) {
+        continue;
+      }
+      files.sort(Comparator.comparingLong(DataFile::size).thenComparing(DataFile::path));
+      List<DataFile> bin = new ArrayList<>();
+      long binBytes = 0;
+      for (DataFile f : files) {
+        if (!bin.isEmpty() && binBytes + f.size() > options.targetFileSize()) {
+          addIfWorthIt(bins, bin);
+          bin = new ArrayList<>();
+          binBytes = 0;
+        }
+        bin.add(f);
+        binBytes += f.size();
+      }
+      addIfWorthIt(bins, bin);
+    }
+    return bins;
+  }
+
+  private static void addIfWorthIt(List<List<DataFile>> bins, List<DataFile> bin) {
+    if (bin.size() >= 2) {
+      bins.add(bin);
+    }
+  }
+
+  private CompactionResult rewrite(Snapshot snapshot, List<List<DataFile>> bins,
+      CompactionOptions options, int attempt) throws IOException {
+    DataWriteOptions writeOptions = new DataWriteOptions(
+        options.targetFileSize(), table.options().dataWriteOptions().codec());
+    List<DataFile> inputs = new ArrayList<>();
+    List<DataFile> outputs = new ArrayList<>();
+    for (List<DataFile> bin : bins) {
+      // One writer per bin: each bin becomes about one target-size file.
+      try (PartitionedDataWriter writer = DataFiles.newWriter(table.store(), snapshot.schema(),
+          snapshot.partitionColumns(), writeOptions)) {
+        for (DataFile f : bin) {
+          try (CloseableIterator<Object[]> rows = DataFiles.read(table.store(), f, snapshot.schema())) {
+            while (rows.hasNext()) {
+              writer.write(rows.next());
+            }
+          }
+        }
+        outputs.addAll(writer.finish());
+      }
+      inputs.addAll(bin);
+    }
+    checkRowCounts(inputs, outputs);
+    long now = table.options().clock().millis();
+    List<Action> actions = new ArrayList<>();
+    Map<String, AddFile> live = snapshot.state().files();
+    long bytesRemoved = 0;
+    for (DataFile f : inputs) {
+      actions.add(live.get(f.path()).toRemove(now, false /* dataChange */));
+      bytesRemoved += f.size();
+    }
+    long bytesAdded = 0;
+    for (DataFile f : outputs) {
+      actions.add(new AddFile(f.path(), f.partitionValues(), f.size(), f.modificationTime(),
+          false /* dataChange */, StatsJson.toJson(f.stats(), snapshot.dataSchema()), Map.of()));
+      bytesAdded += f.size();
+    }
+    CommitResult result = table.commit(snapshot.state(), null, actions, "OPTIMIZE",
+        Map.of("compactedFiles", String.valueOf(inputs.size())), false);
+    return new CompactionResult(result.tableVersion(), bins.size(), inputs.size(), outputs.size(),
+        bytesRemoved, bytesAdded, attempt);
+  }
+
+  /** A rewrite that would change the row count must never be committed. */
+  private void checkRowCounts(List<DataFile> inputs, List<DataFile> outputs) {
+    long in = 0;
+    long out = 0;
+    for (DataFile f : inputs) {
+      if (f.stats().numRecords() < 0) {
+        return; // an input without stats: nothing to compare against
+      }
+      in += f.stats().numRecords();
+    }
+    for (DataFile f : outputs) {
+      out += f.stats().numRecords();
+    }
+    if (in != out) {
+      throw new TableException("Compaction of Delta table at " + table.location() + " read " + in
+          + " rows but wrote " + out + "; nothing was committed. This is a bug: report it with"
+          + " the table's _delta_log.");
+    }
+  }
+}

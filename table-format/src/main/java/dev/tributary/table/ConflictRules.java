@@ -1,0 +1,75 @@
+package dev.tributary.table;
+
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.CommitInfo;
+import dev.tributary.table.log.Metadata;
+import dev.tributary.table.log.Protocol;
+import dev.tributary.table.log.RemoveFile;
+import dev.tributary.table.log.SetTransaction;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a commit that won the race for a version means for ours (Delta's optimistic concurrency,
+ * for the operations we have):
+ * <ul>
+ *   <li>it carries our commitInfo {@code txnId}: it IS our commit (an earlier attempt whose outcome
+ *       we did not know) - we are committed at that version;
+ *   <li>it records our appId at a version >= ours: our batch is already in the table - skip;
+ *   <li>it changes metaData or protocol: conflict (our files may not fit the new schema);
+ *   <li>it removes a file we remove: conflict (the rows were deleted or rewritten already);
+ *   <li>it adds data while we overwrite the whole table: conflict (we would hide its rows);
+ *   <li>anything else (blind appends, compaction of other files) does not conflict: retry at the
+ *       next version.
+ * </ul>
+ *
+ * @param txnId our unique commit id
+ * @param txn our transaction id, or null
+ * @param removedPaths paths our commit removes
+ * @param appendsConflict true for whole-table overwrites
+ */
+record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict) {
+  ConflictRules {
+    removedPaths = Set.copyOf(removedPaths);
+  }
+
+  /** Verdict on one winning commit. */
+  enum Verdict { NO_CONFLICT, OURS, ALREADY_COMMITTED }
+
+  Verdict check(String location, long version, List<Action> winner) {
+    for (Action a : winner) {
+      if (a instanceof CommitInfo ci && ci.txnId().filter(txnId::equals).isPresent()) {
+        return Verdict.OURS;
+      }
+    }
+    for (Action a : winner) {
+      if (a instanceof SetTransaction t && txn != null && t.appId().equals(txn.appId())
+          && t.version() >= txn.version()) {
+        return Verdict.ALREADY_COMMITTED;
+      }
+    }
+    for (Action a : winner) {
+      if (a instanceof Metadata || a instanceof Protocol) {
+        throw conflict(location, version, "it changed the table's " + a.kind()
+            + " (schema, partitioning, properties or protocol)");
+      }
+      if (a instanceof RemoveFile r && removedPaths.contains(r.path())) {
+        throw conflict(location, version, "it removed file '" + r.path()
+            + "', which this commit also removes (concurrent compaction, overwrite or delete)");
+      }
+      if (appendsConflict && a instanceof AddFile add && add.dataChange()) {
+        throw conflict(location, version, "it added data ('" + add.path()
+            + "') while this commit overwrites the whole table");
+      }
+    }
+    return Verdict.NO_CONFLICT;
+  }
+
+  private CommitConflictException conflict(String location, long version, String why) {
+    return new CommitConflictException("Commit to Delta table at " + location
+        + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
+        + " conflicts with concurrent commit " + version + ": " + why
+        + ". Nothing was committed; re-read the table and redo the operation.");
+  }
+}

@@ -1,0 +1,220 @@
+package dev.tributary.table;
+
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.DeltaLog;
+import dev.tributary.table.log.LogFiles;
+import dev.tributary.table.log.Metadata;
+import dev.tributary.table.log.Protocol;
+import dev.tributary.table.log.SchemaJson;
+import dev.tributary.table.log.TableState;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Delta Lake table rooted at an {@link ObjectStore}: create it, read its latest snapshot, append
+ * or overwrite with idempotent transactions, compact and vacuum it.
+ *
+ * <p>Concurrency: any number of {@code DeltaTable} instances, in any processes, may commit to the
+ * same table; commits are serialized by put-if-absent on the log file of each version (see
+ * {@link Committer} and docs/LOG_FORMAT.md for the conflict rules). One instance is thread-safe.
+ *
+ * <p>Errors: I/O failures of reads are {@link IOException}s; logical failures are
+ * {@link TableException}s ({@link CommitConflictException}: not retryable;
+ * {@link CommitFailedException}: retryable, possibly of unknown outcome).
+ */
+public final class DeltaTable {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaTable.class);
+
+  private final DeltaLog log;
+  private final TableOptions options;
+  private final Counters counters = new Counters();
+  private final Committer committer;
+  private volatile TableState cached;
+
+  private DeltaTable(ObjectStore store, TableOptions options) {
+    this.log = new DeltaLog(store);
+    this.options = options;
+    this.committer = new Committer(log, options, counters);
+  }
+
+  /** A handle on the table rooted at {@code store} (which need not exist yet). Does no I/O. */
+  public static DeltaTable open(ObjectStore store, TableOptions options) {
+    return new DeltaTable(store, options);
+  }
+
+  /** The store holding the table; the caller owns (and closes) it. */
+  public ObjectStore store() {
+    return log.store();
+  }
+
+  /** The table location, as the store reports it. */
+  public String location() {
+    return log.location();
+  }
+
+  /** The options this handle was opened with. */
+  public TableOptions options() {
+    return options;
+  }
+
+  /** True if the table has at least its first commit. */
+  public boolean exists() throws IOException {
+    return cached != null || loadLatest().isPresent();
+  }
+
+  /**
+   * Creates the table (version 0: protocol reader 1 / writer 2 and metaData), or returns the
+   * existing one if it has the same schema and partition columns (idempotent: several writers may
+   * race to create it; properties of an existing table are left as they are).
+   *
+   * @throws TableException if the table exists with another schema or partitioning
+   * @throws IllegalArgumentException if a partition column is unknown or not partitionable
+   */
+  public Snapshot create(StructType schema, List<String> partitionColumns,
+      Map<String, String> properties) throws IOException {
+    DataFiles.checkPartitionColumns(schema, partitionColumns);
+    Optional<TableState> existing = loadLatest();
+    if (existing.isEmpty()) {
+      long now = options.clock().millis();
+      Metadata metadata = new Metadata(UUID.randomUUID().toString(), null, null,
+          Metadata.Format.parquet(), SchemaJson.toJson(schema), partitionColumns, properties, now);
+      List<Action> actions = List.of(
+          new dev.tributary.table.log.CommitInfo(Map.of("timestamp", now, "operation", "CREATE TABLE",
+              "engineInfo", "Tributary")),
+          Protocol.ours(), metadata);
+      if (log.tryCommit(0, actions)) {
+        LOG.info("Created Delta table at {}", location());
+      }
+      existing = loadLatest();
+      if (existing.isEmpty()) {
+        throw TableErrors.notATable(location());
+      }
+    }
+    Snapshot snapshot = new Snapshot(location(), existing.get());
+    if (!snapshot.schema().equals(schema)
+        || !snapshot.partitionColumns().equals(partitionColumns)) {
+      throw new TableException("Cannot create Delta table at " + location() + ": it already exists"
+          + " (version " + snapshot.version() + ") with schema " + snapshot.schema().fieldNames()
+          + " partitioned by " + snapshot.partitionColumns() + ", which differs from the requested"
+          + " schema " + schema.fieldNames() + " partitioned by " + partitionColumns
+          + ". Write to a new table location, or use the existing table's schema.");
+    }
+    return snapshot;
+  }
+
+  /**
+   * The latest snapshot: the cached one brought up to date by reading only the commits after it.
+   *
+   * @throws TableException if the table does not exist or its log is unreadable
+   */
+  public Snapshot snapshot() throws IOException {
+    return new Snapshot(location(), latestState());
+  }
+
+  /** The latest version {@code appId} committed, or empty if it never did. */
+  public OptionalLong latestTransactionVersion(String appId) throws IOException {
+    return latestState().transactionVersion(appId);
+  }
+
+  /**
+   * Starts an append of transaction {@code txn}. If the table already holds {@code txn.appId()}
+   * at a version >= {@code txn.version()}, the transaction is {@link TableTransaction#alreadyCommitted()
+   * already committed}: rows written to it are dropped and its commit is a skip.
+   */
+  public AppendTransaction newAppend(TransactionId txn) throws IOException {
+    return new AppendTransaction(this, txn, new Snapshot(location(), latestState()));
+  }
+
+  /**
+   * Starts a transaction that replaces the whole table content (every live file is removed, the
+   * new files are added, in one commit). Same idempotency as {@link #newAppend}.
+   */
+  public OverwriteTransaction newOverwrite(TransactionId txn) throws IOException {
+    return new OverwriteTransaction(this, txn, new Snapshot(location(), latestState()));
+  }
+
+  /** Rewrites small files of each partition into files of the target size; see {@link Compactor}. */
+  public CompactionResult compact(CompactionOptions compaction) throws IOException {
+    return new Compactor(this).compact(compaction);
+  }
+
+  /**
+   * Lists what {@link #vacuum(Duration)} would delete, deleting nothing.
+   *
+   * @param retention files unreferenced for longer than this are deleted
+   */
+  public VacuumResult vacuumDryRun(Duration retention) throws IOException {
+    return new Vacuum(this, retention).run(false);
+  }
+
+  /**
+   * Deletes data files the current snapshot does not reference and whose removal (for
+   * tombstones) or last modification (for files no commit ever referenced) is older than
+   * {@code retention}. Never deletes a live file and never touches {@code _delta_log/}.
+   */
+  public VacuumResult vacuum(Duration retention) throws IOException {
+    return new Vacuum(this, retention).run(true);
+  }
+
+  /** Counters of this handle's commits, for metrics. */
+  public CommitCounters counters() {
+    return counters.snapshot();
+  }
+
+  TableState latestState() throws IOException {
+    return loadLatest().orElseThrow(() -> TableErrors.notATable(location()));
+  }
+
+  private Optional<TableState> loadLatest() throws IOException {
+    TableState current = cached;
+    TableState latest = current == null ? log.load().orElse(null) : log.update(current);
+    remember(latest);
+    return Optional.ofNullable(latest);
+  }
+
+  private synchronized void remember(TableState state) {
+    if (state != null && (cached == null || state.version() > cached.version())) {
+      cached = state;
+    }
+  }
+
+  /** Commits file actions on top of {@code readState}; checkpoints if the version calls for it. */
+  CommitResult commit(TableState readState, TransactionId txn, List<Action> fileActions,
+      String operation, Map<String, String> extras, boolean appendsConflict) {
+    Committer.Outcome outcome =
+        committer.commit(readState, txn, fileActions, operation, extras, appendsConflict);
+    remember(outcome.state());
+    CommitResult result = outcome.result();
+    if (result.committed() && result.tableVersion() % options.logCheckpointInterval() == 0
+        && result.tableVersion() > 0 && outcome.state().version() == result.tableVersion()) {
+      checkpoint(outcome.state());
+    }
+    return result;
+  }
+
+  private void checkpoint(TableState state) {
+    try {
+      log.writeCheckpoint(state, options.clock().millis());
+      counters.checkpoints.increment();
+    } catch (IOException | RuntimeException e) {
+      // The commit is durable without it; the next interval writes a newer checkpoint.
+      counters.checkpointFailures.increment();
+      LOG.warn("Checkpoint {} of Delta table at {} failed; the commit stands: {}",
+          LogFiles.checkpoint(state.version()), location(), e.toString());
+    }
+  }
+
+  Counters counterSink() {
+    return counters;
+  }
+}

@@ -1,0 +1,130 @@
+package dev.tributary.table;
+
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.FileStats;
+import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.RemoveFile;
+import dev.tributary.table.log.SchemaJson;
+import dev.tributary.table.log.StatsJson;
+import dev.tributary.table.log.TableState;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * An immutable view of a table at one version: its schema, partitioning, properties, live data
+ * files and the latest transaction version per application. Obtain it from
+ * {@link DeltaTable#snapshot()}; it never changes, later commits give later snapshots.
+ */
+public final class Snapshot {
+  private final String location;
+  private final TableState state;
+  private final StructType schema;
+  private final StructType dataSchema;
+
+  Snapshot(String location, TableState state) {
+    this.location = location;
+    this.state = state;
+    try {
+      this.schema = SchemaJson.parse(state.metadata().schemaString());
+    } catch (IllegalArgumentException e) {
+      throw TableErrors.unsupported(location, "the schema at version " + state.version() + " ("
+          + e.getMessage() + ")", "Tributary reads only tables whose columns it can represent.");
+    }
+    List<StructField> dataFields = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      if (!state.metadata().partitionColumns().contains(f.name())) {
+        dataFields.add(f);
+      }
+    }
+    this.dataSchema = new StructType(dataFields);
+  }
+
+  /** The table version this snapshot reflects. */
+  public long version() {
+    return state.version();
+  }
+
+  /** The full table schema, partition columns included. */
+  public StructType schema() {
+    return schema;
+  }
+
+  /** The columns stored in data files: the schema without the partition columns. */
+  public StructType dataSchema() {
+    return dataSchema;
+  }
+
+  /** Partition columns, outermost first; empty for an unpartitioned table. */
+  public List<String> partitionColumns() {
+    return state.metadata().partitionColumns();
+  }
+
+  /** Table properties ({@code metaData.configuration}). */
+  public Map<String, String> properties() {
+    return state.metadata().configuration();
+  }
+
+  /** The table's unique id. */
+  public String tableId() {
+    return state.metadata().id();
+  }
+
+  /** The latest version committed by {@code appId}, or empty if it never committed. */
+  public OptionalLong latestTransactionVersion(String appId) {
+    return state.transactionVersion(appId);
+  }
+
+  /** The live data files. Statistics are parsed from the log; numRecords is -1 if absent. */
+  public List<DataFile> files() {
+    List<DataFile> out = new ArrayList<>(state.files().size());
+    for (AddFile a : state.files().values()) {
+      out.add(toDataFile(a));
+    }
+    return out;
+  }
+
+  /** Number of live data files. */
+  public int fileCount() {
+    return state.files().size();
+  }
+
+  /** Total size of the live data files in bytes. */
+  public long totalBytes() {
+    long total = 0;
+    for (AddFile a : state.files().values()) {
+      total += a.size();
+    }
+    return total;
+  }
+
+  /** Files removed from the table and not yet expired from the log (vacuum candidates). */
+  public List<RemoveFile> tombstones() {
+    return List.copyOf(state.tombstones().values());
+  }
+
+  /** The reconciled log state, for low-level use (protocol, metadata and raw actions). */
+  public TableState state() {
+    return state;
+  }
+
+  /** The table location. */
+  public String location() {
+    return location;
+  }
+
+  DataFile toDataFile(AddFile a) {
+    FileStats stats = a.stats() == null
+        ? new FileStats(-1, Map.of(), Map.of(), Map.of())
+        : StatsJson.parse(a.stats(), dataSchema);
+    return new DataFile(a.path(), a.partitionValues(), a.size(), a.modificationTime(), stats);
+  }
+
+  @Override
+  public String toString() {
+    return "Snapshot[" + location + " v" + version() + ", " + fileCount() + " files]";
+  }
+}

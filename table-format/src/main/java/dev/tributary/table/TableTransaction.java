@@ -1,0 +1,162 @@
+package dev.tributary.table;
+
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.data.PartitionedDataWriter;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.StatsJson;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * One idempotent write to a table: rows or finished data files, committed once.
+ *
+ * <p>Lifecycle: {@link #write} rows and/or {@link #addFiles} files, then {@link #commit} once
+ * (or {@link #abort}/{@link #close} to give up). Not thread-safe. If the table already held the
+ * transaction when it started ({@link #alreadyCommitted()}), writes are dropped and the commit is
+ * a skip; the caller can test this first and not produce the rows at all.
+ *
+ * <p>Data files written and then not committed (abort, conflict, skip after a lost race) are left
+ * as orphans for vacuum: they are never referenced, and deleting them is vacuum's job.
+ */
+public abstract sealed class TableTransaction implements AutoCloseable
+    permits AppendTransaction, OverwriteTransaction {
+  final DeltaTable table;
+  final TransactionId txn;
+  final Snapshot readSnapshot;
+  private final boolean alreadyCommitted;
+  private final List<DataFile> files = new ArrayList<>();
+  private PartitionedDataWriter writer;
+  private boolean done;
+
+  TableTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
+    this.table = table;
+    this.txn = txn;
+    this.readSnapshot = readSnapshot;
+    OptionalLong held = readSnapshot.latestTransactionVersion(txn.appId());
+    this.alreadyCommitted = held.isPresent() && held.getAsLong() >= txn.version();
+  }
+
+  /** The transaction id. */
+  public TransactionId id() {
+    return txn;
+  }
+
+  /** The snapshot this transaction reads and builds on. */
+  public Snapshot readSnapshot() {
+    return readSnapshot;
+  }
+
+  /** True if the table already held this transaction when it started: commit will skip. */
+  public boolean alreadyCommitted() {
+    return alreadyCommitted;
+  }
+
+  /**
+   * Writes one row (aligned with the table schema, partition columns included) into the
+   * transaction's data files. Dropped if {@link #alreadyCommitted()}.
+   *
+   * @throws IllegalArgumentException if the row does not fit the schema
+   */
+  public void write(Object[] row) throws IOException {
+    checkOpen();
+    if (alreadyCommitted) {
+      return;
+    }
+    if (writer == null) {
+      writer = DataFiles.newWriter(table.store(), readSnapshot.schema(),
+          readSnapshot.partitionColumns(), table.options().dataWriteOptions());
+    }
+    writer.write(row);
+  }
+
+  /**
+   * Adds data files written elsewhere (already complete in the table's store).
+   *
+   * @throws IllegalArgumentException if a file's partition values do not match the table's
+   *     partition columns
+   */
+  public void addFiles(List<DataFile> newFiles) {
+    checkOpen();
+    var expected = new HashSet<>(readSnapshot.partitionColumns());
+    for (DataFile f : newFiles) {
+      if (!f.partitionValues().keySet().equals(expected)) {
+        throw new IllegalArgumentException("data file '" + f.path() + "' has partition values for "
+            + f.partitionValues().keySet() + " but table " + table.location()
+            + " is partitioned by " + readSnapshot.partitionColumns());
+      }
+    }
+    files.addAll(newFiles);
+  }
+
+  /**
+   * Finishes the data files and commits them with this transaction's {@code txn} action.
+   *
+   * @param commitInfoExtras extra fields of the commit's {@code commitInfo} (e.g. offsets)
+   * @throws CommitConflictException if a concurrent commit conflicts (nothing committed)
+   * @throws CommitFailedException if retries ran out (see {@link CommitFailedException#stateUnknown()})
+   */
+  public CommitResult commit(Map<String, String> commitInfoExtras) throws IOException {
+    checkOpen();
+    done = true;
+    if (alreadyCommitted) {
+      abortWriter();
+      table.counterSink().skipped.increment();
+      return CommitResult.skipped(readSnapshot.version(), 0);
+    }
+    if (writer != null) {
+      try {
+        files.addAll(writer.finish());
+      } catch (IOException | RuntimeException e) {
+        abortWriter();
+        throw e;
+      }
+    }
+    long now = table.options().clock().millis();
+    List<Action> actions = new ArrayList<>(removals(now));
+    for (DataFile f : files) {
+      actions.add(new AddFile(f.path(), f.partitionValues(), f.size(), f.modificationTime(),
+          true /* dataChange */, StatsJson.toJson(f.stats(), readSnapshot.dataSchema()), Map.of()));
+    }
+    return table.commit(readSnapshot.state(), txn, actions, operation(), commitInfoExtras,
+        overwritesAll());
+  }
+
+  /** Gives up: open data files are discarded, published ones stay as orphans for vacuum. */
+  public void abort() {
+    done = true;
+    abortWriter();
+  }
+
+  /** {@link #abort()} unless committed. */
+  @Override
+  public void close() {
+    if (!done) {
+      abort();
+    }
+  }
+
+  abstract List<Action> removals(long now);
+
+  abstract String operation();
+
+  abstract boolean overwritesAll();
+
+  private void abortWriter() {
+    if (writer != null) {
+      writer.abort();
+    }
+  }
+
+  private void checkOpen() {
+    if (done) {
+      throw new IllegalStateException("transaction " + txn.appId() + "/" + txn.version()
+          + " on " + table.location() + " was already committed or aborted");
+    }
+  }
+}

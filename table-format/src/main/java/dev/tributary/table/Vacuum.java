@@ -1,0 +1,79 @@
+package dev.tributary.table;
+
+import dev.tributary.storage.ObjectInfo;
+import dev.tributary.table.log.LogFiles;
+import dev.tributary.table.log.ProtocolSupport;
+import dev.tributary.table.log.RemoveFile;
+import dev.tributary.table.log.TableState;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Deletes unreferenced data files. A file is deleted when (1) the latest snapshot does not
+ * reference it, (2) its key is not under {@code _delta_log/} nor under any directory or name
+ * starting with {@code .}, or with {@code _} unless it is a {@code _col=value} partition
+ * directory (Delta's hidden files), and (3) it became unreferenced
+ * longer than {@code retention} ago: for a tombstone, its {@code deletionTimestamp}; for a file no
+ * commit references (a failed or lost write, or a tombstone expired from the log), its
+ * modification time. The retention must exceed the longest write transaction and the longest
+ * read of an old snapshot, or those lose files.
+ */
+final class Vacuum {
+  private final DeltaTable table;
+  private final Duration retention;
+
+  Vacuum(DeltaTable table, Duration retention) {
+    if (retention.isNegative()) {
+      throw new IllegalArgumentException("vacuum retention must be >= 0, was " + retention);
+    }
+    this.table = table;
+    this.retention = retention;
+  }
+
+  VacuumResult run(boolean delete) throws IOException {
+    TableState state = table.latestState();
+    ProtocolSupport.checkWritable(table.location(), state.version(), state.protocol(), state.metadata());
+    long cutoff = table.options().clock().millis() - retention.toMillis();
+    Set<String> live = state.files().keySet();
+    Map<String, RemoveFile> tombstones = state.tombstones();
+    List<String> expired = new ArrayList<>();
+    long bytes = 0;
+    for (ObjectInfo o : table.store().list("")) {
+      String key = o.key();
+      if (live.contains(key) || hidden(key)) {
+        continue;
+      }
+      RemoveFile tombstone = tombstones.get(key);
+      long unreferencedSince = tombstone != null && tombstone.deletionTimestamp() != null
+          ? tombstone.deletionTimestamp()
+          : o.lastModified().toEpochMilli();
+      if (unreferencedSince < cutoff) {
+        expired.add(key);
+        bytes += o.size();
+      }
+    }
+    if (delete) {
+      for (String key : expired) {
+        table.store().delete(key);
+      }
+    }
+    return new VacuumResult(expired, bytes, delete);
+  }
+
+  static boolean hidden(String key) {
+    if (key.startsWith(LogFiles.LOG_DIR)) {
+      return true;
+    }
+    for (String segment : key.split("/")) {
+      // "_col=value" is a partition directory, not a hidden one.
+      if (segment.startsWith(".") || (segment.startsWith("_") && !segment.contains("="))) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

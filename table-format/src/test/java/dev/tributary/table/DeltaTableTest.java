@@ -1,0 +1,227 @@
+package dev.tributary.table;
+
+import static dev.tributary.table.TestTables.SCHEMA;
+import static dev.tributary.table.TestTables.append;
+import static dev.tributary.table.TestTables.ids;
+import static dev.tributary.table.TestTables.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.storage.testing.InMemoryObjectStore;
+import dev.tributary.table.log.ActionCodec;
+import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.CommitInfo;
+import dev.tributary.table.log.DeltaLog;
+import dev.tributary.table.log.LogFiles;
+import dev.tributary.table.log.Protocol;
+import dev.tributary.table.log.SetTransaction;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+class DeltaTableTest {
+  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final InMemoryObjectStore store = new InMemoryObjectStore(clock);
+  final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
+
+  @Test
+  void createsAppendsAndReadsBack() throws Exception {
+    assertThat(table.exists()).isFalse();
+    Snapshot created = table.create(SCHEMA, List.of("region"), Map.of("delta.appendOnly", "false"));
+    assertThat(created.version()).isZero();
+    assertThat(table.exists()).isTrue();
+
+    CommitResult first = append(table, "pipe", 0, 0, 30);
+    CommitResult second = append(table, "pipe", 1, 30, 60);
+
+    assertThat(first.committed()).isTrue();
+    assertThat(first.tableVersion()).isEqualTo(1);
+    assertThat(second.tableVersion()).isEqualTo(2);
+    Snapshot snapshot = table.snapshot();
+    assertThat(snapshot.latestTransactionVersion("pipe")).hasValue(1);
+    assertThat(table.latestTransactionVersion("other")).isEmpty();
+    assertThat(snapshot.fileCount()).isEqualTo(6); // 3 partitions (EU, US, null) x 2 commits
+    List<Object[]> rows = rows(store, snapshot);
+    assertThat(ids(rows)).isEqualTo(LongStream.range(0, 60).boxed().toList());
+    assertThat(rows.get(2)).containsExactly(TestTables.row(2, null));
+    assertThat(snapshot.files()).allSatisfy(f -> assertThat(f.stats().numRecords()).isEqualTo(10));
+  }
+
+  @Test
+  void replayedTransactionIsSkippedWithoutWritingData() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "pipe", 5, 0, 10);
+    int objectsBefore = store.list("").size();
+
+    try (AppendTransaction again = table.newAppend(new TransactionId("pipe", 5))) {
+      assertThat(again.alreadyCommitted()).isTrue();
+      again.write(TestTables.row(99, "EU"));
+      CommitResult result = again.commit(Map.of());
+      assertThat(result.outcome()).isEqualTo(CommitResult.Outcome.SKIPPED_ALREADY_COMMITTED);
+      assertThat(result.tableVersion()).isEqualTo(1);
+    }
+    assertThat(append(table, "pipe", 4, 0, 10).committed()).isFalse();
+    assertThat(store.list("")).hasSize(objectsBefore);
+    assertThat(table.snapshot().version()).isEqualTo(1);
+  }
+
+  @Test
+  void emptyBatchStillRecordsItsTransaction() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    CommitResult result = append(table, "pipe", 0, 0, 0);
+    assertThat(result.committed()).isTrue();
+    assertThat(result.filesAdded()).isZero();
+    assertThat(table.latestTransactionVersion("pipe")).hasValue(0);
+  }
+
+  @Test
+  void createIsIdempotentButRefusesAnotherSchema() throws Exception {
+    table.create(SCHEMA, List.of("region"), Map.of());
+    DeltaTable other = DeltaTable.open(store, TableOptions.defaults());
+    assertThat(other.create(SCHEMA, List.of("region"), Map.of()).version()).isZero();
+
+    StructType different = StructType.of(StructField.nullable("x", PrimitiveType.LONG));
+    assertThatThrownBy(() -> other.create(different, List.of(), Map.of()))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining(store.location())
+        .hasMessageContaining("already exists (version 0) with schema [id, name, ts, region]")
+        .hasMessageContaining("Write to a new table location");
+  }
+
+  @Test
+  void writesTheMinimalCommitKernelAccepts() throws Exception {
+    table.create(SCHEMA, List.of("region"), Map.of());
+    append(table, "pipe", 0, 0, 1);
+
+    String v0 = new String(store.read(LogFiles.commit(0)), StandardCharsets.UTF_8);
+    String v1 = new String(store.read(LogFiles.commit(1)), StandardCharsets.UTF_8);
+    assertThat(v0).contains("{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}")
+        .contains("\"format\":{\"provider\":\"parquet\",\"options\":{}}")
+        .contains("\"partitionColumns\":[\"region\"]").contains("\"configuration\":{}");
+    assertThat(v1).contains("{\"txn\":{\"appId\":\"pipe\",\"version\":0,\"lastUpdated\":")
+        .contains("\"partitionValues\":{\"region\":\"EU\"}").contains("\"dataChange\":true")
+        .contains("\\\"numRecords\\\":1");
+    List<?> actions = ActionCodec.decodeCommit("t", "v1", store.read(LogFiles.commit(1)));
+    assertThat(actions.get(0)).isInstanceOfSatisfying(CommitInfo.class,
+        ci -> assertThat(ci.txnId()).isPresent());
+  }
+
+  @Test
+  void overwriteReplacesEverything() throws Exception {
+    table.create(SCHEMA, List.of("region"), Map.of());
+    append(table, "pipe", 0, 0, 30);
+    try (OverwriteTransaction tx = table.newOverwrite(new TransactionId("pipe", 1))) {
+      tx.write(TestTables.row(100, "EU"));
+      CommitResult r = tx.commit(Map.of());
+      assertThat(r.filesRemoved()).isEqualTo(3);
+      assertThat(r.filesAdded()).isEqualTo(1);
+    }
+    assertThat(ids(rows(store, table.snapshot()))).containsExactly(100L);
+  }
+
+  @Test
+  void overwriteOfAppendOnlyTableIsRefused() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of("delta.appendOnly", "true"));
+    assertThatThrownBy(() -> table.newOverwrite(new TransactionId("p", 0)))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("it is append-only (delta.appendOnly=true)");
+  }
+
+  @Test
+  void corruptLogLineIsReportedWithFileAndLine() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    store.put(LogFiles.commit(1), "{\"txn\":{\"appId\":\"a\",\"version\":1}}\n{\"add\":{\"pa".getBytes(StandardCharsets.UTF_8));
+
+    assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
+        .isInstanceOf(TableException.class)
+        .hasMessageStartingWith("Cannot read Delta table at " + store.location() + ": "
+            + "_delta_log/00000000000000000001.json line 2 is not a valid action");
+  }
+
+  @Test
+  void gapInTheLogIsReported() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "p", 0, 0, 1);
+    append(table, "p", 1, 1, 2);
+    store.delete(LogFiles.commit(1));
+
+    assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("commit _delta_log/00000000000000000001.json is missing but later"
+            + " commits exist (up to version 2)");
+  }
+
+  @Test
+  void missingTableIsReported() {
+    assertThatThrownBy(table::snapshot)
+        .isInstanceOf(TableException.class)
+        .hasMessage("No Delta table at " + store.location() + ": there is no"
+            + " _delta_log/00000000000000000000.json. Create the table first (DeltaTable.create)"
+            + " or check the path.");
+  }
+
+  @Test
+  void protocolAboveWhatWeReadIsRefused() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    store.put(LogFiles.commit(1), ActionCodec.encodeCommit(List.of(
+        new Protocol(3, 7, Set.of("deletionVectors"), Set.of("deletionVectors")))));
+
+    assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("(version 1): it requires reader version 3 with features [deletionVectors]");
+  }
+
+  @Test
+  void unknownWriterFeatureIsRefusedForWriting() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    store.put(LogFiles.commit(1), ActionCodec.encodeCommit(List.of(
+        new Protocol(1, 7, Set.of(), Set.of("appendOnly", "checkConstraints")))));
+    DeltaTable fresh = DeltaTable.open(store, TableOptions.defaults());
+    assertThat(fresh.snapshot().version()).isEqualTo(1); // still readable
+
+    assertThatThrownBy(() -> append(fresh, "p", 0, 0, 1))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("Cannot write to Delta table at " + store.location()
+            + " (version 1): it requires writer version 7 with features [checkConstraints]");
+  }
+
+  @Test
+  void snapshotIsUpdatedIncrementallyFromOtherWriters() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    DeltaTable other = DeltaTable.open(store, TestTables.fastOptions(clock));
+    assertThat(table.snapshot().version()).isZero();
+    append(other, "b", 0, 0, 5);
+    append(other, "b", 1, 5, 10);
+    assertThat(table.snapshot().version()).isEqualTo(2);
+    assertThat(table.latestTransactionVersion("b")).hasValue(1);
+  }
+
+  @Test
+  void addFilesRejectsWrongPartitioning() throws Exception {
+    table.create(SCHEMA, List.of("region"), Map.of());
+    AppendTransaction tx = table.newAppend(new TransactionId("p", 0));
+    var file = new dev.tributary.table.data.DataFile("x.parquet", Map.of(), 1, 1,
+        new dev.tributary.table.data.FileStats(1, Map.of(), Map.of(), Map.of()));
+    assertThatThrownBy(() -> tx.addFiles(List.of(file)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("data file 'x.parquet' has partition values for [] but table")
+        .hasMessageContaining("is partitioned by [region]");
+  }
+
+  @Test
+  void logReplayHoldsEveryAddAndTxn() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "p", 0, 0, 3);
+    var state = new DeltaLog(store).load().orElseThrow();
+    assertThat(state.files().values()).extracting(AddFile::dataChange).containsOnly(true);
+    assertThat(state.transactions()).containsOnlyKeys("p");
+    assertThat(state.transactions().get("p")).extracting(SetTransaction::version).isEqualTo(0L);
+  }
+}
