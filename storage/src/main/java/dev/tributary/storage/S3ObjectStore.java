@@ -41,6 +41,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 final class S3ObjectStore implements ObjectStore {
   private static final Duration CONFLICT_BASE_DELAY = Duration.ofMillis(50);
+  /** S3's own maximum and default page size of ListObjectsV2. */
+  static final int DEFAULT_LIST_PAGE_SIZE = 1000;
 
   private final String bucket;
   private final String prefix;
@@ -49,12 +51,19 @@ final class S3ObjectStore implements ObjectStore {
   private final S3Client client;
   private final S3Client conditionalClient;
   private final S3Errors errors;
+  private final int listPageSize;
 
   /**
    * @param bucket the bucket name
    * @param prefix the key prefix of the root: empty, or ending with {@code /}
    */
   S3ObjectStore(String bucket, String prefix, S3Settings settings) {
+    this(bucket, prefix, settings, DEFAULT_LIST_PAGE_SIZE);
+  }
+
+  /** Like the main constructor, with smaller listing pages so that tests exercise paging. */
+  S3ObjectStore(String bucket, String prefix, S3Settings settings, int listPageSize) {
+    this.listPageSize = listPageSize;
     this.bucket = bucket;
     this.prefix = prefix;
     this.settings = settings;
@@ -169,7 +178,7 @@ final class S3ObjectStore implements ObjectStore {
   @Override
   public List<ObjectInfo> list(String keyPrefix, String startAfter) throws IOException {
     ListObjectsV2Request.Builder request =
-        ListObjectsV2Request.builder().bucket(bucket).prefix(prefix + keyPrefix);
+        ListObjectsV2Request.builder().bucket(bucket).prefix(prefix + keyPrefix).maxKeys(listPageSize);
     if (startAfter != null) {
       request.startAfter(prefix + startAfter);
     }

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -44,6 +46,7 @@ public final class S3TestServer implements AutoCloseable {
   /** The secret key of the test server's single identity. */
   public static final String SECRET_KEY = "tributary-test-secret";
 
+  private static final Logger LOG = LoggerFactory.getLogger(S3TestServer.class);
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
   private static final AtomicInteger BUCKETS = new AtomicInteger();
   private static volatile S3TestServer shared;
@@ -181,8 +184,11 @@ public final class S3TestServer implements AutoCloseable {
       throw new UncheckedIOException("Cannot start the S3 test server from " + jar, e);
     }
     S3TestServer server = new S3TestServer(process, workDir, log, endpoint, isShared);
+    long started = System.nanoTime();
     try {
       server.awaitReady();
+      LOG.info("S3 test server (S3Proxy) ready at {} in {} ms", endpoint,
+          (System.nanoTime() - started) / 1_000_000);
     } catch (RuntimeException | Error e) {
       String output = readLog(log);
       server.stop();
