@@ -56,4 +56,32 @@ public final class CheckpointErrors {
         "Pipeline " + pipelineId + ", checkpoint " + location + ": " + problem
             + ". Call Checkpoint.recover() at start and follow its plan: replay or resume.");
   }
+
+  /** A state changelog for the same version exists with different content. */
+  public static ConcurrentPipelineException stateConflict(
+      String location, String key, String operatorId) {
+    return new ConcurrentPipelineException(
+        "State of operator " + operatorId + ": changelog '" + key + "' in " + location
+            + " already exists with different content. Either another process runs this"
+            + " pipeline on the same checkpoint (stop all but one), or the operator produced"
+            + " different state when replaying the same batch (it must be deterministic given"
+            + " its input and watermark).");
+  }
+
+  /** The local directory given to a state store holds something else. */
+  public static IllegalArgumentException foreignLocalDir(String dir, String marker) {
+    return new IllegalArgumentException(
+        "State store local directory " + dir + " is not empty and was not created by a state"
+            + " store (no " + marker + " file in it); give an empty or dedicated directory, since"
+            + " the store deletes its contents.");
+  }
+
+  /** The local RocksDB working copy failed. */
+  public static java.io.UncheckedIOException localStateFailed(
+      String operatorId, String dir, String action, Exception cause) {
+    return new java.io.UncheckedIOException(new java.io.IOException(
+        "State of operator " + operatorId + ": local working copy in " + dir + " failed to "
+            + action + ": " + cause.getMessage() + ". Check free disk space and permissions of "
+            + dir + "; the state can be reloaded from the checkpoint.", cause));
+  }
 }

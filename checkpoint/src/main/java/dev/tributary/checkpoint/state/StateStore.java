@@ -1,0 +1,110 @@
+package dev.tributary.checkpoint.state;
+
+import dev.tributary.checkpoint.state.internal.RocksStateStore;
+import dev.tributary.checkpoint.state.internal.StateFiles;
+import dev.tributary.storage.ObjectStore;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * The versioned key/value state of one stateful operator.
+ *
+ * <p>Lifecycle, per batch {@code N}: the store is at version {@code N-1} (opened there, or
+ * committed there by the previous batch); the operator reads and changes it ({@link #get}, {@link
+ * #put}, {@link #delete}, {@link #scan}); {@link #commit commit(N)} uploads the changes as the
+ * changelog {@code state/<operatorId>/<N>.delta} with put-if-absent, applies them, and every
+ * {@code snapshotInterval} versions uploads a full snapshot {@code <N>.snapshot}. Opening version
+ * {@code v} loads the latest snapshot at or below {@code v} and applies the changelogs after it,
+ * so it yields exactly the state after batch {@code v}; uncommitted changes are never uploaded
+ * and are lost on close or reopen.
+ *
+ * <p>Keys and values are byte arrays; keys sort in unsigned-byte order. The store is not
+ * thread-safe: one operator instance uses it from one thread. It owns its local directory.
+ */
+public interface StateStore extends AutoCloseable {
+  /** The version of the empty state before batch 0. */
+  long INITIAL_VERSION = -1;
+
+  /** How many versions {@link #open(ObjectStore, String, long, Path)} lets pass between snapshots. */
+  int DEFAULT_SNAPSHOT_INTERVAL = 10;
+
+  /**
+   * Opens the state of {@code operatorId} at {@code version}, with a snapshot every {@value
+   * #DEFAULT_SNAPSHOT_INTERVAL} versions.
+   *
+   * @see #open(ObjectStore, String, long, Path, int)
+   */
+  static StateStore open(ObjectStore checkpointStore, String operatorId, long version, Path localDir)
+      throws IOException {
+    return open(checkpointStore, operatorId, version, localDir, DEFAULT_SNAPSHOT_INTERVAL);
+  }
+
+  /**
+   * Opens the state of {@code operatorId} exactly as it was after batch {@code version} ({@link
+   * #INITIAL_VERSION} for the empty state).
+   *
+   * @param checkpointStore the store rooted at the pipeline's checkpoint location; not closed
+   * @param operatorId the operator's stable name: letters, digits, '.', '_' and '-'
+   * @param localDir a directory this store owns for its working copy: created if missing; it must
+   *     be empty or a directory a previous state store used (its contents are then replaced)
+   * @param snapshotInterval how many changelogs may follow a snapshot before the next one, >= 1
+   * @throws dev.tributary.checkpoint.CorruptCheckpointException if a file needed for the version is
+   *     missing, truncated, fails its checksum or is not a state file
+   * @throws IOException if the checkpoint store or the local directory fails
+   */
+  static StateStore open(ObjectStore checkpointStore, String operatorId, long version,
+      Path localDir, int snapshotInterval) throws IOException {
+    return RocksStateStore.open(checkpointStore, operatorId, version, localDir, snapshotInterval);
+  }
+
+  /**
+   * Deletes the state files of {@code operatorId} that no version at or after {@code
+   * oldestVersionToKeep} needs: everything before the latest snapshot at or below it. Keeps
+   * everything if there is no such snapshot.
+   *
+   * @return the number of files deleted
+   */
+  static int purge(ObjectStore checkpointStore, String operatorId, long oldestVersionToKeep)
+      throws IOException {
+    return new StateFiles(checkpointStore, operatorId).purgeBefore(oldestVersionToKeep);
+  }
+
+  /** The operator whose state this is. */
+  String operatorId();
+
+  /** The last committed version: the one opened, or the last {@link #commit}. */
+  long version();
+
+  /** The value of {@code key}, or null if it has none. Sees this version's uncommitted changes. */
+  byte[] get(byte[] key);
+
+  /** Sets the value of {@code key}; uncommitted until {@link #commit}. Arrays are copied. */
+  void put(byte[] key, byte[] value);
+
+  /** Removes {@code key} if present; uncommitted until {@link #commit}. */
+  void delete(byte[] key);
+
+  /** Every entry whose key starts with {@code prefix} (empty prefix: all), in key order. */
+  StateIterator scan(byte[] prefix);
+
+  /**
+   * Makes this version's changes durable as version {@code newVersion}, which must be {@link
+   * #version()} + 1. If the changelog already exists with the same content (a replay of the same
+   * batch) this succeeds; if its content differs another process is writing this state, or the
+   * operator is not deterministic, and nothing is applied.
+   *
+   * @throws dev.tributary.checkpoint.ConcurrentPipelineException if a different changelog exists
+   * @throws IOException if the upload fails; the changes stay pending and commit can be retried
+   */
+  void commit(long newVersion) throws IOException;
+
+  /** Discards this version's uncommitted changes. */
+  void abort();
+
+  /** Size and activity counters. */
+  StateMetrics metrics();
+
+  /** Closes the working copy and deletes it from the local directory; pending changes are lost. */
+  @Override
+  void close();
+}

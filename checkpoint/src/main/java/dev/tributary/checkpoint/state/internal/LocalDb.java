@@ -1,0 +1,124 @@
+package dev.tributary.checkpoint.state.internal;
+
+import dev.tributary.checkpoint.internal.CheckpointErrors;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The RocksDB working copy of one operator's state. It is a cache: always rebuilt from the
+ * checkpoint on open, never the source of truth, so writes skip RocksDB's write-ahead log.
+ */
+final class LocalDb implements AutoCloseable {
+  /** Marks a directory as ours, so that reopening may delete its contents. */
+  static final String MARKER = ".tributary-state-store";
+
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final String operatorId;
+  private final Path dir;
+  private final Options options;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+
+  private LocalDb(String operatorId, Path dir, Options options, WriteOptions writeOptions,
+      RocksDB db) {
+    this.operatorId = operatorId;
+    this.dir = dir;
+    this.options = options;
+    this.writeOptions = writeOptions;
+    this.db = db;
+  }
+
+  /** Creates an empty database in {@code dir}, deleting what a previous store left there. */
+  static LocalDb create(String operatorId, Path dir) throws IOException {
+    prepare(dir);
+    Options options = new Options().setCreateIfMissing(true);
+    // No WAL: the working copy is rebuilt from the checkpoint after any crash.
+    WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
+    try {
+      RocksDB db = RocksDB.open(options, dir.resolve("db").toString());
+      return new LocalDb(operatorId, dir, options, writeOptions, db);
+    } catch (RocksDBException e) {
+      writeOptions.close();
+      options.close();
+      throw new IOException("State of operator " + operatorId + ": cannot create the local"
+          + " working copy in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  byte[] get(byte[] key) {
+    try {
+      return db.get(key);
+    } catch (RocksDBException e) {
+      throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "read", e);
+    }
+  }
+
+  void write(WriteBatch batch) {
+    try {
+      db.write(writeOptions, batch);
+    } catch (RocksDBException e) {
+      throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+    }
+  }
+
+  /** A new iterator over the committed state; the caller closes it. */
+  RocksIterator iterator() {
+    return db.newIterator();
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  @Override
+  public void close() {
+    db.close();
+    writeOptions.close();
+    options.close();
+    try {
+      deleteContents(dir);
+    } catch (IOException e) {
+      // The data is in the checkpoint; a leftover local copy only costs disk until reopened.
+      org.slf4j.LoggerFactory.getLogger(LocalDb.class)
+          .warn("Could not delete the state working copy in {}: {}", dir, e.toString());
+    }
+  }
+
+  private static void prepare(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    boolean ours = Files.exists(dir.resolve(MARKER));
+    try (Stream<Path> entries = Files.list(dir)) {
+      if (!ours && entries.findAny().isPresent()) {
+        throw CheckpointErrors.foreignLocalDir(dir.toString(), MARKER);
+      }
+    }
+    deleteContents(dir);
+    Files.createFile(dir.resolve(MARKER));
+  }
+
+  /** Deletes everything inside {@code dir} (keeping {@code dir} itself). */
+  private static void deleteContents(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
+        if (!p.equals(dir)) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,372 @@
+package dev.tributary.checkpoint.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.checkpoint.CorruptCheckpointException;
+import dev.tributary.storage.ObjectInfo;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.testing.InMemoryObjectStore;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StateStoreTest {
+  private static final String OP = "dedup-1";
+
+  private final ObjectStore store = new InMemoryObjectStore();
+  @TempDir Path dir;
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String s(byte[] b) {
+    return b == null ? null : new String(b, StandardCharsets.UTF_8);
+  }
+
+  private StateStore open(long version) throws Exception {
+    return StateStore.open(store, OP, version, dir.resolve("work"), 4);
+  }
+
+  private static TreeMap<byte[], byte[]> newModel() {
+    return new TreeMap<>(Arrays::compareUnsigned);
+  }
+
+  private static List<String> contents(StateStore state, byte[] prefix) {
+    List<String> out = new ArrayList<>();
+    try (StateIterator it = state.scan(prefix)) {
+      it.forEachRemaining(e -> out.add(s(e.key()) + "=" + s(e.value())));
+    }
+    return out;
+  }
+
+  private static List<String> contents(Map<byte[], byte[]> model, String prefix) {
+    List<String> out = new ArrayList<>();
+    model.forEach((k, v) -> {
+      if (s(k).startsWith(prefix)) {
+        out.add(s(k) + "=" + s(v));
+      }
+    });
+    return out;
+  }
+
+  @Test
+  void everyVersionReloadsExactlyTheStateAfterThatBatch() throws Exception {
+    Random random = new Random(42);
+    List<TreeMap<byte[], byte[]>> models = new ArrayList<>();
+    TreeMap<byte[], byte[]> model = newModel();
+    int versions = 23;
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      for (int v = 0; v < versions; v++) {
+        for (int op = 0; op < 40; op++) {
+          byte[] key = b((random.nextBoolean() ? "a/" : "b/") + random.nextInt(60));
+          if (random.nextInt(4) == 0) {
+            state.delete(key);
+            model.remove(key);
+          } else {
+            byte[] value = b("v" + v + "-" + op + "-" + "x".repeat(random.nextInt(20)));
+            state.put(key, value);
+            model.put(key, value);
+          }
+          if (random.nextInt(10) == 0) {
+            byte[] probe = b("a/" + random.nextInt(60));
+            assertThat(s(state.get(probe))).isEqualTo(s(model.get(probe)));
+          }
+        }
+        assertThat(contents(state, new byte[0])).isEqualTo(contents(model, ""));
+        state.commit(v);
+        TreeMap<byte[], byte[]> copy = newModel();
+        copy.putAll(model);
+        models.add(copy);
+      }
+    }
+    assertThat(store.list("state/" + OP + "/")).extracting(ObjectInfo::key)
+        .filteredOn(k -> k.endsWith(".snapshot"))
+        .containsExactly("state/dedup-1/00000000000000000003.snapshot",
+            "state/dedup-1/00000000000000000007.snapshot",
+            "state/dedup-1/00000000000000000011.snapshot",
+            "state/dedup-1/00000000000000000015.snapshot",
+            "state/dedup-1/00000000000000000019.snapshot");
+
+    for (int v = -1; v < versions; v++) {
+      TreeMap<byte[], byte[]> expected = v < 0 ? newModel() : models.get(v);
+      try (StateStore state = open(v)) {
+        assertThat(state.version()).isEqualTo(v);
+        assertThat(contents(state, new byte[0])).as("version %d", v)
+            .isEqualTo(contents(expected, ""));
+        assertThat(contents(state, b("b/"))).isEqualTo(contents(expected, "b/"));
+        StateMetrics m = state.metrics();
+        assertThat(m.keys()).isEqualTo(expected.size());
+        assertThat(m.bytes()).isEqualTo(expected.entrySet().stream()
+            .mapToLong(e -> e.getKey().length + e.getValue().length).sum());
+        assertThat(m.keysWritten()).isZero();
+      }
+    }
+  }
+
+  @Test
+  void reopeningTheLatestVersionRestoresTheStateAndContinues() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      state.put(b("k1"), b("one"));
+      state.commit(0);
+      state.put(b("k2"), b("two"));
+      state.commit(1);
+    }
+    try (StateStore state = open(1)) {
+      assertThat(contents(state, new byte[0])).containsExactly("k1=one", "k2=two");
+      state.delete(b("k1"));
+      state.commit(2);
+    }
+    try (StateStore state = open(2)) {
+      assertThat(contents(state, new byte[0])).containsExactly("k2=two");
+      assertThat(state.get(b("k1"))).isNull();
+    }
+  }
+
+  @Test
+  void uncommittedChangesAreDiscardedOnReloadAndAbort() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      state.put(b("kept"), b("1"));
+      state.commit(0);
+      state.put(b("lost"), b("2"));
+      state.delete(b("kept"));
+      assertThat(state.metrics()).isEqualTo(new StateMetrics(0, 1, 5, 1, 1));
+
+      state.abort();
+
+      assertThat(state.metrics()).isEqualTo(new StateMetrics(0, 1, 5, 0, 0));
+      assertThat(contents(state, new byte[0])).containsExactly("kept=1");
+      state.put(b("lost"), b("2"));
+    }
+    try (StateStore state = open(0)) {
+      assertThat(contents(state, new byte[0])).containsExactly("kept=1");
+    }
+    assertThat(store.list("state/")).hasSize(1);
+  }
+
+  @Test
+  void scansMergeUncommittedChangesAndIgnoreChangesMadeWhileOpen() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      for (String k : List.of("w/1", "w/2", "w/3", "x/1")) {
+        state.put(b(k), b("old"));
+      }
+      state.commit(0);
+      state.put(b("w/2"), b("new"));
+      state.delete(b("w/3"));
+      state.put(b("w/0"), b("added"));
+
+      try (StateIterator it = state.scan(b("w/"))) {
+        List<String> seen = new ArrayList<>();
+        while (it.hasNext()) {
+          StateEntry e = it.next();
+          seen.add(s(e.key()) + "=" + s(e.value()));
+          state.delete(e.key()); // evicting while scanning is allowed
+        }
+        assertThat(seen).containsExactly("w/0=added", "w/1=old", "w/2=new");
+      }
+      assertThat(contents(state, new byte[0])).containsExactly("x/1=old");
+      state.commit(1);
+    }
+    try (StateStore state = open(1)) {
+      assertThat(contents(state, new byte[0])).containsExactly("x/1=old");
+    }
+  }
+
+  @Test
+  void valuesAreCopiedInAndOut() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      byte[] key = b("k");
+      byte[] value = b("v");
+      state.put(key, value);
+      key[0] = 'x';
+      value[0] = 'x';
+      state.get(b("k"))[0] = 'y';
+
+      assertThat(s(state.get(b("k")))).isEqualTo("v");
+    }
+  }
+
+  @Test
+  void replayingACommittedVersionWithTheSameChangesSucceeds() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      state.put(b("k"), b("v"));
+      state.commit(0);
+    }
+    try (StateStore replay = StateStore.open(store, OP, -1, dir.resolve("replay"), 4)) {
+      replay.put(b("k"), b("v"));
+      replay.commit(0);
+      assertThat(replay.version()).isZero();
+    }
+  }
+
+  @Test
+  void aDifferentChangelogForTheSameVersionIsAConflict() throws Exception {
+    try (StateStore a = open(StateStore.INITIAL_VERSION);
+        StateStore b = StateStore.open(store, OP, -1, dir.resolve("other"), 4)) {
+      a.put(b("k"), b("from-a"));
+      b.put(b("k"), b("from-b"));
+      a.commit(0);
+
+      assertThatThrownBy(() -> b.commit(0))
+          .isInstanceOf(ConcurrentPipelineException.class)
+          .hasMessage("State of operator dedup-1: changelog"
+              + " 'state/dedup-1/00000000000000000000.delta' in " + store.location()
+              + " already exists with different content. Either another process runs this"
+              + " pipeline on the same checkpoint (stop all but one), or the operator produced"
+              + " different state when replaying the same batch (it must be deterministic given"
+              + " its input and watermark).");
+      assertThat(b.version()).isEqualTo(StateStore.INITIAL_VERSION);
+      assertThat(s(b.get(b("k")))).isEqualTo("from-b");
+    }
+  }
+
+  @Test
+  void commitsMustFollowTheCurrentVersion() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      assertThatThrownBy(() -> state.commit(1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("State of operator dedup-1 is at version -1: the next commit must be"
+              + " version 0, not 1");
+    }
+  }
+
+  private void writeVersions(int count) throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      for (int v = 0; v < count; v++) {
+        state.put(b("k" + v), b("v" + v));
+        state.commit(v);
+      }
+    }
+  }
+
+  private static String key(long version, String kind) {
+    return String.format("state/dedup-1/%020d.%s", version, kind);
+  }
+
+  @Test
+  void corruptChangelogIsDetected() throws Exception {
+    writeVersions(2);
+    byte[] good = store.read(key(1, "delta"));
+
+    byte[] flipped = good.clone();
+    flipped[good.length - 14] ^= 1; // a byte of the value, before end marker, count, checksum
+    store.put(key(1, "delta"), flipped);
+    assertThatThrownBy(() -> open(1))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessage("Cannot read checkpoint file '" + key(1, "delta") + "' in " + store.location()
+            + ": its CRC-32C checksum does not match its content.");
+
+    store.put(key(1, "delta"), Arrays.copyOf(good, good.length - 3));
+    assertThatThrownBy(() -> open(1))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageEndingWith("it ends before its end marker and checksum (truncated).");
+
+    store.put(key(1, "delta"), new byte[0]);
+    assertThatThrownBy(() -> open(1))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageEndingWith("(truncated).");
+
+    store.put(key(1, "delta"), store.read(key(0, "delta")));
+    assertThatThrownBy(() -> open(1))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageEndingWith(": it holds a changelog of version 0 but its name says a changelog"
+            + " of version 1.");
+
+    byte[] newer = good.clone();
+    newer[11] = 2;
+    store.put(key(1, "delta"), newer);
+    assertThatThrownBy(() -> open(1))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("state file format 2 is unknown (this release reads format 1):"
+            + " written by a newer Tributary? Upgrade Tributary");
+
+    store.put(key(1, "delta"), b("v1\n{\"batchId\":1}\n"));
+    assertThatThrownBy(() -> open(1))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("it does not start with the state file magic 'TRBSTATE'");
+  }
+
+  @Test
+  void missingVersionsAndChangelogsAreReported() throws Exception {
+    writeVersions(3);
+
+    assertThatThrownBy(() -> open(5))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageStartingWith("Inconsistent checkpoint in " + store.location()
+            + ": state version 5 of operator dedup-1 does not exist (the latest is 2 under"
+            + " state/dedup-1/)");
+
+    store.delete(key(1, "delta"));
+    assertThatThrownBy(() -> open(2))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("state version 2 of operator dedup-1 needs changelog '"
+            + key(1, "delta") + "', which is missing (there is no snapshot before it)");
+  }
+
+  @Test
+  void purgeKeepsWhatLaterVersionsNeed() throws Exception {
+    writeVersions(10); // snapshots at 3 and 7 (interval 4)
+
+    assertThat(StateStore.purge(store, OP, 8)).isEqualTo(8); // deltas 0-6, snapshot 3
+
+    assertThat(store.list("state/")).extracting(ObjectInfo::key).containsExactly(
+        key(7, "delta"), key(7, "snapshot"), key(8, "delta"), key(9, "delta"));
+    try (StateStore state = open(8)) {
+      assertThat(state.metrics().keys()).isEqualTo(9);
+    }
+    try (StateStore state = open(7)) {
+      assertThat(contents(state, b("k9"))).isEmpty();
+      assertThat(state.metrics().keys()).isEqualTo(8);
+    }
+    assertThatThrownBy(() -> open(6))
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("state version 6 of operator dedup-1 does not exist");
+    assertThat(StateStore.purge(store, OP, 2)).isZero();
+  }
+
+  @Test
+  void aForeignLocalDirectoryIsNotWiped() throws Exception {
+    Path foreign = Files.createDirectories(dir.resolve("precious"));
+    Files.writeString(foreign.resolve("notes.txt"), "keep me");
+
+    assertThatThrownBy(() -> StateStore.open(store, OP, -1, foreign))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("State store local directory " + foreign + " is not empty and was not"
+            + " created by a state store (no .tributary-state-store file in it); give an empty or"
+            + " dedicated directory, since the store deletes its contents.");
+    assertThat(foreign.resolve("notes.txt")).hasContent("keep me");
+  }
+
+  @Test
+  void invalidOperatorIdsAreRefused() {
+    assertThatThrownBy(() -> StateStore.open(store, "../escape", -1, dir))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Invalid state operator id '../escape': use 1 to 200 letters, digits, '.',"
+            + " '_' or '-' (not only dots)");
+  }
+
+  @Test
+  void aClosedStoreRefusesUse() throws Exception {
+    StateStore state = open(StateStore.INITIAL_VERSION);
+    StateIterator it = state.scan(new byte[0]);
+    state.close();
+
+    assertThat(it.hasNext()).isFalse();
+    assertThatThrownBy(() -> state.get(b("k")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("State store of operator dedup-1 is closed");
+    try (var left = Files.list(dir.resolve("work"))) {
+      assertThat(left).as("working copy deleted on close").isEmpty();
+    }
+  }
+}
