@@ -46,18 +46,18 @@ final class CheckpointFile {
           + " optional group txn { optional binary appId (STRING); optional int64 version;"
           + "   optional int64 lastUpdated; }"
           + " optional group add { optional binary path (STRING); optional " + map("partitionValues")
-          + "   ; optional int64 size; optional int64 modificationTime; optional boolean dataChange;"
-          + "   optional " + map("tags") + "; optional binary stats (STRING); }"
+          + " optional int64 size; optional int64 modificationTime; optional boolean dataChange;"
+          + "   optional " + map("tags") + " optional binary stats (STRING); }"
           + " optional group remove { optional binary path (STRING); optional int64 deletionTimestamp;"
           + "   optional boolean dataChange; optional boolean extendedFileMetadata;"
-          + "   optional " + map("partitionValues") + "; optional int64 size; }"
+          + "   optional " + map("partitionValues") + " optional int64 size; }"
           + " optional group metaData { optional binary id (STRING); optional binary name (STRING);"
           + "   optional binary description (STRING);"
           + "   optional group format { optional binary provider (STRING); optional " + map("options")
-          + "   ; } optional binary schemaString (STRING); optional " + list("partitionColumns")
-          + "   ; optional " + map("configuration") + "; optional int64 createdTime; }"
+          + " } optional binary schemaString (STRING); optional " + list("partitionColumns")
+          + " optional " + map("configuration") + " optional int64 createdTime; }"
           + " optional group protocol { optional int32 minReaderVersion; optional int32 minWriterVersion;"
-          + "   optional " + list("readerFeatures") + "; optional " + list("writerFeatures") + "; }"
+          + "   optional " + list("readerFeatures") + " optional " + list("writerFeatures") + " }"
           + "}");
 
   private CheckpointFile() {}
