@@ -47,7 +47,7 @@ abstract class CheckpointContract {
     store.close();
   }
 
-  private Checkpoint open() throws Exception {
+  protected Checkpoint open() throws Exception {
     return Checkpoint.open(store, "orders-hourly", IDENTITY);
   }
 
@@ -461,16 +461,6 @@ abstract class CheckpointContract {
     checkpoint.writeCommit(commit(10));
     checkpoint.writeOffsets(offsets(11));
     assertThat(checkpoint.recover().nextBatchId()).isEqualTo(11);
-  }
-
-  @Test
-  void purgeWithTheDefaultKeepsAHundredBatches() throws Exception {
-    Checkpoint checkpoint = open();
-    Entries.runBatches(checkpoint, 105);
-
-    assertThat(checkpoint.purge()).isEqualTo(5);
-    assertThat(store.list("commits/")).hasSize(100).first()
-        .extracting(ObjectInfo::key).isEqualTo("commits/00000000000000000005");
   }
 
   @Test

@@ -7,7 +7,6 @@ import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.checkpoint.CorruptCheckpointException;
 import dev.tributary.storage.ObjectInfo;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.testing.InMemoryObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,14 +16,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class StateStoreTest {
+/** The state store's behaviour, run against every kind of {@link ObjectStore} by subclasses. */
+abstract class StateStoreContract {
   private static final String OP = "dedup-1";
 
-  private final ObjectStore store = new InMemoryObjectStore();
+  protected ObjectStore store;
   @TempDir Path dir;
+
+  /** A new, empty checkpoint store for one test. */
+  protected abstract ObjectStore newStore() throws Exception;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    store = newStore();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    store.close();
+  }
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -65,7 +80,7 @@ class StateStoreTest {
     Random random = new Random(42);
     List<TreeMap<byte[], byte[]>> models = new ArrayList<>();
     TreeMap<byte[], byte[]> model = newModel();
-    int versions = 23;
+    int versions = 14;
     try (StateStore state = open(StateStore.INITIAL_VERSION)) {
       for (int v = 0; v < versions; v++) {
         for (int op = 0; op < 40; op++) {
@@ -94,9 +109,7 @@ class StateStoreTest {
         .filteredOn(k -> k.endsWith(".snapshot"))
         .containsExactly("state/dedup-1/00000000000000000003.snapshot",
             "state/dedup-1/00000000000000000007.snapshot",
-            "state/dedup-1/00000000000000000011.snapshot",
-            "state/dedup-1/00000000000000000015.snapshot",
-            "state/dedup-1/00000000000000000019.snapshot");
+            "state/dedup-1/00000000000000000011.snapshot");
 
     for (int v = -1; v < versions; v++) {
       TreeMap<byte[], byte[]> expected = v < 0 ? newModel() : models.get(v);
