@@ -48,6 +48,7 @@ final class S3ObjectStore implements ObjectStore {
   private final String prefix;
   private final S3Settings settings;
   private final SdkHttpClient http;
+  private final AwsCredentialsProvider credentials;
   private final S3Client client;
   private final S3Client conditionalClient;
   private final S3Errors errors;
@@ -68,6 +69,7 @@ final class S3ObjectStore implements ObjectStore {
     this.prefix = prefix;
     this.settings = settings;
     this.http = ApacheHttpClient.builder().maxConnections(64).build();
+    this.credentials = credentials(settings);
     this.client = newClient(settings.maxAttempts());
     this.conditionalClient = newClient(1);
     this.errors = new S3Errors(bucket, prefix,
@@ -79,7 +81,7 @@ final class S3ObjectStore implements ObjectStore {
         .httpClient(http)
         .region(Region.of(settings.region()))
         .forcePathStyle(settings.pathStyle())
-        .credentialsProvider(credentials(settings))
+        .credentialsProvider(credentials)
         .overrideConfiguration(config -> config.retryStrategy(
             AwsRetryStrategy.standardRetryStrategy().toBuilder().maxAttempts(maxAttempts).build()));
     if (settings.endpoint() != null) {
@@ -256,6 +258,13 @@ final class S3ObjectStore implements ObjectStore {
     client.close();
     conditionalClient.close();
     http.close();
+    if (credentials instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        // Releasing a credential refresher cannot fail in a way the caller could act on.
+      }
+    }
   }
 
   @Override
