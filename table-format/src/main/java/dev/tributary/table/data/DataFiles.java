@@ -2,7 +2,6 @@ package dev.tributary.table.data;
 
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.types.DataType;
-import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -24,8 +23,7 @@ import org.apache.parquet.io.InputFile;
  * ({@code a/b} becomes {@code a%2Fb}), null as {@code __HIVE_DEFAULT_PARTITION__}. Partition columns
  * are not stored inside the files; their values live in {@link DataFile#partitionValues()}.
  *
- * <p>Column types follow Spark/Delta: see {@link ParquetSchemas} (package documentation) for the
- * mapping. Files are written through {@link ObjectStore#create} (streamed; multipart on S3) and read
+ * <p>Column types follow Spark/Delta (see the package documentation for the mapping). Files are written through {@link ObjectStore#create} (streamed; multipart on S3) and read
  * with ranged reads, with no Hadoop file system involved.
  */
 public final class DataFiles {
@@ -122,13 +120,15 @@ public final class DataFiles {
     return PartitionValues.directory(partitionColumns, partitionValues);
   }
 
-  /** Checks partition columns against a schema exactly as {@link #newWriter} does. */
+  /**
+   * Checks a partition-by list against a schema exactly as {@link #newWriter} does, so a table can
+   * refuse it at creation time.
+   *
+   * @throws IllegalArgumentException naming the offending column if one is unknown, repeated or of
+   *     an unsupported type (struct, binary), or if every column is a partition column
+   */
   public static void checkPartitionColumns(StructType schema, List<String> partitionColumns) {
-    for (String column : partitionColumns) {
-      StructField field = schema.field(column).orElseThrow(() -> new IllegalArgumentException(
-          DataErrors.unknownPartitionColumn(column, schema.fieldNames())));
-      PartitionValues.checkPartitionable(column, field.type());
-    }
+    PartitionValues.checkPartitionColumns(schema, partitionColumns);
   }
 
   /** Plugs our read support into Parquet's reader builder. */

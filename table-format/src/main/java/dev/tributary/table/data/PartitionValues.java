@@ -60,6 +60,27 @@ final class PartitionValues {
 
   private PartitionValues() {}
 
+  /**
+   * Checks a partition-by list against a schema: every column known, listed once, of a
+   * partitionable type, and at least one column left for the data files.
+   */
+  static void checkPartitionColumns(StructType schema, List<String> partitionColumns) {
+    for (int i = 0; i < partitionColumns.size(); i++) {
+      String column = partitionColumns.get(i);
+      int index = schema.indexOf(column);
+      if (index < 0) {
+        throw new IllegalArgumentException(DataErrors.unknownPartitionColumn(column, schema.fieldNames()));
+      }
+      if (partitionColumns.indexOf(column) != i) {
+        throw new IllegalArgumentException(DataErrors.duplicatePartitionColumn(column));
+      }
+      checkPartitionable(column, schema.fields().get(index).type());
+    }
+    if (!partitionColumns.isEmpty() && partitionColumns.size() == schema.size()) {
+      throw new IllegalArgumentException(DataErrors.noDataColumns(partitionColumns));
+    }
+  }
+
   /** Checks that a column can be a partition column; throws with a message naming it if not. */
   static void checkPartitionable(String column, DataType type) {
     if (type instanceof StructType || type == PrimitiveType.BINARY) {

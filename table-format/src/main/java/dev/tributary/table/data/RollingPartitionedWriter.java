@@ -44,21 +44,10 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
     this.options = Objects.requireNonNull(options, "options");
     this.partitionIndexes = new int[this.partitionColumns.size()];
     this.partitionFields = new StructField[this.partitionColumns.size()];
+    PartitionValues.checkPartitionColumns(schema, this.partitionColumns);
     for (int i = 0; i < partitionIndexes.length; i++) {
-      String column = this.partitionColumns.get(i);
-      int index = schema.indexOf(column);
-      if (index < 0) {
-        throw new IllegalArgumentException(DataErrors.unknownPartitionColumn(column, schema.fieldNames()));
-      }
-      if (this.partitionColumns.indexOf(column) != i) {
-        throw new IllegalArgumentException(DataErrors.duplicatePartitionColumn(column));
-      }
-      PartitionValues.checkPartitionable(column, schema.fields().get(index).type());
-      partitionIndexes[i] = index;
-      partitionFields[i] = schema.fields().get(index);
-    }
-    if (partitionIndexes.length == schema.size()) {
-      throw new IllegalArgumentException(DataErrors.noDataColumns(this.partitionColumns));
+      partitionIndexes[i] = schema.indexOf(this.partitionColumns.get(i));
+      partitionFields[i] = schema.fields().get(partitionIndexes[i]);
     }
     this.fileSchema = ParquetSchemas.fileSchema(schema, this.partitionColumns);
     this.extension = OpenDataFile.codec(options.codec()).getExtension() + ".parquet";
