@@ -1,0 +1,180 @@
+package dev.tributary.service.cli;
+
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.demo.SampleEvents;
+import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.pipeline.CompiledPipeline;
+import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.pipeline.PipelineRun;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.Snapshot;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * {@code tributary demo}: starts an embedded Kafka broker, produces sample order events (with
+ * duplicates, late and malformed ones), runs the demo pipeline available-now into a local-disk
+ * Delta table, and prints what happened and a sample of the result. Needs nothing but Java.
+ */
+final class DemoCommand {
+  private static final String TOPIC = "demo-orders";
+  private final PrintStream out;
+
+  DemoCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  int run(CliArguments args) throws Exception {
+    int events = Integer.parseInt(args.option("events").orElse("20000"));
+    Path dir = Path.of(args.option("dir").orElse("demo-output")).toAbsolutePath();
+    prepare(dir);
+    out.println("Tributary demo: output in " + dir);
+    out.println("1. Starting an embedded Kafka broker (KRaft)...");
+    EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 3, TOPIC);
+    broker.afterPropertiesSet();
+    try {
+      SampleEvents.Batch sample = SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
+      produce(broker.getBrokersAsString(), sample);
+      out.printf("2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
+          + " %,d late, %,d malformed%n", events, TOPIC, sample.valid(), sample.duplicates(), sample.late(),
+          sample.malformed());
+
+      String yaml = resource("demo/orders-demo.yaml");
+      Files.writeString(dir.resolve("orders-demo.yaml"), yaml);
+      PipelineSpec spec = PipelineParser.parse(yaml, dir.resolve("orders-demo.yaml").toString(),
+          Map.of("KAFKA_BOOTSTRAP", broker.getBrokersAsString(), "DEMO_DIR", dir.toString()));
+      CompiledPipeline pipeline = PipelineFactory.compile(spec);
+      out.println("3. Running pipeline " + spec.id() + " (available-now, at most "
+          + spec.source().maxOffsetsPerTrigger().orElse(0) + " offsets per batch):");
+      ProgressLog progress = new ProgressLog(1000);
+      progress.addListener(p -> out.printf("   batch %d: %,d records in, %,d rows out, %,d quarantined, %d ms%n",
+          p.batchId(), p.inputRows(), p.outputRows(), p.quarantinedRows(), p.durationMs()));
+      try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
+        run.run();
+      }
+      summarize(spec, pipeline.outputSchema(), progress.last(1000));
+      return 0;
+    } finally {
+      broker.destroy();
+    }
+  }
+
+  private void summarize(PipelineSpec spec, StructType schema, List<BatchProgress> batches) throws IOException {
+    long in = batches.stream().mapToLong(BatchProgress::inputRows).sum();
+    long outRows = batches.stream().mapToLong(BatchProgress::outputRows).sum();
+    long quarantined = batches.stream().mapToLong(BatchProgress::quarantinedRows).sum();
+    long filtered = batches.stream().mapToLong(BatchProgress::filteredRows).sum();
+    out.printf("4. Done: %d batches, %,d records read, %,d rows written, %,d quarantined, %,d filtered out.%n",
+        batches.size(), in, outRows, quarantined, filtered);
+    try (ObjectStore store = ObjectStores.open(spec.sink().path(), null);
+        ObjectStore qstore = ObjectStores.open(spec.quarantine().path(), null)) {
+      Snapshot table = DeltaTable.open(store, TableOptions.defaults()).snapshot();
+      out.printf("%nDelta table %s: version %d, %d files, %,d bytes; txn(%s) = batch %d%n", spec.sink().path(),
+          table.version(), table.fileCount(), table.totalBytes(), spec.id(),
+          table.latestTransactionVersion(spec.id()).orElse(-1));
+      printSample(store, table, schema, 5);
+      Snapshot q = DeltaTable.open(qstore, TableOptions.defaults()).snapshot();
+      out.printf("%nQuarantine table %s (%d files): a sample of the records that failed to parse:%n",
+          spec.quarantine().path(), q.fileCount());
+      int shown = 0;
+      for (DataFile f : q.files()) {
+        for (Object[] row : DataFiles.readAll(qstore, f, q.schema())) {
+          if (shown++ >= 3) {
+            break;
+          }
+          out.printf("  %s/%s@%s: %s%n      value: %s%n", row[0], row[1], row[2], row[6],
+              new String((byte[]) row[5], StandardCharsets.UTF_8));
+        }
+      }
+    }
+    out.println("\nRead the table with any Delta reader, e.g. DuckDB: SELECT * FROM delta_scan('"
+        + spec.sink().path() + "');");
+  }
+
+  private void printSample(ObjectStore store, Snapshot table, StructType schema, int n) throws IOException {
+    out.println("  " + String.join(" | ", schema.fieldNames()));
+    int shown = 0;
+    for (DataFile f : table.files()) {
+      for (Object[] row : DataFiles.readAll(store, f, table.schema())) {
+        if (shown++ >= n) {
+          return;
+        }
+        out.println("  " + String.join(" | ", Arrays.stream(row).map(String::valueOf).toList()));
+      }
+    }
+  }
+
+  private static void produce(String bootstrap, SampleEvents.Batch sample) {
+    Map<String, Object> config = Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+        ProducerConfig.LINGER_MS_CONFIG, 10);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      int i = 0;
+      for (byte[] value : sample.values()) {
+        producer.send(new ProducerRecord<>(TOPIC, i++ % 3, null, value));
+      }
+      producer.flush();
+    }
+  }
+
+  private static String resource(String name) throws IOException {
+    try (InputStream in = DemoCommand.class.getClassLoader().getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IOException("missing resource " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** Empties a previous demo's output; refuses to touch a non-empty folder that is not one. */
+  private static void prepare(Path dir) throws IOException {
+    Path marker = dir.resolve(".tributary-demo");
+    if (Files.isDirectory(dir)) {
+      try (Stream<Path> entries = Files.list(dir)) {
+        if (entries.findAny().isPresent() && !Files.exists(marker)) {
+          throw new CliArguments.UsageException("--dir " + dir + " is not empty and was not made by the demo;"
+              + " choose an empty or new folder");
+        }
+      }
+      deleteRecursively(dir);
+    }
+    Files.createDirectories(dir);
+    Files.writeString(marker, "made by tributary demo; deleted by the next demo run\n");
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      List<Path> all = new ArrayList<>(paths.sorted(Comparator.reverseOrder()).toList());
+      for (Path p : all) {
+        Files.delete(p);
+      }
+    }
+  }
+}

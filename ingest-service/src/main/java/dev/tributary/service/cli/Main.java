@@ -1,0 +1,73 @@
+package dev.tributary.service.cli;
+
+import dev.tributary.config.PipelineValidationException;
+import dev.tributary.service.pipeline.PipelineDefinitionException;
+import java.io.PrintStream;
+import java.util.Set;
+
+/**
+ * The {@code tributary} command line (see the README and PIPELINES.md): {@code demo},
+ * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}.
+ *
+ * <p>Exit codes: 0 success, 1 a pipeline failed (or, for {@code validate}, the declaration is
+ * invalid), 2 invalid arguments or declaration. Errors are printed to stderr as one readable
+ * paragraph; the stack trace only with {@code TRIBUTARY_DEBUG=1}.
+ */
+public final class Main {
+  static final String USAGE = """
+      Usage:
+        tributary demo [--events N]                       run the embedded end-to-end demo
+        tributary validate PIPELINE.yaml                  parse + validate, print the plan
+        tributary run --pipeline PIPELINE.yaml [--available-now | --once]
+                                                          run until stopped (Ctrl-C = graceful stop)
+        tributary compact --pipeline PIPELINE.yaml        one compaction pass of the sink table
+        tributary vacuum --pipeline PIPELINE.yaml [--dry-run]
+                                                          one vacuum pass of the sink table
+        tributary serve --pipelines-dir DIR               the long-running service
+      Exit codes: 0 success, 1 a pipeline failed, 2 invalid arguments or declaration.""";
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    int code = run(args, System.out, System.err);
+    if (code != 0 || !"serve".equals(args.length > 0 ? args[0] : "")) {
+      System.exit(code);
+    }
+  }
+
+  /** Runs a command and returns its exit code; never throws. */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    String command = args.length == 0 ? "" : args[0];
+    try {
+      return switch (command) {
+        case "demo" -> new DemoCommand(out).run(CliArguments.parse(args, Set.of(), Set.of("events", "dir")));
+        case "validate" -> ValidateCommand.run(CliArguments.parse(args, Set.of(), Set.of()), out, err);
+        case "run" -> RunCommand.run(
+            CliArguments.parse(args, Set.of("available-now", "once"), Set.of("pipeline")), out, err);
+        case "compact" -> MaintenanceCommands.compact(CliArguments.parse(args, Set.of(), Set.of("pipeline")), out);
+        case "vacuum" -> MaintenanceCommands.vacuum(
+            CliArguments.parse(args, Set.of("dry-run"), Set.of("pipeline")), out);
+        case "serve" -> ServeCommand.run(CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);
+        case "help", "--help", "-h" -> {
+          out.println(USAGE);
+          yield 0;
+        }
+        default -> throw new CliArguments.UsageException(
+            command.isEmpty() ? "no command given" : "unknown command '" + command + "'");
+      };
+    } catch (CliArguments.UsageException e) {
+      err.println("tributary: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    } catch (PipelineValidationException | PipelineDefinitionException e) {
+      err.println(e.getMessage());
+      return 2;
+    } catch (Exception | Error e) {
+      err.println(ErrorMessages.paragraph(e));
+      if ("1".equals(System.getenv("TRIBUTARY_DEBUG"))) {
+        e.printStackTrace(err);
+      }
+      return 1;
+    }
+  }
+}

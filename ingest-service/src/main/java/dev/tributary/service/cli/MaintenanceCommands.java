@@ -1,0 +1,59 @@
+package dev.tributary.service.cli;
+
+import dev.tributary.config.CompactionSpec;
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.VacuumSpec;
+import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.CompactionOptions;
+import dev.tributary.table.CompactionResult;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.VacuumResult;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * {@code tributary compact} and {@code tributary vacuum}: one maintenance pass over a pipeline's
+ * sink table, for external schedulers (cron, Kubernetes CronJob). Safe while the pipeline runs:
+ * compaction commits optimistically and never changes live rows; vacuum keeps every file the
+ * current snapshot references.
+ */
+final class MaintenanceCommands {
+  private MaintenanceCommands() {}
+
+  static int compact(CliArguments args, PrintStream out) throws Exception {
+    PipelineSpec spec = spec(args);
+    int minFiles = spec.maintenance().compaction().map(CompactionSpec::minFiles).orElse(CompactionSpec.DEFAULT_MIN_FILES);
+    try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
+      DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
+      CompactionResult result = table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
+      out.println("compact " + spec.id() + " " + spec.sink().path() + ": " + result);
+      return 0;
+    }
+  }
+
+  static int vacuum(CliArguments args, PrintStream out) throws Exception {
+    PipelineSpec spec = spec(args);
+    Duration retention = spec.maintenance().vacuum().map(VacuumSpec::retention).orElse(VacuumSpec.DEFAULT_RETENTION);
+    try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
+      DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
+      VacuumResult result = args.flag("dry-run") ? table.vacuumDryRun(retention) : table.vacuum(retention);
+      out.println((result.deleted() ? "deleted " : "would delete ") + result.files().size() + " files ("
+          + result.bytes() + " bytes) from " + spec.sink().path() + " older than " + retention);
+      result.files().forEach(f -> out.println("  " + f));
+      return 0;
+    }
+  }
+
+  private static PipelineSpec spec(CliArguments args) {
+    Path file = Path.of(args.option("pipeline")
+        .orElseThrow(() -> new CliArguments.UsageException(args.command() + " needs --pipeline FILE")));
+    if (!Files.isRegularFile(file)) {
+      throw new CliArguments.UsageException("no such pipeline file: " + file);
+    }
+    return PipelineParser.parse(file);
+  }
+}

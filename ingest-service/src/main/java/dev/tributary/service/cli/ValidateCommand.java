@@ -1,0 +1,65 @@
+package dev.tributary.service.cli;
+
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.PipelineValidationException;
+import dev.tributary.service.pipeline.CompiledPipeline;
+import dev.tributary.service.pipeline.PipelineDefinitionException;
+import dev.tributary.service.pipeline.PipelineFactory;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Collectors;
+
+/** {@code tributary validate FILE}: parse, validate and compile; print the plan. Exit 0 valid, 1 invalid. */
+final class ValidateCommand {
+  private ValidateCommand() {}
+
+  static int run(CliArguments args, PrintStream out, PrintStream err) {
+    if (args.positional().size() != 1) {
+      throw new CliArguments.UsageException("validate takes exactly one pipeline file");
+    }
+    Path file = Path.of(args.positional().get(0));
+    if (!Files.isRegularFile(file)) {
+      throw new CliArguments.UsageException("no such pipeline file: " + file);
+    }
+    try {
+      CompiledPipeline pipeline = PipelineFactory.compile(PipelineParser.parse(file));
+      out.println("Pipeline " + pipeline.spec().id() + " (" + file + ") is valid.");
+      out.print(plan(pipeline));
+      return 0;
+    } catch (PipelineValidationException | PipelineDefinitionException e) {
+      err.println(e.getMessage());
+      return 1;
+    }
+  }
+
+  /** A human-readable summary of what the pipeline will do. */
+  static String plan(CompiledPipeline pipeline) {
+    PipelineSpec spec = pipeline.spec();
+    var kafka = spec.source();
+    StringBuilder b = new StringBuilder();
+    line(b, "source", "kafka " + kafka.bootstrapServers() + " " + kafka.topics().canonical() + ", new partitions from "
+        + kafka.startingOffsets() + (kafka.maxOffsetsPerTrigger().isPresent()
+            ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
+        + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets"));
+    line(b, "records", "json, " + spec.format().columns().size() + " columns, at most "
+        + spec.format().maxRecordSize() + " each; unparseable records go to quarantine");
+    line(b, "transforms", spec.transforms().isEmpty() ? "none"
+        : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
+    line(b, "output", pipeline.outputSchema().fields().stream()
+        .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", ")));
+    line(b, "sink", "delta " + spec.sink().path() + (spec.sink().partitionBy().isEmpty() ? ""
+        : " partitioned by " + spec.sink().partitionBy()) + ", files of " + spec.sink().targetFileSize()
+        + ", " + spec.sink().compression().keyword());
+    line(b, "quarantine", "delta " + spec.quarantine().path());
+    line(b, "checkpoint", spec.checkpoint());
+    line(b, "trigger", spec.trigger().toString());
+    line(b, "output-mode", spec.outputMode().keyword());
+    return b.toString();
+  }
+
+  private static void line(StringBuilder b, String label, String text) {
+    b.append(String.format("  %-12s %s%n", label + ":", text));
+  }
+}

@@ -1,0 +1,143 @@
+package dev.tributary.service.engine;
+
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.CommitResult;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TransactionId;
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.data.DataWriteOptions;
+import dev.tributary.table.data.PartitionedDataWriter;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Delta table as a batch sink. Rows stream into Parquet files as they arrive; the batch's files
+ * are committed in one Delta commit carrying {@code txn(pipeline id, batch id)}, so a replayed
+ * batch is skipped when the table already holds it.
+ */
+public final class DeltaTableSink implements TableSink {
+  private final String pipelineId;
+  private final ObjectStore store;
+  private final DeltaTable table;
+  private final StructType schema;
+  private final List<String> partitionColumns;
+  private final DataWriteOptions writeOptions;
+
+  /**
+   * Opens the table, creating it with {@code schema} if it does not exist yet.
+   *
+   * @throws IllegalStateException if the table exists with a different schema or partitioning
+   */
+  public DeltaTableSink(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
+      List<String> partitionColumns, DataWriteOptions writeOptions) throws IOException {
+    this.pipelineId = pipelineId;
+    this.store = store;
+    this.table = table;
+    this.schema = schema;
+    this.partitionColumns = List.copyOf(partitionColumns);
+    this.writeOptions = writeOptions;
+    if (!table.exists()) {
+      table.create(schema, partitionColumns, Map.of());
+    }
+    var snapshot = table.snapshot();
+    if (!snapshot.schema().equals(schema) || !snapshot.partitionColumns().equals(this.partitionColumns)) {
+      throw new IllegalStateException("Pipeline " + pipelineId + ": the table at " + store.location()
+          + " has schema " + describe(snapshot.schema()) + " partitioned by " + snapshot.partitionColumns()
+          + " but the pipeline writes " + describe(schema) + " partitioned by " + this.partitionColumns
+          + ". Schema evolution is not supported yet: write to a new table path, or restore the declaration.");
+    }
+  }
+
+  private static String describe(StructType schema) {
+    StringBuilder b = new StringBuilder("[");
+    schema.fields().forEach(f -> b.append(b.length() > 1 ? ", " : "").append(f.name()).append(' ').append(f.type().deltaName()));
+    return b.append(']').toString();
+  }
+
+  @Override
+  public String location() {
+    return store.location();
+  }
+
+  @Override
+  public BatchWriter begin(long batchId) throws IOException {
+    long committed = table.latestTransactionVersion(pipelineId).orElse(-1);
+    if (committed >= batchId) {
+      return new AlreadyCommitted();
+    }
+    return new Writer(batchId, DataFiles.newWriter(store, schema, partitionColumns, writeOptions));
+  }
+
+  private final class Writer implements BatchWriter {
+    private final long batchId;
+    private final PartitionedDataWriter files;
+    private long rows;
+    private boolean done;
+
+    Writer(long batchId, PartitionedDataWriter files) {
+      this.batchId = batchId;
+      this.files = files;
+    }
+
+    @Override
+    public boolean alreadyCommitted() {
+      return false;
+    }
+
+    @Override
+    public void write(Object[] row) throws IOException {
+      files.write(row);
+      rows++;
+    }
+
+    @Override
+    public long rows() {
+      return rows;
+    }
+
+    @Override
+    public long commit(Map<String, String> commitInfo) throws IOException {
+      List<DataFile> written = files.finish();
+      done = true;
+      CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
+      var txn = table.newAppend(new TransactionId(pipelineId, batchId));
+      txn.addFiles(written);
+      CommitResult result = txn.commit(commitInfo);
+      return result.committed() ? result.tableVersion() : -1;
+    }
+
+    @Override
+    public void close() {
+      if (!done) {
+        files.abort();
+      }
+    }
+  }
+
+  /** The table held the batch before it started: nothing to write, nothing to commit. */
+  private static final class AlreadyCommitted implements BatchWriter {
+    @Override
+    public boolean alreadyCommitted() {
+      return true;
+    }
+
+    @Override
+    public void write(Object[] row) {}
+
+    @Override
+    public long rows() {
+      return 0;
+    }
+
+    @Override
+    public long commit(Map<String, String> commitInfo) {
+      return -1;
+    }
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,100 @@
+package dev.tributary.service.pipeline;
+
+import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.MicroBatchEngine;
+import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.engine.TableSink;
+import dev.tributary.service.source.KafkaSource;
+import dev.tributary.storage.ObjectStore;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One run of a pipeline: its stores, source, tables and engine, opened together and closed
+ * together. {@link #run()} blocks until the trigger ends the run or {@link #stop()} is called.
+ */
+public final class PipelineRun implements AutoCloseable {
+  private final PipelineSpec spec;
+  private final TriggerSpec trigger;
+  private final List<AutoCloseable> resources;
+  private final MicroBatchEngine engine;
+  private final ProgressLog progress;
+
+  private PipelineRun(PipelineSpec spec, TriggerSpec trigger, List<AutoCloseable> resources,
+      MicroBatchEngine engine, ProgressLog progress) {
+    this.spec = spec;
+    this.trigger = trigger;
+    this.resources = resources;
+    this.engine = engine;
+    this.progress = progress;
+  }
+
+  /**
+   * Opens everything the pipeline needs: checkpoint (refusing a mismatched one), tables (creating
+   * them on first use) and the Kafka source.
+   *
+   * @param trigger the trigger to run with (the declared one, or an override from the command line)
+   */
+  public static PipelineRun open(CompiledPipeline pipeline, TriggerSpec trigger, ProgressLog progress)
+      throws IOException {
+    PipelineSpec spec = pipeline.spec();
+    List<AutoCloseable> resources = new ArrayList<>();
+    try {
+      ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());
+      resources.add(checkpointStore);
+      Checkpoint checkpoint = PipelineFactory.checkpoint(spec, checkpointStore);
+      ObjectStore sinkStore = PipelineFactory.store(spec, spec.sink().path());
+      resources.add(sinkStore);
+      TableSink sink = PipelineFactory.sink(pipeline, sinkStore);
+      ObjectStore quarantineStore = PipelineFactory.store(spec, spec.quarantine().path());
+      resources.add(quarantineStore);
+      TableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
+      KafkaSource source = new KafkaSource(
+          PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+      resources.add(0, source);
+      MicroBatchEngine engine = new MicroBatchEngine(spec.id(), source, checkpoint, pipeline.processor(), sink,
+          quarantine, progress, Clock.systemUTC());
+      return new PipelineRun(spec, trigger, resources, engine, progress);
+    } catch (IOException | RuntimeException e) {
+      closeAll(resources);
+      throw e;
+    }
+  }
+
+  public PipelineSpec spec() {
+    return spec;
+  }
+
+  public ProgressLog progress() {
+    return progress;
+  }
+
+  /** Runs batches until the trigger ends the run or {@link #stop()} is called. */
+  public void run() throws Exception {
+    engine.run(trigger);
+  }
+
+  /** Lets the batch in progress finish, then ends {@link #run()}. */
+  public void stop() {
+    engine.stop();
+  }
+
+  @Override
+  public void close() {
+    closeAll(resources);
+  }
+
+  private static void closeAll(List<AutoCloseable> resources) {
+    for (AutoCloseable r : resources) {
+      try {
+        r.close();
+      } catch (Exception ignored) {
+        // closing is best effort; the run's outcome was decided before
+      }
+    }
+  }
+}

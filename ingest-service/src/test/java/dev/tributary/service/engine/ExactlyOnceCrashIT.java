@@ -1,0 +1,228 @@
+package dev.tributary.service.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.KafkaBrokerProcess;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.storage.S3Settings;
+import dev.tributary.storage.testing.S3TestServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The exactly-once proof: a pipeline runs in a child JVM against a Kafka broker in another process,
+ * with a small max-offsets-per-trigger so there are many batches, and is killed again and again:
+ * halted at each named step of the batch lifecycle ({@link CrashPoints}, the same as kill -9: no
+ * hooks, no flush), and SIGKILLed at random moments. After every kill it is restarted; at the end
+ * an available-now run drains the topic. The sink table and the quarantine table must then hold
+ * every produced offset exactly once, and nothing else.
+ */
+class ExactlyOnceCrashIT {
+  private static final int PARTITIONS = 3;
+  private static final String[] POINTS = {
+    CrashPoints.AFTER_PLAN,
+    CrashPoints.AFTER_OFFSETS_LOG,
+    CrashPoints.MID_BATCH,
+    CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT,
+    CrashPoints.AFTER_SINK_COMMIT,
+    CrashPoints.AFTER_COMMITS_LOG
+  };
+
+  @TempDir static Path dir;
+  static KafkaBrokerProcess broker;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @Test
+  void localDiskTablesHoldEveryOffsetExactlyOnceAfterRepeatedKills() throws Exception {
+    Path work = dir.resolve("local");
+    Files.createDirectories(work);
+    String topic = "orders-local";
+    Fixture fixture = new Fixture(topic, work, work.resolve("tables/orders").toString(),
+        work.resolve("tables/orders-quarantine").toString(), work.resolve("checkpoint").toString(), "");
+    fixture.runWithKills(24, new Random(20261129L));
+    try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null);
+        ObjectStore quarantine = ObjectStores.open(fixture.quarantinePath, null)) {
+      fixture.assertExactlyOnce(sink, quarantine);
+    }
+  }
+
+  @Test
+  void s3TablesAndCheckpointHoldEveryOffsetExactlyOnceAfterRepeatedKills() throws Exception {
+    S3TestServer s3 = S3TestServer.shared();
+    String bucket = s3.createBucket();
+    Path work = dir.resolve("s3");
+    Files.createDirectories(work);
+    String storage = "storage:\n  s3: { endpoint: \"" + s3.endpoint() + "\", region: us-east-1, path-style: true,"
+        + " access-key: \"" + S3TestServer.ACCESS_KEY + "\", secret-key: \"" + S3TestServer.SECRET_KEY + "\" }\n";
+    Fixture fixture = new Fixture("orders-s3", work, "s3://" + bucket + "/tables/orders",
+        "s3://" + bucket + "/tables/orders-quarantine", "s3://" + bucket + "/checkpoints/orders", storage);
+    fixture.runWithKills(12, new Random(7L));
+    S3Settings settings = s3.settings();
+    try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, settings);
+        ObjectStore quarantine = ObjectStores.open(fixture.quarantinePath, settings)) {
+      fixture.assertExactlyOnce(sink, quarantine);
+    }
+  }
+
+  /** One topic, one pipeline declaration, and the record of what was produced. */
+  private static final class Fixture {
+    final String topic;
+    final Path work;
+    final String sinkPath;
+    final String quarantinePath;
+    final Path pipelineFile;
+    final Set<String> validOffsets = new HashSet<>();
+    final Set<String> malformedOffsets = new HashSet<>();
+    int produced;
+
+    Fixture(String topic, Path work, String sinkPath, String quarantinePath, String checkpoint, String storage)
+        throws Exception {
+      this.topic = topic;
+      this.work = work;
+      this.sinkPath = sinkPath;
+      this.quarantinePath = quarantinePath;
+      this.pipelineFile = work.resolve("pipeline.yaml");
+      try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+          broker.bootstrapServers()))) {
+        admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+      }
+      Files.writeString(pipelineFile, """
+          pipeline: crash-test
+          source:
+            kafka:
+              bootstrap-servers: %s
+              topics: [%s]
+              max-offsets-per-trigger: 300
+          format:
+            json:
+              schema:
+                id: long
+                name: string
+          transform:
+            - derive: { doubled: "id * 2" }
+          sink:
+            delta:
+              path: %s
+          quarantine:
+            delta: { path: "%s" }
+          checkpoint: %s
+          trigger: { processing-time: 50ms }
+          %s""".formatted(broker.bootstrapServers(), topic, sinkPath, quarantinePath, checkpoint, storage));
+    }
+
+    /** Produces records: about one in twenty is malformed and must land in quarantine. */
+    void produce(int count, Random random) throws Exception {
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+      p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+      p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+      p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+      try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
+        List<Boolean> malformed = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+          boolean bad = random.nextInt(20) == 0;
+          String value = bad ? "{\"id\": " + produced + ", \"name\": " : "{\"id\":" + produced + ",\"name\":\"n" + produced + "\"}";
+          produced++;
+          sent.add(producer.send(new ProducerRecord<>(topic, random.nextInt(PARTITIONS), null,
+              value.getBytes(StandardCharsets.UTF_8))));
+          malformed.add(bad);
+        }
+        for (int i = 0; i < sent.size(); i++) {
+          RecordMetadata m = sent.get(i).get();
+          (malformed.get(i) ? malformedOffsets : validOffsets).add(m.partition() + "/" + m.offset());
+        }
+      }
+    }
+
+    void runWithKills(int kills, Random random) throws Exception {
+      produce(3000, random);
+      for (int i = 0; i < kills; i++) {
+        produce(500, random);
+        Path log = work.resolve("run-" + i + ".log");
+        List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        boolean deterministic = i % 2 == 0;
+        String point = POINTS[(i / 2) % POINTS.length];
+        if (deterministic) {
+          int occurrence = point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(600) : 1 + random.nextInt(3);
+          jvm.add("-Dtributary.test.crash-at=" + point + ":" + occurrence);
+        }
+        Process child = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
+            List.of("run", "--pipeline", pipelineFile.toString()), log, work);
+        if (deterministic) {
+          boolean exited = child.waitFor(60, TimeUnit.SECONDS);
+          if (!exited) {
+            child.destroyForcibly().waitFor();
+          }
+          assertThat(exited).as("crash point %s reached; log %s:%n%s", point, log, Files.readString(log)).isTrue();
+          assertThat(child.exitValue()).as("halted at %s; log:%n%s", point, Files.readString(log)).isEqualTo(137);
+        } else {
+          Thread.sleep(1500 + random.nextInt(2500));
+          assertThat(child.isAlive()).as("pipeline still running before the kill; log:%n%s", Files.readString(log))
+              .isTrue();
+          child.destroyForcibly(); // SIGKILL
+          child.waitFor();
+        }
+      }
+      Path log = work.resolve("drain.log");
+      Process drain = ChildJvm.start(List.of("-Xmx256m"), "dev.tributary.service.cli.Main",
+          List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"), log, work);
+      assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
+      assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+    }
+
+    void assertExactlyOnce(ObjectStore sink, ObjectStore quarantine) throws Exception {
+      Map<String, Integer> sinkCounts = new HashMap<>();
+      for (Object[] row : TableContents.rows(sink)) {
+        // columns: id, name, doubled, _kafka_topic, _kafka_partition, _kafka_offset, _kafka_timestamp
+        assertThat(row[3]).isEqualTo(topic);
+        assertThat((Long) row[2]).isEqualTo(2 * (Long) row[0]);
+        sinkCounts.merge(row[4] + "/" + row[5], 1, Integer::sum);
+      }
+      Map<String, Integer> quarantineCounts = new HashMap<>();
+      for (Object[] row : TableContents.rows(quarantine)) {
+        quarantineCounts.merge(row[1] + "/" + row[2], 1, Integer::sum);
+      }
+      assertThat(sinkCounts.values()).as("no offset twice in the sink").allMatch(c -> c == 1);
+      assertThat(quarantineCounts.values()).as("no offset twice in quarantine").allMatch(c -> c == 1);
+      assertThat(sinkCounts.keySet()).as("every valid record once in the sink").isEqualTo(validOffsets);
+      assertThat(quarantineCounts.keySet()).as("every malformed record once in quarantine").isEqualTo(malformedOffsets);
+    }
+  }
+}
