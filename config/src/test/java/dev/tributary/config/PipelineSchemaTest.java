@@ -1,0 +1,138 @@
+package dev.tributary.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
+import dev.tributary.config.internal.Keys;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The published JSON Schema accepts what the parser accepts, refuses typos, and lists the same keys. */
+class PipelineSchemaTest {
+
+  static final String RESOURCE = "/dev/tributary/config/pipeline.schema.json";
+
+  static JsonNode schemaJson;
+  static Schema schema;
+
+  @BeforeAll
+  static void loadSchema() throws Exception {
+    try (InputStream in = PipelineSchemaTest.class.getResourceAsStream(RESOURCE)) {
+      schemaJson = new ObjectMapper().readTree(in);
+    }
+    schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(schemaJson);
+  }
+
+  static List<String> validate(String yaml) throws Exception {
+    return schema.validate(new YAMLMapper().readTree(yaml)).stream().map(Error::toString).toList();
+  }
+
+  static Stream<Path> examples() throws Exception {
+    return Files.list(PipelineParserTest.PIPELINES).filter(p -> p.toString().endsWith(".yaml")).sorted();
+  }
+
+  @ParameterizedTest
+  @MethodSource("examples")
+  void everyExamplePipelineParsesAndMatchesTheSchema(Path example) throws Exception {
+    assertThat(PipelineParser.parse(example, Map.of()).id()).isNotEmpty();
+    assertThat(validate(Files.readString(example))).isEmpty();
+  }
+
+  @Test
+  void acceptsTheValidPipelinesOfTheParserTests() throws Exception {
+    assertThat(validate(PipelineParserTest.MINIMAL)).isEmpty();
+    assertThat(validate(PipelineValidationTest.BASE)).isEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + """
+        trigger: { available-now: true }
+        storage: { s3: { endpoint: "${S3_ENDPOINT:-http://localhost:9000}", path-style: "${PATH_STYLE:-true}" } }
+        aggregate:
+          window: { column: at, size: 1 HOUR, slide: 30 Minutes }
+          measures: { n: count(), m: count_distinct(id) }
+        output-mode: complete
+        """)).isEmpty();
+  }
+
+  @Test
+  void refusesATypoedKey() throws Exception {
+    String yaml = PipelineParserTest.MINIMAL.replace("topics: [clicks]", "topics: [clicks]\n    max-offset-per-trigger: 5");
+
+    assertThat(validate(yaml)).singleElement().asString()
+        .contains("/source/kafka").contains("max-offset-per-trigger");
+  }
+
+  @Test
+  void refusesWrongValuesAndMissingKeys() throws Exception {
+    assertThat(validate(PipelineParserTest.MINIMAL.replace("at: timestamp", "at: instant"))).isNotEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + "trigger: { processing-time: soon }\n")).isNotEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + "trigger: { once: true, available-now: true }\n")).isNotEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL.replace("checkpoint: /data/checkpoints/clicks", "")))
+        .singleElement().asString().contains("checkpoint");
+    assertThat(validate(PipelineParserTest.MINIMAL.replace("topics: [clicks]", "topics: [a]\n    topic-pattern: b")))
+        .isNotEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + "maintenance: { vacuum: { schedule: \"0 3 * * *\" } }\n"))
+        .isNotEmpty();
+  }
+
+  @Test
+  void listsExactlyTheKeysTheParserAccepts() {
+    Map<String, List<String>> schemaSections = new LinkedHashMap<>();
+    List<String> freeForm = new ArrayList<>();
+    walk(schemaJson, "", schemaSections, freeForm);
+
+    assertThat(schemaSections.keySet()).containsExactlyInAnyOrderElementsOf(Keys.SECTIONS.keySet());
+    Keys.SECTIONS.forEach((section, keys) ->
+        assertThat(schemaSections.get(section)).as("keys of section '%s'", section).containsExactlyElementsOf(keys));
+    assertThat(freeForm).containsExactlyInAnyOrderElementsOf(Keys.FREE_FORM);
+  }
+
+  @Test
+  void theDocsCopyIsIdenticalToThePublishedSchema() throws Exception {
+    try (InputStream in = PipelineSchemaTest.class.getResourceAsStream(RESOURCE)) {
+      assertThat(Files.readString(Path.of("..", "docs", "pipeline.schema.json")))
+          .isEqualTo(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Records the properties of every object schema under its key path ({@code []} for list items). */
+  private static void walk(JsonNode node, String path, Map<String, List<String>> sections, List<String> freeForm) {
+    JsonNode resolved = resolve(node);
+    if (resolved.has("properties")) {
+      List<String> keys = new ArrayList<>();
+      Iterator<Map.Entry<String, JsonNode>> fields = resolved.get("properties").fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> field = fields.next();
+        keys.add(field.getKey());
+        walk(field.getValue(), path.isEmpty() ? field.getKey() : path + "." + field.getKey(), sections, freeForm);
+      }
+      assertThat(resolved.get("additionalProperties").asBoolean(true)).as("closed object at '%s'", path).isFalse();
+      sections.put(path, keys);
+    } else if (resolved.path("additionalProperties").isObject()) {
+      freeForm.add(path);
+    }
+    if (resolved.has("items")) {
+      walk(resolved.get("items"), path + "[]", sections, freeForm);
+    }
+  }
+
+  private static JsonNode resolve(JsonNode node) {
+    JsonNode ref = node.get("$ref");
+    return ref == null ? node : schemaJson.at(ref.asText().substring(1));
+  }
+}
