@@ -400,6 +400,28 @@ abstract class CheckpointContract {
   }
 
   @Test
+  void metadataOfANewerLayoutOrTruncatedIsRefused() throws Exception {
+    open();
+    String newer = new String(store.read("metadata/00000000000000000001"), StandardCharsets.UTF_8)
+        .replace("\"formatVersion\":1", "\"formatVersion\":2");
+    store.put("metadata/00000000000000000002", newer.getBytes(StandardCharsets.UTF_8));
+
+    assertThatThrownBy(this::open)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessage("Cannot read checkpoint file 'metadata/00000000000000000002' in "
+            + store.location() + ": checkpoint layout version 2 is newer than 1, the highest this"
+            + " release understands: written by a newer Tributary? Upgrade Tributary to use this"
+            + " checkpoint.");
+
+    store.put("metadata/00000000000000000002", "v1\n{\"formatVersion\":1,\"vers"
+        .getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(this::open)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("'metadata/00000000000000000002'")
+        .hasMessageContaining("truncated write?");
+  }
+
+  @Test
   void commitWithoutOffsetsIsInconsistent() throws Exception {
     Checkpoint checkpoint = open();
     Entries.runBatches(checkpoint, 2);
