@@ -168,6 +168,11 @@ final class AstCompiler {
       throw error(pos, Functions.nonDeterministic(
           t.getStringValue().replace("()", "").toLowerCase(Locale.ROOT)));
     }
+    if (label.matches("[A-Za-z_]+")) {
+      // JSqlParser reads some words (DAY, YEAR, ...) as keywords, never as column names.
+      throw error(pos, "'" + label.toLowerCase(Locale.ROOT) + "' is an SQL keyword here; write"
+          + " `" + label.toLowerCase(Locale.ROOT) + "` in back quotes to name a column");
+    }
     throw error(pos, "unsupported syntax '" + label + "'; see docs/EXPRESSIONS.md for the"
         + " operators and functions the language has");
   }

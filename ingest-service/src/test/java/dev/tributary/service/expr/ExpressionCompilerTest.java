@@ -376,5 +376,8 @@ class ExpressionCompilerTest {
     assertThat(error("i >\n  ( 2 +").position()).as("just after the end").isEqualTo(12);
     assertThat(error("EXTRACT(year FROM ts) > 1").reason()).startsWith("unsupported syntax 'EXTRACT(year FROM ts)'");
     assertThat(error("i & 1").reason()).startsWith("unsupported syntax 'i & 1'");
+    assertThat(error("i + day").reason())
+        .isEqualTo("'day' is an SQL keyword here; write `day` in back quotes to name a column");
+    assertThat(error("i + day").position()).isEqualTo(5);
   }
 }
