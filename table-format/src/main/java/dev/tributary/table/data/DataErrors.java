@@ -58,12 +58,14 @@ final class DataErrors {
         + " start a new writer (after a failure, abort this one first)";
   }
 
-  static String writeFailed(String storeLocation, String key) {
-    return "Could not write data file '" + key + "' in " + storeLocation;
+  static String writeFailed(String storeLocation, String key, Throwable cause) {
+    return "Could not write data file '" + key + "' in " + storeLocation + ": " + cause.getMessage()
+        + "; abort this writer and write the batch again (files it already published are orphans"
+        + " that vacuum removes)";
   }
 
-  static String readFailed(String storeLocation, String key) {
-    return "Could not read data file '" + key + "' in " + storeLocation;
+  static String readFailed(String storeLocation, String key, Throwable cause) {
+    return "Could not read data file '" + key + "' in " + storeLocation + ": " + cause.getMessage();
   }
 
   static String incompatibleColumn(String key, String fieldPath, DataType type, String fileType) {

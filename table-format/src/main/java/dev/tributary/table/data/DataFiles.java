@@ -73,7 +73,7 @@ public final class DataFiles {
     InputFile input = new StoreInputFile(tableStore, file.path());
     ParquetReader<Object[]> reader =
         new ReaderBuilder(input, new PlainParquetConfiguration(), support).build();
-    return new ParquetRowIterator(reader, "data file '" + file.path() + "' in " + tableStore.location());
+    return new ParquetRowIterator(reader, tableStore.location(), file.path());
   }
 
   /** Reads a whole (small) data file into memory; see {@link #read} for the row contents. */

@@ -8,26 +8,28 @@ import org.apache.parquet.hadoop.ParquetReader;
 /** Iterates the rows of one Parquet reader, reading one row ahead. */
 final class ParquetRowIterator implements CloseableIterator<Object[]> {
   private final ParquetReader<Object[]> reader;
-  private final String description;
+  private final String location;
+  private final String key;
   private Object[] next;
   private boolean done;
   private boolean closed;
 
-  ParquetRowIterator(ParquetReader<Object[]> reader, String description) {
+  ParquetRowIterator(ParquetReader<Object[]> reader, String location, String key) {
     this.reader = reader;
-    this.description = description;
+    this.location = location;
+    this.key = key;
   }
 
   @Override
   public boolean hasNext() {
     if (next == null && !done) {
       if (closed) {
-        throw new IllegalStateException("reader of " + description + " is closed");
+        throw new IllegalStateException("The reader of data file '" + key + "' is closed");
       }
       try {
         next = reader.read();
       } catch (IOException e) {
-        throw new UncheckedIOException(e.getMessage() == null ? description : description + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(DataErrors.readFailed(location, key, e), e);
       }
       done = next == null;
     }
@@ -37,7 +39,7 @@ final class ParquetRowIterator implements CloseableIterator<Object[]> {
   @Override
   public Object[] next() {
     if (!hasNext()) {
-      throw new NoSuchElementException("no more rows in " + description);
+      throw new NoSuchElementException("No more rows in data file '" + key + "'");
     }
     Object[] row = next;
     next = null;

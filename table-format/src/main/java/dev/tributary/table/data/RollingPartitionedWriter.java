@@ -122,7 +122,7 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
       return OpenDataFile.open(store, path, key, values, schema, partitionColumns, fileSchema, options);
     } catch (IOException | RuntimeException e) {
       state = State.FAILED;
-      throw new IOException(DataErrors.writeFailed(store.location(), path), e);
+      throw new IOException(DataErrors.writeFailed(store.location(), path, e), e);
     }
   }
 
@@ -136,7 +136,7 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
     } catch (IOException | RuntimeException e) {
       state = State.FAILED;
       file.abort();
-      throw new IOException(DataErrors.writeFailed(store.location(), file.key()), e);
+      throw new IOException(DataErrors.writeFailed(store.location(), file.key(), e), e);
     }
   }
 
