@@ -1,10 +1,13 @@
 package dev.tributary.config;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -94,7 +97,7 @@ public record PipelineSpec(
     identity.put("aggregate.group-by", aggregate.map(a -> a.groupBy().toString()).orElse("none"));
     identity.put("aggregate.measures", aggregate.map(AggregateSpec::canonicalMeasures).orElse("none"));
     identity.put("output-mode", outputMode.keyword());
-    return java.util.Collections.unmodifiableMap(identity);
+    return Collections.unmodifiableMap(identity);
   }
 
   /**
@@ -106,7 +109,7 @@ public record PipelineSpec(
     if (aggregate.isPresent()) {
       return aggregate.get().outputColumns();
     }
-    java.util.LinkedHashSet<String> columns = new java.util.LinkedHashSet<>();
+    Set<String> columns = new LinkedHashSet<>();
     format.columns().forEach(c -> columns.add(c.name()));
     for (TransformStep step : transforms) {
       if (step instanceof TransformStep.Derive derive) {

@@ -216,9 +216,28 @@ class PipelineParserErrorsTest {
         "orders.yaml:20:15: transform[3].derive.1b: derived column name '1b' must start with a letter or _ and"
             + " contain only letters, digits and _",
         "orders.yaml:20:24: transform[3].derive.c: a derive expression cannot be empty",
-        "orders.yaml:21:5: transform[4]: each transform step must have exactly one key, filter or derive,"
-            + " found none",
         "orders.yaml:21:5: transform[4].fliter: unknown key 'fliter'; did you mean 'filter'?");
+  }
+
+  @Test
+  void reportsOnlyTheTypoWhenATriggerKeyIsMisspelt() {
+    assertThat(errors(MINIMAL + "trigger: { proccessing-time: 30s }\n")).containsExactly(
+        "orders.yaml:15:12: trigger.proccessing-time: unknown key 'proccessing-time'; did you mean"
+            + " 'processing-time'?");
+  }
+
+  @Test
+  void acceptsAnchorsAndAliasesButNotMergeKeys() {
+    String yaml = MINIMAL.replace("bootstrap-servers: localhost:9092", "bootstrap-servers: &servers localhost:9092")
+        + "storage: { s3: { endpoint: \"http://s3:9000\", region: *servers } }\n";
+    assertThat(PipelineParser.parse(yaml, "orders.yaml", Map.of()).storage().orElseThrow().region())
+        .contains("localhost:9092");
+
+    String merge = MINIMAL + "maintenance:\n  vacuum: &v { schedule: \"@daily\" }\n  compaction: { <<: *v }\n";
+    assertThat(errors(merge)).containsExactly(
+        "orders.yaml:17:3: maintenance.compaction.schedule: missing required key 'schedule'; add it, for"
+            + " example schedule: \"0 0 * * * *\"",
+        "orders.yaml:17:17: maintenance.compaction.<<: unknown key '<<'; valid keys here are schedule, min-files");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.tributary.config.internal;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,7 @@ public final class Keys {
     s.put("backfill", List.of("schedule"));
     s.put("storage", List.of("s3"));
     s.put("storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
-    return java.util.Collections.unmodifiableMap(s);
+    return Collections.unmodifiableMap(s);
   }
 
   /** Returns the sections other than {@code section} that accept {@code key}. */

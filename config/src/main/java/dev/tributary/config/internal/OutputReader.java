@@ -103,6 +103,9 @@ final class OutputReader {
     Node availableNow = map.optional("available-now").orElse(null);
     Node once = map.optional("once").orElse(null);
     map.finish();
+    if (kinds.isEmpty() && map.hasOtherKeys(kinds)) {
+      return null; // only unknown keys, reported by finish() with a suggestion
+    }
     if (kinds.size() != 1) {
       nodes.fail(node, "trigger", Messages.triggerKind(kinds));
       return null;

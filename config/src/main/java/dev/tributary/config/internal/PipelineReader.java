@@ -1,5 +1,6 @@
 package dev.tributary.config.internal;
 
+import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.TriggerSpec;
@@ -121,7 +122,7 @@ public final class PipelineReader {
     return new PipelineSpec(d.id(), d.source(), d.format(), d.transforms(),
         Optional.ofNullable(d.watermark()), Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()), d.outputMode(), d.sink(),
-        d.quarantine() != null ? d.quarantine() : dev.tributary.config.DeltaTableSpec.quarantineFor(d.sink()),
+        d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),
         Optional.ofNullable(d.lateEvents()), d.checkpoint(),
         d.trigger() != null ? d.trigger() : TriggerSpec.DEFAULT, d.maintenance(),
         Optional.ofNullable(d.backfill()), Optional.ofNullable(d.storage()));

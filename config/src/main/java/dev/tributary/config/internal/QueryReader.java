@@ -53,7 +53,11 @@ final class QueryReader {
     }
     List<String> kinds = map.present(List.of("filter", "derive"));
     TransformStep step = null;
-    if (kinds.size() != 1) {
+    if (kinds.isEmpty() && map.hasOtherKeys(kinds)) {
+      // Only an unknown key, probably a typo of filter or derive: finish() reports it with a suggestion.
+      map.optional("filter");
+      map.optional("derive");
+    } else if (kinds.size() != 1) {
       nodes.fail(node, path, Messages.transformStep(kinds));
       map.optional("filter");
       map.optional("derive");

@@ -21,7 +21,6 @@ final class YamlMap {
   private final YamlNodes nodes;
   private final String path;
   private final String section;
-  private final MappingNode node;
   private final Map<String, NodeTuple> entries = new LinkedHashMap<>();
   private final Set<String> taken = new HashSet<>();
 
@@ -34,7 +33,6 @@ final class YamlMap {
     this.nodes = nodes;
     this.path = path;
     this.section = section;
-    this.node = node;
     for (NodeTuple tuple : node.getValue()) {
       Node keyNode = tuple.getKeyNode();
       if (!(keyNode instanceof ScalarNode scalar)) {
@@ -51,10 +49,6 @@ final class YamlMap {
       entries.put(key, tuple);
       nodes.problems().locate(child(key), keyNode.getStartMark(), tuple.getValueNode().getStartMark());
     }
-  }
-
-  String path() {
-    return path;
   }
 
   /** Returns the key path of one of this mapping's keys. */
@@ -98,14 +92,14 @@ final class YamlMap {
     return tuple.getValueNode();
   }
 
-  /** Returns whether the key is present (with any value, null included), without taking it. */
-  boolean has(String key) {
-    return entries.containsKey(key);
-  }
-
   /** Returns the present keys among {@code keys}, in the file's order. */
   List<String> present(List<String> keys) {
     return entries.keySet().stream().filter(keys::contains).toList();
+  }
+
+  /** Returns whether the mapping has keys other than {@code keys} (which {@link #finish} will report). */
+  boolean hasOtherKeys(List<String> keys) {
+    return entries.keySet().stream().anyMatch(k -> !keys.contains(k));
   }
 
   /** Returns every entry, for mappings with user-chosen keys; all count as taken. */
@@ -131,11 +125,6 @@ final class YamlMap {
             Messages.unknownKey(key, suggestion, valid, elsewhere));
       }
     }
-  }
-
-  /** The mark of the mapping itself. */
-  MappingNode node() {
-    return node;
   }
 
   private void assertDeclared(String key) {
