@@ -6,11 +6,12 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileVisitResult;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -116,48 +117,56 @@ final class LocalObjectStore implements ObjectStore {
 
   @Override
   public List<ObjectInfo> list(String prefix, String startAfter) throws IOException {
-    String dirPart = prefix.substring(0, prefix.lastIndexOf('/') + 1);
-    Path start = dirPart.isEmpty() ? root : root.resolve(dirPart).normalize();
+    String dirKey = prefix.substring(0, prefix.lastIndexOf('/') + 1);
+    Path start = dirKey.isEmpty() ? root : root.resolve(dirKey).normalize();
     if (!start.startsWith(root) || !Files.isDirectory(start)) {
       return List.of();
     }
     List<ObjectInfo> out = new ArrayList<>();
-    Files.walkFileTree(start, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-        if (dir.equals(start)) {
-          return FileVisitResult.CONTINUE;
-        }
-        String dirKey = keyOf(dir) + "/";
-        // Descend only where keys matching the prefix can be.
-        return dirKey.startsWith(prefix) || prefix.startsWith(dirKey)
-            ? FileVisitResult.CONTINUE
-            : FileVisitResult.SKIP_SUBTREE;
-      }
-
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-        if (attrs.isRegularFile() && !isTemp(file.getFileName().toString())) {
-          String key = keyOf(file);
-          if (key.startsWith(prefix)
-              && (startAfter == null || ObjectKeys.ORDER.compare(key, startAfter) > 0)) {
-            out.add(info(key, attrs));
-          }
-        }
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        // Temporary files of concurrent writes vanish while we walk: not an error.
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
-      }
-    });
+    walk(start, dirKey, prefix, startAfter, out);
     out.sort((a, b) -> ObjectKeys.ORDER.compare(a.key(), b.key()));
     return out;
+  }
+
+  /**
+   * Collects the objects under {@code dir} (whose keys start with {@code dirKey}) that match.
+   * Names are filtered before any file is stat-ed, and a subtree is entered only if some key in
+   * it can match: a Delta log listing after a checkpoint then costs one stat per new commit, not
+   * one per file of the log.
+   */
+  private void walk(Path dir, String dirKey, String prefix, String startAfter,
+      List<ObjectInfo> out) throws IOException {
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path entry : entries) {
+        String name = entry.getFileName().toString();
+        String key = dirKey + name;
+        String asDir = key + "/";
+        boolean underPrefix = key.startsWith(prefix) || prefix.startsWith(asDir);
+        // Whether the entry, as a file or as a directory, can hold a key after startAfter: every
+        // key under a directory starts with asDir, so either asDir sorts after startAfter or
+        // startAfter lies inside the directory.
+        boolean afterStart = startAfter == null || ObjectKeys.ORDER.compare(asDir, startAfter) > 0
+            || startAfter.startsWith(asDir);
+        if (isTemp(name) || !underPrefix || !afterStart) {
+          continue;
+        }
+        BasicFileAttributes attributes;
+        try {
+          attributes = Files.readAttributes(
+              entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+          continue; // deleted while we listed
+        }
+        if (attributes.isDirectory()) {
+          walk(entry, asDir, prefix, startAfter, out);
+        } else if (attributes.isRegularFile() && key.startsWith(prefix)
+            && (startAfter == null || ObjectKeys.ORDER.compare(key, startAfter) > 0)) {
+          out.add(info(key, attributes));
+        }
+      }
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      // The directory was replaced or removed while we listed: it holds nothing to report.
+    }
   }
 
   @Override
@@ -301,13 +310,6 @@ final class LocalObjectStore implements ObjectStore {
     return Files.isRegularFile(file)
         ? new IOException(StorageErrors.localIo("read", key, location, e), e)
         : new ObjectNotFoundException(location, key);
-  }
-
-  private String keyOf(Path path) {
-    String relative = root.relativize(path).toString();
-    return path.getFileSystem().getSeparator().equals("/")
-        ? relative
-        : relative.replace(path.getFileSystem().getSeparator(), "/");
   }
 
   private static boolean isTemp(String fileName) {

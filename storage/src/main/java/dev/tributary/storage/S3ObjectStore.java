@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
@@ -13,6 +14,7 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -128,11 +130,15 @@ final class S3ObjectStore implements ObjectStore {
     String s3Key = s3Key(key);
     String range = "bytes=" + offset + "-" + (offset + length - 1);
     try {
-      byte[] bytes = client.getObjectAsBytes(b -> b.bucket(bucket).key(s3Key).range(range))
-          .asByteArray();
-      // A server that ignores Range sends the whole object; cut it ourselves.
-      return bytes.length <= length ? bytes : java.util.Arrays.copyOfRange(
-          bytes, (int) Math.min(offset, bytes.length), (int) Math.min(offset + length, bytes.length));
+      ResponseBytes<GetObjectResponse> response =
+          client.getObjectAsBytes(b -> b.bucket(bucket).key(s3Key).range(range));
+      byte[] bytes = response.asByteArray();
+      if (response.response().contentRange() != null) {
+        return bytes;
+      }
+      // No Content-Range: the server ignored Range and sent the whole object; cut it here.
+      int from = (int) Math.min(offset, bytes.length);
+      return Arrays.copyOfRange(bytes, from, (int) Math.min((long) from + length, bytes.length));
     } catch (NoSuchKeyException e) {
       throw new ObjectNotFoundException(location(), key);
     } catch (S3Exception e) {

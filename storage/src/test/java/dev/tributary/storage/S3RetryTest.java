@@ -146,6 +146,17 @@ class S3RetryTest {
   }
 
   @Test
+  void aServerThatIgnoresRangeStillYieldsJustTheRange() throws IOException {
+    server.otherwise(Reply.ok("0123456789"));
+
+    try (ObjectStore store = ObjectStores.open("s3://bucket", server.settings(5))) {
+      assertThat(new String(store.readRange("k", 2, 3), UTF_8)).isEqualTo("234");
+      assertThat(new String(store.readRange("k", 8, 100), UTF_8)).isEqualTo("89");
+      assertThat(store.readRange("k", 20, 5)).isEmpty();
+    }
+  }
+
+  @Test
   void aRangeStartingPastTheEndIsEmpty() throws IOException {
     server.then(Reply.error(416, "InvalidRange"));
 

@@ -160,6 +160,20 @@ public abstract class ObjectStoreContractTest {
   }
 
   @Test
+  void listStartAfterWorksAcrossNestedKeys() throws IOException {
+    for (String key : List.of("p/a/1", "p/a/2", "p/b/1", "p/c", "q")) {
+      store.put(key, new byte[1]);
+    }
+
+    assertThat(keys(store.list("p/", "p/a/1"))).containsExactly("p/a/2", "p/b/1", "p/c");
+    assertThat(keys(store.list("p/", "p/a"))).containsExactly("p/a/1", "p/a/2", "p/b/1", "p/c");
+    assertThat(keys(store.list("p/", "p/a/"))).containsExactly("p/a/1", "p/a/2", "p/b/1", "p/c");
+    assertThat(keys(store.list("p/", "p/b"))).containsExactly("p/b/1", "p/c");
+    assertThat(keys(store.list("", "p/b/1"))).containsExactly("p/c", "q");
+    assertThat(keys(store.list("p/a", "p/a/1"))).containsExactly("p/a/2");
+  }
+
+  @Test
   void putReplacesAnExistingObject() throws IOException {
     store.put("k", "old".getBytes(UTF_8));
     store.put("k", "new and longer".getBytes(UTF_8));
