@@ -167,7 +167,9 @@ public final class Checkpoint {
       return new RecoveryPlan(RecoveryPlan.Action.NONE, Optional.empty(), Optional.empty());
     }
     long planned = lastPlanned.getAsLong();
-    Optional<OffsetsEntry> offsets = offsets(planned);
+    Optional<OffsetsEntry> offsets = Optional.of(offsets(planned).orElseThrow(
+        () -> CheckpointErrors.inconsistent(location(), "offsets entry for batch " + planned
+            + " was listed but could not be read: was the checkpoint modified concurrently?")));
     Optional<CommitEntry> commit =
         lastCommitted.isPresent() ? commit(lastCommitted.getAsLong()) : Optional.empty();
     long committed = lastCommitted.orElse(-1);

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,8 @@ public final class LogFiles {
 
   private final ObjectStore store;
   private final String pipelineId;
+  // Each stray file is reported once per checkpoint instance, not at every listing.
+  private final Set<String> warnedStrayKeys = ConcurrentHashMap.newKeySet();
 
   public LogFiles(ObjectStore store, String pipelineId) {
     this.store = Objects.requireNonNull(store, "store");
@@ -45,7 +49,7 @@ public final class LogFiles {
       OptionalLong n = LogKeys.parse(dir, info.key());
       if (n.isPresent()) {
         out.add(n.getAsLong());
-      } else {
+      } else if (warnedStrayKeys.add(info.key())) {
         LOG.warn("Ignoring unexpected file '{}' in checkpoint {}", info.key(), store.location());
       }
     }

@@ -30,14 +30,16 @@ final class LocalDb implements AutoCloseable {
 
   private final String operatorId;
   private final Path dir;
+  private final BloomFilter filter;
   private final Options options;
   private final WriteOptions writeOptions;
   private final RocksDB db;
 
-  private LocalDb(String operatorId, Path dir, Options options, WriteOptions writeOptions,
-      RocksDB db) {
+  private LocalDb(String operatorId, Path dir, BloomFilter filter, Options options,
+      WriteOptions writeOptions, RocksDB db) {
     this.operatorId = operatorId;
     this.dir = dir;
+    this.filter = filter;
     this.options = options;
     this.writeOptions = writeOptions;
     this.db = db;
@@ -46,6 +48,7 @@ final class LocalDb implements AutoCloseable {
   /** Creates an empty database in {@code dir}, deleting what a previous store left there. */
   static LocalDb create(String operatorId, Path dir) throws IOException {
     prepare(dir);
+    BloomFilter filter = new BloomFilter(10);
     Options options = new Options()
         .setCreateIfMissing(true)
         // The copy is deleted on close, so flushing memtables at shutdown is wasted work.
@@ -54,15 +57,16 @@ final class LocalDb implements AutoCloseable {
         .setKeepLogFileNum(1)
         // Most lookups of deduplication and first-seen window keys miss: a Bloom filter answers
         // those without reading data blocks.
-        .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10)));
+        .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(filter));
     // No WAL: the working copy is rebuilt from the checkpoint after any crash.
     WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
     try {
       RocksDB db = RocksDB.open(options, dir.resolve("db").toString());
-      return new LocalDb(operatorId, dir, options, writeOptions, db);
+      return new LocalDb(operatorId, dir, filter, options, writeOptions, db);
     } catch (RocksDBException e) {
       writeOptions.close();
       options.close();
+      filter.close();
       throw new IOException("State of operator " + operatorId + ": cannot create the local"
           + " working copy in " + dir + ": " + e.getMessage(), e);
     }
@@ -76,11 +80,48 @@ final class LocalDb implements AutoCloseable {
     }
   }
 
-  void write(WriteBatch batch) {
-    try {
-      db.write(writeOptions, batch);
-    } catch (RocksDBException e) {
-      throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+  /** A new write batch; nothing is visible until {@link Batch#write()}. */
+  Batch batch() {
+    return new Batch();
+  }
+
+  /** A RocksDB write batch whose errors are reported like every local state error. */
+  final class Batch implements AutoCloseable {
+    private final WriteBatch batch = new WriteBatch();
+
+    void put(byte[] key, byte[] value) {
+      try {
+        batch.put(key, value);
+      } catch (RocksDBException e) {
+        throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+      }
+    }
+
+    void delete(byte[] key) {
+      try {
+        batch.delete(key);
+      } catch (RocksDBException e) {
+        throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+      }
+    }
+
+    int count() {
+      return batch.count();
+    }
+
+    /** Applies the batch and empties it, so it can be reused. */
+    void write() {
+      try {
+        db.write(writeOptions, batch);
+        batch.clear();
+      } catch (RocksDBException e) {
+        throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+      }
+    }
+
+    @Override
+    public void close() {
+      batch.close();
     }
   }
 
@@ -98,6 +139,7 @@ final class LocalDb implements AutoCloseable {
     db.close();
     writeOptions.close();
     options.close();
+    filter.close();
     try {
       deleteContents(dir);
     } catch (IOException e) {

@@ -1,17 +1,10 @@
 package dev.tributary.checkpoint.state.internal;
 
-import dev.tributary.checkpoint.internal.CheckpointErrors;
 import dev.tributary.checkpoint.state.StateIterator;
 import dev.tributary.checkpoint.state.StateMetrics;
 import dev.tributary.checkpoint.state.StateStore;
-import dev.tributary.storage.ObjectNotFoundException;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectWriter;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -22,9 +15,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.WriteBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,10 +25,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class RocksStateStore implements StateStore {
   private static final Logger LOG = LoggerFactory.getLogger(RocksStateStore.class);
-  // Bulk loads are written in chunks so a large snapshot never sits in one native batch.
-  private static final int LOAD_CHUNK = 10_000;
 
   private final StateFiles files;
+  private final StateTransfer transfer;
   private final LocalDb db;
   private final int snapshotInterval;
   /** This version's changes, by key; a null value is a delete. */
@@ -56,6 +45,7 @@ public final class RocksStateStore implements StateStore {
 
   private RocksStateStore(StateFiles files, LocalDb db, int snapshotInterval) {
     this.files = files;
+    this.transfer = new StateTransfer(files);
     this.db = db;
     this.snapshotInterval = snapshotInterval;
   }
@@ -161,18 +151,16 @@ public final class RocksStateStore implements StateStore {
           + version + ": the next commit must be version " + (version + 1) + ", not "
           + newVersion);
     }
-    String key = files.changelogKey(newVersion);
-    byte[] changelog = changelogBytes(newVersion);
-    upload(key, changelog);
-    try (WriteBatch batch = new WriteBatch()) {
+    transfer.uploadChangelog(newVersion, StateTransfer.encodeChangelog(newVersion, pending));
+    try (LocalDb.Batch batch = db.batch()) {
       for (Map.Entry<byte[], byte[]> e : pending.entrySet()) {
         if (e.getValue() == null) {
-          batchDelete(batch, e.getKey());
+          batch.delete(e.getKey());
         } else {
-          batchPut(batch, e.getKey(), e.getValue());
+          batch.put(e.getKey(), e.getValue());
         }
       }
-      db.write(batch);
+      batch.write();
     }
     version = newVersion;
     pending.clear();
@@ -183,7 +171,7 @@ public final class RocksStateStore implements StateStore {
     changelogsSinceSnapshot++;
     if (changelogsSinceSnapshot >= snapshotInterval) {
       try {
-        writeSnapshot();
+        transfer.uploadSnapshot(version, db);
         changelogsSinceSnapshot = 0;
       } catch (IOException e) {
         // The changelog is durable, so the version is committed; a missing snapshot only makes
@@ -227,152 +215,20 @@ public final class RocksStateStore implements StateStore {
     }
   }
 
-  private byte[] changelogBytes(long newVersion) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    StateFileFormat.Writer writer = new StateFileFormat.Writer(out, StateFileFormat.CHANGELOG,
-        newVersion);
-    for (Map.Entry<byte[], byte[]> e : pending.entrySet()) {
-      writer.record(e.getKey(), e.getValue());
-    }
-    writer.finish();
-    return out.toByteArray();
-  }
-
-  /** Put-if-absent; an existing equal file is our own replay, a different one a conflict. */
-  private void upload(String key, byte[] data) throws IOException {
-    ObjectStore store = files.store();
-    boolean created;
-    try {
-      created = store.putIfAbsent(key, data);
-    } catch (IOException unknown) {
-      // Outcome unknown: resolve by reading, never by deleting.
-      byte[] existing;
-      try {
-        existing = store.read(key);
-      } catch (ObjectNotFoundException notCreated) {
-        throw unknown;
-      } catch (IOException readFailed) {
-        unknown.addSuppressed(readFailed);
-        throw unknown;
-      }
-      checkSame(key, existing, data);
-      return;
-    }
-    if (!created) {
-      checkSame(key, store.read(key), data);
-      LOG.info("State of operator {}: changelog '{}' already existed with the same content"
-          + " (replay of a committed batch)", operatorId(), key);
-    }
-  }
-
-  private void checkSame(String key, byte[] existing, byte[] ours) throws IOException {
-    if (!Arrays.equals(existing, ours)) {
-      throw CheckpointErrors.stateConflict(files.store().location(), key, operatorId());
-    }
-  }
-
-  private void writeSnapshot() throws IOException {
-    String key = files.snapshotKey(version);
-    if (files.exists(key)) {
-      return; // written by an earlier run of this same version; content is determined by it
-    }
-    ObjectWriter out = files.store().create(key);
-    try (RocksIterator it = db.iterator()) {
-      BufferedOutputStream buffered = new BufferedOutputStream(out, 1 << 16);
-      StateFileFormat.Writer writer =
-          new StateFileFormat.Writer(buffered, StateFileFormat.SNAPSHOT, version);
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        writer.record(it.key(), it.value());
-      }
-      writer.finish();
-      buffered.flush();
-    } catch (IOException | RuntimeException e) {
-      out.abort();
-      throw e;
-    }
-    out.close();
-  }
-
   private void load(long target, StateFiles.LoadPlan plan) throws IOException {
     version = target;
     if (plan == null) {
       return;
     }
-    long base = -1;
-    if (plan.snapshot().isPresent()) {
-      base = plan.snapshot().getAsLong();
-      loadSnapshot(base);
-    }
-    for (long v : plan.changelogs()) {
-      applyChangelog(v);
-    }
+    StateTransfer.Size size = transfer.load(plan, db);
+    keys = size.keys();
+    bytes = size.bytes();
     committedKeys = keys;
     committedBytes = bytes;
     changelogsSinceSnapshot = plan.changelogs().size();
     LOG.info("State of operator {} loaded at version {}: {} keys, {} bytes, from {} and {}"
         + " changelogs", operatorId(), target, keys, bytes,
-        base < 0 ? "no snapshot" : "snapshot " + base, plan.changelogs().size());
-  }
-
-  private void loadSnapshot(long snapshotVersion) throws IOException {
-    String key = files.snapshotKey(snapshotVersion);
-    WriteBatch[] batch = {new WriteBatch()};
-    try (InputStream in = new BufferedInputStream(files.store().open(key), 1 << 16)) {
-      StateFileFormat.read(in, files.store().location(), key, StateFileFormat.SNAPSHOT,
-          snapshotVersion, (k, v) -> {
-            keys++;
-            bytes += k.length + v.length;
-            batchPut(batch[0], k, v);
-            if (batch[0].count() >= LOAD_CHUNK) {
-              db.write(batch[0]);
-              batch[0].close();
-              batch[0] = new WriteBatch();
-            }
-          });
-      db.write(batch[0]);
-    } finally {
-      batch[0].close();
-    }
-  }
-
-  private void applyChangelog(long changelogVersion) throws IOException {
-    String key = files.changelogKey(changelogVersion);
-    // Each key appears once per changelog, so reading the old values from the database before
-    // the batch is written gives the right counts.
-    try (WriteBatch batch = new WriteBatch();
-        InputStream in = new BufferedInputStream(files.store().open(key), 1 << 16)) {
-      StateFileFormat.read(in, files.store().location(), key, StateFileFormat.CHANGELOG,
-          changelogVersion, (k, v) -> {
-            byte[] old = db.get(k);
-            if (old != null) {
-              keys--;
-              bytes -= k.length + old.length;
-            }
-            if (v == null) {
-              batchDelete(batch, k);
-            } else {
-              keys++;
-              bytes += k.length + v.length;
-              batchPut(batch, k, v);
-            }
-          });
-      db.write(batch);
-    }
-  }
-
-  private void batchPut(WriteBatch batch, byte[] key, byte[] value) {
-    try {
-      batch.put(key, value);
-    } catch (RocksDBException e) {
-      throw CheckpointErrors.localStateFailed(operatorId(), db.dir().toString(), "write", e);
-    }
-  }
-
-  private void batchDelete(WriteBatch batch, byte[] key) {
-    try {
-      batch.delete(key);
-    } catch (RocksDBException e) {
-      throw CheckpointErrors.localStateFailed(operatorId(), db.dir().toString(), "write", e);
-    }
+        plan.snapshot().isPresent() ? "snapshot " + plan.snapshot().getAsLong() : "no snapshot",
+        plan.changelogs().size());
   }
 }
