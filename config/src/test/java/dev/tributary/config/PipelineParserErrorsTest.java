@@ -128,7 +128,7 @@ class PipelineParserErrorsTest {
 
   @Test
   void refusesSeveralDocuments() {
-    assertThat(errors(MINIMAL + "---\n" + MINIMAL)).containsExactly("orders.yaml:16:1: the file holds more than one"
+    assertThat(errors(MINIMAL + "---\n" + MINIMAL)).containsExactly("orders.yaml:15:1: the file holds more than one"
         + " YAML document (a second '---'); declare one pipeline per file");
   }
 

@@ -13,6 +13,8 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.events.DocumentStartEvent;
+import org.yaml.snakeyaml.events.Event;
 import org.yaml.snakeyaml.nodes.Node;
 
 /**
@@ -70,7 +72,7 @@ public final class PipelineReader {
       }
       Node first = documents.next();
       if (documents.hasNext()) {
-        problems.add(documents.next().getStartMark(), "", Messages.multipleDocuments());
+        problems.add(secondDocumentStart(yaml, documents.next().getStartMark()), "", Messages.multipleDocuments());
         return null;
       }
       if (YamlNodes.isNull(first)) {
@@ -86,6 +88,17 @@ public final class PipelineReader {
       problems.add(null, "", Messages.syntax(e.getMessage()));
       return null;
     }
+  }
+
+  /** The position of the second document's {@code ---}, found from the event stream (error path only). */
+  private static Mark secondDocumentStart(String yaml, Mark fallback) {
+    int documents = 0;
+    for (Event event : new Yaml(new LoaderOptions()).parse(new StringReader(yaml))) {
+      if (event instanceof DocumentStartEvent && ++documents == 2) {
+        return event.getStartMark();
+      }
+    }
+    return fallback;
   }
 
   private static String describe(MarkedYAMLException e) {
