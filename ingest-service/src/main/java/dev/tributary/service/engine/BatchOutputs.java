@@ -6,21 +6,39 @@ import java.io.IOException;
 public final class BatchOutputs {
   private final TableSink.BatchWriter main;
   private final TableSink.BatchWriter quarantine;
+  private final TableSink.BatchWriter late;
   private long inputRows;
   private long filteredRows;
   private long lateRows;
 
-  BatchOutputs(TableSink.BatchWriter main, TableSink.BatchWriter quarantine) {
+  /**
+   * @param late the late-events table's writer, or null when late events are only counted
+   */
+  BatchOutputs(TableSink.BatchWriter main, TableSink.BatchWriter quarantine, TableSink.BatchWriter late) {
     this.main = main;
     this.quarantine = quarantine;
+    this.late = late;
   }
 
+  /** A result row for the sink table. */
   public void output(Object[] row) throws IOException {
     main.write(row);
   }
 
+  /** A record that could not be parsed or transformed (see {@link QuarantineRows}). */
   public void quarantine(Object[] row) throws IOException {
     quarantine.write(row);
+  }
+
+  /**
+   * An event behind the watermark: written to the late-events table if one is declared, else
+   * dropped; counted either way.
+   */
+  public void late(Object[] row) throws IOException {
+    lateRows++;
+    if (late != null) {
+      late.write(row);
+    }
   }
 
   public void countInput() {
@@ -29,10 +47,6 @@ public final class BatchOutputs {
 
   public void countFiltered() {
     filteredRows++;
-  }
-
-  public void countLate() {
-    lateRows++;
   }
 
   long inputRows() {

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
@@ -50,11 +51,15 @@ public final class MicroBatchEngine {
   private final RecordProcessor processor;
   private final TableSink sink;
   private final TableSink quarantine;
+  private final Optional<TableSink> lateEvents;
   private final ProgressLog progress;
   private final Clock clock;
   private final AtomicBoolean stopRequested = new AtomicBoolean();
   private Instant previousBatchStart;
 
+  /**
+   * @param lateEvents the table events behind the watermark go to, if declared
+   */
   public MicroBatchEngine(
       String pipelineId,
       KafkaSource source,
@@ -62,6 +67,7 @@ public final class MicroBatchEngine {
       RecordProcessor processor,
       TableSink sink,
       TableSink quarantine,
+      Optional<TableSink> lateEvents,
       ProgressLog progress,
       Clock clock) {
     this.pipelineId = pipelineId;
@@ -70,6 +76,7 @@ public final class MicroBatchEngine {
     this.processor = processor;
     this.sink = sink;
     this.quarantine = quarantine;
+    this.lateEvents = lateEvents;
     this.progress = progress;
     this.clock = clock;
   }
@@ -93,12 +100,13 @@ public final class MicroBatchEngine {
     if (recovery.latestOffsets().isPresent()) {
       ends = toKafka(recovery.latestOffsets().get().endOffsets());
     }
+    OptionalLong watermark = recovery.latestCommit().map(CommitEntry::nextWatermarkMicros).orElse(OptionalLong.empty());
     if (recovery.batchToReplay().isPresent()) {
       OffsetsEntry entry = recovery.batchToReplay().get();
       log.info("Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
-      runBatch(entry, null, true, timer);
+      watermark = runBatch(entry, null, true, timer);
     }
     long batchId = recovery.nextBatchId() + (recovery.batchToReplay().isPresent() ? 1 : 0);
     boolean first = recovery.action() == RecoveryPlan.Action.NONE;
@@ -112,28 +120,28 @@ public final class MicroBatchEngine {
       SourcePlan plan = source.plan(ends, first, ceiling);
       // The very first batch is written even when empty: it pins the starting offsets (latest,
       // timestamp) so that a restart does not recompute them and skip what arrived meanwhile.
-      boolean hasWork = plan.offsetCount() > 0 || !plan.gaps().isEmpty() || first;
+      boolean hasData = plan.offsetCount() > 0 || !plan.gaps().isEmpty() || first;
+      boolean hasWork = hasData || processor.wantsNoDataBatch();
       if (hasWork) {
         timer.mark("plan");
         CrashPoints.reached(CrashPoints.AFTER_PLAN);
-        OffsetsEntry entry = new OffsetsEntry(batchId, toCheckpoint(plan.ranges()), OptionalLong.empty(),
+        OffsetsEntry entry = new OffsetsEntry(batchId, toCheckpoint(plan.ranges()), watermark,
             started, gapExtras(plan.gaps()));
         checkpoint.writeOffsets(entry);
         CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
         timer.mark("walCommit");
-        runBatch(entry, plan, false, timer);
+        watermark = runBatch(entry, plan, false, timer);
         ends = toKafka(entry.endOffsets());
         batchId++;
         first = false;
       }
-      if (trigger instanceof TriggerSpec.Once || (trigger instanceof TriggerSpec.AvailableNow && !hasWork)) {
+      if (trigger instanceof TriggerSpec.Once && !processor.wantsNoDataBatch()
+          || trigger instanceof TriggerSpec.AvailableNow && !hasWork) {
         return;
       }
-      if (trigger instanceof TriggerSpec.AvailableNow) {
-        continue;
+      if (trigger instanceof TriggerSpec.ProcessingTime p) {
+        sleepUntil(started.plus(p.interval()));
       }
-      Duration interval = ((TriggerSpec.ProcessingTime) trigger).interval();
-      sleepUntil(started.plus(hasWork ? interval : interval.isZero() ? Duration.ofMillis(500) : interval));
     }
   }
 
@@ -147,30 +155,41 @@ public final class MicroBatchEngine {
     }
   }
 
-  /** One batch: process exactly the planned ranges, commit the tables, mark the batch done. */
-  BatchProgress runBatch(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
+  /**
+   * One batch: process exactly the planned ranges, commit the tables, mark the batch done.
+   *
+   * @return the watermark the next batch applies
+   */
+  OptionalLong runBatch(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
       throws Exception {
     long batchId = entry.batchId();
     try (TableSink.BatchWriter mainWriter = sink.begin(batchId);
-        TableSink.BatchWriter quarantineWriter = quarantine.begin(batchId)) {
-      BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter);
+        TableSink.BatchWriter quarantineWriter = quarantine.begin(batchId);
+        TableSink.BatchWriter lateWriter = lateEvents.isPresent() ? lateEvents.get().begin(batchId) : null) {
+      BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter, lateWriter);
       List<SourcePlan.DataGap> readGaps = new ArrayList<>();
-      if (!(mainWriter.alreadyCommitted() && quarantineWriter.alreadyCommitted())) {
-        processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt()));
-        readGaps.addAll(source.read(toKafkaRanges(entry.ranges()), rec -> {
-          CrashPoints.reached(CrashPoints.MID_BATCH);
-          processor.process(rec, outputs);
-        }));
-        processor.endBatch(outputs);
-      }
+      // Even when every table already holds the batch, a stateful processor must replay it to
+      // rebuild the state version it commits; a stateless one could skip the read.
+      processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt(), entry.watermarkMicros()));
+      readGaps.addAll(source.read(toKafkaRanges(entry.ranges()), rec -> {
+        CrashPoints.reached(CrashPoints.MID_BATCH);
+        processor.process(rec, outputs);
+      }));
+      processor.endBatch(outputs);
+      OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
       Map<String, String> info = commitInfo(entry, readGaps);
       quarantineWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
+      if (lateWriter != null) {
+        lateWriter.commit(info);
+      }
       long sinkVersion = mainWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_SINK_COMMIT);
       timer.mark("commit");
-      checkpoint.writeCommit(new CommitEntry(batchId, OptionalLong.empty(), clock.instant(),
+      processor.commit(batchId);
+      timer.mark("stateCommit");
+      checkpoint.writeCommit(new CommitEntry(batchId, nextWatermark, clock.instant(),
           Map.of("sinkVersion", Long.toString(sinkVersion))));
       CrashPoints.reached(CrashPoints.AFTER_COMMITS_LOG);
       timer.mark("checkpointCommit");
@@ -178,8 +197,7 @@ public final class MicroBatchEngine {
       BatchProgress done = progress(entry, plan, replayed, timer, outputs, mainWriter.rows(),
           quarantineWriter.rows(), sinkVersion);
       progress.add(done);
-      log.info("{}", ProgressLog.toJson(done));
-      return done;
+      return nextWatermark;
     }
   }
 
@@ -219,8 +237,13 @@ public final class MicroBatchEngine {
     List<String> gaps = entry.extras().containsKey("dataLoss") ? List.of(entry.extras().get("dataLoss")) : List.of();
     return new BatchProgress(pipelineId, entry.batchId(), replayed, startedAt, outputs.inputRows(), outputRows,
         quarantined, outputs.filteredRows(), outputs.lateRows(), inputRate,
-        outputs.inputRows() * 1000.0 / durationMs, durationMs, timer.phases(), partitions, sinkVersion, null,
-        gaps, Map.of());
+        outputs.inputRows() * 1000.0 / durationMs, durationMs, timer.phases(), partitions, sinkVersion,
+        entry.watermarkMicros().isPresent() ? micros(entry.watermarkMicros().getAsLong()) : null,
+        gaps, processor.stateMetrics());
+  }
+
+  private static Instant micros(long micros) {
+    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1000L);
   }
 
   static Map<SourcePartition, OffsetRange> toCheckpoint(Map<TopicPartition, OffsetRange> ranges) {

@@ -1,15 +1,21 @@
 package dev.tributary.service.engine;
 
+import java.io.IOException;
+import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Turns Kafka records into table rows: parse, transform, and (for stateful pipelines) update
- * state. One instance per pipeline run; called from the engine's thread only.
+ * state. One instance per pipeline run; called from the engine's thread only, in this order per
+ * batch: {@link #beginBatch}, {@link #process} for every record, {@link #endBatch}, then (after
+ * the tables committed the batch) {@link #commit}. A replayed batch goes through the same calls
+ * with the same records and the same watermark, and must produce the same rows.
  */
-public interface RecordProcessor {
+public interface RecordProcessor extends AutoCloseable {
 
-  /** Called before the first record of a batch. */
-  void beginBatch(BatchContext batch);
+  /** Called before the first record of a batch. A stateful processor loads state version batchId - 1. */
+  void beginBatch(BatchContext batch) throws IOException;
 
   /** Handles one record; writes result rows, quarantined records or late events to the batch outputs. */
   void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception;
@@ -17,6 +23,42 @@ public interface RecordProcessor {
   /** Called after the last record; a stateful processor emits what the batch finalised. */
   void endBatch(BatchOutputs outputs) throws Exception;
 
-  /** The batch being processed. */
-  record BatchContext(long batchId, java.time.Instant batchStartedAt) {}
+  /**
+   * The watermark the NEXT batch applies (max event time seen minus the delay, never going back),
+   * known after {@link #endBatch}; empty without a watermark.
+   */
+  default OptionalLong nextWatermarkMicros() {
+    return OptionalLong.empty();
+  }
+
+  /**
+   * Makes the batch's state changes durable as state version {@code batchId}. Called after the
+   * tables committed the batch and before the checkpoint's commits entry is written.
+   */
+  default void commit(long batchId) throws IOException {}
+
+  /**
+   * Whether a batch without new records would still produce output (the watermark advanced past
+   * windows or keys held in state). The engine then runs such a "no-data batch", like Spark.
+   */
+  default boolean wantsNoDataBatch() {
+    return false;
+  }
+
+  /** State metrics for the progress record (rows, bytes, rows evicted); empty when stateless. */
+  default Map<String, Long> stateMetrics() {
+    return Map.of();
+  }
+
+  @Override
+  default void close() {}
+
+  /**
+   * The batch being processed.
+   *
+   * @param batchId the batch id
+   * @param batchStartedAt when the batch started (recorded in quarantine rows)
+   * @param watermarkMicros the watermark this batch applies (from the offsets log on replay)
+   */
+  record BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {}
 }

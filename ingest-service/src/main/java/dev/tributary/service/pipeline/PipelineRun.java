@@ -57,7 +57,7 @@ public final class PipelineRun implements AutoCloseable {
           PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
       resources.add(0, source);
       MicroBatchEngine engine = new MicroBatchEngine(spec.id(), source, checkpoint, pipeline.processor(), sink,
-          quarantine, progress, Clock.systemUTC());
+          quarantine, java.util.Optional.empty(), progress, Clock.systemUTC());
       return new PipelineRun(spec, trigger, resources, engine, progress);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);

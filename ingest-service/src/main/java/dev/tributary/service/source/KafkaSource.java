@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaSource implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
-  private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+  /** Bound of every metadata call (partitions, offsets); overridable for tests and slow clusters. */
+  private final Duration metadataTimeout =
+      Duration.parse(System.getProperty("tributary.kafka.metadata-timeout", "PT30S"));
   private static final Duration POLL = Duration.ofMillis(200);
 
   private final KafkaSourceSettings settings;
@@ -74,14 +76,14 @@ public final class KafkaSource implements AutoCloseable {
     List<TopicPartition> out = new ArrayList<>();
     if (settings.topicPattern().isPresent()) {
       var pattern = settings.topicPattern().get();
-      for (var e : new TreeMap<>(consumer.listTopics(METADATA_TIMEOUT)).entrySet()) {
+      for (var e : new TreeMap<>(consumer.listTopics(metadataTimeout)).entrySet()) {
         if (pattern.matcher(e.getKey()).matches()) {
           e.getValue().forEach(p -> out.add(new TopicPartition(p.topic(), p.partition())));
         }
       }
     } else {
       for (String topic : settings.topics()) {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, METADATA_TIMEOUT);
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, metadataTimeout);
         if (infos == null || infos.isEmpty()) {
           throw new IllegalStateException(
               "Pipeline "
@@ -103,12 +105,12 @@ public final class KafkaSource implements AutoCloseable {
 
   /** The next offset a producer would write, per partition. */
   public Map<TopicPartition, Long> latestOffsets(Collection<TopicPartition> partitions) {
-    return new HashMap<>(consumer.endOffsets(partitions, METADATA_TIMEOUT));
+    return new HashMap<>(consumer.endOffsets(partitions, metadataTimeout));
   }
 
   /** The earliest offset still retained, per partition. */
   public Map<TopicPartition, Long> earliestOffsets(Collection<TopicPartition> partitions) {
-    return new HashMap<>(consumer.beginningOffsets(partitions, METADATA_TIMEOUT));
+    return new HashMap<>(consumer.beginningOffsets(partitions, metadataTimeout));
   }
 
   /**
@@ -189,7 +191,7 @@ public final class KafkaSource implements AutoCloseable {
     if (policy instanceof StartingOffsets.AtTimestamp at) {
       Map<TopicPartition, Long> query = new HashMap<>();
       partitions.forEach(tp -> query.put(tp, at.instant().toEpochMilli()));
-      Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, METADATA_TIMEOUT);
+      Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, metadataTimeout);
       Map<TopicPartition, Long> out = new HashMap<>();
       for (TopicPartition tp : partitions) {
         OffsetAndTimestamp o = found.get(tp);

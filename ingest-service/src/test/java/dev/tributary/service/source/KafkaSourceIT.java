@@ -109,4 +109,40 @@ class KafkaSourceIT {
           .hasMessageContaining("source.kafka.topics");
     }
   }
+
+  @Test
+  void topicPatternDiscoversNewTopicsAndPartitionsAtEveryPlan() throws Exception {
+    String prefix = "pat" + System.nanoTime();
+    String first = broker.createTopic(prefix + "-a", 1);
+    broker.send(first, 0, values("a", 3));
+    var settings = new KafkaSourceSettings("p3", broker.bootstrapServers(), List.of(),
+        Optional.of(java.util.regex.Pattern.compile(prefix + "-.*")), new StartingOffsets.Latest(),
+        OptionalLong.empty(), true, Map.of(), Duration.ofSeconds(20));
+    try (KafkaSource source = new KafkaSource(settings)) {
+      SourcePlan plan = source.plan(Map.of(), true, Map.of());
+      assertThat(plan.ranges()).containsOnlyKeys(new TopicPartition(first, 0));
+      assertThat(plan.ranges().get(new TopicPartition(first, 0))).isEqualTo(new OffsetRange(3, 3));
+
+      String second = broker.createTopic(prefix + "-b", 2);
+      broker.send(second, 1, values("b", 4));
+      Map<TopicPartition, Long> ends = Map.of(new TopicPartition(first, 0), 3L);
+      SourcePlan next = source.plan(ends, false, Map.of());
+      // a topic that appears later starts at its earliest offset, whatever starting-offsets says
+      assertThat(next.ranges()).containsEntry(new TopicPartition(second, 1), new OffsetRange(0, 4))
+          .containsEntry(new TopicPartition(second, 0), new OffsetRange(0, 0));
+    }
+  }
+
+  @Test
+  void processedOffsetsAreVisibleInTheConsumerGroupForLagTools() throws Exception {
+    String topic = broker.createTopic("group", 1);
+    broker.send(topic, 0, values("g", 5));
+    try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
+      source.commitToGroup(Map.of(new TopicPartition(topic, 0), 5L));
+    }
+    try (var admin = broker.admin()) {
+      var offsets = admin.listConsumerGroupOffsets("tributary-p1").partitionsToOffsetAndMetadata().get();
+      assertThat(offsets.get(new TopicPartition(topic, 0)).offset()).isEqualTo(5L);
+    }
+  }
 }

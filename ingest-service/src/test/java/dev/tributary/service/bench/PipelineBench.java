@@ -1,0 +1,237 @@
+package dev.tributary.service.bench;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.pipeline.PipelineRun;
+import dev.tributary.service.testing.KafkaBrokerProcess;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The stateless pipeline benchmark (run it with {@code bench/run-pipeline-bench [events]}): a real
+ * broker in its own process, N JSON events of about 200 bytes on 4 partitions, then in the same
+ * run (1) the baseline, a bare KafkaConsumer + Jackson streaming parse over the whole topic, and
+ * (2) the stateless pipeline, available-now, into a local Delta table. Prints both rates and their
+ * ratio (the goal is >= 0.6), time to first batch, peak heap and peak RSS of this process.
+ * Never part of the test suite: timings are measured, not asserted.
+ */
+public final class PipelineBench {
+  private static final String TOPIC = "bench-events";
+  private static final int PARTITIONS = 4;
+
+  public static void main(String[] args) throws Exception {
+    int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
+    Path dir = Files.createTempDirectory("tributary-pipeline-bench");
+    System.out.printf("Pipeline benchmark: %,d events on %d partitions, work dir %s%n", events, PARTITIONS, dir);
+    try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
+      long produceStart = System.nanoTime();
+      long bytes = produce(broker.bootstrapServers(), events);
+      System.out.printf("produced %,d events (%,d bytes, %.0f bytes/event) in %.1f s%n", events, bytes,
+          (double) bytes / events, (System.nanoTime() - produceStart) / 1e9);
+
+      resetPeaks();
+      double baseline = baseline(broker.bootstrapServers(), events);
+      System.out.printf("baseline  (KafkaConsumer + Jackson streaming parse): %,.0f records/s%n", baseline);
+      Memory baselineMemory = Memory.read();
+
+      resetPeaks();
+      Result pipeline = pipeline(broker.bootstrapServers(), dir, events);
+      Memory pipelineMemory = Memory.read();
+      System.out.printf("pipeline  (stateless, available-now, local Delta table): %,.0f records/s in %d batches%n",
+          pipeline.rate, pipeline.batches);
+      System.out.printf("ratio pipeline/baseline: %.2f (goal >= 0.6)%n", pipeline.rate / baseline);
+      System.out.printf("time to first batch: %d ms (start of run to first committed batch)%n", pipeline.firstBatchMs);
+      System.out.printf("peak heap: baseline %,d MB, pipeline %,d MB (max heap %,d MB)%n", baselineMemory.heapMb,
+          pipelineMemory.heapMb, Runtime.getRuntime().maxMemory() >> 20);
+      System.out.printf("peak RSS:  baseline %,d MB, pipeline %,d MB%n", baselineMemory.rssMb, pipelineMemory.rssMb);
+    }
+  }
+
+  private static long produce(String bootstrap, int events) throws Exception {
+    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+    }
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 128L * 1024 * 1024);
+    Random random = new Random(1);
+    String[] types = {"view", "click", "purchase", "refund"};
+    long bytes = 0;
+    Instant start = Instant.parse("2026-11-01T00:00:00Z");
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      for (int i = 0; i < events; i++) {
+        String json = "{\"event_id\":\"e-" + i + "\",\"event_type\":\"" + types[random.nextInt(4)]
+            + "\",\"event_ts\":\"" + start.plusMillis(i * 10L + random.nextInt(5000)) + "\",\"user_id\":\"u-"
+            + random.nextInt(100_000) + "\",\"amount\":" + random.nextInt(100_000) + ",\"currency\":\"EUR\","
+            + "\"page\":\"/products/" + random.nextInt(5000) + "\",\"session\":\"s-" + random.nextLong() + "\"}";
+        byte[] value = json.getBytes(StandardCharsets.UTF_8);
+        bytes += value.length;
+        producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value));
+      }
+      producer.flush();
+    }
+    return bytes;
+  }
+
+  /** A bare consumer over the whole topic, parsing every value with Jackson's streaming parser. */
+  private static double baseline(String bootstrap, int events) throws Exception {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    JsonFactory json = new JsonFactory();
+    long start = System.nanoTime();
+    long seen = 0;
+    long checksum = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (int i = 0; i < PARTITIONS; i++) {
+        partitions.add(new TopicPartition(TOPIC, i));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      while (seen < events) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          try (JsonParser parser = json.createParser(record.value())) {
+            JsonToken token;
+            while ((token = parser.nextToken()) != null) {
+              if (token == JsonToken.VALUE_STRING) {
+                checksum += parser.getTextLength();
+              } else if (token == JsonToken.VALUE_NUMBER_INT) {
+                checksum += parser.getLongValue();
+              }
+            }
+          }
+          seen++;
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (checksum == 42) {
+      System.out.println(); // keeps the parse from being optimised away
+    }
+    return seen / seconds;
+  }
+
+  private record Result(double rate, long firstBatchMs, int batches) {}
+
+  private static Result pipeline(String bootstrap, Path dir, int events) throws Exception {
+    String yaml = """
+        pipeline: bench-stateless
+        source:
+          kafka:
+            bootstrap-servers: %s
+            topics: [%s]
+            max-offsets-per-trigger: 500000
+        format:
+          json:
+            schema:
+              event_id: string
+              event_type: string
+              event_ts: timestamp
+              user_id: string
+              amount: long
+              currency: string
+              page: string
+        transform:
+          - filter: "amount >= 0"
+          - derive: { amount_eur: "amount / 100.0" }
+        sink:
+          delta:
+            path: %s/tables/events
+        checkpoint: %s/checkpoints/events
+        """.formatted(bootstrap, TOPIC, dir, dir);
+    PipelineSpec spec = PipelineParser.parse(yaml, "bench.yaml", Map.of());
+    ProgressLog progress = new ProgressLog(1000);
+    AtomicLong firstBatchAt = new AtomicLong();
+    progress.addListener(p -> firstBatchAt.compareAndSet(0, System.nanoTime()));
+    long start = System.nanoTime();
+    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
+      run.run();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    List<BatchProgress> batches = progress.last(1000);
+    long rows = batches.stream().mapToLong(BatchProgress::inputRows).sum();
+    if (rows != events) {
+      throw new IllegalStateException("pipeline read " + rows + " records, expected " + events);
+    }
+    for (BatchProgress b : batches) {
+      System.out.printf("  batch %d: %,d rows, %d ms %s%n", b.batchId(), b.inputRows(), b.durationMs(), b.phasesMs());
+    }
+    return new Result(rows / seconds, (firstBatchAt.get() - start) / 1_000_000, batches.size());
+  }
+
+  private static void resetPeaks() {
+    System.gc();
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      pool.resetPeakUsage();
+    }
+    try {
+      // Linux: writing 5 resets the peak RSS (VmHWM) of this process.
+      Files.writeString(Path.of("/proc/self/clear_refs"), "5");
+    } catch (Exception ignored) {
+      // not Linux, or not permitted: the RSS peak then covers the whole run
+    }
+  }
+
+  private record Memory(long heapMb, long rssMb) {
+    static Memory read() {
+      long heap = 0;
+      for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+        if (pool.getType() == MemoryType.HEAP) {
+          heap += pool.getPeakUsage().getUsed();
+        }
+      }
+      long rssKb = -1;
+      try {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+          if (line.startsWith("VmHWM:")) {
+            rssKb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+          }
+        }
+      } catch (Exception ignored) {
+        // not Linux
+      }
+      return new Memory(heap >> 20, rssKb >> 10);
+    }
+  }
+}

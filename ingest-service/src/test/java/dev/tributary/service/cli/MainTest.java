@@ -1,0 +1,124 @@
+package dev.tributary.service.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line's contract: exit codes, messages on stderr, the printed plan. */
+class MainTest {
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  private Path write(String name, String yaml) throws Exception {
+    Path file = dir.resolve(name);
+    Files.writeString(file, yaml);
+    return file;
+  }
+
+  private static final String VALID = """
+      pipeline: orders-raw
+      source:
+        kafka:
+          bootstrap-servers: localhost:9092
+          topics: [orders]
+      format:
+        json:
+          schema:
+            order_id: string
+            amount_cents: long
+      transform:
+        - filter: "amount_cents > 0"
+        - derive: { amount: "amount_cents / 100.0" }
+      sink:
+        delta:
+          path: /tmp/tables/orders
+      checkpoint: /tmp/checkpoints/orders
+      """;
+
+  @Test
+  void validatePrintsThePlanOfAValidPipeline() throws Exception {
+    Path file = write("orders.yaml", VALID);
+    assertThat(run("validate", file.toString())).isZero();
+    assertThat(out()).contains("Pipeline orders-raw").contains("is valid")
+        .contains("amount double")
+        .contains("_kafka_offset long")
+        .contains("filter(amount_cents > 0)");
+  }
+
+  @Test
+  void validateExitsOneAndNamesFileLineAndKeyOfEachError() throws Exception {
+    Path file = write("bad.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    max-offsets-per-triger: 5"));
+    assertThat(run("validate", file.toString())).isEqualTo(1);
+    assertThat(err()).contains("bad.yaml:6:").contains("max-offsets-per-trigger");
+  }
+
+  @Test
+  void validateReportsExpressionErrorsWithTheirPosition() throws Exception {
+    Path file = write("expr.yaml", VALID.replace("amount_cents > 0", "amount_cent > 0"));
+    assertThat(run("validate", file.toString())).isEqualTo(1);
+    assertThat(err()).contains("orders-raw").contains("amount_cent").contains("amount_cents");
+  }
+
+  @Test
+  void featuresNotBuiltYetAreRefusedNotIgnored() throws Exception {
+    Path file = write("late.yaml", VALID + "late-events:\n  delta: { path: /tmp/late }\n");
+    assertThat(run("validate", file.toString())).isEqualTo(1);
+    assertThat(err()).contains("late-events").contains("not supported yet");
+  }
+
+  @Test
+  void runWithAnInvalidDeclarationExitsTwo() throws Exception {
+    Path file = write("bad.yaml", VALID.replace("pipeline: orders-raw", "pipeline: Orders_Raw"));
+    assertThat(run("run", "--pipeline", file.toString())).isEqualTo(2);
+    assertThat(err()).contains("bad.yaml:1:").contains("pipeline");
+  }
+
+  @Test
+  void usageErrorsExitTwoWithTheUsage() {
+    assertThat(run()).isEqualTo(2);
+    assertThat(run("frobnicate")).isEqualTo(2);
+    assertThat(err()).contains("unknown command 'frobnicate'").contains("Usage:");
+    assertThat(run("run")).isEqualTo(2);
+    assertThat(err()).contains("run needs --pipeline FILE");
+    assertThat(run("run", "--pipeline", dir.resolve("missing.yaml").toString())).isEqualTo(2);
+    assertThat(err()).contains("no such pipeline file");
+    assertThat(run("run", "--pipeline", "x.yaml", "--bogus")).isEqualTo(2);
+    assertThat(err()).contains("unknown option --bogus");
+  }
+
+  @Test
+  void aFailingRunExitsOneWithOneParagraphAndNoStackTrace() throws Exception {
+    Path file = write("unreachable.yaml", VALID.replace("localhost:9092", "127.0.0.1:1")
+        .replace("/tmp/tables/orders", dir.resolve("t").toString())
+        .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
+        + "trigger: { available-now: true }\n");
+    // an unreachable broker: Kafka metadata calls time out; keep the test fast with a short timeout
+    System.setProperty("tributary.kafka.metadata-timeout", "PT2S");
+    try {
+      assertThat(run("run", "--pipeline", file.toString())).isEqualTo(1);
+    } finally {
+      System.clearProperty("tributary.kafka.metadata-timeout");
+    }
+    assertThat(err()).startsWith("tributary: ").doesNotContain("\tat ");
+  }
+}
