@@ -109,7 +109,8 @@ public final class PipelineReader {
   private static Draft draft(YamlNodes nodes, YamlMap root) {
     SourceReader source = new SourceReader(nodes);
     QueryReader query = new QueryReader(nodes);
-    OutputReader output = new OutputReader(nodes, query, source);
+    OutputReader output = new OutputReader(nodes, source);
+    ScheduleReader schedules = new ScheduleReader(nodes, query);
     Draft draft = new Draft(
         output.id(root),
         source.source(root),
@@ -123,9 +124,9 @@ public final class PipelineReader {
         output.sideTable(root, "quarantine"),
         output.sideTable(root, "late-events"),
         output.checkpoint(root),
-        output.trigger(root),
-        output.maintenance(root),
-        output.backfill(root),
+        schedules.trigger(root),
+        schedules.maintenance(root),
+        schedules.backfill(root),
         output.storage(root));
     root.finish();
     return draft;
