@@ -1,0 +1,94 @@
+package dev.tributary.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.checkpoint.state.StateStore;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.testing.InMemoryObjectStore;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Golden files: the exact bytes documented in docs/CHECKPOINT_FORMAT.md. A change here is a
+ * format change: it needs a new version and a documentation update, not just a new expectation.
+ */
+class FileFormatTest {
+  private final ObjectStore store = new InMemoryObjectStore();
+
+  private String text(String key) throws Exception {
+    return new String(store.read(key), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void offsetsAndCommitEntriesAreWrittenExactlyAsDocumented() throws Exception {
+    Checkpoint checkpoint = Checkpoint.open(store, "orders-hourly", Map.of());
+    for (long n = 0; n < 7; n++) {
+      checkpoint.writeOffsets(new OffsetsEntry(n, Map.of(), OptionalLong.empty(), Instant.EPOCH,
+          Map.of()));
+      checkpoint.writeCommit(new CommitEntry(n, OptionalLong.empty(), Instant.EPOCH, Map.of()));
+    }
+    checkpoint.writeOffsets(new OffsetsEntry(7,
+        Map.of(new SourcePartition("orders", 1), new OffsetRange(350, 350),
+            new SourcePartition("orders", 0), new OffsetRange(700, 800)),
+        OptionalLong.of(1764403200000000L), Instant.parse("2026-11-29T08:00:07Z"), Map.of()));
+    checkpoint.writeCommit(new CommitEntry(7, OptionalLong.of(1764403201000000L),
+        Instant.parse("2026-11-29T08:00:08.5Z"), Map.of("table-version", "42")));
+
+    assertThat(text("offsets/00000000000000000007")).isEqualTo("v1\n"
+        + "{\"batchId\":7,\"plannedAt\":\"2026-11-29T08:00:07Z\",\"watermarkMicros\":1764403200000000,"
+        + "\"ranges\":[{\"topic\":\"orders\",\"partition\":0,\"start\":700,\"end\":800},"
+        + "{\"topic\":\"orders\",\"partition\":1,\"start\":350,\"end\":350}],\"extras\":{}}\n");
+    assertThat(text("commits/00000000000000000007")).isEqualTo("v1\n"
+        + "{\"batchId\":7,\"committedAt\":\"2026-11-29T08:00:08.500Z\","
+        + "\"nextWatermarkMicros\":1764403201000000,\"extras\":{\"table-version\":\"42\"}}\n");
+  }
+
+  @Test
+  void metadataIsWrittenExactlyAsDocumented() throws Exception {
+    CheckpointMetadata m = Checkpoint.open(store, "orders-hourly",
+        Map.of("window", "1h", "source", "orders", "group-by", "customer_id")).metadata();
+
+    assertThat(text("metadata/00000000000000000001")).isEqualTo("v1\n"
+        + "{\"formatVersion\":1,\"version\":1,\"pipelineId\":\"orders-hourly\",\"createdAt\":\""
+        + m.createdAt() + "\",\"writtenAt\":\"" + m.writtenAt() + "\",\"identity\":"
+        + "{\"group-by\":\"customer_id\",\"source\":\"orders\",\"window\":\"1h\"}}\n");
+  }
+
+  @Test
+  void stateChangelogIsWrittenExactlyAsDocumented(@TempDir Path dir) throws Exception {
+    try (StateStore state = StateStore.open(store, "op", -1, dir)) {
+      for (long v = 0; v < 3; v++) {
+        state.commit(v);
+      }
+      state.put(b("k2"), b("x"));
+      state.delete(b("k2"));
+      state.put(b("k1"), b("v1"));
+      state.commit(3);
+    }
+
+    byte[] file = store.read("state/op/00000000000000000003.delta");
+
+    String body = "5452425354415445" + "00000001" + "44" + "0000000000000003"
+        + "01" + "00000002" + "6b31" + "00000002" + "7631"
+        + "02" + "00000002" + "6b32"
+        + "00" + "0000000000000002";
+    byte[] bodyBytes = HexFormat.of().parseHex(body);
+    CRC32C crc = new CRC32C();
+    crc.update(bodyBytes);
+    String expected = body + HexFormat.of().formatHex(
+        ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    assertThat(HexFormat.of().formatHex(file)).isEqualTo(expected);
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
