@@ -8,10 +8,12 @@ import java.io.IOException;
  * retrying the same call gives the same answer.
  */
 public class CheckpointException extends IOException {
+  /** An exception with a complete user-facing message. */
   public CheckpointException(String message) {
     super(message);
   }
 
+  /** An exception with a complete user-facing message and the error that caused it. */
   public CheckpointException(String message, Throwable cause) {
     super(message, cause);
   }

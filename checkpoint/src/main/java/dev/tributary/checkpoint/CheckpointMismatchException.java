@@ -10,6 +10,7 @@ import java.util.List;
 public final class CheckpointMismatchException extends CheckpointException {
   private final List<String> changedParts;
 
+  /** The message lists the changes; {@code changedParts} their names, for programs. */
   public CheckpointMismatchException(String message, List<String> changedParts) {
     super(message);
     this.changedParts = List.copyOf(changedParts);

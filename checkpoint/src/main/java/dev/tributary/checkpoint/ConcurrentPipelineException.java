@@ -5,6 +5,7 @@ package dev.tributary.checkpoint;
  * one checkpoint. The caller must stop this instance; continuing could not be exactly-once.
  */
 public final class ConcurrentPipelineException extends CheckpointException {
+  /** An exception with a complete user-facing message. */
   public ConcurrentPipelineException(String message) {
     super(message);
   }

@@ -6,10 +6,12 @@ package dev.tributary.checkpoint;
  * the file and what is wrong. Never ignored: a silently skipped file could replay or lose a batch.
  */
 public final class CorruptCheckpointException extends CheckpointException {
+  /** An exception with a complete user-facing message. */
   public CorruptCheckpointException(String message) {
     super(message);
   }
 
+  /** An exception with a complete user-facing message and the error that caused it. */
   public CorruptCheckpointException(String message, Throwable cause) {
     super(message, cause);
   }
