@@ -437,6 +437,9 @@ final class AstCompiler {
     for (Expression item : list) {
       items.add(compile(item));
     }
+    if (items.isEmpty()) {
+      throw error(pos, "IN needs at least one value in its list");
+    }
     return Comparisons.in(compile(in.getLeftExpression()), items, in.isNot(), label, pos, text);
   }
 

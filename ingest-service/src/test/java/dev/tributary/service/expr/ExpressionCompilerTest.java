@@ -379,5 +379,8 @@ class ExpressionCompilerTest {
     assertThat(error("i + day").reason())
         .isEqualTo("'day' is an SQL keyword here; write `day` in back quotes to name a column");
     assertThat(error("i + day").position()).isEqualTo(5);
+    assertThat(error("i IN ()").reason()).isEqualTo("IN needs at least one value in its list");
+    assertThat(error("\ti >\r\n s").position()).as("the operator; a tab counts as one").isEqualTo(4);
+    assertThat(error("\ti >\r\n s").reason()).isEqualTo("cannot compare int 'i' with string 's'");
   }
 }
