@@ -76,6 +76,14 @@ public final class CheckpointErrors {
             + " the store deletes its contents.");
   }
 
+  /** Two open state stores were given the same local directory. */
+  public static IllegalStateException localDirInUse(String operatorId, String dir, String holder) {
+    return new IllegalStateException(
+        "State store of operator " + operatorId + " cannot use local directory " + dir
+            + ": the open state store of operator " + holder + " uses it. Give every operator"
+            + " (and every pipeline) its own directory, or close the other store first.");
+  }
+
   /** The local RocksDB working copy failed. */
   public static java.io.UncheckedIOException localStateFailed(
       String operatorId, String dir, String action, Exception cause) {

@@ -361,6 +361,25 @@ abstract class StateStoreContract {
   }
 
   @Test
+  void twoOpenStoresCannotShareALocalDirectory() throws Exception {
+    try (StateStore first = open(StateStore.INITIAL_VERSION)) {
+      first.put(b("k"), b("v"));
+
+      assertThatThrownBy(() -> StateStore.open(store, "window-2", -1, dir.resolve("work")))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("State store of operator window-2 cannot use local directory "
+              + dir.resolve("work").toAbsolutePath().normalize() + ": the open state store of"
+              + " operator dedup-1 uses it. Give every operator (and every pipeline) its own"
+              + " directory, or close the other store first.");
+      assertThat(first.get(b("k"))).isEqualTo(b("v"));
+      first.commit(0);
+    }
+    try (StateStore reopened = open(0)) {
+      assertThat(reopened.get(b("k"))).isEqualTo(b("v"));
+    }
+  }
+
+  @Test
   void invalidOperatorIdsAreRefused() {
     assertThatThrownBy(() -> StateStore.open(store, "../escape", -1, dir))
         .isInstanceOf(IllegalArgumentException.class)

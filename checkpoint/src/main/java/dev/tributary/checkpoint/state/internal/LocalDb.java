@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -23,6 +25,9 @@ import org.rocksdb.WriteOptions;
 final class LocalDb implements AutoCloseable {
   /** Marks a directory as ours, so that reopening may delete its contents. */
   static final String MARKER = ".tributary-state-store";
+
+  // Opening deletes the directory's contents, so two open stores must never share one.
+  private static final Map<Path, String> OPEN_DIRS = new ConcurrentHashMap<>();
 
   static {
     RocksDB.loadLibrary();
@@ -47,6 +52,20 @@ final class LocalDb implements AutoCloseable {
 
   /** Creates an empty database in {@code dir}, deleting what a previous store left there. */
   static LocalDb create(String operatorId, Path dir) throws IOException {
+    Path key = dir.toAbsolutePath().normalize();
+    String holder = OPEN_DIRS.putIfAbsent(key, operatorId);
+    if (holder != null) {
+      throw CheckpointErrors.localDirInUse(operatorId, key.toString(), holder);
+    }
+    try {
+      return createIn(operatorId, key);
+    } catch (IOException | RuntimeException e) {
+      OPEN_DIRS.remove(key);
+      throw e;
+    }
+  }
+
+  private static LocalDb createIn(String operatorId, Path dir) throws IOException {
     prepare(dir);
     BloomFilter filter = new BloomFilter(10);
     Options options = new Options()
@@ -55,6 +74,9 @@ final class LocalDb implements AutoCloseable {
         .setAvoidFlushDuringShutdown(true)
         .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
         .setKeepLogFileNum(1)
+        // Native memory per operator: at most two 16 MiB memtables (RocksDB's default is 64 MiB).
+        .setWriteBufferSize(16L << 20)
+        .setMaxWriteBufferNumber(2)
         // Most lookups of deduplication and first-seen window keys miss: a Bloom filter answers
         // those without reading data blocks.
         .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(filter));
@@ -146,6 +168,8 @@ final class LocalDb implements AutoCloseable {
       // The data is in the checkpoint; a leftover local copy only costs disk until reopened.
       org.slf4j.LoggerFactory.getLogger(LocalDb.class)
           .warn("Could not delete the state working copy in {}: {}", dir, e.toString());
+    } finally {
+      OPEN_DIRS.remove(dir);
     }
   }
 
