@@ -22,6 +22,15 @@ class S3ObjectStoreIT extends ObjectStoreContractTest {
     return ObjectStores.open("s3://" + bucket + "/tables/t1/", SERVER.settings());
   }
 
+  /**
+   * S3Proxy's nio2 backends write a PUT to a temporary {@code <key>-<uuid>} file next to the key
+   * and list it until the PUT completes; AWS S3 never lists an object before its PUT completes.
+   */
+  @Override
+  protected boolean listingHidesWritesInProgress() {
+    return false;
+  }
+
   @Test
   void theStoreIsRootedAtItsPrefix() throws IOException {
     store.put("a/b.json", "{}".getBytes(UTF_8));

@@ -43,6 +43,15 @@ public abstract class ObjectStoreContractTest {
     return 20 * 1024 * 1024;
   }
 
+  /**
+   * Whether listings never show anything of a write in progress. True for every real backend;
+   * a test server that lists its own temporary files during a PUT overrides this with false, and
+   * the concurrent test then checks reads only.
+   */
+  protected boolean listingHidesWritesInProgress() {
+    return true;
+  }
+
   @BeforeEach
   void openStore() throws Exception {
     store = newStore();
@@ -217,6 +226,53 @@ public abstract class ObjectStoreContractTest {
       assertThat(new String(store.read("race/00000000000000000001.json"), UTF_8))
           .isEqualTo("writer-" + winner + "-" + "x".repeat(winner * 100));
       assertThat(keys(store.list(""))).containsExactly("race/00000000000000000001.json");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void concurrentReadersSeeOnlyWholeObjectsWhileWritersReplaceThem() throws Exception {
+    List<byte[]> payloads = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      payloads.add(bytes(32 * 1024 + i, 100 + i));
+    }
+    store.put("hot/object", payloads.get(0));
+    ExecutorService pool = Executors.newFixedThreadPool(6);
+    try {
+      List<Future<?>> tasks = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        byte[] payload = payloads.get(w);
+        boolean streaming = w % 2 == 0;
+        tasks.add(pool.submit(() -> {
+          for (int i = 0; i < 10; i++) {
+            if (streaming) {
+              try (ObjectWriter writer = store.create("hot/object")) {
+                writer.write(payload);
+              }
+            } else {
+              store.put("hot/object", payload);
+            }
+          }
+          return null;
+        }));
+      }
+      for (int r = 0; r < 2; r++) {
+        tasks.add(pool.submit(() -> {
+          for (int i = 0; i < 25; i++) {
+            byte[] seen = store.read("hot/object");
+            assertThat(payloads).as("read %d saw a partial or mixed object", i)
+                .anySatisfy(p -> assertThat(seen).isEqualTo(p));
+            if (listingHidesWritesInProgress()) {
+              assertThat(keys(store.list("hot/"))).containsExactly("hot/object");
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> task : tasks) {
+        task.get(120, TimeUnit.SECONDS);
+      }
     } finally {
       pool.shutdownNow();
     }
