@@ -56,12 +56,13 @@ final class OpenDataFile {
 
   static OpenDataFile open(ObjectStore store, String key, List<String> partitionKey,
       Map<String, String> partitionValues, StructType schema, List<String> partitionColumns,
-      MessageType fileSchema, DataWriteOptions options) throws IOException {
+      MessageType fileSchema, DataWriteOptions options, SharedCodecs codecs) throws IOException {
     StoreOutputFile output = new StoreOutputFile(store, key);
     RowWriteSupport support = new RowWriteSupport(schema, partitionColumns, fileSchema);
     ParquetWriter<Object[]> writer = new Builder(output, support)
         .withConf(new PlainParquetConfiguration())
         .withCompressionCodec(codec(options.codec()))
+        .withCodecFactory(codecs.forFile())
         .withRowGroupSize(Math.min(options.targetFileSize(), MAX_ROW_GROUP_SIZE))
         .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.OVERWRITE)
         .withValidation(false)
@@ -113,7 +114,7 @@ final class OpenDataFile {
       LOG.warn("Could not abort data file {}; an incomplete upload may be left behind", key, e);
     }
     try {
-      // Releases Parquet's compressors; the aborted stream refuses the remaining bytes.
+      // Frees Parquet's buffers; the aborted stream refuses the remaining bytes.
       writer.close();
     } catch (IOException | RuntimeException expected) {
       LOG.debug("Closing aborted data file {}: {}", key, expected.toString());

@@ -17,8 +17,15 @@ import org.apache.parquet.schema.MessageType;
  * The {@link PartitionedDataWriter}: one {@link OpenDataFile} per partition seen, published and
  * replaced when it reaches the target size. Consecutive rows of the same partition (the common
  * case) skip the partition lookup: their raw partition values are compared with the previous row's.
+ *
+ * <p>Memory: every open file buffers its current row group. To bound memory when rows spread over
+ * very many partitions, at most {@link #DEFAULT_MAX_OPEN_FILES} files are open at once; opening one
+ * more first publishes the least recently used file (smaller files, which compaction merges later,
+ * rather than running out of memory).
  */
 final class RollingPartitionedWriter implements PartitionedDataWriter {
+  static final int DEFAULT_MAX_OPEN_FILES = 256;
+
   private enum State { OPEN, FINISHED, ABORTED, FAILED }
 
   private final ObjectStore store;
@@ -29,7 +36,10 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
   private final DataWriteOptions options;
   private final MessageType fileSchema;
   private final String extension;
-  private final Map<List<String>, OpenDataFile> open = new LinkedHashMap<>();
+  private final int maxOpenFiles;
+  /** In access order, so the first entry is the least recently used file. */
+  private final Map<List<String>, OpenDataFile> open = new LinkedHashMap<>(16, 0.75f, true);
+  private final SharedCodecs codecs = new SharedCodecs();
   private final List<DataFile> published = new ArrayList<>();
   private int fileCount;
   private OpenDataFile lastFile;
@@ -38,6 +48,12 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
 
   RollingPartitionedWriter(ObjectStore store, StructType schema, List<String> partitionColumns,
       DataWriteOptions options) {
+    this(store, schema, partitionColumns, options, DEFAULT_MAX_OPEN_FILES);
+  }
+
+  RollingPartitionedWriter(ObjectStore store, StructType schema, List<String> partitionColumns,
+      DataWriteOptions options, int maxOpenFiles) {
+    this.maxOpenFiles = maxOpenFiles;
     this.store = Objects.requireNonNull(store, "store");
     this.schema = Objects.requireNonNull(schema, "schema");
     this.partitionColumns = List.copyOf(partitionColumns);
@@ -94,6 +110,9 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
     List<String> key = Arrays.asList(serialized);
     OpenDataFile file = open.get(key);
     if (file == null) {
+      if (open.size() >= maxOpenFiles) {
+        publish(open.values().iterator().next());
+      }
       file = openFile(key);
       open.put(key, file);
     }
@@ -119,7 +138,8 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
     String path = PartitionValues.directory(partitionColumns, values)
         + String.format("part-%05d-%s%s", fileCount++, UUID.randomUUID(), extension);
     try {
-      return OpenDataFile.open(store, path, key, values, schema, partitionColumns, fileSchema, options);
+      return OpenDataFile.open(store, path, key, values, schema, partitionColumns, fileSchema, options,
+          codecs);
     } catch (IOException | RuntimeException e) {
       state = State.FAILED;
       throw new IOException(DataErrors.writeFailed(store.location(), path, e), e);
@@ -147,6 +167,7 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
       publish(file);
     }
     state = State.FINISHED;
+    codecs.release();
     return List.copyOf(published);
   }
 
@@ -161,6 +182,7 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
     open.clear();
     lastFile = null;
     state = State.ABORTED;
+    codecs.release();
   }
 
   @Override

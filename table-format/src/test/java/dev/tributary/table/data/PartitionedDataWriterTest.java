@@ -84,10 +84,10 @@ class PartitionedDataWriterTest {
 
   @Test
   void rollsFilesAtTheTargetSizeAndKeepsEveryRowExactlyOnce() throws Exception {
-    long target = 16 * 1024;
+    long target = 8 * 1024;
     List<Object[]> rows = new ArrayList<>();
     java.util.Random random = new java.util.Random(42);
-    for (long i = 0; i < 20_000; i++) {
+    for (long i = 0; i < 8_000; i++) {
       rows.add(row(i, i % 3 == 0 ? "eu" : "us", Long.toString(random.nextLong(), 36), null));
     }
 
@@ -118,6 +118,29 @@ class PartitionedDataWriterTest {
   }
 
   @Test
+  void tooManyOpenPartitionsPublishTheLeastRecentlyUsedFileEarly() throws Exception {
+    List<Object[]> rows = List.of(
+        row(1L, "a", "p", null), row(2L, "b", "p", null), row(3L, "a", "p", null),
+        row(4L, "c", "p", null), row(5L, "a", "p", null), row(6L, "b", "p", null));
+    List<DataFile> files;
+    try (PartitionedDataWriter writer = new RollingPartitionedWriter(store, EVENTS, List.of("region"),
+        DataWriteOptions.defaults(), 2)) {
+      for (Object[] r : rows) {
+        writer.write(r);
+      }
+      files = writer.finish();
+    }
+
+    // Room for 2 open files: "c" evicts "b" (least recently used), the second "b" evicts "c";
+    // "a" stays open throughout and ends up in one file.
+    assertThat(files).extracting(f -> f.partitionValues().get("region") + ":" + f.stats().numRecords())
+        .containsExactly("b:1", "c:1", "a:3", "b:1");
+    List<Object[]> read = new ArrayList<>(readAll(files, EVENTS));
+    read.sort(java.util.Comparator.comparing(r -> (Long) r[0]));
+    assertThat(asLists(read)).isEqualTo(asLists(rows));
+  }
+
+  @Test
   void abortPublishesNothingThatWasOpen() throws Exception {
     PartitionedDataWriter writer = DataFiles.newWriter(store, EVENTS, List.of("region"), DataWriteOptions.defaults());
     writer.write(row(1L, "eu", "x", null));
@@ -137,7 +160,7 @@ class PartitionedDataWriterTest {
     List<ObjectInfo> before;
     try (PartitionedDataWriter writer = DataFiles.newWriter(store, EVENTS, List.of(),
         new DataWriteOptions(1024, DataWriteOptions.Codec.SNAPPY))) {
-      for (long i = 0; i < 2_000; i++) {
+      for (long i = 0; i < 500; i++) {
         writer.write(row(i, "r", "payload-" + i, null));
       }
       before = store.list("");
