@@ -85,6 +85,18 @@ class LocalObjectStoreTest extends ObjectStoreContractTest {
   }
 
   @Test
+  void aTemporaryFileLeftByACrashIsIgnored() throws IOException {
+    // What a kill -9 between writing and publishing leaves behind.
+    Files.createDirectories(dir.resolve("root/_delta_log"));
+    Files.write(dir.resolve("root/_delta_log/.tributary-tmp-0000.tmp"), new byte[] {9});
+
+    assertThat(store.list("")).isEmpty();
+    assertThat(store.putIfAbsent("_delta_log/00000000000000000000.json", new byte[] {1})).isTrue();
+    assertThat(keys(store.list("_delta_log/")))
+        .containsExactly("_delta_log/00000000000000000000.json");
+  }
+
+  @Test
   void aKeyCannotBeBothAnObjectAndADirectory() throws IOException {
     store.put("a", new byte[1]);
     store.put("b/c", new byte[1]);
