@@ -1,14 +1,50 @@
 package dev.tributary.service.cli;
 
+import dev.tributary.service.TributaryApplication;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.SpringApplication;
 
-/** {@code tributary serve}: the long-running service. */
+/**
+ * {@code tributary serve --pipelines-dir DIR [--port N]}: the long-running service. Starts the
+ * Spring application (package {@code dev.tributary.service.server}) and returns 0 once it is up;
+ * the web server's threads keep the JVM alive, and SIGTERM closes the context, which lets every
+ * pipeline finish its batch in progress. {@code TRIBUTARY_LOG_FORMAT=json} selects JSON logs.
+ */
 final class ServeCommand {
   private ServeCommand() {}
 
   static int run(CliArguments args, PrintStream err) {
-    err.println("tributary: serve is not available in this version yet; run each pipeline with"
-        + " 'tributary run --pipeline FILE' meanwhile.");
-    return 2;
+    Path dir = Path.of(args.option("pipelines-dir")
+        .orElseThrow(() -> new CliArguments.UsageException("serve needs --pipelines-dir DIR")));
+    if (!Files.isDirectory(dir)) {
+      throw new CliArguments.UsageException("no such pipelines directory: " + dir.toAbsolutePath());
+    }
+    Map<String, Object> properties = new LinkedHashMap<>();
+    properties.put("tributary.pipelines-dir", dir.toAbsolutePath().toString());
+    args.option("port").ifPresent(port -> properties.put("server.port", port));
+    SpringApplication app = new SpringApplication(TributaryApplication.class);
+    app.setDefaultProperties(properties);
+    if ("json".equalsIgnoreCase(System.getenv("TRIBUTARY_LOG_FORMAT"))) {
+      app.setAdditionalProfiles("json-logs");
+    }
+    try {
+      app.run();
+      return 0;
+    } catch (RuntimeException e) {
+      err.println("tributary: serve could not start: " + rootMessage(e));
+      return 1;
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? t.toString() : t.getMessage();
   }
 }

@@ -1,0 +1,57 @@
+package dev.tributary.service.server;
+
+import dev.tributary.checkpoint.CheckpointMismatchException;
+import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.config.PipelineValidationException;
+import dev.tributary.service.pipeline.PipelineDefinitionException;
+import dev.tributary.service.source.DataLossException;
+import java.util.List;
+
+/**
+ * Sorts pipeline failures into permanent (retrying cannot help: the user must act) and transient
+ * (broker or store unavailable, timeouts: restart with backoff).
+ */
+final class Failures {
+  private static final List<Class<? extends Throwable>> PERMANENT = List.of(
+      PipelineValidationException.class,
+      PipelineDefinitionException.class,
+      CheckpointMismatchException.class,
+      ConcurrentPipelineException.class,
+      DataLossException.class);
+
+  private Failures() {}
+
+  /** True if the failure or one of its causes is of a permanent kind. */
+  static boolean permanent(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      for (Class<? extends Throwable> kind : PERMANENT) {
+        if (kind.isInstance(t)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * One readable line: the outermost message, then the causes' messages that add something.
+   * Messages of this project never contain secrets (declarations are rendered without them).
+   */
+  static String describe(Throwable failure) {
+    StringBuilder text = new StringBuilder();
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+      if (text.indexOf(message) >= 0) {
+        continue;
+      }
+      if (!text.isEmpty()) {
+        text.append(" (caused by: ");
+      }
+      text.append(t.getMessage() == null ? message : message.strip());
+      if (t != failure) {
+        text.append(")");
+      }
+    }
+    return text.toString();
+  }
+}

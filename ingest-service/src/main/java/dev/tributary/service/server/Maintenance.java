@@ -1,0 +1,86 @@
+package dev.tributary.service.server;
+
+import dev.tributary.config.CompactionSpec;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.VacuumSpec;
+import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.CompactionOptions;
+import dev.tributary.table.CompactionResult;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.VacuumResult;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compaction and vacuum passes over a served pipeline's sink table, on demand (REST) or on its
+ * schedule. At most one pass of each kind per pipeline at a time; both are safe while the pipeline
+ * writes (compaction commits optimistically, vacuum keeps every file a retained snapshot uses).
+ */
+final class Maintenance {
+  private static final Logger LOG = LoggerFactory.getLogger(Maintenance.class);
+  static final String COMPACTION = "compaction";
+  static final String VACUUM = "vacuum";
+
+  private final Set<String> inProgress = ConcurrentHashMap.newKeySet();
+
+  /** Thrown when a pass of the same kind is already running for the pipeline. */
+  static final class BusyException extends Exception {
+    BusyException(String message) {
+      super(message);
+    }
+  }
+
+  /** Runs one compaction pass with the declared {@code min-files} and the sink's target file size. */
+  CompactionResult compact(ManagedPipeline p, PipelineMetrics metrics) throws IOException, BusyException {
+    PipelineSpec spec = p.spec().orElseThrow();
+    String key = claim(p, COMPACTION);
+    try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
+      int minFiles = spec.maintenance().compaction().map(CompactionSpec::minFiles).orElse(CompactionSpec.DEFAULT_MIN_FILES);
+      DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
+      CompactionResult result = table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
+      metrics.compacted(result, table.counters());
+      metrics.run(MetricNames.COMPACTION_RUNS, "success");
+      LOG.info("Compaction of pipeline {} ({}): {}", p.id(), spec.sink().path(), result);
+      return result;
+    } catch (IOException | RuntimeException e) {
+      metrics.run(MetricNames.COMPACTION_RUNS, "failure");
+      throw e;
+    } finally {
+      inProgress.remove(key);
+    }
+  }
+
+  /** Runs one vacuum pass with the declared retention (7 days by default). */
+  VacuumResult vacuum(ManagedPipeline p, PipelineMetrics metrics, boolean dryRun) throws IOException, BusyException {
+    PipelineSpec spec = p.spec().orElseThrow();
+    String key = claim(p, VACUUM);
+    try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
+      Duration retention = spec.maintenance().vacuum().map(VacuumSpec::retention).orElse(VacuumSpec.DEFAULT_RETENTION);
+      DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
+      VacuumResult result = dryRun ? table.vacuumDryRun(retention) : table.vacuum(retention);
+      metrics.vacuumed(result);
+      metrics.run(MetricNames.VACUUM_RUNS, "success");
+      LOG.info("Vacuum of pipeline {} ({}){}: {} files, {} bytes", p.id(), spec.sink().path(),
+          dryRun ? " (dry run)" : "", result.files().size(), result.bytes());
+      return result;
+    } catch (IOException | RuntimeException e) {
+      metrics.run(MetricNames.VACUUM_RUNS, "failure");
+      throw e;
+    } finally {
+      inProgress.remove(key);
+    }
+  }
+
+  private String claim(ManagedPipeline p, String operation) throws BusyException {
+    String key = p.id() + "/" + operation;
+    if (!inProgress.add(key)) {
+      throw new BusyException(ServerMessages.busy(p.id(), operation));
+    }
+    return key;
+  }
+}

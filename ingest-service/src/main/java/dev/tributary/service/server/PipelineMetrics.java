@@ -1,0 +1,152 @@
+package dev.tributary.service.server;
+
+import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.CompactionResult;
+import dev.tributary.table.VacuumResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * The meters of one served pipeline (names in {@link MetricNames}). Fed by the pipeline's progress
+ * records, its supervisor and its maintenance passes; gauges read the last values recorded.
+ */
+final class PipelineMetrics {
+  private final MeterRegistry registry;
+  private final String pipeline;
+  private final String table;
+  private final Clock clock;
+  private final Tags tags;
+  private final Tags tableTags;
+  private final Map<String, AtomicLong> lagByTopic = new ConcurrentHashMap<>();
+  private final AtomicReference<Instant> watermark = new AtomicReference<>();
+  private final AtomicLong stateRows = new AtomicLong();
+  private final AtomicLong stateBytes = new AtomicLong();
+
+  PipelineMetrics(MeterRegistry registry, String pipeline, String table, Supplier<PipelineState> state, Clock clock) {
+    this.registry = registry;
+    this.pipeline = pipeline;
+    this.table = table;
+    this.clock = clock;
+    this.tags = Tags.of(MetricNames.PIPELINE, pipeline);
+    this.tableTags = tags.and(MetricNames.TABLE, table);
+    for (PipelineState s : PipelineState.values()) {
+      Gauge.builder(MetricNames.PIPELINE_STATE, state, current -> current.get() == s ? 1 : 0)
+          .tags(tags.and(MetricNames.OUTCOME, s.name().toLowerCase(java.util.Locale.ROOT)))
+          .description("1 while the pipeline is in this state")
+          .register(registry);
+    }
+    Gauge.builder(MetricNames.WATERMARK_DELAY, watermark, this::watermarkDelaySeconds).tags(tags)
+        .baseUnit("seconds").description("now minus the watermark of the last batch").register(registry);
+    Gauge.builder(MetricNames.STATE_ROWS, stateRows, AtomicLong::get).tags(tags).register(registry);
+    Gauge.builder(MetricNames.STATE_BYTES, stateBytes, AtomicLong::get).tags(tags).baseUnit("bytes").register(registry);
+    // Created up front so that dashboards see zeros rather than missing series.
+    counter(MetricNames.RECORDS_IN, tags);
+    counter(MetricNames.RECORDS_OUT, tableTags);
+    counter(MetricNames.RECORDS_QUARANTINED, tags);
+    counter(MetricNames.RECORDS_LATE, tags);
+    counter(MetricNames.RECORDS_FILTERED, tags);
+    counter(MetricNames.BATCHES, tags);
+    counter(MetricNames.PIPELINE_RESTARTS, tags);
+    counter(MetricNames.COMMIT_RETRIES, tableTags);
+    counter(MetricNames.COMMIT_CONFLICTS, tableTags);
+    counter(MetricNames.COMPACTION_FILES, tableTags);
+    counter(MetricNames.COMPACTION_BYTES, tableTags);
+    counter(MetricNames.VACUUM_FILES, tableTags);
+    counter(MetricNames.VACUUM_BYTES, tableTags);
+  }
+
+  /** Records one completed batch. */
+  void batchDone(BatchProgress p) {
+    counter(MetricNames.RECORDS_IN, tags).increment(p.inputRows());
+    counter(MetricNames.RECORDS_OUT, tableTags).increment(p.outputRows());
+    counter(MetricNames.RECORDS_QUARANTINED, tags).increment(p.quarantinedRows());
+    counter(MetricNames.RECORDS_LATE, tags).increment(p.lateRows());
+    counter(MetricNames.RECORDS_FILTERED, tags).increment(p.filteredRows());
+    counter(MetricNames.BATCHES, tags).increment();
+    timer("total").record(Duration.ofMillis(p.durationMs()));
+    p.phasesMs().forEach((phase, ms) -> timer(phase).record(Duration.ofMillis(ms)));
+    Map<String, Long> lag = new java.util.HashMap<>();
+    for (BatchProgress.PartitionProgress partition : p.partitions()) {
+      lag.merge(partition.topic(), partition.lag(), Long::sum);
+    }
+    lag.forEach((topic, value) -> lagGauge(topic).set(value));
+    watermark.set(p.watermark());
+    stateRows.set(p.state().getOrDefault("rows", 0L));
+    stateBytes.set(p.state().getOrDefault("bytes", 0L));
+  }
+
+  void failure(boolean permanent) {
+    counter(MetricNames.PIPELINE_FAILURES, tags.and(MetricNames.OUTCOME, permanent ? "permanent" : "transient"))
+        .increment();
+  }
+
+  void restarted() {
+    counter(MetricNames.PIPELINE_RESTARTS, tags).increment();
+  }
+
+  void compacted(CompactionResult result, CommitCounters commits) {
+    counter(MetricNames.COMPACTION_FILES, tableTags).increment(result.filesRemoved());
+    counter(MetricNames.COMPACTION_BYTES, tableTags).increment(result.bytesRemoved());
+    commits(commits);
+  }
+
+  void vacuumed(VacuumResult result) {
+    if (result.deleted()) {
+      counter(MetricNames.VACUUM_FILES, tableTags).increment(result.files().size());
+      counter(MetricNames.VACUUM_BYTES, tableTags).increment(result.bytes());
+    }
+  }
+
+  void commits(CommitCounters commits) {
+    counter(MetricNames.COMMIT_RETRIES, tableTags).increment(commits.retries());
+    counter(MetricNames.COMMIT_CONFLICTS, tableTags).increment(commits.conflicts());
+  }
+
+  /** Counts one compaction, vacuum or backfill run by outcome. */
+  void run(String metric, String outcome) {
+    counter(metric, tags.and(MetricNames.OUTCOME, outcome)).increment();
+  }
+
+  String table() {
+    return table;
+  }
+
+  private double watermarkDelaySeconds(AtomicReference<Instant> ref) {
+    Instant w = ref.get();
+    return w == null ? Double.NaN : Duration.between(w, clock.instant()).toMillis() / 1000.0;
+  }
+
+  private AtomicLong lagGauge(String topic) {
+    return lagByTopic.computeIfAbsent(topic, t -> {
+      AtomicLong value = new AtomicLong();
+      Gauge.builder(MetricNames.LAG, value, AtomicLong::get).tags(tags.and(MetricNames.TOPIC, t))
+          .description("offsets behind the latest offset after the last batch").register(registry);
+      return value;
+    });
+  }
+
+  private Counter counter(String name, Tags t) {
+    return registry.counter(name, t);
+  }
+
+  private Timer timer(String phase) {
+    return Timer.builder(MetricNames.BATCH_DURATION).tags(tags.and(MetricNames.PHASE, phase)).register(registry);
+  }
+
+  @Override
+  public String toString() {
+    return "PipelineMetrics[" + pipeline + "]";
+  }
+}

@@ -1,0 +1,137 @@
+package dev.tributary.service.server;
+
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.table.CompactionResult;
+import dev.tributary.table.VacuumResult;
+import java.io.IOException;
+import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The REST API of serve mode (reference: docs/OPERATIONS.md). Reads are open; every POST needs the
+ * bearer token ({@link ApiTokenInterceptor}). Start, stop and backfill return 202 at once; compact
+ * and vacuum run the pass and return its result.
+ */
+@org.springframework.boot.autoconfigure.condition.ConditionalOnProperty("tributary.pipelines-dir")
+@RestController
+@RequestMapping(path = "/api/pipelines", produces = "application/json")
+class PipelinesController {
+  static final int MAX_PROGRESS = ManagedPipeline.PROGRESS_KEPT;
+
+  private final ServedPipelines pipelines;
+  private final Maintenance maintenance;
+
+  PipelinesController(ServedPipelines pipelines, Maintenance maintenance) {
+    this.pipelines = pipelines;
+    this.maintenance = maintenance;
+  }
+
+  /** Every served pipeline with its state, last batch, lag and watermark. */
+  @GetMapping
+  List<PipelineStatus> list() {
+    return pipelines.all().stream().map(ManagedPipeline::status).toList();
+  }
+
+  /** One pipeline and its last {@code last} progress records (1 to 100, default 20). */
+  @GetMapping("/{id}")
+  PipelineDetails details(@PathVariable String id, @RequestParam(defaultValue = "20") int last) {
+    if (last < 1 || last > MAX_PROGRESS) {
+      throw new ApiException(HttpStatus.BAD_REQUEST,
+          "Parameter 'last' must be between 1 and " + MAX_PROGRESS + ", was " + last + ".");
+    }
+    ManagedPipeline p = find(id);
+    return new PipelineDetails(p.status(), p.progress().last(last));
+  }
+
+  /** Starts the pipeline with its declared trigger. 409 if a run is active or the file is invalid. */
+  @PostMapping("/{id}/start")
+  ResponseEntity<ActionResult> start(@PathVariable String id) {
+    ManagedPipeline p = find(id);
+    started(p, p.start(p.spec().map(s -> s.trigger()).orElse(TriggerSpec.DEFAULT)), "start");
+    return accepted(p, "start");
+  }
+
+  /** Stops the pipeline after its batch in progress. 409 if no run is active. */
+  @PostMapping("/{id}/stop")
+  ResponseEntity<ActionResult> stop(@PathVariable String id) {
+    ManagedPipeline p = find(id);
+    if (!p.stop()) {
+      throw new ApiException(HttpStatus.CONFLICT, ServerMessages.notActive(id));
+    }
+    return accepted(p, "stop");
+  }
+
+  /** Starts an available-now run (process what is available, then IDLE). 409 if a run is active. */
+  @PostMapping("/{id}/backfill")
+  ResponseEntity<ActionResult> backfill(@PathVariable String id) {
+    ManagedPipeline p = runnable(id);
+    ManagedPipeline.StartOutcome outcome = p.start(new TriggerSpec.AvailableNow());
+    if (outcome == ManagedPipeline.StartOutcome.ALREADY_ACTIVE) {
+      pipelines.metrics(p).run(MetricNames.BACKFILL_RUNS, "skipped");
+    }
+    started(p, outcome, "backfill");
+    pipelines.metrics(p).run(MetricNames.BACKFILL_RUNS, "started");
+    return accepted(p, "backfill");
+  }
+
+  /** Runs one compaction pass of the sink table and returns what it did. */
+  @PostMapping("/{id}/compact")
+  CompactionResult compact(@PathVariable String id) {
+    ManagedPipeline p = runnable(id);
+    try {
+      return maintenance.compact(p, pipelines.metrics(p));
+    } catch (Maintenance.BusyException e) {
+      throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
+          Maintenance.COMPACTION, p.spec().get().sink().path(), Failures.describe(e)));
+    }
+  }
+
+  /** Runs one vacuum pass (or with {@code dry-run=true}, lists what it would delete). */
+  @PostMapping("/{id}/vacuum")
+  VacuumResult vacuum(@PathVariable String id, @RequestParam(name = "dry-run", defaultValue = "false") boolean dryRun) {
+    ManagedPipeline p = runnable(id);
+    try {
+      return maintenance.vacuum(p, pipelines.metrics(p), dryRun);
+    } catch (Maintenance.BusyException e) {
+      throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
+          Maintenance.VACUUM, p.spec().get().sink().path(), Failures.describe(e)));
+    }
+  }
+
+  private ManagedPipeline find(String id) {
+    return pipelines.find(id).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND,
+        ServerMessages.unknownPipeline(id, pipelines.all().stream().map(ManagedPipeline::id).toList())));
+  }
+
+  private ManagedPipeline runnable(String id) {
+    ManagedPipeline p = find(id);
+    if (!p.runnable()) {
+      throw new ApiException(HttpStatus.CONFLICT, ServerMessages.notRunnable(id, p.status().reason()));
+    }
+    return p;
+  }
+
+  private static void started(ManagedPipeline p, ManagedPipeline.StartOutcome outcome, String what) {
+    switch (outcome) {
+      case STARTED -> { }
+      case ALREADY_ACTIVE -> throw new ApiException(HttpStatus.CONFLICT, ServerMessages.alreadyActive(p.id(), what));
+      case NOT_RUNNABLE -> throw new ApiException(HttpStatus.CONFLICT,
+          ServerMessages.notRunnable(p.id(), p.status().reason()));
+    }
+  }
+
+  private static ResponseEntity<ActionResult> accepted(ManagedPipeline p, String action) {
+    return ResponseEntity.status(HttpStatus.ACCEPTED).body(new ActionResult(p.id(), action, p.state()));
+  }
+}

@@ -1,0 +1,35 @@
+package dev.tributary.service.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Settings of serve mode, from Spring properties ({@code tributary.*}, see application.yml).
+ *
+ * @param pipelinesDir the folder whose {@code *.yaml} / {@code *.yml} files are served
+ * @param apiToken the bearer token mutating endpoints require; empty disables them
+ * @param backoff restart delays after transient failures
+ * @param shutdownTimeout how long shutdown waits for the batches in progress to finish
+ * @param healthTimeout the time bound of each health check (Kafka, object stores)
+ */
+public record ServeSettings(Path pipelinesDir, Optional<String> apiToken, Backoff backoff, Duration shutdownTimeout,
+    Duration healthTimeout) {
+
+  /** Checks that nothing is null; a blank token counts as none. */
+  public ServeSettings {
+    Objects.requireNonNull(pipelinesDir, "pipelinesDir");
+    apiToken = Objects.requireNonNull(apiToken, "apiToken").filter(t -> !t.isBlank());
+    Objects.requireNonNull(backoff, "backoff");
+    Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+    Objects.requireNonNull(healthTimeout, "healthTimeout");
+  }
+
+  /** Never shows the token. */
+  @Override
+  public String toString() {
+    return "ServeSettings[pipelinesDir=" + pipelinesDir + ", apiToken=" + (apiToken.isPresent() ? "(set)" : "(none)")
+        + ", backoff=" + backoff + ", shutdownTimeout=" + shutdownTimeout + ", healthTimeout=" + healthTimeout + "]";
+  }
+}

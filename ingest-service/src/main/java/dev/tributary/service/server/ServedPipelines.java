@@ -1,0 +1,140 @@
+package dev.tributary.service.server;
+
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.service.pipeline.CompiledPipeline;
+import dev.tributary.service.pipeline.PipelineFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The pipelines of the served folder. Loading never fails as a whole: a file that does not parse
+ * or compile becomes a FAILED pipeline with the reason, the others run. As a Spring lifecycle bean
+ * it starts every runnable pipeline (with its declared trigger) and the schedules once the
+ * context is up, and on shutdown (SIGTERM) stops the schedules, asks every run to stop after its
+ * batch in progress and waits for them, bounded by {@link ServeSettings#shutdownTimeout()}.
+ */
+final class ServedPipelines implements SmartLifecycle {
+  private static final Logger LOG = LoggerFactory.getLogger(ServedPipelines.class);
+
+  private final ServeSettings settings;
+  private final Map<String, ManagedPipeline> pipelines = new LinkedHashMap<>();
+  private final Map<String, PipelineMetrics> metrics = new LinkedHashMap<>();
+  private final Schedules schedules;
+  private volatile boolean running;
+
+  ServedPipelines(ServeSettings settings, MeterRegistry registry, Maintenance maintenance, Clock clock) {
+    this.settings = settings;
+    Path dir = settings.pipelinesDir();
+    if (!Files.isDirectory(dir)) {
+      throw new IllegalStateException(ServerMessages.noPipelinesDir(dir));
+    }
+    Map<String, Path> files = new LinkedHashMap<>();
+    for (Path file : pipelineFiles(dir)) {
+      ManagedPipeline p = load(file, settings.backoff(), clock);
+      if (files.containsKey(p.id())) {
+        p = ManagedPipeline.invalid(p.id() + "@" + file.getFileName(), file, p.spec(),
+            ServerMessages.duplicateId(p.id(), file, files.get(p.id())), clock);
+      }
+      files.put(p.id(), file);
+      pipelines.put(p.id(), p);
+      if (p.spec().isPresent()) {
+        PipelineMetrics m = new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
+        p.attach(m);
+        metrics.put(p.id(), m);
+      }
+    }
+    this.schedules = new Schedules(this, maintenance);
+    LOG.info("Serving {} pipeline(s) from {}: {}", pipelines.size(), dir, pipelines.keySet());
+  }
+
+  private static List<Path> pipelineFiles(Path dir) {
+    try (Stream<Path> list = Files.list(dir)) {
+      return list.filter(f -> Files.isRegularFile(f)
+              && (f.getFileName().toString().endsWith(".yaml") || f.getFileName().toString().endsWith(".yml")))
+          .sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list pipelines directory " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static ManagedPipeline load(Path file, Backoff backoff, Clock clock) {
+    String fallbackId = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
+    PipelineSpec spec;
+    try {
+      spec = PipelineParser.parse(file);
+    } catch (RuntimeException e) {
+      LOG.error("Pipeline file {} is invalid; it will not run: {}", file, e.getMessage());
+      return ManagedPipeline.invalid(fallbackId, file, Optional.empty(), Failures.describe(e), clock);
+    }
+    try {
+      CompiledPipeline compiled = PipelineFactory.compile(spec);
+      return ManagedPipeline.runnable(spec, file, PipelineLauncher.of(compiled), backoff, clock);
+    } catch (RuntimeException e) {
+      LOG.error("Pipeline {} ({}) cannot be built; it will not run: {}", spec.id(), file, e.getMessage());
+      return ManagedPipeline.invalid(spec.id(), file, Optional.of(spec), Failures.describe(e), clock);
+    }
+  }
+
+  /** Every pipeline of the folder, in file order. */
+  Collection<ManagedPipeline> all() {
+    return pipelines.values();
+  }
+
+  Optional<ManagedPipeline> find(String id) {
+    return Optional.ofNullable(pipelines.get(id));
+  }
+
+  /** The meters of a runnable pipeline. */
+  PipelineMetrics metrics(ManagedPipeline p) {
+    return metrics.get(p.id());
+  }
+
+  @Override
+  public void start() {
+    for (ManagedPipeline p : pipelines.values()) {
+      p.spec().ifPresent(spec -> p.start(spec.trigger()));
+    }
+    schedules.start();
+    running = true;
+  }
+
+  @Override
+  public void stop() {
+    running = false;
+    schedules.stop();
+    pipelines.values().forEach(ManagedPipeline::stop);
+    long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+    for (ManagedPipeline p : pipelines.values()) {
+      try {
+        if (!p.awaitInactive(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))) {
+          LOG.warn("Pipeline {} did not finish its batch within {}; the next start replays it", p.id(),
+              settings.shutdownTimeout());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    LOG.info("All pipelines stopped");
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.tributary.service.server;
+
+import dev.tributary.config.TriggerSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+
+/** Every user-facing message of serve mode, built in one place. */
+final class ServerMessages {
+  private ServerMessages() {}
+
+  static String trigger(TriggerSpec trigger) {
+    if (trigger instanceof TriggerSpec.ProcessingTime p) {
+      return "processing-time " + p.interval().toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+    }
+    return trigger instanceof TriggerSpec.AvailableNow ? "available-now" : "once";
+  }
+
+  static String retrying(String failure, int attempt, Duration delay) {
+    return failure + " — restart attempt " + attempt + " after " + delay.toMillis() + " ms";
+  }
+
+  static String noPipelinesDir(Path dir) {
+    return "Cannot start serve: pipelines directory " + dir.toAbsolutePath()
+        + " does not exist or is not a directory; pass --pipelines-dir with a folder of pipeline YAML files.";
+  }
+
+  static String duplicateId(String id, Path file, Path first) {
+    return "pipeline id '" + id + "' of " + file + " is already used by " + first
+        + "; every pipeline file needs its own id (the 'pipeline' key).";
+  }
+
+  static String unknownPipeline(String id, Collection<String> known) {
+    return "No pipeline '" + id + "' is served; served pipelines: " + known + ".";
+  }
+
+  static String notRunnable(String id, String reason) {
+    return "Pipeline " + id + " cannot run: its file could not be loaded (" + reason
+        + "). Fix the file and restart the service.";
+  }
+
+  static String alreadyActive(String id, String what) {
+    return "Cannot " + what + " pipeline " + id + ": a run is already active; stop it first"
+        + " (POST /api/pipelines/" + id + "/stop) or wait for it to finish.";
+  }
+
+  static String notActive(String id) {
+    return "Pipeline " + id + " has no active run to stop.";
+  }
+
+  static String busy(String id, String operation) {
+    return "A " + operation + " of pipeline " + id + " is already in progress; retry when it has finished.";
+  }
+
+  static String maintenanceFailed(String id, String operation, String table, String failure) {
+    return operation + " of pipeline " + id + " (table " + table + ") failed: " + failure;
+  }
+
+  static String tokenNotConfigured() {
+    return "Mutating endpoints are disabled because no API token is configured. Set TRIBUTARY_API_TOKEN in"
+        + " the service's environment and send it as 'Authorization: Bearer <token>'.";
+  }
+
+  static String tokenRejected() {
+    return "Missing or wrong bearer token: send 'Authorization: Bearer <token>' with the value of"
+        + " TRIBUTARY_API_TOKEN configured for the service.";
+  }
+}

@@ -1,0 +1,39 @@
+package dev.tributary.service.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.checkpoint.CheckpointMismatchException;
+import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.service.pipeline.PipelineDefinitionException;
+import dev.tributary.service.source.DataLossException;
+import java.io.IOException;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class FailuresTest {
+
+  @Test
+  void permanentKindsAreFoundAnywhereInTheCauseChain() {
+    assertThat(Failures.permanent(new CheckpointMismatchException("changed", List.of("transform")))).isTrue();
+    assertThat(Failures.permanent(new ConcurrentPipelineException("another process"))).isTrue();
+    assertThat(Failures.permanent(new PipelineDefinitionException("p", List.of("bad")))).isTrue();
+    assertThat(Failures.permanent(new IllegalStateException("wrapped",
+        new DataLossException("p", new TopicPartition("t", 0), 5, 10)))).isTrue();
+  }
+
+  @Test
+  void everythingElseIsTransient() {
+    assertThat(Failures.permanent(new IOException("connection refused"))).isFalse();
+    assertThat(Failures.permanent(new IllegalStateException("x", new java.util.concurrent.TimeoutException()))).isFalse();
+  }
+
+  @Test
+  void describesTheChainOnceEach() {
+    IOException root = new IOException("connection refused");
+    assertThat(Failures.describe(new IllegalStateException("cannot read batch 3", root)))
+        .isEqualTo("cannot read batch 3 (caused by: connection refused)");
+    assertThat(Failures.describe(new IllegalStateException(root))).isEqualTo("java.io.IOException: connection refused");
+    assertThat(Failures.describe(new NullPointerException())).isEqualTo("NullPointerException");
+  }
+}
