@@ -16,8 +16,12 @@ import java.util.Map;
  */
 final class StructReader extends FieldReader {
   private final int width;
-  // Jackson hands out canonical (interned) field names, so String.hashCode is cached and equals
-  // usually succeeds on identity: a HashMap lookup is a few instructions per field.
+  // Jackson hands out canonical, interned field names (JsonFactory's INTERN_FIELD_NAMES, on by
+  // default), and producers usually write fields in one fixed order. So the common case is an
+  // identity check against the field after the previous match; the map (whose String hashes are
+  // cached) serves records in another order and undeclared fields.
+  private final String[] names;
+  private final Slot[] byIndex;
   private final Map<String, Slot> slots;
 
   private record Slot(int index, FieldReader reader) {}
@@ -26,11 +30,16 @@ final class StructReader extends FieldReader {
     super(path, struct);
     List<StructField> fields = struct.fields();
     this.width = fields.size();
+    this.names = new String[width];
+    this.byIndex = new Slot[width];
     this.slots = new HashMap<>(fields.size() * 2);
     for (int i = 0; i < fields.size(); i++) {
       StructField f = fields.get(i);
       String childPath = path.isEmpty() ? f.name() : path + "." + f.name();
-      slots.put(f.name(), new Slot(i, FieldReader.of(childPath, f.type())));
+      Slot slot = new Slot(i, FieldReader.of(childPath, f.type()));
+      names[i] = f.name().intern();
+      byIndex[i] = slot;
+      slots.put(f.name(), slot);
     }
   }
 
@@ -46,9 +55,18 @@ final class StructReader extends FieldReader {
   Object[] readObject(JsonParser p) throws IOException {
     Object[] row = new Object[width];
     String name;
+    int expected = 0;
     while ((name = p.nextFieldName()) != null) {
       JsonToken t = p.nextToken();
-      Slot slot = slots.get(name);
+      Slot slot;
+      if (expected < width && names[expected] == name) {
+        slot = byIndex[expected++];
+      } else {
+        slot = slots.get(name);
+        if (slot != null) {
+          expected = slot.index + 1;
+        }
+      }
       if (slot == null) {
         p.skipChildren();
       } else if (t == JsonToken.VALUE_NULL) {

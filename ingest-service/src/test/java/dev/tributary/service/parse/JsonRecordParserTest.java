@@ -215,6 +215,17 @@ class JsonRecordParserTest {
   }
 
   @Test
+  void fieldOrderDoesNotMatter() {
+    JsonRecordParser p = parser("a", "long", "b", "string", "c", "boolean");
+    assertThat(ok(p, "{\"a\":1,\"b\":\"x\",\"c\":true}")).containsExactly(1L, "x", true);
+    assertThat(ok(p, "{\"c\":false,\"b\":\"y\",\"a\":2}")).containsExactly(2L, "y", false);
+    assertThat(ok(p, "{\"b\":\"z\",\"zz\":0,\"c\":true,\"a\":3}")).containsExactly(3L, "z", true);
+    assertThat(ok(p, "{\"a\":4,\"c\":true,\"b\":\"w\"}")).containsExactly(4L, "w", true);
+    assertThat(ok(p, "{\"A\":5,\"b \":\"v\"}")).as("names are case- and space-sensitive")
+        .containsExactly(null, null, null);
+  }
+
+  @Test
   void parsesASliceOfABuffer() {
     JsonRecordParser p = parser("a", "long");
     byte[] buf = "xx{\"a\":5}yy".getBytes(StandardCharsets.UTF_8);
