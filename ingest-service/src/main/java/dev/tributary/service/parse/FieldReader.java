@@ -235,21 +235,22 @@ abstract class FieldReader {
       } else {
         throw RecordErrors.wrongType(path, type, p, t);
       }
-      return fit(v, p.getText());
+      return fit(v, p);
     }
 
-    private BigDecimal fit(BigDecimal v, String text) {
+    /** The text for messages is read from the parser only on failure: no String per value. */
+    private BigDecimal fit(BigDecimal v, JsonParser p) throws IOException {
       if (v.signum() == 0) {
         return BigDecimal.ZERO.setScale(decimal.scale());
       }
       // Checked on precision/scale before any setScale: 1e999999999 must not expand to a billion
       // digits.
       if (v.precision() - v.scale() > decimal.precision() - decimal.scale()) {
-        throw RecordErrors.decimalTooLarge(path, decimal, text);
+        throw RecordErrors.decimalTooLarge(path, decimal, p.getText());
       }
       BigDecimal stripped = v.stripTrailingZeros();
       if (stripped.scale() > decimal.scale()) {
-        throw RecordErrors.decimalTooManyFractionDigits(path, decimal, text);
+        throw RecordErrors.decimalTooManyFractionDigits(path, decimal, p.getText());
       }
       return stripped.setScale(decimal.scale());
     }
