@@ -1,6 +1,7 @@
 package dev.tributary.storage.testing;
 
 import dev.tributary.storage.S3Settings;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -36,7 +37,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * Failsafe. Without the property, {@code target/test-servers/s3proxy.jar} of the nearest ancestor
  * of the working directory that has one is used.
  *
- * <p>Use {@link #shared()} (one server per test JVM, started on first use, stopped by a shutdown
+ * <p>The child runs {@link S3ProxyLauncher}, which stops it when this JVM dies, even by
+ * {@code kill -9}. Use {@link #shared()} (one server per test JVM, started on first use, stopped by a shutdown
  * hook) and a fresh bucket per test from {@link #createBucket()}; {@link #start()} gives a private
  * server that the caller closes (for tests that stop it).
  */
@@ -80,7 +82,7 @@ public final class S3TestServer implements AutoCloseable {
       synchronized (S3TestServer.class) {
         server = shared;
         if (server == null) {
-          server = launch(true);
+          server = launch(true, ProcessHandle.current().pid());
           S3TestServer started = server;
           Runtime.getRuntime().addShutdownHook(new Thread(started::stop, "s3-test-server-stop"));
           shared = server;
@@ -92,7 +94,17 @@ public final class S3TestServer implements AutoCloseable {
 
   /** Starts a private server; the caller must {@link #close()} it. */
   public static S3TestServer start() {
-    return launch(false);
+    return launch(false, ProcessHandle.current().pid());
+  }
+
+  /** Starts a private server that stops itself when the process {@code parentPid} ends. */
+  static S3TestServer startWatching(long parentPid) {
+    return launch(false, parentPid);
+  }
+
+  /** Whether the server's process is still running. */
+  public boolean isRunning() {
+    return process.isAlive();
   }
 
   /** The server's endpoint, e.g. {@code http://127.0.0.1:41234}. */
@@ -149,7 +161,7 @@ public final class S3TestServer implements AutoCloseable {
     deleteRecursively(workDir);
   }
 
-  private static S3TestServer launch(boolean isShared) {
+  private static S3TestServer launch(boolean isShared, long parentPid) {
     Path jar = locateJar();
     Path workDir;
     try {
@@ -175,7 +187,9 @@ public final class S3TestServer implements AutoCloseable {
       Files.writeString(properties, config, StandardCharsets.UTF_8);
       ProcessBuilder builder = new ProcessBuilder(List.of(
           javaBinary(), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-          "-jar", jar.toString(), "--properties", properties.toString()))
+          "-cp", jar + File.pathSeparator + launcherClasspath(),
+          S3ProxyLauncher.class.getName(), Long.toString(parentPid),
+          "--properties", properties.toString()))
           .redirectErrorStream(true)
           .redirectOutput(log.toFile());
       builder.environment().put("LOG_LEVEL", "warn");
@@ -250,6 +264,17 @@ public final class S3TestServer implements AutoCloseable {
         + " tributary.test.servers.dir is not set and no target/test-servers/s3proxy.jar exists"
         + " above " + Path.of("").toAbsolutePath() + "; run 'mvn -pl storage"
         + " generate-test-resources' from the project root, which copies it there");
+  }
+
+  /** Where S3ProxyLauncher was loaded from: test-classes here, the storage test-jar elsewhere. */
+  private static String launcherClasspath() {
+    try {
+      return Path.of(S3ProxyLauncher.class.getProtectionDomain().getCodeSource().getLocation()
+          .toURI()).toString();
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      throw new IllegalStateException("Cannot locate the classes of " + S3ProxyLauncher.class
+          + " to put on the S3 test server's classpath", e);
+    }
   }
 
   private static String javaBinary() {

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +33,24 @@ class S3TestServerIT {
     }
 
     assertThat(accepts(server)).as("stopped server still accepts connections").isFalse();
+  }
+
+  @Test
+  void theServerStopsItselfWhenItsParentProcessIsKilled() throws IOException {
+    Process parent = new ProcessBuilder("sleep", "300").start();
+    S3TestServer server = S3TestServer.startWatching(parent.pid());
+    try {
+      assertThat(server.isRunning()).isTrue();
+
+      parent.destroyForcibly();
+
+      Awaitility.await("S3 test server exit after its parent was killed")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !server.isRunning());
+    } finally {
+      parent.destroyForcibly();
+      server.close();
+    }
   }
 
   @Test
