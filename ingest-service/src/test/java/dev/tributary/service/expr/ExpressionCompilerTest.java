@@ -227,6 +227,10 @@ class ExpressionCompilerTest {
     assertThat(eval("CAST('maybe' AS boolean)")).isNull();
     assertThat(eval("CAST(b AS int)")).isEqualTo(1);
     assertThat(eval("CAST('2.5' AS double)")).isEqualTo(2.5);
+    assertThat(eval("'42'::int + 1")).isEqualTo(43);
+    assertThat(eval("TRY_CAST('x' AS int)")).isNull();
+    assertThat(eval("CAST(i AS varchar(10))")).isEqualTo("7");
+    assertThat(eval("CAST('3.14159' AS numeric(4,2))")).isEqualTo(new BigDecimal("3.14"));
     assertThat(eval("region || '/' || i")).isEqualTo("eu-west/7");
     assertThat(eval("region || nul")).isNull();
   }
