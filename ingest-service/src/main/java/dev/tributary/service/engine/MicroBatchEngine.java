@@ -45,6 +45,9 @@ import org.slf4j.LoggerFactory;
 public final class MicroBatchEngine {
   private static final Logger log = LoggerFactory.getLogger(MicroBatchEngine.class);
 
+  /** How often old offsets/commits entries are deleted (every N batches). */
+  private static final int PURGE_EVERY_BATCHES = 20;
+
   private final String pipelineId;
   private final KafkaSource source;
   private final Checkpoint checkpoint;
@@ -192,6 +195,9 @@ public final class MicroBatchEngine {
       checkpoint.writeCommit(new CommitEntry(batchId, nextWatermark, clock.instant(),
           Map.of("sinkVersion", Long.toString(sinkVersion))));
       CrashPoints.reached(CrashPoints.AFTER_COMMITS_LOG);
+      if (batchId % PURGE_EVERY_BATCHES == 0) {
+        checkpoint.purge(); // keeps the last Checkpoint.DEFAULT_RETAINED_BATCHES entries
+      }
       timer.mark("checkpointCommit");
       source.commitToGroup(toKafka(entry.endOffsets()));
       BatchProgress done = progress(entry, plan, replayed, timer, outputs, mainWriter.rows(),

@@ -51,6 +51,10 @@ public final class KafkaTestBroker {
     String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+      // Creation returns before every partition has a leader; producing then can stall.
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() ->
+          admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
+              .allMatch(p -> p.leader() != null && p.leader().id() >= 0));
     } catch (InterruptedException | ExecutionException e) {
       throw new IllegalStateException("cannot create topic " + name, e);
     }
