@@ -45,6 +45,8 @@ final class PipelineMetrics {
       Gauge.builder(MetricNames.PIPELINE_STATE, state, current -> current.get() == s ? 1 : 0)
           .tags(tags.and(MetricNames.OUTCOME, s.name().toLowerCase(java.util.Locale.ROOT)))
           .description("1 while the pipeline is in this state")
+          // The supplier is referenced by nothing else: a weak reference would let it be collected.
+          .strongReference(true)
           .register(registry);
     }
     Gauge.builder(MetricNames.WATERMARK_DELAY, watermark, this::watermarkDelaySeconds).tags(tags)
