@@ -260,8 +260,10 @@ final class LocalObjectStore implements ObjectStore {
     try {
       Files.createDirectories(dir);
     } catch (FileAlreadyExistsException e) {
-      throw new IOException(StorageErrors.localPathConflict(
-          key, location, "'" + root.relativize(Path.of(e.getFile())) + "' is an object"), e);
+      String object =
+          e.getFile() == null ? "a parent of it" : "'" + keyOf(Path.of(e.getFile())) + "'";
+      throw new IOException(
+          StorageErrors.localPathConflict(key, location, object + " is an object"), e);
     }
     Path temp = dir.resolve(TEMP_PREFIX + UUID.randomUUID() + TEMP_SUFFIX);
     Files.createFile(temp);
@@ -310,6 +312,10 @@ final class LocalObjectStore implements ObjectStore {
     return Files.isRegularFile(file)
         ? new IOException(StorageErrors.localIo("read", key, location, e), e)
         : new ObjectNotFoundException(location, key);
+  }
+
+  private String keyOf(Path path) {
+    return root.relativize(path).toString().replace(path.getFileSystem().getSeparator(), "/");
   }
 
   private static boolean isTemp(String fileName) {

@@ -31,7 +31,8 @@ public final class ObjectStores {
    * on the first operation.
    *
    * @param location an {@code s3://bucket[/prefix]} URL, a {@code file:} URI or a local path
-   * @param s3 how to reach S3; ignored for local locations; null means {@link S3Settings#defaults()}
+   * @param s3 how to reach S3; ignored for local locations; null means
+   *     {@link S3Settings#defaults()}
    * @throws IllegalArgumentException if the location is malformed (the message says why)
    * @throws IOException if a local root directory cannot be created
    */

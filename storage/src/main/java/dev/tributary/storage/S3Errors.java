@@ -58,9 +58,11 @@ final class S3Errors {
    * was written; anything else (5xx, timeouts, a broken connection) leaves the outcome unknown.
    */
   IOException putIfAbsentFailure(String key, SdkException e) {
-    boolean rejected = e instanceof S3Exception s3 && s3.statusCode() >= 400 && s3.statusCode() < 500;
-    if (rejected || connectionRefused(e) || !(e instanceof S3Exception)
-        && String.valueOf(e.getMessage()).contains("Unable to load credentials")) {
+    boolean rejected =
+        e instanceof S3Exception s3 && s3.statusCode() >= 400 && s3.statusCode() < 500;
+    boolean noCredentials = !(e instanceof S3Exception)
+        && String.valueOf(e.getMessage()).contains("Unable to load credentials");
+    if (rejected || noCredentials || connectionRefused(e)) {
       return translate("put-if-absent", key, e);
     }
     String detail = e instanceof S3Exception s3

@@ -101,7 +101,9 @@ final class S3ObjectStore implements ObjectStore {
 
   @Override
   public String location() {
-    return "s3://" + bucket + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1));
+    return prefix.isEmpty()
+        ? "s3://" + bucket
+        : "s3://" + bucket + "/" + prefix.substring(0, prefix.length() - 1);
   }
 
   @Override
@@ -185,8 +187,8 @@ final class S3ObjectStore implements ObjectStore {
 
   @Override
   public List<ObjectInfo> list(String keyPrefix, String startAfter) throws IOException {
-    ListObjectsV2Request.Builder request =
-        ListObjectsV2Request.builder().bucket(bucket).prefix(prefix + keyPrefix).maxKeys(listPageSize);
+    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder()
+        .bucket(bucket).prefix(prefix + keyPrefix).maxKeys(listPageSize);
     if (startAfter != null) {
       request.startAfter(prefix + startAfter);
     }

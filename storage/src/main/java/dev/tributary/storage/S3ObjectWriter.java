@@ -159,13 +159,15 @@ final class S3ObjectWriter extends ObjectWriter {
 
   private void ensureCapacity(int needed) {
     if (needed > buffer.length) {
-      buffer = Arrays.copyOf(buffer, (int) Math.min(partSize, Math.max(needed, 2L * buffer.length)));
+      long grown = Math.max(needed, 2L * buffer.length);
+      buffer = Arrays.copyOf(buffer, (int) Math.min(partSize, grown));
     }
   }
 
   private void ensureOpen() throws IOException {
     if (failure != null) {
-      throw new IOException("Object " + key + " cannot be written: an earlier upload failed", failure);
+      throw new IOException(
+          "Object " + key + " cannot be written: an earlier upload failed", failure);
     }
     if (finished) {
       throw new IOException("Write after close() or abort() of the object writer for " + key);

@@ -46,7 +46,8 @@ public record S3Settings(
   public S3Settings {
     Objects.requireNonNull(region, "region");
     if (region.isBlank()) {
-      throw new IllegalArgumentException("S3 region must not be blank (e.g. " + DEFAULT_REGION + ")");
+      throw new IllegalArgumentException(
+          "S3 region must not be blank (e.g. " + DEFAULT_REGION + ")");
     }
     if ((accessKey == null) != (secretKey == null)) {
       throw new IllegalArgumentException(
