@@ -4,8 +4,8 @@ import dev.tributary.service.TributaryApplication;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.SpringApplication;
 
 /**
@@ -23,16 +23,17 @@ final class ServeCommand {
     if (!Files.isDirectory(dir)) {
       throw new CliArguments.UsageException("no such pipelines directory: " + dir.toAbsolutePath());
     }
-    Map<String, Object> properties = new LinkedHashMap<>();
-    properties.put("tributary.pipelines-dir", dir.toAbsolutePath().toString());
-    args.option("port").ifPresent(port -> properties.put("server.port", port));
+    // Passed as Spring command-line properties: they take precedence over application.yml and
+    // the environment, as options typed on the command line should.
+    List<String> properties = new ArrayList<>();
+    properties.add("--tributary.pipelines-dir=" + dir.toAbsolutePath());
+    args.option("port").ifPresent(port -> properties.add("--server.port=" + port));
     SpringApplication app = new SpringApplication(TributaryApplication.class);
-    app.setDefaultProperties(properties);
     if ("json".equalsIgnoreCase(System.getenv("TRIBUTARY_LOG_FORMAT"))) {
       app.setAdditionalProfiles("json-logs");
     }
     try {
-      app.run();
+      app.run(properties.toArray(String[]::new));
       return 0;
     } catch (RuntimeException e) {
       err.println("tributary: serve could not start: " + rootMessage(e));

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * Compaction and vacuum passes over a served pipeline's sink table, on demand (REST) or on its
  * schedule. At most one pass of each kind per pipeline at a time; both are safe while the pipeline
  * writes (compaction commits optimistically, vacuum keeps every file a retained snapshot uses).
+ * Before the pipeline's first batch created the table, a pass does nothing (outcome
+ * {@code skipped}; compaction then reports table version -1).
  */
 final class Maintenance {
   private static final Logger LOG = LoggerFactory.getLogger(Maintenance.class);
@@ -42,10 +44,19 @@ final class Maintenance {
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
       int minFiles = spec.maintenance().compaction().map(CompactionSpec::minFiles).orElse(CompactionSpec.DEFAULT_MIN_FILES);
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
+      if (!table.exists()) {
+        // The pipeline creates its table with its first batch; until then there is nothing to do.
+        metrics.run(MetricNames.COMPACTION_RUNS, "skipped");
+        return new CompactionResult(-1, 0, 0, 0, 0, 0, 0);
+      }
       CompactionResult result = table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
       metrics.compacted(result, table.counters());
       metrics.run(MetricNames.COMPACTION_RUNS, "success");
-      LOG.info("Compaction of pipeline {} ({}): {}", p.id(), spec.sink().path(), result);
+      if (result.compacted()) {
+        LOG.info("Compaction of pipeline {} ({}): {}", p.id(), spec.sink().path(), result);
+      } else {
+        LOG.debug("Compaction of pipeline {} ({}): nothing to compact", p.id(), spec.sink().path());
+      }
       return result;
     } catch (IOException | RuntimeException e) {
       metrics.run(MetricNames.COMPACTION_RUNS, "failure");
@@ -62,6 +73,10 @@ final class Maintenance {
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
       Duration retention = spec.maintenance().vacuum().map(VacuumSpec::retention).orElse(VacuumSpec.DEFAULT_RETENTION);
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
+      if (!table.exists()) {
+        metrics.run(MetricNames.VACUUM_RUNS, "skipped");
+        return new VacuumResult(java.util.List.of(), 0, !dryRun);
+      }
       VacuumResult result = dryRun ? table.vacuumDryRun(retention) : table.vacuum(retention);
       metrics.vacuumed(result);
       metrics.run(MetricNames.VACUUM_RUNS, "success");
