@@ -3,8 +3,10 @@ package dev.tributary.service.server;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
@@ -19,13 +21,16 @@ import org.springframework.scheduling.support.CronTrigger;
 final class Schedules {
   private static final Logger LOG = LoggerFactory.getLogger(Schedules.class);
 
-  private final ServedPipelines pipelines;
+  private final Collection<ManagedPipeline> pipelines;
+  private final Function<ManagedPipeline, PipelineMetrics> metrics;
   private final Maintenance maintenance;
   private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
   private ThreadPoolTaskScheduler scheduler;
 
-  Schedules(ServedPipelines pipelines, Maintenance maintenance) {
+  Schedules(Collection<ManagedPipeline> pipelines, Function<ManagedPipeline, PipelineMetrics> metrics,
+      Maintenance maintenance) {
     this.pipelines = pipelines;
+    this.metrics = metrics;
     this.maintenance = maintenance;
   }
 
@@ -35,7 +40,7 @@ final class Schedules {
     scheduler.setThreadNamePrefix("tributary-schedule-");
     scheduler.setDaemon(true);
     scheduler.initialize();
-    for (ManagedPipeline p : pipelines.all()) {
+    for (ManagedPipeline p : pipelines) {
       if (!p.runnable()) {
         continue;
       }
@@ -62,7 +67,7 @@ final class Schedules {
 
   void compact(ManagedPipeline p) {
     try {
-      maintenance.compact(p, pipelines.metrics(p));
+      maintenance.compact(p, metrics.apply(p));
     } catch (Maintenance.BusyException e) {
       skipped(p, Maintenance.COMPACTION, MetricNames.COMPACTION_RUNS);
     } catch (Exception e) {
@@ -73,7 +78,7 @@ final class Schedules {
 
   void vacuum(ManagedPipeline p) {
     try {
-      maintenance.vacuum(p, pipelines.metrics(p), false);
+      maintenance.vacuum(p, metrics.apply(p), false);
     } catch (Maintenance.BusyException e) {
       skipped(p, Maintenance.VACUUM, MetricNames.VACUUM_RUNS);
     } catch (Exception e) {
@@ -85,7 +90,7 @@ final class Schedules {
   void backfill(ManagedPipeline p) {
     ManagedPipeline.StartOutcome outcome = p.start(new TriggerSpec.AvailableNow());
     if (outcome == ManagedPipeline.StartOutcome.STARTED) {
-      pipelines.metrics(p).run(MetricNames.BACKFILL_RUNS, "started");
+      metrics.apply(p).run(MetricNames.BACKFILL_RUNS, "started");
       LOG.info("Pipeline {}: scheduled backfill (available-now run) started", p.id());
     } else {
       skipped(p, "backfill", MetricNames.BACKFILL_RUNS);
@@ -93,7 +98,7 @@ final class Schedules {
   }
 
   private void skipped(ManagedPipeline p, String operation, String metric) {
-    pipelines.metrics(p).run(metric, "skipped");
+    metrics.apply(p).run(metric, "skipped");
     LOG.warn("Pipeline {}: scheduled {} skipped because the previous run is still going", p.id(), operation);
   }
 }

@@ -58,7 +58,7 @@ final class ServedPipelines implements SmartLifecycle {
         metrics.put(p.id(), m);
       }
     }
-    this.schedules = new Schedules(this, maintenance);
+    this.schedules = new Schedules(pipelines.values(), this::metrics, maintenance);
     LOG.info("Serving {} pipeline(s) from {}: {}", pipelines.size(), dir, pipelines.keySet());
   }
 
