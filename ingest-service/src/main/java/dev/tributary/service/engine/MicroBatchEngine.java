@@ -166,7 +166,7 @@ public final class MicroBatchEngine {
   OptionalLong runBatch(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
       throws Exception {
     long batchId = entry.batchId();
-    try (TableSink.BatchWriter mainWriter = sink.begin(batchId);
+    try (TableSink.BatchWriter mainWriter = PipelinedBatchWriter.wrap(sink.begin(batchId), pipelineId + "-writer");
         TableSink.BatchWriter quarantineWriter = quarantine.begin(batchId);
         TableSink.BatchWriter lateWriter = lateEvents.isPresent() ? lateEvents.get().begin(batchId) : null) {
       BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter, lateWriter);

@@ -1,0 +1,151 @@
+package dev.tributary.service.engine;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Encodes a batch's rows into Parquet on a second thread while the engine's thread reads and
+ * parses the next records: parsing and Parquet encoding each cost about as much as the other, so
+ * on two cores this nearly halves a batch's processing time. Rows travel in chunks through a small
+ * bounded queue (back pressure: the reader waits when the writer falls behind), in order.
+ *
+ * <p>Nothing about commits changes: {@link #commit} first waits until every row has been written by
+ * the writer thread, then commits on the caller's thread; a failure on the writer thread is
+ * rethrown by the next {@link #write} or by {@link #commit}.
+ */
+final class PipelinedBatchWriter implements TableSink.BatchWriter {
+  private static final int CHUNK_ROWS = 2048;
+  private static final Object[][] END = new Object[0][];
+
+  private final TableSink.BatchWriter delegate;
+  private final BlockingQueue<Object[][]> queue = new ArrayBlockingQueue<>(8);
+  private final Thread writer;
+  private volatile Throwable failure;
+  private volatile boolean aborted;
+  private Object[][] chunk = new Object[CHUNK_ROWS][];
+  private int filled;
+  private long rows;
+  private boolean finished;
+
+  PipelinedBatchWriter(TableSink.BatchWriter delegate, String name) {
+    this.delegate = delegate;
+    this.writer = new Thread(this::drain, name);
+    this.writer.setDaemon(true);
+    this.writer.start();
+  }
+
+  /** Wraps the writer unless there is nothing to write. */
+  static TableSink.BatchWriter wrap(TableSink.BatchWriter writer, String name) {
+    return writer.alreadyCommitted() ? writer : new PipelinedBatchWriter(writer, name);
+  }
+
+  private void drain() {
+    try {
+      while (true) {
+        Object[][] next = queue.take();
+        if (next == END || aborted) {
+          return;
+        }
+        for (Object[] row : next) {
+          if (row == null) {
+            break;
+          }
+          delegate.write(row);
+        }
+      }
+    } catch (Throwable t) {
+      failure = t;
+      queue.clear(); // unblock a producer waiting for room
+    }
+  }
+
+  @Override
+  public boolean alreadyCommitted() {
+    return false;
+  }
+
+  @Override
+  public void write(Object[] row) throws IOException {
+    chunk[filled++] = row;
+    rows++;
+    if (filled == CHUNK_ROWS) {
+      handOver();
+    }
+  }
+
+  private void handOver() throws IOException {
+    Object[][] full = chunk;
+    chunk = new Object[CHUNK_ROWS][];
+    filled = 0;
+    try {
+      while (!queue.offer(full, 100, TimeUnit.MILLISECONDS)) {
+        rethrowFailure();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while handing rows to the writer thread", e);
+    }
+    rethrowFailure();
+  }
+
+  private void rethrowFailure() throws IOException {
+    Throwable t = failure;
+    if (t instanceof IOException io) {
+      throw io;
+    }
+    if (t instanceof RuntimeException re) {
+      throw re;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+  }
+
+  @Override
+  public long rows() {
+    return rows;
+  }
+
+  @Override
+  public long commit(Map<String, String> commitInfo) throws IOException {
+    if (filled > 0) {
+      handOver();
+    }
+    finish();
+    return delegate.commit(commitInfo);
+  }
+
+  /** Waits until the writer thread has written every row (or failed). */
+  private void finish() throws IOException {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    try {
+      while (writer.isAlive() && !queue.offer(END, 100, TimeUnit.MILLISECONDS)) {
+        rethrowFailure();
+      }
+      writer.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for the writer thread", e);
+    }
+    rethrowFailure();
+  }
+
+  @Override
+  public void close() {
+    aborted = true;
+    queue.clear();
+    queue.offer(END);
+    try {
+      writer.join(TimeUnit.SECONDS.toMillis(30));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    delegate.close();
+  }
+}
