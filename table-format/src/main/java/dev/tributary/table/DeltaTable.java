@@ -143,6 +143,17 @@ public final class DeltaTable {
     return new OverwriteTransaction(this, txn, new Snapshot(location(), latestState()));
   }
 
+  /**
+   * Starts a transaction that upserts rows by the values of {@code keyColumns}: the table keeps
+   * one row per key, the last one written (update output mode). Same idempotency as {@link
+   * #newAppend}.
+   *
+   * @throws IllegalArgumentException if a key column is not a column of the table
+   */
+  public MergeTransaction newMerge(TransactionId txn, List<String> keyColumns) throws IOException {
+    return new MergeTransaction(this, txn, new Snapshot(location(), latestState()), List.copyOf(keyColumns));
+  }
+
   /** Rewrites small files of each partition into files of the target size; see {@link Compactor}. */
   public CompactionResult compact(CompactionOptions compaction) throws IOException {
     return new Compactor(this).compact(compaction);

@@ -4,14 +4,27 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.table.types.StructType;
+import java.util.Optional;
 
-/** A declaration with its schema and expressions compiled: everything but the I/O. */
+/**
+ * A declaration with its schema and expressions compiled: everything but the I/O.
+ *
+ * @param processor the stateless steps (parse, transform); the whole processor of a stateless pipeline
+ * @param stateful the watermark, deduplication and aggregation, when declared
+ */
 public record CompiledPipeline(
-    PipelineSpec spec, JsonRecordParser parser, CompiledTransforms transforms, StatelessProcessor processor) {
+    PipelineSpec spec, JsonRecordParser parser, CompiledTransforms transforms, StatelessProcessor processor,
+    Optional<StatefulPlan> stateful) {
 
   /** The columns of the sink table, in order. */
   public StructType outputSchema() {
+    return stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
+  }
+
+  /** The columns of the late-events table: the transformed rows with their Kafka metadata. */
+  public StructType lateEventsSchema() {
     return processor.outputSchema();
   }
 }

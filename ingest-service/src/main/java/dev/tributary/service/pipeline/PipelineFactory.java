@@ -3,7 +3,6 @@ package dev.tributary.service.pipeline;
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.DeltaSinkSpec;
-import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
@@ -16,6 +15,14 @@ import dev.tributary.service.expr.ExpressionException;
 import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.engine.RecordProcessor;
+import dev.tributary.service.engine.TableSink;
+import dev.tributary.service.stateful.CompleteModeSink;
+import dev.tributary.service.stateful.StatefulPlan;
+import dev.tributary.service.stateful.StatefulProcessor;
+import dev.tributary.service.stateful.UpdateModeSink;
+import dev.tributary.config.OutputMode;
+import java.nio.file.Path;
 import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -48,7 +55,10 @@ public final class PipelineFactory {
    */
   public static CompiledPipeline compile(PipelineSpec spec) {
     List<String> problems = new ArrayList<>();
-    unsupported(spec, problems);
+    if (spec.lateEvents().isPresent() && spec.watermark().isEmpty()) {
+      problems.add("late-events: not supported yet without a watermark (no event can be late without one); add"
+          + " watermark: { column: <event time column>, delay: 10 minutes } or remove late-events");
+    }
     LinkedHashMap<String, String> columns = new LinkedHashMap<>();
     for (ColumnSpec c : spec.format().columns()) {
       columns.put(c.name(), c.type().canonical());
@@ -62,31 +72,22 @@ public final class PipelineFactory {
       problems.add(e.getMessage());
     }
     StatelessProcessor processor = null;
+    Optional<StatefulPlan> stateful = Optional.empty();
     if (transforms != null) {
       processor = new StatelessProcessor(spec.id(), parser, transforms);
+      stateful = StatefulPlan.compile(spec, processor.outputSchema(), problems);
+      StructType output = stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
       for (String p : spec.sink().partitionBy()) {
-        if (processor.outputSchema().indexOf(p) < 0) {
+        if (output.indexOf(p) < 0) {
           problems.add("sink.delta.partition-by: column '" + p + "' is not an output column; output columns are "
-              + processor.outputSchema().fieldNames());
+              + output.fieldNames());
         }
       }
     }
     if (!problems.isEmpty()) {
       throw new PipelineDefinitionException(spec.id(), problems);
     }
-    return new CompiledPipeline(spec, parser, transforms, processor);
-  }
-
-  /** Features declared in the format but not built into the engine yet are refused, never ignored. */
-  private static void unsupported(PipelineSpec spec, List<String> problems) {
-    String notYet = ": not supported yet by this version of Tributary; remove it (stateless pipelines only)";
-    spec.watermark().ifPresent(w -> problems.add("watermark" + notYet));
-    spec.deduplicate().ifPresent(d -> problems.add("deduplicate" + notYet));
-    spec.aggregate().ifPresent(a -> problems.add("aggregate" + notYet));
-    spec.lateEvents().ifPresent(l -> problems.add("late-events" + notYet));
-    if (spec.outputMode() != OutputMode.APPEND) {
-      problems.add("output-mode: " + spec.outputMode().keyword() + notYet);
-    }
+    return new CompiledPipeline(spec, parser, transforms, processor, stateful);
   }
 
   private static List<Step> steps(List<TransformStep> declared) {
@@ -161,6 +162,44 @@ public final class PipelineFactory {
     PipelineSpec spec = pipeline.spec();
     return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)),
         pipeline.outputSchema(), spec.sink().partitionBy(), writeOptions(spec.sink()));
+  }
+
+  /**
+   * Opens the sink table (creating it on first use) with the sink the output mode needs: append
+   * for stateless and append-mode pipelines, merge by key for update mode, overwrite for complete.
+   */
+  public static TableSink modeSink(CompiledPipeline pipeline, ObjectStore store) throws IOException {
+    PipelineSpec spec = pipeline.spec();
+    if (pipeline.stateful().isEmpty() || !pipeline.stateful().get().aggregates()
+        || spec.outputMode() == OutputMode.APPEND) {
+      return sink(pipeline, store);
+    }
+    DeltaTable table = DeltaTable.open(store, tableOptions(spec));
+    if (spec.outputMode() == OutputMode.COMPLETE) {
+      return new CompleteModeSink(spec.id(), store, table, pipeline.outputSchema(), spec.sink().partitionBy());
+    }
+    return new UpdateModeSink(spec.id(), store, table, pipeline.outputSchema(), spec.sink().partitionBy(),
+        pipeline.stateful().get().keyColumns());
+  }
+
+  /** Opens the late-events table (creating it on first use): the transformed rows with Kafka metadata. */
+  public static DeltaTableSink lateEvents(CompiledPipeline pipeline, ObjectStore store) throws IOException {
+    PipelineSpec spec = pipeline.spec();
+    DataWriteOptions options = new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
+    return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)), pipeline.lateEventsSchema(),
+        List.of(), options);
+  }
+
+  /**
+   * The processor of the pipeline: its stateless processor, or a stateful one whose state lives in
+   * the checkpoint store and whose working copies live under {@code localDir}.
+   */
+  public static RecordProcessor processor(CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir) {
+    if (pipeline.stateful().isEmpty()) {
+      return pipeline.processor();
+    }
+    return new StatefulProcessor(pipeline.spec().id(), pipeline.parser(), pipeline.transforms(),
+        pipeline.stateful().get(), checkpointStore, localDir);
   }
 
   /** Opens the quarantine table (creating it on first use). */

@@ -8,7 +8,10 @@ import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.service.engine.RecordProcessor;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,20 +52,38 @@ public final class PipelineRun implements AutoCloseable {
       Checkpoint checkpoint = PipelineFactory.checkpoint(spec, checkpointStore);
       ObjectStore sinkStore = PipelineFactory.store(spec, spec.sink().path());
       resources.add(sinkStore);
-      TableSink sink = PipelineFactory.sink(pipeline, sinkStore);
+      TableSink sink = PipelineFactory.modeSink(pipeline, sinkStore);
       ObjectStore quarantineStore = PipelineFactory.store(spec, spec.quarantine().path());
       resources.add(quarantineStore);
       TableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
+      Optional<TableSink> late = Optional.empty();
+      if (spec.lateEvents().isPresent()) {
+        ObjectStore lateStore = PipelineFactory.store(spec, spec.lateEvents().get().path());
+        resources.add(lateStore);
+        late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore));
+      }
+      RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec));
+      resources.add(0, processor);
       KafkaSource source = new KafkaSource(
           PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
       resources.add(0, source);
-      MicroBatchEngine engine = new MicroBatchEngine(spec.id(), source, checkpoint, pipeline.processor(), sink,
-          quarantine, java.util.Optional.empty(), progress, Clock.systemUTC());
+      MicroBatchEngine engine = new MicroBatchEngine(spec.id(), source, checkpoint, processor, sink,
+          quarantine, late, progress, Clock.systemUTC());
       return new PipelineRun(spec, trigger, resources, engine, progress);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
       throw e;
     }
+  }
+
+  /**
+   * Where the state stores' local working copies go: {@code tributary.state.dir} (system
+   * property) or the temp directory, then {@code tributary-state/<pipeline>}. The copies are
+   * rebuilt from the checkpoint on start, so the directory needs no backup.
+   */
+  private static Path stateDir(PipelineSpec spec) {
+    String base = System.getProperty("tributary.state.dir", System.getProperty("java.io.tmpdir"));
+    return Path.of(base, "tributary-state", spec.id());
   }
 
   public PipelineSpec spec() {

@@ -1,0 +1,247 @@
+package dev.tributary.service.stateful;
+
+import dev.tributary.config.Measure;
+import dev.tributary.config.MeasureFunction;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The measures of an aggregation compiled against the input schema. A group's running state is a
+ * buffer of slots ({@code Object[]}): count, count(col), count_distinct keep a Long; sum, min, max
+ * the running value (null until a non-null input); avg a Double sum and a Long count. The
+ * distinct values of count_distinct live in their own state keys (see {@link WindowAggregator}),
+ * not in the buffer, so a large distinct set never sits on the heap.
+ *
+ * <p>Result types follow Spark: count* are long; sum of int/long is long, of double is double, of
+ * decimal(p,s) is decimal(min(38, p+10), s); min/max keep the input type; avg is double.
+ */
+final class Measures {
+  private final List<MeasureFunction> functions = new ArrayList<>();
+  private final List<Integer> inputs = new ArrayList<>();
+  private final List<Integer> slots = new ArrayList<>();
+  private final List<StructField> outputFields = new ArrayList<>();
+  private int slotCount;
+
+  /**
+   * @param problems receives one message per measure that does not fit the input schema
+   */
+  Measures(Map<String, Measure> measures, StructType input, List<String> problems) {
+    for (Map.Entry<String, Measure> e : measures.entrySet()) {
+      Measure m = e.getValue();
+      int column = -1;
+      DataType type = null;
+      if (m.input().isPresent()) {
+        column = input.indexOf(m.input().get());
+        if (column < 0) {
+          problems.add("aggregate.measures." + e.getKey() + ": column '" + m.input().get()
+              + "' is not a column of the transformed rows; columns are " + input.fieldNames());
+          continue;
+        }
+        type = input.fields().get(column).type();
+      }
+      DataType out = resultType(m.function(), type);
+      if (out == null) {
+        problems.add("aggregate.measures." + e.getKey() + ": " + m.function().keyword() + " needs a numeric column but '"
+            + m.input().orElse("") + "' is " + type.deltaName() + "; cast it in a derive step, or use min/max/count");
+        continue;
+      }
+      functions.add(m.function());
+      inputs.add(column);
+      slots.add(slotCount);
+      slotCount += m.function() == MeasureFunction.AVG ? 2 : 1;
+      outputFields.add(StructField.nullable(e.getKey(), out));
+    }
+  }
+
+  private static DataType resultType(MeasureFunction f, DataType in) {
+    switch (f) {
+      case COUNT:
+      case COUNT_DISTINCT:
+        return PrimitiveType.LONG;
+      case MIN:
+      case MAX:
+        return in;
+      case AVG:
+        return numeric(in) ? PrimitiveType.DOUBLE : null;
+      case SUM:
+        if (in == PrimitiveType.INTEGER || in == PrimitiveType.LONG) {
+          return PrimitiveType.LONG;
+        }
+        if (in == PrimitiveType.DOUBLE) {
+          return PrimitiveType.DOUBLE;
+        }
+        if (in instanceof DecimalType d) {
+          return new DecimalType(Math.min(38, d.precision() + 10), d.scale());
+        }
+        return null;
+      default:
+        throw new IllegalStateException("unknown measure function " + f);
+    }
+  }
+
+  private static boolean numeric(DataType t) {
+    return t == PrimitiveType.INTEGER || t == PrimitiveType.LONG || t == PrimitiveType.DOUBLE || t instanceof DecimalType;
+  }
+
+  List<StructField> outputFields() {
+    return outputFields;
+  }
+
+  int size() {
+    return functions.size();
+  }
+
+  int slotCount() {
+    return slotCount;
+  }
+
+  boolean isDistinct(int measure) {
+    return functions.get(measure) == MeasureFunction.COUNT_DISTINCT;
+  }
+
+  /** The input value of a count_distinct measure, or null. */
+  Object distinctInput(int measure, Object[] row) {
+    return row[inputs.get(measure)];
+  }
+
+  /** An empty buffer. */
+  Object[] newBuffer() {
+    Object[] b = new Object[slotCount];
+    for (int i = 0; i < functions.size(); i++) {
+      MeasureFunction f = functions.get(i);
+      int s = slots.get(i);
+      if (f == MeasureFunction.COUNT || f == MeasureFunction.COUNT_DISTINCT) {
+        b[s] = 0L;
+      } else if (f == MeasureFunction.AVG) {
+        b[s] = 0.0;
+        b[s + 1] = 0L;
+      }
+    }
+    return b;
+  }
+
+  /**
+   * Adds one row to the buffer. count_distinct is not handled here: the caller adds 1 via
+   * {@link #countDistinct} when the value is new.
+   */
+  void add(Object[] buffer, Object[] row) {
+    for (int i = 0; i < functions.size(); i++) {
+      int s = slots.get(i);
+      int in = inputs.get(i);
+      Object v = in < 0 ? null : row[in];
+      switch (functions.get(i)) {
+        case COUNT -> {
+          if (in < 0 || v != null) {
+            buffer[s] = (Long) buffer[s] + 1;
+          }
+        }
+        case SUM -> {
+          if (v != null) {
+            buffer[s] = buffer[s] == null ? widen(v) : plus(buffer[s], widen(v));
+          }
+        }
+        case MIN -> {
+          if (v != null && (buffer[s] == null || compare(v, buffer[s]) < 0)) {
+            buffer[s] = v;
+          }
+        }
+        case MAX -> {
+          if (v != null && (buffer[s] == null || compare(v, buffer[s]) > 0)) {
+            buffer[s] = v;
+          }
+        }
+        case AVG -> {
+          if (v != null) {
+            buffer[s] = (Double) buffer[s] + ((Number) v).doubleValue();
+            buffer[s + 1] = (Long) buffer[s + 1] + 1;
+          }
+        }
+        case COUNT_DISTINCT -> { }
+        default -> throw new IllegalStateException("unknown measure function " + functions.get(i));
+      }
+    }
+  }
+
+  void countDistinct(Object[] buffer, int measure) {
+    int s = slots.get(measure);
+    buffer[s] = (Long) buffer[s] + 1;
+  }
+
+  /** Combines {@code other} into {@code into} (session windows that merge). Distinct counts are recounted by the caller. */
+  void merge(Object[] into, Object[] other) {
+    for (int i = 0; i < functions.size(); i++) {
+      int s = slots.get(i);
+      switch (functions.get(i)) {
+        case COUNT -> into[s] = (Long) into[s] + (Long) other[s];
+        case SUM -> into[s] = into[s] == null ? other[s] : other[s] == null ? into[s] : plus(into[s], other[s]);
+        case MIN -> into[s] = other[s] != null && (into[s] == null || compare(other[s], into[s]) < 0) ? other[s] : into[s];
+        case MAX -> into[s] = other[s] != null && (into[s] == null || compare(other[s], into[s]) > 0) ? other[s] : into[s];
+        case AVG -> {
+          into[s] = (Double) into[s] + (Double) other[s];
+          into[s + 1] = (Long) into[s + 1] + (Long) other[s + 1];
+        }
+        case COUNT_DISTINCT -> into[s] = 0L;
+        default -> throw new IllegalStateException("unknown measure function " + functions.get(i));
+      }
+    }
+  }
+
+  /** The output values of the measures, in declaration order. */
+  Object[] results(Object[] buffer) {
+    Object[] out = new Object[functions.size()];
+    for (int i = 0; i < functions.size(); i++) {
+      int s = slots.get(i);
+      if (functions.get(i) == MeasureFunction.AVG) {
+        long n = (Long) buffer[s + 1];
+        out[i] = n == 0 ? null : (Double) buffer[s] / n;
+      } else {
+        out[i] = buffer[s];
+      }
+    }
+    return out;
+  }
+
+  byte[] encode(Object[] buffer) {
+    Codec.Writer w = new Codec.Writer();
+    for (Object o : buffer) {
+      w.value(o);
+    }
+    return w.toBytes();
+  }
+
+  Object[] decode(byte[] bytes, int offset) {
+    return Codec.values(bytes, offset, slotCount);
+  }
+
+  private static Object widen(Object v) {
+    if (v instanceof Integer i) {
+      return i.longValue();
+    }
+    return v;
+  }
+
+  private static Object plus(Object a, Object b) {
+    if (a instanceof Long x) {
+      return x + (Long) b;
+    }
+    if (a instanceof Double x) {
+      return x + (Double) b;
+    }
+    return ((BigDecimal) a).add((BigDecimal) b);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static int compare(Object a, Object b) {
+    if (a instanceof byte[] x) {
+      return java.util.Arrays.compareUnsigned(x, (byte[]) b);
+    }
+    return ((Comparable) a).compareTo(b);
+  }
+}

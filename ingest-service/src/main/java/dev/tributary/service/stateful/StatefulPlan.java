@@ -1,0 +1,199 @@
+package dev.tributary.service.stateful;
+
+import dev.tributary.config.AggregateSpec;
+import dev.tributary.config.DeduplicateSpec;
+import dev.tributary.config.OutputMode;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.WatermarkSpec;
+import dev.tributary.config.WindowSpec;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The stateful part of a pipeline (watermark, deduplication, windowed aggregation) compiled
+ * against the rows the stateless part produces: column positions, measure types and the sink's
+ * schema. Built without I/O, so {@code validate} reports every problem.
+ */
+public final class StatefulPlan {
+  private final String pipelineId;
+  private final StructType input;
+  private final OutputMode mode;
+  private final int watermarkColumn;
+  private final long delayMicros;
+  private final int[] dedupColumns;
+  private final boolean dedupExpires;
+  private final long dedupExpiryOffsetMicros;
+  private final WindowSpec window;
+  private final int windowColumn;
+  private final int[] groupColumns;
+  private final Measures measures;
+  private final StructType outputSchema;
+  private final List<String> keyColumns;
+
+  private StatefulPlan(PipelineSpec spec, StructType input, List<String> problems) {
+    this.pipelineId = spec.id();
+    this.input = input;
+    this.mode = spec.outputMode();
+    Optional<WatermarkSpec> wm = spec.watermark();
+    this.watermarkColumn = wm.map(w -> timestampColumn(input, w.column(), "watermark.column", problems)).orElse(-1);
+    this.delayMicros = wm.map(w -> Times.micros(w.delay())).orElse(0L);
+    Optional<DeduplicateSpec> dedup = spec.deduplicate();
+    this.dedupColumns = dedup.map(d -> columns(input, d.keys(), "deduplicate.keys", problems)).orElse(null);
+    boolean keysHoldEventTime = dedup.isPresent() && wm.isPresent() && dedup.get().keys().contains(wm.get().column());
+    boolean within = dedup.isPresent() && dedup.get().withinWatermark() && wm.isPresent();
+    this.dedupExpires = keysHoldEventTime || within;
+    this.dedupExpiryOffsetMicros = within && !keysHoldEventTime ? delayMicros : 0;
+    Optional<AggregateSpec> agg = spec.aggregate();
+    if (agg.isPresent()) {
+      AggregateSpec a = agg.get();
+      this.window = a.window();
+      this.windowColumn = timestampColumn(input, a.window().column(), "aggregate.window.column", problems);
+      this.groupColumns = columns(input, a.groupBy(), "aggregate.group-by", problems);
+      this.measures = new Measures(a.measures(), input, problems);
+      List<StructField> out = new ArrayList<>();
+      out.add(StructField.nullable(AggregateSpec.WINDOW_START, PrimitiveType.TIMESTAMP));
+      out.add(StructField.nullable(AggregateSpec.WINDOW_END, PrimitiveType.TIMESTAMP));
+      for (int i = 0; i < groupColumns.length; i++) {
+        if (groupColumns[i] >= 0) {
+          out.add(input.fields().get(groupColumns[i]));
+        }
+      }
+      out.addAll(measures.outputFields());
+      this.outputSchema = new StructType(out);
+      List<String> keys = new ArrayList<>(List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
+      keys.addAll(a.groupBy());
+      this.keyColumns = List.copyOf(keys);
+      if (window instanceof WindowSpec.Session && mode == OutputMode.UPDATE) {
+        problems.add("output-mode: update is not supported with session windows yet (a merge of two sessions would"
+            + " leave the older session's row in the table); use append or complete");
+      }
+    } else {
+      this.window = null;
+      this.windowColumn = -1;
+      this.groupColumns = new int[0];
+      this.measures = null;
+      this.outputSchema = input;
+      this.keyColumns = List.of();
+    }
+  }
+
+  /**
+   * Compiles the stateful part of {@code spec}, or returns empty when the pipeline has none.
+   *
+   * @param input the schema of the rows after parsing and transforms (the stateless sink schema)
+   * @param problems receives one message per problem, naming the key concerned
+   */
+  public static Optional<StatefulPlan> compile(PipelineSpec spec, StructType input, List<String> problems) {
+    if (spec.watermark().isEmpty() && spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new StatefulPlan(spec, input, problems));
+  }
+
+  private static int timestampColumn(StructType input, String name, String key, List<String> problems) {
+    int i = input.indexOf(name);
+    if (i < 0) {
+      problems.add(key + ": column '" + name + "' is not a column of the transformed rows; columns are "
+          + input.fieldNames());
+    } else if (input.fields().get(i).type() != PrimitiveType.TIMESTAMP) {
+      problems.add(key + ": column '" + name + "' is " + input.fields().get(i).type().deltaName()
+          + ", an event time must be a timestamp; declare it as timestamp in format.json.schema");
+    }
+    return i;
+  }
+
+  private static int[] columns(StructType input, List<String> names, String key, List<String> problems) {
+    int[] out = new int[names.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = input.indexOf(names.get(i));
+      if (out[i] < 0) {
+        problems.add(key + ": column '" + names.get(i) + "' is not a column of the transformed rows; columns are "
+            + input.fieldNames());
+      }
+    }
+    return out;
+  }
+
+  /** The pipeline id. */
+  public String pipelineId() {
+    return pipelineId;
+  }
+
+  /** The rows the stateful operators read: the stateless sink schema (parsed, derived, Kafka columns). */
+  public StructType inputSchema() {
+    return input;
+  }
+
+  /** The sink's schema: aggregate rows, or the input rows when there is no aggregation. */
+  public StructType outputSchema() {
+    return outputSchema;
+  }
+
+  /** The output mode. */
+  public OutputMode outputMode() {
+    return mode;
+  }
+
+  /** Whether there is a windowed aggregation. */
+  public boolean aggregates() {
+    return measures != null;
+  }
+
+  /** The columns that identify an aggregate row (window_start, window_end, group-by): update mode merges by them. */
+  public List<String> keyColumns() {
+    return keyColumns;
+  }
+
+  boolean hasWatermark() {
+    return watermarkColumn >= 0;
+  }
+
+  int watermarkColumn() {
+    return watermarkColumn;
+  }
+
+  long delayMicros() {
+    return delayMicros;
+  }
+
+  boolean deduplicates() {
+    return dedupColumns != null;
+  }
+
+  int[] dedupColumns() {
+    return dedupColumns.clone();
+  }
+
+  boolean dedupExpires() {
+    return dedupExpires;
+  }
+
+  long dedupExpiryOffsetMicros() {
+    return dedupExpiryOffsetMicros;
+  }
+
+  WindowSpec window() {
+    return window;
+  }
+
+  int windowColumn() {
+    return windowColumn;
+  }
+
+  int[] groupColumns() {
+    return groupColumns.clone();
+  }
+
+  Measures measures() {
+    return measures;
+  }
+
+  /** Windows are evicted only when the watermark is on the window column (else the state grows, as in Spark). */
+  boolean evictsWindows() {
+    return hasWatermark() && windowColumn == watermarkColumn && mode != OutputMode.COMPLETE;
+  }
+}

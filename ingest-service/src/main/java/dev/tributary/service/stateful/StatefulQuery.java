@@ -1,0 +1,211 @@
+package dev.tributary.service.stateful;
+
+import dev.tributary.checkpoint.state.StateMetrics;
+import dev.tributary.checkpoint.state.StateStore;
+import dev.tributary.config.OutputMode;
+import dev.tributary.config.WindowSpec;
+import dev.tributary.storage.ObjectStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * The stateful operators of one pipeline over rows: watermark filter, deduplication, windowed
+ * aggregation, in that order (Spark's order for {@code withWatermark.dropDuplicates.groupBy}).
+ *
+ * <p>Per batch N: {@link #begin} (state at version N-1, loading it if this instance is elsewhere),
+ * {@link #accept} every row, {@link #end} (emission and eviction with the watermark batch N
+ * applies), then {@link #commit commit(N)} once the sink holds the batch. A replay of batch N
+ * with the same rows and watermark yields the same output and the same state version N.
+ */
+final class StatefulQuery implements AutoCloseable {
+  static final String DEDUP_OPERATOR = "dedup";
+  static final String AGGREGATE_OPERATOR = "aggregate";
+
+  private final StatefulPlan plan;
+  private final ObjectStore checkpointStore;
+  private final Path localDir;
+  private StateStore dedupStore;
+  private StateStore aggregateStore;
+  private Deduplicator dedup;
+  private Aggregator aggregator;
+  private OptionalLong watermark = OptionalLong.empty();
+  private long maxEventTime = Long.MIN_VALUE;
+  private boolean ended;
+  private long duplicatesDropped;
+
+  /**
+   * @param checkpointStore the pipeline's checkpoint location (state lives under {@code state/})
+   * @param localDir a directory this query owns for the RocksDB working copies
+   */
+  StatefulQuery(StatefulPlan plan, ObjectStore checkpointStore, Path localDir) {
+    this.plan = plan;
+    this.checkpointStore = checkpointStore;
+    this.localDir = localDir;
+  }
+
+  /** Starts batch {@code batchId} applying {@code watermarkMicros}; loads state version batchId-1 if needed. */
+  void begin(long batchId, OptionalLong watermarkMicros) throws IOException {
+    long version = batchId - 1;
+    if (plan.deduplicates()) {
+      dedupStore = reopen(dedupStore, DEDUP_OPERATOR, version);
+      dedup = new Deduplicator(dedupStore, plan.dedupColumns(), plan.dedupExpires(), plan.dedupExpiryOffsetMicros());
+    }
+    if (plan.aggregates()) {
+      aggregateStore = reopen(aggregateStore, AGGREGATE_OPERATOR, version);
+      long micros = 0;
+      if (plan.window() instanceof WindowSpec.Session s) {
+        aggregator = new SessionAggregator(aggregateStore, Times.micros(s.gap()), plan.groupColumns(), plan.measures());
+      } else if (plan.window() instanceof WindowSpec.Sliding s) {
+        aggregator = new WindowAggregator(aggregateStore, Times.micros(s.size()), Times.micros(s.slide()),
+            plan.groupColumns(), plan.measures());
+      } else if (plan.window() instanceof WindowSpec.Tumbling t) {
+        micros = Times.micros(t.size());
+        aggregator = new WindowAggregator(aggregateStore, micros, micros, plan.groupColumns(), plan.measures());
+      }
+    }
+    this.watermark = plan.hasWatermark() ? watermarkMicros : OptionalLong.empty();
+    this.maxEventTime = Long.MIN_VALUE;
+    this.ended = false;
+    this.duplicatesDropped = 0;
+  }
+
+  private StateStore reopen(StateStore current, String operator, long version) throws IOException {
+    if (current != null && current.version() == version) {
+      current.abort();
+      return current;
+    }
+    if (current != null) {
+      current.close();
+    }
+    return StateStore.open(checkpointStore, operator, version, localDir.resolve(operator));
+  }
+
+  /** Processes one row of the input schema. */
+  void accept(Object[] row, Emitter out) throws IOException {
+    long eventTime = 0;
+    if (plan.hasWatermark()) {
+      Object t = row[plan.watermarkColumn()];
+      if (t == null) {
+        // Spark drops rows whose event time is null before any stateful operator; we count them.
+        out.filtered();
+        return;
+      }
+      eventTime = Times.micros((Instant) t);
+      maxEventTime = Math.max(maxEventTime, eventTime);
+      if (watermark.isPresent() && eventTime < watermark.getAsLong()) {
+        out.late(row);
+        return;
+      }
+    }
+    if (dedup != null && !dedup.firstOccurrence(row, eventTime)) {
+      duplicatesDropped++;
+      return;
+    }
+    if (aggregator == null) {
+      out.output(row);
+      return;
+    }
+    Object w = row[plan.windowColumn()];
+    if (w == null) {
+      out.filtered();
+      return;
+    }
+    aggregator.add(row, Times.micros((Instant) w));
+  }
+
+  /** Emits what the batch finalised and evicts what the watermark passed. */
+  void end(Emitter out) throws IOException {
+    long evictBefore = watermark.isPresent() ? watermark.getAsLong() : Long.MIN_VALUE;
+    if (dedup != null) {
+      dedup.resetCounters();
+      if (watermark.isPresent()) {
+        dedup.evict(evictBefore);
+      }
+    }
+    if (aggregator != null) {
+      aggregator.resetCounters();
+      Aggregator.Mode mode = switch (plan.outputMode()) {
+        case APPEND -> Aggregator.Mode.APPEND;
+        case UPDATE -> Aggregator.Mode.UPDATE;
+        case COMPLETE -> Aggregator.Mode.COMPLETE;
+      };
+      aggregator.finish(mode, plan.evictsWindows() ? evictBefore : Long.MIN_VALUE, out);
+    }
+    ended = true;
+  }
+
+  /** The watermark the next batch applies: max(this one, max event time of this batch - delay). */
+  OptionalLong nextWatermark() {
+    if (!plan.hasWatermark()) {
+      return OptionalLong.empty();
+    }
+    long candidate = maxEventTime == Long.MIN_VALUE ? Long.MIN_VALUE : maxEventTime - plan.delayMicros();
+    if (watermark.isPresent()) {
+      return OptionalLong.of(Math.max(watermark.getAsLong(), candidate));
+    }
+    return candidate == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(candidate);
+  }
+
+  /**
+   * Like Spark: after a batch whose next watermark is ahead of the applied one, a batch without
+   * data runs so that windows and keys the new watermark passes are emitted and evicted.
+   */
+  boolean wantsNoDataBatch() {
+    if (!ended || (dedup == null && aggregator == null) || plan.outputMode() == OutputMode.COMPLETE) {
+      return false;
+    }
+    OptionalLong next = nextWatermark();
+    return next.isPresent() && (watermark.isEmpty() || next.getAsLong() > watermark.getAsLong());
+  }
+
+  /** Makes the batch's state changes durable as version {@code batchId}. */
+  void commit(long batchId) throws IOException {
+    if (dedupStore != null) {
+      dedupStore.commit(batchId);
+    }
+    if (aggregateStore != null) {
+      aggregateStore.commit(batchId);
+    }
+  }
+
+  /** Rows, bytes and evictions per operator, for the batch progress. */
+  Map<String, Long> metrics() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    long keys = 0;
+    long bytes = 0;
+    if (dedupStore != null) {
+      StateMetrics s = dedupStore.metrics();
+      m.put("dedup.keys", s.keys());
+      m.put("dedup.bytes", s.bytes());
+      m.put("dedup.keysEvicted", dedup.evicted());
+      m.put("dedup.duplicatesDropped", duplicatesDropped);
+      keys += s.keys();
+      bytes += s.bytes();
+    }
+    if (aggregateStore != null) {
+      StateMetrics s = aggregateStore.metrics();
+      m.put("aggregate.keys", s.keys());
+      m.put("aggregate.bytes", s.bytes());
+      m.put("aggregate.windowsEvicted", aggregator.evicted());
+      keys += s.keys();
+      bytes += s.bytes();
+    }
+    m.put("keys", keys);
+    m.put("bytes", bytes);
+    return m;
+  }
+
+  @Override
+  public void close() {
+    if (dedupStore != null) {
+      dedupStore.close();
+    }
+    if (aggregateStore != null) {
+      aggregateStore.close();
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package dev.tributary.service.stateful;
+
+import dev.tributary.service.engine.TableSink;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.CommitResult;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.MergeTransaction;
+import dev.tributary.table.TransactionId;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sink of update output mode: each batch's changed aggregate rows are merged into the table
+ * by window and group-by columns in one commit carrying {@code txn(pipeline id, batch id)}, so
+ * the table holds the latest value once per key and a replayed batch is skipped.
+ */
+public final class UpdateModeSink implements TableSink {
+  private final String pipelineId;
+  private final ObjectStore store;
+  private final DeltaTable table;
+  private final List<String> keyColumns;
+
+  /**
+   * Opens the table, creating it with {@code schema} if it does not exist yet.
+   *
+   * @param keyColumns the columns identifying a row (window_start, window_end, group-by columns)
+   * @throws IllegalStateException if the table exists with another schema or partitioning
+   */
+  public UpdateModeSink(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
+      List<String> partitionColumns, List<String> keyColumns) throws IOException {
+    this.pipelineId = pipelineId;
+    this.store = store;
+    this.table = table;
+    this.keyColumns = List.copyOf(keyColumns);
+    SinkTables.createOrCheck(pipelineId, store, table, schema, partitionColumns);
+  }
+
+  @Override
+  public String location() {
+    return store.location();
+  }
+
+  @Override
+  public BatchWriter begin(long batchId) throws IOException {
+    MergeTransaction txn = table.newMerge(new TransactionId(pipelineId, batchId), keyColumns);
+    return new BatchWriter() {
+      private long rows;
+
+      @Override
+      public boolean alreadyCommitted() {
+        return txn.alreadyCommitted();
+      }
+
+      @Override
+      public void write(Object[] row) {
+        txn.write(row);
+        if (!txn.alreadyCommitted()) {
+          rows++;
+        }
+      }
+
+      @Override
+      public long rows() {
+        return rows;
+      }
+
+      @Override
+      public long commit(Map<String, String> commitInfo) throws IOException {
+        CommitResult result = txn.commit(commitInfo);
+        return result.committed() ? result.tableVersion() : -1;
+      }
+
+      @Override
+      public void close() {
+        txn.close();
+      }
+    };
+  }
+}

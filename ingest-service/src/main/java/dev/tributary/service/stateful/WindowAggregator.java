@@ -1,0 +1,154 @@
+package dev.tributary.service.stateful;
+
+import dev.tributary.checkpoint.state.StateEntry;
+import dev.tributary.checkpoint.state.StateIterator;
+import dev.tributary.checkpoint.state.StateStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Tumbling and sliding window aggregation. Windows are aligned to the epoch: an event at time t
+ * belongs to every window [start, start + size) with start a multiple of the slide and
+ * start <= t < start + size (one window when tumbling). State layout (operator {@code aggregate}):
+ * <pre>
+ *   'A' sortable(end) sortable(start) groupKey                   -> measure buffer
+ *   'D' sortable(end) sortable(start) groupKey measure# value    -> (empty)   count_distinct values
+ * </pre>
+ * Keys sort by window end, so emitting and evicting the windows the watermark passed reads only
+ * those. Buffers touched by a batch are kept on the heap until the batch ends (one batch's worth
+ * of groups), then written back; that set is also what update mode emits.
+ */
+final class WindowAggregator implements Aggregator {
+  private static final byte AGG = 'A';
+  private static final byte DISTINCT = 'D';
+  private static final byte[] EMPTY = new byte[0];
+
+  private final StateStore store;
+  private final long sizeMicros;
+  private final long slideMicros;
+  private final int[] groupColumns;
+  private final Measures measures;
+  private final Map<ByteBuffer, Object[]> touched = new HashMap<>();
+  private long evicted;
+
+  WindowAggregator(StateStore store, long sizeMicros, long slideMicros, int[] groupColumns, Measures measures) {
+    this.store = store;
+    this.sizeMicros = sizeMicros;
+    this.slideMicros = slideMicros;
+    this.groupColumns = groupColumns.clone();
+    this.measures = measures;
+  }
+
+  @Override
+  public void add(Object[] row, long timeMicros) {
+    byte[] group = Codec.key(row, groupColumns);
+    long lastStart = timeMicros - Math.floorMod(timeMicros, slideMicros);
+    for (long start = lastStart; start > timeMicros - sizeMicros; start -= slideMicros) {
+      byte[] windowGroup = new Codec.Writer().sortableLong(start + sizeMicros).sortableLong(start).bytes(group).toBytes();
+      ByteBuffer key = ByteBuffer.wrap(windowGroup);
+      Object[] buffer = touched.get(key);
+      if (buffer == null) {
+        byte[] stored = store.get(prefixed(AGG, windowGroup));
+        buffer = stored == null ? measures.newBuffer() : measures.decode(stored, 0);
+        touched.put(key, buffer);
+      }
+      measures.add(buffer, row);
+      for (int m = 0; m < measures.size(); m++) {
+        Object v = measures.isDistinct(m) ? measures.distinctInput(m, row) : null;
+        if (v != null) {
+          byte[] dkey = new Codec.Writer().raw(DISTINCT).bytes(windowGroup).raw((byte) m).value(v).toBytes();
+          if (store.get(dkey) == null) {
+            store.put(dkey, EMPTY);
+            measures.countDistinct(buffer, m);
+          }
+        }
+      }
+    }
+  }
+
+  @Override
+  public void finish(Mode mode, long evictBeforeMicros, Emitter out) throws IOException {
+    for (Map.Entry<ByteBuffer, Object[]> e : touched.entrySet()) {
+      store.put(prefixed(AGG, e.getKey().array()), measures.encode(e.getValue()));
+      if (mode == Mode.UPDATE) {
+        out.output(row(e.getKey().array(), 0, e.getValue()));
+      }
+    }
+    touched.clear();
+    if (mode == Mode.COMPLETE) {
+      try (StateIterator it = store.scan(new byte[] {AGG})) {
+        while (it.hasNext()) {
+          StateEntry e = it.next();
+          out.output(row(e.key(), 1, measures.decode(e.value(), 0)));
+        }
+      }
+      return;
+    }
+    try (StateIterator it = store.scan(new byte[] {AGG})) {
+      while (it.hasNext()) {
+        StateEntry e = it.next();
+        long end = Codec.sortable(ByteBuffer.wrap(e.key(), 1, 8).getLong());
+        if (end > evictBeforeMicros) {
+          break;
+        }
+        if (mode == Mode.APPEND) {
+          out.output(row(e.key(), 1, measures.decode(e.value(), 0)));
+        }
+        store.delete(e.key());
+        evicted++;
+      }
+    }
+    deleteDistinctUpTo(evictBeforeMicros);
+  }
+
+  private void deleteDistinctUpTo(long endMicros) {
+    try (StateIterator it = store.scan(new byte[] {DISTINCT})) {
+      while (it.hasNext()) {
+        StateEntry e = it.next();
+        if (Codec.sortable(ByteBuffer.wrap(e.key(), 1, 8).getLong()) > endMicros) {
+          break;
+        }
+        store.delete(e.key());
+      }
+    }
+  }
+
+  /** An output row from a key laid out as end, start, group values (from {@code offset}). */
+  private Object[] row(byte[] key, int offset, Object[] buffer) {
+    ByteBuffer b = ByteBuffer.wrap(key, offset, 16);
+    long end = Codec.sortable(b.getLong());
+    long start = Codec.sortable(b.getLong());
+    Object[] group = Codec.values(key, offset + 16, groupColumns.length);
+    Object[] results = measures.results(buffer);
+    Object[] out = new Object[2 + group.length + results.length];
+    out[0] = Times.instant(start);
+    out[1] = Times.instant(end);
+    System.arraycopy(group, 0, out, 2, group.length);
+    System.arraycopy(results, 0, out, 2 + group.length, results.length);
+    return out;
+  }
+
+  private static byte[] prefixed(byte prefix, byte[] rest) {
+    byte[] out = new byte[rest.length + 1];
+    out[0] = prefix;
+    System.arraycopy(rest, 0, out, 1, rest.length);
+    return out;
+  }
+
+  @Override
+  public long evicted() {
+    return evicted;
+  }
+
+  @Override
+  public void resetCounters() {
+    evicted = 0;
+  }
+
+  @Override
+  public void discard() {
+    touched.clear();
+  }
+}

@@ -1,0 +1,77 @@
+package dev.tributary.table;
+
+import static dev.tributary.table.TestTables.SCHEMA;
+import static dev.tributary.table.TestTables.append;
+import static dev.tributary.table.TestTables.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.storage.testing.InMemoryObjectStore;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class MergeTransactionTest {
+  final TestTables.MutableClock clock = new TestTables.MutableClock(java.time.Instant.parse("2025-01-01T00:00:00Z"));
+  final InMemoryObjectStore store = new InMemoryObjectStore(clock);
+  final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
+
+  private Map<Long, String> namesById() throws Exception {
+    Map<Long, String> out = new TreeMap<>();
+    for (Object[] r : rows(store, table.snapshot())) {
+      assertThat(out.put((Long) r[0], (String) r[1])).as("id %s appears once", r[0]).isNull();
+    }
+    return out;
+  }
+
+  @Test
+  void upsertReplacesRowsWithTheSameKeyAndAddsNewOnes() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "pipe", 0, 0, 10);
+    try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", 1), List.of("id"))) {
+      tx.write(new Object[] {3L, "three", null, "EU"});
+      tx.write(new Object[] {42L, "first", null, "US"});
+      tx.write(new Object[] {42L, "forty-two", null, "US"});
+      CommitResult r = tx.commit(Map.of());
+      assertThat(r.committed()).isTrue();
+      assertThat(r.filesRemoved()).isEqualTo(1);
+    }
+    Map<Long, String> names = namesById();
+    assertThat(names).hasSize(11).containsEntry(3L, "three").containsEntry(42L, "forty-two").containsEntry(4L, "name-4");
+  }
+
+  @Test
+  void filesWhoseStatisticsExcludeTheKeysAreNotRewritten() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "pipe", 0, 0, 10);
+    append(table, "pipe", 1, 100, 110);
+    try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", 2), List.of("id"))) {
+      tx.write(new Object[] {105L, "changed", null, null});
+      CommitResult r = tx.commit(Map.of());
+      assertThat(r.filesRemoved()).isEqualTo(1);
+    }
+    assertThat(namesById()).hasSize(20).containsEntry(105L, "changed").containsEntry(5L, "name-5");
+  }
+
+  @Test
+  void replayedTransactionIsSkipped() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    for (int attempt = 0; attempt < 2; attempt++) {
+      try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", 0), List.of("id"))) {
+        tx.write(new Object[] {1L, "attempt-" + attempt, null, null});
+        CommitResult r = tx.commit(Map.of());
+        assertThat(r.committed()).isEqualTo(attempt == 0);
+      }
+    }
+    assertThat(namesById()).containsExactly(Map.entry(1L, "attempt-0"));
+  }
+
+  @Test
+  void unknownKeyColumnIsRefused() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    assertThatThrownBy(() -> table.newMerge(new TransactionId("p", 0), List.of("nope")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("merge key column 'nope' is not a column of table");
+  }
+}
