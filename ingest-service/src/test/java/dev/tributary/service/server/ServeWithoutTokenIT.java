@@ -10,7 +10,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,14 +48,14 @@ class ServeWithoutTokenIT {
         checkpoint: %s/checkpoint
         """.formatted(dir, dir));
     SpringApplication app = new SpringApplication(TributaryApplication.class);
-    app.setDefaultProperties(Map.of(
-        "tributary.pipelines-dir", pipelines.toString(),
-        "tributary.api-token", "",
-        "tributary.health-timeout", "1s",
-        "tributary.restart.initial-backoff", "100ms",
-        "tributary.restart.max-backoff", "1s",
-        "server.port", "0"));
-    context = app.run();
+    // Command-line properties: they win over application.yml (which sets server.port 8080).
+    context = app.run(
+        "--tributary.pipelines-dir=" + pipelines,
+        "--tributary.api-token=",
+        "--tributary.health-timeout=1s",
+        "--tributary.restart.initial-backoff=100ms",
+        "--tributary.restart.max-backoff=1s",
+        "--server.port=0");
     http = new Http("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
   }
 
