@@ -77,7 +77,14 @@ final class ManagedPipeline {
   /** Attaches the meters; call once, before {@link #start}. */
   void attach(PipelineMetrics pipelineMetrics) {
     this.metrics = pipelineMetrics;
-    progress.addListener(pipelineMetrics::batchDone);
+    progress.addListener(p -> {
+      try {
+        pipelineMetrics.batchDone(p);
+      } catch (RuntimeException e) {
+        // The batch is committed: a metrics problem must not turn it into a pipeline failure.
+        LOG.warn("Pipeline {}: metrics of batch {} not recorded: {}", id, p.batchId(), e.toString());
+      }
+    });
   }
 
   String id() {
