@@ -31,7 +31,7 @@ class ServerConfiguration {
         Optional.ofNullable(env.getProperty("tributary.api-token")),
         new Backoff(env.getProperty("tributary.restart.initial-backoff", Duration.class, Duration.ofSeconds(1)),
             env.getProperty("tributary.restart.max-backoff", Duration.class, Duration.ofMinutes(5))),
-        env.getProperty("tributary.shutdown-timeout", Duration.class, Duration.ofMinutes(2)),
+        env.getProperty("tributary.shutdown-timeout", Duration.class, Duration.ofSeconds(90)),
         env.getProperty("tributary.health-timeout", Duration.class, Duration.ofSeconds(5)));
   }
 
