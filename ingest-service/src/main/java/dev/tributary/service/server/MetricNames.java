@@ -27,9 +27,9 @@ public final class MetricNames {
   public static final String LAG = "tributary.lag";
   /** Seconds between now and the watermark of the last batch (absent without a watermark). Tags: pipeline. */
   public static final String WATERMARK_DELAY = "tributary.watermark.delay";
-  /** Rows held in the state store after the last batch. Tags: pipeline. */
+  /** Rows (keys) held in the state stores after the last batch (progress record {@code state.keys}). Tags: pipeline. */
   public static final String STATE_ROWS = "tributary.state.rows";
-  /** Bytes held in the state store after the last batch. Tags: pipeline. */
+  /** Bytes held in the state stores after the last batch (progress record {@code state.bytes}). Tags: pipeline. */
   public static final String STATE_BYTES = "tributary.state.bytes";
   /** 1 while the pipeline is in a given state, else 0. Tags: pipeline, outcome (the state name). */
   public static final String PIPELINE_STATE = "tributary.pipeline.state";

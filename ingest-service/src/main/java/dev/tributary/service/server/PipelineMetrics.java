@@ -85,7 +85,8 @@ final class PipelineMetrics {
     }
     lag.forEach((topic, value) -> lagGauge(topic).set(value));
     watermark.set(p.watermark());
-    stateRows.set(p.state().getOrDefault("rows", 0L));
+    // The stateful processor reports its total as "keys" (rows held across its stores).
+    stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
     stateBytes.set(p.state().getOrDefault("bytes", 0L));
   }
 
