@@ -1,0 +1,85 @@
+package dev.tributary.service.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Loading a folder: bad files become FAILED entries with their reason, never a failed service. */
+class ServedPipelinesTest {
+  @TempDir Path dir;
+
+  private ServeSettings settings(Path pipelines) {
+    return new ServeSettings(pipelines, Optional.of("secret"), new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)),
+        Duration.ofSeconds(5), Duration.ofSeconds(1));
+  }
+
+  private String pipeline(String id, String transform) {
+    return """
+        pipeline: %s
+        source:
+          kafka:
+            bootstrap-servers: localhost:1
+            topics: [t]
+        format:
+          json:
+            schema:
+              id: long
+        %s
+        sink:
+          delta:
+            path: %s/%s
+        checkpoint: %s/%s-checkpoint
+        """.formatted(id, transform, dir, id, dir, id);
+  }
+
+  @Test
+  void loadsEveryFileAndKeepsTheBadOnesAsFailed() throws Exception {
+    Files.writeString(dir.resolve("a.yaml"), pipeline("alpha", ""));
+    Files.writeString(dir.resolve("b.yml"), pipeline("alpha", ""));
+    Files.writeString(dir.resolve("c.yaml"), pipeline("gamma", "transform:\n  - filter: \"nope > 1\""));
+    Files.writeString(dir.resolve("d.yaml"), "pipeline: delta\n");
+    Files.writeString(dir.resolve("notes.txt"), "not a pipeline");
+
+    ServedPipelines served = new ServedPipelines(settings(dir), new SimpleMeterRegistry(), new Maintenance(),
+        Clock.systemUTC());
+
+    assertThat(served.all()).extracting(ManagedPipeline::id).containsExactly("alpha", "alpha@b.yml", "gamma", "d");
+    assertThat(served.find("alpha").orElseThrow().runnable()).isTrue();
+    assertThat(served.find("alpha").orElseThrow().state()).isEqualTo(PipelineState.STOPPED);
+    PipelineStatus duplicate = served.find("alpha@b.yml").orElseThrow().status();
+    assertThat(duplicate.state()).isEqualTo(PipelineState.FAILED);
+    assertThat(duplicate.reason()).isEqualTo("pipeline id 'alpha' of " + dir.resolve("b.yml") + " is already used by "
+        + dir.resolve("a.yaml") + "; every pipeline file needs its own id (the 'pipeline' key).");
+    PipelineStatus uncompilable = served.find("gamma").orElseThrow().status();
+    assertThat(uncompilable.state()).isEqualTo(PipelineState.FAILED);
+    assertThat(uncompilable.reason()).contains("gamma").contains("nope");
+    assertThat(uncompilable.sink()).isEqualTo(dir + "/gamma");
+    PipelineStatus unparsable = served.find("d").orElseThrow().status();
+    assertThat(unparsable.state()).isEqualTo(PipelineState.FAILED);
+    assertThat(unparsable.reason()).contains("missing required key 'source'");
+    assertThat(unparsable.sink()).isNull();
+  }
+
+  @Test
+  void refusesAMissingFolder() {
+    Path missing = dir.resolve("missing");
+    assertThatThrownBy(() -> new ServedPipelines(settings(missing), new SimpleMeterRegistry(), new Maintenance(),
+        Clock.systemUTC()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Cannot start serve: pipelines directory " + missing.toAbsolutePath()
+            + " does not exist or is not a directory; pass --pipelines-dir with a folder of pipeline YAML files.");
+  }
+
+  @Test
+  void settingsNeverShowTheToken() {
+    assertThat(settings(dir).toString()).doesNotContain("secret").contains("apiToken=(set)");
+  }
+}
