@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,7 @@ public final class MicroBatchEngine {
   private final ProgressLog progress;
   private final Clock clock;
   private final AtomicBoolean stopRequested = new AtomicBoolean();
+  private volatile boolean inBatch;
   private Instant previousBatchStart;
 
   /**
@@ -84,9 +86,15 @@ public final class MicroBatchEngine {
     this.clock = clock;
   }
 
-  /** Asks the engine to stop after the batch in progress; returns at once. */
+  /**
+   * Asks the engine to stop after the batch in progress; returns at once. Between batches (planning,
+   * waiting for the next trigger, or stuck on an unreachable broker) the engine stops promptly.
+   */
   public void stop() {
     stopRequested.set(true);
+    if (!inBatch) {
+      source.wakeup();
+    }
   }
 
   public boolean stopRequested() {
@@ -98,6 +106,18 @@ public final class MicroBatchEngine {
    * called. Returns normally after a clean stop; throws what made a batch fail.
    */
   public void run(TriggerSpec trigger) throws Exception {
+    try {
+      runBatches(trigger);
+    } catch (WakeupException e) {
+      if (!stopRequested.get()) {
+        throw e;
+      }
+      // stop() interrupted a Kafka call; an unfinished batch is replayed at the next start
+      log.info("Pipeline {}: stopped", pipelineId);
+    }
+  }
+
+  private void runBatches(TriggerSpec trigger) throws Exception {
     RecoveryPlan recovery = checkpoint.recover();
     Map<TopicPartition, Long> ends = new HashMap<>();
     if (recovery.latestOffsets().isPresent()) {
@@ -164,6 +184,16 @@ public final class MicroBatchEngine {
    * @return the watermark the next batch applies
    */
   OptionalLong runBatch(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
+      throws Exception {
+    inBatch = true;
+    try {
+      return runBatchSteps(entry, plan, replayed, timer);
+    } finally {
+      inBatch = false;
+    }
+  }
+
+  private OptionalLong runBatchSteps(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
       throws Exception {
     long batchId = entry.batchId();
     try (TableSink.BatchWriter mainWriter = PipelinedBatchWriter.wrap(sink.begin(batchId), pipelineId + "-writer");

@@ -311,6 +311,15 @@ public final class KafkaSource implements AutoCloseable {
     }
   }
 
+  /**
+   * Aborts a blocking Kafka call in progress (or the next one) with a
+   * {@link org.apache.kafka.common.errors.WakeupException}; thread-safe. Used to stop promptly while
+   * the broker is unreachable.
+   */
+  public void wakeup() {
+    consumer.wakeup();
+  }
+
   @Override
   public void close() {
     consumer.close(java.time.Duration.ofSeconds(5));
