@@ -105,6 +105,8 @@ class StatefulPipelineIT {
     List<BatchProgress> second = run(spec);
 
     List<List<Event>> batches = new ArrayList<>(chunks(firstPart));
+    // where the first run may have ended with a no-data batch (an empty batch changes nothing otherwise)
+    batches.add(List.of());
     batches.addAll(chunks(secondPart));
     Oracle.Expected oracle = Oracle.compute(spec, columns, batches);
     Oracle.Expected expected = new Oracle.Expected(withTopic(oracle.table(), columns, topic),

@@ -1,0 +1,157 @@
+package dev.tributary.service.stateful;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.service.engine.CrashPoints;
+import dev.tributary.service.engine.TableContents;
+import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.stateful.EventStream.Event;
+import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.KafkaBrokerProcess;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * kill -9 for a stateful pipeline: the seed query (pipelines/stateful-tumbling-append.yaml) runs in
+ * a child JVM and is halted at each step of the batch lifecycle (and SIGKILLed at random moments),
+ * restarted each time, then drained with an available-now run. One partition and 50 offsets per
+ * batch fix the batches, so the sink and late-events tables must equal the {@link Oracle}'s
+ * result: no window twice, none missing, no value off, whatever the state store went through.
+ */
+class StatefulCrashIT {
+  private static final int PER_BATCH = 50;
+  private static final String[] POINTS = {
+    CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_COMMITS_LOG
+  };
+
+  @TempDir static Path dir;
+  static KafkaBrokerProcess broker;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @Test
+  void seedQueryResultIsExactAfterRepeatedKills() throws Exception {
+    String topic = "events-crash";
+    Path work = Files.createDirectories(dir.resolve("work"));
+    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+        broker.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String yaml = Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml"))
+        .replace("${KAFKA_BOOTSTRAP:-localhost:9092}", broker.bootstrapServers())
+        .replace("${EVENTS_TOPIC:-events}", topic)
+        .replace("${TRIBUTARY_DATA:-target/tributary-data}", work.toString())
+        .replace("starting-offsets: earliest", "starting-offsets: earliest\n    max-offsets-per-trigger: " + PER_BATCH)
+        .replace("processing-time: 10s", "processing-time: 50ms");
+    Path pipelineFile = work.resolve("pipeline.yaml");
+    Files.writeString(pipelineFile, yaml);
+    PipelineSpec spec = PipelineParser.parse(pipelineFile);
+    StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
+
+    List<Event> events = EventStream.generate(99, 3000);
+    produce(topic, events);
+    Random random = new Random(20261129L);
+    List<String> jvm = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-Dtributary.state.dir=" + work.resolve("state"));
+    for (int i = 0; i < 2 * POINTS.length; i++) {
+      Path log = work.resolve("run-" + i + ".log");
+      List<String> options = new ArrayList<>(jvm);
+      boolean deterministic = i % 2 == 0;
+      String point = POINTS[(i / 2) % POINTS.length];
+      if (deterministic) {
+        int occurrence = point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(120) : 1 + random.nextInt(3);
+        options.add("-Dtributary.test.crash-at=" + point + ":" + occurrence);
+      }
+      Process child = ChildJvm.start(options, "dev.tributary.service.cli.Main",
+          List.of("run", "--pipeline", pipelineFile.toString()), log, work);
+      if (deterministic) {
+        boolean exited = child.waitFor(60, TimeUnit.SECONDS);
+        if (!exited) {
+          child.destroyForcibly().waitFor();
+        }
+        assertThat(exited).as("crash point %s reached; log:%n%s", point, Files.readString(log)).isTrue();
+        assertThat(child.exitValue()).as("halted at %s; log:%n%s", point, Files.readString(log)).isEqualTo(137);
+      } else {
+        Thread.sleep(1000 + random.nextInt(1000));
+        child.destroyForcibly(); // SIGKILL, wherever it is
+        child.waitFor();
+      }
+    }
+    Path log = work.resolve("drain.log");
+    Process drain = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
+        List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"), log, work);
+    assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
+    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+
+    List<List<Event>> batches = new ArrayList<>();
+    for (int i = 0; i < events.size(); i += PER_BATCH) {
+      batches.add(events.subList(i, Math.min(events.size(), i + PER_BATCH)));
+    }
+    List<String> columns = plan.inputSchema().fieldNames();
+    Oracle.Expected expected = Oracle.compute(spec, columns, batches);
+    assertThat(rows(spec.sink().path(), plan.outputSchema().size()))
+        .containsExactlyInAnyOrderElementsOf(expected.table());
+    int lateWidth = 6; // the declared columns; the Kafka columns carry the real topic and broker time
+    assertThat(rows(spec.lateEvents().orElseThrow().path(), lateWidth))
+        .containsExactlyInAnyOrderElementsOf(expected.late().stream().map(r -> r.subList(0, lateWidth)).toList());
+  }
+
+  private static List<List<Object>> rows(String path, int width) throws Exception {
+    try (ObjectStore store = ObjectStores.open(path, null)) {
+      List<List<Object>> out = new ArrayList<>();
+      for (Object[] r : TableContents.rows(store)) {
+        out.add(Arrays.asList(Arrays.copyOf(r, width)));
+      }
+      return out;
+    }
+  }
+
+  private static void produce(String topic, List<Event> events) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      for (Event e : events) {
+        String json = "{\"event_id\":\"" + e.id() + "\",\"user_id\":\"" + e.user() + "\",\"event_type\":\"" + e.type()
+            + "\",\"event_ts\":\"" + e.ts() + "\",\"amount\":"
+            + (e.amount() == null ? "null" : e.amount().toPlainString()) + ",\"quantity\":" + e.quantity() + "}";
+        producer.send(new ProducerRecord<>(topic, 0, null, json.getBytes(StandardCharsets.UTF_8))).get();
+      }
+    }
+  }
+}
