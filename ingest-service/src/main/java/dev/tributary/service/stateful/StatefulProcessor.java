@@ -33,7 +33,8 @@ public final class StatefulProcessor implements RecordProcessor {
   private Instant batchStartedAt;
 
   /**
-   * @param stateless the pipeline's stateless processor; its output schema must be the plan's input schema
+   * @param parser the record parser and {@code transforms} the compiled transforms: the stateless
+   *     steps, whose output schema must be the plan's input schema
    * @param checkpointStore the store rooted at the pipeline's checkpoint; not closed by this processor
    * @param localDir a directory this processor owns for the state stores' working copies
    */

@@ -56,14 +56,13 @@ final class StatefulQuery implements AutoCloseable {
     }
     if (plan.aggregates()) {
       aggregateStore = reopen(aggregateStore, AGGREGATE_OPERATOR, version);
-      long micros = 0;
       if (plan.window() instanceof WindowSpec.Session s) {
         aggregator = new SessionAggregator(aggregateStore, Times.micros(s.gap()), plan.groupColumns(), plan.measures());
       } else if (plan.window() instanceof WindowSpec.Sliding s) {
         aggregator = new WindowAggregator(aggregateStore, Times.micros(s.size()), Times.micros(s.slide()),
             plan.groupColumns(), plan.measures());
       } else if (plan.window() instanceof WindowSpec.Tumbling t) {
-        micros = Times.micros(t.size());
+        long micros = Times.micros(t.size());
         aggregator = new WindowAggregator(aggregateStore, micros, micros, plan.groupColumns(), plan.measures());
       }
     }

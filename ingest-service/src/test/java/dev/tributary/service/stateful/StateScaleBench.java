@@ -1,0 +1,95 @@
+package dev.tributary.service.stateful;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.service.pipeline.PipelineFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Large state off the heap: deduplication of {@code -Dstate.keys} (default 10 million) distinct
+ * keys in batches of {@code -Dstate.batch} rows, printing heap, RSS and per-batch commit time.
+ * Not part of CI; run with a 512 MB heap:
+ * {@code mvn -o -pl ingest-service surefire:test -Dtest=StateScaleBench -Dstate.bench=true -DargLine=-Xmx512m}.
+ */
+@EnabledIfSystemProperty(named = "state.bench", matches = "true")
+class StateScaleBench {
+  @TempDir Path dir;
+
+  @Test
+  void tenMillionDedupKeysWithASmallHeap() throws Exception {
+    long keys = Long.getLong("state.keys", 10_000_000L);
+    int batch = Integer.getInteger("state.batch", 500_000);
+    PipelineSpec spec = PipelineParser.parse("""
+        pipeline: scale
+        source: { kafka: { bootstrap-servers: "localhost:9092", topics: [events] } }
+        format: { json: { schema: { event_id: string, event_ts: timestamp } } }
+        deduplicate: { keys: [event_id] }
+        sink: { delta: { path: /tmp/unused } }
+        checkpoint: /tmp/unused-checkpoint
+        """, "scale.yaml", Map.of());
+    StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    StatefulQuery query = new StatefulQuery(plan, dev.tributary.storage.ObjectStores.open(
+        Files.createDirectories(dir.resolve("checkpoint")).toString(), null), dir.resolve("local"));
+    long[] out = new long[1];
+    Emitter emitter = new Emitter() {
+      @Override
+      public void output(Object[] row) {
+        out[0]++;
+      }
+
+      @Override
+      public void late(Object[] row) {}
+
+      @Override
+      public void filtered() {}
+    };
+    long started = System.nanoTime();
+    long maxHeap = 0;
+    long batchId = 0;
+    for (long next = 0; next < keys; batchId++) {
+      query.begin(batchId, java.util.OptionalLong.empty());
+      long end = Math.min(keys, next + batch);
+      for (; next < end; next++) {
+        query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, emitter);
+        if (next % 7 == 0) {
+          query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, emitter); // a duplicate
+        }
+      }
+      query.end(emitter);
+      long c0 = System.nanoTime();
+      query.commit(batchId);
+      long commitMs = (System.nanoTime() - c0) / 1_000_000;
+      System.gc();
+      long heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+      maxHeap = Math.max(maxHeap, heap);
+      System.out.printf("batch %d: keys %d, heap %d MB, rss %d MB, commit %d ms%n", batchId,
+          query.metrics().get("keys"), heap >> 20, rssMb(), commitMs);
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    System.out.printf("%d keys in %.1f s (%.0f rows/s), max heap after batch %d MB, max heap allowed %d MB%n", keys,
+        seconds, keys * 8 / 7 / seconds, maxHeap >> 20, Runtime.getRuntime().maxMemory() >> 20);
+    assertThat(out[0]).isEqualTo(keys);
+    query.close();
+  }
+
+  private static long rssMb() throws Exception {
+    List<String> lines = new ArrayList<>(Files.readAllLines(Path.of("/proc/self/status")));
+    for (String l : lines) {
+      if (l.startsWith("VmRSS:")) {
+        return Long.parseLong(l.replaceAll("[^0-9]", "")) / 1024;
+      }
+    }
+    return -1;
+  }
+}
