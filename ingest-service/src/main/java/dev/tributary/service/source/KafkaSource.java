@@ -46,6 +46,7 @@ public final class KafkaSource implements AutoCloseable {
 
   private final KafkaSourceSettings settings;
   private final KafkaConsumer<byte[], byte[]> consumer;
+  private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets;
 
   public KafkaSource(KafkaSourceSettings settings) {
     this.settings = settings;
@@ -296,15 +297,22 @@ public final class KafkaSource implements AutoCloseable {
   }
 
   /**
-   * Records the processed offsets in the consumer group, for lag monitoring. Best effort: a failure
-   * is logged and ignored, because the checkpoint, not the group, decides where the next batch
-   * starts.
+   * Records the processed offsets in the consumer group, for lag monitoring. Best effort and
+   * asynchronous (the batch never waits for the group coordinator; the commit completes during the
+   * next batch's reads or at close): a failure is logged and ignored, because the checkpoint, not
+   * the group, decides where the next batch starts.
    */
   public void commitToGroup(Map<TopicPartition, Long> ends) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     ends.forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end)));
+    lastGroupOffsets = offsets;
     try {
-      consumer.commitSync(offsets, Duration.ofSeconds(10));
+      consumer.commitAsync(offsets, (committed, error) -> {
+        if (error != null) {
+          log.info("Pipeline {}: could not record offsets in consumer group {} (lag tools only): {}",
+              settings.pipelineId(), settings.consumerGroup(), error.toString());
+        }
+      });
     } catch (RuntimeException e) {
       log.info("Pipeline {}: could not record offsets in consumer group {} (lag tools only): {}",
           settings.pipelineId(), settings.consumerGroup(), e.toString());
@@ -322,6 +330,15 @@ public final class KafkaSource implements AutoCloseable {
 
   @Override
   public void close() {
+    if (lastGroupOffsets != null) {
+      // An async commit may still wait for the group coordinator: record the final position once, bounded.
+      try {
+        consumer.commitSync(lastGroupOffsets, Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        log.info("Pipeline {}: could not record final offsets in consumer group {}: {}",
+            settings.pipelineId(), settings.consumerGroup(), e.toString());
+      }
+    }
     consumer.close(java.time.Duration.ofSeconds(5));
   }
 }
