@@ -24,6 +24,8 @@ import java.util.OptionalLong;
 final class StatefulQuery implements AutoCloseable {
   static final String DEDUP_OPERATOR = "dedup";
   static final String AGGREGATE_OPERATOR = "aggregate";
+  static final int PURGE_EVERY = 10;
+  static final int VERSIONS_KEPT = 20;
 
   private final StatefulPlan plan;
   private final ObjectStore checkpointStore;
@@ -161,13 +163,26 @@ final class StatefulQuery implements AutoCloseable {
     return next.isPresent() && (watermark.isEmpty() || next.getAsLong() > watermark.getAsLong());
   }
 
-  /** Makes the batch's state changes durable as version {@code batchId}. */
+  /**
+   * Makes the batch's state changes durable as version {@code batchId}. Every {@value
+   * #PURGE_EVERY} batches, state files no version of the last {@value #VERSIONS_KEPT} needs are
+   * deleted (a restart only ever needs the last committed version; the margin keeps older ones
+   * for inspection).
+   */
   void commit(long batchId) throws IOException {
     if (dedupStore != null) {
       dedupStore.commit(batchId);
     }
     if (aggregateStore != null) {
       aggregateStore.commit(batchId);
+    }
+    if (batchId % PURGE_EVERY == 0 && batchId > VERSIONS_KEPT) {
+      if (dedupStore != null) {
+        StateStore.purge(checkpointStore, DEDUP_OPERATOR, batchId - VERSIONS_KEPT);
+      }
+      if (aggregateStore != null) {
+        StateStore.purge(checkpointStore, AGGREGATE_OPERATOR, batchId - VERSIONS_KEPT);
+      }
     }
   }
 

@@ -183,6 +183,23 @@ class StatefulOperatorsTest {
   }
 
   @Test
+  void oldStateFilesArePurgedAndTheLatestVersionStillLoads() throws Exception {
+    try (QueryRunner r = runner(SEED)) {
+      for (int b = 0; b < 45; b++) {
+        r.batch(rows(event("e" + b, "u", "click", b, "1", 1)), QueryRunner.Crash.NONE);
+      }
+      r.restart();
+      r.batch(rows(event("e44", "u", "click", 44, "1", 1)), QueryRunner.Crash.NONE);
+      assertThat(r.metrics()).containsEntry("dedup.duplicatesDropped", 1L);
+    }
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir.resolve("checkpoint/state/dedup"))) {
+      // file names are <version, 20 digits>.delta|.snapshot; the purge at batch 40 keeps what version 20 needs
+      List<Long> versions = files.map(p -> Long.parseLong(p.getFileName().toString().split("\\.")[0])).toList();
+      assertThat(versions).isNotEmpty().allMatch(v -> v >= 9).contains(44L);
+    }
+  }
+
+  @Test
   void declarationsThatCannotRunAreRefusedWithTheKeyConcerned() {
     assertThatThrownBy(() -> PipelineFactory.compile(spec("""
         aggregate:
