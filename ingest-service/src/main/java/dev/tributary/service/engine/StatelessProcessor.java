@@ -6,6 +6,7 @@ import dev.tributary.service.parse.ParseResult;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,12 +80,24 @@ public final class StatelessProcessor implements RecordProcessor {
 
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+    Object[] row = toRow(record, outputs);
+    if (row != null) {
+      outputs.output(row);
+    }
+  }
+
+  /**
+   * The stateless steps for one record: counts it, parses it, appends the Kafka columns, applies
+   * the transforms and projects to the output order. Returns the row, or null when the record went
+   * to quarantine (unparseable, or an expression failed on it) or a filter removed it.
+   */
+  public Object[] toRow(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws IOException {
     outputs.countInput();
     byte[] value = record.value();
     ParseResult result = value == null ? ParseResult.failure("record value is null (a tombstone)") : parser.parse(value);
     if (result instanceof ParseResult.Failure failure) {
       outputs.quarantine(QuarantineRows.row(record, failure.error(), pipelineId, batchId, batchStartedAt));
-      return;
+      return null;
     }
     Object[] parsed = ((ParseResult.Success) result).row();
     Object[] row = new Object[parsedWidth + KAFKA_COLUMNS.size()];
@@ -100,17 +113,17 @@ public final class StatelessProcessor implements RecordProcessor {
       // A record that breaks an expression is quarantined like a malformed one: never a crash loop.
       outputs.quarantine(QuarantineRows.row(record, "transform failed: " + e.getMessage(), pipelineId, batchId,
           batchStartedAt));
-      return;
+      return null;
     }
     if (transformed == null) {
       outputs.countFiltered();
-      return;
+      return null;
     }
     Object[] out = new Object[projection.length];
     for (int i = 0; i < projection.length; i++) {
       out[i] = transformed[projection[i]];
     }
-    outputs.output(out);
+    return out;
   }
 
   @Override

@@ -80,10 +80,10 @@ class MainTest {
   }
 
   @Test
-  void featuresNotBuiltYetAreRefusedNotIgnored() throws Exception {
+  void lateEventsWithoutAWatermarkAreRefusedNotIgnored() throws Exception {
     Path file = write("late.yaml", VALID + "late-events:\n  delta: { path: /tmp/late }\n");
     assertThat(run("validate", file.toString())).isEqualTo(1);
-    assertThat(err()).contains("late-events").contains("not supported yet");
+    assertThat(err()).contains("late-events").contains("watermark");
   }
 
   @Test
