@@ -48,6 +48,30 @@ public final class ChildJvm {
     }
   }
 
+  /** Distinct free TCP ports on 127.0.0.1: all sockets are held open until every port is chosen. */
+  public static int[] freePorts(int count) {
+    java.util.List<java.net.ServerSocket> sockets = new java.util.ArrayList<>();
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        java.net.ServerSocket socket = new java.net.ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress());
+        sockets.add(socket);
+        ports[i] = socket.getLocalPort();
+      }
+      return ports;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      for (var socket : sockets) {
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          // the port is released either way
+        }
+      }
+    }
+  }
+
   static String pathSeparator() {
     return File.pathSeparator;
   }

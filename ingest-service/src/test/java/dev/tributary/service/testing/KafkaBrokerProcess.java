@@ -30,8 +30,9 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   /** Formats storage in {@code dir} and starts the broker; returns once it accepts connections. */
   public static KafkaBrokerProcess start(Path dir) throws IOException, InterruptedException {
     Files.createDirectories(dir);
-    int port = ChildJvm.freePort();
-    int controllerPort = ChildJvm.freePort();
+    int[] ports = ChildJvm.freePorts(2);
+    int port = ports[0];
+    int controllerPort = ports[1];
     Path config = dir.resolve("server.properties");
     Files.writeString(config, String.join("\n",
         "process.roles=broker,controller",
