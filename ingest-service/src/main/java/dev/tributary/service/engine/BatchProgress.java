@@ -27,6 +27,8 @@ import java.util.Map;
  * @param watermark the watermark this batch applied (null without a watermark)
  * @param dataGaps offsets skipped because they were deleted (fail-on-data-loss: false)
  * @param state state store metrics (empty for stateless pipelines)
+ * @param commitRetries Delta commit attempts after the first, over this batch's table commits
+ * @param commitConflicts Delta commits of this batch that lost to a conflicting writer
  */
 public record BatchProgress(
     String pipeline,
@@ -46,7 +48,9 @@ public record BatchProgress(
     long sinkVersion,
     Instant watermark,
     List<String> dataGaps,
-    Map<String, Long> state) {
+    Map<String, Long> state,
+    long commitRetries,
+    long commitConflicts) {
 
   public BatchProgress {
     phasesMs = Map.copyOf(phasesMs);

@@ -58,6 +58,11 @@ public final class DeltaTableSink implements TableSink {
   }
 
   @Override
+  public dev.tributary.table.CommitCounters commitCounters() {
+    return table.counters();
+  }
+
+  @Override
   public String location() {
     return store.location();
   }

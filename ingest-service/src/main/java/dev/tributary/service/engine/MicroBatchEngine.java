@@ -211,6 +211,7 @@ public final class MicroBatchEngine {
       processor.endBatch(outputs);
       OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
+      CommitTally tally = new CommitTally();
       Map<String, String> info = commitInfo(entry, readGaps);
       quarantineWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
@@ -219,6 +220,7 @@ public final class MicroBatchEngine {
       }
       long sinkVersion = mainWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_SINK_COMMIT);
+      tally.finish();
       timer.mark("commit");
       processor.commit(batchId);
       timer.mark("stateCommit");
@@ -231,7 +233,7 @@ public final class MicroBatchEngine {
       timer.mark("checkpointCommit");
       source.commitToGroup(toKafka(entry.endOffsets()));
       BatchProgress done = progress(entry, plan, replayed, timer, outputs, mainWriter.rows(),
-          quarantineWriter.rows(), sinkVersion);
+          quarantineWriter.rows(), sinkVersion, tally);
       progress.add(done);
       return nextWatermark;
     }
@@ -255,7 +257,7 @@ public final class MicroBatchEngine {
   }
 
   private BatchProgress progress(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer,
-      BatchOutputs outputs, long outputRows, long quarantined, long sinkVersion) {
+      BatchOutputs outputs, long outputRows, long quarantined, long sinkVersion, CommitTally tally) {
     Instant startedAt = timer.startedAt();
     long durationMs = Math.max(1, timer.elapsedMs());
     double inputRate = 0;
@@ -275,7 +277,30 @@ public final class MicroBatchEngine {
         quarantined, outputs.filteredRows(), outputs.lateRows(), inputRate,
         outputs.inputRows() * 1000.0 / durationMs, durationMs, timer.phases(), partitions, sinkVersion,
         entry.watermarkMicros().isPresent() ? micros(entry.watermarkMicros().getAsLong()) : null,
-        gaps, processor.stateMetrics());
+        gaps, processor.stateMetrics(), tally.retries, tally.conflicts);
+  }
+
+  /** Commit retries and conflicts of one batch's table commits: counters after minus before. */
+  private final class CommitTally {
+    private final List<TableSink> tables = new ArrayList<>();
+    private final List<dev.tributary.table.CommitCounters> before = new ArrayList<>();
+    long retries;
+    long conflicts;
+
+    CommitTally() {
+      tables.add(sink);
+      tables.add(quarantine);
+      lateEvents.ifPresent(tables::add);
+      tables.forEach(t -> before.add(t.commitCounters()));
+    }
+
+    void finish() {
+      for (int i = 0; i < tables.size(); i++) {
+        var after = tables.get(i).commitCounters();
+        retries += after.retries() - before.get(i).retries();
+        conflicts += after.conflicts() - before.get(i).conflicts();
+      }
+    }
   }
 
   private static Instant micros(long micros) {

@@ -13,6 +13,9 @@ public interface TableSink {
   /** Where the table lives, for messages. */
   String location();
 
+  /** Cumulative commit counters of the table (attempts, retries, conflicts), for metrics. */
+  dev.tributary.table.CommitCounters commitCounters();
+
   /**
    * Starts writing batch {@code batchId}. If the table already holds this batch (or a later one),
    * the returned writer is a no-op that reports {@link BatchWriter#alreadyCommitted()}.

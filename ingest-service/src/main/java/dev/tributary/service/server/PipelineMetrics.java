@@ -71,6 +71,8 @@ final class PipelineMetrics {
 
   /** Records one completed batch. */
   void batchDone(BatchProgress p) {
+    counter(MetricNames.COMMIT_RETRIES, tableTags).increment(p.commitRetries());
+    counter(MetricNames.COMMIT_CONFLICTS, tableTags).increment(p.commitConflicts());
     counter(MetricNames.RECORDS_IN, tags).increment(p.inputRows());
     counter(MetricNames.RECORDS_OUT, tableTags).increment(p.outputRows());
     counter(MetricNames.RECORDS_QUARANTINED, tags).increment(p.quarantinedRows());

@@ -35,6 +35,11 @@ public final class CompleteModeSink implements TableSink {
   }
 
   @Override
+  public dev.tributary.table.CommitCounters commitCounters() {
+    return table.counters();
+  }
+
+  @Override
   public String location() {
     return store.location();
   }

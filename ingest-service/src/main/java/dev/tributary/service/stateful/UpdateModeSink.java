@@ -38,6 +38,11 @@ public final class UpdateModeSink implements TableSink {
   }
 
   @Override
+  public dev.tributary.table.CommitCounters commitCounters() {
+    return table.counters();
+  }
+
+  @Override
   public String location() {
     return store.location();
   }

@@ -15,7 +15,7 @@ class ProgressPrinterTest {
   private static BatchProgress batch(long id, long start, long end, long latest) {
     return new BatchProgress("p", id, false, Instant.parse("2026-11-29T10:00:00Z"), end - start, end - start - 1, 1, 0,
         0, 100, 200, 50, Map.of("process", 40L), List.of(new BatchProgress.PartitionProgress("t", 0, start, end, latest)),
-        id, null, List.of(), Map.of());
+        id, null, List.of(), Map.of(), 0, 0);
   }
 
   @Test

@@ -116,7 +116,7 @@ class ManagedPipelineTest {
 
   private static BatchProgress batch(long id) {
     return new BatchProgress("p", id, false, Instant.now(), 10, 9, 1, 0, 0, 1, 1, 5, Map.of("plan", 1L), List.of(
-        new BatchProgress.PartitionProgress("t", 0, 0, 10, 15)), 3, null, List.of(), Map.of("keys", 42L, "bytes", 4096L));
+        new BatchProgress.PartitionProgress("t", 0, 0, 10, 15)), 3, null, List.of(), Map.of("keys", 42L, "bytes", 4096L), 2, 1);
   }
 
   private ManagedPipeline managed(String id, Script script) {
@@ -145,6 +145,8 @@ class ManagedPipelineTest {
     assertThat(registry.get(MetricNames.LAG).tag(MetricNames.TOPIC, "t").gauge().value()).isEqualTo(5);
     assertThat(registry.get(MetricNames.STATE_ROWS).gauge().value()).isEqualTo(42);
     assertThat(registry.get(MetricNames.STATE_BYTES).gauge().value()).isEqualTo(4096);
+    assertThat(registry.get(MetricNames.COMMIT_RETRIES).counter().count()).isEqualTo(2);
+    assertThat(registry.get(MetricNames.COMMIT_CONFLICTS).counter().count()).isEqualTo(1);
     assertThat(registry.get(MetricNames.BATCH_DURATION).tag(MetricNames.PHASE, "plan").timer().count()).isEqualTo(1);
   }
 
