@@ -63,13 +63,21 @@ public final class PipelineFactory {
     for (ColumnSpec c : spec.format().columns()) {
       columns.put(c.name(), c.type().canonical());
     }
-    StructType parsed = JsonRecordParser.schemaOf(columns);
+    StructType parsed;
+    try {
+      parsed = JsonRecordParser.schemaOf(columns);
+    } catch (IllegalArgumentException e) {
+      problems.add("format.json.schema: " + e.getMessage());
+      throw new PipelineDefinitionException(spec.id(), problems);
+    }
     JsonRecordParser parser = new JsonRecordParser(parsed, spec.format().maxRecordSize().bytes());
     CompiledTransforms transforms = null;
     try {
       transforms = Transforms.compile(StatelessProcessor.transformInput(parsed), steps(spec.transforms()));
     } catch (ExpressionException e) {
       problems.add(e.getMessage());
+    } catch (IllegalArgumentException e) {
+      problems.add("transform: " + e.getMessage()); // e.g. a derived column name that cannot be a column
     }
     StatelessProcessor processor = null;
     Optional<StatefulPlan> stateful = Optional.empty();

@@ -87,6 +87,14 @@ class MainTest {
   }
 
   @Test
+  void aColumnThatIsBothAValueAndAStructIsReportedNotThrown() throws Exception {
+    Path file = write("clash.yaml", VALID.replace("order_id: string", "order_id: string\n      customer: string\n"
+        + "      customer.id: string"));
+    assertThat(run("validate", file.toString())).isEqualTo(1);
+    assertThat(err()).contains("customer").doesNotContain("\tat ");
+  }
+
+  @Test
   void runWithAnInvalidDeclarationExitsTwo() throws Exception {
     Path file = write("bad.yaml", VALID.replace("pipeline: orders-raw", "pipeline: Orders_Raw"));
     assertThat(run("run", "--pipeline", file.toString())).isEqualTo(2);
