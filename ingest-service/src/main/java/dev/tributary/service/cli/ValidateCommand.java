@@ -47,6 +47,11 @@ final class ValidateCommand {
         + spec.format().maxRecordSize() + " each; unparseable records go to quarantine");
     line(b, "transforms", spec.transforms().isEmpty() ? "none"
         : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
+    spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + dev.tributary.config.Durations.format(w.delay())));
+    spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
+    spec.aggregate().ifPresent(a -> line(b, "aggregate", a.window().canonical() + " group by " + a.groupBy()
+        + " measures " + a.canonicalMeasures()));
+    spec.lateEvents().ifPresent(l -> line(b, "late-events", "delta " + l.path()));
     line(b, "output", pipeline.outputSchema().fields().stream()
         .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", ")));
     line(b, "sink", "delta " + spec.sink().path() + (spec.sink().partitionBy().isEmpty() ? ""
@@ -54,9 +59,16 @@ final class ValidateCommand {
         + ", " + spec.sink().compression().keyword());
     line(b, "quarantine", "delta " + spec.quarantine().path());
     line(b, "checkpoint", spec.checkpoint());
-    line(b, "trigger", spec.trigger().toString());
+    line(b, "trigger", trigger(spec.trigger()));
     line(b, "output-mode", spec.outputMode().keyword());
     return b.toString();
+  }
+
+  private static String trigger(dev.tributary.config.TriggerSpec trigger) {
+    if (trigger instanceof dev.tributary.config.TriggerSpec.ProcessingTime p) {
+      return "processing-time " + dev.tributary.config.Durations.format(p.interval());
+    }
+    return trigger instanceof dev.tributary.config.TriggerSpec.Once ? "once" : "available-now";
   }
 
   private static void line(StringBuilder b, String label, String text) {

@@ -74,6 +74,10 @@ public final class KafkaSource implements AutoCloseable {
 
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
   public List<TopicPartition> partitions() {
+    return metadata(this::listPartitions);
+  }
+
+  private List<TopicPartition> listPartitions() {
     List<TopicPartition> out = new ArrayList<>();
     if (settings.topicPattern().isPresent()) {
       var pattern = settings.topicPattern().get();
@@ -106,7 +110,7 @@ public final class KafkaSource implements AutoCloseable {
 
   /** The next offset a producer would write, per partition. */
   public Map<TopicPartition, Long> latestOffsets(Collection<TopicPartition> partitions) {
-    return new HashMap<>(consumer.endOffsets(partitions, metadataTimeout));
+    return metadata(() -> new HashMap<>(consumer.endOffsets(partitions, metadataTimeout)));
   }
 
   /** The earliest offset still retained, per partition. */
@@ -123,6 +127,25 @@ public final class KafkaSource implements AutoCloseable {
    * @param upTo optional per-partition ceiling (available-now: the latest offsets seen at start)
    */
   public SourcePlan plan(
+      Map<TopicPartition, Long> committedEnds,
+      boolean firstBatch,
+      Map<TopicPartition, Long> upTo) {
+    return metadata(() -> planOrTimeout(committedEnds, firstBatch, upTo));
+  }
+
+  /** Runs a metadata call, turning Kafka's bare timeout into a message that says where and what to check. */
+  private <T> T metadata(java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw new KafkaUnavailableException("Pipeline " + settings.pipelineId() + ": Kafka at "
+          + settings.bootstrapServers() + " did not answer a metadata request within "
+          + metadataTimeout.toSeconds() + "s (" + e.getMessage() + "). Check source.kafka.bootstrap-servers,"
+          + " that the broker is running and reachable, and the security settings in source.kafka.properties.", e);
+    }
+  }
+
+  private SourcePlan planOrTimeout(
       Map<TopicPartition, Long> committedEnds,
       boolean firstBatch,
       Map<TopicPartition, Long> upTo) {

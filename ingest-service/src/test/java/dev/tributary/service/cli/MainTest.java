@@ -59,7 +59,7 @@ class MainTest {
   void validatePrintsThePlanOfAValidPipeline() throws Exception {
     Path file = write("orders.yaml", VALID);
     assertThat(run("validate", file.toString())).isZero();
-    assertThat(out()).contains("Pipeline orders-raw").contains("is valid")
+    assertThat(out()).contains("Pipeline orders-raw").contains("is valid").contains("trigger:     processing-time 10")
         .contains("amount double")
         .contains("_kafka_offset long")
         .contains("filter(amount_cents > 0)");
@@ -127,6 +127,7 @@ class MainTest {
     } finally {
       System.clearProperty("tributary.kafka.metadata-timeout");
     }
-    assertThat(err()).startsWith("tributary: ").doesNotContain("\tat ");
+    assertThat(err()).startsWith("tributary: ").doesNotContain("\tat ")
+        .contains("Pipeline orders-raw").contains("127.0.0.1:1").contains("source.kafka.bootstrap-servers");
   }
 }
