@@ -2,14 +2,12 @@ package dev.tributary.service.stateful;
 
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.table.CommitResult;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.OverwriteTransaction;
 import dev.tributary.table.TransactionId;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The sink of complete output mode: each batch replaces the whole table in one commit (every
@@ -47,37 +45,6 @@ public final class CompleteModeSink implements TableSink {
   @Override
   public BatchWriter begin(long batchId) throws IOException {
     OverwriteTransaction txn = table.newOverwrite(new TransactionId(pipelineId, batchId));
-    return new BatchWriter() {
-      private long rows;
-
-      @Override
-      public boolean alreadyCommitted() {
-        return txn.alreadyCommitted();
-      }
-
-      @Override
-      public void write(Object[] row) throws IOException {
-        txn.write(row);
-        if (!txn.alreadyCommitted()) {
-          rows++;
-        }
-      }
-
-      @Override
-      public long rows() {
-        return rows;
-      }
-
-      @Override
-      public long commit(Map<String, String> commitInfo) throws IOException {
-        CommitResult result = txn.commit(commitInfo);
-        return result.committed() ? result.tableVersion() : -1;
-      }
-
-      @Override
-      public void close() {
-        txn.close();
-      }
-    };
+    return new TransactionWriter(txn);
   }
 }

@@ -2,14 +2,12 @@ package dev.tributary.service.stateful;
 
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.table.CommitResult;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.MergeTransaction;
 import dev.tributary.table.TransactionId;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The sink of update output mode: each batch's changed aggregate rows are merged into the table
@@ -50,37 +48,6 @@ public final class UpdateModeSink implements TableSink {
   @Override
   public BatchWriter begin(long batchId) throws IOException {
     MergeTransaction txn = table.newMerge(new TransactionId(pipelineId, batchId), keyColumns);
-    return new BatchWriter() {
-      private long rows;
-
-      @Override
-      public boolean alreadyCommitted() {
-        return txn.alreadyCommitted();
-      }
-
-      @Override
-      public void write(Object[] row) {
-        txn.write(row);
-        if (!txn.alreadyCommitted()) {
-          rows++;
-        }
-      }
-
-      @Override
-      public long rows() {
-        return rows;
-      }
-
-      @Override
-      public long commit(Map<String, String> commitInfo) throws IOException {
-        CommitResult result = txn.commit(commitInfo);
-        return result.committed() ? result.tableVersion() : -1;
-      }
-
-      @Override
-      public void close() {
-        txn.close();
-      }
-    };
+    return new TransactionWriter(txn);
   }
 }
