@@ -39,14 +39,25 @@ public final class DeltaTableSink implements TableSink {
     this.schema = schema;
     this.partitionColumns = List.copyOf(partitionColumns);
     this.writeOptions = writeOptions;
+    createOrCheck(pipelineId, store, table, schema, this.partitionColumns);
+  }
+
+  /**
+   * Creates the table with {@code schema} on first use; refuses a table that exists with another
+   * schema or partitioning (schema evolution is not supported). Every sink of a pipeline uses it.
+   *
+   * @throws IllegalStateException naming the pipeline, the table and both schemas
+   */
+  public static void createOrCheck(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
+      List<String> partitionColumns) throws IOException {
     if (!table.exists()) {
       table.create(schema, partitionColumns, Map.of());
     }
     var snapshot = table.snapshot();
-    if (!snapshot.schema().equals(schema) || !snapshot.partitionColumns().equals(this.partitionColumns)) {
+    if (!snapshot.schema().equals(schema) || !snapshot.partitionColumns().equals(partitionColumns)) {
       throw new IllegalStateException("Pipeline " + pipelineId + ": the table at " + store.location()
           + " has schema " + describe(snapshot.schema()) + " partitioned by " + snapshot.partitionColumns()
-          + " but the pipeline writes " + describe(schema) + " partitioned by " + this.partitionColumns
+          + " but the pipeline writes " + describe(schema) + " partitioned by " + partitionColumns
           + ". Schema evolution is not supported yet: write to a new table path, or restore the declaration.");
     }
   }

@@ -1,5 +1,6 @@
 package dev.tributary.service.stateful;
 
+import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.DeltaTable;
@@ -29,7 +30,7 @@ public final class CompleteModeSink implements TableSink {
     this.pipelineId = pipelineId;
     this.store = store;
     this.table = table;
-    SinkTables.createOrCheck(pipelineId, store, table, schema, partitionColumns);
+    DeltaTableSink.createOrCheck(pipelineId, store, table, schema, List.copyOf(partitionColumns));
   }
 
   @Override

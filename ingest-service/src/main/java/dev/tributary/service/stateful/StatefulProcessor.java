@@ -22,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
   private final StatefulQuery query;
+  private OutputsEmitter emitter;
 
   /**
    * @param parser the record parser and {@code transforms} the compiled transforms: the stateless
@@ -49,13 +50,13 @@ public final class StatefulProcessor implements RecordProcessor {
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
     Object[] row = stateless.toRow(record, outputs);
     if (row != null) {
-      query.accept(row, new OutputsEmitter(outputs));
+      query.accept(row, emitter(outputs));
     }
   }
 
   @Override
   public void endBatch(BatchOutputs outputs) throws Exception {
-    query.end(new OutputsEmitter(outputs));
+    query.end(emitter(outputs));
   }
 
   @Override
@@ -81,6 +82,14 @@ public final class StatefulProcessor implements RecordProcessor {
   @Override
   public void close() {
     query.close();
+  }
+
+  /** One emitter per batch's outputs, not one per record (this is the per-record hot path). */
+  private Emitter emitter(BatchOutputs outputs) {
+    if (emitter == null || emitter.outputs() != outputs) {
+      emitter = new OutputsEmitter(outputs);
+    }
+    return emitter;
   }
 
   private record OutputsEmitter(BatchOutputs outputs) implements Emitter {

@@ -1,5 +1,6 @@
 package dev.tributary.service.stateful;
 
+import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.DeltaTable;
@@ -32,7 +33,7 @@ public final class UpdateModeSink implements TableSink {
     this.store = store;
     this.table = table;
     this.keyColumns = List.copyOf(keyColumns);
-    SinkTables.createOrCheck(pipelineId, store, table, schema, partitionColumns);
+    DeltaTableSink.createOrCheck(pipelineId, store, table, schema, List.copyOf(partitionColumns));
   }
 
   @Override
