@@ -71,21 +71,47 @@ class FileFormatTest {
       state.put(b("k2"), b("x"));
       state.delete(b("k2"));
       state.put(b("k1"), b("v1"));
+      state.put(b("r1"), b(""));
+      state.deleteRange(b("r"), b("s"));
+      state.delete(b("absent")); // not recorded: it changes nothing
       state.commit(3);
     }
 
     byte[] file = store.read("state/op/00000000000000000003.delta");
 
-    String body = "5452425354415445" + "00000001" + "44" + "0000000000000003"
-        + "01" + "00000002" + "6b31" + "00000002" + "7631"
+    // format 2: the operations in the order they were made
+    String body = "5452425354415445" + "00000002" + "44" + "0000000000000003"
+        + "01" + "00000002" + "6b32" + "00000001" + "78"
         + "02" + "00000002" + "6b32"
-        + "00" + "0000000000000002";
+        + "01" + "00000002" + "6b31" + "00000002" + "7631"
+        + "01" + "00000002" + "7231" + "00000000"
+        + "03" + "00000001" + "72" + "00000001" + "73"
+        + "00" + "0000000000000005";
     byte[] bodyBytes = HexFormat.of().parseHex(body);
     CRC32C crc = new CRC32C();
     crc.update(bodyBytes);
     String expected = body + HexFormat.of().formatHex(
         ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
     assertThat(HexFormat.of().formatHex(file)).isEqualTo(expected);
+  }
+
+  @Test
+  void stateChangelogsOfFormatOneAreStillRead(@TempDir Path dir) throws Exception {
+    // version 0 as the first release wrote it: each key once, in key order
+    String body = "5452425354415445" + "00000001" + "44" + "0000000000000000"
+        + "01" + "00000002" + "6b31" + "00000002" + "7631"
+        + "02" + "00000002" + "6b32"
+        + "00" + "0000000000000002";
+    byte[] bodyBytes = HexFormat.of().parseHex(body);
+    CRC32C crc = new CRC32C();
+    crc.update(bodyBytes);
+    store.put("state/op/00000000000000000000.delta", ByteBuffer.allocate(bodyBytes.length + 4)
+        .put(bodyBytes).putInt((int) crc.getValue()).array());
+
+    try (StateStore state = StateStore.open(store, "op", 0, dir)) {
+      assertThat(state.get(b("k1"))).isEqualTo(b("v1"));
+      assertThat(state.metrics().keys()).isEqualTo(1);
+    }
   }
 
   private static byte[] b(String s) {

@@ -11,8 +11,9 @@ import java.nio.file.Path;
  *
  * <p>Lifecycle, per batch {@code N}: the store is at version {@code N-1} (opened there, or
  * committed there by the previous batch); the operator reads and changes it ({@link #get}, {@link
- * #put}, {@link #delete}, {@link #scan}); {@link #commit commit(N)} uploads the changes as the
- * changelog {@code state/<operatorId>/<N>.delta} with put-if-absent, applies them, and every
+ * #put}, {@link #putIfAbsent}, {@link #delete}, {@link #deleteRange}, {@link #scan}); {@link
+ * #commit commit(N)} uploads the changes, in the order they were made, as the changelog {@code
+ * state/<operatorId>/<N>.delta} with put-if-absent, and every
  * {@code snapshotInterval} versions uploads a full snapshot {@code <N>.snapshot}. Opening version
  * {@code v} loads the latest snapshot at or below {@code v} and applies the changelogs after it,
  * so it yields exactly the state after batch {@code v}; uncommitted changes are never uploaded
@@ -81,8 +82,34 @@ public interface StateStore extends AutoCloseable {
   /** Sets the value of {@code key}; uncommitted until {@link #commit}. Arrays are copied. */
   void put(byte[] key, byte[] value);
 
+  /**
+   * Sets the value of {@code key} unless it has one: one lookup where {@code get} then {@code
+   * put} would need two. Uncommitted until {@link #commit}.
+   *
+   * @return true if the key had no value and now has {@code value}
+   */
+  boolean putIfAbsent(byte[] key, byte[] value);
+
+  /**
+   * {@link #putIfAbsent} for many keys at once, in order (so of two equal keys only the first is
+   * set): one batched lookup and one batched write instead of two native calls per key.
+   *
+   * @param values {@code values[i]} is the value for {@code keys[i]}
+   * @return {@code set[i]} true if {@code keys[i]} was set
+   */
+  boolean[] putAllIfAbsent(byte[][] keys, byte[][] values);
+
   /** Removes {@code key} if present; uncommitted until {@link #commit}. */
   void delete(byte[] key);
+
+  /**
+   * Removes every key {@code k} with {@code fromInclusive <= k < toExclusive} (unsigned byte
+   * order) at the cost of one range tombstone plus a read of the range for the exact metrics: the
+   * way to evict state laid out in eviction order. Uncommitted until {@link #commit}.
+   *
+   * @return the number of keys removed
+   */
+  long deleteRange(byte[] fromInclusive, byte[] toExclusive);
 
   /** Every entry whose key starts with {@code prefix} (empty prefix: all), in key order. */
   StateIterator scan(byte[] prefix);
@@ -98,8 +125,13 @@ public interface StateStore extends AutoCloseable {
    */
   void commit(long newVersion) throws IOException;
 
-  /** Discards this version's uncommitted changes. */
-  void abort();
+  /**
+   * Discards this version's uncommitted changes. Cheap when there are none; otherwise the working
+   * copy is reloaded from the checkpoint, as a reopen at {@link #version()} would.
+   *
+   * @throws IOException if the reload fails; the store is then closed
+   */
+  void abort() throws IOException;
 
   /** Size and activity counters. */
   StateMetrics metrics();

@@ -85,9 +85,40 @@ abstract class StateStoreContract {
       for (int v = 0; v < versions; v++) {
         for (int op = 0; op < 40; op++) {
           byte[] key = b((random.nextBoolean() ? "a/" : "b/") + random.nextInt(60));
-          if (random.nextInt(4) == 0) {
+          int kind = random.nextInt(12);
+          if (kind < 3) {
             state.delete(key);
             model.remove(key);
+          } else if (kind < 5) {
+            byte[] value = b("first-" + v + "-" + op);
+            assertThat(state.putIfAbsent(key, value)).isEqualTo(!model.containsKey(key));
+            model.putIfAbsent(key, value);
+          } else if (kind == 5 && op % 3 == 0) {
+            int n = random.nextInt(6);
+            byte[][] keys = new byte[n][];
+            byte[][] values = new byte[n][];
+            for (int i = 0; i < n; i++) {
+              keys[i] = b((random.nextBoolean() ? "a/" : "b/") + random.nextInt(60));
+              values[i] = b("many-" + v + "-" + op + "-" + i);
+            }
+            boolean[] set = state.putAllIfAbsent(keys, values);
+            for (int i = 0; i < n; i++) {
+              assertThat(set[i]).isEqualTo(!model.containsKey(keys[i]));
+              model.putIfAbsent(keys[i], values[i]);
+            }
+          } else if (kind == 5) {
+            byte[] from = b((random.nextBoolean() ? "a/" : "b/") + random.nextInt(60));
+            byte[] to = b(s(from) + random.nextInt(10));
+            if (random.nextBoolean()) {
+              byte[] swap = from;
+              from = to;
+              to = swap; // an empty range
+            }
+            var removed = Arrays.compareUnsigned(from, to) < 0
+                ? model.subMap(from, true, to, false) : newModel();
+            int expectedRemoved = removed.size();
+            assertThat(state.deleteRange(from, to)).isEqualTo(expectedRemoved);
+            removed.clear();
           } else {
             byte[] value = b("v" + v + "-" + op + "-" + "x".repeat(random.nextInt(20)));
             state.put(key, value);
@@ -99,6 +130,9 @@ abstract class StateStoreContract {
           }
         }
         assertThat(contents(state, new byte[0])).isEqualTo(contents(model, ""));
+        assertThat(state.metrics().keys()).isEqualTo(model.size());
+        assertThat(state.metrics().bytes()).isEqualTo(model.entrySet().stream()
+            .mapToLong(e -> e.getKey().length + e.getValue().length).sum());
         state.commit(v);
         TreeMap<byte[], byte[]> copy = newModel();
         copy.putAll(model);
@@ -165,6 +199,34 @@ abstract class StateStoreContract {
       assertThat(contents(state, new byte[0])).containsExactly("kept=1");
     }
     assertThat(store.list("state/")).hasSize(1);
+  }
+
+  @Test
+  void abortAfterChangesRebuildsTheCommittedVersionAndTheBatchCanBeRedone() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      for (int i = 0; i < 10; i++) {
+        state.put(b("t/" + i), b("v" + i));
+      }
+      state.commit(0);
+      state.deleteRange(b("t/"), b("t/5"));
+      state.put(b("t/7"), b("changed"));
+      assertThat(state.putIfAbsent(b("u"), b("new"))).isTrue();
+
+      state.abort();
+
+      assertThat(state.version()).isZero();
+      assertThat(state.metrics()).isEqualTo(new StateMetrics(0, 10, 50, 0, 0));
+      assertThat(s(state.get(b("t/7")))).isEqualTo("v7");
+      assertThat(state.get(b("u"))).isNull();
+      // the retried batch makes different changes; its changelog is the one that counts
+      assertThat(state.deleteRange(b("t/8"), b("t/9~"))).isEqualTo(2);
+      state.commit(1);
+    }
+    try (StateStore state = open(1)) {
+      assertThat(contents(state, new byte[0])).containsExactly(
+          "t/0=v0", "t/1=v1", "t/2=v2", "t/3=v3", "t/4=v4", "t/5=v5", "t/6=v6", "t/7=v7");
+      assertThat(state.metrics().keys()).isEqualTo(8);
+    }
   }
 
   @Test
@@ -296,11 +358,11 @@ abstract class StateStoreContract {
             + " of version 1.");
 
     byte[] newer = good.clone();
-    newer[11] = 2;
+    newer[11] = 3;
     store.put(key(1, "delta"), newer);
     assertThatThrownBy(() -> open(1))
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("state file format 2 is unknown (this release reads format 1):"
+        .hasMessageContaining("state file format 3 is unknown (this release reads format 2):"
             + " written by a newer Tributary? Upgrade Tributary");
 
     store.put(key(1, "delta"), b("v1\n{\"batchId\":1}\n"));

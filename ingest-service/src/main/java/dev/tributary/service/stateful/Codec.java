@@ -1,15 +1,15 @@
 package dev.tributary.service.stateful;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
+import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
+import java.util.Arrays;
 
 /**
  * Binary encoding of row values for state keys and values. Every value is a type tag followed by
@@ -31,78 +31,81 @@ final class Codec {
 
   private Codec() {}
 
-  /** A growable buffer that encodes values. */
+  /** A growable buffer that encodes values (big-endian; one per key, on the per-row path). */
   static final class Writer {
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-    private final DataOutputStream out = new DataOutputStream(bytes);
+    private byte[] buf = new byte[48];
+    private int size;
 
     Writer raw(byte b) {
-      bytes.write(b);
+      ensure(1);
+      buf[size++] = b;
       return this;
     }
 
     Writer sortableLong(long v) {
-      try {
-        out.writeLong(sortable(v));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      return this;
+      return putLong(sortable(v));
     }
 
     Writer bytes(byte[] b) {
-      bytes.writeBytes(b);
+      ensure(b.length);
+      System.arraycopy(b, 0, buf, size, b.length);
+      size += b.length;
       return this;
     }
 
     Writer value(Object v) {
-      try {
-        if (v == null) {
-          out.writeByte(NULL);
-        } else if (v instanceof String s) {
-          out.writeByte(STRING);
-          byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-          out.writeInt(b.length);
-          out.write(b);
-        } else if (v instanceof Integer i) {
-          out.writeByte(INT);
-          out.writeInt(i);
-        } else if (v instanceof Long l) {
-          out.writeByte(LONG);
-          out.writeLong(l);
-        } else if (v instanceof Double d) {
-          out.writeByte(DOUBLE);
-          out.writeDouble(d);
-        } else if (v instanceof Boolean b) {
-          out.writeByte(BOOLEAN);
-          out.writeBoolean(b);
-        } else if (v instanceof Instant t) {
-          out.writeByte(TIMESTAMP);
-          out.writeLong(Times.micros(t));
-        } else if (v instanceof LocalDate d) {
-          out.writeByte(DATE);
-          out.writeLong(d.toEpochDay());
-        } else if (v instanceof byte[] b) {
-          out.writeByte(BINARY);
-          out.writeInt(b.length);
-          out.write(b);
-        } else if (v instanceof BigDecimal d) {
-          out.writeByte(DECIMAL);
-          out.writeInt(d.scale());
-          byte[] b = d.unscaledValue().toByteArray();
-          out.writeInt(b.length);
-          out.write(b);
-        } else {
-          throw new IllegalArgumentException("cannot keep a " + v.getClass().getName() + " in state");
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+      if (v == null) {
+        return raw(NULL);
+      } else if (v instanceof String s) {
+        return raw(STRING).lengthPrefixed(s.getBytes(StandardCharsets.UTF_8));
+      } else if (v instanceof Integer i) {
+        return raw(INT).putInt(i);
+      } else if (v instanceof Long l) {
+        return raw(LONG).putLong(l);
+      } else if (v instanceof Double d) {
+        return raw(DOUBLE).putLong(Double.doubleToLongBits(d));
+      } else if (v instanceof Boolean b) {
+        return raw(BOOLEAN).raw((byte) (b ? 1 : 0));
+      } else if (v instanceof Instant t) {
+        return raw(TIMESTAMP).putLong(Times.micros(t));
+      } else if (v instanceof LocalDate d) {
+        return raw(DATE).putLong(d.toEpochDay());
+      } else if (v instanceof byte[] b) {
+        return raw(BINARY).lengthPrefixed(b);
+      } else if (v instanceof BigDecimal d) {
+        return raw(DECIMAL).putInt(d.scale()).lengthPrefixed(d.unscaledValue().toByteArray());
+      }
+      throw new IllegalArgumentException("cannot keep a " + v.getClass().getName() + " in state");
+    }
+
+    byte[] toBytes() {
+      return Arrays.copyOf(buf, size);
+    }
+
+    private Writer lengthPrefixed(byte[] b) {
+      return putInt(b.length).bytes(b);
+    }
+
+    private Writer putInt(int v) {
+      ensure(4);
+      for (int shift = 24; shift >= 0; shift -= 8) {
+        buf[size++] = (byte) (v >>> shift);
       }
       return this;
     }
 
-    byte[] toBytes() {
-      return bytes.toByteArray();
+    private Writer putLong(long v) {
+      ensure(8);
+      for (int shift = 56; shift >= 0; shift -= 8) {
+        buf[size++] = (byte) (v >>> shift);
+      }
+      return this;
+    }
+
+    private void ensure(int more) {
+      if (size + more > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + more));
+      }
     }
   }
 

@@ -4,81 +4,142 @@ import dev.tributary.checkpoint.state.StateEntry;
 import dev.tributary.checkpoint.state.StateIterator;
 import dev.tributary.checkpoint.state.StateStore;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
- * Drops rows whose key was seen before. State layout (operator {@code dedup}):
+ * Drops rows whose key was seen before. Three state layouts, one per kind of expiry:
  * <pre>
- *   'K' key               -> expiry (8 bytes, big-endian micros; absent meaning "never")
- *   'T' sortable(expiry) key -> (empty)     eviction index, in expiry order
+ *   keys hold the event time (operator {@code dedup-by-time}):
+ *     'E' sortable(event time) key      -> (empty)
+ *   within-watermark, keys without the event time (operator {@code dedup}):
+ *     'K' key                           -> expiry (8 bytes, big-endian micros)
+ *     'T' sortable(expiry) key          -> (empty)     eviction index, in expiry order
+ *   no watermark (operator {@code dedup}; keys never expire, like Spark without a watermark):
+ *     'K' key                           -> (empty)
  * </pre>
- * With the watermark column among the keys the expiry is the event time; with
- * {@code within-watermark} it is the first occurrence's event time plus the delay. A key is
- * evicted when its expiry is below the watermark. Without either, keys are kept forever (like
- * Spark's dropDuplicates without a watermark).
+ * When the keys hold the event time, the key's expiry is that time, so the state is laid out in
+ * eviction order: a row costs one lookup-and-insert, and evicting everything below the watermark
+ * is one range delete. With {@code within-watermark} the expiry is the first occurrence's event
+ * time plus the delay, which later duplicates do not carry, hence the separate index.
  */
 final class Deduplicator {
+  private static final byte BY_TIME = 'E';
   private static final byte KEY = 'K';
   private static final byte INDEX = 'T';
   private static final byte[] EMPTY = new byte[0];
 
   private final StateStore store;
   private final int[] keyColumns;
-  private final boolean expires;
+  private final Expiry expiry;
   private final long expiryOffsetMicros;
-  private long duplicates;
   private long evicted;
 
-  /**
-   * @param expires whether keys expire (event time in the key, or within-watermark)
-   * @param expiryOffsetMicros added to the event time to get the expiry (the delay for within-watermark, else 0)
-   */
-  Deduplicator(StateStore store, int[] keyColumns, boolean expires, long expiryOffsetMicros) {
+  /** How a key's expiry is known. */
+  enum Expiry {
+    /** Keys never expire. */
+    NEVER,
+    /** The keys hold the event time, which is the expiry. */
+    EVENT_TIME_IN_KEY,
+    /** The first occurrence's event time plus the watermark delay. */
+    FIRST_SEEN_PLUS_DELAY
+  }
+
+  /** The state operator id of a layout: a checkpoint of one layout is never read as another. */
+  static String operatorId(Expiry expiry) {
+    return expiry == Expiry.EVENT_TIME_IN_KEY ? "dedup-by-time" : "dedup";
+  }
+
+  /** @param expiryOffsetMicros the delay, for {@link Expiry#FIRST_SEEN_PLUS_DELAY} */
+  Deduplicator(StateStore store, int[] keyColumns, Expiry expiry, long expiryOffsetMicros) {
     this.store = store;
     this.keyColumns = keyColumns.clone();
-    this.expires = expires;
+    this.expiry = expiry;
     this.expiryOffsetMicros = expiryOffsetMicros;
   }
 
-  /** True if the row's key is new (the row goes on); false for a duplicate. */
-  boolean firstOccurrence(Object[] row, long eventTimeMicros) {
-    byte[] key = Codec.key(row, keyColumns);
-    byte[] stateKey = new Codec.Writer().raw(KEY).bytes(key).toBytes();
-    if (store.get(stateKey) != null) {
-      duplicates++;
-      return false;
-    }
-    if (expires) {
-      long expiry = eventTimeMicros + expiryOffsetMicros;
-      store.put(stateKey, ByteBuffer.allocate(8).putLong(expiry).array());
-      store.put(new Codec.Writer().raw(INDEX).sortableLong(expiry).bytes(key).toBytes(), EMPTY);
-    } else {
-      store.put(stateKey, EMPTY);
-    }
-    return true;
-  }
-
-  /** Deletes the keys whose expiry is below the watermark; walks the index only as far as needed. */
-  void evict(long watermarkMicros) {
-    if (!expires) {
-      return;
-    }
-    try (StateIterator it = store.scan(new byte[] {INDEX})) {
-      while (it.hasNext()) {
-        StateEntry e = it.next();
-        long expiry = Codec.sortable(ByteBuffer.wrap(e.key(), 1, 8).getLong());
-        if (expiry >= watermarkMicros) {
-          break;
+  /**
+   * For each of the first {@code count} rows (event times in {@code eventTimes}): true if its key
+   * is new (the row goes on), false for a duplicate. Rows are taken in order, so of two rows with
+   * one key the first goes on. One batched state lookup and write for all of them.
+   */
+  boolean[] firstOccurrences(Object[][] rows, long[] eventTimes, int count) {
+    byte[][] keys = new byte[count][];
+    byte[][] values = new byte[count][];
+    for (int i = 0; i < count; i++) {
+      switch (expiry) {
+        case EVENT_TIME_IN_KEY -> {
+          keys[i] = withKey(new Codec.Writer().raw(BY_TIME).sortableLong(eventTimes[i]), rows[i]);
+          values[i] = EMPTY;
         }
-        byte[] key = java.util.Arrays.copyOfRange(e.key(), 9, e.key().length);
-        store.delete(e.key());
-        store.delete(new Codec.Writer().raw(KEY).bytes(key).toBytes());
-        evicted++;
+        case FIRST_SEEN_PLUS_DELAY -> {
+          keys[i] = withKey(new Codec.Writer().raw(KEY), rows[i]);
+          values[i] = ByteBuffer.allocate(8).putLong(eventTimes[i] + expiryOffsetMicros).array();
+        }
+        default -> {
+          keys[i] = withKey(new Codec.Writer().raw(KEY), rows[i]);
+          values[i] = EMPTY;
+        }
       }
     }
+    boolean[] first = store.putAllIfAbsent(keys, values);
+    if (expiry == Expiry.FIRST_SEEN_PLUS_DELAY) {
+      indexNewKeys(rows, eventTimes, first);
+    }
+    return first;
   }
 
-  long duplicates() {
-    return duplicates;
+  /** Adds the eviction index entries of the keys just set. */
+  private void indexNewKeys(Object[][] rows, long[] eventTimes, boolean[] first) {
+    int n = 0;
+    for (boolean f : first) {
+      n += f ? 1 : 0;
+    }
+    byte[][] index = new byte[n][];
+    byte[][] empty = new byte[n][];
+    for (int i = 0, j = 0; i < first.length; i++) {
+      if (first[i]) {
+        long expiresAt = eventTimes[i] + expiryOffsetMicros;
+        index[j] = withKey(new Codec.Writer().raw(INDEX).sortableLong(expiresAt), rows[i]);
+        empty[j++] = EMPTY;
+      }
+    }
+    store.putAllIfAbsent(index, empty);
+  }
+
+  private byte[] withKey(Codec.Writer prefix, Object[] row) {
+    for (int c : keyColumns) {
+      prefix.value(row[c]);
+    }
+    return prefix.toBytes();
+  }
+
+  /** Deletes the keys whose expiry is below the watermark. */
+  void evict(long watermarkMicros) {
+    switch (expiry) {
+      case EVENT_TIME_IN_KEY -> evicted += store.deleteRange(new byte[] {BY_TIME}, below(BY_TIME, watermarkMicros));
+      case FIRST_SEEN_PLUS_DELAY -> {
+        byte[] end = below(INDEX, watermarkMicros);
+        try (StateIterator it = store.scan(new byte[] {INDEX})) {
+          while (it.hasNext()) {
+            StateEntry e = it.next();
+            if (Arrays.compareUnsigned(e.key(), end) >= 0) {
+              break;
+            }
+            byte[] key = Arrays.copyOfRange(e.key(), 8, e.key().length);
+            key[0] = KEY; // 'T' sortable(expiry) key -> 'K' key
+            store.delete(key);
+            evicted++;
+          }
+        }
+        store.deleteRange(new byte[] {INDEX}, end);
+      }
+      default -> { }
+    }
+  }
+
+  /** The first key of {@code prefix} at or after time {@code micros}: a range's exclusive end. */
+  private static byte[] below(byte prefix, long micros) {
+    return new Codec.Writer().raw(prefix).sortableLong(micros).toBytes();
   }
 
   long evicted() {
@@ -86,7 +147,6 @@ final class Deduplicator {
   }
 
   void resetCounters() {
-    duplicates = 0;
     evicted = 0;
   }
 }

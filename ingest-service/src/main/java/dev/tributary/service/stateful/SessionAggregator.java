@@ -92,8 +92,7 @@ final class SessionAggregator implements Aggregator {
 
   private void putDistinct(byte[] prefix, byte[] measureAndValue, Object[] buffer) {
     byte[] key = new Codec.Writer().bytes(prefix).bytes(measureAndValue).toBytes();
-    if (store.get(key) == null) {
-      store.put(key, EMPTY);
+    if (store.putIfAbsent(key, EMPTY)) {
       measures.countDistinct(buffer, measureAndValue[0]);
     }
   }

@@ -25,8 +25,7 @@ public final class StatefulPlan {
   private final int watermarkColumn;
   private final long delayMicros;
   private final int[] dedupColumns;
-  private final boolean dedupExpires;
-  private final long dedupExpiryOffsetMicros;
+  private final Deduplicator.Expiry dedupExpiry;
   private final WindowSpec window;
   private final int windowColumn;
   private final int[] groupColumns;
@@ -45,8 +44,8 @@ public final class StatefulPlan {
     this.dedupColumns = dedup.map(d -> columns(input, d.keys(), "deduplicate.keys", problems)).orElse(null);
     boolean keysHoldEventTime = dedup.isPresent() && wm.isPresent() && dedup.get().keys().contains(wm.get().column());
     boolean within = dedup.isPresent() && dedup.get().withinWatermark() && wm.isPresent();
-    this.dedupExpires = keysHoldEventTime || within;
-    this.dedupExpiryOffsetMicros = within && !keysHoldEventTime ? delayMicros : 0;
+    this.dedupExpiry = keysHoldEventTime ? Deduplicator.Expiry.EVENT_TIME_IN_KEY
+        : within ? Deduplicator.Expiry.FIRST_SEEN_PLUS_DELAY : Deduplicator.Expiry.NEVER;
     Optional<AggregateSpec> agg = spec.aggregate();
     if (agg.isPresent()) {
       AggregateSpec a = agg.get();
@@ -168,12 +167,8 @@ public final class StatefulPlan {
     return dedupColumns.clone();
   }
 
-  boolean dedupExpires() {
-    return dedupExpires;
-  }
-
-  long dedupExpiryOffsetMicros() {
-    return dedupExpiryOffsetMicros;
+  Deduplicator.Expiry dedupExpiry() {
+    return dedupExpiry;
   }
 
   WindowSpec window() {

@@ -22,10 +22,11 @@ import java.util.OptionalLong;
  * with the same rows and watermark yields the same output and the same state version N.
  */
 final class StatefulQuery implements AutoCloseable {
-  static final String DEDUP_OPERATOR = "dedup";
   static final String AGGREGATE_OPERATOR = "aggregate";
   static final int PURGE_EVERY = 10;
   static final int VERSIONS_KEPT = 20;
+  /** Rows deduplicated together: one native lookup and one write for all of them. */
+  static final int CHUNK = 2048;
 
   private final StatefulPlan plan;
   private final ObjectStore checkpointStore;
@@ -38,6 +39,10 @@ final class StatefulQuery implements AutoCloseable {
   private long maxEventTime = Long.MIN_VALUE;
   private boolean ended;
   private long duplicatesDropped;
+  // Rows waiting for deduplication, which looks their keys up a chunk at a time.
+  private final Object[][] chunk = new Object[CHUNK][];
+  private final long[] chunkTimes = new long[CHUNK];
+  private int chunkSize;
 
   /**
    * @param checkpointStore the pipeline's checkpoint location (state lives under {@code state/})
@@ -53,8 +58,8 @@ final class StatefulQuery implements AutoCloseable {
   void begin(long batchId, OptionalLong watermarkMicros) throws IOException {
     long version = batchId - 1;
     if (plan.deduplicates()) {
-      dedupStore = reopen(dedupStore, DEDUP_OPERATOR, version);
-      dedup = new Deduplicator(dedupStore, plan.dedupColumns(), plan.dedupExpires(), plan.dedupExpiryOffsetMicros());
+      dedupStore = reopen(dedupStore, dedupOperator(), version);
+      dedup = new Deduplicator(dedupStore, plan.dedupColumns(), plan.dedupExpiry(), plan.delayMicros());
     }
     if (plan.aggregates()) {
       aggregateStore = reopen(aggregateStore, AGGREGATE_OPERATOR, version);
@@ -72,6 +77,11 @@ final class StatefulQuery implements AutoCloseable {
     this.maxEventTime = Long.MIN_VALUE;
     this.ended = false;
     this.duplicatesDropped = 0;
+    this.chunkSize = 0;
+  }
+
+  private String dedupOperator() {
+    return Deduplicator.operatorId(plan.dedupExpiry());
   }
 
   private StateStore reopen(StateStore current, String operator, long version) throws IOException {
@@ -102,10 +112,32 @@ final class StatefulQuery implements AutoCloseable {
         return;
       }
     }
-    if (dedup != null && !dedup.firstOccurrence(row, eventTime)) {
-      duplicatesDropped++;
+    if (dedup != null) {
+      chunk[chunkSize] = row;
+      chunkTimes[chunkSize++] = eventTime;
+      if (chunkSize == CHUNK) {
+        deduplicateChunk(out);
+      }
       return;
     }
+    afterDedup(row, out);
+  }
+
+  /** Sends the chunk's first occurrences on, in their order, and counts the duplicates. */
+  private void deduplicateChunk(Emitter out) throws IOException {
+    boolean[] first = dedup.firstOccurrences(chunk, chunkTimes, chunkSize);
+    for (int i = 0; i < chunkSize; i++) {
+      if (first[i]) {
+        afterDedup(chunk[i], out);
+      } else {
+        duplicatesDropped++;
+      }
+      chunk[i] = null;
+    }
+    chunkSize = 0;
+  }
+
+  private void afterDedup(Object[] row, Emitter out) throws IOException {
     if (aggregator == null) {
       out.output(row);
       return;
@@ -120,6 +152,9 @@ final class StatefulQuery implements AutoCloseable {
 
   /** Emits what the batch finalised and evicts what the watermark passed. */
   void end(Emitter out) throws IOException {
+    if (chunkSize > 0) {
+      deduplicateChunk(out);
+    }
     long evictBefore = watermark.isPresent() ? watermark.getAsLong() : Long.MIN_VALUE;
     if (dedup != null) {
       dedup.resetCounters();
@@ -178,7 +213,7 @@ final class StatefulQuery implements AutoCloseable {
     }
     if (batchId % PURGE_EVERY == 0 && batchId > VERSIONS_KEPT) {
       if (dedupStore != null) {
-        StateStore.purge(checkpointStore, DEDUP_OPERATOR, batchId - VERSIONS_KEPT);
+        StateStore.purge(checkpointStore, dedupOperator(), batchId - VERSIONS_KEPT);
       }
       if (aggregateStore != null) {
         StateStore.purge(checkpointStore, AGGREGATE_OPERATOR, batchId - VERSIONS_KEPT);

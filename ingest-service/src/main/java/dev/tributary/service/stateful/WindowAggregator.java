@@ -5,6 +5,7 @@ import dev.tributary.checkpoint.state.StateIterator;
 import dev.tributary.checkpoint.state.StateStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -59,8 +60,7 @@ final class WindowAggregator implements Aggregator {
         Object v = measures.isDistinct(m) ? measures.distinctInput(m, row) : null;
         if (v != null) {
           byte[] dkey = new Codec.Writer().raw(DISTINCT).bytes(windowGroup).raw((byte) m).value(v).toBytes();
-          if (store.get(dkey) == null) {
-            store.put(dkey, EMPTY);
+          if (store.putIfAbsent(dkey, EMPTY)) {
             measures.countDistinct(buffer, m);
           }
         }
@@ -86,33 +86,26 @@ final class WindowAggregator implements Aggregator {
       }
       return;
     }
-    try (StateIterator it = store.scan(new byte[] {AGG})) {
-      while (it.hasNext()) {
-        StateEntry e = it.next();
-        long end = Codec.sortable(ByteBuffer.wrap(e.key(), 1, 8).getLong());
-        if (end > evictBeforeMicros) {
-          break;
-        }
-        if (mode == Mode.APPEND) {
+    if (evictBeforeMicros == Long.MIN_VALUE) {
+      return;
+    }
+    // Windows ending at or before the watermark are final: emitted (append mode), then both
+    // their buffers and their distinct values are dropped with one range delete each.
+    byte[] evictEnd = new Codec.Writer().raw(AGG).sortableLong(evictBeforeMicros + 1).toBytes();
+    if (mode == Mode.APPEND) {
+      try (StateIterator it = store.scan(new byte[] {AGG})) {
+        while (it.hasNext()) {
+          StateEntry e = it.next();
+          if (Arrays.compareUnsigned(e.key(), evictEnd) >= 0) {
+            break;
+          }
           out.output(row(e.key(), 1, measures.decode(e.value(), 0)));
         }
-        store.delete(e.key());
-        evicted++;
       }
     }
-    deleteDistinctUpTo(evictBeforeMicros);
-  }
-
-  private void deleteDistinctUpTo(long endMicros) {
-    try (StateIterator it = store.scan(new byte[] {DISTINCT})) {
-      while (it.hasNext()) {
-        StateEntry e = it.next();
-        if (Codec.sortable(ByteBuffer.wrap(e.key(), 1, 8).getLong()) > endMicros) {
-          break;
-        }
-        store.delete(e.key());
-      }
-    }
+    evicted += store.deleteRange(new byte[] {AGG}, evictEnd);
+    evictEnd[0] = DISTINCT;
+    store.deleteRange(new byte[] {DISTINCT}, evictEnd);
   }
 
   /** An output row from a key laid out as end, start, group values (from {@code offset}). */

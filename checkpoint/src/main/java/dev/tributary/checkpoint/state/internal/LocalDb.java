@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -75,11 +76,14 @@ final class LocalDb implements AutoCloseable {
         .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
         .setKeepLogFileNum(1)
         // Native memory per operator: at most two 16 MiB memtables (RocksDB's default is 64 MiB).
-        .setWriteBufferSize(16L << 20)
-        .setMaxWriteBufferNumber(2)
+        .setWriteBufferSize(64L << 20)
+        .setMaxWriteBufferNumber(3)
         // Most lookups of deduplication and first-seen window keys miss: a Bloom filter answers
         // those without reading data blocks.
-        .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(filter));
+        .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(filter))
+        // ... and the memtables, which hold the keys of the last batches, get one too.
+        .setMemtablePrefixBloomSizeRatio(0.1)
+        .setMemtableWholeKeyFiltering(true);
     // No WAL: the working copy is rebuilt from the checkpoint after any crash.
     WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
     try {
@@ -91,6 +95,40 @@ final class LocalDb implements AutoCloseable {
       filter.close();
       throw new IOException("State of operator " + operatorId + ": cannot create the local"
           + " working copy in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  void put(byte[] key, byte[] value) {
+    try {
+      db.put(writeOptions, key, value);
+    } catch (RocksDBException e) {
+      throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+    }
+  }
+
+  void delete(byte[] key) {
+    try {
+      db.delete(writeOptions, key);
+    } catch (RocksDBException e) {
+      throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+    }
+  }
+
+  /** Deletes every key in [{@code from}, {@code to}) with one range tombstone. */
+  void deleteRange(byte[] from, byte[] to) {
+    try {
+      db.deleteRange(writeOptions, from, to);
+    } catch (RocksDBException e) {
+      throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "write", e);
+    }
+  }
+
+  /** The values of {@code keys} (null where absent), in one native call. */
+  List<byte[]> multiGet(List<byte[]> keys) {
+    try {
+      return db.multiGetAsList(keys);
+    } catch (RocksDBException e) {
+      throw CheckpointErrors.localStateFailed(operatorId, dir.toString(), "read", e);
     }
   }
 

@@ -5,34 +5,34 @@ import dev.tributary.checkpoint.state.StateMetrics;
 import dev.tributary.checkpoint.state.StateStore;
 import dev.tributary.storage.ObjectStore;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
+import org.rocksdb.RocksIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link StateStore} on a local RocksDB working copy. This version's changes are kept in a sorted
- * map on the heap (they are one batch's worth, and become the changelog as they are); the
- * committed state lives only in RocksDB.
+ * {@link StateStore} on a local RocksDB working copy. Changes go straight into RocksDB (no heap
+ * copy of the state, and reads need one lookup) and are recorded, in order, in this version's
+ * {@link StateFileFormat.ChangeLog}, which the commit uploads as it is. Discarding uncommitted
+ * changes therefore rebuilds the working copy from the checkpoint; that only happens when a batch
+ * is retried in the same process, after a failure.
  */
 public final class RocksStateStore implements StateStore {
   private static final Logger LOG = LoggerFactory.getLogger(RocksStateStore.class);
 
   private final StateFiles files;
   private final StateTransfer transfer;
-  private final LocalDb db;
+  private final Path localDir;
   private final int snapshotInterval;
-  /** This version's changes, by key; a null value is a delete. */
-  private final TreeMap<byte[], byte[]> pending = new TreeMap<>(Arrays::compareUnsigned);
-  private final Set<MergedIterator> openIterators = new HashSet<>();
+  private final StateFileFormat.ChangeLog changes = new StateFileFormat.ChangeLog();
+  private final Set<PrefixIterator> openIterators = new HashSet<>();
+  private LocalDb db;
   private long version;
   private long changelogsSinceSnapshot;
   private long committedKeys;
@@ -43,10 +43,10 @@ public final class RocksStateStore implements StateStore {
   private long keysDeleted;
   private boolean closed;
 
-  private RocksStateStore(StateFiles files, LocalDb db, int snapshotInterval) {
+  private RocksStateStore(StateFiles files, Path localDir, int snapshotInterval) {
     this.files = files;
     this.transfer = new StateTransfer(files);
-    this.db = db;
+    this.localDir = localDir;
     this.snapshotInterval = snapshotInterval;
   }
 
@@ -62,16 +62,9 @@ public final class RocksStateStore implements StateStore {
     if (snapshotInterval < 1) {
       throw new IllegalArgumentException("snapshotInterval must be >= 1, got " + snapshotInterval);
     }
-    StateFiles.LoadPlan plan = version == INITIAL_VERSION ? null : files.plan(version);
-    RocksStateStore state =
-        new RocksStateStore(files, LocalDb.create(operatorId, localDir), snapshotInterval);
-    try {
-      state.load(version, plan);
-      return state;
-    } catch (IOException | RuntimeException e) {
-      state.close();
-      throw e;
-    }
+    RocksStateStore state = new RocksStateStore(files, localDir, snapshotInterval);
+    state.load(version);
+    return state;
   }
 
   @Override
@@ -87,12 +80,7 @@ public final class RocksStateStore implements StateStore {
   @Override
   public byte[] get(byte[] key) {
     checkOpen();
-    Objects.requireNonNull(key, "key");
-    if (pending.containsKey(key)) {
-      byte[] value = pending.get(key);
-      return value == null ? null : value.clone();
-    }
-    return db.get(key);
+    return db.get(Objects.requireNonNull(key, "key"));
   }
 
   @Override
@@ -100,14 +88,68 @@ public final class RocksStateStore implements StateStore {
     checkOpen();
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    byte[] old = get(key);
+    byte[] old = db.get(key);
     if (old == null) {
       keys++;
       bytes += key.length + value.length;
     } else {
       bytes += value.length - old.length;
     }
-    pending.put(key.clone(), value.clone());
+    write(key, value);
+  }
+
+  @Override
+  public boolean putIfAbsent(byte[] key, byte[] value) {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (db.get(key) != null) {
+      return false;
+    }
+    keys++;
+    bytes += key.length + value.length;
+    write(key, value);
+    return true;
+  }
+
+  @Override
+  public boolean[] putAllIfAbsent(byte[][] candidates, byte[][] values) {
+    checkOpen();
+    if (candidates.length != values.length) {
+      throw new IllegalArgumentException(candidates.length + " keys but " + values.length + " values");
+    }
+    boolean[] set = new boolean[candidates.length];
+    for (int i = 0; i < candidates.length; i++) {
+      Objects.requireNonNull(candidates[i], "key");
+      Objects.requireNonNull(values[i], "value");
+    }
+    if (candidates.length == 0) {
+      return set;
+    }
+    List<byte[]> existing = db.multiGet(Arrays.asList(candidates));
+    Set<ByteBuffer> added = new HashSet<>();
+    try (LocalDb.Batch batch = db.batch()) {
+      for (int i = 0; i < candidates.length; i++) {
+        byte[] key = candidates[i];
+        byte[] value = values[i];
+        if (existing.get(i) != null || !added.add(ByteBuffer.wrap(key))) {
+          continue;
+        }
+        set[i] = true;
+        keys++;
+        bytes += key.length + value.length;
+        batch.put(key, value);
+        changes.put(key, value);
+        keysWritten++;
+      }
+      batch.write();
+    }
+    return set;
+  }
+
+  private void write(byte[] key, byte[] value) {
+    db.put(key, value);
+    changes.put(key, value);
     keysWritten++;
   }
 
@@ -115,30 +157,58 @@ public final class RocksStateStore implements StateStore {
   public void delete(byte[] key) {
     checkOpen();
     Objects.requireNonNull(key, "key");
-    byte[] old = get(key);
+    byte[] old = db.get(key);
+    keysDeleted++;
     if (old != null) {
       keys--;
       bytes -= key.length + old.length;
+      db.delete(key);
+      changes.delete(key);
     }
-    pending.put(key.clone(), null);
-    keysDeleted++;
+  }
+
+  @Override
+  public long deleteRange(byte[] fromInclusive, byte[] toExclusive) {
+    checkOpen();
+    Objects.requireNonNull(fromInclusive, "fromInclusive");
+    Objects.requireNonNull(toExclusive, "toExclusive");
+    if (Arrays.compareUnsigned(fromInclusive, toExclusive) >= 0) {
+      return 0;
+    }
+    long[] size = countRange(db, fromInclusive, toExclusive);
+    if (size[0] == 0) {
+      return 0;
+    }
+    keys -= size[0];
+    bytes -= size[1];
+    keysDeleted += size[0];
+    db.deleteRange(fromInclusive, toExclusive);
+    changes.deleteRange(fromInclusive, toExclusive);
+    return size[0];
+  }
+
+  /** Number of keys and their total size in [from, to): the exact metrics of a range delete. */
+  static long[] countRange(LocalDb db, byte[] from, byte[] to) {
+    long[] size = {0, 0};
+    try (RocksIterator it = db.iterator()) {
+      for (it.seek(from); it.isValid(); it.next()) {
+        byte[] key = it.key();
+        if (Arrays.compareUnsigned(key, to) >= 0) {
+          break;
+        }
+        size[0]++;
+        size[1] += key.length + it.value().length;
+      }
+    }
+    return size;
   }
 
   @Override
   public StateIterator scan(byte[] prefix) {
     checkOpen();
     Objects.requireNonNull(prefix, "prefix");
-    List<Map.Entry<byte[], byte[]>> changes = new ArrayList<>();
-    for (Map.Entry<byte[], byte[]> e : pending.tailMap(prefix, true).entrySet()) {
-      byte[] k = e.getKey();
-      if (k.length < prefix.length || !Arrays.equals(k, 0, prefix.length, prefix, 0,
-          prefix.length)) {
-        break;
-      }
-      changes.add(new AbstractMap.SimpleImmutableEntry<>(k, e.getValue()));
-    }
-    MergedIterator[] self = new MergedIterator[1];
-    self[0] = new MergedIterator(db.iterator(), changes, prefix, () -> openIterators.remove(self[0]));
+    PrefixIterator[] self = new PrefixIterator[1];
+    self[0] = new PrefixIterator(db.iterator(), prefix, () -> openIterators.remove(self[0]));
     openIterators.add(self[0]);
     return self[0];
   }
@@ -151,19 +221,9 @@ public final class RocksStateStore implements StateStore {
           + version + ": the next commit must be version " + (version + 1) + ", not "
           + newVersion);
     }
-    transfer.uploadChangelog(newVersion, StateTransfer.encodeChangelog(newVersion, pending));
-    try (LocalDb.Batch batch = db.batch()) {
-      for (Map.Entry<byte[], byte[]> e : pending.entrySet()) {
-        if (e.getValue() == null) {
-          batch.delete(e.getKey());
-        } else {
-          batch.put(e.getKey(), e.getValue());
-        }
-      }
-      batch.write();
-    }
+    transfer.uploadChangelog(newVersion, changes.toFile(newVersion));
     version = newVersion;
-    pending.clear();
+    changes.clear();
     committedKeys = keys;
     committedBytes = bytes;
     keysWritten = 0;
@@ -182,14 +242,22 @@ public final class RocksStateStore implements StateStore {
     }
   }
 
+  /**
+   * Discards this version's changes. They are already in the working copy, so unless there are
+   * none it is rebuilt from the checkpoint at {@link #version()}.
+   */
   @Override
-  public void abort() {
+  public void abort() throws IOException {
     checkOpen();
-    pending.clear();
-    keys = committedKeys;
-    bytes = committedBytes;
     keysWritten = 0;
     keysDeleted = 0;
+    if (changes.isEmpty()) {
+      keys = committedKeys;
+      bytes = committedBytes;
+      return;
+    }
+    closeWorkingCopy();
+    load(version);
   }
 
   @Override
@@ -203,10 +271,17 @@ public final class RocksStateStore implements StateStore {
       return;
     }
     closed = true;
-    for (MergedIterator it : List.copyOf(openIterators)) {
+    closeWorkingCopy();
+  }
+
+  private void closeWorkingCopy() {
+    for (PrefixIterator it : List.copyOf(openIterators)) {
       it.close();
     }
-    db.close();
+    if (db != null) {
+      db.close();
+      db = null;
+    }
   }
 
   private void checkOpen() {
@@ -215,20 +290,32 @@ public final class RocksStateStore implements StateStore {
     }
   }
 
-  private void load(long target, StateFiles.LoadPlan plan) throws IOException {
-    version = target;
-    if (plan == null) {
-      return;
+  /** Builds a fresh working copy holding version {@code target}. */
+  private void load(long target) throws IOException {
+    StateFiles.LoadPlan plan = target == INITIAL_VERSION ? null : files.plan(target);
+    LocalDb fresh = LocalDb.create(files.operatorId(), localDir);
+    try {
+      StateTransfer.Size size = plan == null ? new StateTransfer.Size(0, 0) : transfer.load(plan, fresh);
+      db = fresh;
+      version = target;
+      changes.clear();
+      keys = size.keys();
+      bytes = size.bytes();
+      committedKeys = keys;
+      committedBytes = bytes;
+      keysWritten = 0;
+      keysDeleted = 0;
+      changelogsSinceSnapshot = plan == null ? 0 : plan.changelogs().size();
+    } catch (IOException | RuntimeException e) {
+      fresh.close();
+      closed = true;
+      throw e;
     }
-    StateTransfer.Size size = transfer.load(plan, db);
-    keys = size.keys();
-    bytes = size.bytes();
-    committedKeys = keys;
-    committedBytes = bytes;
-    changelogsSinceSnapshot = plan.changelogs().size();
-    LOG.info("State of operator {} loaded at version {}: {} keys, {} bytes, from {} and {}"
-        + " changelogs", operatorId(), target, keys, bytes,
-        plan.snapshot().isPresent() ? "snapshot " + plan.snapshot().getAsLong() : "no snapshot",
-        plan.changelogs().size());
+    if (plan != null) {
+      LOG.info("State of operator {} loaded at version {}: {} keys, {} bytes, from {} and {}"
+          + " changelogs", operatorId(), target, keys, bytes,
+          plan.snapshot().isPresent() ? "snapshot " + plan.snapshot().getAsLong() : "no snapshot",
+          plan.changelogs().size());
+    }
   }
 }

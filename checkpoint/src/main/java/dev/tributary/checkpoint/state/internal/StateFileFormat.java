@@ -2,12 +2,16 @@ package dev.tributary.checkpoint.state.internal;
 
 import dev.tributary.checkpoint.CorruptCheckpointException;
 import dev.tributary.checkpoint.internal.CheckpointErrors;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
@@ -20,73 +24,78 @@ import java.util.zip.CheckedOutputStream;
  *
  * <pre>
  * magic          8 bytes  "TRBSTATE"
- * format         int32    1
+ * format         int32    2 (1 is still read)
  * kind           byte     'D' changelog, 'S' snapshot
  * stateVersion   int64    the version the file belongs to
  * record*        byte tag 1 = put: int32 keyLength, key, int32 valueLength, value
  *                         2 = delete: int32 keyLength, key
+ *                         3 = delete range: int32 fromLength, from, int32 toLength, to
+ *                             (every key k with from &lt;= k &lt; to)
  * end            byte tag 0, int64 recordCount, int32 CRC-32C of every byte before it
  * </pre>
  *
- * Records are in strictly ascending unsigned-byte key order (each key once); snapshots hold only
- * puts. The end marker, count and checksum make truncation and corruption detectable.
+ * A snapshot holds only puts, in strictly ascending unsigned-byte key order (each key once). A
+ * changelog of format 2 is the batch's operations in the order the operator made them, applied in
+ * that order (a key may appear more than once); format 1 changelogs held each key once, in key
+ * order, and no range deletes. The end marker, count and checksum make truncation and corruption
+ * detectable.
  */
 public final class StateFileFormat {
   public static final byte CHANGELOG = 'D';
   public static final byte SNAPSHOT = 'S';
 
-  static final int FORMAT = 1;
+  static final int FORMAT = 2;
   private static final byte[] MAGIC = "TRBSTATE".getBytes(StandardCharsets.US_ASCII);
   private static final byte END = 0;
-  private static final byte PUT = 1;
-  private static final byte DELETE = 2;
+  static final byte PUT = 1;
+  static final byte DELETE = 2;
+  static final byte DELETE_RANGE = 3;
   // Keys and values are far smaller in practice; the bound turns a corrupt length into a clear
   // error instead of an attempt to allocate gigabytes.
   private static final int MAX_LENGTH = 256 << 20;
+  // Records are small; checksumming them one write at a time would cost more than writing them.
+  private static final int BUFFER = 1 << 16;
 
   private StateFileFormat() {}
 
-  /** Receives the records of a file being read. A null value is a delete. */
-  @FunctionalInterface
+  /** Receives the records of a file being read, in file order. */
   public interface RecordSink {
+    /** A put, or a delete if {@code value} is null. */
     void accept(byte[] key, byte[] value) throws IOException;
+
+    /** A delete of every key in [{@code from}, {@code to}); only changelogs have these. */
+    default void deleteRange(byte[] from, byte[] to) throws IOException {
+      throw new UnsupportedOperationException("range delete");
+    }
   }
 
-  /** Writes one file; {@link #finish()} writes the end marker and checksum. */
+  /** Writes a snapshot; {@link #finish()} writes the end marker and checksum. */
   public static final class Writer {
     private final OutputStream target;
     private final CheckedOutputStream checked;
+    private final BufferedOutputStream buffered;
     private final DataOutputStream out;
-    private final byte kind;
     private byte[] previousKey;
     private long records;
 
-    public Writer(OutputStream target, byte kind, long stateVersion) throws IOException {
+    public Writer(OutputStream target, long stateVersion) throws IOException {
       this.target = target;
       this.checked = new CheckedOutputStream(target, new CRC32C());
-      this.out = new DataOutputStream(checked);
-      this.kind = kind;
-      out.write(MAGIC);
-      out.writeInt(FORMAT);
-      out.writeByte(kind);
-      out.writeLong(stateVersion);
+      this.buffered = new BufferedOutputStream(checked, BUFFER);
+      this.out = new DataOutputStream(buffered);
+      out.write(header(SNAPSHOT, stateVersion));
     }
 
-    /** Appends a put, or a delete if {@code value} is null (changelogs only). */
+    /** Appends a put; keys must come in strictly ascending order. */
     public void record(byte[] key, byte[] value) throws IOException {
       if (previousKey != null && Arrays.compareUnsigned(previousKey, key) >= 0) {
-        throw new IllegalArgumentException("state file records must be in ascending key order");
+        throw new IllegalArgumentException("snapshot records must be in ascending key order");
       }
-      if (value == null && kind == SNAPSHOT) {
-        throw new IllegalArgumentException("a snapshot holds no deletes");
-      }
-      out.writeByte(value == null ? DELETE : PUT);
+      out.writeByte(PUT);
       out.writeInt(key.length);
       out.write(key);
-      if (value != null) {
-        out.writeInt(value.length);
-        out.write(value);
-      }
+      out.writeInt(value.length);
+      out.write(value);
       previousKey = key;
       records++;
     }
@@ -101,6 +110,79 @@ public final class StateFileFormat {
       tail.writeInt((int) checked.getChecksum().getValue());
       tail.flush();
     }
+  }
+
+  /**
+   * A changelog being recorded: the operations of one batch, encoded as they happen (about
+   * {@code 9 + key + value} bytes each on the heap until the commit).
+   */
+  public static final class ChangeLog {
+    private final Buffer ops = new Buffer();
+    private final DataOutputStream out = new DataOutputStream(ops);
+    private long records;
+
+    public void put(byte[] key, byte[] value) {
+      write(PUT, key, value);
+    }
+
+    public void delete(byte[] key) {
+      write(DELETE, key, null);
+    }
+
+    public void deleteRange(byte[] from, byte[] to) {
+      write(DELETE_RANGE, from, to);
+    }
+
+    public boolean isEmpty() {
+      return records == 0;
+    }
+
+    public void clear() {
+      ops.reset();
+      records = 0;
+    }
+
+    /** The whole changelog file of {@code stateVersion} holding the operations so far. */
+    public byte[] toFile(long stateVersion) {
+      byte[] header = header(CHANGELOG, stateVersion);
+      ByteBuffer file = ByteBuffer.allocate(header.length + ops.size() + 1 + 8 + 4);
+      file.put(header).put(ops.array(), 0, ops.size()).put(END).putLong(records);
+      CRC32C crc = new CRC32C();
+      crc.update(file.array(), 0, file.position());
+      file.putInt((int) crc.getValue());
+      return file.array();
+    }
+
+    private void write(byte tag, byte[] key, byte[] second) {
+      try {
+        out.writeByte(tag);
+        out.writeInt(key.length);
+        out.write(key);
+        if (second != null) {
+          out.writeInt(second.length);
+          out.write(second);
+        }
+      } catch (IOException impossible) {
+        throw new UncheckedIOException(impossible); // an in-memory buffer does not fail
+      }
+      records++;
+    }
+
+    /** A byte array output stream that exposes its array (no copy at the commit). */
+    private static final class Buffer extends ByteArrayOutputStream {
+      Buffer() {
+        super(1 << 16);
+      }
+
+      byte[] array() {
+        return buf;
+      }
+    }
+  }
+
+  private static byte[] header(byte kind, long stateVersion) {
+    return ByteBuffer.allocate(MAGIC.length + 4 + 1 + 8)
+        .put(MAGIC).putInt(FORMAT).put(kind).putLong(stateVersion).array();
   }
 
   /**
@@ -132,6 +214,8 @@ public final class StateFileFormat {
         throw corrupt(location, key, "it holds " + describe(kind) + " of version " + version
             + " but its name says " + describe(expectedKind) + " of version " + expectedVersion);
       }
+      // Snapshots, and changelogs of format 1, hold each key once in ascending order.
+      boolean ordered = kind == SNAPSHOT || format == 1;
       byte[] previous = null;
       long records = 0;
       while (true) {
@@ -139,15 +223,21 @@ public final class StateFileFormat {
         if (tag == END) {
           break;
         }
-        if (tag != PUT && (tag != DELETE || kind == SNAPSHOT)) {
+        boolean known = tag == PUT || (kind == CHANGELOG && (tag == DELETE
+            || (tag == DELETE_RANGE && format >= 2)));
+        if (!known) {
           throw corrupt(location, key, "unexpected record tag " + tag + " at record " + records);
         }
         byte[] k = readBytes(data, location, key, records);
-        byte[] v = tag == PUT ? readBytes(data, location, key, records) : null;
-        if (previous != null && Arrays.compareUnsigned(previous, k) >= 0) {
+        byte[] v = tag == DELETE ? null : readBytes(data, location, key, records);
+        if (ordered && previous != null && Arrays.compareUnsigned(previous, k) >= 0) {
           throw corrupt(location, key, "record " + records + " is out of key order");
         }
-        sink.accept(k, v);
+        if (tag == DELETE_RANGE) {
+          sink.deleteRange(k, v);
+        } else {
+          sink.accept(k, v);
+        }
         previous = k;
         records++;
       }

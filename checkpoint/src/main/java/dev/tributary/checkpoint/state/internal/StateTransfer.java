@@ -6,12 +6,9 @@ import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectWriter;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.SortedMap;
 import org.rocksdb.RocksIterator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,19 +32,6 @@ final class StateTransfer {
   StateTransfer(StateFiles files) {
     this.files = files;
     this.store = files.store();
-  }
-
-  /** The changelog of {@code version}: {@code changes} in key order, a null value a delete. */
-  static byte[] encodeChangelog(long version, SortedMap<byte[], byte[]> changes)
-      throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    StateFileFormat.Writer writer =
-        new StateFileFormat.Writer(out, StateFileFormat.CHANGELOG, version);
-    for (Map.Entry<byte[], byte[]> e : changes.entrySet()) {
-      writer.record(e.getKey(), e.getValue());
-    }
-    writer.finish();
-    return out.toByteArray();
   }
 
   /**
@@ -92,8 +76,7 @@ final class StateTransfer {
     ObjectWriter out = store.create(key);
     try (RocksIterator it = db.iterator()) {
       BufferedOutputStream buffered = new BufferedOutputStream(out, BUFFER);
-      StateFileFormat.Writer writer =
-          new StateFileFormat.Writer(buffered, StateFileFormat.SNAPSHOT, version);
+      StateFileFormat.Writer writer = new StateFileFormat.Writer(buffered, version);
       for (it.seekToFirst(); it.isValid(); it.next()) {
         writer.record(it.key(), it.value());
       }
@@ -128,26 +111,35 @@ final class StateTransfer {
     }
     for (long version : plan.changelogs()) {
       String key = files.changelogKey(version);
-      // Each key appears once per changelog, so the old values read from the database before
-      // the batch is written give the right counts.
-      try (LocalDb.Batch batch = db.batch();
-          InputStream in = new BufferedInputStream(store.open(key), BUFFER)) {
+      // Operations are applied one by one, in order: a key may appear more than once, and the
+      // exact size needs the value each one replaces.
+      try (InputStream in = new BufferedInputStream(store.open(key), BUFFER)) {
         StateFileFormat.read(in, store.location(), key, StateFileFormat.CHANGELOG, version,
-            (k, v) -> {
-              byte[] old = db.get(k);
-              if (old != null) {
-                size[0]--;
-                size[1] -= k.length + old.length;
+            new StateFileFormat.RecordSink() {
+              @Override
+              public void accept(byte[] k, byte[] v) {
+                byte[] old = db.get(k);
+                if (old != null) {
+                  size[0]--;
+                  size[1] -= k.length + old.length;
+                }
+                if (v == null) {
+                  db.delete(k);
+                } else {
+                  size[0]++;
+                  size[1] += k.length + v.length;
+                  db.put(k, v);
+                }
               }
-              if (v == null) {
-                batch.delete(k);
-              } else {
-                size[0]++;
-                size[1] += k.length + v.length;
-                batch.put(k, v);
+
+              @Override
+              public void deleteRange(byte[] from, byte[] to) {
+                long[] range = RocksStateStore.countRange(db, from, to);
+                size[0] -= range[0];
+                size[1] -= range[1];
+                db.deleteRange(from, to);
               }
             });
-        batch.write();
       }
     }
     return new Size(size[0], size[1]);
