@@ -99,6 +99,15 @@ public interface StateStore extends AutoCloseable {
    */
   boolean[] putAllIfAbsent(byte[][] keys, byte[][] values);
 
+  /**
+   * Sets keys the caller knows have no value (ruled out by its own index or filter), without
+   * looking them up: the cheapest write. Setting a key that has a value replaces it but leaves
+   * the size {@link #metrics() metrics} off by that entry.
+   *
+   * @param values {@code values[i]} is the value for {@code keys[i]}
+   */
+  void insertAll(byte[][] keys, byte[][] values);
+
   /** Removes {@code key} if present; uncommitted until {@link #commit}. */
   void delete(byte[] key);
 

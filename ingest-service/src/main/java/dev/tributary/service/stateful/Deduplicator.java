@@ -5,6 +5,8 @@ import dev.tributary.checkpoint.state.StateIterator;
 import dev.tributary.checkpoint.state.StateStore;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Drops rows whose key was seen before. Three state layouts, one per kind of expiry:
@@ -32,6 +34,7 @@ final class Deduplicator {
   private final int[] keyColumns;
   private final Expiry expiry;
   private final long expiryOffsetMicros;
+  private final RecentKeys recentKeys;
   private long evicted;
 
   /** How a key's expiry is known. */
@@ -49,12 +52,27 @@ final class Deduplicator {
     return expiry == Expiry.EVENT_TIME_IN_KEY ? "dedup-by-time" : "dedup";
   }
 
-  /** @param expiryOffsetMicros the delay, for {@link Expiry#FIRST_SEEN_PLUS_DELAY} */
-  Deduplicator(StateStore store, int[] keyColumns, Expiry expiry, long expiryOffsetMicros) {
+  /**
+   * @param expiryOffsetMicros the delay, for {@link Expiry#FIRST_SEEN_PLUS_DELAY}
+   * @param recentKeys for {@link Expiry#EVENT_TIME_IN_KEY}: a filter holding at least every key
+   *     of {@code store} (see {@link #fill}), kept up to date by this deduplicator; else null
+   */
+  Deduplicator(StateStore store, int[] keyColumns, Expiry expiry, long expiryOffsetMicros, RecentKeys recentKeys) {
     this.store = store;
     this.keyColumns = keyColumns.clone();
     this.expiry = expiry;
     this.expiryOffsetMicros = expiryOffsetMicros;
+    this.recentKeys = expiry == Expiry.EVENT_TIME_IN_KEY ? recentKeys : null;
+  }
+
+  /** Adds every key of an event-time-keyed {@code store} to {@code recentKeys}: after loading state. */
+  static void fill(StateStore store, RecentKeys recentKeys) {
+    try (StateIterator it = store.scan(new byte[] {BY_TIME})) {
+      while (it.hasNext()) {
+        byte[] key = it.next().key();
+        recentKeys.add(Codec.sortable(ByteBuffer.wrap(key, 1, 8).getLong()), key);
+      }
+    }
   }
 
   /**
@@ -81,11 +99,54 @@ final class Deduplicator {
         }
       }
     }
+    if (recentKeys != null) {
+      return filtered(keys, eventTimes, count);
+    }
     boolean[] first = store.putAllIfAbsent(keys, values);
     if (expiry == Expiry.FIRST_SEEN_PLUS_DELAY) {
       indexNewKeys(rows, eventTimes, first);
     }
     return first;
+  }
+
+  /**
+   * Event-time keys through the filter: a key it has never seen is new without a lookup (and an
+   * equal key later in the chunk is then a duplicate); only the others are looked up.
+   */
+  private boolean[] filtered(byte[][] keys, long[] eventTimes, int count) {
+    boolean[] first = new boolean[count];
+    Set<ByteBuffer> newInChunk = new HashSet<>();
+    byte[][] inserts = new byte[count][];
+    int[] lookups = new int[count];
+    int insertCount = 0;
+    int lookupCount = 0;
+    for (int i = 0; i < count; i++) {
+      byte[] key = keys[i];
+      if (!recentKeys.mightContain(eventTimes[i], key)) {
+        recentKeys.add(eventTimes[i], key);
+        newInChunk.add(ByteBuffer.wrap(key));
+        inserts[insertCount++] = key;
+        first[i] = true;
+      } else if (!newInChunk.contains(ByteBuffer.wrap(key))) {
+        lookups[lookupCount++] = i;
+      }
+    }
+    store.insertAll(Arrays.copyOf(inserts, insertCount), filledWith(EMPTY, insertCount));
+    byte[][] candidates = new byte[lookupCount][];
+    for (int j = 0; j < lookupCount; j++) {
+      candidates[j] = keys[lookups[j]];
+    }
+    boolean[] set = store.putAllIfAbsent(candidates, filledWith(EMPTY, lookupCount));
+    for (int j = 0; j < lookupCount; j++) {
+      first[lookups[j]] = set[j];
+    }
+    return first;
+  }
+
+  private static byte[][] filledWith(byte[] value, int count) {
+    byte[][] values = new byte[count][];
+    Arrays.fill(values, value);
+    return values;
   }
 
   /** Adds the eviction index entries of the keys just set. */
@@ -116,7 +177,12 @@ final class Deduplicator {
   /** Deletes the keys whose expiry is below the watermark. */
   void evict(long watermarkMicros) {
     switch (expiry) {
-      case EVENT_TIME_IN_KEY -> evicted += store.deleteRange(new byte[] {BY_TIME}, below(BY_TIME, watermarkMicros));
+      case EVENT_TIME_IN_KEY -> {
+        evicted += store.deleteRange(new byte[] {BY_TIME}, below(BY_TIME, watermarkMicros));
+        if (recentKeys != null) {
+          recentKeys.evictBelow(watermarkMicros);
+        }
+      }
       case FIRST_SEEN_PLUS_DELAY -> {
         byte[] end = below(INDEX, watermarkMicros);
         try (StateIterator it = store.scan(new byte[] {INDEX})) {

@@ -25,8 +25,9 @@ final class StatefulQuery implements AutoCloseable {
   static final String AGGREGATE_OPERATOR = "aggregate";
   static final int PURGE_EVERY = 10;
   static final int VERSIONS_KEPT = 20;
-  /** Rows deduplicated together: one native lookup and one write for all of them. */
+  /** Rows deduplicated together: one native lookup and one write for all of them (see {@link DedupStage}). */
   static final int CHUNK = 2048;
+  private static final long MIN_FILTER_BUCKET_MICROS = 60_000_000L;
 
   private final StatefulPlan plan;
   private final ObjectStore checkpointStore;
@@ -39,10 +40,8 @@ final class StatefulQuery implements AutoCloseable {
   private long maxEventTime = Long.MIN_VALUE;
   private boolean ended;
   private long duplicatesDropped;
-  // Rows waiting for deduplication, which looks their keys up a chunk at a time.
-  private final Object[][] chunk = new Object[CHUNK][];
-  private final long[] chunkTimes = new long[CHUNK];
-  private int chunkSize;
+  private DedupStage dedupStage;
+  private RecentKeys recentKeys;
 
   /**
    * @param checkpointStore the pipeline's checkpoint location (state lives under {@code state/})
@@ -58,8 +57,20 @@ final class StatefulQuery implements AutoCloseable {
   void begin(long batchId, OptionalLong watermarkMicros) throws IOException {
     long version = batchId - 1;
     if (plan.deduplicates()) {
+      if (dedupStage == null) {
+        dedupStage = new DedupStage(CHUNK);
+      }
+      dedupStage.begin(null); // nothing in flight may touch the store while it is reopened
+      StateStore before = dedupStore;
       dedupStore = reopen(dedupStore, dedupOperator(), version);
-      dedup = new Deduplicator(dedupStore, plan.dedupColumns(), plan.dedupExpiry(), plan.delayMicros());
+      if (plan.dedupExpiry() == Deduplicator.Expiry.EVENT_TIME_IN_KEY && dedupStore != before) {
+        // Loaded from the checkpoint: the filter starts from the loaded keys. (A rolled-back batch
+        // on the same store only leaves extra keys in it, which cost a lookup, never a duplicate.)
+        recentKeys = new RecentKeys(Math.max(plan.delayMicros(), MIN_FILTER_BUCKET_MICROS));
+        Deduplicator.fill(dedupStore, recentKeys);
+      }
+      dedup = new Deduplicator(dedupStore, plan.dedupColumns(), plan.dedupExpiry(), plan.delayMicros(), recentKeys);
+      dedupStage.begin(dedup);
     }
     if (plan.aggregates()) {
       aggregateStore = reopen(aggregateStore, AGGREGATE_OPERATOR, version);
@@ -77,7 +88,6 @@ final class StatefulQuery implements AutoCloseable {
     this.maxEventTime = Long.MIN_VALUE;
     this.ended = false;
     this.duplicatesDropped = 0;
-    this.chunkSize = 0;
   }
 
   private String dedupOperator() {
@@ -113,28 +123,24 @@ final class StatefulQuery implements AutoCloseable {
       }
     }
     if (dedup != null) {
-      chunk[chunkSize] = row;
-      chunkTimes[chunkSize++] = eventTime;
-      if (chunkSize == CHUNK) {
-        deduplicateChunk(out);
+      DedupStage.Done done = dedupStage.add(row, eventTime);
+      if (done != null) {
+        afterDedup(done, out);
       }
       return;
     }
     afterDedup(row, out);
   }
 
-  /** Sends the chunk's first occurrences on, in their order, and counts the duplicates. */
-  private void deduplicateChunk(Emitter out) throws IOException {
-    boolean[] first = dedup.firstOccurrences(chunk, chunkTimes, chunkSize);
-    for (int i = 0; i < chunkSize; i++) {
-      if (first[i]) {
-        afterDedup(chunk[i], out);
+  /** Sends a deduplicated chunk's first occurrences on, in their order, and counts the duplicates. */
+  private void afterDedup(DedupStage.Done chunk, Emitter out) throws IOException {
+    for (int i = 0; i < chunk.size(); i++) {
+      if (chunk.first()[i]) {
+        afterDedup(chunk.rows()[i], out);
       } else {
         duplicatesDropped++;
       }
-      chunk[i] = null;
     }
-    chunkSize = 0;
   }
 
   private void afterDedup(Object[] row, Emitter out) throws IOException {
@@ -152,8 +158,10 @@ final class StatefulQuery implements AutoCloseable {
 
   /** Emits what the batch finalised and evicts what the watermark passed. */
   void end(Emitter out) throws IOException {
-    if (chunkSize > 0) {
-      deduplicateChunk(out);
+    if (dedup != null) {
+      for (DedupStage.Done chunk : dedupStage.drain()) {
+        afterDedup(chunk, out);
+      }
     }
     long evictBefore = watermark.isPresent() ? watermark.getAsLong() : Long.MIN_VALUE;
     if (dedup != null) {
@@ -250,6 +258,9 @@ final class StatefulQuery implements AutoCloseable {
 
   @Override
   public void close() {
+    if (dedupStage != null) {
+      dedupStage.close();
+    }
     if (dedupStore != null) {
       dedupStore.close();
     }

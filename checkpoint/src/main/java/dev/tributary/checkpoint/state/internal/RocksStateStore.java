@@ -147,6 +147,26 @@ public final class RocksStateStore implements StateStore {
     return set;
   }
 
+  @Override
+  public void insertAll(byte[][] newKeys, byte[][] values) {
+    checkOpen();
+    if (newKeys.length != values.length) {
+      throw new IllegalArgumentException(newKeys.length + " keys but " + values.length + " values");
+    }
+    try (LocalDb.Batch batch = db.batch()) {
+      for (int i = 0; i < newKeys.length; i++) {
+        byte[] key = Objects.requireNonNull(newKeys[i], "key");
+        byte[] value = Objects.requireNonNull(values[i], "value");
+        keys++;
+        bytes += key.length + value.length;
+        batch.put(key, value);
+        changes.put(key, value);
+        keysWritten++;
+      }
+      batch.write();
+    }
+  }
+
   private void write(byte[] key, byte[] value) {
     db.put(key, value);
     changes.put(key, value);
