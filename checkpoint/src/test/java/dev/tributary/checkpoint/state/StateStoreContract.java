@@ -106,6 +106,10 @@ abstract class StateStoreContract {
               assertThat(set[i]).isEqualTo(!model.containsKey(keys[i]));
               model.putIfAbsent(keys[i], values[i]);
             }
+          } else if (kind == 5 && op % 3 == 1) {
+            byte[] key2 = b("c/" + v + "-" + op); // never set before: insertAll needs no lookup
+            state.insertAll(new byte[][] {key2}, new byte[][] {b("inserted")});
+            model.put(key2, b("inserted"));
           } else if (kind == 5) {
             byte[] from = b((random.nextBoolean() ? "a/" : "b/") + random.nextInt(60));
             byte[] to = b(s(from) + random.nextInt(10));
