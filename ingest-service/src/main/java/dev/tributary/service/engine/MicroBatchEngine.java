@@ -130,6 +130,8 @@ public final class MicroBatchEngine {
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
       watermark = runBatch(entry, null, true, timer);
+    } else if (recovery.latestCommit().isPresent()) {
+      processor.restored(recovery.latestOffsets().orElseThrow().watermarkMicros(), watermark);
     }
     long batchId = recovery.nextBatchId() + (recovery.batchToReplay().isPresent() ? 1 : 0);
     boolean first = recovery.action() == RecoveryPlan.Action.NONE;

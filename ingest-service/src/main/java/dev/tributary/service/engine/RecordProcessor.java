@@ -45,6 +45,13 @@ public interface RecordProcessor extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Called once at start when the checkpoint's last batch is committed (nothing to replay), with
+   * the watermark that batch applied and the one the next batch applies, so that a stateful
+   * processor can ask for the no-data batch the previous run did not get to run.
+   */
+  default void restored(OptionalLong appliedWatermarkMicros, OptionalLong nextWatermarkMicros) {}
+
   /** State metrics for the progress record (rows, bytes, rows evicted); empty when stateless. */
   default Map<String, Long> stateMetrics() {
     return Map.of();

@@ -75,6 +75,11 @@ public final class StatefulProcessor implements RecordProcessor {
   }
 
   @Override
+  public void restored(OptionalLong appliedWatermarkMicros, OptionalLong nextWatermarkMicros) {
+    query.restored(appliedWatermarkMicros, nextWatermarkMicros);
+  }
+
+  @Override
   public Map<String, Long> stateMetrics() {
     return query.metrics();
   }

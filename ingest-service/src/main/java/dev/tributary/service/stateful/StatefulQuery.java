@@ -39,6 +39,8 @@ final class StatefulQuery implements AutoCloseable {
   private OptionalLong watermark = OptionalLong.empty();
   private long maxEventTime = Long.MIN_VALUE;
   private boolean ended;
+  // After a restart, before any batch: the next watermark of the last committed batch.
+  private OptionalLong restoredNextWatermark = OptionalLong.empty();
   private long duplicatesDropped;
   private DedupStage dedupStage;
   private RecentKeys recentKeys;
@@ -87,6 +89,7 @@ final class StatefulQuery implements AutoCloseable {
     this.watermark = plan.hasWatermark() ? watermarkMicros : OptionalLong.empty();
     this.maxEventTime = Long.MIN_VALUE;
     this.ended = false;
+    this.restoredNextWatermark = OptionalLong.empty();
     this.duplicatesDropped = 0;
   }
 
@@ -187,6 +190,9 @@ final class StatefulQuery implements AutoCloseable {
     if (!plan.hasWatermark()) {
       return OptionalLong.empty();
     }
+    if (restoredNextWatermark.isPresent()) {
+      return restoredNextWatermark;
+    }
     long candidate = maxEventTime == Long.MIN_VALUE ? Long.MIN_VALUE : maxEventTime - plan.delayMicros();
     if (watermark.isPresent()) {
       return OptionalLong.of(Math.max(watermark.getAsLong(), candidate));
@@ -195,11 +201,25 @@ final class StatefulQuery implements AutoCloseable {
   }
 
   /**
+   * After a restart: the last committed batch applied {@code applied} and set {@code next} for
+   * the next one, as if that batch had just ended here, so that {@link #wantsNoDataBatch} asks
+   * for the no-data batch the previous run may have stopped before.
+   */
+  void restored(OptionalLong applied, OptionalLong next) {
+    if (!plan.hasWatermark()) {
+      return;
+    }
+    this.watermark = applied;
+    this.restoredNextWatermark = next;
+    this.ended = true;
+  }
+
+  /**
    * Like Spark: after a batch whose next watermark is ahead of the applied one, a batch without
    * data runs so that windows and keys the new watermark passes are emitted and evicted.
    */
   boolean wantsNoDataBatch() {
-    if (!ended || (dedup == null && aggregator == null) || plan.outputMode() == OutputMode.COMPLETE) {
+    if (!ended || !(plan.deduplicates() || plan.aggregates()) || plan.outputMode() == OutputMode.COMPLETE) {
       return false;
     }
     OptionalLong next = nextWatermark();

@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -130,5 +132,39 @@ class StatefulPipelineIT {
     }
     assertThat(second.get(0).replayed()).isFalse();
     assertThat(second.get(second.size() - 1).state()).containsKey("keys");
+  }
+
+  @Test
+  void theNoDataBatchARunStoppedBeforeRunsAtTheNextStart() throws Exception {
+    String name = "stateful-tumbling-append";
+    String topic = broker.createTopic(name + "-stopped", 1);
+    PipelineSpec spec = spec(name, topic);
+    List<String> columns = PipelineFactory.compile(spec).stateful().orElseThrow().inputSchema().fieldNames();
+    List<Event> events = EventStream.generate(11, 140);
+    broker.send(topic, 0, events.stream().map(StatefulPipelineIT::json).toList());
+
+    // The first run stops as soon as the last batch with data is committed: the no-data batch
+    // that would emit the windows its watermark passed does not run.
+    ProgressLog progress = new ProgressLog(1000);
+    AtomicLong read = new AtomicLong();
+    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
+      progress.addListener(p -> {
+        if (read.addAndGet(p.inputRows()) == events.size()) {
+          run.stop();
+        }
+      });
+      run.run();
+    }
+    int width = PipelineFactory.compile(spec).stateful().orElseThrow().outputSchema().size();
+    List<List<Object>> afterStop = table(spec.sink().path(), width);
+
+    List<BatchProgress> second = run(spec); // no new data
+
+    List<List<Event>> batches = new ArrayList<>(chunks(events));
+    batches.add(List.of());
+    List<List<Object>> expected = Oracle.compute(spec, columns, batches).table();
+    assertThat(second).first().satisfies(b -> assertThat(b.inputRows()).isZero());
+    assertThat(table(spec.sink().path(), width)).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(afterStop).as("windows only the no-data batch emits").hasSizeLessThan(expected.size());
   }
 }
