@@ -67,8 +67,8 @@ public final class StatefulPlan {
       keys.addAll(a.groupBy());
       this.keyColumns = List.copyOf(keys);
       if (window instanceof WindowSpec.Session && mode == OutputMode.UPDATE) {
-        problems.add("output-mode: update is not supported with session windows yet (a merge of two sessions would"
-            + " leave the older session's row in the table); use append or complete");
+        problems.add("output-mode: update is not supported with session windows, as in Spark (a session's start"
+            + " changes when sessions merge, so its rows cannot be upserted by key); use append or complete");
       }
     } else {
       this.window = null;
