@@ -5,16 +5,17 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.service.engine.RecordProcessor;
+import dev.tributary.table.data.DataFiles;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Optional;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One run of a pipeline: its stores, source, tables and engine, opened together and closed
@@ -45,6 +46,8 @@ public final class PipelineRun implements AutoCloseable {
   public static PipelineRun open(CompiledPipeline pipeline, TriggerSpec trigger, ProgressLog progress)
       throws IOException {
     PipelineSpec spec = pipeline.spec();
+    // While the run connects and reads its first batch, not when it writes its first file.
+    DataFiles.warmUpInBackground(PipelineFactory.writeOptions(spec.sink()).codec());
     List<AutoCloseable> resources = new ArrayList<>();
     try {
       ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());

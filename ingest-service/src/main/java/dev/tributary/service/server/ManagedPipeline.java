@@ -117,8 +117,18 @@ final class ManagedPipeline {
   /** Whether a run (or a wait before the next attempt) is in progress. */
   boolean active() {
     synchronized (lock) {
-      return worker != null && worker.isAlive();
+      return runActive();
     }
+  }
+
+  /**
+   * Holding the lock: the worker is alive and has not reached a final state. The final state is
+   * its last step (after the run is closed), so a worker thread that is only finishing its last
+   * log line counts as done.
+   */
+  private boolean runActive() {
+    return worker != null && worker.isAlive()
+        && state != PipelineState.STOPPED && state != PipelineState.IDLE && state != PipelineState.FAILED;
   }
 
   /**
@@ -132,7 +142,7 @@ final class ManagedPipeline {
       return StartOutcome.NOT_RUNNABLE;
     }
     synchronized (lock) {
-      if (worker != null && worker.isAlive()) {
+      if (runActive()) {
         return StartOutcome.ALREADY_ACTIVE;
       }
       stopRequested = false;
@@ -155,7 +165,7 @@ final class ManagedPipeline {
    */
   boolean stop() {
     synchronized (lock) {
-      if (worker == null || !worker.isAlive()) {
+      if (!runActive()) {
         return false;
       }
       stopRequested = true;
@@ -189,6 +199,7 @@ final class ManagedPipeline {
         run = launcher.orElseThrow().open(runTrigger, progress);
         synchronized (lock) {
           if (stopRequested) {
+            closeQuietly(run);
             change(PipelineState.STOPPED, null);
             return;
           }
@@ -197,14 +208,22 @@ final class ManagedPipeline {
         }
         LOG.info("Pipeline {} running ({})", id, ServerMessages.trigger(runTrigger));
         run.run();
+        // Closed before the state says STOPPED or IDLE: a start or stop that sees it may rely on
+        // the run's consumer, state stores and files being released.
+        closeQuietly(run);
+        run = null;
+        boolean stopped;
         synchronized (lock) {
           current = null;
-          change(stopRequested || runTrigger instanceof TriggerSpec.ProcessingTime ? PipelineState.STOPPED
+          stopped = stopRequested; // read under the lock: a new start() may reset it right after
+          change(stopped || runTrigger instanceof TriggerSpec.ProcessingTime ? PipelineState.STOPPED
               : PipelineState.IDLE, null);
         }
-        LOG.info("Pipeline {} {}", id, stopRequested ? "stopped" : "finished its run");
+        LOG.info("Pipeline {} {}", id, stopped ? "stopped" : "finished its run");
         return;
       } catch (Throwable failure) {
+        closeQuietly(run);
+        run = null;
         synchronized (lock) {
           current = null;
         }
@@ -214,11 +233,18 @@ final class ManagedPipeline {
         if (!retryAfter(failure, ++attempt)) {
           return;
         }
-      } finally {
-        if (run != null) {
-          run.close();
-        }
       }
+    }
+  }
+
+  private static void closeQuietly(PipelineLauncher.ActiveRun run) {
+    if (run == null) {
+      return;
+    }
+    try {
+      run.close();
+    } catch (RuntimeException e) {
+      LOG.warn("Pipeline run did not close cleanly: {}", e.toString());
     }
   }
 

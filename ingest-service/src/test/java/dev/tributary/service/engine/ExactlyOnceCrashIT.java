@@ -20,9 +20,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -118,10 +115,7 @@ class ExactlyOnceCrashIT {
       this.sinkPath = sinkPath;
       this.quarantinePath = quarantinePath;
       this.pipelineFile = work.resolve("pipeline.yaml");
-      try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-          broker.bootstrapServers()))) {
-        admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
-      }
+      broker.createTopic(topic, PARTITIONS);
       Files.writeString(pipelineFile, """
           pipeline: crash-test
           source:

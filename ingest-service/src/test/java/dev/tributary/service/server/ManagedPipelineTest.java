@@ -78,7 +78,7 @@ class ManagedPipelineTest {
       if (step instanceof Exception e) {
         throw e;
       }
-      return new BatchesUntilStopped(progress, trigger, closes);
+      return new BatchesUntilStopped(progress, trigger, closes, step instanceof CountDownLatch gate ? gate : null);
     }
   }
 
@@ -88,11 +88,14 @@ class ManagedPipelineTest {
     private final TriggerSpec trigger;
     private final AtomicInteger closes;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CountDownLatch closeGate;
 
-    BatchesUntilStopped(ProgressLog progress, TriggerSpec trigger, AtomicInteger closes) {
+    /** @param closeGate if not null, close() waits for it (a consumer slow to leave its group) */
+    BatchesUntilStopped(ProgressLog progress, TriggerSpec trigger, AtomicInteger closes, CountDownLatch closeGate) {
       this.progress = progress;
       this.trigger = trigger;
       this.closes = closes;
+      this.closeGate = closeGate;
     }
 
     @Override
@@ -110,6 +113,13 @@ class ManagedPipelineTest {
 
     @Override
     public void close() {
+      if (closeGate != null) {
+        try {
+          closeGate.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       closes.incrementAndGet();
     }
   }
@@ -148,6 +158,28 @@ class ManagedPipelineTest {
     assertThat(registry.get(MetricNames.COMMIT_RETRIES).counter().count()).isEqualTo(2);
     assertThat(registry.get(MetricNames.COMMIT_CONFLICTS).counter().count()).isEqualTo(1);
     assertThat(registry.get(MetricNames.BATCH_DURATION).tag(MetricNames.PHASE, "plan").timer().count()).isEqualTo(1);
+  }
+
+  @Test
+  void stoppedIsReportedOnlyOnceTheRunIsClosedAndThenAStartIsAccepted() throws Exception {
+    CountDownLatch closeGate = new CountDownLatch(1);
+    Script script = new Script().then(closeGate);
+    ManagedPipeline p = managed("slow-close", script);
+    p.start(TriggerSpec.DEFAULT);
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.RUNNING);
+
+    assertThat(p.stop()).isTrue();
+    Thread.sleep(100);
+    assertThat(p.state()).as("still closing").isEqualTo(PipelineState.RUNNING);
+    assertThat(p.start(TriggerSpec.DEFAULT)).isEqualTo(ManagedPipeline.StartOutcome.ALREADY_ACTIVE);
+
+    closeGate.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.STOPPED);
+    assertThat(script.closes).hasValue(1);
+    assertThat(p.stop()).as("nothing left to stop").isFalse();
+    assertThat(p.start(TriggerSpec.DEFAULT)).isEqualTo(ManagedPipeline.StartOutcome.STARTED);
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.RUNNING);
+    assertThat(script.opens).hasValue(2);
   }
 
   @Test

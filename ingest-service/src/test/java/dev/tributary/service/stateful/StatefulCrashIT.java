@@ -22,9 +22,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -67,10 +64,7 @@ class StatefulCrashIT {
   void seedQueryResultIsExactAfterRepeatedKills() throws Exception {
     String topic = "events-crash";
     Path work = Files.createDirectories(dir.resolve("work"));
-    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-        broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
+    broker.createTopic(topic, 1);
     String yaml = Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml"))
         .replace("${KAFKA_BOOTSTRAP:-localhost:9092}", broker.bootstrapServers())
         .replace("${EVENTS_TOPIC:-events}", topic)

@@ -102,6 +102,16 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     return dir;
   }
 
+  /** Creates {@code name} with {@code partitions} partitions (replication 1) and waits for it. */
+  public void createTopic(String name, int partitions) throws Exception {
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+        java.util.Map.<String, Object>of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers()))) {
+      admin.createTopics(java.util.List.of(new org.apache.kafka.clients.admin.NewTopic(name, partitions, (short) 1)))
+          .all().get();
+    }
+  }
+
   @Override
   public void close() throws InterruptedException {
     process.destroy();
