@@ -115,53 +115,48 @@ public final class RocksStateStore implements StateStore {
   @Override
   public boolean[] putAllIfAbsent(byte[][] candidates, byte[][] values) {
     checkOpen();
-    if (candidates.length != values.length) {
-      throw new IllegalArgumentException(candidates.length + " keys but " + values.length + " values");
-    }
+    checkPairs(candidates, values);
     boolean[] set = new boolean[candidates.length];
-    for (int i = 0; i < candidates.length; i++) {
-      Objects.requireNonNull(candidates[i], "key");
-      Objects.requireNonNull(values[i], "value");
-    }
     if (candidates.length == 0) {
       return set;
     }
     List<byte[]> existing = db.multiGet(Arrays.asList(candidates));
-    Set<ByteBuffer> added = new HashSet<>();
-    try (LocalDb.Batch batch = db.batch()) {
-      for (int i = 0; i < candidates.length; i++) {
-        byte[] key = candidates[i];
-        byte[] value = values[i];
-        if (existing.get(i) != null || !added.add(ByteBuffer.wrap(key))) {
-          continue;
-        }
-        set[i] = true;
-        keys++;
-        bytes += key.length + value.length;
-        batch.put(key, value);
-        changes.put(key, value);
-        keysWritten++;
-      }
-      batch.write();
+    Set<ByteBuffer> seen = new HashSet<>();
+    for (int i = 0; i < candidates.length; i++) {
+      set[i] = existing.get(i) == null && seen.add(ByteBuffer.wrap(candidates[i]));
     }
+    writeNew(candidates, values, set);
     return set;
   }
 
   @Override
   public void insertAll(byte[][] newKeys, byte[][] values) {
     checkOpen();
-    if (newKeys.length != values.length) {
-      throw new IllegalArgumentException(newKeys.length + " keys but " + values.length + " values");
+    checkPairs(newKeys, values);
+    writeNew(newKeys, values, null);
+  }
+
+  private static void checkPairs(byte[][] keys, byte[][] values) {
+    if (keys.length != values.length) {
+      throw new IllegalArgumentException(keys.length + " keys but " + values.length + " values");
     }
+    for (int i = 0; i < keys.length; i++) {
+      Objects.requireNonNull(keys[i], "key");
+      Objects.requireNonNull(values[i], "value");
+    }
+  }
+
+  /** Writes the absent keys {@code keys[i]} (all, or those with {@code which[i]}) in one batch. */
+  private void writeNew(byte[][] newKeys, byte[][] values, boolean[] which) {
     try (LocalDb.Batch batch = db.batch()) {
       for (int i = 0; i < newKeys.length; i++) {
-        byte[] key = Objects.requireNonNull(newKeys[i], "key");
-        byte[] value = Objects.requireNonNull(values[i], "value");
-        keys++;
-        bytes += key.length + value.length;
-        batch.put(key, value);
-        changes.put(key, value);
-        keysWritten++;
+        if (which == null || which[i]) {
+          keys++;
+          bytes += newKeys[i].length + values[i].length;
+          batch.put(newKeys[i], values[i]);
+          changes.put(newKeys[i], values[i]);
+          keysWritten++;
+        }
       }
       batch.write();
     }
