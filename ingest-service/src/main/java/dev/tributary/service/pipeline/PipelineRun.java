@@ -9,7 +9,7 @@ import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.data.WarmUp;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -47,7 +47,7 @@ public final class PipelineRun implements AutoCloseable {
       throws IOException {
     PipelineSpec spec = pipeline.spec();
     // While the run connects and reads its first batch, not when it writes its first file.
-    DataFiles.warmUpInBackground(PipelineFactory.writeOptions(spec.sink()).codec());
+    WarmUp.startInBackground(PipelineFactory.writeOptions(spec.sink()).codec());
     List<AutoCloseable> resources = new ArrayList<>();
     try {
       ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());

@@ -12,7 +12,7 @@ import java.util.Set;
  * Drops rows whose key was seen before. Three state layouts, one per kind of expiry:
  * <pre>
  *   keys hold the event time (operator {@code dedup-by-time}):
- *     'E' sortable(event time) key      -> (empty)
+ *     'E' sortable(event time) other key values -> (empty)
  *   within-watermark, keys without the event time (operator {@code dedup}):
  *     'K' key                           -> expiry (8 bytes, big-endian micros)
  *     'T' sortable(expiry) key          -> (empty)     eviction index, in expiry order

@@ -71,7 +71,7 @@ final class StatefulQuery implements AutoCloseable {
         recentKeys = new RecentKeys(Math.max(plan.delayMicros(), MIN_FILTER_BUCKET_MICROS));
         Deduplicator.fill(dedupStore, recentKeys);
       }
-      dedup = new Deduplicator(dedupStore, plan.dedupColumns(), plan.dedupExpiry(), plan.delayMicros(), recentKeys);
+      dedup = new Deduplicator(dedupStore, dedupKeyColumns(), plan.dedupExpiry(), plan.delayMicros(), recentKeys);
       dedupStage.begin(dedup);
     }
     if (plan.aggregates()) {
@@ -91,6 +91,14 @@ final class StatefulQuery implements AutoCloseable {
     this.ended = false;
     this.restoredNextWatermark = OptionalLong.empty();
     this.duplicatesDropped = 0;
+  }
+
+  /** The dedup key's columns as stored: without the event time where it already leads the key. */
+  private int[] dedupKeyColumns() {
+    if (plan.dedupExpiry() != Deduplicator.Expiry.EVENT_TIME_IN_KEY) {
+      return plan.dedupColumns();
+    }
+    return java.util.Arrays.stream(plan.dedupColumns()).filter(c -> c != plan.watermarkColumn()).toArray();
   }
 
   private String dedupOperator() {

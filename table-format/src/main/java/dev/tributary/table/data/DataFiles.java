@@ -48,32 +48,6 @@ public final class DataFiles {
   }
 
   /**
-   * Prepares the Parquet writer's codec machinery for {@code codec} on a daemon thread, so that the
-   * first data file of a process does not wait about half a second for class loading and Hadoop's
-   * static initialisation (a stateful pipeline's first output comes only when a window closes,
-   * after batches that left the CPU for it). At most once per codec and process; a failure is
-   * ignored here, since the first real write reports it with its context.
-   */
-  public static void warmUpInBackground(DataWriteOptions.Codec codec) {
-    if (!WARMED_UP.add(codec)) {
-      return;
-    }
-    Thread warmUp = new Thread(() -> {
-      try {
-        SharedCodecs.warmUp(codec);
-      } catch (RuntimeException | LinkageError ignored) {
-        // the first write will fail with the same cause, and a clear message
-      }
-    }, "tributary-parquet-warm-up");
-    warmUp.setDaemon(true);
-    warmUp.setPriority(Thread.MIN_PRIORITY);
-    warmUp.start();
-  }
-
-  private static final java.util.Set<DataWriteOptions.Codec> WARMED_UP =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-  /**
    * Opens a data file for reading as rows of {@code schema}: partition columns are filled from
    * {@link DataFile#partitionValues()}, columns missing from the file (added to the schema after
    * the file was written) are null, and columns of the file not in the schema are skipped. The

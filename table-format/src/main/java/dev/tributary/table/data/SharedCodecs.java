@@ -40,20 +40,6 @@ final class SharedCodecs {
     return view;
   }
 
-  /**
-   * Creates and returns a compressor of {@code codec}: on first use that costs about half a second
-   * of class loading and Hadoop static initialisation (codecs are looked up through Hadoop's
-   * {@code Configuration}), which {@link DataFiles#warmUpInBackground} moves off the first write.
-   */
-  static void warmUp(DataWriteOptions.Codec codec) {
-    SharedCodecs codecs = new SharedCodecs();
-    try {
-      codecs.forFile().getCompressor(OpenDataFile.codec(codec));
-    } finally {
-      codecs.release();
-    }
-  }
-
   /** Returns the compressors to Hadoop's pool. No file may write afterwards. */
   void release() {
     factory.release();

@@ -26,8 +26,8 @@ class CodecTest {
       "UNCOMPRESSED, UNCOMPRESSED, .parquet"})
   void everyCodecWritesReadableFilesNamedAfterIt(DataWriteOptions.Codec codec, CompressionCodecName parquetCodec,
       String suffix) throws Exception {
-    SharedCodecs.warmUp(codec); // what a pipeline does in the background at start: no effect on the files
-    DataFiles.warmUpInBackground(codec);
+    WarmUp.writeAndDeleteSample(codec); // what a pipeline does in the background at start
+    WarmUp.startInBackground(codec);
     InMemoryObjectStore store = new InMemoryObjectStore();
     List<Object[]> rows = new ArrayList<>();
     for (long i = 0; i < 5_000; i++) {
