@@ -15,31 +15,31 @@ import java.util.Map;
  * key repeats, the last value wins (as in Jackson's own binding).
  */
 final class StructReader extends FieldReader {
+  private static final int SHAPE_POSITIONS = 64;
+
   private final int width;
-  // Jackson hands out canonical, interned field names (JsonFactory's INTERN_FIELD_NAMES, on by
-  // default), and producers usually write fields in one fixed order. So the common case is an
-  // identity check against the field after the previous match; the map (whose String hashes are
-  // cached) serves records in another order and undeclared fields.
-  private final String[] names;
-  private final Slot[] byIndex;
   private final Map<String, Slot> slots;
+  // Producers write fields in one fixed order, and Jackson hands out canonical, interned field
+  // names (JsonFactory's INTERN_FIELD_NAMES, on by default). So this remembers, position by
+  // position, the name of the previous record and what it meant (a slot, or null: undeclared,
+  // skipped): most fields, undeclared ones included, are then recognised by one identity check
+  // instead of a hash lookup. A name that differs just takes the map. Each position holds one
+  // immutable pair, so even a reader shared between threads can only miss, never misread.
+  private final Seen[] shape = new Seen[SHAPE_POSITIONS];
 
   private record Slot(int index, FieldReader reader) {}
+
+  private record Seen(String name, Slot slot) {}
 
   StructReader(String path, StructType struct) {
     super(path, struct);
     List<StructField> fields = struct.fields();
     this.width = fields.size();
-    this.names = new String[width];
-    this.byIndex = new Slot[width];
     this.slots = new HashMap<>(fields.size() * 2);
     for (int i = 0; i < fields.size(); i++) {
       StructField f = fields.get(i);
       String childPath = path.isEmpty() ? f.name() : path + "." + f.name();
-      Slot slot = new Slot(i, FieldReader.of(childPath, f.type()));
-      names[i] = f.name().intern();
-      byIndex[i] = slot;
-      slots.put(f.name(), slot);
+      slots.put(f.name(), new Slot(i, FieldReader.of(childPath, f.type())));
     }
   }
 
@@ -55,18 +55,10 @@ final class StructReader extends FieldReader {
   Object[] readObject(JsonParser p) throws IOException {
     Object[] row = new Object[width];
     String name;
-    int expected = 0;
+    int position = 0;
     while ((name = p.nextFieldName()) != null) {
       JsonToken t = p.nextToken();
-      Slot slot;
-      if (expected < width && names[expected] == name) {
-        slot = byIndex[expected++];
-      } else {
-        slot = slots.get(name);
-        if (slot != null) {
-          expected = slot.index + 1;
-        }
-      }
+      Slot slot = slotAt(position++, name);
       if (slot == null) {
         p.skipChildren();
       } else if (t == JsonToken.VALUE_NULL) {
@@ -76,5 +68,18 @@ final class StructReader extends FieldReader {
       }
     }
     return row;
+  }
+
+  private Slot slotAt(int position, String name) {
+    if (position >= SHAPE_POSITIONS) {
+      return slots.get(name);
+    }
+    Seen seen = shape[position];
+    if (seen != null && seen.name() == name) {
+      return seen.slot();
+    }
+    Slot slot = slots.get(name);
+    shape[position] = new Seen(name, slot);
+    return slot;
   }
 }

@@ -23,13 +23,16 @@ final class RecentKeys {
 
   private final long bucketMicros;
   private final TreeMap<Long, List<Block>> buckets = new TreeMap<>();
+  // The bucket of the last call: consecutive events mostly share one (no boxing, no tree walk).
+  private long lastBucket = Long.MIN_VALUE;
+  private List<Block> lastBlocks;
 
   RecentKeys(long bucketMicros) {
     this.bucketMicros = Math.max(1, bucketMicros);
   }
 
   boolean mightContain(long eventTimeMicros, byte[] key) {
-    List<Block> blocks = buckets.get(bucketOf(eventTimeMicros));
+    List<Block> blocks = blocks(bucketOf(eventTimeMicros), false);
     if (blocks == null) {
       return false;
     }
@@ -43,21 +46,30 @@ final class RecentKeys {
   }
 
   void add(long eventTimeMicros, byte[] key) {
-    List<Block> blocks = buckets.computeIfAbsent(bucketOf(eventTimeMicros), b -> new ArrayList<>(1));
+    List<Block> blocks = blocks(bucketOf(eventTimeMicros), true);
     if (blocks.isEmpty() || blocks.get(blocks.size() - 1).isFull()) {
       blocks.add(new Block());
     }
     blocks.get(blocks.size() - 1).add(hash(key));
   }
 
+  private List<Block> blocks(long bucket, boolean create) {
+    if (bucket == lastBucket && lastBlocks != null) {
+      return lastBlocks;
+    }
+    List<Block> blocks = create ? buckets.computeIfAbsent(bucket, b -> new ArrayList<>(1)) : buckets.get(bucket);
+    if (blocks != null) {
+      lastBucket = bucket;
+      lastBlocks = blocks;
+    }
+    return blocks;
+  }
+
   /** Drops the buckets whose every time is below {@code watermarkMicros}. */
   void evictBelow(long watermarkMicros) {
     Map<Long, List<Block>> passed = buckets.headMap(bucketOf(watermarkMicros), false);
     passed.clear();
-  }
-
-  void clear() {
-    buckets.clear();
+    lastBlocks = null;
   }
 
   private long bucketOf(long micros) {

@@ -77,6 +77,20 @@ class JsonRecordParserTest {
   }
 
   @Test
+  void fieldsAreMatchedByNameWhateverTheOrderAndTheShapeOfThePreviousRecord() {
+    JsonRecordParser p = parser("a", "string", "b", "long", "c.x", "int");
+    assertThat(ok(p, "{\"a\":\"1\",\"junk\":0,\"b\":2,\"c\":{\"x\":3}}"))
+        .containsExactly("1", 2L, new Object[] {3});
+    // the same names at other positions: an undeclared one where "b" was, "b" where "junk" was
+    assertThat(ok(p, "{\"b\":4,\"a\":\"5\",\"c\":{\"y\":0,\"x\":6},\"junk\":7}"))
+        .containsExactly("5", 4L, new Object[] {6});
+    assertThat(ok(p, "{\"junk\":{\"b\":9},\"c\":null,\"a\":\"8\",\"a\":\"last wins\"}"))
+        .containsExactly("last wins", null, null);
+    assertThat(ok(p, "{\"a\":\"1\",\"junk\":0,\"b\":2,\"c\":{\"x\":3}}"))
+        .containsExactly("1", 2L, new Object[] {3});
+  }
+
+  @Test
   void parsesEveryType() {
     JsonRecordParser p = parser("s", "string", "i", "int", "l", "long", "d", "double", "b",
         "boolean", "ts", "timestamp", "dt", "date", "dec", "decimal(10,2)");
