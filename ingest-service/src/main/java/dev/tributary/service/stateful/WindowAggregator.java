@@ -5,8 +5,10 @@ import dev.tributary.checkpoint.state.StateIterator;
 import dev.tributary.checkpoint.state.StateStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,7 +33,7 @@ final class WindowAggregator implements Aggregator {
   private final long slideMicros;
   private final int[] groupColumns;
   private final Measures measures;
-  private final Map<ByteBuffer, Object[]> touched = new HashMap<>();
+  private final Map<WindowGroup, Touched> touched = new HashMap<>();
   private long evicted;
 
   WindowAggregator(StateStore store, long sizeMicros, long slideMicros, int[] groupColumns, Measures measures) {
@@ -42,19 +44,27 @@ final class WindowAggregator implements Aggregator {
     this.measures = measures;
   }
 
+  /** A window (by its start) and a group: the heap key of a touched buffer, cheap to hash. */
+  private record WindowGroup(long start, ByteBuffer group) {}
+
+  /** A buffer touched in this batch, with its state key (window end, start, group values). */
+  private record Touched(byte[] windowGroup, Object[] buffer) {}
+
   @Override
   public void add(Object[] row, long timeMicros) {
-    byte[] group = Codec.key(row, groupColumns);
+    ByteBuffer group = ByteBuffer.wrap(Codec.key(row, groupColumns));
     long lastStart = timeMicros - Math.floorMod(timeMicros, slideMicros);
     for (long start = lastStart; start > timeMicros - sizeMicros; start -= slideMicros) {
-      byte[] windowGroup = new Codec.Writer().sortableLong(start + sizeMicros).sortableLong(start).bytes(group).toBytes();
-      ByteBuffer key = ByteBuffer.wrap(windowGroup);
-      Object[] buffer = touched.get(key);
-      if (buffer == null) {
+      Touched entry = touched.get(new WindowGroup(start, group));
+      if (entry == null) {
+        byte[] windowGroup = new Codec.Writer().sortableLong(start + sizeMicros).sortableLong(start)
+            .bytes(group.array()).toBytes();
         byte[] stored = store.get(prefixed(AGG, windowGroup));
-        buffer = stored == null ? measures.newBuffer() : measures.decode(stored, 0);
-        touched.put(key, buffer);
+        entry = new Touched(windowGroup, stored == null ? measures.newBuffer() : measures.decode(stored, 0));
+        touched.put(new WindowGroup(start, group), entry);
       }
+      byte[] windowGroup = entry.windowGroup();
+      Object[] buffer = entry.buffer();
       measures.add(buffer, row);
       for (int m = 0; m < measures.size(); m++) {
         Object v = measures.isDistinct(m) ? measures.distinctInput(m, row) : null;
@@ -70,10 +80,13 @@ final class WindowAggregator implements Aggregator {
 
   @Override
   public void finish(Mode mode, long evictBeforeMicros, Emitter out) throws IOException {
-    for (Map.Entry<ByteBuffer, Object[]> e : touched.entrySet()) {
-      store.put(prefixed(AGG, e.getKey().array()), measures.encode(e.getValue()));
+    // In state key order: the changelog (and update mode's output) must not depend on hashing.
+    List<Touched> changed = new ArrayList<>(touched.values());
+    changed.sort((a, b) -> Arrays.compareUnsigned(a.windowGroup(), b.windowGroup()));
+    for (Touched t : changed) {
+      store.put(prefixed(AGG, t.windowGroup()), measures.encode(t.buffer()));
       if (mode == Mode.UPDATE) {
-        out.output(row(e.getKey().array(), 0, e.getValue()));
+        out.output(row(t.windowGroup(), 0, t.buffer()));
       }
     }
     touched.clear();
