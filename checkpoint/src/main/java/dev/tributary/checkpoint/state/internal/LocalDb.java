@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -78,6 +79,9 @@ final class LocalDb implements AutoCloseable {
         // Native memory per operator: at most two 16 MiB memtables (RocksDB's default is 64 MiB).
         .setWriteBufferSize(64L << 20)
         .setMaxWriteBufferNumber(3)
+        // A local cache of small, mostly random keys: compressing its files costs CPU (on the
+        // flush and compaction threads, competing with the pipeline) to save little disk.
+        .setCompressionType(CompressionType.NO_COMPRESSION)
         // Most lookups of deduplication and first-seen window keys miss: a Bloom filter answers
         // those without reading data blocks.
         .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(filter))
