@@ -8,9 +8,11 @@ import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.storage.ObjectStore;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata
@@ -23,6 +25,10 @@ public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
   private final StatefulQuery query;
   private OutputsEmitter emitter;
+  private final Map<TopicPartition, Integer> partitionIndexes = new HashMap<>();
+  private String lastTopic;
+  private int lastPartition = -1;
+  private int lastIndex;
 
   /**
    * @param parser the record parser and {@code transforms} the compiled transforms: the stateless
@@ -50,7 +56,7 @@ public final class StatefulProcessor implements RecordProcessor {
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
     Object[] row = stateless.toRow(record, outputs);
     if (row != null) {
-      query.accept(row, emitter(outputs));
+      query.accept(row, partitionIndex(record), emitter(outputs));
     }
   }
 
@@ -87,6 +93,20 @@ public final class StatefulProcessor implements RecordProcessor {
   @Override
   public void close() {
     query.close();
+  }
+
+  /**
+   * A dense number for the record's topic partition. Records come in runs per partition, so the
+   * last one is checked first (topic by identity: the consumer hands out one string per fetch).
+   */
+  private int partitionIndex(ConsumerRecord<byte[], byte[]> record) {
+    if (record.topic() == lastTopic && record.partition() == lastPartition) {
+      return lastIndex;
+    }
+    lastTopic = record.topic();
+    lastPartition = record.partition();
+    lastIndex = partitionIndexes.computeIfAbsent(new TopicPartition(lastTopic, lastPartition), tp -> partitionIndexes.size());
+    return lastIndex;
   }
 
   /** One emitter per batch's outputs, not one per record (this is the per-record hot path). */

@@ -8,6 +8,7 @@ import dev.tributary.storage.ObjectStore;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -37,7 +38,8 @@ final class StatefulQuery implements AutoCloseable {
   private Deduplicator dedup;
   private Aggregator aggregator;
   private OptionalLong watermark = OptionalLong.empty();
-  private long maxEventTime = Long.MIN_VALUE;
+  // The max event time of this batch per source partition (by the caller's dense index).
+  private long[] partitionMax = new long[0];
   private boolean ended;
   // After a restart, before any batch: the next watermark of the last committed batch.
   private OptionalLong restoredNextWatermark = OptionalLong.empty();
@@ -87,7 +89,7 @@ final class StatefulQuery implements AutoCloseable {
       }
     }
     this.watermark = plan.hasWatermark() ? watermarkMicros : OptionalLong.empty();
-    this.maxEventTime = Long.MIN_VALUE;
+    Arrays.fill(partitionMax, Long.MIN_VALUE);
     this.ended = false;
     this.restoredNextWatermark = OptionalLong.empty();
     this.duplicatesDropped = 0;
@@ -116,8 +118,11 @@ final class StatefulQuery implements AutoCloseable {
     return StateStore.open(checkpointStore, operator, version, localDir.resolve(operator));
   }
 
-  /** Processes one row of the input schema. */
-  void accept(Object[] row, Emitter out) throws IOException {
+  /**
+   * Processes one row of the input schema, read from the source partition the caller numbers
+   * {@code partition} (0, 1, ...: any dense numbering that stays the same within a batch).
+   */
+  void accept(Object[] row, int partition, Emitter out) throws IOException {
     long eventTime = 0;
     if (plan.hasWatermark()) {
       Object t = row[plan.watermarkColumn()];
@@ -127,7 +132,12 @@ final class StatefulQuery implements AutoCloseable {
         return;
       }
       eventTime = Times.micros((Instant) t);
-      maxEventTime = Math.max(maxEventTime, eventTime);
+      if (partition >= partitionMax.length) {
+        int old = partitionMax.length;
+        partitionMax = Arrays.copyOf(partitionMax, Math.max(partition + 1, old * 2));
+        Arrays.fill(partitionMax, old, partitionMax.length, Long.MIN_VALUE);
+      }
+      partitionMax[partition] = Math.max(partitionMax[partition], eventTime);
       if (watermark.isPresent() && eventTime < watermark.getAsLong()) {
         out.late(row);
         return;
@@ -193,7 +203,11 @@ final class StatefulQuery implements AutoCloseable {
     ended = true;
   }
 
-  /** The watermark the next batch applies: max(this one, max event time of this batch - delay). */
+  /**
+   * The watermark the next batch applies: max(this one, M - delay), where M is the minimum over the
+   * source partitions that had rows in this batch of their max event time. A partition without
+   * rows in the batch (idle, or caught up) does not hold the watermark back.
+   */
   OptionalLong nextWatermark() {
     if (!plan.hasWatermark()) {
       return OptionalLong.empty();
@@ -201,7 +215,13 @@ final class StatefulQuery implements AutoCloseable {
     if (restoredNextWatermark.isPresent()) {
       return restoredNextWatermark;
     }
-    long candidate = maxEventTime == Long.MIN_VALUE ? Long.MIN_VALUE : maxEventTime - plan.delayMicros();
+    long slowest = Long.MAX_VALUE;
+    for (long max : partitionMax) {
+      if (max != Long.MIN_VALUE) {
+        slowest = Math.min(slowest, max);
+      }
+    }
+    long candidate = slowest == Long.MAX_VALUE ? Long.MIN_VALUE : slowest - plan.delayMicros();
     if (watermark.isPresent()) {
       return OptionalLong.of(Math.max(watermark.getAsLong(), candidate));
     }

@@ -16,14 +16,15 @@ final class EventStream {
   private static final String[] TYPES = {"click", "view", "buy"};
 
   /** One event, as sent. */
-  record Event(String id, String user, String type, Instant ts, BigDecimal amount, Integer quantity, long offset) {
+  record Event(String id, String user, String type, Instant ts, BigDecimal amount, Integer quantity, long offset,
+      int partition) {
     /** The row in the order of {@code columns} (the stateful plan's input schema). */
     Object[] row(List<String> columns) {
       Object[] row = new Object[columns.size()];
       for (int i = 0; i < row.length; i++) {
         row[i] = switch (columns.get(i)) {
           case "_kafka_topic" -> "events";
-          case "_kafka_partition" -> 0;
+          case "_kafka_partition" -> partition;
           case "_kafka_offset" -> offset;
           case "_kafka_timestamp" -> T0;
           default -> Oracle.value(this, columns.get(i));
@@ -36,7 +37,17 @@ final class EventStream {
   private EventStream() {}
 
   static List<Event> generate(long seed, int count) {
+    return generate(seed, count, 1, 0);
+  }
+
+  /**
+   * Like {@link #generate(long, int)}, over {@code partitions} source partitions: partition p's
+   * events are {@code p * lagSeconds} behind partition 0's (a consumer that is behind on some
+   * partitions, as in a backfill); a re-sent duplicate stays in its original's partition.
+   */
+  static List<Event> generate(long seed, int count, int partitions, long lagSeconds) {
     Random r = new Random(seed);
+    Random partitionOf = new Random(seed * 17 + 3);
     List<Event> out = new ArrayList<>();
     long clock = 0;
     for (int i = 0; i < count; i++) {
@@ -44,7 +55,7 @@ final class EventStream {
       double p = r.nextDouble();
       if (p < 0.15 && !out.isEmpty()) {
         Event d = out.get(Math.max(0, out.size() - 1 - r.nextInt(Math.min(out.size(), 60))));
-        out.add(new Event(d.id(), d.user(), d.type(), d.ts(), d.amount(), d.quantity(), i));
+        out.add(new Event(d.id(), d.user(), d.type(), d.ts(), d.amount(), d.quantity(), i, d.partition()));
         continue;
       }
       long seconds = clock - r.nextInt(180);
@@ -54,8 +65,10 @@ final class EventStream {
       String id = p < 0.20 && !out.isEmpty() ? out.get(r.nextInt(out.size())).id() : "e" + i;
       Integer quantity = r.nextInt(20) == 0 ? null : 1 + r.nextInt(10);
       BigDecimal amount = r.nextInt(20) == 0 ? null : BigDecimal.valueOf(r.nextInt(100_000), 2);
+      int partition = partitions == 1 ? 0 : partitionOf.nextInt(partitions);
       out.add(new Event(id, "u" + r.nextInt(5), TYPES[r.nextInt(TYPES.length)],
-          T0.plusSeconds(seconds).plusNanos(1000L * r.nextInt(1000)), amount, quantity, i));
+          T0.plusSeconds(seconds - partition * lagSeconds).plusNanos(1000L * r.nextInt(1000)), amount, quantity, i,
+          partition));
     }
     return out;
   }

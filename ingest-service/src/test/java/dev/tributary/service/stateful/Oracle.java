@@ -10,6 +10,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -39,10 +40,10 @@ final class Oracle {
     List<List<Object>> late = new ArrayList<>();
     Map<List<Object>, Long> seen = new HashMap<>();
     for (List<Event> batch : batches) {
-      long max = Long.MIN_VALUE;
+      Map<Integer, Long> maxByPartition = new HashMap<>();
       for (Event e : batch) {
         long t = micros(e.ts());
-        max = Math.max(max, t);
+        maxByPartition.merge(e.partition(), t, Math::max);
         if (watermark != null && t < watermark) {
           late.add(Arrays.asList(e.row(columns)));
           continue;
@@ -65,8 +66,10 @@ final class Oracle {
         long w = watermark;
         seen.values().removeIf(expiry -> expiry < w);
       }
-      if (hasWatermark && max != Long.MIN_VALUE) {
-        watermark = watermark == null ? max - delay : Math.max(watermark, max - delay);
+      // the slowest partition of those with events in the batch sets the pace
+      if (hasWatermark && !maxByPartition.isEmpty()) {
+        long slowest = Collections.min(maxByPartition.values());
+        watermark = watermark == null ? slowest - delay : Math.max(watermark, slowest - delay);
       }
     }
     if (spec.aggregate().isEmpty()) {

@@ -87,8 +87,9 @@ final class QueryRunner implements AutoCloseable {
   private Collected run(long id, List<Object[]> rows) throws IOException {
     Collected c = new Collected();
     query.begin(id, watermark);
+    int partitionColumn = plan.inputSchema().fieldNames().indexOf("_kafka_partition");
     for (Object[] row : rows) {
-      query.accept(row, c);
+      query.accept(row, partitionColumn < 0 ? 0 : (Integer) row[partitionColumn], c);
     }
     query.end(c);
     c.next = query.nextWatermark();

@@ -61,9 +61,9 @@ class StateScaleBench {
       query.begin(batchId, java.util.OptionalLong.empty());
       long end = Math.min(keys, next + batch);
       for (; next < end; next++) {
-        query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, emitter);
+        query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, 0, emitter);
         if (next % 7 == 0) {
-          query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, emitter); // a duplicate
+          query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, 0, emitter); // a duplicate
         }
       }
       query.end(emitter);
@@ -126,7 +126,7 @@ class StateScaleBench {
         row[columns.indexOf("event_type")] = types[id % 4];
         row[columns.indexOf("event_ts")] = start.plusMillis(id * 10L + (id * 7919L) % 5000);
         row[columns.indexOf("amount")] = java.math.BigDecimal.valueOf(id % 100_000, 2);
-        query.accept(row, emitter);
+        query.accept(row, 0, emitter);
       }
       query.end(emitter);
       watermark = query.nextWatermark();
