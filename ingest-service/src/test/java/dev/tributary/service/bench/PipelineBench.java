@@ -11,6 +11,7 @@ import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
 import dev.tributary.service.testing.KafkaBrokerProcess;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -20,15 +21,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -61,6 +61,7 @@ public final class PipelineBench {
     System.out.printf("Pipeline benchmark: %,d events on %d partitions, work dir %s%n", events, PARTITIONS, dir);
     try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
       long produceStart = System.nanoTime();
+      broker.createTopic(TOPIC, PARTITIONS);
       long bytes = produce(broker.bootstrapServers(), events);
       System.out.printf("produced %,d events (%,d bytes, %.0f bytes/event) in %.1f s%n", events, bytes,
           (double) bytes / events, (System.nanoTime() - produceStart) / 1e9);
@@ -74,6 +75,16 @@ public final class PipelineBench {
       }
       System.out.printf("ratios by round: %s (goal >= %s)%n",
           ratios.stream().map(r -> String.format("%.2f", r)).toList(), seedQuery ? "0.4" : "0.6");
+    } finally {
+      deleteRecursively(dir); // the topic alone is ~0.5 GB
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(p);
+      }
     }
   }
 
@@ -105,9 +116,6 @@ public final class PipelineBench {
   }
 
   private static long produce(String bootstrap, int events) throws Exception {
-    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
-    }
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);

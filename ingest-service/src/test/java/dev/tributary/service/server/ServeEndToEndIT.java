@@ -27,8 +27,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -65,10 +63,8 @@ class ServeEndToEndIT {
     broker = KafkaBrokerProcess.start(dir.resolve("kafka"));
     s3 = S3TestServer.shared();
     bucket = s3.createBucket();
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic("clicks", 2, (short) 1), new NewTopic("history", 1, (short) 1)))
-          .all().get(60, TimeUnit.SECONDS);
-    }
+    broker.createTopic("clicks", 2);
+    broker.createTopic("history", 1);
     produce("clicks", 0, 200);
     produce("history", 0, 50);
 
