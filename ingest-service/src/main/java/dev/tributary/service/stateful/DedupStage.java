@@ -17,7 +17,7 @@ import java.util.concurrent.Future;
  * exactly that of deduplicating row by row.
  *
  * <p>Used from one thread. The deduplicator's state store is touched only by the worker while a
- * chunk is in flight; {@link #drain()} (and {@link #begin}) wait for it, so afterwards the caller
+ * chunk is in flight; {@link #drain()}, {@link #awaitIdle()} and {@link #begin} wait for it, so afterwards the caller
  * may use the store again.
  */
 final class DedupStage implements AutoCloseable {
@@ -46,7 +46,7 @@ final class DedupStage implements AutoCloseable {
 
   /** Starts a batch on {@code dedup}, dropping whatever an earlier, failed batch left. */
   void begin(Deduplicator dedup) {
-    awaitQuietly();
+    awaitIdle();
     this.dedup = dedup;
     newChunk();
   }
@@ -109,8 +109,11 @@ final class DedupStage implements AutoCloseable {
     }
   }
 
-  /** Waits for a chunk in flight, ignoring its outcome (its batch is being abandoned). */
-  private void awaitQuietly() {
+  /**
+   * Waits for a chunk in flight, ignoring its outcome (its batch is being abandoned): afterwards
+   * nothing touches the deduplicator's state store.
+   */
+  void awaitIdle() {
     if (inFlight == null) {
       return;
     }
@@ -126,7 +129,7 @@ final class DedupStage implements AutoCloseable {
 
   @Override
   public void close() {
-    awaitQuietly();
+    awaitIdle();
     worker.shutdownNow();
   }
 }

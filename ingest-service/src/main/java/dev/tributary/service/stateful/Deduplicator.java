@@ -82,30 +82,23 @@ final class Deduplicator {
    */
   boolean[] firstOccurrences(Object[][] rows, long[] eventTimes, int count) {
     byte[][] keys = new byte[count][];
-    byte[][] values = new byte[count][];
     for (int i = 0; i < count; i++) {
-      switch (expiry) {
-        case EVENT_TIME_IN_KEY -> {
-          keys[i] = withKey(new Codec.Writer().raw(BY_TIME).sortableLong(eventTimes[i]), rows[i]);
-          values[i] = EMPTY;
-        }
-        case FIRST_SEEN_PLUS_DELAY -> {
-          keys[i] = withKey(new Codec.Writer().raw(KEY), rows[i]);
-          values[i] = ByteBuffer.allocate(8).putLong(eventTimes[i] + expiryOffsetMicros).array();
-        }
-        default -> {
-          keys[i] = withKey(new Codec.Writer().raw(KEY), rows[i]);
-          values[i] = EMPTY;
-        }
-      }
+      Codec.Writer prefix = expiry == Expiry.EVENT_TIME_IN_KEY
+          ? new Codec.Writer().raw(BY_TIME).sortableLong(eventTimes[i]) : new Codec.Writer().raw(KEY);
+      keys[i] = withKey(prefix, rows[i]);
     }
     if (recentKeys != null) {
       return filtered(keys, eventTimes, count);
     }
-    boolean[] first = store.putAllIfAbsent(keys, values);
-    if (expiry == Expiry.FIRST_SEEN_PLUS_DELAY) {
-      indexNewKeys(rows, eventTimes, first);
+    if (expiry != Expiry.FIRST_SEEN_PLUS_DELAY) {
+      return store.putAllIfAbsent(keys, filledWith(EMPTY, count));
     }
+    byte[][] expiries = new byte[count][];
+    for (int i = 0; i < count; i++) {
+      expiries[i] = ByteBuffer.allocate(8).putLong(eventTimes[i] + expiryOffsetMicros).array();
+    }
+    boolean[] first = store.putAllIfAbsent(keys, expiries);
+    indexNewKeys(rows, eventTimes, first);
     return first;
   }
 
@@ -149,22 +142,19 @@ final class Deduplicator {
     return values;
   }
 
-  /** Adds the eviction index entries of the keys just set. */
+  /** Adds the eviction index entries of the keys just set (new keys, so new entries: no lookup). */
   private void indexNewKeys(Object[][] rows, long[] eventTimes, boolean[] first) {
     int n = 0;
     for (boolean f : first) {
       n += f ? 1 : 0;
     }
     byte[][] index = new byte[n][];
-    byte[][] empty = new byte[n][];
     for (int i = 0, j = 0; i < first.length; i++) {
       if (first[i]) {
-        long expiresAt = eventTimes[i] + expiryOffsetMicros;
-        index[j] = withKey(new Codec.Writer().raw(INDEX).sortableLong(expiresAt), rows[i]);
-        empty[j++] = EMPTY;
+        index[j++] = withKey(new Codec.Writer().raw(INDEX).sortableLong(eventTimes[i] + expiryOffsetMicros), rows[i]);
       }
     }
-    store.putAllIfAbsent(index, empty);
+    store.insertAll(index, filledWith(EMPTY, n));
   }
 
   private byte[] withKey(Codec.Writer prefix, Object[] row) {

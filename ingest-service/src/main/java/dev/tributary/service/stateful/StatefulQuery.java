@@ -64,7 +64,7 @@ final class StatefulQuery implements AutoCloseable {
       if (dedupStage == null) {
         dedupStage = new DedupStage(CHUNK);
       }
-      dedupStage.begin(null); // nothing in flight may touch the store while it is reopened
+      dedupStage.awaitIdle(); // nothing in flight may touch the store while it is reopened
       StateStore before = dedupStore;
       dedupStore = reopen(dedupStore, dedupOperator(), version);
       if (plan.dedupExpiry() == Deduplicator.Expiry.EVENT_TIME_IN_KEY && dedupStore != before) {
@@ -100,7 +100,7 @@ final class StatefulQuery implements AutoCloseable {
     if (plan.dedupExpiry() != Deduplicator.Expiry.EVENT_TIME_IN_KEY) {
       return plan.dedupColumns();
     }
-    return java.util.Arrays.stream(plan.dedupColumns()).filter(c -> c != plan.watermarkColumn()).toArray();
+    return Arrays.stream(plan.dedupColumns()).filter(c -> c != plan.watermarkColumn()).toArray();
   }
 
   private String dedupOperator() {

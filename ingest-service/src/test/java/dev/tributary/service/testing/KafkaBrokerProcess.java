@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -106,23 +105,11 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     return dir;
   }
 
-  /**
-   * Creates {@code name} with {@code partitions} partitions (replication 1) and waits until every
-   * partition has a leader: creation returns before that, and an idempotent producer that sends
-   * meanwhile can get stuck retrying OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout.
-   */
+  /** Creates {@code name} with {@code partitions} partitions and waits for their leaders. */
   public void createTopic(String name, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
         bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
-      Instant deadline = Instant.now().plusSeconds(60);
-      while (!admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
-          .allMatch(p -> p.leader() != null && p.leader().id() >= 0)) {
-        if (Instant.now().isAfter(deadline)) {
-          throw new IllegalStateException("topic " + name + " has partitions without a leader after 60 s");
-        }
-        Thread.sleep(50);
-      }
+      Topics.createAndAwaitLeaders(admin, name, partitions);
     }
   }
 

@@ -8,7 +8,6 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -50,12 +49,8 @@ public final class KafkaTestBroker {
   public String createTopic(String prefix, int partitions) {
     String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     try (Admin admin = admin()) {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
-      // Creation returns before every partition has a leader; producing then can stall.
-      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() ->
-          admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
-              .allMatch(p -> p.leader() != null && p.leader().id() >= 0));
-    } catch (InterruptedException | ExecutionException e) {
+      Topics.createAndAwaitLeaders(admin, name, partitions);
+    } catch (Exception e) {
       throw new IllegalStateException("cannot create topic " + name, e);
     }
     return name;
