@@ -3,6 +3,7 @@ package dev.tributary.checkpoint;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The checkpoint's identity (file {@code metadata/<version>}): which pipeline owns it and the
@@ -17,6 +18,10 @@ import java.util.Objects;
  * @param writtenAt when this metadata version was written
  * @param identity declaration part name to canonical string, e.g. {@code "group-by" ->
  *     "[customer_id]"}
+ * @param checkpointId a random id chosen when the checkpoint is created and kept across versions:
+ *     what the tables' {@code txn} actions are keyed by, so a batch of a new checkpoint is never
+ *     mistaken for a batch of an old one. Empty for checkpoints created before it existed (their
+ *     tables are keyed by the pipeline id alone, which stays valid for them).
  */
 public record CheckpointMetadata(
     int formatVersion,
@@ -24,7 +29,8 @@ public record CheckpointMetadata(
     String pipelineId,
     Instant createdAt,
     Instant writtenAt,
-    Map<String, String> identity) {
+    Map<String, String> identity,
+    Optional<String> checkpointId) {
 
   public CheckpointMetadata {
     if (version < 1) {
@@ -34,5 +40,11 @@ public record CheckpointMetadata(
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(writtenAt, "writtenAt");
     identity = SortedMaps.copy(identity, "identity");
+    Objects.requireNonNull(checkpointId, "checkpointId");
+    checkpointId.ifPresent(id -> {
+      if (id.isBlank()) {
+        throw new IllegalArgumentException("checkpointId must not be blank");
+      }
+    });
   }
 }

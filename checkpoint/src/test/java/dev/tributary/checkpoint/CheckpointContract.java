@@ -159,6 +159,27 @@ abstract class CheckpointContract {
   }
 
   @Test
+  void aNewCheckpointGetsAnIdThatCompatibleChangesKeep() throws Exception {
+    Checkpoint first = Checkpoint.open(store, "orders", Map.of("source", "orders", "sink", "a"), Set.of("sink"));
+    Checkpoint changed = Checkpoint.open(store, "orders", Map.of("source", "orders", "sink", "b"), Set.of("sink"));
+
+    assertThat(first.metadata().checkpointId()).isPresent();
+    assertThat(changed.metadata().version()).isEqualTo(2);
+    assertThat(changed.metadata().checkpointId()).isEqualTo(first.metadata().checkpointId());
+  }
+
+  @Test
+  void twoNewCheckpointsOfOnePipelineHaveDifferentIds() throws Exception {
+    Checkpoint one = Checkpoint.open(store, "orders", Map.of("source", "orders"));
+    for (ObjectInfo info : store.list("")) {
+      store.delete(info.key());
+    }
+    Checkpoint other = Checkpoint.open(store, "orders", Map.of("source", "orders"));
+
+    assertThat(other.metadata().checkpointId()).isNotEqualTo(one.metadata().checkpointId());
+  }
+
+  @Test
   void identityMismatchListsEveryChangedPartOldToNew() throws Exception {
     open();
     Map<String, String> changed = Map.of("group-by", "region", "window", "2h", "dedup", "id");
@@ -172,7 +193,8 @@ abstract class CheckpointContract {
         .hasMessageContaining("group-by changed from [customer_id] to [region]")
         .hasMessageContaining("window changed from [1h] to [2h]")
         .hasMessageEndingWith(
-            "start a new checkpoint location or restore the old declaration.")
+            "restore the old declaration, or start a new checkpoint location (with"
+                + " source.kafka.starting-offsets: table to continue after the data the sink table holds).")
         .satisfies(e -> assertThat(((CheckpointMismatchException) e).changedParts())
             .containsExactly("dedup", "format", "group-by", "window"));
   }

@@ -59,7 +59,21 @@ class FileFormatTest {
     assertThat(text("metadata/00000000000000000001")).isEqualTo("v1\n"
         + "{\"formatVersion\":1,\"version\":1,\"pipelineId\":\"orders-hourly\",\"createdAt\":\""
         + m.createdAt() + "\",\"writtenAt\":\"" + m.writtenAt() + "\",\"identity\":"
-        + "{\"group-by\":\"customer_id\",\"source\":\"orders\",\"window\":\"1h\"}}\n");
+        + "{\"group-by\":\"customer_id\",\"source\":\"orders\",\"window\":\"1h\"},"
+        + "\"checkpointId\":\"" + m.checkpointId().orElseThrow() + "\"}\n");
+  }
+
+  @Test
+  void metadataWithoutACheckpointIdIsReadAsALegacyCheckpoint() throws Exception {
+    // Written by releases before checkpoint ids: its tables are keyed by the pipeline id alone.
+    store.put("metadata/00000000000000000001", ("v1\n{\"formatVersion\":1,\"version\":1,"
+        + "\"pipelineId\":\"orders-hourly\",\"createdAt\":\"2026-11-29T08:00:00.120Z\","
+        + "\"writtenAt\":\"2026-11-29T08:00:00.120Z\",\"identity\":{\"source\":\"orders\"}}\n")
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+    CheckpointMetadata m = Checkpoint.open(store, "orders-hourly", Map.of("source", "orders")).metadata();
+
+    assertThat(m.checkpointId()).isEmpty();
   }
 
   @Test

@@ -5,9 +5,10 @@ import java.time.format.DateTimeParseException;
 import java.util.Objects;
 
 /**
- * Where a pipeline that has no checkpoint yet starts reading: {@code earliest}, {@code latest} or
- * {@code timestamp:2026-01-01T00:00:00Z} (the first offset whose Kafka timestamp is at or after it).
- * Ignored once a checkpoint exists.
+ * Where a pipeline that has no checkpoint yet starts reading: {@code earliest}, {@code latest},
+ * {@code timestamp:2026-01-01T00:00:00Z} (the first offset whose Kafka timestamp is at or after it)
+ * or {@code table} (right after the offsets the sink table's last commit of this pipeline
+ * recorded). Ignored once a checkpoint exists.
  */
 public sealed interface StartingOffsets {
 
@@ -24,6 +25,19 @@ public sealed interface StartingOffsets {
     @Override
     public String toString() {
       return "latest";
+    }
+  }
+
+  /**
+   * Right after the offsets recorded by the sink table's latest commit of this pipeline: a new
+   * checkpoint continues exactly where the table's data ends, so the table, not a lost or replaced
+   * checkpoint, decides. Partitions the table has no offset for start at the earliest offset.
+   * State of stateful operators starts empty.
+   */
+  record FromTable() implements StartingOffsets {
+    @Override
+    public String toString() {
+      return "table";
     }
   }
 
@@ -45,7 +59,7 @@ public sealed interface StartingOffsets {
   }
 
   /**
-   * Parses {@code earliest}, {@code latest} or {@code timestamp:<ISO-8601 instant>}.
+   * Parses {@code earliest}, {@code latest}, {@code table} or {@code timestamp:<ISO-8601 instant>}.
    *
    * @throws IllegalArgumentException naming the text and the accepted forms
    */
@@ -57,6 +71,9 @@ public sealed interface StartingOffsets {
     if (value.equals("latest")) {
       return new Latest();
     }
+    if (value.equals("table")) {
+      return new FromTable();
+    }
     if (value.startsWith("timestamp:")) {
       String instant = value.substring("timestamp:".length()).strip();
       try {
@@ -67,6 +84,6 @@ public sealed interface StartingOffsets {
       }
     }
     throw new IllegalArgumentException("cannot parse '" + text
-        + "' as starting offsets; write earliest, latest or timestamp:2026-01-01T00:00:00Z");
+        + "' as starting offsets; write earliest, latest, table or timestamp:2026-01-01T00:00:00Z");
   }
 }

@@ -97,6 +97,8 @@ class PipelineSpecTest {
   @Test
   void parsesStartingOffsets() {
     assertThat(StartingOffsets.parse(" latest ")).isEqualTo(new StartingOffsets.Latest());
+    assertThat(StartingOffsets.parse("table")).isEqualTo(new StartingOffsets.FromTable());
+    assertThat(new StartingOffsets.FromTable()).hasToString("table");
     assertThat(StartingOffsets.parse("timestamp:2026-03-01T12:00:00Z")).hasToString("timestamp:2026-03-01T12:00:00Z");
     assertThatThrownBy(() -> StartingOffsets.parse("timestamp:yesterday")).hasMessage(
         "cannot parse 'yesterday' as an instant; write it in UTC like timestamp:2026-01-01T00:00:00Z");

@@ -72,7 +72,7 @@ class PipelineValidationTest {
   void refusesBadStartingOffsets() {
     assertThat(errors(BASE.replace("topics: [orders]", "topics: [orders]\n    starting-offsets: newest")))
         .containsExactly("orders.yaml:6:23: source.kafka.starting-offsets: cannot parse 'newest' as starting"
-            + " offsets; write earliest, latest or timestamp:2026-01-01T00:00:00Z");
+            + " offsets; write earliest, latest, table or timestamp:2026-01-01T00:00:00Z");
     assertThat(errors(BASE.replace("topics: [orders]", "topics: [orders]\n    starting-offsets: timestamp:2026-01-01")))
         .containsExactly("orders.yaml:6:23: source.kafka.starting-offsets: cannot parse '2026-01-01' as an"
             + " instant; write it in UTC like timestamp:2026-01-01T00:00:00Z");

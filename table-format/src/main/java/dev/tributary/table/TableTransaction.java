@@ -5,6 +5,7 @@ import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.PartitionedDataWriter;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.StatsJson;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
   final Snapshot readSnapshot;
   private final boolean alreadyCommitted;
   private final List<DataFile> files = new ArrayList<>();
+  private final List<TransactionId> alsoRecorded = new ArrayList<>();
   private PartitionedDataWriter writer;
   private boolean done;
 
@@ -95,6 +97,22 @@ public abstract sealed class TableTransaction implements AutoCloseable
   }
 
   /**
+   * Records more {@code txn} actions in the same commit as the data, such as the source offset
+   * each input partition has reached: the table itself then says how far its data goes, atomically
+   * with the data. They are facts for readers, not idempotency keys: only {@link #id()} decides
+   * whether this transaction is already committed. An app id equal to {@link #id()}'s is refused.
+   */
+  public void alsoRecord(List<TransactionId> transactions) {
+    checkOpen();
+    for (TransactionId t : transactions) {
+      if (t.appId().equals(txn.appId())) {
+        throw new IllegalArgumentException("txn " + t.appId() + " is this transaction's own id");
+      }
+    }
+    alsoRecorded.addAll(transactions);
+  }
+
+  /**
    * Finishes the data files and commits them with this transaction's {@code txn} action.
    *
    * @param commitInfoExtras extra fields of the commit's {@code commitInfo} (e.g. offsets)
@@ -119,6 +137,9 @@ public abstract sealed class TableTransaction implements AutoCloseable
     }
     long now = table.options().clock().millis();
     List<Action> actions = new ArrayList<>(removals(now));
+    for (TransactionId t : alsoRecorded) {
+      actions.add(new SetTransaction(t.appId(), t.version(), now));
+    }
     for (DataFile f : files) {
       actions.add(new AddFile(f.path(), f.partitionValues(), f.size(), f.modificationTime(),
           true /* dataChange */, StatsJson.toJson(f.stats(), readSnapshot.dataSchema()), Map.of()));

@@ -35,7 +35,8 @@ public final class CheckpointErrors {
     return new CheckpointMismatchException(
         "Cannot start pipeline " + pipelineId + ": the checkpoint in " + location
             + " was written by a different declaration (" + String.join("; ", changes)
-            + "); start a new checkpoint location or restore the old declaration.",
+            + "); restore the old declaration, or start a new checkpoint location (with"
+            + " source.kafka.starting-offsets: table to continue after the data the sink table holds).",
         changedParts);
   }
 

@@ -102,6 +102,7 @@ public final class EntryCodec {
     root.put("createdAt", m.createdAt().toString());
     root.put("writtenAt", m.writtenAt().toString());
     putStrings(root, "identity", m.identity());
+    m.checkpointId().ifPresent(id -> root.put("checkpointId", id));
     return VersionedFile.encode(root);
   }
 
@@ -115,7 +116,8 @@ public final class EntryCodec {
           f.text("pipelineId"),
           f.instant("createdAt"),
           f.instant("writtenAt"),
-          f.stringMap("identity"));
+          f.stringMap("identity"),
+          f.optionalText("checkpointId"));
     } catch (IllegalArgumentException invalid) {
       throw f.invalid("metadata", invalid);
     }

@@ -60,6 +60,12 @@ final class JsonFields {
         : OptionalLong.empty();
   }
 
+  java.util.Optional<String> optionalText(String field) throws CorruptCheckpointException {
+    return node.has(field) && !node.get(field).isNull()
+        ? java.util.Optional.of(text(field))
+        : java.util.Optional.empty();
+  }
+
   String text(String field) throws CorruptCheckpointException {
     JsonNode v = required(field);
     if (!v.isTextual()) {

@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.UUID;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -48,7 +50,8 @@ public final class MetadataLog {
       CheckpointMetadata next;
       if (latest.isEmpty()) {
         Instant now = Instant.now();
-        next = new CheckpointMetadata(formatVersion, 1, pipelineId, now, now, identity);
+        next = new CheckpointMetadata(formatVersion, 1, pipelineId, now, now, identity,
+            Optional.of(UUID.randomUUID().toString()));
       } else {
         String key = LogKeys.numbered(LogKeys.METADATA_DIR, latest.getAsLong());
         CheckpointMetadata current =
@@ -62,7 +65,7 @@ public final class MetadataLog {
         }
         checkCompatible(files.location(), current, pipelineId, identity, compatibleParts);
         next = new CheckpointMetadata(formatVersion, current.version() + 1, pipelineId,
-            current.createdAt(), Instant.now(), identity);
+            current.createdAt(), Instant.now(), identity, current.checkpointId());
         LOG.info("Checkpoint {} of pipeline {}: compatible declaration change, writing metadata"
             + " version {}: {}", files.location(), pipelineId, next.version(),
             String.join("; ", describe(current.identity(), identity)));

@@ -3,7 +3,6 @@ package dev.tributary.service.engine;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.CommitResult;
 import dev.tributary.table.DeltaTable;
-import dev.tributary.table.TransactionId;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.DataWriteOptions;
@@ -15,11 +14,10 @@ import java.util.Map;
 
 /**
  * A Delta table as a batch sink. Rows stream into Parquet files as they arrive; the batch's files
- * are committed in one Delta commit carrying {@code txn(pipeline id, batch id)}, so a replayed
- * batch is skipped when the table already holds it.
+ * are committed in one Delta commit carrying the batch's {@link BatchTag}, so a replayed batch is
+ * skipped when the table already holds it.
  */
 public final class DeltaTableSink implements TableSink {
-  private final String pipelineId;
   private final ObjectStore store;
   private final DeltaTable table;
   private final StructType schema;
@@ -33,7 +31,6 @@ public final class DeltaTableSink implements TableSink {
    */
   public DeltaTableSink(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
       List<String> partitionColumns, DataWriteOptions writeOptions) throws IOException {
-    this.pipelineId = pipelineId;
     this.store = store;
     this.table = table;
     this.schema = schema;
@@ -79,22 +76,27 @@ public final class DeltaTableSink implements TableSink {
   }
 
   @Override
-  public BatchWriter begin(long batchId) throws IOException {
-    long committed = table.latestTransactionVersion(pipelineId).orElse(-1);
-    if (committed >= batchId) {
+  public dev.tributary.table.Snapshot snapshot() throws IOException {
+    return table.snapshot();
+  }
+
+  @Override
+  public BatchWriter begin(BatchTag tag) throws IOException {
+    long committed = table.latestTransactionVersion(tag.batch().appId()).orElse(-1);
+    if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
     }
-    return new Writer(batchId, DataFiles.newWriter(store, schema, partitionColumns, writeOptions));
+    return new Writer(tag, DataFiles.newWriter(store, schema, partitionColumns, writeOptions));
   }
 
   private final class Writer implements BatchWriter {
-    private final long batchId;
+    private final BatchTag tag;
     private final PartitionedDataWriter files;
     private long rows;
     private boolean done;
 
-    Writer(long batchId, PartitionedDataWriter files) {
-      this.batchId = batchId;
+    Writer(BatchTag tag, PartitionedDataWriter files) {
+      this.tag = tag;
       this.files = files;
     }
 
@@ -119,7 +121,8 @@ public final class DeltaTableSink implements TableSink {
       List<DataFile> written = files.finish();
       done = true;
       CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
-      var txn = table.newAppend(new TransactionId(pipelineId, batchId));
+      var txn = table.newAppend(tag.batch());
+      txn.alsoRecord(tag.sourcePositions());
       txn.addFiles(written);
       CommitResult result = txn.commit(commitInfo);
       return result.committed() ? result.tableVersion() : -1;

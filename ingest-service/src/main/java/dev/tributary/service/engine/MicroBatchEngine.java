@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *       is read, so a crash from here on replays exactly this range;
  *   <li>process: read exactly the range, parse, transform, write Parquet files;
  *   <li>commit: the quarantine table, then the sink table, each in one Delta commit carrying
- *       {@code txn(pipeline id, batch id)}: a table that already holds the batch skips it;
+ *       the batch's {@link BatchTag} ({@link TableTxns}): a table that already holds the batch skips it;
  *   <li>mark done: the checkpoint's commits log gets the batch; then, best effort, the consumer group.
  * </ol>
  *
@@ -50,6 +50,8 @@ public final class MicroBatchEngine {
   private static final int PURGE_EVERY_BATCHES = 20;
 
   private final String pipelineId;
+  private final TableTxns txns;
+  private final Map<TopicPartition, Long> startAfter;
   private final KafkaSource source;
   private final Checkpoint checkpoint;
   private final RecordProcessor processor;
@@ -63,10 +65,15 @@ public final class MicroBatchEngine {
   private Instant previousBatchStart;
 
   /**
+   * @param txns how this checkpoint's batches are keyed in the tables
+   * @param startAfter where a checkpoint without batches starts, per partition (a new checkpoint
+   *     continuing after a table, {@code starting-offsets: table}); empty: the declared
+   *     starting-offsets. Ignored once the checkpoint has a batch.
    * @param lateEvents the table events behind the watermark go to, if declared
    */
   public MicroBatchEngine(
-      String pipelineId,
+      TableTxns txns,
+      Map<SourcePartition, Long> startAfter,
       KafkaSource source,
       Checkpoint checkpoint,
       RecordProcessor processor,
@@ -75,7 +82,9 @@ public final class MicroBatchEngine {
       Optional<TableSink> lateEvents,
       ProgressLog progress,
       Clock clock) {
-    this.pipelineId = pipelineId;
+    this.pipelineId = txns.pipelineId();
+    this.txns = txns;
+    this.startAfter = toKafka(startAfter);
     this.source = source;
     this.checkpoint = checkpoint;
     this.processor = processor;
@@ -119,7 +128,7 @@ public final class MicroBatchEngine {
 
   private void runBatches(TriggerSpec trigger) throws Exception {
     RecoveryPlan recovery = checkpoint.recover();
-    Map<TopicPartition, Long> ends = new HashMap<>();
+    Map<TopicPartition, Long> ends = new HashMap<>(startAfter);
     if (recovery.latestOffsets().isPresent()) {
       ends = toKafka(recovery.latestOffsets().get().endOffsets());
     }
@@ -198,9 +207,10 @@ public final class MicroBatchEngine {
   private OptionalLong runBatchSteps(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
       throws Exception {
     long batchId = entry.batchId();
-    try (TableSink.BatchWriter mainWriter = PipelinedBatchWriter.wrap(sink.begin(batchId), pipelineId + "-writer");
-        TableSink.BatchWriter quarantineWriter = quarantine.begin(batchId);
-        TableSink.BatchWriter lateWriter = lateEvents.isPresent() ? lateEvents.get().begin(batchId) : null) {
+    BatchTag tag = txns.tag(batchId, entry.ranges());
+    try (TableSink.BatchWriter mainWriter = PipelinedBatchWriter.wrap(sink.begin(tag), pipelineId + "-writer");
+        TableSink.BatchWriter quarantineWriter = quarantine.begin(tag);
+        TableSink.BatchWriter lateWriter = lateEvents.isPresent() ? lateEvents.get().begin(tag) : null) {
       BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter, lateWriter);
       List<SourcePlan.DataGap> readGaps = new ArrayList<>();
       // Even when every table already holds the batch, a stateful processor must replay it to

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * A table the engine writes one batch at a time, idempotently by batch id: the sink remembers
- * (in the table itself, as a Delta {@code txn} action keyed by the pipeline id) the last batch it
- * committed, so a batch replayed after a crash is never written twice.
+ * A table the engine writes one batch at a time, idempotently by batch: the sink remembers (in the
+ * table itself, as a Delta {@code txn} action keyed by the pipeline and checkpoint, see {@link
+ * TableTxns}) the last batch it committed, so a batch replayed after a crash is never written twice.
  */
 public interface TableSink {
 
@@ -16,11 +16,15 @@ public interface TableSink {
   /** Cumulative commit counters of the table (attempts, retries, conflicts), for metrics. */
   dev.tributary.table.CommitCounters commitCounters();
 
+  /** The table's latest snapshot (what it holds, its txn actions). */
+  dev.tributary.table.Snapshot snapshot() throws IOException;
+
   /**
-   * Starts writing batch {@code batchId}. If the table already holds this batch (or a later one),
-   * the returned writer is a no-op that reports {@link BatchWriter#alreadyCommitted()}.
+   * Starts writing a batch. If the table already holds it (its {@link BatchTag#batch()} key at this
+   * or a later batch id), the returned writer is a no-op that reports {@link
+   * BatchWriter#alreadyCommitted()}. The commit records {@link BatchTag#sourcePositions()} too.
    */
-  BatchWriter begin(long batchId) throws IOException;
+  BatchWriter begin(BatchTag tag) throws IOException;
 
   /** The rows of one batch, written to data files as they come and committed at once. */
   interface BatchWriter extends AutoCloseable {
@@ -34,7 +38,7 @@ public interface TableSink {
     long rows();
 
     /**
-     * Commits everything written, atomically, tagged with {@code (pipeline id, batch id)}.
+     * Commits everything written, atomically, with the batch's {@link BatchTag}.
      *
      * @param commitInfo extra facts recorded in the commit's commitInfo (batch id, offsets, gaps)
      * @return the table version committed, or -1 if the batch had already been committed

@@ -7,6 +7,9 @@ import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
+import dev.tributary.service.engine.TableTxns;
+import dev.tributary.checkpoint.SourcePartition;
+import java.util.Map;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.data.WarmUp;
@@ -65,12 +68,17 @@ public final class PipelineRun implements AutoCloseable {
         resources.add(lateStore);
         late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore));
       }
+      TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
+      List<TableSink> tables = new ArrayList<>(List.of(sink, quarantine));
+      late.ifPresent(tables::add);
+      Map<SourcePartition, Long> startAfter = NewCheckpointStart.startAfter(spec.id(),
+          spec.source().startingOffsets(), checkpoint, txns, sink, tables);
       RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec));
       resources.add(0, processor);
       KafkaSource source = new KafkaSource(
           PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
       resources.add(0, source);
-      MicroBatchEngine engine = new MicroBatchEngine(spec.id(), source, checkpoint, processor, sink,
+      MicroBatchEngine engine = new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink,
           quarantine, late, progress, Clock.systemUTC());
       return new PipelineRun(spec, trigger, resources, engine, progress);
     } catch (IOException | RuntimeException e) {

@@ -4,6 +4,7 @@ import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
+import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.source.DataLossException;
 import java.util.List;
 
@@ -17,7 +18,8 @@ final class Failures {
       PipelineDefinitionException.class,
       CheckpointMismatchException.class,
       ConcurrentPipelineException.class,
-      DataLossException.class);
+      DataLossException.class,
+      TableWrittenByAnotherCheckpointException.class);
 
   private Failures() {}
 

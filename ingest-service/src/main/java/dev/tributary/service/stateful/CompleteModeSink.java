@@ -1,22 +1,21 @@
 package dev.tributary.service.stateful;
 
 import dev.tributary.service.engine.DeltaTableSink;
+import dev.tributary.service.engine.BatchTag;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.OverwriteTransaction;
-import dev.tributary.table.TransactionId;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
 
 /**
  * The sink of complete output mode: each batch replaces the whole table in one commit (every
- * live file removed, the batch's files added) carrying {@code txn(pipeline id, batch id)}, so
+ * live file removed, the batch's files added) carrying the batch's {@link BatchTag}, so
  * readers always see one complete result and a replayed batch is skipped.
  */
 public final class CompleteModeSink implements TableSink {
-  private final String pipelineId;
   private final ObjectStore store;
   private final DeltaTable table;
 
@@ -27,7 +26,6 @@ public final class CompleteModeSink implements TableSink {
    */
   public CompleteModeSink(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
       List<String> partitionColumns) throws IOException {
-    this.pipelineId = pipelineId;
     this.store = store;
     this.table = table;
     DeltaTableSink.createOrCheck(pipelineId, store, table, schema, List.copyOf(partitionColumns));
@@ -44,8 +42,14 @@ public final class CompleteModeSink implements TableSink {
   }
 
   @Override
-  public BatchWriter begin(long batchId) throws IOException {
-    OverwriteTransaction txn = table.newOverwrite(new TransactionId(pipelineId, batchId));
+  public dev.tributary.table.Snapshot snapshot() throws IOException {
+    return table.snapshot();
+  }
+
+  @Override
+  public BatchWriter begin(BatchTag tag) throws IOException {
+    OverwriteTransaction txn = table.newOverwrite(tag.batch());
+    txn.alsoRecord(tag.sourcePositions());
     return new TransactionWriter(txn);
   }
 }

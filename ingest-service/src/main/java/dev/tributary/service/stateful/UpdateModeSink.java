@@ -1,22 +1,21 @@
 package dev.tributary.service.stateful;
 
 import dev.tributary.service.engine.DeltaTableSink;
+import dev.tributary.service.engine.BatchTag;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.MergeTransaction;
-import dev.tributary.table.TransactionId;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
 
 /**
  * The sink of update output mode: each batch's changed aggregate rows are merged into the table
- * by window and group-by columns in one commit carrying {@code txn(pipeline id, batch id)}, so
+ * by window and group-by columns in one commit carrying the batch's {@link BatchTag}, so
  * the table holds the latest value once per key and a replayed batch is skipped.
  */
 public final class UpdateModeSink implements TableSink {
-  private final String pipelineId;
   private final ObjectStore store;
   private final DeltaTable table;
   private final List<String> keyColumns;
@@ -29,7 +28,6 @@ public final class UpdateModeSink implements TableSink {
    */
   public UpdateModeSink(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
       List<String> partitionColumns, List<String> keyColumns) throws IOException {
-    this.pipelineId = pipelineId;
     this.store = store;
     this.table = table;
     this.keyColumns = List.copyOf(keyColumns);
@@ -47,8 +45,14 @@ public final class UpdateModeSink implements TableSink {
   }
 
   @Override
-  public BatchWriter begin(long batchId) throws IOException {
-    MergeTransaction txn = table.newMerge(new TransactionId(pipelineId, batchId), keyColumns);
+  public dev.tributary.table.Snapshot snapshot() throws IOException {
+    return table.snapshot();
+  }
+
+  @Override
+  public BatchWriter begin(BatchTag tag) throws IOException {
+    MergeTransaction txn = table.newMerge(tag.batch(), keyColumns);
+    txn.alsoRecord(tag.sourcePositions());
     return new TransactionWriter(txn);
   }
 }
