@@ -58,17 +58,6 @@ public final class CheckpointErrors {
             + ". Call Checkpoint.recover() at start and follow its plan: replay or resume.");
   }
 
-  /** A state changelog for the same version exists with different content. */
-  public static ConcurrentPipelineException stateConflict(
-      String location, String key, String operatorId) {
-    return new ConcurrentPipelineException(
-        "State of operator " + operatorId + ": changelog '" + key + "' in " + location
-            + " already exists with different content. Either another process runs this"
-            + " pipeline on the same checkpoint (stop all but one), or the operator produced"
-            + " different state when replaying the same batch (it must be deterministic given"
-            + " its input and watermark).");
-  }
-
   /** The local directory given to a state store holds something else. */
   public static IllegalArgumentException foreignLocalDir(String dir, String marker) {
     return new IllegalArgumentException(

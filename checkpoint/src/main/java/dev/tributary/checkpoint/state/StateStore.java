@@ -125,14 +125,18 @@ public interface StateStore extends AutoCloseable {
 
   /**
    * Makes this version's changes durable as version {@code newVersion}, which must be {@link
-   * #version()} + 1. If the changelog already exists with the same content (a replay of the same
-   * batch) this succeeds; if its content differs another process is writing this state, or the
-   * operator is not deterministic, and nothing is applied.
+   * #version()} + 1. If the changelog already exists, an earlier attempt at the same batch
+   * committed it (a replay after a crash between the state commit and the batch's commits entry):
+   * with the same content this is a no-op success; with other content the existing version wins,
+   * the working copy is rebuilt at it and this attempt's changes are discarded. A replay is never
+   * taken for a second writer: two processes on one checkpoint are fenced by the checkpoint's
+   * offsets and commits logs, not here.
    *
-   * @throws dev.tributary.checkpoint.ConcurrentPipelineException if a different changelog exists
+   * @return true if this attempt's changes are the version; false if an earlier attempt's version
+   *     was adopted (caches built from this attempt's changes should be rebuilt from the store)
    * @throws IOException if the upload fails; the changes stay pending and commit can be retried
    */
-  void commit(long newVersion) throws IOException;
+  boolean commit(long newVersion) throws IOException;
 
   /**
    * Discards this version's uncommitted changes. Cheap when there are none; otherwise the working

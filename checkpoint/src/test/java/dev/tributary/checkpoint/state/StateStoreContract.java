@@ -3,7 +3,6 @@ package dev.tributary.checkpoint.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.checkpoint.CorruptCheckpointException;
 import dev.tributary.storage.ObjectInfo;
 import dev.tributary.storage.ObjectStore;
@@ -289,23 +288,32 @@ abstract class StateStoreContract {
   }
 
   @Test
-  void aDifferentChangelogForTheSameVersionIsAConflict() throws Exception {
-    try (StateStore a = open(StateStore.INITIAL_VERSION);
-        StateStore b = StateStore.open(store, OP, -1, dir.resolve("other"), 4)) {
-      a.put(b("k"), b("from-a"));
-      b.put(b("k"), b("from-b"));
-      a.commit(0);
+  void aReplayWithOtherChangesAdoptsTheVersionAnEarlierAttemptCommitted() throws Exception {
+    // The first attempt committed version 0 and crashed before its batch was marked done; the
+    // replay read its input in another order and produced other changes. The committed version is
+    // what the tables were written with, so the replay takes it instead of failing.
+    try (StateStore first = open(StateStore.INITIAL_VERSION)) {
+      first.put(b("k"), b("from-first"));
+      first.put(b("gone"), b("x"));
+      first.commit(0);
+    }
+    try (StateStore replay = StateStore.open(store, OP, -1, dir.resolve("replay"), 4)) {
+      replay.put(b("k"), b("from-replay"));
+      replay.put(b("extra"), b("y"));
 
-      assertThatThrownBy(() -> b.commit(0))
-          .isInstanceOf(ConcurrentPipelineException.class)
-          .hasMessage("State of operator dedup-1: changelog"
-              + " 'state/dedup-1/00000000000000000000.delta' in " + store.location()
-              + " already exists with different content. Either another process runs this"
-              + " pipeline on the same checkpoint (stop all but one), or the operator produced"
-              + " different state when replaying the same batch (it must be deterministic given"
-              + " its input and watermark).");
-      assertThat(b.version()).isEqualTo(StateStore.INITIAL_VERSION);
-      assertThat(s(b.get(b("k")))).isEqualTo("from-b");
+      replay.commit(0);
+
+      assertThat(replay.version()).isZero();
+      assertThat(s(replay.get(b("k")))).isEqualTo("from-first");
+      assertThat(replay.get(b("extra"))).isNull();
+      assertThat(replay.metrics().keys()).isEqualTo(2);
+      replay.delete(b("gone"));
+      replay.commit(1);
+    }
+    try (StateStore reopened = open(1)) {
+      assertThat(s(reopened.get(b("k")))).isEqualTo("from-first");
+      assertThat(reopened.get(b("gone"))).isNull();
+      assertThat(reopened.metrics().keys()).isEqualTo(1);
     }
   }
 

@@ -17,6 +17,7 @@ public final class CrashPoints {
   public static final String AFTER_DATA_FILES = "after-data-files";
   public static final String AFTER_QUARANTINE_COMMIT = "after-quarantine-commit";
   public static final String AFTER_SINK_COMMIT = "after-sink-commit";
+  public static final String AFTER_STATE_COMMIT = "after-state-commit";
   public static final String AFTER_COMMITS_LOG = "after-commits-log";
 
   private static final String POINT;

@@ -9,6 +9,7 @@ import dev.tributary.checkpoint.RecoveryPlan;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.source.SourcePlan;
+import dev.tributary.service.source.SourceRecordHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -216,10 +217,13 @@ public final class MicroBatchEngine {
       // Even when every table already holds the batch, a stateful processor must replay it to
       // rebuild the state version it commits; a stateless one could skip the read.
       processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt(), entry.watermarkMicros()));
-      readGaps.addAll(source.read(toKafkaRanges(entry.ranges()), rec -> {
+      SourceRecordHandler handler = rec -> {
         CrashPoints.reached(CrashPoints.MID_BATCH);
         processor.process(rec, outputs);
-      }));
+      };
+      Map<TopicPartition, OffsetRange> ranges = toKafkaRanges(entry.ranges());
+      readGaps.addAll(processor.dependsOnRecordOrder() ? source.readInPartitionOrder(ranges, handler)
+          : source.read(ranges, handler));
       processor.endBatch(outputs);
       OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
@@ -235,6 +239,7 @@ public final class MicroBatchEngine {
       tally.finish();
       timer.mark("commit");
       processor.commit(batchId);
+      CrashPoints.reached(CrashPoints.AFTER_STATE_COMMIT);
       timer.mark("stateCommit");
       checkpoint.writeCommit(new CommitEntry(batchId, nextWatermark, clock.instant(),
           Map.of("sinkVersion", Long.toString(sinkVersion))));

@@ -38,6 +38,15 @@ public interface RecordProcessor extends AutoCloseable {
   default void commit(long batchId) throws IOException {}
 
   /**
+   * True if a batch's result depends on the order its records arrive in (stateful operators: which
+   * duplicate is kept, the state changelog). The engine then reads the partitions one after the
+   * other in a fixed order, so that a replay of the batch sees the same sequence.
+   */
+  default boolean dependsOnRecordOrder() {
+    return false;
+  }
+
+  /**
    * Whether a batch without new records would still produce output (the watermark advanced past
    * windows or keys held in state). The engine then runs such a "no-data batch", like Spark.
    */

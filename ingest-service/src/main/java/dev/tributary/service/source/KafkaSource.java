@@ -232,15 +232,33 @@ public final class KafkaSource implements AutoCloseable {
 
   /**
    * Reads exactly the planned ranges, handing every record with an offset inside its range to the
-   * handler. Offsets may be missing inside a range (compacted topics, transaction markers); a
-   * partition is done once the consumer's position reaches the range end.
+   * handler, partitions interleaved as the consumer returns them (the fastest order). Offsets may
+   * be missing inside a range (compacted topics, transaction markers); a partition is done once the
+   * consumer's position reaches the range end.
    *
    * @return offsets skipped because they were deleted while reading (fail-on-data-loss: false)
    * @throws DataLossException if offsets of the range were deleted and fail-on-data-loss is true
    */
   public List<SourcePlan.DataGap> read(Map<TopicPartition, OffsetRange> ranges, SourceRecordHandler handler)
       throws Exception {
-    Map<TopicPartition, OffsetRange> pending = new HashMap<>();
+    return read(ranges, handler, false);
+  }
+
+  /**
+   * Like {@link #read}, but one partition after the other, in (topic, partition) order, each read
+   * to its range end before the next starts: the records reach the handler in an order that depends
+   * only on the ranges, never on fetch timing, so a stateful batch replayed after a crash sees the
+   * same sequence and produces the same result. Costs a fetch round trip per partition.
+   */
+  public List<SourcePlan.DataGap> readInPartitionOrder(Map<TopicPartition, OffsetRange> ranges,
+      SourceRecordHandler handler) throws Exception {
+    return read(ranges, handler, true);
+  }
+
+  private List<SourcePlan.DataGap> read(Map<TopicPartition, OffsetRange> ranges, SourceRecordHandler handler,
+      boolean inPartitionOrder) throws Exception {
+    // Sorted, so that in partition order the next partition to read is always the first pending one.
+    Map<TopicPartition, OffsetRange> pending = new TreeMap<>(PARTITION_ORDER);
     ranges.forEach((tp, r) -> {
       if (!r.isEmpty()) {
         pending.put(tp, r);
@@ -252,6 +270,11 @@ public final class KafkaSource implements AutoCloseable {
     }
     consumer.assign(pending.keySet());
     pending.forEach((tp, r) -> consumer.seek(tp, r.start()));
+    if (inPartitionOrder) {
+      // Paused before the first poll, the others are not even fetched until their turn.
+      consumer.pause(pending.keySet());
+      consumer.resume(List.of(pending.keySet().iterator().next()));
+    }
     Instant lastProgress = Instant.now();
     while (!pending.isEmpty()) {
       ConsumerRecords<byte[], byte[]> records;
@@ -259,6 +282,7 @@ public final class KafkaSource implements AutoCloseable {
         records = consumer.poll(POLL);
       } catch (OffsetOutOfRangeException e) {
         handleOutOfRange(e, pending, gaps);
+        resumeFirst(pending, inPartitionOrder);
         continue;
       }
       for (TopicPartition tp : records.partitions()) {
@@ -282,8 +306,11 @@ public final class KafkaSource implements AutoCloseable {
           consumer.pause(List.of(e.getKey()));
           it.remove();
           progressed = true;
+        } else if (inPartitionOrder) {
+          break; // the partitions after the current one have not been read yet
         }
       }
+      resumeFirst(pending, inPartitionOrder);
       if (progressed) {
         lastProgress = Instant.now();
       } else if (Duration.between(lastProgress, Instant.now()).compareTo(settings.readTimeout()) > 0) {
@@ -298,6 +325,15 @@ public final class KafkaSource implements AutoCloseable {
     }
     consumer.assign(List.of());
     return gaps;
+  }
+
+  private static final java.util.Comparator<TopicPartition> PARTITION_ORDER =
+      java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+
+  private void resumeFirst(Map<TopicPartition, OffsetRange> pending, boolean inPartitionOrder) {
+    if (inPartitionOrder && !pending.isEmpty()) {
+      consumer.resume(List.of(pending.keySet().iterator().next()));
+    }
   }
 
   private void handleOutOfRange(

@@ -76,6 +76,11 @@ public final class StatefulProcessor implements RecordProcessor {
   }
 
   @Override
+  public boolean dependsOnRecordOrder() {
+    return true;
+  }
+
+  @Override
   public boolean wantsNoDataBatch() {
     return query.wantsNoDataBatch();
   }

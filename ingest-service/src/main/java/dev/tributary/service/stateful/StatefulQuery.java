@@ -261,8 +261,11 @@ final class StatefulQuery implements AutoCloseable {
    * for inspection).
    */
   void commit(long batchId) throws IOException {
-    if (dedupStore != null) {
-      dedupStore.commit(batchId);
+    if (dedupStore != null && !dedupStore.commit(batchId)
+        && plan.dedupExpiry() == Deduplicator.Expiry.EVENT_TIME_IN_KEY) {
+      // A replay adopted the state an earlier attempt committed: the filter must cover its keys.
+      recentKeys = new RecentKeys(Math.max(plan.delayMicros(), MIN_FILTER_BUCKET_MICROS));
+      Deduplicator.fill(dedupStore, recentKeys);
     }
     if (aggregateStore != null) {
       aggregateStore.commit(batchId);

@@ -109,4 +109,45 @@ class StatefulPartitionsTest {
       assertThat(processor.nextWatermarkMicros()).hasValue((T0.getEpochSecond() * 1_000_000L) + 60 * MINUTE);
     }
   }
+
+  @Test
+  void aReplayAfterTheStateCommitThatSeesThePartitionsInAnotherOrderGoesOn() throws Exception {
+    // within-watermark dedup keeps the first occurrence's event time: the order decides the state
+    PipelineSpec spec = PipelineParser.parse("""
+        pipeline: replay-order
+        source: { kafka: { bootstrap-servers: "localhost:1", topics: [events] } }
+        format: { json: { schema: { event_id: string, event_ts: timestamp } } }
+        watermark: { column: event_ts, delay: 10 minutes }
+        deduplicate: { keys: [event_id], within-watermark: true }
+        sink: { delta: { path: %s/t } }
+        checkpoint: %s/c
+        """.formatted(dir, dir), "replay-order.yaml", Map.of());
+    CompiledPipeline pipeline = PipelineFactory.compile(spec);
+    ObjectStore checkpoint = ObjectStores.open(Files.createDirectories(dir.resolve("c")).toString(), null);
+    try (RecordProcessor first = PipelineFactory.processor(pipeline, checkpoint, dir.resolve("state-1"))) {
+      first.beginBatch(new RecordProcessor.BatchContext(0, T0, OptionalLong.empty()));
+      BatchOutputs outputs = new BatchOutputs(new Rows(), new Rows(), new Rows());
+      first.process(record(0, 0, "a", 5), outputs);
+      first.process(record(1, 0, "a", 8), outputs);
+      first.endBatch(outputs);
+      first.commit(0); // ... and the process dies before the batch's commits entry
+    }
+    try (RecordProcessor replay = PipelineFactory.processor(pipeline, checkpoint, dir.resolve("state-2"))) {
+      replay.beginBatch(new RecordProcessor.BatchContext(0, T0, OptionalLong.empty()));
+      BatchOutputs outputs = new BatchOutputs(new Rows(), new Rows(), new Rows());
+      replay.process(record(1, 0, "a", 8), outputs);
+      replay.process(record(0, 0, "a", 5), outputs);
+      replay.endBatch(outputs);
+      replay.commit(0); // the state of the first attempt stands: not a second writer
+
+      Rows sink = new Rows();
+      replay.beginBatch(new RecordProcessor.BatchContext(1, T0, replay.nextWatermarkMicros()));
+      outputs = new BatchOutputs(sink, new Rows(), new Rows());
+      replay.process(record(0, 1, "a", 9), outputs);
+      replay.process(record(0, 2, "b", 9), outputs);
+      replay.endBatch(outputs);
+      replay.commit(1);
+      assertThat(sink.rows).extracting(r -> r[0]).containsExactly("b");
+    }
+  }
 }

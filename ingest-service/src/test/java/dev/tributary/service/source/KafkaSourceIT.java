@@ -57,6 +57,29 @@ class KafkaSourceIT {
   }
 
   @Test
+  void readsInPartitionOrderOnePartitionAfterTheOther() throws Exception {
+    String topic = broker.createTopic("ordered", 3);
+    broker.send(topic, 2, values("c", 4000));
+    broker.send(topic, 0, values("a", 3000));
+    broker.send(topic, 1, values("b", 2000));
+    try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
+      SourcePlan plan = source.plan(Map.of(), true, Map.of());
+      Map<TopicPartition, OffsetRange> ranges = new java.util.HashMap<>(plan.ranges());
+      ranges.put(new TopicPartition(topic, 0), new OffsetRange(100, 3000));
+      for (int attempt = 0; attempt < 2; attempt++) {
+        List<String> read = new ArrayList<>();
+        source.readInPartitionOrder(ranges, r -> read.add(r.partition() + ":" + r.offset()));
+
+        List<String> expected = new ArrayList<>();
+        IntStream.range(100, 3000).forEach(o -> expected.add("0:" + o));
+        IntStream.range(0, 2000).forEach(o -> expected.add("1:" + o));
+        IntStream.range(0, 4000).forEach(o -> expected.add("2:" + o));
+        assertThat(read).containsExactlyElementsOf(expected);
+      }
+    }
+  }
+
+  @Test
   void deletedOffsetsFailWithAMessageNamingTheGap() {
     String topic = broker.createTopic("loss", 1);
     broker.send(topic, 0, values("x", 10));

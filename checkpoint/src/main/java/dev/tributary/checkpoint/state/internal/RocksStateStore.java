@@ -229,14 +229,24 @@ public final class RocksStateStore implements StateStore {
   }
 
   @Override
-  public void commit(long newVersion) throws IOException {
+  public boolean commit(long newVersion) throws IOException {
     checkOpen();
     if (newVersion != version + 1) {
       throw new IllegalArgumentException("State of operator " + operatorId() + " is at version "
           + version + ": the next commit must be version " + (version + 1) + ", not "
           + newVersion);
     }
-    transfer.uploadChangelog(newVersion, changes.toFile(newVersion));
+    if (!transfer.uploadChangelog(newVersion, changes.toFile(newVersion))) {
+      // An earlier attempt at this batch committed this version and then stopped before the batch
+      // was marked done. Its changelog is the truth: the tables were committed together with it
+      // (the engine commits state after the tables), so this attempt's changes are discarded.
+      LOG.warn("State of operator {}: version {} was committed by an earlier attempt at this batch"
+          + " with other changes (input read in another order?); using the committed version",
+          operatorId(), newVersion);
+      closeWorkingCopy();
+      load(newVersion);
+      return false;
+    }
     version = newVersion;
     changes.clear();
     committedKeys = keys;
@@ -255,6 +265,7 @@ public final class RocksStateStore implements StateStore {
             + " commit: {}", operatorId(), version, e.toString());
       }
     }
+    return true;
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.tributary.checkpoint.state.internal;
 
-import dev.tributary.checkpoint.internal.CheckpointErrors;
 import dev.tributary.storage.ObjectNotFoundException;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectWriter;
@@ -35,11 +34,14 @@ final class StateTransfer {
   }
 
   /**
-   * Creates the changelog of {@code version} with put-if-absent. An existing file with the same
-   * bytes is a replay of the same batch (success); different bytes are a conflict. An error whose
-   * outcome is unknown is resolved by reading, never by deleting.
+   * Creates the changelog of {@code version} with put-if-absent. An error whose outcome is unknown
+   * is resolved by reading, never by deleting.
+   *
+   * @return true if the file now holds {@code data} (created, or it already held the same bytes);
+   *     false if it already existed with other bytes: an earlier attempt at this batch committed
+   *     this version, and that changelog is the version's state
    */
-  void uploadChangelog(long version, byte[] data) throws IOException {
+  boolean uploadChangelog(long version, byte[] data) throws IOException {
     String key = files.changelogKey(version);
     boolean created;
     try {
@@ -54,14 +56,15 @@ final class StateTransfer {
         unknown.addSuppressed(readFailed);
         throw unknown;
       }
-      checkSame(key, existing, data);
-      return;
+      return Arrays.equals(existing, data);
     }
     if (!created) {
-      checkSame(key, store.read(key), data);
-      LOG.info("State of operator {}: changelog '{}' already existed with the same content"
-          + " (replay of a committed batch)", files.operatorId(), key);
+      boolean same = Arrays.equals(store.read(key), data);
+      LOG.info("State of operator {}: changelog '{}' already existed {} (replay of a batch whose"
+          + " state was committed)", files.operatorId(), key, same ? "with the same content" : "with other content");
+      return same;
     }
+    return true;
   }
 
   /**
@@ -145,9 +148,4 @@ final class StateTransfer {
     return new Size(size[0], size[1]);
   }
 
-  private void checkSame(String key, byte[] existing, byte[] ours) throws IOException {
-    if (!Arrays.equals(existing, ours)) {
-      throw CheckpointErrors.stateConflict(store.location(), key, files.operatorId());
-    }
-  }
 }
