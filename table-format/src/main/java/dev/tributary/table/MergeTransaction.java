@@ -95,7 +95,7 @@ public final class MergeTransaction extends TableTransaction {
       for (List<Object> k : upserts.keySet()) {
         Object v = k.get(i);
         try {
-          if (v == null || ((Comparable) min).compareTo(v) <= 0 && ((Comparable) max).compareTo(v) >= 0) {
+          if (v == null || compareAsStatistics(min, v) <= 0 && compareAsStatistics(max, v) >= 0) {
             any = true;
             break;
           }
@@ -109,6 +109,30 @@ public final class MergeTransaction extends TableTransaction {
       }
     }
     return true;
+  }
+
+  /**
+   * Orders values the way file statistics are ordered: strings by their UTF-8 bytes, which is code
+   * point order, not {@link String#compareTo}'s UTF-16 unit order (they differ for characters
+   * above U+FFFF against U+E000..U+FFFF, and a wrong order would skip a file holding the key).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static int compareAsStatistics(Object a, Object b) {
+    if (a instanceof String x && b instanceof String y) {
+      int i = 0;
+      int j = 0;
+      while (i < x.length() && j < y.length()) {
+        int cx = x.codePointAt(i);
+        int cy = y.codePointAt(j);
+        if (cx != cy) {
+          return Integer.compare(cx, cy);
+        }
+        i += Character.charCount(cx);
+        j += Character.charCount(cy);
+      }
+      return Boolean.compare(i < x.length(), j < y.length());
+    }
+    return ((Comparable) a).compareTo(b);
   }
 
   private List<Object> key(Object[] row) {

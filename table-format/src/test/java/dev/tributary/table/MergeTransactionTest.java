@@ -55,6 +55,25 @@ class MergeTransactionTest {
   }
 
   @Test
+  void keyPruningComparesStringsInTheStatisticsUtf8OrderNotUtf16() throws Exception {
+    // U+E000 sorts before U+1F600 in UTF-8 (the statistics' order) but after it in UTF-16 units,
+    // where the emoji is a surrogate pair starting with 0xD83D.
+    String privateUse = "\uE000";
+    String emoji = "\uD83D\uDE00";
+    table.create(SCHEMA, List.of(), Map.of());
+    try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", 0), List.of("name"))) {
+      tx.write(new Object[] {1L, privateUse, null, null});
+      tx.write(new Object[] {2L, emoji, null, null});
+      tx.commit(Map.of());
+    }
+    try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", 1), List.of("name"))) {
+      tx.write(new Object[] {3L, emoji, null, null});
+      assertThat(tx.commit(Map.of()).filesRemoved()).as("the file holding the key is rewritten").isEqualTo(1);
+    }
+    assertThat(namesById()).containsExactly(Map.entry(1L, privateUse), Map.entry(3L, emoji));
+  }
+
+  @Test
   void replayedTransactionIsSkipped() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     for (int attempt = 0; attempt < 2; attempt++) {

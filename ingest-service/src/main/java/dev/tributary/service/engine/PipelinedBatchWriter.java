@@ -1,6 +1,7 @@
 package dev.tributary.service.engine;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -17,21 +18,33 @@ import java.util.concurrent.TimeUnit;
  * rethrown by the next {@link #write} or by {@link #commit}.
  */
 final class PipelinedBatchWriter implements TableSink.BatchWriter {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PipelinedBatchWriter.class);
   private static final int CHUNK_ROWS = 2048;
   private static final Object[][] END = new Object[0][];
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final TableSink.BatchWriter delegate;
   private final BlockingQueue<Object[][]> queue = new ArrayBlockingQueue<>(8);
   private final Thread writer;
+  private final Duration closeWait;
   private volatile Throwable failure;
   private volatile boolean aborted;
   private Object[][] chunk = new Object[CHUNK_ROWS][];
   private int filled;
   private long rows;
   private boolean finished;
+  // Whoever comes last of the writer thread's end and close() closes the delegate: closing it
+  // returns its compressors to a shared pool, which must never happen while the thread still writes.
+  private boolean writerEnded; // guarded by this
+  private boolean closeRequested; // guarded by this
 
   PipelinedBatchWriter(TableSink.BatchWriter delegate, String name) {
+    this(delegate, name, CLOSE_WAIT);
+  }
+
+  PipelinedBatchWriter(TableSink.BatchWriter delegate, String name, Duration closeWait) {
     this.delegate = delegate;
+    this.closeWait = closeWait;
     this.writer = new Thread(this::drain, name);
     this.writer.setDaemon(true);
     this.writer.start();
@@ -59,6 +72,15 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
     } catch (Throwable t) {
       failure = t;
       queue.clear(); // unblock a producer waiting for room
+    } finally {
+      boolean closeNow;
+      synchronized (this) {
+        writerEnded = true;
+        closeNow = closeRequested;
+      }
+      if (closeNow) {
+        delegate.close();
+      }
     }
   }
 
@@ -136,16 +158,31 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
     rethrowFailure();
   }
 
+  /**
+   * Stops the writer thread after the chunk it is writing and closes the delegate. If the thread is
+   * still busy after a while (a stalled upload), close returns and the thread closes the delegate
+   * itself when it ends, so the delegate is never closed under a running write.
+   */
   @Override
   public void close() {
     aborted = true;
     queue.clear();
     queue.offer(END);
     try {
-      writer.join(TimeUnit.SECONDS.toMillis(30));
+      writer.join(closeWait.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    delegate.close();
+    boolean closeNow;
+    synchronized (this) {
+      closeRequested = true;
+      closeNow = writerEnded;
+    }
+    if (closeNow) {
+      delegate.close();
+    } else {
+      LOG.warn("Writer thread {} is still writing {} after {}; its files are discarded when it ends",
+          writer.getName(), delegate, closeWait);
+    }
   }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class PipelinedBatchWriterTest {
   /** Records what reaches it, and on which thread; can fail at a given row. */
-  private static final class Recording implements TableSink.BatchWriter {
+  private static class Recording implements TableSink.BatchWriter {
     final List<Object> rows = new ArrayList<>();
     final long failAt;
     Map<String, String> committed;
@@ -85,5 +85,45 @@ class PipelinedBatchWriterTest {
     }).isInstanceOf(IOException.class).hasMessage("disk full at row 5000");
     assertThat(target.committed).isNull();
     assertThat(target.closed).isTrue();
+  }
+
+  @Test
+  void aWriterThreadStillBusyAfterCloseClosesTheTableOnlyWhenItEnds() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean closedWhileWriting = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean inWrite = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean delegateClosed = new java.util.concurrent.atomic.AtomicBoolean();
+    Recording stalled = new Recording(-1) {
+      @Override
+      public void write(Object[] row) throws IOException {
+        inWrite.set(true);
+        writing.countDown();
+        try {
+          release.await(); // an upload that stalls past close's wait
+        } catch (InterruptedException e) {
+          throw new IOException(e);
+        }
+        inWrite.set(false);
+      }
+
+      @Override
+      public void close() {
+        closedWhileWriting.compareAndSet(false, inWrite.get());
+        delegateClosed.set(true);
+      }
+    };
+    var writer = new PipelinedBatchWriter(stalled, "stalled", java.time.Duration.ofMillis(50));
+    for (int i = 0; i < 2048; i++) {
+      writer.write(new Object[] {i});
+    }
+    writing.await();
+
+    writer.close();
+    assertThat(delegateClosed).as("not closed under a running write").isFalse();
+    release.countDown();
+
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilTrue(delegateClosed);
+    assertThat(closedWhileWriting).isFalse();
   }
 }
