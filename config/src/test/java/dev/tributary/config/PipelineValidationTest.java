@@ -41,6 +41,32 @@ class PipelineValidationTest {
   }
 
   @Test
+  void refusesExpressionsTooLargeToCompileSafelyAtTheirLine() {
+    String ors = "amount_cents=0" + " OR amount_cents=1".repeat(520);
+    assertThat(errors(BASE.replace("- derive: { amount: \"amount_cents / 100.0\" }", "- filter: \"" + ors + "\"")))
+        .singleElement().asString()
+        .startsWith("orders.yaml:15:13: transform[0].filter: the expression has more than 500 operators;"
+            + " write a long list of alternatives as column IN (value, ...)");
+    String nested = "(".repeat(3000) + "amount_cents" + ")".repeat(3000);
+    assertThat(errors(BASE.replace("amount_cents / 100.0", nested)))
+        .singleElement().asString()
+        .startsWith("orders.yaml:15:23: transform[0].derive.amount: the expression is nested more than 64"
+            + " parentheses deep");
+    assertThat(errors(BASE.replace("amount_cents / 100.0", "'" + "x".repeat(20_000) + "'")))
+        .singleElement().asString().contains("characters long, more than the 10000 allowed");
+  }
+
+  @Test
+  void parenthesesAndOperatorsInsideStringsDoNotCount() {
+    String text = "'" + "(-OR-".repeat(1000) + "'";
+    assertThat(ExpressionBounds.check(text)).isEmpty();
+    assertThat(ExpressionBounds.check("(".repeat(64) + "a" + ")".repeat(64))).isEmpty();
+    assertThat(ExpressionBounds.check("a" + " OR a".repeat(500))).isEmpty();
+    assertThat(ExpressionBounds.check("a" + " OR a".repeat(501))).hasValueSatisfying(
+        v -> assertThat(v.position()).isEqualTo(1 + 5 * 500 + 2));
+  }
+
+  @Test
   void refusesABadPipelineId() {
     assertThat(errors(BASE.replace("pipeline: orders", "pipeline: orders_2026"))).containsExactly(
         "orders.yaml:1:11: pipeline: pipeline id 'orders_2026' may only contain lower-case letters, digits and"

@@ -64,6 +64,7 @@ final class QueryReader {
     } else if (kinds.get(0).equals("filter")) {
       Node expression = map.required("filter", "filter: \"amount_cents > 0\"");
       String text = expression == null ? null : nodes.nonEmptyText(expression, path + ".filter", "a filter expression");
+      text = withinBounds(text, expression, path + ".filter");
       step = text == null ? null : new TransformStep.Filter(text);
     } else {
       Node derive = map.required("derive", "derive: { amount: \"amount_cents / 100.0\" }");
@@ -71,6 +72,19 @@ final class QueryReader {
     }
     map.finish();
     return step;
+  }
+
+  /** The expression, or null (reported at its node) if it is too large to compile safely. */
+  private String withinBounds(String expression, Node node, String path) {
+    if (expression == null) {
+      return null;
+    }
+    var violation = dev.tributary.config.ExpressionBounds.check(expression);
+    if (violation.isPresent()) {
+      nodes.fail(node, path, violation.get().reason() + " (at character " + violation.get().position() + ")");
+      return null;
+    }
+    return expression;
   }
 
   private TransformStep derive(Node node, String path) {
@@ -97,6 +111,7 @@ final class QueryReader {
         nodes.problems().atKey(column, Messages.empty("a derive expression"));
         expression = null;
       }
+      expression = withinBounds(expression, entry.getValue(), column);
       ok &= expression != null;
       columns.put(entry.getKey(), expression);
     }

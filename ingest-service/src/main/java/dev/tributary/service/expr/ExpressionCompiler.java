@@ -49,7 +49,12 @@ public final class ExpressionCompiler {
     Objects.requireNonNull(text, "expression text");
     Objects.requireNonNull(input, "input schema");
     SourceText source = new SourceText(text);
-    return new AstCompiler(source, input).compile(source.parse());
+    try {
+      return new AstCompiler(source, input).compile(source.parse());
+    } catch (StackOverflowError tooDeep) {
+      // The limits make this unreachable on an ordinary thread stack; a small one still gets a message.
+      throw new ExpressionException(text, 1, "the expression is too deeply nested to compile; simplify it");
+    }
   }
 
   private record Compiled(DataType type, Evaluator evaluator, String text)

@@ -11,7 +11,7 @@ import java.util.regex.PatternSyntaxException;
  * the escape character, backslash by default, makes the next one literal) and {@code RLIKE} (a
  * Java regular expression found anywhere in the string). A constant pattern is compiled once, and
  * the common shapes {@code 'abc%'}, {@code '%abc'}, {@code '%abc%'} and {@code 'abc'} become plain
- * string tests.
+ * string tests; every other LIKE pattern is a {@link LikePattern}, which never backtracks.
  */
 final class Like {
   private Like() {}
@@ -75,30 +75,15 @@ final class Like {
             + e.getDescription());
       }
     }
-    StringBuilder regex = new StringBuilder();
     StringBuilder literal = new StringBuilder();
     boolean simple = true; // only % at the ends, no _ or escapes
     for (int i = 0; i < pattern.length(); i++) {
       char c = pattern.charAt(i);
-      if (c == escape) {
-        if (i + 1 == pattern.length()) {
-          throw new IllegalArgumentException(
-              "LIKE pattern '" + pattern + "' ends with the escape character '" + escape + "'");
-        }
-        char next = pattern.charAt(++i);
-        regex.append(Pattern.quote(String.valueOf(next)));
-        literal.append(next);
+      if (c == escape || c == '_' || c == '%' && i != 0 && i != pattern.length() - 1) {
         simple = false;
-      } else if (c == '%') {
-        regex.append(".*");
-        if (i != 0 && i != pattern.length() - 1) {
-          simple = false;
-        }
-      } else if (c == '_') {
-        regex.append('.');
-        simple = false;
-      } else {
-        regex.append(Pattern.quote(String.valueOf(c)));
+        break;
+      }
+      if (c != '%') {
         literal.append(c);
       }
     }
@@ -115,9 +100,6 @@ final class Like {
       }
       return s -> s.equals(lit);
     }
-    int flags = Pattern.DOTALL
-        | (kind == Kind.ILIKE ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0);
-    Pattern compiled = Pattern.compile(regex.toString(), flags);
-    return s -> compiled.matcher(s).matches();
+    return LikePattern.compile(pattern, escape, kind == Kind.ILIKE);
   }
 }

@@ -1,5 +1,6 @@
 package dev.tributary.service.expr;
 
+import dev.tributary.config.ExpressionBounds;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import net.sf.jsqlparser.expression.BinaryExpression;
@@ -44,6 +45,9 @@ final class SourceText {
     if (text.isBlank()) {
       throw new ExpressionException(text, 1, "the expression is empty");
     }
+    ExpressionBounds.check(text).ifPresent(v -> {
+      throw new ExpressionException(text, v.position(), v.reason());
+    });
     CCJSqlParser parser = new CCJSqlParser(new StringProvider(text));
     try {
       Expression e = parser.Expression();

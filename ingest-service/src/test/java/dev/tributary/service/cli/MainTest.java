@@ -80,6 +80,14 @@ class MainTest {
   }
 
   @Test
+  void aFilterOfTwoThousandOrTermsIsRefusedWithItsLineNotAStackOverflow() throws Exception {
+    String ors = "amount_cents = 0" + " OR amount_cents = 1".repeat(2000);
+    Path file = write("ors.yaml", VALID.replace("\"amount_cents > 0\"", "\"" + ors + "\""));
+    assertThat(run("validate", file.toString())).isEqualTo(1);
+    assertThat(err()).contains("ors.yaml:12:13: transform[0].filter").doesNotContain("StackOverflow");
+  }
+
+  @Test
   void lateEventsWithoutAWatermarkAreRefusedNotIgnored() throws Exception {
     Path file = write("late.yaml", VALID + "late-events:\n  delta: { path: /tmp/late }\n");
     assertThat(run("validate", file.toString())).isEqualTo(1);

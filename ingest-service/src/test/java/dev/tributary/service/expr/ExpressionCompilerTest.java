@@ -53,6 +53,15 @@ class ExpressionCompilerTest {
   }
 
   @Test
+  void expressionsAtTheSizeLimitsCompileAndEvaluate() {
+    assertThat(eval("i = 0" + " OR i = 1".repeat(249))).isEqualTo(false); // 499 operators
+    assertThat(eval("(".repeat(64) + "i + 1" + ")".repeat(64))).isEqualTo(eval("i + 1"));
+    assertThat(error("i = 0" + " OR i = 1".repeat(250)).reason()).startsWith("the expression has more than 500 operators");
+    assertThat(error("(".repeat(3000) + "i" + ")".repeat(3000)).reason())
+        .startsWith("the expression is nested more than 64 parentheses deep");
+  }
+
+  @Test
   void literalsAndTheirTypes() {
     assertThat(eval("5")).isEqualTo(5);
     assertThat(eval("-2147483648")).isEqualTo(Integer.MIN_VALUE);
