@@ -3,6 +3,7 @@ package dev.tributary.service.cli;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.demo.EmbeddedBroker;
 import dev.tributary.service.demo.SampleEvents;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.ProgressLog;
@@ -34,7 +35,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * {@code tributary demo}: starts an embedded Kafka broker, produces sample order events (with
@@ -55,11 +55,9 @@ final class DemoCommand {
     prepare(dir);
     out.println("Tributary demo: output in " + dir);
     out.println("1. Starting an embedded Kafka broker (KRaft)...");
-    EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 3, TOPIC);
-    broker.afterPropertiesSet();
-    try {
+    try (EmbeddedBroker broker = EmbeddedBroker.start(3, TOPIC)) {
       SampleEvents.Batch sample = SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
-      produce(broker.getBrokersAsString(), sample);
+      produce(broker.bootstrapServers(), sample);
       out.printf("2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
           + " %,d late, %,d malformed%n", events, TOPIC, sample.valid(), sample.duplicates(), sample.late(),
           sample.malformed());
@@ -67,7 +65,7 @@ final class DemoCommand {
       String yaml = resource("demo/orders-demo.yaml");
       Files.writeString(dir.resolve("orders-demo.yaml"), yaml);
       PipelineSpec spec = PipelineParser.parse(yaml, dir.resolve("orders-demo.yaml").toString(),
-          Map.of("KAFKA_BOOTSTRAP", broker.getBrokersAsString(), "DEMO_DIR", dir.toString()));
+          Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers(), "DEMO_DIR", dir.toString()));
       CompiledPipeline pipeline = PipelineFactory.compile(spec);
       out.println("3. Running pipeline " + spec.id() + " (available-now, at most "
           + spec.source().maxOffsetsPerTrigger().orElse(0) + " offsets per batch):");
@@ -78,10 +76,8 @@ final class DemoCommand {
         run.run();
       }
       summarize(spec, pipeline.outputSchema(), progress.last(1000));
-      runHourly(broker.getBrokersAsString(), dir);
+      runHourly(broker.bootstrapServers(), dir);
       return 0;
-    } finally {
-      broker.destroy();
     }
   }
 

@@ -29,6 +29,9 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    // Initialise logging on this thread before any other starts: SLF4J intercepts, and then
+    // "replays" with a warning on stderr, the calls other threads make while it initialises.
+    org.slf4j.LoggerFactory.getILoggerFactory();
     int code = run(args, System.out, System.err);
     if (code != 0 || !"serve".equals(args.length > 0 ? args[0] : "")) {
       System.exit(code);
