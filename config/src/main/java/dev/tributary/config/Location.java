@@ -49,7 +49,7 @@ public record Location(String root, List<String> segments) {
     Path path;
     try {
       path = location.regionMatches(true, 0, "file:", 0, 5) ? Path.of(URI.create(location)) : Path.of(location);
-    } catch (IllegalArgumentException e) { // also InvalidPathException
+    } catch (IllegalArgumentException e) { // InvalidPathException is one too
       throw new IllegalArgumentException("'" + text + "' is not a valid local path: " + e.getMessage(), e);
     }
     Path absolute = workingDirectory.toAbsolutePath().resolve(path);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One owner per location: the sink table, the quarantine table, the late-events table and the
@@ -69,13 +70,13 @@ public final class LocationRules {
     return out;
   }
 
-  private static java.util.Optional<Conflict> conflict(Declared first, Declared second) {
+  private static Optional<Conflict> conflict(Declared first, Declared second) {
     if (!first.location().overlaps(second.location())) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     // second is inside first, or equal to it: blame second; first inside second: blame first.
     boolean secondInner = first.location().contains(second.location());
-    return java.util.Optional.of(secondInner ? new Conflict(second, first) : new Conflict(first, second));
+    return Optional.of(secondInner ? new Conflict(second, first) : new Conflict(first, second));
   }
 
   /** The message for a conflict within one pipeline, reported at {@code conflict.reported().key()}. */

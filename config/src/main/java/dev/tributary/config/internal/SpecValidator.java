@@ -18,8 +18,8 @@ import java.util.Set;
 
 /**
  * The checks that relate parts of a pipeline: referenced columns exist and have the right type, the
- * output mode fits the query, locations are disjoint (see {@link LocationRules}). A check runs only when the parts it needs were
- * converted without error, so one mistake is not reported many times.
+ * output mode fits the query, locations are disjoint (see {@link LocationRules}). A check runs only
+ * when the parts it needs were converted without error, so one mistake is not reported many times.
  */
 final class SpecValidator {
 
