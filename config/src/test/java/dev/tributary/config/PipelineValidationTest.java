@@ -314,10 +314,88 @@ class PipelineValidationTest {
         """;
 
     assertThat(errors(yaml)).containsExactly(
-        "orders.yaml:18:13: checkpoint: the checkpoint location is the same as the sink.delta.path location;"
-            + " give each its own path",
-        "orders.yaml:20:31: late-events.delta.path: the late-events.delta.path location is the same as the"
-            + " quarantine.delta.path location; give each its own path");
+        "orders.yaml:18:13: checkpoint: the checkpoint location '/t/orders/' is the same place as the"
+            + " sink.delta.path location '/t/orders' (both are /t/orders); give each its own folder, side by side"
+            + " rather than one inside the other, for example /t/orders-checkpoint",
+        "orders.yaml:20:31: late-events.delta.path: the late-events.delta.path location '/t/orders-late' is the"
+            + " same place as the quarantine.delta.path location '/t/orders-late' (both are /t/orders-late); give"
+            + " each its own folder, side by side rather than one inside the other, for example"
+            + " /t/orders-late-late");
+  }
+
+  @Test
+  void refusesALocationInsideATable() {
+    String yaml = BASE.replace("checkpoint: /c/orders", "checkpoint: /t/orders/_checkpoint") + """
+        late-events: { delta: { path: "file:///t/orders/../orders/late" } }
+        """;
+
+    assertThat(errors(yaml)).containsExactly(
+        "orders.yaml:18:13: checkpoint: the checkpoint location '/t/orders/_checkpoint' is inside the"
+            + " sink.delta.path location '/t/orders': vacuum of the table at /t/orders deletes every file under it"
+            + " that the table does not reference; give each its own folder, side by side rather than one inside"
+            + " the other, for example /t/orders-checkpoint",
+        "orders.yaml:19:31: late-events.delta.path: the late-events.delta.path location"
+            + " 'file:///t/orders/../orders/late' is inside the sink.delta.path location '/t/orders': vacuum of the"
+            + " table at /t/orders deletes every file under it that the table does not reference; give each its"
+            + " own folder, side by side rather than one inside the other, for example /t/orders-late");
+  }
+
+  @Test
+  void refusesATableInsideTheCheckpointOrAnotherTable() {
+    String yaml = BASE.replace("checkpoint: /c/orders", "checkpoint: s3://Lake/c")
+        .replace("path: /t/orders", "path: s3://lake/c/./tables/orders/") + """
+        quarantine: { delta: { path: "S3://lake//c/tables/orders/bad" } }
+        """;
+
+    assertThat(errors(yaml)).containsExactly(
+        "orders.yaml:17:18: sink.delta.path: the sink.delta.path location 's3://lake/c/./tables/orders/' is inside"
+            + " the checkpoint location 's3://Lake/c': removing the checkpoint (the way to start the pipeline"
+            + " afresh) would delete it too; give each its own folder, side by side rather than one inside the"
+            + " other, for example s3://Lake/c-sink",
+        "orders.yaml:19:30: quarantine.delta.path: the quarantine.delta.path location"
+            + " 'S3://lake//c/tables/orders/bad' is inside the sink.delta.path location"
+            + " 's3://lake/c/./tables/orders/': vacuum of the table at s3://lake/c/./tables/orders/ deletes every"
+            + " file under it that the table does not reference; give each its own folder, side by side rather"
+            + " than one inside the other, for example s3://lake/c/./tables/orders-quarantine",
+        "orders.yaml:19:30: quarantine.delta.path: the quarantine.delta.path location"
+            + " 'S3://lake//c/tables/orders/bad' is inside the checkpoint location 's3://Lake/c': removing the"
+            + " checkpoint (the way to start the pipeline afresh) would delete it too; give each its own folder,"
+            + " side by side rather than one inside the other, for example s3://Lake/c-quarantine");
+  }
+
+  @Test
+  void acceptsSiblingsWhoseNamesShareAPrefix() {
+    String yaml = BASE.replace("checkpoint: /c/orders", "checkpoint: /t/orders-checkpoint") + """
+        late-events: { delta: { path: /t/orders2 } }
+        """;
+
+    assertThat(parse(yaml).checkpoint()).isEqualTo("/t/orders-checkpoint");
+  }
+
+  @Test
+  void refusesAVacuumRetentionUnderSevenDaysUnlessTheCheckIsOff() {
+    String vacuum = """
+        maintenance:
+          vacuum: { schedule: "0 0 3 * * *", retention: 1s%s }
+        """;
+
+    assertThat(errors(BASE + vacuum.formatted(""))).containsExactly(
+        "orders.yaml:20:49: maintenance.vacuum.retention: vacuum retention 1 second is under the minimum of 7 days:"
+            + " vacuum deletes every file no snapshot references once it is older than the retention, including"
+            + " Parquet files a running batch has written but not committed yet and files an older snapshot a"
+            + " reader still scans uses. Use a retention of at least 7 days, or, if no batch or read ever takes"
+            + " longer than the retention, set maintenance.vacuum.retention-check: false");
+    assertThat(errors(BASE + vacuum.formatted(", retention-check: yes"))).containsExactly(
+        "orders.yaml:20:70: maintenance.vacuum.retention-check: cannot parse 'yes' as a boolean; write true or false");
+    VacuumSpec unchecked = parse(BASE + vacuum.formatted(", retention-check: false")).maintenance().vacuum()
+        .orElseThrow();
+    assertThat(unchecked.retention()).isEqualTo(java.time.Duration.ofSeconds(1));
+    assertThat(unchecked.retentionCheck()).isFalse();
+    assertThat(unchecked.unsafeRetention()).isTrue();
+    VacuumSpec floor = parse(BASE + vacuum.formatted("").replace("1s", "7 days")).maintenance().vacuum()
+        .orElseThrow();
+    assertThat(floor.retentionCheck()).isTrue();
+    assertThat(floor.unsafeRetention()).isFalse();
   }
 
   @Test

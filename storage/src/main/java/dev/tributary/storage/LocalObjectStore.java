@@ -123,7 +123,21 @@ final class LocalObjectStore implements ObjectStore {
       return List.of();
     }
     List<ObjectInfo> out = new ArrayList<>();
-    walk(start, dirKey, prefix, startAfter, out);
+    walk(start, dirKey, prefix, startAfter, out, Integer.MAX_VALUE);
+    out.sort((a, b) -> ObjectKeys.ORDER.compare(a.key(), b.key()));
+    return out;
+  }
+
+  @Override
+  public List<ObjectInfo> sample(String prefix, int limit) throws IOException {
+    ObjectKeys.checkLimit(limit);
+    String dirKey = prefix.substring(0, prefix.lastIndexOf('/') + 1);
+    Path start = dirKey.isEmpty() ? root : root.resolve(dirKey).normalize();
+    if (!start.startsWith(root) || !Files.isDirectory(start)) {
+      return List.of();
+    }
+    List<ObjectInfo> out = new ArrayList<>();
+    walk(start, dirKey, prefix, null, out, limit);
     out.sort((a, b) -> ObjectKeys.ORDER.compare(a.key(), b.key()));
     return out;
   }
@@ -135,9 +149,12 @@ final class LocalObjectStore implements ObjectStore {
    * one per file of the log.
    */
   private void walk(Path dir, String dirKey, String prefix, String startAfter,
-      List<ObjectInfo> out) throws IOException {
+      List<ObjectInfo> out, int limit) throws IOException {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path entry : entries) {
+        if (out.size() >= limit) {
+          return;
+        }
         String name = entry.getFileName().toString();
         String key = dirKey + name;
         String asDir = key + "/";
@@ -158,7 +175,7 @@ final class LocalObjectStore implements ObjectStore {
           continue; // deleted while we listed
         }
         if (attributes.isDirectory()) {
-          walk(entry, asDir, prefix, startAfter, out);
+          walk(entry, asDir, prefix, startAfter, out, limit);
         } else if (attributes.isRegularFile() && key.startsWith(prefix)
             && (startAfter == null || ObjectKeys.ORDER.compare(key, startAfter) > 0)) {
           out.add(info(key, attributes));

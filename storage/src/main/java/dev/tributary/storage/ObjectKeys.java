@@ -62,6 +62,13 @@ public final class ObjectKeys {
     return null;
   }
 
+  /** Checks the limit of {@link ObjectStore#sample}: at least 1. */
+  static void checkLimit(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("A listing limit must be at least 1, was " + limit);
+    }
+  }
+
   private static int compare(String a, String b) {
     int i = 0;
     int j = 0;

@@ -66,6 +66,21 @@ public interface ObjectStore extends AutoCloseable {
    */
   List<ObjectInfo> list(String prefix, String startAfter) throws IOException;
 
+  /**
+   * Up to {@code limit} objects whose key starts with {@code prefix} (recursively), sorted by key;
+   * when more exist, which ones are returned is unspecified. Empty exactly when {@link #list(String)}
+   * would be. Unlike {@code list}, its cost is bounded by {@code limit}, not by what the prefix
+   * holds (S3: one request; local disk: the walk stops at the limit), so checking that a prefix
+   * holds nothing stays cheap however full it is.
+   *
+   * @throws IllegalArgumentException if {@code limit} is below 1
+   */
+  default List<ObjectInfo> sample(String prefix, int limit) throws IOException {
+    ObjectKeys.checkLimit(limit);
+    List<ObjectInfo> all = list(prefix);
+    return all.size() <= limit ? all : List.copyOf(all.subList(0, limit));
+  }
+
   /** Writes an object, replacing any existing one. Atomic: readers see the old or the new object. */
   void put(String key, byte[] data) throws IOException;
 

@@ -186,6 +186,26 @@ final class S3ObjectStore implements ObjectStore {
   }
 
   @Override
+  public List<ObjectInfo> sample(String keyPrefix, int limit) throws IOException {
+    ObjectKeys.checkLimit(limit);
+    ListObjectsV2Request request = ListObjectsV2Request.builder()
+        .bucket(bucket).prefix(prefix + keyPrefix).maxKeys(Math.min(limit, 1000)).build();
+    List<ObjectInfo> out = new ArrayList<>();
+    try {
+      // One page: the first keys in order, at most limit of them (S3 caps a page at 1000).
+      for (S3Object object : client.listObjectsV2(request).contents()) {
+        if (out.size() < limit) {
+          out.add(new ObjectInfo(object.key().substring(prefix.length()), object.size(), object.lastModified()));
+        }
+      }
+    } catch (SdkException e) {
+      throw errors.translate("list", keyPrefix + "*", e);
+    }
+    out.sort((a, b) -> ObjectKeys.ORDER.compare(a.key(), b.key()));
+    return out;
+  }
+
+  @Override
   public List<ObjectInfo> list(String keyPrefix, String startAfter) throws IOException {
     ListObjectsV2Request.Builder request = ListObjectsV2Request.builder()
         .bucket(bucket).prefix(prefix + keyPrefix).maxKeys(listPageSize);

@@ -77,13 +77,17 @@ public final class DeltaTable {
    * existing one if it has the same schema and partition columns (idempotent: several writers may
    * race to create it; properties of an existing table are left as they are).
    *
-   * @throws TableException if the table exists with another schema or partitioning
+   * @throws TableException if the table exists with another schema or partitioning, or if there
+   *     is no table but the folder already holds files (a table owns every file in its folder)
    * @throws IllegalArgumentException if a partition column is unknown or not partitionable
    */
   public Snapshot create(StructType schema, List<String> partitionColumns,
       Map<String, String> properties) throws IOException {
     DataFiles.checkPartitionColumns(schema, partitionColumns);
     Optional<TableState> existing = loadLatest();
+    if (existing.isEmpty()) {
+      existing = refuseForeignFiles();
+    }
     if (existing.isEmpty()) {
       long now = options.clock().millis();
       Metadata metadata = new Metadata(UUID.randomUUID().toString(), null, null,
@@ -110,6 +114,34 @@ public final class DeltaTable {
           + ". Write to a new table location, or use the existing table's schema.");
     }
     return snapshot;
+  }
+
+  /**
+   * Refuses to create a table over files it does not own: a table's vacuum deletes every file in
+   * its folder that no snapshot references, so a folder that holds objects but no commit (another
+   * tool's data, a checkpoint, a table nested in it) must not become a table. The listing is
+   * bounded, so the check costs one request however full the folder is. A crash cannot make a
+   * table refuse itself: nothing is written to the folder before commit 0, which is one atomic
+   * put-if-absent. Files found may also belong to a writer that created the table since we read
+   * the log (and then wrote data); the log is read again before refusing.
+   *
+   * @return the table another writer created meanwhile, or empty if the folder holds no object
+   */
+  private Optional<TableState> refuseForeignFiles() throws IOException {
+    List<String> found = new java.util.ArrayList<>();
+    for (var object : log.store().sample("", TableErrors.FILES_SHOWN + 1)) {
+      if (!object.key().startsWith(LogFiles.LOG_DIR)) {
+        found.add(object.key());
+      }
+    }
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<TableState> created = loadLatest();
+    if (created.isPresent()) {
+      return created;
+    }
+    throw TableErrors.folderNotEmpty(location(), found);
   }
 
   /**

@@ -1,12 +1,16 @@
 package dev.tributary.table;
 
 import java.util.Collection;
+import java.util.List;
 
 /**
  * Every user-facing error message of the Delta log and the table facade, built in one place so
  * they consistently name the table, the version or file, and the fix.
  */
 public final class TableErrors {
+  /** How many of the files found in a non-empty folder {@link #folderNotEmpty} names. */
+  public static final int FILES_SHOWN = 5;
+
   private TableErrors() {}
 
   /** A commit file line is not valid JSON (or not a JSON object). */
@@ -46,6 +50,22 @@ public final class TableErrors {
     return new TableException(
         "No Delta table at " + location + ": there is no _delta_log/00000000000000000000.json."
             + " Create the table first (DeltaTable.create) or check the path.");
+  }
+
+  /**
+   * A table was to be created in a folder that holds files but no Delta log.
+   *
+   * @param found some keys found in the folder; the first {@value #FILES_SHOWN} are named
+   */
+  public static TableException folderNotEmpty(String location, List<String> found) {
+    boolean more = found.size() > FILES_SHOWN;
+    found = found.subList(0, Math.min(found.size(), FILES_SHOWN));
+    return new TableException(
+        "Cannot create a Delta table at " + location + ": the folder is not empty but holds no Delta"
+            + " table (no _delta_log/00000000000000000000.json); it contains " + String.join(", ", found)
+            + (more ? " and more" : "") + ". A table owns every file in its folder (vacuum deletes those"
+            + " the table does not reference), so a table is never created over files someone else"
+            + " wrote. Choose a new or empty location for the table, or move those files away.");
   }
 
   /** Protocol needs a reader we are not. */

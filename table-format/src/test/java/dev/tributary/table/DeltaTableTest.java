@@ -7,6 +7,9 @@ import static dev.tributary.table.TestTables.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.storage.ObjectInfo;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectWriter;
 import dev.tributary.storage.testing.InMemoryObjectStore;
 import dev.tributary.table.log.ActionCodec;
 import dev.tributary.table.log.AddFile;
@@ -18,10 +21,13 @@ import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
@@ -93,6 +99,136 @@ class DeltaTableTest {
         .hasMessageContaining(store.location())
         .hasMessageContaining("already exists (version 0) with schema [id, name, ts, region]")
         .hasMessageContaining("Write to a new table location");
+  }
+
+  @Test
+  void createRefusesAFolderThatHoldsFilesButNoTable() throws Exception {
+    for (String key : List.of("_checkpoint/offsets/0", "a.parquet", "b/c.json", "d", "e", "f", "g")) {
+      store.put(key, new byte[1]);
+    }
+
+    assertThatThrownBy(() -> table.create(SCHEMA, List.of(), Map.of()))
+        .isInstanceOf(TableException.class)
+        .hasMessage("Cannot create a Delta table at " + store.location() + ": the folder is not empty but holds"
+            + " no Delta table (no _delta_log/00000000000000000000.json); it contains _checkpoint/offsets/0,"
+            + " a.parquet, b/c.json, d, e and more. A table owns every file in its folder (vacuum deletes those"
+            + " the table does not reference), so a table is never created over files someone else wrote."
+            + " Choose a new or empty location for the table, or move those files away.");
+    assertThat(table.exists()).isFalse();
+    assertThat(store.stat(LogFiles.LOG_DIR + "00000000000000000000.json")).isEmpty();
+  }
+
+  @Test
+  void createNamesEveryFileOfANearlyEmptyFolder() throws Exception {
+    store.put("notes.txt", new byte[1]);
+
+    assertThatThrownBy(() -> table.create(SCHEMA, List.of(), Map.of()))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("; it contains notes.txt. A table owns every file");
+  }
+
+  @Test
+  void aTableWithDataIsNotRefusedAfterARestart() throws Exception {
+    table.create(SCHEMA, List.of("region"), Map.of());
+    // A crash right after the first commit and the data files of a batch never committed.
+    store.put("region=EU/part-00000-orphan.parquet", new byte[1]);
+    append(table, "pipe", 0, 0, 10);
+
+    DeltaTable restarted = DeltaTable.open(store, TestTables.fastOptions(clock));
+    assertThat(restarted.create(SCHEMA, List.of("region"), Map.of()).version()).isEqualTo(1);
+  }
+
+  @Test
+  void createAcceptsATableAnotherWriterCreatedAndFilledWhileItLooked() throws Exception {
+    DeltaTable other = DeltaTable.open(store, TestTables.fastOptions(clock));
+    ObjectStore racing = new RacingStore(store, () -> {
+      other.create(SCHEMA, List.of(), Map.of());
+      append(other, "other", 0, 0, 10);
+    });
+    DeltaTable late = DeltaTable.open(racing, TestTables.fastOptions(clock));
+
+    assertThat(late.create(SCHEMA, List.of(), Map.of()).version()).isEqualTo(1);
+  }
+
+  /** A store that runs {@code race} (once) just before its first bounded listing. */
+  private static final class RacingStore implements ObjectStore {
+    interface Race {
+      void run() throws Exception;
+    }
+
+    private final ObjectStore delegate;
+    private Race race;
+
+    RacingStore(ObjectStore delegate, Race race) {
+      this.delegate = delegate;
+      this.race = race;
+    }
+
+    @Override
+    public List<ObjectInfo> sample(String prefix, int limit) throws IOException {
+      if (race != null) {
+        try {
+          race.run();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        race = null;
+      }
+      return delegate.sample(prefix, limit);
+    }
+
+    @Override
+    public String location() {
+      return delegate.location();
+    }
+
+    @Override
+    public byte[] read(String key) throws IOException {
+      return delegate.read(key);
+    }
+
+    @Override
+    public byte[] readRange(String key, long offset, int length) throws IOException {
+      return delegate.readRange(key, offset, length);
+    }
+
+    @Override
+    public InputStream open(String key) throws IOException {
+      return delegate.open(key);
+    }
+
+    @Override
+    public Optional<ObjectInfo> stat(String key) throws IOException {
+      return delegate.stat(key);
+    }
+
+    @Override
+    public List<ObjectInfo> list(String prefix, String startAfter) throws IOException {
+      return delegate.list(prefix, startAfter);
+    }
+
+    @Override
+    public void put(String key, byte[] data) throws IOException {
+      delegate.put(key, data);
+    }
+
+    @Override
+    public boolean putIfAbsent(String key, byte[] data) throws IOException {
+      return delegate.putIfAbsent(key, data);
+    }
+
+    @Override
+    public ObjectWriter create(String key) throws IOException {
+      return delegate.create(key);
+    }
+
+    @Override
+    public void delete(String key) throws IOException {
+      delegate.delete(key);
+    }
+
+    @Override
+    public void close() {}
   }
 
   @Test

@@ -52,7 +52,7 @@ public final class Keys {
     s.put("trigger", List.of("processing-time", "available-now", "once"));
     s.put("maintenance", List.of("compaction", "vacuum", "log-checkpoint-interval"));
     s.put("maintenance.compaction", List.of("schedule", "min-files"));
-    s.put("maintenance.vacuum", List.of("schedule", "retention"));
+    s.put("maintenance.vacuum", List.of("schedule", "retention", "retention-check"));
     s.put("backfill", List.of("schedule"));
     s.put("storage", List.of("s3"));
     s.put("storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));

@@ -221,8 +221,34 @@ final class Messages {
         + " or remove within-watermark";
   }
 
-  static String samePath(String what, String other) {
-    return "the " + what + " location is the same as the " + other + " location; give each its own path";
+  static String sameLocation(String key, String text, String otherKey, String otherText, String canonical,
+      String sibling) {
+    return "the " + key + " location '" + text + "' is the same place as the " + otherKey + " location '"
+        + otherText + "' (both are " + canonical + "); " + ownFolder(sibling);
+  }
+
+  static String nestedLocation(String key, String text, String outerKey, String outerText, String reason,
+      String sibling) {
+    return "the " + key + " location '" + text + "' is inside the " + outerKey + " location '" + outerText
+        + "': " + reason + "; " + ownFolder(sibling);
+  }
+
+  private static String ownFolder(String sibling) {
+    return "give each its own folder, side by side rather than one inside the other, for example " + sibling;
+  }
+
+  static String crossPipeline(String key, String text, String relation, String otherId, String otherFile,
+      String otherKey, String otherText) {
+    return "its " + key + " '" + text + "' " + relation + " the " + otherKey + " '" + otherText + "' of pipeline "
+        + otherId + " (" + otherFile + ")";
+  }
+
+  static String sharedAcrossPipelines(String id, String file, List<String> conflicts) {
+    return "Pipeline " + id + " (" + file + ") shares storage with another pipeline of the folder: "
+        + String.join("; ", conflicts) + ". Every table and checkpoint belongs to exactly one pipeline, so that"
+        + " one pipeline's vacuum, rewrite or checkpoint reset never touches another's files (to write several"
+        + " topics into one table, list them in one pipeline). Give each pipeline its own locations, side by"
+        + " side, and restart the service.";
   }
 
   static String badTopic(String name) {
@@ -231,5 +257,13 @@ final class Messages {
 
   static String tooLarge(String text, long max) {
     return "'" + text + "' is too large; the maximum is " + max;
+  }
+
+  static String retentionBelowFloor(String retention, String floor) {
+    return "vacuum retention " + retention + " is under the minimum of " + floor + ": vacuum deletes every file"
+        + " no snapshot references once it is older than the retention, including Parquet files a running"
+        + " batch has written but not committed yet and files an older snapshot a reader still scans uses."
+        + " Use a retention of at least " + floor + ", or, if no batch or read ever takes longer than the"
+        + " retention, set maintenance.vacuum.retention-check: false";
   }
 }

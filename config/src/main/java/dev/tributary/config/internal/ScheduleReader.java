@@ -2,6 +2,7 @@ package dev.tributary.config.internal;
 
 import dev.tributary.config.BackfillSpec;
 import dev.tributary.config.CompactionSpec;
+import dev.tributary.config.Durations;
 import dev.tributary.config.MaintenanceSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.VacuumSpec;
@@ -114,11 +115,19 @@ final class ScheduleReader {
     String schedule = schedule(map, "\"0 0 3 * * *\"");
     Duration retention = map.read("retention",
         n -> durations.positiveDuration(n, "maintenance.vacuum.retention"), VacuumSpec.DEFAULT_RETENTION);
+    Boolean check = map.read("retention-check", n -> nodes.bool(n, "maintenance.vacuum.retention-check"),
+        Boolean.TRUE);
     map.finish();
-    if (schedule == null || retention == null) {
+    if (schedule == null || retention == null || check == null) {
       return Optional.empty();
     }
-    return Optional.of(new VacuumSpec(schedule, retention));
+    if (check && VacuumSpec.belowFloor(retention)) {
+      // Only a declared retention can be under the floor: the default is the floor itself.
+      nodes.problems().atValue("maintenance.vacuum.retention", Messages.retentionBelowFloor(Durations.format(retention),
+          Durations.format(VacuumSpec.MINIMUM_RETENTION)));
+      return Optional.empty();
+    }
+    return Optional.of(new VacuumSpec(schedule, retention, check));
   }
 
   /** Returns the declared backfill, or null when absent or invalid. */

@@ -8,6 +8,7 @@ import dev.tributary.config.Measure;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TransformStep;
+import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -17,8 +18,8 @@ import java.util.Set;
 
 /**
  * The checks that relate parts of a pipeline: referenced columns exist and have the right type, the
- * output mode fits the query, locations are distinct. A check runs only when the parts it needs were
- * converted without error, so one mistake is not reported many times.
+ * output mode fits the query, locations are disjoint (see {@link LocationRules}). A check runs only
+ * when the parts it needs were converted without error, so one mistake is not reported many times.
  */
 final class SpecValidator {
 
@@ -152,14 +153,10 @@ final class SpecValidator {
     if (draft.checkpoint() != null) {
       locations.put("checkpoint", draft.checkpoint());
     }
-    Map<String, String> seen = new LinkedHashMap<>();
-    locations.forEach((path, location) -> {
-      String normalized = location.strip().replaceAll("/+$", "");
-      String first = seen.putIfAbsent(normalized, path);
-      if (first != null) {
-        problems.atValue(path, Messages.samePath(path, first));
-      }
-    });
+    List<LocationRules.Declared> declared = LocationRules.declared(locations, Path.of(""));
+    for (LocationRules.Conflict conflict : LocationRules.conflicts(declared)) {
+      problems.atValue(conflict.reported().key(), LocationRules.message(conflict));
+    }
   }
 
   private void checkTimestamp(String role, String path, String column, Map<String, ColumnType> columns) {

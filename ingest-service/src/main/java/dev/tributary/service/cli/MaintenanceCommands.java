@@ -3,8 +3,8 @@ package dev.tributary.service.cli;
 import dev.tributary.config.CompactionSpec;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
-import dev.tributary.config.VacuumSpec;
 import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.pipeline.VacuumRetention;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.CompactionOptions;
 import dev.tributary.table.CompactionResult;
@@ -37,7 +37,7 @@ final class MaintenanceCommands {
 
   static int vacuum(CliArguments args, PrintStream out) throws Exception {
     PipelineSpec spec = spec(args);
-    Duration retention = spec.maintenance().vacuum().map(VacuumSpec::retention).orElse(VacuumSpec.DEFAULT_RETENTION);
+    Duration retention = VacuumRetention.of(spec);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
       VacuumResult result = args.flag("dry-run") ? table.vacuumDryRun(retention) : table.vacuum(retention);

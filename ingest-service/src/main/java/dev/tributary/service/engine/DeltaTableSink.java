@@ -3,6 +3,7 @@ package dev.tributary.service.engine;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.CommitResult;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableException;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.DataWriteOptions;
@@ -41,14 +42,20 @@ public final class DeltaTableSink implements TableSink {
 
   /**
    * Creates the table with {@code schema} on first use; refuses a table that exists with another
-   * schema or partitioning (schema evolution is not supported). Every sink of a pipeline uses it.
+   * schema or partitioning (schema evolution is not supported), and refuses to create one in a
+   * folder that already holds files (see {@link DeltaTable#create}). Every sink of a pipeline uses it.
    *
    * @throws IllegalStateException naming the pipeline, the table and both schemas
    */
   public static void createOrCheck(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
       List<String> partitionColumns) throws IOException {
     if (!table.exists()) {
-      table.create(schema, partitionColumns, Map.of());
+      try {
+        table.create(schema, partitionColumns, Map.of());
+      } catch (TableException e) {
+        // A folder that holds files but no table, or a table another writer just created differently.
+        throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
+      }
     }
     var snapshot = table.snapshot();
     if (!snapshot.schema().equals(schema) || !snapshot.partitionColumns().equals(partitionColumns)) {

@@ -2,8 +2,8 @@ package dev.tributary.service.server;
 
 import dev.tributary.config.CompactionSpec;
 import dev.tributary.config.PipelineSpec;
-import dev.tributary.config.VacuumSpec;
 import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.pipeline.VacuumRetention;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.CompactionOptions;
 import dev.tributary.table.CompactionResult;
@@ -71,7 +71,7 @@ final class Maintenance {
     PipelineSpec spec = p.spec().orElseThrow();
     String key = claim(p, VACUUM);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
-      Duration retention = spec.maintenance().vacuum().map(VacuumSpec::retention).orElse(VacuumSpec.DEFAULT_RETENTION);
+      Duration retention = VacuumRetention.of(spec);
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
       if (!table.exists()) {
         metrics.run(MetricNames.VACUUM_RUNS, "skipped");

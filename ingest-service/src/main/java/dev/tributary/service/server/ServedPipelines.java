@@ -1,5 +1,6 @@
 package dev.tributary.service.server;
 
+import dev.tributary.config.PipelineFolder;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.pipeline.CompiledPipeline;
@@ -52,6 +53,9 @@ final class ServedPipelines implements SmartLifecycle {
       }
       files.put(p.id(), file);
       pipelines.put(p.id(), p);
+    }
+    refuseSharedLocations(clock);
+    for (ManagedPipeline p : pipelines.values()) {
       if (p.spec().isPresent()) {
         PipelineMetrics m = new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
         p.attach(m);
@@ -60,6 +64,30 @@ final class ServedPipelines implements SmartLifecycle {
     }
     this.schedules = new Schedules(pipelines.values(), this::metrics, maintenance);
     LOG.info("Serving {} pipeline(s) from {}: {}", pipelines.size(), dir, pipelines.keySet());
+  }
+
+  /**
+   * Fails every pipeline whose tables or checkpoint overlap another pipeline's (see {@link
+   * PipelineFolder}); the others are served as usual. Only runnable pipelines take part: one that
+   * already failed (a duplicate id, a query that does not compile) writes nothing, and a copied
+   * file must not take the original down with it; once fixed, it is checked at the next start.
+   */
+  private void refuseSharedLocations(Clock clock) {
+    Map<Path, PipelineSpec> declared = new LinkedHashMap<>();
+    for (ManagedPipeline p : pipelines.values()) {
+      if (p.runnable()) {
+        declared.put(p.file(), p.spec().orElseThrow());
+      }
+    }
+    Map<Path, String> conflicts = PipelineFolder.conflicts(declared);
+    for (Map.Entry<String, ManagedPipeline> entry : pipelines.entrySet()) {
+      ManagedPipeline p = entry.getValue();
+      String reason = conflicts.get(p.file());
+      if (reason != null) {
+        LOG.error("Pipeline {} ({}) will not run: {}", p.id(), p.file(), reason);
+        entry.setValue(ManagedPipeline.invalid(p.id(), p.file(), p.spec(), reason, clock));
+      }
+    }
   }
 
   private static List<Path> pipelineFiles(Path dir) {

@@ -103,6 +103,45 @@ class MainTest {
   }
 
   @Test
+  void validateRefusesACheckpointInsideTheSinkTable() throws Exception {
+    Path file = write("nested.yaml", VALID.replace("/tmp/checkpoints/orders", "/tmp/tables/orders/_checkpoint"));
+    assertThat(run("validate", file.toString())).isEqualTo(1);
+    assertThat(err()).isEqualTo(file + ":17:13: checkpoint: the checkpoint location '/tmp/tables/orders/_checkpoint'"
+        + " is inside the sink.delta.path location '/tmp/tables/orders': vacuum of the table at /tmp/tables/orders"
+        + " deletes every file under it that the table does not reference; give each its own folder, side by side"
+        + " rather than one inside the other, for example /tmp/tables/orders-checkpoint" + System.lineSeparator());
+  }
+
+  @Test
+  void vacuumRefusesARetentionUnderSevenDaysUnlessTheCheckIsOff() throws Exception {
+    Path table = dir.resolve("t");
+    var store = dev.tributary.storage.ObjectStores.open(table.toString(), null);
+    dev.tributary.table.DeltaTable.open(store, dev.tributary.table.TableOptions.defaults()).create(
+        new dev.tributary.table.types.StructType(java.util.List.of(new dev.tributary.table.types.StructField(
+            "order_id", dev.tributary.table.types.PrimitiveType.STRING, true))), java.util.List.of(),
+        java.util.Map.of());
+    Path orphan = table.resolve("part-00000-orphan.parquet");
+    Files.write(orphan, new byte[] {1, 2, 3});
+    Files.setLastModifiedTime(orphan, java.nio.file.attribute.FileTime.from(
+        java.time.Instant.now().minus(java.time.Duration.ofHours(1))));
+    String yaml = VALID.replace("/tmp/tables/orders", table.toString())
+        .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
+        + "maintenance:\n  vacuum: { schedule: \"0 0 3 * * *\", retention: 1s%s }\n";
+    Path checked = write("short.yaml", yaml.formatted(""));
+
+    assertThat(run("vacuum", "--pipeline", checked.toString())).isEqualTo(2);
+    assertThat(err()).startsWith(checked + ":19:49: maintenance.vacuum.retention: vacuum retention 1 second is under"
+        + " the minimum of 7 days").contains("set maintenance.vacuum.retention-check: false");
+    assertThat(orphan).exists();
+
+    Path unchecked = write("unchecked.yaml", yaml.formatted(", retention-check: false"));
+    assertThat(run("vacuum", "--pipeline", unchecked.toString())).isZero();
+    assertThat(out()).contains("deleted 1 files (3 bytes) from " + table + " older than PT1S");
+    assertThat(orphan).doesNotExist();
+    store.close();
+  }
+
+  @Test
   void runWithAnInvalidDeclarationExitsTwo() throws Exception {
     Path file = write("bad.yaml", VALID.replace("pipeline: orders-raw", "pipeline: Orders_Raw"));
     assertThat(run("run", "--pipeline", file.toString())).isEqualTo(2);

@@ -69,6 +69,37 @@ class ServedPipelinesTest {
   }
 
   @Test
+  void failsThePipelinesThatShareStorageAndServesTheOthers() throws Exception {
+    Files.writeString(dir.resolve("a.yaml"), pipeline("alpha", ""));
+    // beta's checkpoint lies inside alpha's sink table: alpha's vacuum would delete it.
+    Files.writeString(dir.resolve("b.yaml"), pipeline("beta", "").replace(dir + "/beta-checkpoint",
+        dir + "/alpha/../alpha/_beta-checkpoint/"));
+    Files.writeString(dir.resolve("c.yaml"), pipeline("gamma", ""));
+
+    ServedPipelines served = new ServedPipelines(settings(dir), new SimpleMeterRegistry(), new Maintenance(),
+        Clock.systemUTC());
+
+    assertThat(served.find("gamma").orElseThrow().runnable()).isTrue();
+    assertThat(served.find("gamma").orElseThrow().state()).isEqualTo(PipelineState.STOPPED);
+    String rule = ". Every table and checkpoint belongs to exactly one pipeline, so that one pipeline's vacuum,"
+        + " rewrite or checkpoint reset never touches another's files (to write several topics into one table,"
+        + " list them in one pipeline). Give each pipeline its own locations, side by side, and restart the"
+        + " service.";
+    PipelineStatus alpha = served.find("alpha").orElseThrow().status();
+    assertThat(alpha.state()).isEqualTo(PipelineState.FAILED);
+    assertThat(alpha.reason()).isEqualTo("Pipeline alpha (" + dir.resolve("a.yaml") + ") shares storage with"
+        + " another pipeline of the folder: its sink.delta.path '" + dir + "/alpha' contains the checkpoint '"
+        + dir + "/alpha/../alpha/_beta-checkpoint/' of pipeline beta (" + dir.resolve("b.yaml") + ")" + rule);
+    PipelineStatus beta = served.find("beta").orElseThrow().status();
+    assertThat(beta.state()).isEqualTo(PipelineState.FAILED);
+    assertThat(beta.reason()).isEqualTo("Pipeline beta (" + dir.resolve("b.yaml") + ") shares storage with"
+        + " another pipeline of the folder: its checkpoint '" + dir + "/alpha/../alpha/_beta-checkpoint/' is"
+        + " inside the sink.delta.path '" + dir + "/alpha' of pipeline alpha (" + dir.resolve("a.yaml") + ")"
+        + rule);
+    assertThat(served.find("beta").orElseThrow().runnable()).isFalse();
+  }
+
+  @Test
   void refusesAMissingFolder() {
     Path missing = dir.resolve("missing");
     assertThatThrownBy(() -> new ServedPipelines(settings(missing), new SimpleMeterRegistry(), new Maintenance(),

@@ -133,6 +133,11 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   }
 
   @Override
+  public List<ObjectInfo> sample(String prefix, int limit) throws IOException {
+    return call(Operation.LIST, prefix + "*", () -> delegate.sample(prefix, limit));
+  }
+
+  @Override
   public List<ObjectInfo> list(String prefix, String startAfter) throws IOException {
     return call(Operation.LIST, prefix + "*", () -> delegate.list(prefix, startAfter));
   }

@@ -183,6 +183,24 @@ public abstract class ObjectStoreContractTest {
   }
 
   @Test
+  void sampleReturnsAtMostTheLimitAndIsEmptyOnlyWhenThePrefixIs() throws IOException {
+    for (String key : List.of("t/a/1", "t/a/2", "t/b/1", "t/c", "u")) {
+      store.put(key, new byte[1]);
+    }
+
+    List<String> two = keys(store.sample("t/", 2));
+    assertThat(two).hasSize(2).isSorted().isSubsetOf("t/a/1", "t/a/2", "t/b/1", "t/c");
+    assertThat(keys(store.sample("t/", 10))).containsExactly("t/a/1", "t/a/2", "t/b/1", "t/c");
+    assertThat(keys(store.sample("t/b", 10))).containsExactly("t/b/1");
+    assertThat(keys(store.sample("", 10))).containsExactly("t/a/1", "t/a/2", "t/b/1", "t/c", "u");
+    assertThat(store.sample("v/", 3)).isEmpty();
+    assertThat(store.sample("t/a/1/x", 3)).isEmpty();
+    assertThatThrownBy(() -> store.sample("t/", 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("A listing limit must be at least 1, was 0");
+  }
+
+  @Test
   void putReplacesAnExistingObject() throws IOException {
     store.put("k", "old".getBytes(UTF_8));
     store.put("k", "new and longer".getBytes(UTF_8));

@@ -33,22 +33,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Reads a table with Delta Kernel's DefaultEngine, the independent reader of the interop ITs. */
-final class KernelReader {
+/**
+ * Reads a table with Delta Kernel's DefaultEngine, the independent reader of the interop ITs (and,
+ * through the test-jar, of ingest-service's integration tests).
+ */
+public final class KernelReader {
   final Engine engine;
   final Snapshot snapshot;
 
-  KernelReader(ObjectStore store) {
+  /** Opens the latest snapshot of the table rooted at {@code store}. */
+  public KernelReader(ObjectStore store) {
     engine = DefaultEngine.create(new ObjectStoreFileIO(store));
     snapshot = Table.forPath(engine, ObjectStoreFileIO.ROOT).getLatestSnapshot(engine);
   }
 
-  Optional<Long> transactionVersion(String appId) {
+  /** The latest txn version of {@code appId}, as Kernel reads it. */
+  public Optional<Long> transactionVersion(String appId) {
     return snapshot.getLatestTransactionVersion(engine, appId);
   }
 
   /** Every row, as Java values of our type model (nested structs as Object[]). */
-  List<Object[]> rows() throws IOException {
+  public List<Object[]> rows() throws IOException {
     Scan scan = snapshot.getScanBuilder().build();
     Row scanState = scan.getScanState(engine);
     StructType physicalSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
