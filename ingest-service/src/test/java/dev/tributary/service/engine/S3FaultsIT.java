@@ -43,14 +43,21 @@ import org.junit.jupiter.api.io.TempDir;
  * server, reached through {@link FaultInjectingS3Proxy}, which answers some requests with
  * {@code 503 SlowDown}, drops the connection of others after the server has acted on them (every
  * few conditional PUTs among them, so commits of unknown outcome certainly happen), and delays
- * some. Each pipeline runs {@code --available-now} in a child JVM, started again after every failed
- * run until one finishes; then its tables, read straight from the server, must hold exactly what
+ * some, and once answers every request for a while with 503 (an outage no retry outlasts). Each
+ * pipeline runs {@code --available-now} in a child JVM, started again after every failed run
+ * until one finishes; then its tables, read straight from the server, must hold exactly what
  * the records say: the bronze table every valid record once and the quarantine every malformed one
  * once, the stateful tables exactly what a run without faults wrote.
  */
 class S3FaultsIT {
   private static final Faults FAULTS = new Faults(0.03, 0.03, 0.05, Duration.ofMillis(200), 7);
   private static final int MAX_RUNS = 25;
+  /**
+   * Consecutive requests answered 503 in the middle of each pipeline's runs: three times the five
+   * attempts a request gets, so even with two threads sharing the outage one request runs out of
+   * attempts, the run in progress fails for certain and is started again, replaying its batch.
+   */
+  private static final long OUTAGE = 15;
 
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
@@ -117,7 +124,8 @@ class S3FaultsIT {
         %s""".formatted(broker.bootstrapServers(), topic, bucket, bucket, bucket, storage(proxy.endpoint().toString())));
 
     Counts before = proxy.counts();
-    runUntilFinished(pipeline, work, List.of());
+    proxy.outage(100, OUTAGE);
+    assertThat(runUntilFinished(pipeline, work, List.of())).as("failed runs (the outage)").isPositive();
     assertFaultsHappened(before, proxy.counts());
 
     Map<String, Integer> sinkCounts = new HashMap<>();
@@ -160,7 +168,9 @@ class S3FaultsIT {
         "s3://" + bucket + "/tables/late", "s3://" + bucket + "/checkpoints/agg",
         storage(proxy.endpoint().toString())));
     Counts before = proxy.counts();
-    runUntilFinished(pipeline, work, List.of("-Dtributary.state.dir=" + work.resolve("state")));
+    proxy.outage(150, OUTAGE);
+    assertThat(runUntilFinished(pipeline, work, List.of("-Dtributary.state.dir=" + work.resolve("state"))))
+        .as("failed runs (the outage)").isPositive();
     assertFaultsHappened(before, proxy.counts());
 
     List<List<Object>> expectedAgg;
@@ -263,14 +273,19 @@ class S3FaultsIT {
   /**
    * Runs the pipeline with {@code --available-now} until a run exits 0; a run that fails (exit 1,
    * a fault it could not absorb) is simply started again, as an operator or a scheduler would.
+   *
+   * @return how many runs failed
    */
-  private static void runUntilFinished(Path pipeline, Path work, List<String> jvmOptions) throws Exception {
+  private static int runUntilFinished(Path pipeline, Path work, List<String> jvmOptions) throws Exception {
     StringBuilder failures = new StringBuilder();
+    Counts before = proxy.counts();
     for (int run = 1; run <= MAX_RUNS; run++) {
       Path log = work.resolve("run-" + run + ".log");
       int exit = runOnce(pipeline, work, jvmOptions, log);
       if (exit == 0) {
-        return;
+        System.out.printf("%s finished in run %d; proxy before %s, after %s; failed runs:%n%s", pipeline, run,
+            before, proxy.counts(), failures);
+        return run - 1;
       }
       assertThat(exit).as("a failed run exits 1; log:%n%s", Files.readString(log)).isEqualTo(1);
       failures.append("run ").append(run).append(": ").append(lastLines(log, 5)).append('\n');

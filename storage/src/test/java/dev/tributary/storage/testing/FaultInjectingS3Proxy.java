@@ -46,7 +46,8 @@ import java.util.concurrent.locks.LockSupport;
  * requests) depends on timing, the rates do not. {@link Faults#dropEveryConditionalPut} adds a
  * deterministic fault on top: every n-th conditional PUT ({@code If-None-Match}) is dropped after
  * the server has answered it, so a run with enough commits certainly meets a commit of unknown
- * outcome.
+ * outcome; {@link #outage} answers a run of consecutive requests with {@code 503}, so that a
+ * client certainly runs out of retries.
  */
 public final class FaultInjectingS3Proxy implements AutoCloseable {
   private static final byte[] CRLF = {'\r', '\n'};
@@ -96,6 +97,9 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
   private final Random random;
   private volatile Faults faults;
   private long conditionalPuts;
+  private long decided;
+  private long outageStart = -1;
+  private long outageEnd = -1;
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong slowDowns = new AtomicLong();
   private final AtomicLong drops = new AtomicLong();
@@ -131,6 +135,16 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
   /** Changes the faults for requests that arrive from now on. */
   public void faults(Faults faults) {
     this.faults = Objects.requireNonNull(faults, "faults");
+  }
+
+  /**
+   * Schedules an outage: after {@code afterRequests} more requests, the next {@code length}
+   * requests are all answered {@code 503 SlowDown}, as when S3 throttles a prefix for a while; a
+   * client's retries run out inside it, so the operation fails for certain.
+   */
+  public synchronized void outage(long afterRequests, long length) {
+    outageStart = decided + afterRequests;
+    outageEnd = outageStart + length;
   }
 
   public Counts counts() {
@@ -253,6 +267,7 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
 
   private synchronized Decision decide(boolean conditionalPut) {
     Faults f = faults;
+    long index = decided++;
     double r = random.nextDouble();
     boolean delayed = random.nextDouble() < f.delayRate();
     long delayMillis = delayed ? (long) (random.nextDouble() * f.maxDelay().toMillis()) : 0;
@@ -261,6 +276,9 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     if (conditionalPut && f.dropEveryConditionalPut() > 0
         && ++conditionalPuts % f.dropEveryConditionalPut() == 0) {
       action = Action.DROP;
+    }
+    if (index >= outageStart && index < outageEnd) {
+      action = Action.SLOW_DOWN;
     }
     return new Decision(action, delayMillis);
   }
