@@ -95,6 +95,22 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
   }
 
   @Test
+  void anUnreachableServerGetsNothing() throws IOException {
+    try (FaultInjectingS3Proxy faulty = FaultInjectingS3Proxy.start(SERVER.endpoint(), Faults.none(), 1L);
+        ObjectStore through = storeThrough(faulty, 2);
+        ObjectStore server = direct()) {
+      faulty.unreachable(true);
+      assertThatThrownBy(() -> through.put("data/a.parquet", "x".getBytes(UTF_8)))
+          .isInstanceOf(IOException.class);
+      assertThat(server.stat("data/a.parquet")).isEmpty();
+
+      faulty.unreachable(false);
+      through.put("data/a.parquet", "x".getBytes(UTF_8));
+      assertThat(server.read("data/a.parquet")).isEqualTo("x".getBytes(UTF_8));
+    }
+  }
+
+  @Test
   void delayedAndDroppedPlainRequestsAreRetriedByTheClient() throws IOException {
     // one thread, so the faulted requests follow from the seed alone: 20% dropped, none five times in a row
     try (FaultInjectingS3Proxy faulty = FaultInjectingS3Proxy.start(SERVER.endpoint(),

@@ -1,6 +1,7 @@
 package dev.tributary.service.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
@@ -43,21 +44,17 @@ import org.junit.jupiter.api.io.TempDir;
  * server, reached through {@link FaultInjectingS3Proxy}, which answers some requests with
  * {@code 503 SlowDown}, drops the connection of others after the server has acted on them (every
  * few conditional PUTs among them, so commits of unknown outcome certainly happen), and delays
- * some, and once answers every request for a while with 503 (an outage no retry outlasts). Each
- * pipeline runs {@code --available-now} in a child JVM, started again after every failed run
- * until one finishes; then its tables, read straight from the server, must hold exactly what
- * the records say: the bronze table every valid record once and the quarantine every malformed one
+ * some; and once, in the middle of the first run, it makes the server unreachable (an outage no
+ * retry outlasts) until that run has failed. Each pipeline runs {@code --available-now} in a
+ * child JVM, started again after every failed run until one finishes; then its tables, read
+ * straight from the server, must hold exactly what the records say: the bronze table every valid record once and the quarantine every malformed one
  * once, the stateful tables exactly what a run without faults wrote.
  */
 class S3FaultsIT {
   private static final Faults FAULTS = new Faults(0.03, 0.03, 0.05, Duration.ofMillis(200), 7);
   private static final int MAX_RUNS = 25;
-  /**
-   * Consecutive requests answered 503 in the middle of each pipeline's runs: three times the five
-   * attempts a request gets, so even with two threads sharing the outage one request runs out of
-   * attempts, the run in progress fails for certain and is started again, replaying its batch.
-   */
-  private static final long OUTAGE = 15;
+  /** Requests of the first run before the outage that makes it fail (each pipeline makes 200+). */
+  private static final long REQUESTS_BEFORE_OUTAGE = 80;
 
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
@@ -124,8 +121,7 @@ class S3FaultsIT {
         %s""".formatted(broker.bootstrapServers(), topic, bucket, bucket, bucket, storage(proxy.endpoint().toString())));
 
     Counts before = proxy.counts();
-    proxy.outage(100, OUTAGE);
-    assertThat(runUntilFinished(pipeline, work, List.of())).as("failed runs (the outage)").isPositive();
+    runUntilFinished(pipeline, work, List.of());
     assertFaultsHappened(before, proxy.counts());
 
     Map<String, Integer> sinkCounts = new HashMap<>();
@@ -168,9 +164,7 @@ class S3FaultsIT {
         "s3://" + bucket + "/tables/late", "s3://" + bucket + "/checkpoints/agg",
         storage(proxy.endpoint().toString())));
     Counts before = proxy.counts();
-    proxy.outage(150, OUTAGE);
-    assertThat(runUntilFinished(pipeline, work, List.of("-Dtributary.state.dir=" + work.resolve("state"))))
-        .as("failed runs (the outage)").isPositive();
+    runUntilFinished(pipeline, work, List.of("-Dtributary.state.dir=" + work.resolve("state")));
     assertFaultsHappened(before, proxy.counts());
 
     List<List<Object>> expectedAgg;
@@ -272,37 +266,59 @@ class S3FaultsIT {
 
   /**
    * Runs the pipeline with {@code --available-now} until a run exits 0; a run that fails (exit 1,
-   * a fault it could not absorb) is simply started again, as an operator or a scheduler would.
-   *
-   * @return how many runs failed
+   * a fault it could not absorb) is simply started again, as an operator or a scheduler would. The
+   * first run meets an S3 outage (the server unreachable) once it has made {@link
+   * #REQUESTS_BEFORE_OUTAGE} requests (mid-batch, since a batch takes some 20): it must fail, and
+   * the next run must replay its batch.
    */
-  private static int runUntilFinished(Path pipeline, Path work, List<String> jvmOptions) throws Exception {
-    StringBuilder failures = new StringBuilder();
+  private static void runUntilFinished(Path pipeline, Path work, List<String> jvmOptions) throws Exception {
     Counts before = proxy.counts();
-    for (int run = 1; run <= MAX_RUNS; run++) {
+    Path firstLog = work.resolve("run-1.log");
+    Process first = start(pipeline, work, jvmOptions, firstLog);
+    try {
+      await("the first run's requests before the outage").atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofMillis(20))
+          .failFast("the first run ended before the outage; log:\n" + firstLog, () -> !first.isAlive())
+          .until(() -> proxy.counts().requests() - before.requests() >= REQUESTS_BEFORE_OUTAGE);
+      proxy.unreachable(true);
+      assertThat(exitOf(first, firstLog)).as("the run during the outage fails; log:%n%s", Files.readString(firstLog))
+          .isEqualTo(1);
+    } finally {
+      proxy.unreachable(false);
+      first.destroyForcibly().waitFor();
+    }
+    StringBuilder failures = new StringBuilder("run 1: " + lastLines(firstLog, 1) + "\n");
+    for (int run = 2; run <= MAX_RUNS; run++) {
       Path log = work.resolve("run-" + run + ".log");
-      int exit = runOnce(pipeline, work, jvmOptions, log);
+      int exit = exitOf(start(pipeline, work, jvmOptions, log), log);
       if (exit == 0) {
         System.out.printf("%s finished in run %d; proxy before %s, after %s; failed runs:%n%s", pipeline, run,
             before, proxy.counts(), failures);
-        return run - 1;
+        return;
       }
       assertThat(exit).as("a failed run exits 1; log:%n%s", Files.readString(log)).isEqualTo(1);
-      failures.append("run ").append(run).append(": ").append(lastLines(log, 5)).append('\n');
+      failures.append("run ").append(run).append(": ").append(lastLines(log, 1)).append('\n');
     }
     throw new AssertionError("no run of " + pipeline + " finished in " + MAX_RUNS + " attempts:\n" + failures);
   }
 
-  private static int runOnce(Path pipeline, Path work, List<String> jvmOptions, Path log) throws Exception {
+  private static Process start(Path pipeline, Path work, List<String> jvmOptions, Path log) throws Exception {
     List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     jvm.addAll(jvmOptions);
-    Process child = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
+    return ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
         List.of("run", "--pipeline", pipeline.toString(), "--available-now"), log, work);
+  }
+
+  private static int exitOf(Process child, Path log) throws Exception {
     if (!child.waitFor(240, TimeUnit.SECONDS)) {
       child.destroyForcibly().waitFor();
       throw new AssertionError("the run did not end within 240 s; log:\n" + Files.readString(log));
     }
     return child.exitValue();
+  }
+
+  private static int runOnce(Path pipeline, Path work, List<String> jvmOptions, Path log) throws Exception {
+    return exitOf(start(pipeline, work, jvmOptions, log), log);
   }
 
   private static String lastLines(Path log, int n) throws Exception {

@@ -46,8 +46,8 @@ import java.util.concurrent.locks.LockSupport;
  * requests) depends on timing, the rates do not. {@link Faults#dropEveryConditionalPut} adds a
  * deterministic fault on top: every n-th conditional PUT ({@code If-None-Match}) is dropped after
  * the server has answered it, so a run with enough commits certainly meets a commit of unknown
- * outcome; {@link #outage} answers a run of consecutive requests with {@code 503}, so that a
- * client certainly runs out of retries.
+ * outcome. {@link #unreachable} makes the server unreachable until further notice: an outage no
+ * retry outlasts.
  */
 public final class FaultInjectingS3Proxy implements AutoCloseable {
   private static final byte[] CRLF = {'\r', '\n'};
@@ -96,10 +96,8 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final Random random;
   private volatile Faults faults;
+  private volatile boolean unreachable;
   private long conditionalPuts;
-  private long decided;
-  private long outageStart = -1;
-  private long outageEnd = -1;
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong slowDowns = new AtomicLong();
   private final AtomicLong drops = new AtomicLong();
@@ -138,13 +136,11 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
   }
 
   /**
-   * Schedules an outage: after {@code afterRequests} more requests, the next {@code length}
-   * requests are all answered {@code 503 SlowDown}, as when S3 throttles a prefix for a while; a
-   * client's retries run out inside it, so the operation fails for certain.
+   * While {@code true}, every request's connection is closed before the request is forwarded, as
+   * when the network to S3 is down: nothing reaches the server and no client gets an answer.
    */
-  public synchronized void outage(long afterRequests, long length) {
-    outageStart = decided + afterRequests;
-    outageEnd = outageStart + length;
+  public void unreachable(boolean unreachable) {
+    this.unreachable = unreachable;
   }
 
   public Counts counts() {
@@ -196,6 +192,9 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
       return false;
     }
     requests.incrementAndGet();
+    if (unreachable) {
+      return false;
+    }
     boolean conditionalPut = request.method().equals("PUT") && request.header("if-none-match") != null;
     Decision decision = decide(conditionalPut);
     if (decision.delayMillis() > 0) {
@@ -267,7 +266,6 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
 
   private synchronized Decision decide(boolean conditionalPut) {
     Faults f = faults;
-    long index = decided++;
     double r = random.nextDouble();
     boolean delayed = random.nextDouble() < f.delayRate();
     long delayMillis = delayed ? (long) (random.nextDouble() * f.maxDelay().toMillis()) : 0;
@@ -276,9 +274,6 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     if (conditionalPut && f.dropEveryConditionalPut() > 0
         && ++conditionalPuts % f.dropEveryConditionalPut() == 0) {
       action = Action.DROP;
-    }
-    if (index >= outageStart && index < outageEnd) {
-      action = Action.SLOW_DOWN;
     }
     return new Decision(action, delayMillis);
   }
