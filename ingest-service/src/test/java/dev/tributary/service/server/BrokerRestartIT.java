@@ -141,6 +141,10 @@ class BrokerRestartIT {
     }
     assertThat(copies.values()).as("no record twice in the table").allMatch(c -> c == 1);
     assertThat(ids).as("every record of the topic in the table, with its own content").isEqualTo(topic);
+    System.out.printf("%d records; the service's warnings about the outage:%n%s%n", topic.size(),
+        String.join("\n", Files.readAllLines(serveLog).stream()
+            .filter(l -> l.contains("WARN") || l.contains("ERROR")).map(l -> l.substring(0, Math.min(300, l.length())))
+            .limit(20).toList()));
     String state = JSON.readTree(http.get("/api/pipelines/clicks").body()).get("status").get("state").asText();
     assertThat(state).as("the pipeline runs on without anyone restarting it; log:%n%s", tail()).isEqualTo("RUNNING");
   }
