@@ -268,8 +268,8 @@ class S3FaultsIT {
    * Runs the pipeline with {@code --available-now} until a run exits 0; a run that fails (exit 1,
    * a fault it could not absorb) is simply started again, as an operator or a scheduler would. The
    * first run meets an S3 outage (the server unreachable) once it has made {@link
-   * #REQUESTS_BEFORE_OUTAGE} requests (mid-batch, since a batch takes some 20): it must fail, and
-   * the next run must replay its batch.
+   * #REQUESTS_BEFORE_OUTAGE} requests (most likely inside a batch, which takes some 20): it must
+   * fail, and the next runs go on from the checkpoint, replaying the batch in progress if any.
    */
   private static void runUntilFinished(Path pipeline, Path work, List<String> jvmOptions) throws Exception {
     Counts before = proxy.counts();
