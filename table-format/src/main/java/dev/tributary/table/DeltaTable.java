@@ -75,8 +75,10 @@ public final class DeltaTable {
   /**
    * Creates the table (version 0: protocol reader 1 / writer 2 and metaData), or returns the
    * existing one if it has the same schema and partition columns (idempotent: several writers may
-   * race to create it; properties of an existing table are left as they are).
+   * race to create it; properties of an existing table are left as they are). A write of version
+   * 0 whose outcome is unknown is resolved by reading the log, like a lost race.
    *
+   * @throws IOException if the store failed and version 0 does not exist
    * @throws TableException if the table exists with another schema or partitioning, or if there
    *     is no table but the folder already holds files (a table owns every file in its folder)
    * @throws IllegalArgumentException if a partition column is unknown or not partitionable
@@ -96,8 +98,24 @@ public final class DeltaTable {
           new dev.tributary.table.log.CommitInfo(Map.of("timestamp", now, "operation", "CREATE TABLE",
               "engineInfo", "Tributary")),
           Protocol.ours(), metadata);
-      if (log.tryCommit(0, actions)) {
-        LOG.info("Created Delta table at {}", location());
+      try {
+        if (log.tryCommit(0, actions)) {
+          LOG.info("Created Delta table at {}", location());
+        }
+      } catch (IOException unknown) {
+        // State unknown: version 0 may exist, written by this attempt or by another writer. Either
+        // way it is judged below by its schema, as after a lost race; absent, the error stands.
+        try {
+          existing = loadLatest();
+        } catch (IOException readFailed) {
+          unknown.addSuppressed(readFailed);
+          throw unknown;
+        }
+        if (existing.isEmpty()) {
+          throw unknown;
+        }
+        LOG.info("Creation of Delta table at {} reported {}; version 0 exists, checking its schema",
+            location(), unknown.toString());
       }
       existing = loadLatest();
       if (existing.isEmpty()) {

@@ -24,6 +24,26 @@ class CommitFaultTest {
   final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
 
   @Test
+  void aCreationThatLandedButThrewIsResolvedFromTheLog() throws Exception {
+    store.succeedThenThrow(Operation.PUT_IF_ABSENT, 1);
+
+    Snapshot created = table.create(SCHEMA, List.of(), Map.of());
+
+    assertThat(created.version()).isZero();
+    assertThat(created.schema()).isEqualTo(SCHEMA);
+    assertThat(new DeltaLog(memory).commitsAfter(-1)).containsExactly(0L);
+  }
+
+  @Test
+  void aCreationThatFailedBeforeLandingReportsTheError() {
+    store.failNext(Operation.PUT_IF_ABSENT, 1);
+
+    assertThatThrownBy(() -> table.create(SCHEMA, List.of(), Map.of()))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageStartingWith(FaultInjectingObjectStore.MESSAGE_PREFIX);
+  }
+
+  @Test
   void failedPutIsRetriedAndCommitsOnce() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     store.failNext(Operation.PUT_IF_ABSENT, 2);

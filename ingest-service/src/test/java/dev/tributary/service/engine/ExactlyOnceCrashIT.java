@@ -40,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ExactlyOnceCrashIT {
   private static final int PARTITIONS = 3;
+  /** The pipeline's max-offsets-per-trigger: no batch reads more records than this. */
+  private static final int MAX_OFFSETS = 300;
   private static final String[] POINTS = {
     CrashPoints.AFTER_PLAN,
     CrashPoints.AFTER_OFFSETS_LOG,
@@ -122,7 +124,7 @@ class ExactlyOnceCrashIT {
             kafka:
               bootstrap-servers: %s
               topics: [%s]
-              max-offsets-per-trigger: 300
+              max-offsets-per-trigger: %d
           format:
             json:
               schema:
@@ -137,7 +139,7 @@ class ExactlyOnceCrashIT {
             delta: { path: "%s" }
           checkpoint: %s
           trigger: { processing-time: 50ms }
-          %s""".formatted(broker.bootstrapServers(), topic, sinkPath, quarantinePath, checkpoint, storage));
+          %s""".formatted(broker.bootstrapServers(), topic, MAX_OFFSETS, sinkPath, quarantinePath, checkpoint, storage));
     }
 
     /** Produces records: about one in twenty is malformed and must land in quarantine. */
@@ -165,27 +167,40 @@ class ExactlyOnceCrashIT {
       }
     }
 
+    /**
+     * Runs the pipeline {@code kills} times, alternately halted at a crash point and SIGKILLed at a
+     * random moment. A crash point must be reachable by construction: before a halted run, enough
+     * fresh records are produced that the run certainly reaches the chosen occurrence (see {@link
+     * #freshRecordsToReach}); the run is then asserted to have halted there, not merely to have
+     * exited.
+     */
     void runWithKills(int kills, Random random) throws Exception {
       produce(3000, random);
       for (int i = 0; i < kills; i++) {
-        produce(500, random);
         Path log = work.resolve("run-" + i + ".log");
         List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         boolean deterministic = i % 2 == 0;
         String point = POINTS[(i / 2) % POINTS.length];
+        String crashAt = null;
         if (deterministic) {
           int occurrence = point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(600) : 1 + random.nextInt(3);
-          jvm.add("-Dtributary.test.crash-at=" + point + ":" + occurrence);
+          crashAt = point + ":" + occurrence;
+          produce(freshRecordsToReach(point, occurrence), random);
+          jvm.add("-Dtributary.test.crash-at=" + crashAt);
+        } else {
+          produce(500, random);
         }
         Process child = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
             List.of("run", "--pipeline", pipelineFile.toString()), log, work);
         if (deterministic) {
-          boolean exited = child.waitFor(60, TimeUnit.SECONDS);
+          boolean exited = child.waitFor(120, TimeUnit.SECONDS);
           if (!exited) {
             child.destroyForcibly().waitFor();
           }
-          assertThat(exited).as("crash point %s reached; log %s:%n%s", point, log, Files.readString(log)).isTrue();
-          assertThat(child.exitValue()).as("halted at %s; log:%n%s", point, Files.readString(log)).isEqualTo(137);
+          assertThat(exited).as("crash point %s reached; log %s:%n%s", crashAt, log, Files.readString(log)).isTrue();
+          assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
+          assertThat(Files.readString(log)).as("the run halted at its crash point, not for another reason")
+              .contains("crash point " + crashAt + " reached");
         } else {
           Thread.sleep(1500 + random.nextInt(2500));
           assertThat(child.isAlive()).as("pipeline still running before the kill; log:%n%s", Files.readString(log))
@@ -199,6 +214,21 @@ class ExactlyOnceCrashIT {
           List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"), log, work);
       assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
       assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+    }
+
+    /**
+     * How many records to produce right before a run so that it certainly reaches the
+     * {@code occurrence}-th time of {@code point}, whatever earlier runs left over. Records produced
+     * after the previous run died lie beyond every range planned so far, so this run plans new
+     * batches for them (a processing-time run is not stopped before it has read everything), at
+     * most {@link #MAX_OFFSETS} records each: {@code n * MAX_OFFSETS} fresh records give at least
+     * {@code n} new batches, and each new batch passes every per-batch point once (the sink's data
+     * files are written even for a batch of only malformed records). {@code mid-batch} is reached
+     * once per record read.
+     */
+    static int freshRecordsToReach(String point, int occurrence) {
+      int needed = point.equals(CrashPoints.MID_BATCH) ? occurrence : occurrence * MAX_OFFSETS;
+      return Math.max(needed, 500);
     }
 
     void assertExactlyOnce(ObjectStore sink, ObjectStore quarantine) throws Exception {

@@ -34,9 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * kill -9 for a stateful pipeline: the seed query (pipelines/stateful-tumbling-append.yaml) runs in
  * a child JVM and is halted at each step of the batch lifecycle (and SIGKILLed at random moments),
- * restarted each time, then drained with an available-now run. One partition and 50 offsets per
- * batch fix the batches, so the sink and late-events tables must equal the {@link Oracle}'s
- * result: no window twice, none missing, no value off, whatever the state store went through.
+ * restarted each time, then drained with an available-now run. Events are produced between runs, in
+ * multiples of 50, enough before each halted run that its crash point is certainly reached. One
+ * partition and 50 offsets per batch fix the batches, so the sink and late-events tables must
+ * equal the {@link Oracle}'s result: no window twice, none missing, no value off, whatever the
+ * state store went through.
  */
 class StatefulCrashIT {
   private static final int PER_BATCH = 50;
@@ -77,7 +79,7 @@ class StatefulCrashIT {
     StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
 
     List<Event> events = EventStream.generate(99, 3000);
-    produce(topic, events);
+    int produced = produce(topic, events, 0, 6 * PER_BATCH);
     Random random = new Random(20261129L);
     List<String> jvm = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-Dtributary.state.dir=" + work.resolve("state"));
@@ -86,25 +88,33 @@ class StatefulCrashIT {
       List<String> options = new ArrayList<>(jvm);
       boolean deterministic = i % 2 == 0;
       String point = POINTS[(i / 2) % POINTS.length];
+      String crashAt = null;
       if (deterministic) {
         int occurrence = point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(120) : 1 + random.nextInt(3);
-        options.add("-Dtributary.test.crash-at=" + point + ":" + occurrence);
+        crashAt = point + ":" + occurrence;
+        produced = produce(topic, events, produced, freshEventsToReach(point, occurrence));
+        options.add("-Dtributary.test.crash-at=" + crashAt);
+      } else {
+        produced = produce(topic, events, produced, 3 * PER_BATCH);
       }
       Process child = ChildJvm.start(options, "dev.tributary.service.cli.Main",
           List.of("run", "--pipeline", pipelineFile.toString()), log, work);
       if (deterministic) {
-        boolean exited = child.waitFor(60, TimeUnit.SECONDS);
+        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
         if (!exited) {
           child.destroyForcibly().waitFor();
         }
-        assertThat(exited).as("crash point %s reached; log:%n%s", point, Files.readString(log)).isTrue();
-        assertThat(child.exitValue()).as("halted at %s; log:%n%s", point, Files.readString(log)).isEqualTo(137);
+        assertThat(exited).as("crash point %s reached; log:%n%s", crashAt, Files.readString(log)).isTrue();
+        assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
+        assertThat(Files.readString(log)).as("the run halted at its crash point, not for another reason")
+            .contains("crash point " + crashAt + " reached");
       } else {
         Thread.sleep(1000 + random.nextInt(1000));
         child.destroyForcibly(); // SIGKILL, wherever it is
         child.waitFor();
       }
     }
+    produce(topic, events, produced, events.size() - produced);
     Path log = work.resolve("drain.log");
     Process drain = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
         List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"), log, work);
@@ -134,18 +144,36 @@ class StatefulCrashIT {
     }
   }
 
-  private static void produce(String topic, List<Event> events) throws Exception {
+  /**
+   * How many events to produce right before a run so that it certainly reaches the
+   * {@code occurrence}-th time of {@code point}: events produced after the previous run died lie
+   * beyond every range planned so far, so this run plans new batches of exactly {@link #PER_BATCH}
+   * of them (every production is a multiple of it, which also keeps the batch boundaries the
+   * {@link Oracle} assumes), and each new batch passes every per-batch point once (the quarantine
+   * table's data files are written even when it gets no rows); {@code mid-batch} is reached once
+   * per event read.
+   */
+  private static int freshEventsToReach(String point, int occurrence) {
+    int batches = point.equals(CrashPoints.MID_BATCH) ? (occurrence + PER_BATCH - 1) / PER_BATCH : occurrence;
+    return Math.max(batches, 2) * PER_BATCH;
+  }
+
+  /** Produces {@code count} events from index {@code from} on; returns the index after the last. */
+  private static int produce(String topic, List<Event> events, int from, int count) throws Exception {
+    assertThat(from + count).as("the generated stream is long enough for every run").isLessThanOrEqualTo(events.size());
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-      for (Event e : events) {
+      for (Event e : events.subList(from, from + count)) {
         String json = "{\"event_id\":\"" + e.id() + "\",\"user_id\":\"" + e.user() + "\",\"event_type\":\"" + e.type()
             + "\",\"event_ts\":\"" + e.ts() + "\",\"amount\":"
             + (e.amount() == null ? "null" : e.amount().toPlainString()) + ",\"quantity\":" + e.quantity() + "}";
+        // one at a time, in order: the Kafka offset of event i is i, as the Oracle's rows say
         producer.send(new ProducerRecord<>(topic, 0, null, json.getBytes(StandardCharsets.UTF_8))).get();
       }
     }
+    return from + count;
   }
 }

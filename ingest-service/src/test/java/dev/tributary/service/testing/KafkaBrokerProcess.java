@@ -17,16 +17,25 @@ import org.apache.kafka.common.Uuid;
  * A real single-node KRaft Kafka broker in its own JVM (the broker jars are on the test
  * classpath through spring-kafka-test), for tests that kill the pipeline process and for benchmarks:
  * unlike the in-process broker it survives the death of the JVM under test... and of the test's
- * children. Storage is formatted with Kafka's StorageTool before the first start.
+ * children. Storage is formatted with Kafka's StorageTool before the first start. {@link #kill()}
+ * and {@link #restart()} stop it like a crash and bring it back on the same data directory and
+ * ports, for tests of a broker failure.
  */
 public final class KafkaBrokerProcess implements AutoCloseable {
+  private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN");
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
   private final Path dir;
   private final int port;
-  private final Process process;
+  private final Path config;
+  private final Path log;
+  private volatile Process process;
 
-  private KafkaBrokerProcess(Path dir, int port, Process process) {
+  private KafkaBrokerProcess(Path dir, int port, Path config, Path log, Process process) {
     this.dir = dir;
     this.port = port;
+    this.config = config;
+    this.log = log;
     this.process = process;
   }
 
@@ -58,17 +67,45 @@ public final class KafkaBrokerProcess implements AutoCloseable {
         "auto.create.topics.enable=false",
         ""));
     Path log = dir.resolve("broker.log");
-    List<String> jvm = List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN");
-    Process format = ChildJvm.start(jvm, "kafka.tools.StorageTool",
+    Process format = ChildJvm.start(JVM, "kafka.tools.StorageTool",
         List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()), log, dir);
     if (!format.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || format.exitValue() != 0) {
       format.destroyForcibly();
       throw new IllegalStateException("formatting Kafka storage failed; see " + log + ":\n" + tail(log));
     }
-    Process broker = ChildJvm.start(jvm, "kafka.Kafka", List.of(config.toString()), log, dir);
-    KafkaBrokerProcess started = new KafkaBrokerProcess(dir, port, broker);
-    started.awaitReady(Duration.ofSeconds(60), log);
+    Process broker = ChildJvm.start(JVM, "kafka.Kafka", List.of(config.toString()), log, dir);
+    KafkaBrokerProcess started = new KafkaBrokerProcess(dir, port, config, log, broker);
+    started.awaitReady(READY_TIMEOUT, log);
     return started;
+  }
+
+  /** Kills the broker with SIGKILL, as a crash would: no shutdown, no flush of its logs. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly().waitFor();
+  }
+
+  /**
+   * Starts the broker again after {@link #kill()} (or a crash), on the same data directory, ports
+   * and cluster id; returns once it accepts connections. A start that dies early (a port still held
+   * by the dead process's sockets) is tried again until the ready timeout.
+   */
+  public void restart() throws IOException, InterruptedException {
+    if (process.isAlive()) {
+      throw new IllegalStateException("the broker on port " + port + " is still running; kill() it first");
+    }
+    Instant deadline = Instant.now().plus(READY_TIMEOUT);
+    while (true) {
+      process = ChildJvm.start(JVM, "kafka.Kafka", List.of(config.toString()), log, dir);
+      try {
+        awaitReady(Duration.between(Instant.now(), deadline), log);
+        return;
+      } catch (IllegalStateException exited) {
+        if (process.isAlive() || Instant.now().isAfter(deadline)) {
+          throw exited;
+        }
+        Thread.sleep(500); // the dead broker's ports are released by the kernel shortly
+      }
+    }
   }
 
   private void awaitReady(Duration timeout, Path log) throws InterruptedException {
