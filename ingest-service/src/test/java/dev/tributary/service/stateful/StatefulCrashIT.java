@@ -2,6 +2,8 @@ package dev.tributary.service.stateful;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.checkpoint.OffsetsEntry;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.CrashPoints;
@@ -17,14 +19,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,17 +41,23 @@ import org.junit.jupiter.api.io.TempDir;
  * kill -9 for a stateful pipeline: the seed query (pipelines/stateful-tumbling-append.yaml) runs in
  * a child JVM and is halted at each step of the batch lifecycle (and SIGKILLed at random moments),
  * restarted each time, then drained with an available-now run. Events are produced between runs, in
- * multiples of 50, enough before each halted run that its crash point is certainly reached. One
- * partition and 50 offsets per batch fix the batches, so the sink and late-events tables must
- * equal the {@link Oracle}'s result: no window twice, none missing, no value off, whatever the
- * state store went through.
+ * multiples of 50, enough before each halted run that its crash point is certainly reached. Three
+ * partitions, one of them behind the others in event time, and 50 offsets per batch; the batches
+ * the runs really made are read back from the checkpoint's offsets log (a batch reads its
+ * partitions one after the other), so the sink and late-events tables must equal the {@link
+ * Oracle}'s result over exactly those batches: no window twice, none missing, no value off,
+ * whatever the state store went through, including replays after the state commit.
  */
 class StatefulCrashIT {
   private static final int PER_BATCH = 50;
   private static final String[] POINTS = {
     CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
-    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_COMMITS_LOG
+    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_STATE_COMMIT,
+    CrashPoints.AFTER_COMMITS_LOG
   };
+  private static final int PARTITIONS = 3;
+  /** Where each produced event landed: "partition:offset" to the event. */
+  private static final Map<String, Event> BY_POSITION = new HashMap<>();
 
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
@@ -66,7 +78,7 @@ class StatefulCrashIT {
   void seedQueryResultIsExactAfterRepeatedKills() throws Exception {
     String topic = "events-crash";
     Path work = Files.createDirectories(dir.resolve("work"));
-    broker.createTopic(topic, 1);
+    broker.createTopic(topic, PARTITIONS);
     String yaml = Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml"))
         .replace("${KAFKA_BOOTSTRAP:-localhost:9092}", broker.bootstrapServers())
         .replace("${EVENTS_TOPIC:-events}", topic)
@@ -78,7 +90,7 @@ class StatefulCrashIT {
     PipelineSpec spec = PipelineParser.parse(pipelineFile);
     StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
 
-    List<Event> events = EventStream.generate(99, 3000);
+    List<Event> events = EventStream.generate(99, 3000, PARTITIONS, 300);
     int produced = produce(topic, events, 0, 6 * PER_BATCH);
     Random random = new Random(20261129L);
     List<String> jvm = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -121,10 +133,8 @@ class StatefulCrashIT {
     assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
     assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
 
-    List<List<Event>> batches = new ArrayList<>();
-    for (int i = 0; i < events.size(); i += PER_BATCH) {
-      batches.add(events.subList(i, Math.min(events.size(), i + PER_BATCH)));
-    }
+    List<List<Event>> batches = batchesOf(spec);
+    assertThat(batches.stream().mapToInt(List::size).sum()).as("every event in one batch").isEqualTo(events.size());
     List<String> columns = plan.inputSchema().fieldNames();
     Oracle.Expected expected = Oracle.compute(spec, columns, batches);
     assertThat(rows(spec.sink().path(), plan.outputSchema().size()))
@@ -141,6 +151,30 @@ class StatefulCrashIT {
         out.add(Arrays.asList(Arrays.copyOf(r, width)));
       }
       return out;
+    }
+  }
+
+  /**
+   * The batches as the runs planned them (the checkpoint's offsets log), each with its events in
+   * the order the engine reads them: partition after partition, offset order within each.
+   */
+  private static List<List<Event>> batchesOf(PipelineSpec spec) throws Exception {
+    List<List<Event>> batches = new ArrayList<>();
+    try (ObjectStore store = ObjectStores.open(spec.checkpoint(), null)) {
+      Checkpoint checkpoint = Checkpoint.open(store, spec.id(), spec.checkpointIdentity());
+      for (long b = 0; ; b++) {
+        Optional<OffsetsEntry> entry = checkpoint.offsets(b);
+        if (entry.isEmpty()) {
+          return batches;
+        }
+        List<Event> batch = new ArrayList<>();
+        new TreeMap<>(entry.get().ranges()).forEach((p, r) -> {
+          for (long o = r.start(); o < r.end(); o++) {
+            batch.add(BY_POSITION.get(p.partition() + ":" + o));
+          }
+        });
+        batches.add(batch);
+      }
     }
   }
 
@@ -170,8 +204,10 @@ class StatefulCrashIT {
         String json = "{\"event_id\":\"" + e.id() + "\",\"user_id\":\"" + e.user() + "\",\"event_type\":\"" + e.type()
             + "\",\"event_ts\":\"" + e.ts() + "\",\"amount\":"
             + (e.amount() == null ? "null" : e.amount().toPlainString()) + ",\"quantity\":" + e.quantity() + "}";
-        // one at a time, in order: the Kafka offset of event i is i, as the Oracle's rows say
-        producer.send(new ProducerRecord<>(topic, 0, null, json.getBytes(StandardCharsets.UTF_8))).get();
+        // one at a time, in order, each to its partition; where it landed maps offsets back to events
+        RecordMetadata at = producer.send(
+            new ProducerRecord<>(topic, e.partition(), null, json.getBytes(StandardCharsets.UTF_8))).get();
+        BY_POSITION.put(at.partition() + ":" + at.offset(), e);
       }
     }
     return from + count;
