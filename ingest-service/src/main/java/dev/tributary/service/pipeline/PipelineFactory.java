@@ -63,14 +63,14 @@ public final class PipelineFactory {
     for (ColumnSpec c : spec.format().columns()) {
       columns.put(c.name(), c.type().canonical());
     }
-    StructType parsed;
+    JsonRecordParser parser;
     try {
-      parsed = JsonRecordParser.schemaOf(columns);
+      parser = JsonRecordParser.forColumns(columns, spec.format().maxRecordSize().bytes());
     } catch (IllegalArgumentException e) {
       problems.add("format.json.schema: " + e.getMessage());
       throw new PipelineDefinitionException(spec.id(), problems);
     }
-    JsonRecordParser parser = new JsonRecordParser(parsed, spec.format().maxRecordSize().bytes());
+    StructType parsed = parser.schema();
     CompiledTransforms transforms = null;
     try {
       transforms = Transforms.compile(StatelessProcessor.transformInput(parsed), steps(spec.transforms()));
