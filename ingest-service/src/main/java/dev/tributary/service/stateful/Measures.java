@@ -102,6 +102,15 @@ final class Measures {
     return slotCount;
   }
 
+  MeasureFunction function(int measure) {
+    return functions.get(measure);
+  }
+
+  /** The input column of a measure, or -1 for count(). */
+  int input(int measure) {
+    return inputs.get(measure);
+  }
+
   boolean isDistinct(int measure) {
     return functions.get(measure) == MeasureFunction.COUNT_DISTINCT;
   }
@@ -201,11 +210,20 @@ final class Measures {
       if (functions.get(i) == MeasureFunction.AVG) {
         long n = (Long) buffer[s + 1];
         out[i] = n == 0 ? null : (Double) buffer[s] / n;
+      } else if (buffer[s] instanceof BigDecimal d && outputFields.get(i).type() instanceof DecimalType t
+          && !fits(d, t)) {
+        // A decimal sum beyond its result precision is null, as in Spark (non-ANSI): a value the
+        // table cannot hold would otherwise fail every later batch.
+        out[i] = null;
       } else {
         out[i] = buffer[s];
       }
     }
     return out;
+  }
+
+  private static boolean fits(BigDecimal d, DecimalType t) {
+    return d.scale() == t.scale() && d.precision() <= t.precision();
   }
 
   byte[] encode(Object[] buffer) {

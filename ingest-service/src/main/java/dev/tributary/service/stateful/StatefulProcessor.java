@@ -24,6 +24,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
   private final StatefulQuery query;
+  private final InputChecks inputChecks;
   private OutputsEmitter emitter;
   private final Map<TopicPartition, Integer> partitionIndexes = new HashMap<>();
   private String lastTopic;
@@ -43,6 +44,7 @@ public final class StatefulProcessor implements RecordProcessor {
       throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled for "
           + plan.inputSchema().fieldNames() + " but the transforms produce " + stateless.outputSchema().fieldNames());
     }
+    this.inputChecks = new InputChecks(plan, plan.partitionColumns());
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
   }
 
@@ -55,9 +57,16 @@ public final class StatefulProcessor implements RecordProcessor {
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
     Object[] row = stateless.toRow(record, outputs);
-    if (row != null) {
-      query.accept(row, partitionIndex(record), emitter(outputs));
+    if (row == null) {
+      return;
     }
+    // Checked before the row enters state: afterwards it cannot be set aside alone.
+    String problem = inputChecks.problem(row);
+    if (problem != null) {
+      stateless.quarantine(record, problem, outputs);
+      return;
+    }
+    query.accept(row, partitionIndex(record), emitter(outputs));
   }
 
   @Override
