@@ -95,6 +95,12 @@ final class DataErrors {
         + " (a prefix or a hash of it)";
   }
 
+  static String partitionDirectoryTooLong(int bytes, int max) {
+    return "partition columns: the values make a partition directory of about " + bytes
+        + " bytes (escaped), above the " + max + " bytes this writer allows (an S3 key holds at most 1024"
+        + " bytes with the table path and the file name); partition by shorter values";
+  }
+
   static String timestampOutOfRange(String fieldPath, Object value) {
     return "column '" + fieldPath + "': timestamp " + abbreviate(value)
         + " is outside the years 0001-9999 that Delta and Spark timestamps hold";

@@ -195,15 +195,20 @@ final class PartitionValues {
     if (serialized.indexOf('\0') >= 0) {
       return DataErrors.nulInPartitionValue(column);
     }
-    StringBuilder segment = new StringBuilder(column.length() + serialized.length() + 8);
-    escapeTo(segment, column);
-    segment.append('=');
-    escapeTo(segment, serialized);
-    int bytes = utf8Length(segment);
+    int bytes = segmentBytes(column, serialized);
     if (bytes > MAX_SEGMENT_BYTES) {
       return DataErrors.partitionSegmentTooLong(column, bytes, MAX_SEGMENT_BYTES);
     }
     return null;
+  }
+
+  /** UTF-8 bytes of the escaped {@code column=value} directory name, without the '/'. */
+  static int segmentBytes(String column, String serialized) {
+    StringBuilder segment = new StringBuilder(column.length() + serialized.length() + 8);
+    escapeTo(segment, column);
+    segment.append('=');
+    escapeTo(segment, serialized);
+    return utf8Length(segment);
   }
 
   /** UTF-8 length without encoding (a lone surrogate counts as the 1 byte '?' it would become). */

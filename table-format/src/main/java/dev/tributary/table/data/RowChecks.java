@@ -37,12 +37,29 @@ public final class RowChecks {
   private static final LocalDate MIN_DATE = LocalDate.of(1, 1, 1);
   private static final LocalDate MAX_DATE = LocalDate.of(9999, 12, 31);
 
+  /**
+   * The longest partition directory (all {@code column=value/} segments) this writer lets a row
+   * make: S3 keys are at most 1024 bytes, and the table's own prefix and the file name
+   * ({@code part-00000-<uuid>.zstd.parquet}, about 60 bytes) need the rest.
+   */
+  public static final int MAX_PARTITION_DIRECTORY_BYTES = 768;
+
   private final Column[] columns;
+  private final int partitionCount;
+  // Per partition column, the last value found writable: consecutive rows mostly share their
+  // partition, and serializing and escaping a value per row would cost more than the check is
+  // worth. Racing writes are benign: every value ever stored here was checked.
+  private final Writable[] lastWritable;
 
-  private record Column(int index, StructField field, boolean partition) {}
+  private record Column(int index, StructField field, boolean partition, int slot) {}
 
-  private RowChecks(Column[] columns) {
+  /** A partition value found writable and the bytes of its directory segment, '/' included. */
+  private record Writable(Object value, int bytes) {}
+
+  private RowChecks(Column[] columns, int partitionCount) {
     this.columns = columns;
+    this.partitionCount = partitionCount;
+    this.lastWritable = new Writable[partitionCount];
   }
 
   /**
@@ -54,14 +71,15 @@ public final class RowChecks {
   public static RowChecks forTable(StructType schema, List<String> partitionColumns) {
     PartitionValues.checkPartitionColumns(schema, partitionColumns);
     List<Column> out = new ArrayList<>();
+    int slots = 0;
     for (int i = 0; i < schema.size(); i++) {
       StructField f = schema.fields().get(i);
       boolean partition = partitionColumns.contains(f.name());
       if (partition || needsCheck(f)) {
-        out.add(new Column(i, f, partition));
+        out.add(new Column(i, f, partition, partition ? slots++ : -1));
       }
     }
-    return new RowChecks(out.toArray(Column[]::new));
+    return new RowChecks(out.toArray(Column[]::new), slots);
   }
 
   private static boolean needsCheck(StructField f) {
@@ -75,17 +93,35 @@ public final class RowChecks {
    * it can. The row is aligned with the full table schema.
    */
   public String problem(Object[] row) {
+    int directoryBytes = 0;
     for (Column c : columns) {
       Object value = row[c.index];
-      String problem = c.partition
-          ? partitionValueProblem(c.field.name(), c.field.type(), value)
-          : valueProblem(c.field.name(), c.field.type(), value);
+      String problem;
+      Writable last = c.partition ? lastWritable[c.slot] : null;
+      if (!c.partition) {
+        problem = valueProblem(c.field.name(), c.field.type(), value);
+      } else if (last != null && value != null && value.equals(last.value())) {
+        problem = null;
+        directoryBytes += last.bytes();
+      } else {
+        problem = partitionValueProblem(c.field.name(), c.field.type(), value);
+        if (problem == null && value != null) {
+          int bytes = PartitionValues.segmentBytes(c.field.name(), PartitionValues.serialize(value, c.field.type())) + 1;
+          lastWritable[c.slot] = new Writable(value, bytes);
+          directoryBytes += bytes;
+        } else {
+          directoryBytes += c.field.name().length() + 28; // name, '=', __HIVE_DEFAULT_PARTITION__, '/'
+        }
+      }
       if (problem == null && value == null && !c.field.nullable()) {
         problem = DataErrors.nullInRequiredColumn(c.field.name());
       }
       if (problem != null) {
         return problem;
       }
+    }
+    if (partitionCount > 1 && directoryBytes > MAX_PARTITION_DIRECTORY_BYTES) {
+      return DataErrors.partitionDirectoryTooLong(directoryBytes, MAX_PARTITION_DIRECTORY_BYTES);
     }
     return null;
   }

@@ -88,6 +88,22 @@ class RowChecksTest {
   }
 
   @Test
+  void partitionValuesThatTogetherMakeADirectoryTooLongForAnS3KeyAreRefused() {
+    StructType schema = StructType.of(StructField.nullable("v", PrimitiveType.LONG),
+        StructField.nullable("a", PrimitiveType.STRING), StructField.nullable("b", PrimitiveType.STRING),
+        StructField.nullable("c", PrimitiveType.STRING), StructField.nullable("d", PrimitiveType.STRING));
+    RowChecks checks = RowChecks.forTable(schema, List.of("a", "b", "c", "d"));
+    String v = "x".repeat(200); // each segment fits (202 bytes), four of them do not (812)
+    assertThat(checks.problem(new Object[] {1L, v, v, "short", "short"})).isNull();
+    assertThat(checks.problem(new Object[] {1L, v, v, v, v}))
+        .startsWith("partition columns: the values make a partition directory of about 812 bytes (escaped),"
+            + " above the 768 bytes");
+    // the per-column cache of writable values must not hide a problem of the same value elsewhere
+    assertThat(checks.problem(new Object[] {1L, v, v, v, v})).startsWith("partition columns:");
+    assertThat(checks.problem(new Object[] {1L, v, v, null, null})).isNull();
+  }
+
+  @Test
   void aNullInANonNullableColumnIsNamed() {
     assertThat(CHECKS.problem(with(0, null))).isEqualTo("column 'id': null in a non-nullable column");
   }
