@@ -5,14 +5,54 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The type of a declared column: one of the {@link Primitive} types or a {@link Decimal}. Written in
- * files as {@code string}, {@code int}, {@code long}, {@code double}, {@code boolean}, {@code timestamp},
- * {@code date} or {@code decimal(p,s)}.
+ * The type of a declared column: one of the {@link Primitive} types, a {@link Decimal} or an
+ * {@link EpochTimestamp}. Written in files as {@code string}, {@code int}, {@code long},
+ * {@code double}, {@code boolean}, {@code timestamp}, {@code timestamp(seconds)},
+ * {@code timestamp(micros)}, {@code timestamp(nanos)}, {@code date} or {@code decimal(p,s)}.
  */
-public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Decimal {
+public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Decimal, ColumnType.EpochTimestamp {
 
   /** Returns the type as written in files, e.g. {@code long} or {@code decimal(10,2)}. */
   String canonical();
+
+  /** Whether values are timestamps ({@code timestamp} or one of its epoch-unit forms). */
+  default boolean isTimestamp() {
+    return this == Primitive.TIMESTAMP || this instanceof EpochTimestamp;
+  }
+
+  /** The unit of a numeric epoch in a {@code timestamp(unit)} column. */
+  enum EpochUnit {
+    SECONDS,
+    MILLIS,
+    MICROS,
+    NANOS;
+
+    /** The unit as written in files: {@code seconds}, {@code millis}, {@code micros}, {@code nanos}. */
+    public String keyword() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * A timestamp whose numeric JSON values count {@code unit}s since 1970-01-01T00:00:00Z (ISO-8601
+   * strings are read as for {@code timestamp}). Plain {@code timestamp} is epoch milliseconds, so
+   * {@code timestamp(millis)} parses to {@link Primitive#TIMESTAMP}.
+   *
+   * @param unit seconds, micros or nanos
+   */
+  record EpochTimestamp(EpochUnit unit) implements ColumnType {
+    /** Checks the unit is not millis (that is plain {@code timestamp}). */
+    public EpochTimestamp {
+      if (unit == null || unit == EpochUnit.MILLIS) {
+        throw new IllegalArgumentException("timestamp(millis) is plain timestamp; use Primitive.TIMESTAMP");
+      }
+    }
+
+    @Override
+    public String canonical() {
+      return "timestamp(" + unit.keyword() + ")";
+    }
+  }
 
   /** The types without parameters. */
   enum Primitive implements ColumnType {
@@ -26,7 +66,7 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
     DOUBLE,
     /** true or false. */
     BOOLEAN,
-    /** An instant, from an ISO-8601 string or epoch milliseconds. */
+    /** An instant, from an ISO-8601 string or epoch milliseconds (see {@link EpochTimestamp} for other units). */
     TIMESTAMP,
     /** A calendar date, from an ISO-8601 date string. */
     DATE;
@@ -74,7 +114,18 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
         return p;
       }
     }
+    Matcher epoch = Pattern.compile("timestamp\\s*\\(\\s*([a-z]*)\\s*\\)").matcher(value);
+    if (epoch.matches()) {
+      for (EpochUnit unit : EpochUnit.values()) {
+        if (unit.keyword().equals(epoch.group(1))) {
+          return unit == EpochUnit.MILLIS ? Primitive.TIMESTAMP : new EpochTimestamp(unit);
+        }
+      }
+      throw new IllegalArgumentException("unknown epoch unit in column type '" + text
+          + "'; use timestamp(seconds), timestamp(millis) (= timestamp), timestamp(micros) or timestamp(nanos)");
+    }
     throw new IllegalArgumentException("unknown column type '" + text
-        + "'; use string, int, long, double, boolean, timestamp, date or decimal(p,s) like decimal(10,2)");
+        + "'; use string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date"
+        + " or decimal(p,s) like decimal(10,2)");
   }
 }

@@ -79,8 +79,21 @@ class PipelineSpecTest {
     assertThatThrownBy(() -> ColumnType.parse("decimal(5,6)"))
         .hasMessage("decimal(5,6) is out of range; precision must be 1 to 38 and scale 0 to the precision");
     assertThatThrownBy(() -> ColumnType.parse("varchar"))
-        .hasMessage("unknown column type 'varchar'; use string, int, long, double, boolean, timestamp, date or"
-            + " decimal(p,s) like decimal(10,2)");
+        .hasMessage("unknown column type 'varchar'; use string, int, long, double, boolean, timestamp,"
+            + " timestamp(seconds|micros|nanos), date or decimal(p,s) like decimal(10,2)");
+  }
+
+  @Test
+  void parsesTimestampEpochUnits() {
+    assertThat(ColumnType.parse("timestamp(seconds)")).isEqualTo(new ColumnType.EpochTimestamp(ColumnType.EpochUnit.SECONDS));
+    assertThat(ColumnType.parse("timestamp( micros )").canonical()).isEqualTo("timestamp(micros)");
+    assertThat(ColumnType.parse("timestamp(nanos)").isTimestamp()).isTrue();
+    assertThat(ColumnType.parse("timestamp(millis)")).isEqualTo(ColumnType.Primitive.TIMESTAMP);
+    assertThat(ColumnType.Primitive.TIMESTAMP.isTimestamp()).isTrue();
+    assertThat(ColumnType.Primitive.LONG.isTimestamp()).isFalse();
+    assertThatThrownBy(() -> ColumnType.parse("timestamp(days)"))
+        .hasMessage("unknown epoch unit in column type 'timestamp(days)'; use timestamp(seconds), timestamp(millis)"
+            + " (= timestamp), timestamp(micros) or timestamp(nanos)");
   }
 
   @Test

@@ -155,6 +155,18 @@ class PipelineValidationTest {
   }
 
   @Test
+  void anEpochUnitTimestampIsATimestampForEventTimes() {
+    String yaml = BASE.replace("event_time: timestamp", "event_time: timestamp(nanos)") + """
+        watermark: { column: event_time, delay: 1 minute }
+        """;
+
+    PipelineSpec spec = parse(yaml);
+
+    assertThat(spec.format().column("event_time").orElseThrow().type())
+        .isEqualTo(new ColumnType.EpochTimestamp(ColumnType.EpochUnit.NANOS));
+  }
+
+  @Test
   void checksAggregationColumnsAndPartitionsAgainstTheOutput() {
     String yaml = BASE.replace("partition-by: [day]", "partition-by: [window_start, day]") + """
         watermark: { column: event_time, delay: 1 minute }

@@ -8,6 +8,7 @@ import dev.tributary.table.data.PartitionedDataWriter;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.StatsJson;
+import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -61,7 +62,7 @@ final class Compactor {
     Map<Map<String, String>, List<DataFile>> small = new LinkedHashMap<>();
     for (DataFile f : snapshot.files()) {
       if (f.size() < options.targetFileSize()) {
-        small.computeIfAbsent(f.partitionValues(), k -> new ArrayList<>()).add(f);
+        small.computeIfAbsent(normalized(f.partitionValues(), snapshot.schema()), k -> new ArrayList<>()).add(f);
       }
     }
     List<List<DataFile>> bins = new ArrayList<>();
@@ -84,6 +85,21 @@ final class Compactor {
       addIfWorthIt(bins, bin);
     }
     return bins;
+  }
+
+  /**
+   * The partition values as this writer serializes them today, so that files of one partition
+   * written with another spelling (older versions wrote timestamps as {@code 2026-01-01 00:00:00},
+   * now {@code 2026-01-01T00:00:00.000000Z}) are compacted together.
+   */
+  private static Map<String, String> normalized(Map<String, String> values, StructType schema) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    values.forEach((column, text) -> {
+      var field = schema.field(column);
+      out.put(column, field.isEmpty() ? text
+          : DataFiles.serializePartitionValue(DataFiles.parsePartitionValue(text, field.get().type()), field.get().type()));
+    });
+    return out;
   }
 
   private static void addIfWorthIt(List<List<DataFile>> bins, List<DataFile> bin) {

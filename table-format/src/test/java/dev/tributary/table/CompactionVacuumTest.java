@@ -51,6 +51,38 @@ class CompactionVacuumTest {
   }
 
   @Test
+  void filesOfOneTimestampPartitionWrittenInTheOlderZoneLessFormatAreReadAndCompactedTogether() throws Exception {
+    table.create(SCHEMA, List.of("ts"), Map.of());
+    Instant ts = Instant.parse("2026-01-01T00:00:00Z");
+    for (long id = 0; id < 2; id++) {
+      try (AppendTransaction tx = table.newAppend(new TransactionId("p", id))) {
+        tx.write(new Object[] {id, "new", ts, "EU"});
+        tx.commit(Map.of());
+      }
+    }
+    // The same partition as an older version of the writer logged it: UTC, no zone.
+    DataFile current = table.snapshot().files().get(0);
+    assertThat(current.partitionValues()).containsEntry("ts", "2026-01-01T00:00:00.000000Z");
+    assertThat(current.path()).startsWith("ts=2026-01-01T00%3A00%3A00.000000Z/");
+    try (AppendTransaction tx = table.newAppend(new TransactionId("p", 2))) {
+      String oldPath = "ts=2026-01-01 00%3A00%3A00/part-00000-old.zstd.parquet";
+      store.put(oldPath, store.read(current.path()));
+      tx.addFiles(List.of(new DataFile(oldPath, Map.of("ts", "2026-01-01 00:00:00"), current.size(),
+          current.modificationTime(), current.stats())));
+      tx.commit(Map.of());
+    }
+    assertThat(TestTables.rows(store, table.snapshot())).extracting(r -> r[2]).containsOnly(ts).hasSize(3);
+
+    CompactionResult result = table.compact(new CompactionOptions(3, 1024 * 1024));
+
+    assertThat(result.filesRemoved()).isEqualTo(3);
+    assertThat(result.filesAdded()).isEqualTo(1);
+    assertThat(table.snapshot().files()).singleElement()
+        .satisfies(f -> assertThat(f.partitionValues()).containsEntry("ts", "2026-01-01T00:00:00.000000Z"));
+    assertThat(TestTables.rows(store, table.snapshot())).extracting(r -> r[2]).containsOnly(ts).hasSize(3);
+  }
+
+  @Test
   void concurrentCompactionOfTheSameFilesConflictsAndReplans() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     for (int b = 0; b < 4; b++) {

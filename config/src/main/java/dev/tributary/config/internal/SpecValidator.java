@@ -162,7 +162,7 @@ final class SpecValidator {
   private void checkTimestamp(String role, String path, String column, Map<String, ColumnType> columns) {
     if (checkExists(role, path, column, columns.keySet())) {
       ColumnType type = columns.get(column);
-      if (type != null && type != ColumnType.Primitive.TIMESTAMP) {
+      if (type != null && !type.isTimestamp()) {
         problems.atValue(path, Messages.notTimestamp(role, column, type.canonical()));
       }
     }

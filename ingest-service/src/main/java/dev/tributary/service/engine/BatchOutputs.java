@@ -41,6 +41,11 @@ public final class BatchOutputs {
     }
   }
 
+  /** Whether late events are written (to a late-events table) rather than only counted. */
+  public boolean writesLateRows() {
+    return late != null;
+  }
+
   public void countInput() {
     inputRows++;
   }

@@ -200,6 +200,11 @@ public final class MicroBatchEngine {
     inBatch = true;
     try {
       return runBatchSteps(entry, plan, replayed, timer);
+    } catch (WakeupException | BatchFailedException e) {
+      throw e; // a stop, or already named
+    } catch (Exception e) {
+      // Per-record problems never get here (they are quarantined): name the batch the failure holds up.
+      throw new BatchFailedException(pipelineId, entry.batchId(), entry.ranges(), e);
     } finally {
       inBatch = false;
     }

@@ -1,5 +1,6 @@
 package dev.tributary.service.engine;
 
+import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -26,13 +27,21 @@ public final class QuarantineRows {
 
   private QuarantineRows() {}
 
+  /**
+   * The quarantine row of a record. A Kafka timestamp outside the years 0001-9999 (producers may
+   * set any) is stored as null, so that the quarantine row itself can always be written.
+   */
   public static Object[] row(
       ConsumerRecord<byte[], byte[]> record, String error, String pipeline, long batchId, Instant at) {
+    Instant kafkaTimestamp = Instant.ofEpochMilli(record.timestamp());
+    if (RowChecks.valueProblem("kafka_timestamp", PrimitiveType.TIMESTAMP, kafkaTimestamp) != null) {
+      kafkaTimestamp = null;
+    }
     return new Object[] {
       record.topic(),
       record.partition(),
       record.offset(),
-      Instant.ofEpochMilli(record.timestamp()),
+      kafkaTimestamp,
       record.key(),
       record.value(),
       error,

@@ -3,6 +3,7 @@ package dev.tributary.service.engine;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
+import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -32,10 +33,29 @@ public final class StatelessProcessor implements RecordProcessor {
   private final int parsedWidth;
   private final int[] projection;
   private final StructType outputSchema;
+  private final RowChecks sinkChecks;
   private long batchId;
   private Instant batchStartedAt;
 
+  /**
+   * A processor whose rows are the sink's rows, checked with {@link RowChecks} for the sink's
+   * {@code partitionColumns} before they are written (a row the table cannot hold is quarantined).
+   */
+  public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+      List<String> partitionColumns) {
+    this(pipelineId, parser, transforms, partitionColumns, true);
+  }
+
+  /**
+   * The stateless steps of a stateful pipeline ({@link #toRow}): its rows go on to the stateful
+   * operators, which check them themselves.
+   */
   public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms) {
+    this(pipelineId, parser, transforms, List.of(), false);
+  }
+
+  private StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+      List<String> partitionColumns, boolean sinkRows) {
     this.pipelineId = pipelineId;
     this.parser = parser;
     this.transforms = transforms;
@@ -58,6 +78,7 @@ public final class StatelessProcessor implements RecordProcessor {
     }
     this.projection = order.stream().mapToInt(Integer::intValue).toArray();
     this.outputSchema = new StructType(out);
+    this.sinkChecks = sinkRows ? RowChecks.forTable(outputSchema, partitionColumns) : null;
   }
 
   /** The schema transforms are compiled against: the parsed columns followed by the Kafka columns. */
@@ -81,9 +102,22 @@ public final class StatelessProcessor implements RecordProcessor {
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
     Object[] row = toRow(record, outputs);
-    if (row != null) {
-      outputs.output(row);
+    if (row == null) {
+      return;
     }
+    // Checked here, not left to the writer: a writer failure fails the whole batch, every retry.
+    String problem = sinkChecks == null ? null : sinkChecks.problem(row);
+    if (problem != null) {
+      quarantine(record, problem, outputs);
+      return;
+    }
+    outputs.output(row);
+  }
+
+  /** Sends the record to the quarantine table with {@code error}, in this batch. */
+  public void quarantine(ConsumerRecord<byte[], byte[]> record, String error, BatchOutputs outputs)
+      throws IOException {
+    outputs.quarantine(QuarantineRows.row(record, error, pipelineId, batchId, batchStartedAt));
   }
 
   /**
@@ -96,7 +130,7 @@ public final class StatelessProcessor implements RecordProcessor {
     byte[] value = record.value();
     ParseResult result = value == null ? ParseResult.failure("record value is null (a tombstone)") : parser.parse(value);
     if (result instanceof ParseResult.Failure failure) {
-      outputs.quarantine(QuarantineRows.row(record, failure.error(), pipelineId, batchId, batchStartedAt));
+      quarantine(record, failure.error(), outputs);
       return null;
     }
     Object[] parsed = ((ParseResult.Success) result).row();
@@ -111,8 +145,7 @@ public final class StatelessProcessor implements RecordProcessor {
       transformed = transforms.apply(row);
     } catch (RuntimeException e) {
       // A record that breaks an expression is quarantined like a malformed one: never a crash loop.
-      outputs.quarantine(QuarantineRows.row(record, "transform failed: " + e.getMessage(), pipelineId, batchId,
-          batchStartedAt));
+      quarantine(record, "transform failed: " + e.getMessage(), outputs);
       return null;
     }
     if (transformed == null) {

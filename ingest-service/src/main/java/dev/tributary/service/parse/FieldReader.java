@@ -27,10 +27,13 @@ abstract class FieldReader {
 
   abstract Object read(JsonParser p, JsonToken t) throws IOException;
 
-  /** The reader for a field of the given type, whose dotted path is used in messages. */
-  static FieldReader of(String path, DataType type) {
+  /**
+   * The reader for a field of the given type, whose dotted path is used in messages; {@code units}
+   * holds the epoch unit of timestamp fields by dotted path (absent: milliseconds).
+   */
+  static FieldReader of(String path, DataType type, java.util.Map<String, EpochUnit> units) {
     if (type instanceof StructType s) {
-      return new StructReader(path, s);
+      return new StructReader(path, s, units);
     }
     if (type instanceof DecimalType d) {
       return new DecimalReader(path, d);
@@ -41,7 +44,7 @@ abstract class FieldReader {
       case LONG -> new LongReader(path);
       case DOUBLE -> new DoubleReader(path);
       case BOOLEAN -> new BooleanReader(path);
-      case TIMESTAMP -> new TimestampReader(path);
+      case TIMESTAMP -> new TimestampReader(path, units.getOrDefault(path, EpochUnit.MILLIS));
       case DATE -> new DateReader(path);
       case BINARY -> throw new IllegalArgumentException(
           "field '" + path + "': binary columns cannot be parsed from JSON");
@@ -164,9 +167,17 @@ abstract class FieldReader {
     }
   }
 
+  /**
+   * ISO-8601 strings, or integers in the column's epoch unit; both only inside the years 0001-9999
+   * (Delta's range: beyond it ISO-8601 needs a sign, and a nanosecond epoch read as milliseconds
+   * would overflow microseconds).
+   */
   private static final class TimestampReader extends FieldReader {
-    TimestampReader(String path) {
+    private final EpochUnit unit;
+
+    TimestampReader(String path, EpochUnit unit) {
       super(path, PrimitiveType.TIMESTAMP);
+      this.unit = unit;
     }
 
     @Override
@@ -175,17 +186,25 @@ abstract class FieldReader {
         Instant v = IsoTimestamps.parseTimestamp(
             p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
         if (v == null) {
-          throw RecordErrors.invalidText(path, type, p.getText());
+          throw RecordErrors.invalidText(path, type, unit, p.getText());
+        }
+        if (v.getEpochSecond() < EpochUnit.MIN_SECOND || v.getEpochSecond() > EpochUnit.MAX_SECOND) {
+          throw RecordErrors.timestampTextOutOfRange(path, p.getText());
         }
         return v;
       }
       if (t == JsonToken.VALUE_NUMBER_INT) {
         if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-          throw RecordErrors.outOfRange(path, type, p);
+          throw RecordErrors.epochOutOfRange(path, unit, p.getText());
         }
-        return Instant.ofEpochMilli(p.getLongValue());
+        long value = p.getLongValue();
+        Instant v = unit.toInstant(value);
+        if (v == null) {
+          throw RecordErrors.epochOutOfRange(path, unit, p.getText(), value);
+        }
+        return v;
       }
-      throw RecordErrors.wrongType(path, type, p, t);
+      throw RecordErrors.wrongType(path, type, unit, p, t);
     }
   }
 
@@ -203,6 +222,9 @@ abstract class FieldReader {
           IsoTimestamps.parseDate(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
       if (v == null) {
         throw RecordErrors.invalidText(path, type, p.getText());
+      }
+      if (v.getYear() < 1) {
+        throw RecordErrors.dateOutOfRange(path, p.getText());
       }
       return v;
     }

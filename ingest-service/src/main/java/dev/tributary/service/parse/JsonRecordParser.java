@@ -41,26 +41,45 @@ public final class JsonRecordParser {
    *     size limit is not positive
    */
   public JsonRecordParser(StructType schema, long maxRecordBytes) {
+    this(schema, java.util.Map.of(), maxRecordBytes);
+  }
+
+  /**
+   * As {@link #JsonRecordParser(StructType, long)}, reading numbers of the timestamp fields in
+   * {@code epochUnits} (by dotted path) in that unit instead of milliseconds.
+   */
+  public JsonRecordParser(StructType schema, java.util.Map<String, EpochUnit> epochUnits, long maxRecordBytes) {
     this.schema = Objects.requireNonNull(schema, "schema");
     if (maxRecordBytes <= 0) {
       throw new IllegalArgumentException(
           "max-record-size must be positive, was " + maxRecordBytes + " bytes");
     }
     this.maxRecordBytes = maxRecordBytes;
-    this.root = new StructReader("", schema);
+    this.root = new StructReader("", schema, java.util.Map.copyOf(epochUnits));
   }
 
   /**
    * Builds the schema of PIPELINES.md's {@code format.json.schema}: keys are column names or
    * dotted paths ({@code customer.address.city}, a dot always means nesting), values are type
-   * names ({@code string, int, long, double, boolean, timestamp, date, decimal(p,s)}, case
-   * insensitive). Columns and nested fields keep declaration order.
+   * names ({@code string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos),
+   * date, decimal(p,s)}, case insensitive; the epoch unit only matters to {@link #forColumns}). Columns and nested fields keep declaration order.
    *
    * @throws IllegalArgumentException naming the column, for an unknown type name, an empty path
    *     segment, or a path that is declared both as a scalar and as a struct
    */
   public static StructType schemaOf(LinkedHashMap<String, String> columnTypes) {
     return SchemaBuilder.schemaOf(columnTypes);
+  }
+
+  /**
+   * A parser for PIPELINES.md's {@code format.json.schema} declarations (see {@link #schemaOf}),
+   * with the epoch units of {@code timestamp(seconds|micros|nanos)} columns.
+   *
+   * @throws IllegalArgumentException naming the column, as {@link #schemaOf}
+   */
+  public static JsonRecordParser forColumns(LinkedHashMap<String, String> columnTypes, long maxRecordBytes) {
+    return new JsonRecordParser(SchemaBuilder.schemaOf(columnTypes), SchemaBuilder.epochUnits(columnTypes),
+        maxRecordBytes);
   }
 
   /** The schema rows are aligned with. */

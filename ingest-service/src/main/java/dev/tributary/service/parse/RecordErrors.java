@@ -23,6 +23,53 @@ final class RecordErrors {
         "field '" + path + "': expected " + describe(expected) + ", found " + found(p, t));
   }
 
+  /** As {@link #wrongType}, naming the column's epoch unit. */
+  static BadRecordException wrongType(String path, DataType expected, EpochUnit unit, JsonParser p, JsonToken t)
+      throws IOException {
+    return new BadRecordException(
+        "field '" + path + "': expected " + describeTimestamp(unit) + ", found " + found(p, t));
+  }
+
+  /** As {@link #invalidText}, naming the column's epoch unit. */
+  static BadRecordException invalidText(String path, DataType expected, EpochUnit unit, String text) {
+    return new BadRecordException(
+        "field '" + path + "': expected " + describeTimestamp(unit) + ", found string " + quote(text, true));
+  }
+
+  static BadRecordException timestampTextOutOfRange(String path, String text) {
+    return new BadRecordException(
+        "field '" + path + "': timestamp " + quote(text, true) + " is outside the years 0001-9999");
+  }
+
+  static BadRecordException dateOutOfRange(String path, String text) {
+    return new BadRecordException(
+        "field '" + path + "': date " + quote(text, true) + " is outside the years 0001-9999");
+  }
+
+  /** A number beyond the long range for a timestamp column. */
+  static BadRecordException epochOutOfRange(String path, EpochUnit unit, String text) {
+    return new BadRecordException(
+        "field '" + path + "': number " + quote(text, false) + " is out of range for a timestamp in epoch "
+            + unit.words());
+  }
+
+  /**
+   * An epoch outside the years 0001-9999 in the column's unit; when another unit would make it a
+   * plausible time (a nanosecond epoch in a millisecond column), the message says which.
+   */
+  static BadRecordException epochOutOfRange(String path, EpochUnit unit, String text, long value) {
+    String hint = "";
+    for (EpochUnit other : EpochUnit.values()) {
+      if (other != unit && other.plausible(value)) {
+        hint = "; if it counts " + other.words() + ", declare the column as timestamp(" + other.keyword() + ")";
+        break;
+      }
+    }
+    return new BadRecordException(
+        "field '" + path + "': " + quote(text, false) + " epoch " + unit.words()
+            + " is outside the years 0001-9999" + hint);
+  }
+
   static BadRecordException notIntegral(String path, DataType expected, JsonParser p)
       throws IOException {
     return new BadRecordException(
@@ -103,10 +150,14 @@ final class RecordErrors {
       case DOUBLE -> "a double";
       case STRING -> "a string";
       case BOOLEAN -> "a boolean";
-      case TIMESTAMP -> "a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or epoch milliseconds)";
+      case TIMESTAMP -> describeTimestamp(EpochUnit.MILLIS);
       case DATE -> "a date (yyyy-MM-dd)";
       case BINARY -> "binary";
     };
+  }
+
+  private static String describeTimestamp(EpochUnit unit) {
+    return "a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or epoch " + unit.words() + ")";
   }
 
   private static String found(JsonParser p, JsonToken t) throws IOException {

@@ -20,7 +20,9 @@ import java.util.regex.Pattern;
  */
 final class SchemaBuilder {
   static final String KNOWN_TYPES =
-      "string, int, long, double, boolean, timestamp, date, decimal(p,s)";
+      "string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date, decimal(p,s)";
+
+  private static final Pattern EPOCH_TIMESTAMP = Pattern.compile("timestamp\\s*\\(\\s*([a-z]+)\\s*\\)");
 
   private static final Pattern DECIMAL =
       Pattern.compile("decimal\\s*\\(\\s*(\\d{1,3})\\s*(?:,\\s*(\\d{1,3})\\s*)?\\)");
@@ -91,6 +93,9 @@ final class SchemaBuilder {
       default:
         break;
     }
+    if (epochUnit(column, typeName) != null) {
+      return PrimitiveType.TIMESTAMP;
+    }
     Matcher m = DECIMAL.matcher(t);
     if (m.matches()) {
       int precision = Integer.parseInt(m.group(1));
@@ -104,6 +109,42 @@ final class SchemaBuilder {
     }
     throw new IllegalArgumentException(
         "column '" + column + "': unknown type '" + typeName + "'; expected one of " + KNOWN_TYPES);
+  }
+
+  /**
+   * The epoch unit of a {@code timestamp(unit)} declaration, {@link EpochUnit#MILLIS} for plain
+   * {@code timestamp}, null for any other type.
+   *
+   * @throws IllegalArgumentException naming the column for an unknown unit
+   */
+  static EpochUnit epochUnit(String column, String typeName) {
+    String t = typeName == null ? "" : typeName.trim().toLowerCase(Locale.ROOT);
+    if (t.equals("timestamp")) {
+      return EpochUnit.MILLIS;
+    }
+    Matcher m = EPOCH_TIMESTAMP.matcher(t);
+    if (!m.matches()) {
+      return null;
+    }
+    for (EpochUnit unit : EpochUnit.values()) {
+      if (unit.keyword().equals(m.group(1))) {
+        return unit;
+      }
+    }
+    throw new IllegalArgumentException("column '" + column + "': unknown epoch unit in '" + typeName
+        + "'; expected timestamp(seconds), timestamp(millis), timestamp(micros) or timestamp(nanos)");
+  }
+
+  /** The epoch unit of every timestamp column declared with one other than milliseconds, by path. */
+  static Map<String, EpochUnit> epochUnits(Map<String, String> columnTypes) {
+    Map<String, EpochUnit> units = new java.util.HashMap<>();
+    columnTypes.forEach((path, type) -> {
+      EpochUnit unit = epochUnit(path, type);
+      if (unit != null && unit != EpochUnit.MILLIS) {
+        units.put(path, unit);
+      }
+    });
+    return Map.copyOf(units);
   }
 
   private static StructType toStruct(Map<String, Object> node) {

@@ -31,7 +31,7 @@ final class StructReader extends FieldReader {
 
   private record Seen(String name, Slot slot) {}
 
-  StructReader(String path, StructType struct) {
+  StructReader(String path, StructType struct, Map<String, EpochUnit> units) {
     super(path, struct);
     List<StructField> fields = struct.fields();
     this.width = fields.size();
@@ -39,7 +39,7 @@ final class StructReader extends FieldReader {
     for (int i = 0; i < fields.size(); i++) {
       StructField f = fields.get(i);
       String childPath = path.isEmpty() ? f.name() : path + "." + f.name();
-      slots.put(f.name(), new Slot(i, FieldReader.of(childPath, f.type())));
+      slots.put(f.name(), new Slot(i, FieldReader.of(childPath, f.type(), units)));
     }
   }
 

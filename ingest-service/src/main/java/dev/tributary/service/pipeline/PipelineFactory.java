@@ -63,14 +63,14 @@ public final class PipelineFactory {
     for (ColumnSpec c : spec.format().columns()) {
       columns.put(c.name(), c.type().canonical());
     }
-    StructType parsed;
+    JsonRecordParser parser;
     try {
-      parsed = JsonRecordParser.schemaOf(columns);
+      parser = JsonRecordParser.forColumns(columns, spec.format().maxRecordSize().bytes());
     } catch (IllegalArgumentException e) {
       problems.add("format.json.schema: " + e.getMessage());
       throw new PipelineDefinitionException(spec.id(), problems);
     }
-    JsonRecordParser parser = new JsonRecordParser(parsed, spec.format().maxRecordSize().bytes());
+    StructType parsed = parser.schema();
     CompiledTransforms transforms = null;
     try {
       transforms = Transforms.compile(StatelessProcessor.transformInput(parsed), steps(spec.transforms()));
@@ -84,6 +84,13 @@ public final class PipelineFactory {
     if (transforms != null) {
       processor = new StatelessProcessor(spec.id(), parser, transforms);
       stateful = StatefulPlan.compile(spec, processor.outputSchema(), problems);
+      if (stateful.isEmpty() && partitionColumnsExist(spec, processor.outputSchema())) {
+        try {
+          processor = new StatelessProcessor(spec.id(), parser, transforms, spec.sink().partitionBy());
+        } catch (IllegalArgumentException e) {
+          problems.add("sink.delta.partition-by: " + e.getMessage()); // e.g. a struct column
+        }
+      }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
       for (String p : spec.sink().partitionBy()) {
         if (output.indexOf(p) < 0) {
@@ -96,6 +103,10 @@ public final class PipelineFactory {
       throw new PipelineDefinitionException(spec.id(), problems);
     }
     return new CompiledPipeline(spec, parser, transforms, processor, stateful);
+  }
+
+  private static boolean partitionColumnsExist(PipelineSpec spec, StructType output) {
+    return spec.sink().partitionBy().stream().allMatch(p -> output.indexOf(p) >= 0);
   }
 
   private static List<Step> steps(List<TransformStep> declared) {

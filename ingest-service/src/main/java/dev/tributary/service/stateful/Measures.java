@@ -102,6 +102,15 @@ final class Measures {
     return slotCount;
   }
 
+  MeasureFunction function(int measure) {
+    return functions.get(measure);
+  }
+
+  /** The input column of a measure, or -1 for count(). */
+  int input(int measure) {
+    return inputs.get(measure);
+  }
+
   boolean isDistinct(int measure) {
     return functions.get(measure) == MeasureFunction.COUNT_DISTINCT;
   }
@@ -201,11 +210,23 @@ final class Measures {
       if (functions.get(i) == MeasureFunction.AVG) {
         long n = (Long) buffer[s + 1];
         out[i] = n == 0 ? null : (Double) buffer[s] / n;
+      } else if (buffer[s] instanceof BigDecimal d && outputFields.get(i).type() instanceof DecimalType t
+          && !fits(d, t)) {
+        // A decimal sum beyond its result precision is null, as in Spark (non-ANSI): a value the
+        // table cannot hold would otherwise fail every later batch.
+        out[i] = null;
+      } else if (buffer[s] instanceof BigDecimal d && outputFields.get(i).type() == PrimitiveType.LONG) {
+        // a long sum beyond the long range is null (Spark would wrap it around silently)
+        out[i] = d.scale() == 0 && d.unscaledValue().bitLength() < 64 ? d.longValueExact() : null;
       } else {
         out[i] = buffer[s];
       }
     }
     return out;
+  }
+
+  private static boolean fits(BigDecimal d, DecimalType t) {
+    return d.scale() == t.scale() && d.precision() <= t.precision();
   }
 
   byte[] encode(Object[] buffer) {
@@ -227,14 +248,31 @@ final class Measures {
     return v;
   }
 
+  /**
+   * Long sums that leave the long range continue exactly as a BigDecimal (never wrapping around);
+   * {@link #results} gives null if the final sum does not fit the result type.
+   */
   private static Object plus(Object a, Object b) {
-    if (a instanceof Long x) {
-      return x + (Long) b;
+    if (a instanceof Long x && b instanceof Long y) {
+      long sum = x + y;
+      if (((x ^ sum) & (y ^ sum)) >= 0) {
+        return sum;
+      }
+      return BigDecimal.valueOf(x).add(BigDecimal.valueOf(y));
     }
     if (a instanceof Double x) {
       return x + (Double) b;
     }
-    return ((BigDecimal) a).add((BigDecimal) b);
+    BigDecimal sum = big(a).add(big(b));
+    // A long sum back in range is a Long again, so its state stays as compact as before.
+    if ((a instanceof Long || b instanceof Long) && sum.scale() == 0 && sum.unscaledValue().bitLength() < 64) {
+      return sum.longValueExact();
+    }
+    return sum;
+  }
+
+  private static BigDecimal big(Object v) {
+    return v instanceof Long l ? BigDecimal.valueOf(l) : (BigDecimal) v;
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})

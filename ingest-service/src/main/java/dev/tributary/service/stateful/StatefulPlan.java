@@ -32,9 +32,11 @@ public final class StatefulPlan {
   private final Measures measures;
   private final StructType outputSchema;
   private final List<String> keyColumns;
+  private final List<String> partitionColumns;
 
   private StatefulPlan(PipelineSpec spec, StructType input, List<String> problems) {
     this.pipelineId = spec.id();
+    this.partitionColumns = List.copyOf(spec.sink().partitionBy());
     this.input = input;
     this.mode = spec.outputMode();
     Optional<WatermarkSpec> wm = spec.watermark();
@@ -145,6 +147,11 @@ public final class StatefulPlan {
   /** The columns that identify an aggregate row (window_start, window_end, group-by): update mode merges by them. */
   public List<String> keyColumns() {
     return keyColumns;
+  }
+
+  /** The sink's partition-by columns (checked on input rows before they enter state). */
+  List<String> partitionColumns() {
+    return partitionColumns;
   }
 
   boolean hasWatermark() {

@@ -6,9 +6,11 @@ import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.data.RowChecks;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -24,6 +26,10 @@ import org.apache.kafka.common.TopicPartition;
 public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
   private final StatefulQuery query;
+  private final InputChecks inputChecks;
+  private final RowChecks lateRows;
+  // The record whose row is being accepted: a late row is written (or refused) during accept.
+  private ConsumerRecord<byte[], byte[]> current;
   private OutputsEmitter emitter;
   private final Map<TopicPartition, Integer> partitionIndexes = new HashMap<>();
   private String lastTopic;
@@ -43,6 +49,8 @@ public final class StatefulProcessor implements RecordProcessor {
       throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled for "
           + plan.inputSchema().fieldNames() + " but the transforms produce " + stateless.outputSchema().fieldNames());
     }
+    this.inputChecks = new InputChecks(plan, plan.partitionColumns());
+    this.lateRows = RowChecks.forTable(plan.inputSchema(), List.of());
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
   }
 
@@ -55,9 +63,18 @@ public final class StatefulProcessor implements RecordProcessor {
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
     Object[] row = stateless.toRow(record, outputs);
-    if (row != null) {
-      query.accept(row, partitionIndex(record), emitter(outputs));
+    if (row == null) {
+      return;
     }
+    // Checked before the row enters state: afterwards it cannot be set aside alone.
+    String problem = inputChecks.problem(row);
+    if (problem != null) {
+      stateless.quarantine(record, problem, outputs);
+      return;
+    }
+    current = record;
+    query.accept(row, partitionIndex(record), emitter(outputs));
+    current = null;
   }
 
   @Override
@@ -115,21 +132,40 @@ public final class StatefulProcessor implements RecordProcessor {
   }
 
   /** One emitter per batch's outputs, not one per record (this is the per-record hot path). */
-  private Emitter emitter(BatchOutputs outputs) {
+  private OutputsEmitter emitter(BatchOutputs outputs) {
     if (emitter == null || emitter.outputs() != outputs) {
       emitter = new OutputsEmitter(outputs);
     }
     return emitter;
   }
 
-  private record OutputsEmitter(BatchOutputs outputs) implements Emitter {
+  private final class OutputsEmitter implements Emitter {
+    private final BatchOutputs outputs;
+
+    OutputsEmitter(BatchOutputs outputs) {
+      this.outputs = outputs;
+    }
+
+    BatchOutputs outputs() {
+      return outputs;
+    }
+
     @Override
     public void output(Object[] row) throws IOException {
       outputs.output(row);
     }
 
+    /**
+     * A late row goes whole to the late-events table, so all of it must be writable (the input
+     * checks only cover the columns that reach state or the sink).
+     */
     @Override
     public void late(Object[] row) throws IOException {
+      String problem = current == null || !outputs.writesLateRows() ? null : lateRows.problem(row);
+      if (problem != null) {
+        stateless.quarantine(current, problem, outputs);
+        return;
+      }
       outputs.late(row);
     }
 

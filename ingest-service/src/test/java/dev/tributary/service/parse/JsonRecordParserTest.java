@@ -62,7 +62,7 @@ class JsonRecordParserTest {
     assertThatThrownBy(() -> schema("a", "string", "amount", "bigint"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("column 'amount': unknown type 'bigint'; expected one of string, int, long,"
-            + " double, boolean, timestamp, date, decimal(p,s)");
+            + " double, boolean, timestamp, timestamp(seconds|micros|nanos), date, decimal(p,s)");
     assertThatThrownBy(() -> schema("price", "decimal(40,2)"))
         .hasMessage("column 'price': invalid type 'decimal(40,2)': decimal precision must be 1..38,"
             + " was 40");
@@ -129,6 +129,73 @@ class JsonRecordParserTest {
     assertThat(ok(p, "{\"ts\":1767225600123}")[0])
         .isEqualTo(Instant.parse("2026-01-01T00:00:00.123Z"));
     assertThat(ok(p, "{\"ts\":-1}")[0]).isEqualTo(Instant.parse("1969-12-31T23:59:59.999Z"));
+  }
+
+  private static JsonRecordParser declared(String... pairs) {
+    LinkedHashMap<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      m.put(pairs[i], pairs[i + 1]);
+    }
+    return JsonRecordParser.forColumns(m, JsonRecordParser.DEFAULT_MAX_RECORD_BYTES);
+  }
+
+  @Test
+  void epochUnitsReadNumbersInTheirUnitAndStringsAsIso() {
+    JsonRecordParser p = declared("s", "timestamp(seconds)", "ms", "timestamp", "us", "timestamp(micros)",
+        "ns", "timestamp(nanos)", "c.ns", "timestamp(nanos)");
+    assertThat(p.schema().fields()).extracting(f -> f.type()).startsWith(PrimitiveType.TIMESTAMP,
+        PrimitiveType.TIMESTAMP, PrimitiveType.TIMESTAMP, PrimitiveType.TIMESTAMP);
+    Instant t = Instant.parse("2026-01-01T00:00:00.123456Z");
+    assertThat(ok(p, "{\"s\":1767225600,\"ms\":1767225600123,\"us\":1767225600123456,"
+        + "\"ns\":1767225600123456789,\"c\":{\"ns\":-1}}"))
+        .containsExactly(Instant.parse("2026-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:00:00.123Z"), t,
+            t, new Object[] {Instant.parse("1969-12-31T23:59:59.999999Z")});
+    assertThat(ok(p, "{\"s\":\"2026-01-01T00:00:00.123456Z\",\"ns\":\"2026-01-01T00:00:00.123456Z\"}"))
+        .startsWith(t, null, null, t);
+    assertThat(error(p, "{\"us\":1.5}"))
+        .isEqualTo("field 'us': expected a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or epoch microseconds),"
+            + " found number 1.5");
+    assertThatThrownBy(() -> declared("t", "timestamp(days)"))
+        .hasMessage("column 't': unknown epoch unit in 'timestamp(days)'; expected timestamp(seconds),"
+            + " timestamp(millis), timestamp(micros) or timestamp(nanos)");
+  }
+
+  @Test
+  void timestampsOutsideYears1To9999AreFailuresNamingTheField() {
+    JsonRecordParser p = declared("ts", "timestamp", "s", "timestamp(seconds)", "us", "timestamp(micros)",
+        "day", "date");
+    // epoch nanoseconds in a millisecond column: used to overflow microseconds later ("long overflow")
+    assertThat(error(p, "{\"ts\":1767225600123456789}"))
+        .isEqualTo("field 'ts': 1767225600123456789 epoch milliseconds is outside the years 0001-9999; if it"
+            + " counts nanoseconds, declare the column as timestamp(nanos)");
+    assertThat(error(p, "{\"ts\":9223372036854775807}")).startsWith("field 'ts': 9223372036854775807 epoch"
+        + " milliseconds is outside the years 0001-9999");
+    assertThat(error(p, "{\"ts\":-62135596800001}")).startsWith("field 'ts': -62135596800001 epoch milliseconds is outside");
+    assertThat(ok(p, "{\"ts\":-62135596800000}")[0]).isEqualTo(Instant.parse("0001-01-01T00:00:00Z"));
+    assertThat(ok(p, "{\"ts\":253402300799999}")[0]).isEqualTo(Instant.parse("9999-12-31T23:59:59.999Z"));
+    // beyond Instant's own range in seconds: must not throw
+    assertThat(error(p, "{\"s\":9223372036854775807}")).startsWith("field 's': 9223372036854775807 epoch seconds is outside");
+    assertThat(error(p, "{\"us\":99999999999999999999}"))
+        .isEqualTo("field 'us': number 99999999999999999999 is out of range for a timestamp in epoch microseconds");
+    assertThat(error(p, "{\"ts\":\"0000-12-31T23:59:59Z\"}"))
+        .isEqualTo("field 'ts': timestamp \"0000-12-31T23:59:59Z\" is outside the years 0001-9999");
+    assertThat(error(p, "{\"ts\":\"0001-01-01T00:30:00+01:00\"}")).startsWith("field 'ts': timestamp");
+    assertThat(ok(p, "{\"ts\":\"9999-12-31T23:59:59.999999Z\"}")[0])
+        .isEqualTo(Instant.parse("9999-12-31T23:59:59.999999Z"));
+    assertThat(error(p, "{\"day\":\"0000-01-01\"}"))
+        .isEqualTo("field 'day': date \"0000-01-01\" is outside the years 0001-9999");
+  }
+
+  @Test
+  void hostileInputsAreFailuresNotExceptions() {
+    JsonRecordParser p = declared("n", "long", "s", "string", "d", "decimal(10,2)");
+    String deep = "[".repeat(5000) + "]".repeat(5000);
+    assertThat(error(p, "{\"skip\":" + deep + ",\"n\":1}")).startsWith("malformed JSON");
+    assertThat(error(p, "{\"n\":" + "9".repeat(5000) + "}")).startsWith("malformed JSON");
+    assertThat(error(p, "{\"d\":\"1e999999999\"}")).startsWith("field 'd': ");
+    byte[] invalidUtf8 = {'{', '"', 's', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+    assertThat(p.parse(invalidUtf8)).isInstanceOf(ParseResult.Failure.class);
+    assertThat(((ParseResult.Failure) p.parse(invalidUtf8)).error()).startsWith("malformed JSON");
   }
 
   @Test

@@ -23,6 +23,19 @@ class FailuresTest {
   }
 
   @Test
+  void aBatchFailureIsAsPermanentAsItsCauseAndDescribedWithIt() {
+    var ranges = java.util.Map.of(new dev.tributary.checkpoint.SourcePartition("t", 0),
+        new dev.tributary.checkpoint.OffsetRange(5, 10));
+    var loss = new dev.tributary.service.engine.BatchFailedException("p", 2, ranges,
+        new DataLossException("p", new TopicPartition("t", 0), 5, 10));
+    assertThat(Failures.permanent(loss)).isTrue();
+    var storage = new dev.tributary.service.engine.BatchFailedException("p", 2, ranges, new IOException("disk full"));
+    assertThat(Failures.permanent(storage)).isFalse();
+    assertThat(Failures.describe(storage)).isEqualTo("Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
+        + " with the same offsets at the next start (a table that already committed it skips it). (caused by: disk full)");
+  }
+
+  @Test
   void everythingElseIsTransient() {
     assertThat(Failures.permanent(new IOException("connection refused"))).isFalse();
     assertThat(Failures.permanent(new IllegalStateException("x", new java.util.concurrent.TimeoutException()))).isFalse();

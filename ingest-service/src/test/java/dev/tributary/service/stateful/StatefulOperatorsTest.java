@@ -128,6 +128,20 @@ class StatefulOperatorsTest {
   }
 
   @Test
+  void aLongSumBeyondTheLongRangeIsNullNotWrappedAndComesBackWhenItFitsAgain() {
+    Measures m = new Measures(new java.util.LinkedHashMap<>(Map.of("total", dev.tributary.config.Measure.parse("sum(n)"))),
+        dev.tributary.table.types.StructType.of(dev.tributary.table.types.StructField.nullable("n",
+            dev.tributary.table.types.PrimitiveType.LONG)), new ArrayList<>());
+    Object[] buffer = m.newBuffer();
+    m.add(buffer, new Object[] {Long.MAX_VALUE});
+    m.add(buffer, new Object[] {1L});
+    assertThat(m.results(buffer)).containsExactly((Object) null);
+    Object[] decoded = m.decode(m.encode(buffer), 0); // the exact sum survives the state store
+    m.add(decoded, new Object[] {-2L});
+    assertThat(m.results(decoded)).containsExactly(Long.MAX_VALUE - 1);
+  }
+
+  @Test
   void slidingWindowCountsAnEventInEveryWindowThatHoldsIt() throws Exception {
     try (QueryRunner r = runner("""
         aggregate:

@@ -53,6 +53,11 @@ final class DataErrors {
         + " without rounding or overflow; round it to the column's scale or widen the type";
   }
 
+  static String valueDoesNotFit(String fieldPath, DataType type, Object value, ArithmeticException e) {
+    return "Field '" + fieldPath + "' of type " + type.deltaName() + " cannot store " + abbreviate(value)
+        + " (" + e.getMessage() + "); check rows with RowChecks before writing them";
+  }
+
   static String writerFailed(String state) {
     return "This data writer is " + state + " and accepts no more calls;"
         + " start a new writer (after a failure, abort this one first)";
@@ -77,6 +82,47 @@ final class DataErrors {
   static String truncatedFile(String key, long position, long length) {
     return "Unexpected end of data file '" + key + "' at byte " + position + " of " + length
         + "; the object is truncated or was replaced while being read";
+  }
+
+  static String nulInPartitionValue(String column) {
+    return "partition column '" + column + "': the value contains a NUL character, which no file system"
+        + " or object store accepts in a directory name";
+  }
+
+  static String partitionSegmentTooLong(String column, int bytes, int max) {
+    return "partition column '" + column + "': the value makes a directory name of " + bytes
+        + " bytes (escaped), above the " + max + "-byte file-name limit; partition by a shorter value"
+        + " (a prefix or a hash of it)";
+  }
+
+  static String partitionDirectoryTooLong(int bytes, int max) {
+    return "partition columns: the values make a partition directory of about " + bytes
+        + " bytes (escaped), above the " + max + " bytes this writer allows (an S3 key holds at most 1024"
+        + " bytes with the table path and the file name); partition by shorter values";
+  }
+
+  static String timestampOutOfRange(String fieldPath, Object value) {
+    return "column '" + fieldPath + "': timestamp " + abbreviate(value)
+        + " is outside the years 0001-9999 that Delta and Spark timestamps hold";
+  }
+
+  static String dateOutOfRange(String fieldPath, Object value) {
+    return "column '" + fieldPath + "': date " + abbreviate(value)
+        + " is outside the years 0001-9999 that Delta and Spark dates hold";
+  }
+
+  static String unpairedSurrogate(String fieldPath, int index) {
+    return "column '" + fieldPath + "': the string has an unpaired UTF-16 surrogate at character " + index
+        + " (from an escape like \\ud800 in the JSON), which has no UTF-8 encoding";
+  }
+
+  static String decimalDoesNotFitColumn(String fieldPath, DataType type, Object value) {
+    return "column '" + fieldPath + "': " + abbreviate(value) + " does not fit " + type.deltaName()
+        + " without rounding or overflow";
+  }
+
+  static String nullInRequiredColumn(String fieldPath) {
+    return "column '" + fieldPath + "': null in a non-nullable column";
   }
 
   private static String abbreviate(Object value) {

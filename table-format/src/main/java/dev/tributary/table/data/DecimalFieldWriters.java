@@ -31,6 +31,20 @@ final class DecimalFieldWriters {
     return scaled;
   }
 
+  /** Whether {@link #fit} accepts the value: exact at the column's scale, within its precision. */
+  static boolean fits(BigDecimal value, DecimalType type) {
+    if (value.signum() == 0) {
+      return true;
+    }
+    if (value.scale() == type.scale()) {
+      return value.precision() <= type.precision();
+    }
+    // On the stripped digits, never by setScale: 1E+999999999 must not expand to a billion digits.
+    BigDecimal stripped = value.stripTrailingZeros();
+    return stripped.scale() <= type.scale()
+        && stripped.precision() - stripped.scale() <= type.precision() - type.scale();
+  }
+
   /** Decimals whose unscaled value fits a long (INT32 or INT64 storage). */
   static final class UnscaledLongWriter extends FieldWriter {
     private final DecimalType decimal;

@@ -49,6 +49,9 @@ abstract class FieldWriter {
         field.write(consumer, value);
       } catch (ClassCastException e) {
         throw new IllegalArgumentException(DataErrors.wrongClass(field.path, field.type, value), e);
+      } catch (ArithmeticException e) {
+        // e.g. a timestamp whose microseconds overflow a long: name the field, not just "overflow"
+        throw new IllegalArgumentException(DataErrors.valueDoesNotFit(field.path, field.type, value, e), e);
       }
       consumer.endField(field.name, field.fieldIndex);
     }

@@ -22,17 +22,30 @@ import java.util.Map;
  * Partition values as the Delta protocol serializes them ("Partition Value Serialization") and
  * the hive-style directory names they produce.
  *
- * <p>Timestamps are written in UTC as {@code yyyy-MM-dd HH:mm:ss[.SSSSSS]} (the fraction only when
- * non-zero); reading also accepts ISO-8601 with an offset ({@code 1970-01-01T00:00:00.123456Z}).
- * A value without offset is read as UTC, the zone it was written in. An empty string is null for
- * every type, as the protocol says, so an empty string value is written as null.
+ * <p>Timestamps are written as ISO-8601 in UTC with microseconds and a {@code Z}
+ * ({@code 2026-01-01T00:00:00.000000Z}), as Spark's Delta writer does by default
+ * ({@code utcTimestampPartitionValues}): the protocol reads a timestamp partition value without a
+ * zone in the reader's session time zone, so a zone-less value would mean a different instant to a
+ * reader outside UTC. Reading also accepts the zone-less form {@code yyyy-MM-dd HH:mm:ss[.fraction]}
+ * that older versions of this writer produced (always in UTC, so it is read as UTC) and any
+ * ISO-8601 offset. An empty string is null for every type, as the protocol says, so an empty
+ * string value is written as null.
+ *
+ * <p>A value can make a directory name no file system or object store accepts: a NUL character
+ * (which Spark does not escape either), or a {@code column=value} segment longer than
+ * {@value #MAX_SEGMENT_BYTES} bytes after escaping (the file-name limit of common file systems).
+ * {@link #segmentProblem} reports both before anything is written, so the row can be refused
+ * alone.
  */
 final class PartitionValues {
   /** Directory name Delta and Hive use for a null partition value. */
   static final String NULL_DIRECTORY = "__HIVE_DEFAULT_PARTITION__";
 
+  /** The longest {@code column=value} directory name, in UTF-8 bytes (NAME_MAX of ext4, XFS, APFS). */
+  static final int MAX_SEGMENT_BYTES = 255;
+
   private static final DateTimeFormatter TIMESTAMP_WRITE =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   private static final DateTimeFormatter TIMESTAMP_READ =
       new DateTimeFormatterBuilder()
@@ -116,12 +129,7 @@ final class PartitionValues {
   }
 
   private static String serializeTimestamp(Instant instant) {
-    String seconds = TIMESTAMP_WRITE.format(instant);
-    int micros = instant.getNano() / 1000;
-    if (micros == 0) {
-      return seconds;
-    }
-    return seconds + "." + String.format("%06d", micros);
+    return TIMESTAMP_WRITE.format(instant);
   }
 
   /**
@@ -171,7 +179,57 @@ final class PartitionValues {
     if (text.indexOf('T') > 0) {
       return OffsetDateTime.parse(text).toInstant();
     }
+    // The zone-less form: written by older versions of this writer, always in UTC.
     return LocalDateTime.parse(text, TIMESTAMP_READ).toInstant(ZoneOffset.UTC);
+  }
+
+  /**
+   * Why a serialized value cannot name a partition directory of {@code column}, or null when it
+   * can: a NUL character, or a {@code column=value} segment over {@value #MAX_SEGMENT_BYTES} bytes
+   * once escaped.
+   */
+  static String segmentProblem(String column, String serialized) {
+    if (serialized == null) {
+      return null;
+    }
+    if (serialized.indexOf('\0') >= 0) {
+      return DataErrors.nulInPartitionValue(column);
+    }
+    int bytes = segmentBytes(column, serialized);
+    if (bytes > MAX_SEGMENT_BYTES) {
+      return DataErrors.partitionSegmentTooLong(column, bytes, MAX_SEGMENT_BYTES);
+    }
+    return null;
+  }
+
+  /** UTF-8 bytes of the escaped {@code column=value} directory name, without the '/'. */
+  static int segmentBytes(String column, String serialized) {
+    StringBuilder segment = new StringBuilder(column.length() + serialized.length() + 8);
+    escapeTo(segment, column);
+    segment.append('=');
+    escapeTo(segment, serialized);
+    return utf8Length(segment);
+  }
+
+  /** UTF-8 length without encoding (a lone surrogate counts as the 1 byte '?' it would become). */
+  private static int utf8Length(CharSequence s) {
+    int bytes = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        bytes++;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        bytes++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
   }
 
   /**

@@ -105,6 +105,11 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
       } catch (ClassCastException e) {
         throw new IllegalArgumentException(DataErrors.wrongClass(field.name(), field.type(), value), e);
       }
+      // Refused before anything is written, so the writer stays usable (RowChecks finds it earlier).
+      String problem = PartitionValues.segmentProblem(field.name(), serialized[i]);
+      if (problem != null) {
+        throw new IllegalArgumentException(problem);
+      }
       raw[i] = value;
     }
     List<String> key = Arrays.asList(serialized);

@@ -28,9 +28,9 @@ class PartitionValuesTest {
     assertThat(DataFiles.serializePartitionValue(false, PrimitiveType.BOOLEAN)).isEqualTo("false");
     assertThat(DataFiles.serializePartitionValue(LocalDate.of(2024, 3, 7), PrimitiveType.DATE)).isEqualTo("2024-03-07");
     assertThat(DataFiles.serializePartitionValue(Instant.parse("1970-01-01T00:00:00Z"), PrimitiveType.TIMESTAMP))
-        .isEqualTo("1970-01-01 00:00:00");
+        .isEqualTo("1970-01-01T00:00:00.000000Z");
     assertThat(DataFiles.serializePartitionValue(Instant.parse("2024-05-01T12:34:56.000123Z"), PrimitiveType.TIMESTAMP))
-        .isEqualTo("2024-05-01 12:34:56.000123");
+        .isEqualTo("2024-05-01T12:34:56.000123Z");
     assertThat(DataFiles.serializePartitionValue(new BigDecimal("1E+3").setScale(2), new DecimalType(10, 2)))
         .isEqualTo("1000.00");
     assertThat(DataFiles.serializePartitionValue(null, PrimitiveType.LONG)).isNull();
@@ -68,6 +68,39 @@ class PartitionValuesTest {
     assertThat(DataFiles.parsePartitionValue("", PrimitiveType.INTEGER)).isNull();
     assertThat(DataFiles.parsePartitionValue(null, PrimitiveType.STRING)).isNull();
     assertThat(DataFiles.parsePartitionValue("5", new DecimalType(4, 2))).isEqualTo(new BigDecimal("5.00"));
+  }
+
+  @Test
+  void timestampsAreWrittenInUtcWithAZoneAndOlderZoneLessValuesStillReadAsUtc() {
+    // A zone-less value means the reader's session zone to Spark: ours must carry the zone.
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    String written = DataFiles.serializePartitionValue(t, PrimitiveType.TIMESTAMP);
+    assertThat(written).isEqualTo("2026-01-01T00:00:00.000000Z");
+    assertThat(DataFiles.partitionDirectory(List.of("ts"), Map.of("ts", written)))
+        .isEqualTo("ts=2026-01-01T00%3A00%3A00.000000Z/");
+    assertThat(DataFiles.parsePartitionValue(written, PrimitiveType.TIMESTAMP)).isEqualTo(t);
+    // what versions before this change wrote: UTC without a zone, fraction only when non-zero
+    assertThat(DataFiles.parsePartitionValue("2026-01-01 00:00:00", PrimitiveType.TIMESTAMP)).isEqualTo(t);
+    assertThat(DataFiles.parsePartitionValue("2026-01-01 00:00:00.000123", PrimitiveType.TIMESTAMP))
+        .isEqualTo(t.plusNanos(123_000));
+  }
+
+  @Test
+  void aValueThatCannotNameADirectoryIsReportedWithItsColumn() {
+    assertThat(PartitionValues.segmentProblem("region", "EU")).isNull();
+    assertThat(PartitionValues.segmentProblem("region", null)).isNull();
+    assertThat(PartitionValues.segmentProblem("region", "E\0U"))
+        .isEqualTo("partition column 'region': the value contains a NUL character, which no file system"
+            + " or object store accepts in a directory name");
+    // "region=" is 7 bytes: 248 plain characters fit exactly, one more does not
+    assertThat(PartitionValues.segmentProblem("region", "x".repeat(248))).isNull();
+    assertThat(PartitionValues.segmentProblem("region", "x".repeat(249)))
+        .startsWith("partition column 'region': the value makes a directory name of 256 bytes (escaped),"
+            + " above the 255-byte file-name limit");
+    // escaping triples '/', and multi-byte characters count in bytes
+    assertThat(PartitionValues.segmentProblem("region", "/".repeat(83))).contains("256 bytes");
+    assertThat(PartitionValues.segmentProblem("region", "ü".repeat(124))).isNull();
+    assertThat(PartitionValues.segmentProblem("region", "ü".repeat(125))).contains("257 bytes");
   }
 
   @Test
