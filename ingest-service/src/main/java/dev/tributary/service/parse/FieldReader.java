@@ -236,6 +236,9 @@ abstract class FieldReader {
    * worse than quarantining the record.
    */
   private static final class DecimalReader extends FieldReader {
+    /** Jackson's default limit of a number token's length, applied to decimals given as strings. */
+    private static final int MAX_DECIMAL_TEXT = 1000;
+
     private final DecimalType decimal;
 
     DecimalReader(String path, DecimalType decimal) {
@@ -249,6 +252,11 @@ abstract class FieldReader {
       if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
         v = p.getDecimalValue();
       } else if (t == JsonToken.VALUE_STRING) {
+        // Jackson bounds numeric tokens (StreamReadConstraints); a decimal written as a string is
+        // bounded here, before BigDecimal's parse, whose cost grows faster than the text.
+        if (p.getTextLength() > MAX_DECIMAL_TEXT) {
+          throw RecordErrors.decimalTextTooLong(path, type, p.getTextLength(), MAX_DECIMAL_TEXT);
+        }
         try {
           v = new BigDecimal(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
         } catch (NumberFormatException e) {

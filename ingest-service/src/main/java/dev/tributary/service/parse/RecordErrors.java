@@ -98,6 +98,11 @@ final class RecordErrors {
             + d.deltaName() + "; declare a larger precision");
   }
 
+  static BadRecordException decimalTextTooLong(String path, DataType expected, int length, int limit) {
+    return new BadRecordException("field '" + path + "': expected " + describe(expected)
+        + ", found a string of " + length + " characters (numbers are read up to " + limit + ")");
+  }
+
   static BadRecordException invalidText(String path, DataType expected, String text) {
     return new BadRecordException(
         "field '" + path + "': expected " + describe(expected) + ", found string "

@@ -114,6 +114,16 @@ class JsonRecordParserTest {
   }
 
   @Test
+  void aDecimalWrittenAsAHugeStringIsRefusedBeforeItIsParsed() {
+    JsonRecordParser p = parser("dec", "decimal(5,2)");
+    String digits = "1".repeat(200_000);
+    assertThat(error(p, "{\"dec\":\"" + digits + "\"}"))
+        .isEqualTo("field 'dec': expected a decimal(5,2) (a number or a numeric string), found a string of"
+            + " 200000 characters (numbers are read up to 1000)");
+    assertThat(ok(p, "{\"dec\":\"" + "0".repeat(990) + "1.5\"}")[0]).isEqualTo(new BigDecimal("1.50"));
+  }
+
+  @Test
   void timestampForms() {
     JsonRecordParser p = parser("ts", "timestamp");
     assertThat(ok(p, "{\"ts\":\"2026-01-01T00:00:00Z\"}")[0])
