@@ -365,11 +365,14 @@ class PoisonPillIT {
       corpus.add(Rec.good("{\"id\":" + id + ",\"region\":\"" + (id < 5 ? "eu" : "blocked") + "\"}"));
     }
     send(topic, corpus);
-    // A file where the partition directory must go: the data file cannot be created (an I/O error).
-    Path blocked = dir.resolve("table").resolve("region=blocked");
-    Files.createDirectories(blocked.getParent());
-    Files.writeString(blocked, "in the way");
     PipelineSpec spec = statelessSpec("poison-storage", topic);
+    // Opening the run creates the tables (a table is never created over files already there)...
+    try (PipelineRun opened = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
+        new ProgressLog(10))) {
+      // ...then a file where the partition directory must go: the data file cannot be created (an I/O error).
+    }
+    Path blocked = dir.resolve("table").resolve("region=blocked");
+    Files.writeString(blocked, "in the way");
 
     assertThatThrownBy(() -> runAvailableNow(spec))
         .isInstanceOf(BatchFailedException.class)
