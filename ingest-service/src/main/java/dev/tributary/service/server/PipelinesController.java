@@ -91,7 +91,7 @@ class PipelinesController {
       throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     } catch (IOException | RuntimeException e) {
       throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
-          Maintenance.COMPACTION, p.spec().get().sink().path(), Failures.describe(e)));
+          Maintenance.COMPACTION, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
@@ -105,7 +105,7 @@ class PipelinesController {
       throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     } catch (IOException | RuntimeException e) {
       throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
-          Maintenance.VACUUM, p.spec().get().sink().path(), Failures.describe(e)));
+          Maintenance.VACUUM, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
