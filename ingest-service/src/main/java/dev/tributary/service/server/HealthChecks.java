@@ -47,13 +47,20 @@ final class HealthChecks implements AutoCloseable {
   private final Map<String, Probe> probes = new ConcurrentHashMap<>();
   private final Counter kafkaChecks;
   private final Counter storageChecks;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "tributary-health");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService executor;
 
   HealthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry, LongSupplier nanoTime) {
+    this(pipelines, settings, registry, nanoTime, Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "tributary-health");
+      t.setDaemon(true);
+      return t;
+    }));
+  }
+
+  /** With the executor the checks run on (closed with this). */
+  HealthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry, LongSupplier nanoTime,
+      ExecutorService executor) {
+    this.executor = executor;
     this.pipelines = pipelines;
     this.timeout = settings.healthTimeout();
     this.cacheNanos = settings.healthCacheFor().toNanos();
@@ -168,13 +175,16 @@ final class HealthChecks implements AutoCloseable {
       if (last != null && nanoTime.getAsLong() - checkedAt < cacheNanos) {
         return CompletableFuture.completedFuture(last);
       }
-      if (inFlight == null) {
-        runs.increment();
-        CompletableFuture<String> started = CompletableFuture.supplyAsync(this::run, executor);
-        inFlight = started;
-        started.whenComplete((outcome, error) -> done(outcome != null ? outcome : "DOWN: " + error));
+      if (inFlight != null) {
+        return inFlight;
       }
-      return inFlight;
+      runs.increment();
+      CompletableFuture<String> started = CompletableFuture.supplyAsync(this::run, executor);
+      inFlight = started;
+      // A quick check may have completed already: then done() runs here and clears inFlight, so
+      // the future to wait for is the one just started, not the field.
+      started.whenComplete((outcome, error) -> done(outcome != null ? outcome : "DOWN: " + error));
+      return started;
     }
 
     private synchronized void done(String outcome) {

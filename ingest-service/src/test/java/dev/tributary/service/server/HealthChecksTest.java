@@ -33,6 +33,10 @@ class HealthChecksTest {
   private final AtomicLong nanos = new AtomicLong();
 
   private HealthChecks checks() throws Exception {
+    return checks(null);
+  }
+
+  private HealthChecks checks(ExecutorService executor) throws Exception {
     // Nothing listens on port 1: the cluster description fails within the health timeout.
     Files.writeString(dir.resolve("offline.yaml"), """
         pipeline: offline
@@ -52,7 +56,8 @@ class HealthChecksTest {
     ServeSettings settings = new ServeSettings(dir, Optional.empty(), new Backoff(Duration.ofSeconds(1),
         Duration.ofSeconds(1)), Duration.ofSeconds(5), Duration.ofSeconds(1), CACHE);
     ServedPipelines served = new ServedPipelines(settings, registry, new Maintenance(), Clock.systemUTC());
-    return new HealthChecks(served, settings, registry, nanos::get);
+    return executor == null ? new HealthChecks(served, settings, registry, nanos::get)
+        : new HealthChecks(served, settings, registry, nanos::get, executor);
   }
 
   private double ran(String check) {
@@ -91,6 +96,49 @@ class HealthChecksTest {
       nanos.addAndGet(CACHE.toNanos() + 1);
       checks.kafka().health();
       assertThat(ran("kafka")).isEqualTo(2.0);
+    }
+  }
+
+  @Test
+  void aCheckThatCompletesAtOnceIsAnsweredToo() throws Exception {
+    // Runs each check on the calling thread: it has completed before the request waits for it.
+    ExecutorService inline = new java.util.concurrent.AbstractExecutorService() {
+      private volatile boolean shutdown;
+
+      @Override
+      public void execute(Runnable command) {
+        command.run();
+      }
+
+      @Override
+      public void shutdown() {
+        shutdown = true;
+      }
+
+      @Override
+      public List<Runnable> shutdownNow() {
+        shutdown = true;
+        return List.of();
+      }
+
+      @Override
+      public boolean isShutdown() {
+        return shutdown;
+      }
+
+      @Override
+      public boolean isTerminated() {
+        return shutdown;
+      }
+
+      @Override
+      public boolean awaitTermination(long timeout, TimeUnit unit) {
+        return true;
+      }
+    };
+    try (HealthChecks checks = checks(inline)) {
+      assertThat(checks.storage().health().getStatus()).isEqualTo(Status.UP);
+      assertThat(ran("storage")).isEqualTo(2.0);
     }
   }
 
