@@ -59,7 +59,8 @@ class SecretsTest {
   void aSubstitutedEndpointIsMaskedInTheEndpointError() {
     List<String> errors = errors(pipeline("", "storage: { s3: { endpoint: \"ftp://${S3_HOST}:9000\" } }"), ENV);
     assertNoSecret(errors);
-    assertThat(errors).singleElement().asString().contains("storage.s3.endpoint: endpoint '******' is not an http(s) URL");
+    assertThat(errors).singleElement().asString()
+        .contains("storage.s3.endpoint: endpoint '******' is not an http(s) URL");
   }
 
   @Test

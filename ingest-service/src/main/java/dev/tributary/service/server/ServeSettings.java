@@ -33,6 +33,7 @@ public record ServeSettings(Path pipelinesDir, Optional<String> apiToken, Backof
   @Override
   public String toString() {
     return "ServeSettings[pipelinesDir=" + pipelinesDir + ", apiToken=" + (apiToken.isPresent() ? "(set)" : "(none)")
-        + ", backoff=" + backoff + ", shutdownTimeout=" + shutdownTimeout + ", healthTimeout=" + healthTimeout + ", healthCacheFor=" + healthCacheFor + "]";
+        + ", backoff=" + backoff + ", shutdownTimeout=" + shutdownTimeout + ", healthTimeout=" + healthTimeout
+        + ", healthCacheFor=" + healthCacheFor + "]";
   }
 }
