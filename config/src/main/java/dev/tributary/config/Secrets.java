@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  * {@code validate} plan and progress records all pass through it, because any of them may echo a
  * value (an error names the value it refuses; a client library's exception names its endpoint).
  *
- * <p>Secret are: every value under {@code storage} (endpoint, region and keys), every Kafka
+ * <p>Secrets are: every value under {@code storage} (endpoint, region and keys), every Kafka
  * consumer property whose name looks secret ({@link #isSecretProperty}), and every value a
  * {@code ${NAME}} reference substituted, whatever its key, since the file cannot tell which
  * environment variables hold credentials. Values shorter than {@link #MIN_LENGTH} characters are

@@ -105,7 +105,9 @@ final class ApiAccessFilter implements Filter {
       throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
     HttpServletResponse response = (HttpServletResponse) res;
-    String path = request.getRequestURI().substring(request.getContextPath().length());
+    // The decoded, normalized path the request is dispatched by ("/x/../api", "/api;p=1" and "//api"
+    // all become "/api"), not the raw URI, which would let such spellings pass unguarded.
+    String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
     switch (decide(request.getMethod(), path, remote(request), request.getHeader("Authorization"))) {
       case PASS -> chain.doFilter(request, response);
       case AUTHORIZED -> chain.doFilter(new HttpServletRequestWrapper(request) {

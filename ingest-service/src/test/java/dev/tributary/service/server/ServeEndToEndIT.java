@@ -208,6 +208,13 @@ class ServeEndToEndIT {
         assertThat(response.body()).doesNotContain("clicks", "sorce");
       }
     }
+    // Other spellings of the same path are dispatched to the same endpoint: they are guarded too.
+    for (String path : new String[] {"/x/../api/pipelines", "/api;p=1/pipelines", "//api/pipelines",
+        "/api/pipelines/"}) {
+      HttpResponse<String> response = http.get(path, null);
+      assertThat(response.statusCode()).as(path + ": " + response.body()).isNotEqualTo(200);
+      assertThat(response.body()).as(path).doesNotContain("clicks", "sorce");
+    }
   }
 
   @Test
