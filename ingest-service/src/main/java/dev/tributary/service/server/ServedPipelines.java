@@ -25,7 +25,8 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * The pipelines of the served folder. Loading never fails as a whole: a file that does not parse
- * or compile becomes a FAILED pipeline with the reason, the others run. As a Spring lifecycle bean
+ * or compile, or whose loading throws anything at all (an {@link Error} included), becomes a FAILED
+ * pipeline with the reason, the others run. As a Spring lifecycle bean
  * it starts every runnable pipeline (with its declared trigger) and the schedules once the
  * context is up, and on shutdown (SIGTERM) stops the schedules, asks every run to stop after its
  * batch in progress and waits for them, bounded by {@link ServeSettings#shutdownTimeout()}.
