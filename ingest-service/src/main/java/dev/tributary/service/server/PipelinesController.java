@@ -15,8 +15,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The REST API of serve mode (reference: docs/OPERATIONS.md). Reads are open; every POST needs the
- * bearer token ({@link ApiTokenInterceptor}). Start, stop and backfill return 202 at once; compact
+ * The REST API of serve mode (reference: docs/OPERATIONS.md). Every request needs the bearer token
+ * ({@link ApiAccessFilter}: without a configured one, reads answer on loopback only and POSTs are
+ * disabled). Start, stop and backfill return 202 at once; compact
  * and vacuum run the pass and return its result.
  */
 @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty("tributary.pipelines-dir")
