@@ -15,7 +15,8 @@ import java.util.stream.Collectors;
  * Instances come from {@link PipelineParser}; all cross-part rules (referenced columns exist, output
  * mode fits the query, ...) have been checked by then.
  *
- * @param id the pipeline id ({@code [a-z0-9-]+}); also the Delta {@code txn} appId
+ * @param id the pipeline id ({@code [a-z0-9-]+}, at most {@link #MAX_ID_LENGTH} characters); also the
+ *     Delta {@code txn} appId
  * @param source the Kafka source
  * @param format how record values are decoded (JSON with a declared schema)
  * @param transforms filter and derive steps, in the order they apply; empty when none
@@ -32,6 +33,9 @@ import java.util.stream.Collectors;
  * @param maintenance compaction, vacuum and log checkpoint settings
  * @param backfill scheduled available-now runs, if declared
  * @param storage explicit S3 settings, if declared (else the AWS default credential chain)
+ * @param secrets the declaration's secret values (storage settings, secret Kafka properties, every
+ *     {@code ${NAME}} substitution); whatever is shown to a user about this pipeline is passed
+ *     through {@link Secrets#mask}
  */
 public record PipelineSpec(
     String id,
@@ -49,7 +53,14 @@ public record PipelineSpec(
     TriggerSpec trigger,
     MaintenanceSpec maintenance,
     Optional<BackfillSpec> backfill,
-    Optional<StorageSpec> storage) {
+    Optional<StorageSpec> storage,
+    Secrets secrets) {
+
+  /**
+   * The longest pipeline id, in characters: the id names folders, the Kafka consumer group and
+   * metric tags, each of which has length limits of its own further down.
+   */
+  public static final int MAX_ID_LENGTH = 64;
 
   /** The Kafka metadata columns every row carries when there is no aggregation, in output order. */
   public static final List<String> KAFKA_METADATA_COLUMNS =
@@ -73,6 +84,7 @@ public record PipelineSpec(
     Objects.requireNonNull(maintenance, "maintenance");
     Objects.requireNonNull(backfill, "backfill");
     Objects.requireNonNull(storage, "storage");
+    Objects.requireNonNull(secrets, "secrets");
   }
 
   /**

@@ -11,7 +11,7 @@ import java.util.Optional;
  * @param region the signing region
  * @param pathStyle whether to address buckets in the path instead of the host name (default false)
  * @param accessKey the access key id; present exactly when the secret key is
- * @param secretKey the secret access key; masked in {@link #toString}
+ * @param secretKey the secret access key; every value is masked in {@link #toString}
  */
 public record StorageSpec(Optional<String> endpoint, Optional<String> region, boolean pathStyle,
     Optional<String> accessKey, Optional<String> secretKey) {
@@ -27,10 +27,11 @@ public record StorageSpec(Optional<String> endpoint, Optional<String> region, bo
     }
   }
 
-  /** Renders the settings with the secret key masked. */
+  /** Renders the settings with every value masked (see {@link Secrets}): only which are set shows. */
   @Override
   public String toString() {
-    return "StorageSpec[endpoint=" + endpoint + ", region=" + region + ", pathStyle=" + pathStyle
-        + ", accessKey=" + accessKey + ", secretKey=" + secretKey.map(s -> Secrets.MASK) + "]";
+    return "StorageSpec[endpoint=" + endpoint.map(s -> Secrets.MASK) + ", region=" + region.map(s -> Secrets.MASK)
+        + ", pathStyle=" + pathStyle + ", accessKey=" + accessKey.map(s -> Secrets.MASK) + ", secretKey="
+        + secretKey.map(s -> Secrets.MASK) + "]";
   }
 }

@@ -183,8 +183,9 @@ class PipelineParserErrorsTest {
   void convertsSubstitutedValuesAndReportsThemAtTheValue() {
     String yaml = MINIMAL.replace("topics: [clicks]", "topics: [clicks]\n    max-offsets-per-trigger: ${MAX:-1000}");
 
+    // A substituted value is masked in every message: the environment may hold credentials.
     assertThat(errors(yaml, Map.of("MAX", "many"))).containsExactly("orders.yaml:6:30:"
-        + " source.kafka.max-offsets-per-trigger: cannot parse 'many' as a whole number; write digits only,"
+        + " source.kafka.max-offsets-per-trigger: cannot parse '******' as a whole number; write digits only,"
         + " like 500000");
   }
 

@@ -213,9 +213,9 @@ class PipelineParserTest {
         """);
 
     String all = spec.toString() + spec.source() + spec.storage().orElseThrow();
-    assertThat(all).doesNotContain("hunter2", "pw1", "PlainLoginModule", "s3cr3t", "wJalrXUtnFEMI")
+    assertThat(all).doesNotContain("hunter2", "pw1", "PlainLoginModule", "s3cr3t", "wJalrXUtnFEMI", "AKIAEXAMPLE")
         .contains("security.protocol=SASL_SSL", "ssl.keystore.password=******", "secretKey=Optional[******]",
-            "AKIAEXAMPLE");
+            "accessKey=Optional[******]");
     assertThat(spec.source().properties()).containsEntry("ssl.keystore.password", "hunter2");
   }
 

@@ -74,6 +74,16 @@ class PipelineValidationTest {
   }
 
   @Test
+  void refusesAPipelineIdLongerThanTheLimit() {
+    String longest = "a".repeat(PipelineSpec.MAX_ID_LENGTH);
+    assertThat(parse(BASE.replace("pipeline: orders", "pipeline: " + longest)).id()).isEqualTo(longest);
+    assertThat(errors(BASE.replace("pipeline: orders", "pipeline: " + longest + "b"))).containsExactly(
+        "orders.yaml:1:11: pipeline: pipeline id '" + longest + "b' has 65 characters, more than the limit of 64"
+            + " (the id names the pipeline's folders, Kafka consumer group and metric tags); choose a shorter id,"
+            + " like orders-hourly");
+  }
+
+  @Test
   void requiresExactlyOneOfTopicsAndPattern() {
     assertThat(errors(BASE.replace("topics: [orders]", "topics: [orders]\n    topic-pattern: \"o.*\"")))
         .containsExactly("orders.yaml:6:20: source.kafka.topic-pattern: declare either topics or topic-pattern,"
@@ -418,8 +428,9 @@ class PipelineValidationTest {
     assertThat(errors(BASE + "trigger: { available-now: false }\n")).containsExactly(
         "orders.yaml:19:27: trigger.available-now: available-now: false selects no trigger; remove the trigger"
             + " section for the default (processing-time: 10s) or choose another trigger");
-    assertThat(errors(BASE + "storage: { s3: { endpoint: localhost:9000 } }\n")).containsExactly(
-        "orders.yaml:19:28: storage.s3.endpoint: endpoint 'localhost:9000' is not an http(s) URL; write it like"
+    // Every value under storage is masked in messages (it may hold credentials).
+    assertThat(errors(BASE + "storage: { s3: { endpoint: minio:9000 } }\n")).containsExactly(
+        "orders.yaml:19:28: storage.s3.endpoint: endpoint '******' is not an http(s) URL; write it like"
             + " http://localhost:9000");
     assertThat(errors(BASE + "storage: { s3: { endpoint: \"http://minio:9000\", access-key: AK } }\n"))
         .containsExactly("orders.yaml:19:49: storage.s3.access-key: access-key and secret-key must be given"

@@ -1,5 +1,6 @@
 package dev.tributary.config.internal;
 
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,6 +26,14 @@ final class EnvSubstitution {
    *     describing a malformed reference
    */
   static String apply(String text, Function<String, String> env) {
+    return apply(text, env, value -> { });
+  }
+
+  /**
+   * Like {@link #apply(String, Function)}, and hands every value a reference put in (a variable's
+   * value or a default) to {@code substituted}, so that it can be masked in every message.
+   */
+  static String apply(String text, Function<String, String> env, Consumer<String> substituted) {
     if (!text.contains("${")) {
       return text;
     }
@@ -48,6 +57,7 @@ final class EnvSubstitution {
         }
         value = m.group(2);
       }
+      substituted.accept(value);
       out.append(value);
     }
     out.append(text, last, text.length());

@@ -2,6 +2,7 @@ package dev.tributary.config.internal;
 
 import dev.tributary.config.Location;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.config.StorageSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -135,9 +136,11 @@ public final class LocationRules {
         }
       }
     }
+    // A message names the locations of two pipelines: mask the secrets of every pipeline in it.
+    Secrets secrets = pipelines.values().stream().map(PipelineSpec::secrets).reduce(Secrets.NONE, Secrets::and);
     Map<Path, String> out = new LinkedHashMap<>();
-    messages.forEach((file, list) -> out.put(file, Messages.sharedAcrossPipelines(pipelines.get(file).id(),
-        file.toString(), list)));
+    messages.forEach((file, list) -> out.put(file, secrets.mask(Messages.sharedAcrossPipelines(
+        pipelines.get(file).id(), file.toString(), list))));
     return out;
   }
 

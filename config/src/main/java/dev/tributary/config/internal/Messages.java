@@ -103,6 +103,12 @@ final class Messages {
     return "pipeline id '" + id + "' may only contain lower-case letters, digits and '-', like orders-hourly";
   }
 
+  static String idTooLong(String id, int max) {
+    return "pipeline id '" + id + "' has " + id.length() + " characters, more than the limit of " + max
+        + " (the id names the pipeline's folders, Kafka consumer group and metric tags); choose a shorter id,"
+        + " like orders-hourly";
+  }
+
   static String topicsAndPattern() {
     return "declare either topics or topic-pattern, not both";
   }

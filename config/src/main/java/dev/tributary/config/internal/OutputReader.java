@@ -3,6 +3,7 @@ package dev.tributary.config.internal;
 import dev.tributary.config.Compression;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
+import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.Size;
 import dev.tributary.config.StorageSpec;
@@ -74,6 +75,10 @@ final class OutputReader {
     String id = node == null ? null : nodes.nonEmptyText(node, "pipeline", "the pipeline id");
     if (id != null && !id.matches("[a-z0-9-]+")) {
       nodes.fail(node, "pipeline", Messages.invalidId(id));
+      return null;
+    }
+    if (id != null && id.length() > PipelineSpec.MAX_ID_LENGTH) {
+      nodes.fail(node, "pipeline", Messages.idTooLong(id, PipelineSpec.MAX_ID_LENGTH));
       return null;
     }
     return id;

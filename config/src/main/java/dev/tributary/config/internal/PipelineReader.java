@@ -3,6 +3,7 @@ package dev.tributary.config.internal;
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.PipelineValidationException;
+import dev.tributary.config.Secrets;
 import dev.tributary.config.TriggerSpec;
 import java.io.StringReader;
 import java.util.Iterator;
@@ -46,7 +47,7 @@ public final class PipelineReader {
         Draft draft = draft(nodes, root);
         new SpecValidator(problems, draft).validate();
         if (problems.isEmpty()) {
-          return build(draft);
+          return build(draft, problems.secrets());
         }
       }
     }
@@ -132,13 +133,13 @@ public final class PipelineReader {
     return draft;
   }
 
-  private static PipelineSpec build(Draft d) {
+  private static PipelineSpec build(Draft d, Secrets secrets) {
     return new PipelineSpec(d.id(), d.source(), d.format(), d.transforms(),
         Optional.ofNullable(d.watermark()), Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()), d.outputMode(), d.sink(),
         d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),
         Optional.ofNullable(d.lateEvents()), d.checkpoint(),
         d.trigger() != null ? d.trigger() : TriggerSpec.DEFAULT, d.maintenance(),
-        Optional.ofNullable(d.backfill()), Optional.ofNullable(d.storage()));
+        Optional.ofNullable(d.backfill()), Optional.ofNullable(d.storage()), secrets);
   }
 }

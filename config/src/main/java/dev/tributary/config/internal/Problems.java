@@ -1,10 +1,13 @@
 package dev.tributary.config.internal;
 
+import dev.tributary.config.Secrets;
 import dev.tributary.config.ValidationError;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.yaml.snakeyaml.error.Mark;
 
 /**
@@ -17,6 +20,7 @@ final class Problems {
   private final List<ValidationError> errors = new ArrayList<>();
   private final Map<String, Mark> keyMarks = new HashMap<>();
   private final Map<String, Mark> valueMarks = new HashMap<>();
+  private final Set<String> secretValues = new LinkedHashSet<>();
 
   Problems(String file) {
     this.file = file;
@@ -28,6 +32,19 @@ final class Problems {
       keyMarks.putIfAbsent(path, key);
     }
     valueMarks.putIfAbsent(path, value);
+  }
+
+  /**
+   * Remembers a value that no message may show (see {@link Secrets}); messages recorded before or
+   * after are masked alike, since masking happens when the errors are handed out.
+   */
+  void secret(String value) {
+    secretValues.add(value);
+  }
+
+  /** The secret values remembered so far. */
+  Secrets secrets() {
+    return Secrets.of(secretValues);
   }
 
   /** Records an error at a mark (null = no position). */
@@ -62,8 +79,12 @@ final class Problems {
     return errors.isEmpty();
   }
 
+  /** The errors, every secret value masked. */
   List<ValidationError> errors() {
-    return List.copyOf(errors);
+    Secrets secrets = secrets();
+    return errors.stream()
+        .map(e -> new ValidationError(e.file(), e.line(), e.column(), e.keyPath(), secrets.mask(e.message())))
+        .toList();
   }
 
   private Mark find(Map<String, Mark> marks, String path) {

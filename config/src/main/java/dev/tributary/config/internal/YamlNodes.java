@@ -1,5 +1,6 @@
 package dev.tributary.config.internal;
 
+import dev.tributary.config.Secrets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -80,8 +81,16 @@ final class YamlNodes {
       problems.add(node.getStartMark(), path, Messages.expected("a single value", describe(node, path)));
       return null;
     }
+    boolean secretPath = Secrets.isSecretPath(path);
+    if (secretPath) {
+      problems.secret(scalar.getValue());
+    }
     try {
-      return EnvSubstitution.apply(scalar.getValue(), env);
+      String text = EnvSubstitution.apply(scalar.getValue(), env, problems::secret);
+      if (secretPath) {
+        problems.secret(text);
+      }
+      return text;
     } catch (IllegalArgumentException e) {
       problems.add(node.getStartMark(), path, e.getMessage());
       return null;
@@ -163,8 +172,7 @@ final class YamlNodes {
 
   /** Describes what was found; a scalar's text is shown unless it may be a secret. */
   private static String describe(Node node, String path) {
-    boolean mayBeSecret = path.contains("properties") || path.contains("secret") || path.contains("storage");
-    if (node instanceof ScalarNode scalar && !mayBeSecret) {
+    if (node instanceof ScalarNode scalar && !Secrets.isSecretPath(path) && !scalar.getValue().contains("${")) {
       return "the value '" + scalar.getValue() + "'";
     }
     return "a " + YamlMap.kind(node);

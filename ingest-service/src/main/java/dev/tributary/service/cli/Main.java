@@ -62,6 +62,9 @@ public final class Main {
       err.println("tributary: " + e.getMessage());
       err.println(USAGE);
       return 2;
+    } catch (MaskedFailure e) {
+      err.println(e.getMessage());
+      return e.exitCode();
     } catch (PipelineValidationException | PipelineDefinitionException e) {
       err.println(e.getMessage());
       return 2;

@@ -24,8 +24,12 @@ import java.time.Duration;
 final class MaintenanceCommands {
   private MaintenanceCommands() {}
 
-  static int compact(CliArguments args, PrintStream out) throws Exception {
+  static int compact(CliArguments args, PrintStream out) {
     PipelineSpec spec = spec(args);
+    return MaskedFailure.masking(spec.secrets(), () -> compact(spec, new Masked(out, spec)));
+  }
+
+  private static int compact(PipelineSpec spec, PrintStream out) throws Exception {
     int minFiles = spec.maintenance().compaction().map(CompactionSpec::minFiles).orElse(CompactionSpec.DEFAULT_MIN_FILES);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
@@ -35,8 +39,29 @@ final class MaintenanceCommands {
     }
   }
 
-  static int vacuum(CliArguments args, PrintStream out) throws Exception {
+  static int vacuum(CliArguments args, PrintStream out) {
     PipelineSpec spec = spec(args);
+    return MaskedFailure.masking(spec.secrets(), () -> vacuum(spec, args, new Masked(out, spec)));
+  }
+
+  /** Output lines with the pipeline's secrets masked (they name the table's location). */
+  private static final class Masked extends PrintStream {
+    private final PrintStream out;
+    private final PipelineSpec spec;
+
+    Masked(PrintStream out, PipelineSpec spec) {
+      super(out);
+      this.out = out;
+      this.spec = spec;
+    }
+
+    @Override
+    public void println(String line) {
+      out.println(spec.secrets().mask(line));
+    }
+  }
+
+  private static int vacuum(PipelineSpec spec, CliArguments args, PrintStream out) throws Exception {
     Duration retention = VacuumRetention.of(spec);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));

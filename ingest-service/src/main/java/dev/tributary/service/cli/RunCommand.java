@@ -1,6 +1,7 @@
 package dev.tributary.service.cli;
 
 import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.ProgressLog;
@@ -29,10 +30,15 @@ final class RunCommand {
     if (args.flag("available-now") && args.flag("once")) {
       throw new CliArguments.UsageException("--available-now and --once exclude each other");
     }
-    CompiledPipeline pipeline = PipelineFactory.compile(PipelineParser.parse(file));
+    PipelineSpec spec = PipelineParser.parse(file);
+    return MaskedFailure.masking(spec.secrets(), () -> run(spec, args, out));
+  }
+
+  private static int run(PipelineSpec spec, CliArguments args, PrintStream out) throws Exception {
+    CompiledPipeline pipeline = PipelineFactory.compile(spec);
     TriggerSpec trigger = args.flag("available-now") ? new TriggerSpec.AvailableNow()
         : args.flag("once") ? new TriggerSpec.Once() : pipeline.spec().trigger();
-    ProgressLog progress = new ProgressLog(100);
+    ProgressLog progress = new ProgressLog(100, spec.secrets());
     ProgressPrinter printer = ProgressPrinter.forStream(out, System.console() != null);
     progress.addListener(printer::batchDone);
     CountDownLatch finished = new CountDownLatch(1);

@@ -3,6 +3,7 @@ package dev.tributary.service.cli;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.PipelineValidationException;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.PipelineFactory;
@@ -23,13 +24,22 @@ final class ValidateCommand {
     if (!Files.isRegularFile(file)) {
       throw new CliArguments.UsageException("no such pipeline file: " + file);
     }
+    PipelineSpec spec;
     try {
-      CompiledPipeline pipeline = PipelineFactory.compile(PipelineParser.parse(file));
-      out.println("Pipeline " + pipeline.spec().id() + " (" + file + ") is valid.");
-      out.print(plan(pipeline));
+      spec = PipelineParser.parse(file);
+    } catch (PipelineValidationException e) {
+      err.println(e.getMessage()); // masked by the parser
+      return 1;
+    }
+    // The plan echoes locations and addresses, any of which may come from a ${NAME} reference.
+    Secrets secrets = spec.secrets();
+    try {
+      CompiledPipeline pipeline = PipelineFactory.compile(spec);
+      out.println(secrets.mask("Pipeline " + spec.id() + " (" + file + ") is valid."));
+      out.print(secrets.mask(plan(pipeline)));
       return 0;
-    } catch (PipelineValidationException | PipelineDefinitionException e) {
-      err.println(e.getMessage());
+    } catch (PipelineDefinitionException e) {
+      err.println(secrets.mask(e.getMessage()));
       return 1;
     }
   }

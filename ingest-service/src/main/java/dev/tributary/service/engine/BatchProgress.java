@@ -1,5 +1,6 @@
 package dev.tributary.service.engine;
 
+import dev.tributary.config.Secrets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,21 @@ public record BatchProgress(
     partitions = List.copyOf(partitions);
     dataGaps = List.copyOf(dataGaps);
     state = Map.copyOf(state);
+  }
+
+  /**
+   * Returns this record with the secret values of the declaration masked in its texts (the topic
+   * names and the data-gap descriptions; a topic may come from a {@code ${NAME}} reference).
+   */
+  public BatchProgress masked(Secrets secrets) {
+    if (secrets.isEmpty()) {
+      return this;
+    }
+    return new BatchProgress(secrets.mask(pipeline), batchId, replayed, startedAt, inputRows, outputRows,
+        quarantinedRows, filteredRows, lateRows, inputRowsPerSecond, processedRowsPerSecond, durationMs, phasesMs,
+        partitions.stream().map(p -> new PartitionProgress(secrets.mask(p.topic()), p.partition(), p.startOffset(),
+            p.endOffset(), p.latestOffset())).toList(),
+        sinkVersion, watermark, dataGaps.stream().map(secrets::mask).toList(), state, commitRetries, commitConflicts);
   }
 
   /** Total lag (latest - end) over all partitions after this batch. */

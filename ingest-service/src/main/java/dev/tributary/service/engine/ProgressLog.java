@@ -2,6 +2,7 @@ package dev.tributary.service.engine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tributary.config.Secrets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -18,14 +19,23 @@ public final class ProgressLog {
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
   private final int capacity;
+  private final Secrets secrets;
   private final Deque<BatchProgress> recent = new ArrayDeque<>();
   private final List<Consumer<BatchProgress>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+  /** A log without secrets to mask (tests, a pipeline declared without any). */
   public ProgressLog(int capacity) {
-    this.capacity = capacity;
+    this(capacity, Secrets.NONE);
   }
 
-  public synchronized void add(BatchProgress progress) {
+  /** A log whose records are kept and handed to listeners with {@code secrets} masked. */
+  public ProgressLog(int capacity, Secrets secrets) {
+    this.capacity = capacity;
+    this.secrets = secrets;
+  }
+
+  public synchronized void add(BatchProgress record) {
+    BatchProgress progress = record.masked(secrets);
     recent.addLast(progress);
     while (recent.size() > capacity) {
       recent.removeFirst();

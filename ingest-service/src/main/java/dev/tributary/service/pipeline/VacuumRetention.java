@@ -26,7 +26,7 @@ public final class VacuumRetention {
       return VacuumSpec.DEFAULT_RETENTION;
     }
     if (vacuum.unsafeRetention()) {
-      LOG.warn(unsafe(spec, vacuum.retention()));
+      LOG.warn(spec.secrets().mask(unsafe(spec, vacuum.retention())));
     }
     return vacuum.retention();
   }

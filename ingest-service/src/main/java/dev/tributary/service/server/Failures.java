@@ -3,6 +3,7 @@ package dev.tributary.service.server;
 import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.config.PipelineValidationException;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.source.DataLossException;
@@ -36,10 +37,14 @@ final class Failures {
   }
 
   /**
-   * One readable line: the outermost message, then the causes' messages that add something.
-   * Messages of this project never contain secrets (declarations are rendered without them).
+   * One readable line: the outermost message, then the causes' messages that add something, with
+   * the pipeline's secrets masked: a client library's message may quote an endpoint or a property.
    */
-  static String describe(Throwable failure) {
+  static String describe(Throwable failure, Secrets secrets) {
+    return secrets.mask(describe(failure));
+  }
+
+  private static String describe(Throwable failure) {
     StringBuilder text = new StringBuilder();
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();

@@ -1,18 +1,24 @@
 package dev.tributary.service.server;
 
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.storage.ObjectStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -23,14 +29,48 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * The actuator health contributions of serve mode: {@code pipelines} (each pipeline's state; DOWN
  * when one is FAILED), {@code kafka} (every distinct bootstrap-servers list answers a cluster
  * description) and {@code storage} (every distinct sink and checkpoint location answers a metadata
- * request). Each remote check is bounded by {@link ServeSettings#healthTimeout()}; details never
- * include credentials (only locations and bootstrap addresses).
+ * request).
+ *
+ * <p>Remote checks are cheap for the service and its dependencies whatever the request rate: a
+ * check's outcome is reused for {@link ServeSettings#healthCacheFor()}; at most one check per
+ * cluster or location is in flight, and concurrent requests wait for that one instead of starting
+ * their own; a request waits at most {@link ServeSettings#healthTimeout()} (a check still running
+ * then goes on and its outcome serves the next requests). Each check that really ran is counted
+ * in {@link MetricNames#HEALTH_CHECKS}. Details name only locations and bootstrap addresses, with
+ * the pipelines' secrets masked.
  */
-final class HealthChecks {
-  private HealthChecks() {}
+final class HealthChecks implements AutoCloseable {
+  private final ServedPipelines pipelines;
+  private final Duration timeout;
+  private final long cacheNanos;
+  private final LongSupplier nanoTime;
+  private final Map<String, Probe> probes = new ConcurrentHashMap<>();
+  private final Counter kafkaChecks;
+  private final Counter storageChecks;
+  private final ExecutorService executor;
+
+  HealthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry, LongSupplier nanoTime) {
+    this(pipelines, settings, registry, nanoTime, Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "tributary-health");
+      t.setDaemon(true);
+      return t;
+    }));
+  }
+
+  /** With the executor the checks run on (closed with this). */
+  HealthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry, LongSupplier nanoTime,
+      ExecutorService executor) {
+    this.executor = executor;
+    this.pipelines = pipelines;
+    this.timeout = settings.healthTimeout();
+    this.cacheNanos = settings.healthCacheFor().toNanos();
+    this.nanoTime = nanoTime;
+    this.kafkaChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "kafka");
+    this.storageChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "storage");
+  }
 
   /** Pipelines: UP unless one is FAILED; details map each id to its state (and reason). */
-  static HealthIndicator pipelines(ServedPipelines pipelines) {
+  HealthIndicator pipelines() {
     return () -> {
       Map<String, Object> details = new LinkedHashMap<>();
       boolean failed = false;
@@ -44,38 +84,122 @@ final class HealthChecks {
   }
 
   /** Kafka: one Admin cluster description per distinct bootstrap-servers list. */
-  static HealthIndicator kafka(ServedPipelines pipelines, Duration timeout) {
+  HealthIndicator kafka() {
     return () -> {
-      Map<String, PipelineSpec> clusters = new LinkedHashMap<>();
-      pipelines.all().forEach(p -> p.spec().ifPresent(s -> clusters.putIfAbsent(s.source().bootstrapServers(), s)));
       Map<String, Object> details = new LinkedHashMap<>();
       boolean down = false;
-      for (Map.Entry<String, PipelineSpec> cluster : clusters.entrySet()) {
-        String outcome = bounded(timeout, () -> describeCluster(cluster.getValue(), timeout));
+      for (ManagedPipeline p : pipelines.all()) {
+        if (p.spec().isEmpty()) {
+          continue;
+        }
+        PipelineSpec spec = p.spec().get();
+        String cluster = spec.source().bootstrapServers();
+        String shown = p.mask(cluster);
+        if (details.containsKey(shown)) {
+          continue;
+        }
+        Probe probe = probes.computeIfAbsent("kafka " + cluster, k -> new Probe(kafkaChecks,
+            () -> describeCluster(spec, timeout)));
+        String outcome = p.mask(probe.outcome());
         down |= !outcome.startsWith("UP");
-        details.put(cluster.getKey(), outcome);
+        details.put(shown, outcome);
       }
-      return (down ? Health.down() : clusters.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
+      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
     };
   }
 
   /** Object stores: a metadata request on every distinct sink and checkpoint location. */
-  static HealthIndicator storage(ServedPipelines pipelines, Duration timeout) {
+  HealthIndicator storage() {
     return () -> {
-      Map<String, PipelineSpec> locations = new LinkedHashMap<>();
-      pipelines.all().forEach(p -> p.spec().ifPresent(s -> {
-        locations.putIfAbsent(s.sink().path(), s);
-        locations.putIfAbsent(s.checkpoint(), s);
-      }));
       Map<String, Object> details = new LinkedHashMap<>();
       boolean down = false;
-      for (Map.Entry<String, PipelineSpec> location : locations.entrySet()) {
-        String outcome = bounded(timeout, () -> probe(location.getValue(), location.getKey()));
-        down |= !outcome.startsWith("UP");
-        details.put(location.getKey(), outcome);
+      for (ManagedPipeline p : pipelines.all()) {
+        if (p.spec().isEmpty()) {
+          continue;
+        }
+        PipelineSpec spec = p.spec().get();
+        for (String location : new String[] {spec.sink().path(), spec.checkpoint()}) {
+          String shown = p.mask(location);
+          if (details.containsKey(shown)) {
+            continue;
+          }
+          Probe probe = probes.computeIfAbsent("storage " + location, k -> new Probe(storageChecks,
+              () -> probe(spec, location)));
+          String outcome = p.mask(probe.outcome());
+          down |= !outcome.startsWith("UP");
+          details.put(shown, outcome);
+        }
       }
-      return (down ? Health.down() : locations.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
+      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
     };
+  }
+
+  /** Ends the checks still running. */
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+
+  /**
+   * One remote check with its cached outcome: a single flight at a time, its outcome reused until
+   * it is older than the cache period.
+   */
+  private final class Probe {
+    private final Counter runs;
+    private final Callable<String> check;
+    // Guarded by this.
+    private CompletableFuture<String> inFlight;
+    private String last;
+    private long checkedAt;
+
+    Probe(Counter runs, Callable<String> check) {
+      this.runs = runs;
+      this.check = check;
+    }
+
+    String outcome() {
+      CompletableFuture<String> result = current();
+      try {
+        return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        return "DOWN: no answer within " + timeout.toMillis() + " ms";
+      } catch (ExecutionException e) {
+        return "DOWN: " + e.getCause();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return "DOWN: interrupted";
+      }
+    }
+
+    private synchronized CompletableFuture<String> current() {
+      if (last != null && nanoTime.getAsLong() - checkedAt < cacheNanos) {
+        return CompletableFuture.completedFuture(last);
+      }
+      if (inFlight != null) {
+        return inFlight;
+      }
+      runs.increment();
+      CompletableFuture<String> started = CompletableFuture.supplyAsync(this::run, executor);
+      inFlight = started;
+      // A quick check may have completed already: then done() runs here and clears inFlight, so
+      // the future to wait for is the one just started, not the field.
+      started.whenComplete((outcome, error) -> done(outcome != null ? outcome : "DOWN: " + error));
+      return started;
+    }
+
+    private synchronized void done(String outcome) {
+      last = outcome;
+      checkedAt = nanoTime.getAsLong();
+      inFlight = null;
+    }
+
+    private String run() {
+      try {
+        return check.call();
+      } catch (Exception e) {
+        return "DOWN: " + Failures.describe(e, Secrets.NONE);
+      }
+    }
   }
 
   private static String describeCluster(PipelineSpec spec, Duration timeout) throws Exception {
@@ -101,26 +225,4 @@ final class HealthChecks {
       return "UP";
     }
   }
-
-  private static String bounded(Duration timeout, Callable<String> check) {
-    ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "tributary-health");
-      t.setDaemon(true);
-      return t;
-    });
-    try {
-      Future<String> result = executor.submit(check);
-      return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      return "DOWN: no answer within " + timeout.toMillis() + " ms";
-    } catch (java.util.concurrent.ExecutionException e) {
-      return "DOWN: " + Failures.describe(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "DOWN: interrupted";
-    } finally {
-      executor.shutdownNow();
-    }
-  }
-
 }

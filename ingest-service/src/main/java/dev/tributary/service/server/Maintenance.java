@@ -53,7 +53,7 @@ final class Maintenance {
       metrics.compacted(result, table.counters());
       metrics.run(MetricNames.COMPACTION_RUNS, "success");
       if (result.compacted()) {
-        LOG.info("Compaction of pipeline {} ({}): {}", p.id(), spec.sink().path(), result);
+        LOG.info("Compaction of pipeline {} ({}): {}", p.id(), p.mask(spec.sink().path()), p.mask(result.toString()));
       } else {
         LOG.debug("Compaction of pipeline {} ({}): nothing to compact", p.id(), spec.sink().path());
       }
@@ -80,7 +80,7 @@ final class Maintenance {
       VacuumResult result = dryRun ? table.vacuumDryRun(retention) : table.vacuum(retention);
       metrics.vacuumed(result);
       metrics.run(MetricNames.VACUUM_RUNS, "success");
-      LOG.info("Vacuum of pipeline {} ({}){}: {} files, {} bytes", p.id(), spec.sink().path(),
+      LOG.info("Vacuum of pipeline {} ({}){}: {} files, {} bytes", p.id(), p.mask(spec.sink().path()),
           dryRun ? " (dry run)" : "", result.files().size(), result.bytes());
       return result;
     } catch (IOException | RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.tributary.service.server;
 
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.ProgressLog;
@@ -32,7 +33,8 @@ final class ManagedPipeline {
   private final Optional<PipelineLauncher> launcher;
   private final Backoff backoff;
   private final Clock clock;
-  private final ProgressLog progress = new ProgressLog(PROGRESS_KEPT);
+  private final Secrets secrets;
+  private final ProgressLog progress;
   private final AtomicLong batches = new AtomicLong();
   private final Object lock = new Object();
   private PipelineMetrics metrics;
@@ -52,11 +54,13 @@ final class ManagedPipeline {
     this.id = id;
     this.file = file;
     this.spec = spec;
+    this.secrets = spec.map(PipelineSpec::secrets).orElse(Secrets.NONE);
+    this.progress = new ProgressLog(PROGRESS_KEPT, secrets);
     this.launcher = launcher;
     this.backoff = backoff;
     this.clock = clock;
     this.state = state;
-    this.reason = reason;
+    this.reason = secrets.mask(reason);
     this.since = clock.instant();
     progress.addListener(p -> batches.incrementAndGet());
   }
@@ -82,7 +86,7 @@ final class ManagedPipeline {
         pipelineMetrics.batchDone(p);
       } catch (RuntimeException e) {
         // The batch is committed: a metrics problem must not turn it into a pipeline failure.
-        LOG.warn("Pipeline {}: metrics of batch {} not recorded: {}", id, p.batchId(), e.toString());
+        LOG.warn("Pipeline {}: metrics of batch {} not recorded: {}", id, p.batchId(), secrets.mask(e.toString()));
       }
     });
   }
@@ -97,6 +101,16 @@ final class ManagedPipeline {
 
   Optional<PipelineSpec> spec() {
     return spec;
+  }
+
+  /** Masks the declaration's secrets in a text about this pipeline (see {@link Secrets#mask}). */
+  String mask(String text) {
+    return secrets.mask(text);
+  }
+
+  /** Describes a failure of this pipeline, its secrets masked. */
+  String describe(Throwable failure) {
+    return Failures.describe(failure, secrets);
   }
 
   /** False for a pipeline whose file could not be loaded. */
@@ -237,14 +251,14 @@ final class ManagedPipeline {
     }
   }
 
-  private static void closeQuietly(PipelineLauncher.ActiveRun run) {
+  private void closeQuietly(PipelineLauncher.ActiveRun run) {
     if (run == null) {
       return;
     }
     try {
       run.close();
     } catch (RuntimeException e) {
-      LOG.warn("Pipeline run did not close cleanly: {}", e.toString());
+      LOG.warn("Pipeline {}: run did not close cleanly: {}", id, secrets.mask(e.toString()));
     }
   }
 
@@ -254,7 +268,7 @@ final class ManagedPipeline {
     if (metrics != null) {
       metrics.failure(permanent);
     }
-    String description = Failures.describe(failure);
+    String description = describe(failure);
     synchronized (lock) {
       if (stopRequested) {
         change(PipelineState.STOPPED, null);
@@ -296,7 +310,7 @@ final class ManagedPipeline {
       since = clock.instant();
     }
     state = next;
-    reason = why;
+    reason = secrets.mask(why);
   }
 
   /** A consistent snapshot for the REST API and health. */

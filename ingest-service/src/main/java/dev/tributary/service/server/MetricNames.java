@@ -4,7 +4,8 @@ package dev.tributary.service.server;
  * Every metric the service publishes, in one place (docs/OPERATIONS.md lists them with their
  * Prometheus names: dots become underscores, counters gain {@code _total}, timers {@code _seconds}).
  * Tags are low-cardinality only: {@link #PIPELINE}, {@link #TOPIC}, {@link #TABLE},
- * {@link #OUTCOME} and, for batch phases, {@link #PHASE} (a fixed set of five names + total).
+ * {@link #OUTCOME}, {@link #CHECK} (two names) and, for batch phases, {@link #PHASE} (a fixed set of five
+ * names + total).
  */
 public final class MetricNames {
   private MetricNames() {}
@@ -56,6 +57,11 @@ public final class MetricNames {
   /** Scheduled or requested available-now runs. Tags: pipeline, outcome (started, skipped). */
   public static final String BACKFILL_RUNS = "tributary.backfill.runs";
 
+  /**
+   * Remote health checks that really ran (not answered from the cache). Tags: check (kafka, storage).
+   */
+  public static final String HEALTH_CHECKS = "tributary.health.checks";
+
   /** Tag: the pipeline id. */
   public static final String PIPELINE = "pipeline";
   /** Tag: a Kafka topic. */
@@ -64,6 +70,8 @@ public final class MetricNames {
   public static final String TABLE = "table";
   /** Tag: how an operation ended. */
   public static final String OUTCOME = "outcome";
+  /** Tag: a health check kind (kafka, storage). */
+  public static final String CHECK = "check";
   /** Tag: a batch phase. */
   public static final String PHASE = "phase";
 }

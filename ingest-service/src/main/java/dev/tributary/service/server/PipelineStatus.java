@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * One served pipeline as the REST API shows it. Carries no secret: the declaration is reduced to
- * its file, trigger, sink and schedules.
+ * its file, trigger, sink and schedules, and its texts pass {@link ManagedPipeline#mask}.
  *
  * @param id pipeline id (for a file that could not be parsed, the file name without extension)
  * @param file the declaration file
@@ -46,7 +46,7 @@ public record PipelineStatus(
       TriggerSpec trigger, BatchProgress last) {
     return new PipelineStatus(p.id(), p.file().toString(), state, reason, since, restarts,
         trigger == null ? null : ServerMessages.trigger(trigger),
-        p.spec().map(s -> s.sink().path()).orElse(null),
+        p.spec().map(s -> p.mask(s.sink().path())).orElse(null),
         p.spec().map(PipelineStatus::schedules).orElse(Map.of()),
         last, last == null ? null : last.lag(), last == null ? null : last.watermark());
   }

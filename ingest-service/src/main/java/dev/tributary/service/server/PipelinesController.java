@@ -15,8 +15,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The REST API of serve mode (reference: docs/OPERATIONS.md). Reads are open; every POST needs the
- * bearer token ({@link ApiTokenInterceptor}). Start, stop and backfill return 202 at once; compact
+ * The REST API of serve mode (reference: docs/OPERATIONS.md). Every request needs the bearer token
+ * ({@link ApiAccessFilter}: without a configured one, reads answer on loopback only and POSTs are
+ * disabled). Start, stop and backfill return 202 at once; compact
  * and vacuum run the pass and return its result.
  */
 @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty("tributary.pipelines-dir")
@@ -91,7 +92,7 @@ class PipelinesController {
       throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     } catch (IOException | RuntimeException e) {
       throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
-          Maintenance.COMPACTION, p.spec().get().sink().path(), Failures.describe(e)));
+          Maintenance.COMPACTION, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
@@ -105,7 +106,7 @@ class PipelinesController {
       throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     } catch (IOException | RuntimeException e) {
       throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
-          Maintenance.VACUUM, p.spec().get().sink().path(), Failures.describe(e)));
+          Maintenance.VACUUM, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 

@@ -71,8 +71,8 @@ final class Schedules {
     } catch (Maintenance.BusyException e) {
       skipped(p, Maintenance.COMPACTION, MetricNames.COMPACTION_RUNS);
     } catch (Exception e) {
-      LOG.error(ServerMessages.maintenanceFailed(p.id(), Maintenance.COMPACTION, p.spec().get().sink().path(),
-          Failures.describe(e)));
+      LOG.error(ServerMessages.maintenanceFailed(p.id(), Maintenance.COMPACTION,
+          p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
@@ -82,8 +82,8 @@ final class Schedules {
     } catch (Maintenance.BusyException e) {
       skipped(p, Maintenance.VACUUM, MetricNames.VACUUM_RUNS);
     } catch (Exception e) {
-      LOG.error(ServerMessages.maintenanceFailed(p.id(), Maintenance.VACUUM, p.spec().get().sink().path(),
-          Failures.describe(e)));
+      LOG.error(ServerMessages.maintenanceFailed(p.id(), Maintenance.VACUUM, p.mask(p.spec().get().sink().path()),
+          p.describe(e)));
     }
   }
 

@@ -9,13 +9,15 @@ import java.util.Optional;
  * Settings of serve mode, from Spring properties ({@code tributary.*}, see application.yml).
  *
  * @param pipelinesDir the folder whose {@code *.yaml} / {@code *.yml} files are served
- * @param apiToken the bearer token mutating endpoints require; empty disables them
+ * @param apiToken the bearer token the pipelines API and the health details require; empty = the
+ *     pipelines API and the health details answer on loopback only, mutating endpoints are disabled
  * @param backoff restart delays after transient failures
  * @param shutdownTimeout how long shutdown waits for the batches in progress to finish
  * @param healthTimeout the time bound of each health check (Kafka, object stores)
+ * @param healthCacheFor how long the outcome of a remote health check is reused
  */
 public record ServeSettings(Path pipelinesDir, Optional<String> apiToken, Backoff backoff, Duration shutdownTimeout,
-    Duration healthTimeout) {
+    Duration healthTimeout, Duration healthCacheFor) {
 
   /** Checks that nothing is null; a blank token counts as none. */
   public ServeSettings {
@@ -24,12 +26,14 @@ public record ServeSettings(Path pipelinesDir, Optional<String> apiToken, Backof
     Objects.requireNonNull(backoff, "backoff");
     Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
     Objects.requireNonNull(healthTimeout, "healthTimeout");
+    Objects.requireNonNull(healthCacheFor, "healthCacheFor");
   }
 
   /** Never shows the token. */
   @Override
   public String toString() {
     return "ServeSettings[pipelinesDir=" + pipelinesDir + ", apiToken=" + (apiToken.isPresent() ? "(set)" : "(none)")
-        + ", backoff=" + backoff + ", shutdownTimeout=" + shutdownTimeout + ", healthTimeout=" + healthTimeout + "]";
+        + ", backoff=" + backoff + ", shutdownTimeout=" + shutdownTimeout + ", healthTimeout=" + healthTimeout
+        + ", healthCacheFor=" + healthCacheFor + "]";
   }
 }

@@ -3,6 +3,7 @@ package dev.tributary.service.server;
 import dev.tributary.config.PipelineFolder;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,7 +25,8 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * The pipelines of the served folder. Loading never fails as a whole: a file that does not parse
- * or compile becomes a FAILED pipeline with the reason, the others run. As a Spring lifecycle bean
+ * or compile, or whose loading throws anything at all (an {@link Error} included), becomes a FAILED
+ * pipeline with the reason, the others run. As a Spring lifecycle bean
  * it starts every runnable pipeline (with its declared trigger) and the schedules once the
  * context is up, and on shutdown (SIGTERM) stops the schedules, asks every run to stop after its
  * batch in progress and waits for them, bounded by {@link ServeSettings#shutdownTimeout()}.
@@ -39,6 +41,37 @@ final class ServedPipelines implements SmartLifecycle {
   private volatile boolean running;
 
   ServedPipelines(ServeSettings settings, MeterRegistry registry, Maintenance maintenance, Clock clock) {
+    this(settings, registry, maintenance, clock, Loader.REAL);
+  }
+
+  /**
+   * Turns one file into a runnable pipeline; the seam that lets tests make a stage throw what no
+   * small real input makes it throw (an {@link Error}).
+   */
+  interface Loader {
+    /** Parses and validates the file. */
+    PipelineSpec parse(Path file);
+
+    /** Compiles the declaration into what opens its runs. */
+    PipelineLauncher compile(PipelineSpec spec);
+
+    /** The parser and the compiler of the service. */
+    Loader REAL = new Loader() {
+      @Override
+      public PipelineSpec parse(Path file) {
+        return PipelineParser.parse(file);
+      }
+
+      @Override
+      public PipelineLauncher compile(PipelineSpec spec) {
+        CompiledPipeline compiled = PipelineFactory.compile(spec);
+        return PipelineLauncher.of(compiled);
+      }
+    };
+  }
+
+  ServedPipelines(ServeSettings settings, MeterRegistry registry, Maintenance maintenance, Clock clock,
+      Loader loader) {
     this.settings = settings;
     Path dir = settings.pipelinesDir();
     if (!Files.isDirectory(dir)) {
@@ -46,7 +79,7 @@ final class ServedPipelines implements SmartLifecycle {
     }
     Map<String, Path> files = new LinkedHashMap<>();
     for (Path file : pipelineFiles(dir)) {
-      ManagedPipeline p = load(file, settings.backoff(), clock);
+      ManagedPipeline p = load(loader, file, settings.backoff(), clock);
       if (files.containsKey(p.id())) {
         p = ManagedPipeline.invalid(p.id() + "@" + file.getFileName(), file, p.spec(),
             ServerMessages.duplicateId(p.id(), file, files.get(p.id())), clock);
@@ -100,21 +133,29 @@ final class ServedPipelines implements SmartLifecycle {
     }
   }
 
-  private static ManagedPipeline load(Path file, Backoff backoff, Clock clock) {
+  /**
+   * Loads one file. Any {@link Throwable} of a stage (an exception, a {@link StackOverflowError}
+   * of a pathological file, an {@link OutOfMemoryError} of a huge one) fails this pipeline only:
+   * one file must never keep the others from being served. The JVM that survived the error goes
+   * on; a real lack of memory shows again in the pipelines that run, and ExitOnOutOfMemoryError
+   * (the container default) still ends the process there.
+   */
+  private static ManagedPipeline load(Loader loader, Path file, Backoff backoff, Clock clock) {
     String fallbackId = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
     PipelineSpec spec;
     try {
-      spec = PipelineParser.parse(file);
-    } catch (RuntimeException e) {
-      LOG.error("Pipeline file {} is invalid; it will not run: {}", file, e.getMessage());
-      return ManagedPipeline.invalid(fallbackId, file, Optional.empty(), Failures.describe(e), clock);
+      spec = loader.parse(file);
+    } catch (Throwable e) {
+      String reason = ServerMessages.loadFailed(e, Failures.describe(e, Secrets.NONE));
+      LOG.error("Pipeline file {} is invalid; it will not run: {}", file, reason);
+      return ManagedPipeline.invalid(fallbackId, file, Optional.empty(), reason, clock);
     }
     try {
-      CompiledPipeline compiled = PipelineFactory.compile(spec);
-      return ManagedPipeline.runnable(spec, file, PipelineLauncher.of(compiled), backoff, clock);
-    } catch (RuntimeException e) {
-      LOG.error("Pipeline {} ({}) cannot be built; it will not run: {}", spec.id(), file, e.getMessage());
-      return ManagedPipeline.invalid(spec.id(), file, Optional.of(spec), Failures.describe(e), clock);
+      return ManagedPipeline.runnable(spec, file, loader.compile(spec), backoff, clock);
+    } catch (Throwable e) {
+      String reason = ServerMessages.loadFailed(e, Failures.describe(e, spec.secrets()));
+      LOG.error("Pipeline {} ({}) cannot be built; it will not run: {}", spec.id(), file, reason);
+      return ManagedPipeline.invalid(spec.id(), file, Optional.of(spec), reason, clock);
     }
   }
 

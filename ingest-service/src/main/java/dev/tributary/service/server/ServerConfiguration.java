@@ -6,23 +6,26 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
-import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * The beans of serve mode, active when {@code tributary.pipelines-dir} is set (the {@code serve}
  * command sets it). Properties: {@code tributary.pipelines-dir}, {@code tributary.api-token}
  * (from {@code TRIBUTARY_API_TOKEN}), {@code tributary.restart.initial-backoff},
  * {@code tributary.restart.max-backoff}, {@code tributary.shutdown-timeout},
- * {@code tributary.health-timeout}.
+ * {@code tributary.health-timeout}, {@code tributary.health-cache} (see docs/OPERATIONS.md). Access to
+ * the endpoints: {@link ApiAccessFilter}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty("tributary.pipelines-dir")
 class ServerConfiguration {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerConfiguration.class);
 
   @Bean
   ServeSettings serveSettings(Environment env) {
@@ -32,7 +35,8 @@ class ServerConfiguration {
         new Backoff(env.getProperty("tributary.restart.initial-backoff", Duration.class, Duration.ofSeconds(1)),
             env.getProperty("tributary.restart.max-backoff", Duration.class, Duration.ofMinutes(5))),
         env.getProperty("tributary.shutdown-timeout", Duration.class, Duration.ofSeconds(90)),
-        env.getProperty("tributary.health-timeout", Duration.class, Duration.ofSeconds(5)));
+        env.getProperty("tributary.health-timeout", Duration.class, Duration.ofSeconds(5)),
+        env.getProperty("tributary.health-cache", Duration.class, Duration.ofSeconds(5)));
   }
 
   @Bean
@@ -46,27 +50,34 @@ class ServerConfiguration {
   }
 
   @Bean
-  WebMvcConfigurer apiToken(ServeSettings settings) {
-    return new WebMvcConfigurer() {
-      @Override
-      public void addInterceptors(InterceptorRegistry registry) {
-        registry.addInterceptor(new ApiTokenInterceptor(settings.apiToken())).addPathPatterns("/api/**");
-      }
-    };
+  FilterRegistrationBean<ApiAccessFilter> apiAccess(ServeSettings settings) {
+    if (settings.apiToken().isEmpty()) {
+      LOG.warn(ServerMessages.noTokenWarning());
+    }
+    FilterRegistrationBean<ApiAccessFilter> registration =
+        new FilterRegistrationBean<>(new ApiAccessFilter(settings.apiToken()));
+    registration.addUrlPatterns("/*");
+    registration.setName("tributaryApiAccess");
+    return registration;
+  }
+
+  @Bean(destroyMethod = "close")
+  HealthChecks healthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry) {
+    return new HealthChecks(pipelines, settings, registry, System::nanoTime);
   }
 
   @Bean
-  HealthIndicator pipelinesHealthIndicator(ServedPipelines pipelines) {
-    return HealthChecks.pipelines(pipelines);
+  HealthIndicator pipelinesHealthIndicator(HealthChecks checks) {
+    return checks.pipelines();
   }
 
   @Bean
-  HealthIndicator kafkaHealthIndicator(ServedPipelines pipelines, ServeSettings settings) {
-    return HealthChecks.kafka(pipelines, settings.healthTimeout());
+  HealthIndicator kafkaHealthIndicator(HealthChecks checks) {
+    return checks.kafka();
   }
 
   @Bean
-  HealthIndicator storageHealthIndicator(ServedPipelines pipelines, ServeSettings settings) {
-    return HealthChecks.storage(pipelines, settings.healthTimeout());
+  HealthIndicator storageHealthIndicator(HealthChecks checks) {
+    return checks.storage();
   }
 }

@@ -25,6 +25,21 @@ final class ServerMessages {
         + " does not exist or is not a directory; pass --pipelines-dir with a folder of pipeline YAML files.";
   }
 
+  /**
+   * Why a file could not be loaded: the message of an exception as it is; for an {@link Error},
+   * which says little by itself ({@code StackOverflowError} has no message), what happened and
+   * what to do.
+   */
+  static String loadFailed(Throwable failure, String description) {
+    if (!(failure instanceof Error)) {
+      return description;
+    }
+    return "loading the file failed with " + failure.getClass().getSimpleName()
+        + (failure.getMessage() == null ? "" : " (" + description + ")")
+        + "; the file may be too large or too deeply nested. Simplify it and restart the service;"
+        + " the other pipelines are served.";
+  }
+
   static String duplicateId(String id, Path file, Path first) {
     return "pipeline id '" + id + "' of " + file + " is already used by " + first
         + "; every pipeline file needs its own id (the 'pipeline' key).";
@@ -59,6 +74,17 @@ final class ServerMessages {
   static String tokenNotConfigured() {
     return "Mutating endpoints are disabled because no API token is configured. Set TRIBUTARY_API_TOKEN in"
         + " the service's environment and send it as 'Authorization: Bearer <token>'.";
+  }
+
+  static String loopbackOnly() {
+    return "This endpoint answers only on the service's own host (loopback) because no API token is configured."
+        + " Set TRIBUTARY_API_TOKEN in the service's environment and send it as 'Authorization: Bearer <token>'.";
+  }
+
+  static String noTokenWarning() {
+    return "No API token is configured (TRIBUTARY_API_TOKEN): the pipelines API and the health details answer"
+        + " only requests from loopback, and the mutating endpoints (start, stop, backfill, compact, vacuum) are"
+        + " disabled. Set TRIBUTARY_API_TOKEN to use them from another host.";
   }
 
   static String tokenRejected() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.source.DataLossException;
 import java.io.IOException;
@@ -44,9 +45,18 @@ class FailuresTest {
   @Test
   void describesTheChainOnceEach() {
     IOException root = new IOException("connection refused");
-    assertThat(Failures.describe(new IllegalStateException("cannot read batch 3", root)))
+    assertThat(Failures.describe(new IllegalStateException("cannot read batch 3", root), Secrets.NONE))
         .isEqualTo("cannot read batch 3 (caused by: connection refused)");
-    assertThat(Failures.describe(new IllegalStateException(root))).isEqualTo("java.io.IOException: connection refused");
-    assertThat(Failures.describe(new NullPointerException())).isEqualTo("NullPointerException");
+    assertThat(Failures.describe(new IllegalStateException(root), Secrets.NONE))
+        .isEqualTo("java.io.IOException: connection refused");
+    assertThat(Failures.describe(new NullPointerException(), Secrets.NONE)).isEqualTo("NullPointerException");
+  }
+
+  @Test
+  void masksThePipelinesSecretsInTheDescription() {
+    IOException root = new IOException("Unable to connect to http://minio-secret-host:9000");
+    assertThat(Failures.describe(new IllegalStateException("cannot write batch 3", root),
+        Secrets.of(java.util.List.of("minio-secret-host"))))
+        .isEqualTo("cannot write batch 3 (caused by: Unable to connect to http://******:9000)");
   }
 }

@@ -17,17 +17,35 @@ final class Http {
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return client.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+    return get(path, null);
+  }
+
+  /** GET with an optional {@code Authorization} header value (null = none). */
+  HttpResponse<String> get(String path, String authorization) throws IOException, InterruptedException {
+    return client.send(request(path, authorization).timeout(Duration.ofSeconds(30)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A GET request for {@link HttpClient#sendAsync}, with an optional {@code Authorization} header value. */
+  HttpRequest getRequest(String path, String authorization) {
+    return request(path, authorization).timeout(Duration.ofSeconds(60)).GET().build();
+  }
+
+  HttpClient client() {
+    return client;
+  }
+
+  private HttpRequest.Builder request(String path, String authorization) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path));
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return request;
   }
 
   /** POST with an optional {@code Authorization} header value (null = none). */
   HttpResponse<String> post(String path, String authorization) throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.noBody());
-    if (authorization != null) {
-      request.header("Authorization", authorization);
-    }
-    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return client.send(request(path, authorization).timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
   }
 }

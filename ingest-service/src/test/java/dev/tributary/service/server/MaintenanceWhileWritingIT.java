@@ -125,7 +125,8 @@ class MaintenanceWhileWritingIT {
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
     Files.writeString(pipelines.resolve("maintained.yaml"), pipeline(topic));
     served = new ServedPipelines(new ServeSettings(pipelines, Optional.empty(),
-        new Backoff(Duration.ofMillis(200), Duration.ofSeconds(1)), Duration.ofSeconds(30), Duration.ofSeconds(5)),
+        new Backoff(Duration.ofMillis(200), Duration.ofSeconds(1)), Duration.ofSeconds(30), Duration.ofSeconds(5),
+        Duration.ofSeconds(5)),
         registry, new Maintenance(), Clock.systemUTC());
     served.start();
     Path tablePath = dir.resolve("tables/maintained");

@@ -48,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ServeEndToEndIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "e2e-token-" + java.util.UUID.randomUUID();
+  private static final String AUTH = "Bearer " + TOKEN;
   private static final Duration SLOW = Duration.ofMinutes(3);
 
   @TempDir static Path dir;
@@ -91,7 +92,7 @@ class ServeEndToEndIT {
     http = new Http("http://127.0.0.1:" + port);
     await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
         .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
-        .until(() -> http.get("/api/pipelines").statusCode() == 200);
+        .until(() -> http.get("/api/pipelines", AUTH).statusCode() == 200);
   }
 
   @AfterAll
@@ -148,7 +149,7 @@ class ServeEndToEndIT {
   }
 
   private static JsonNode pipelineJson(String id) throws Exception {
-    HttpResponse<String> response = http.get("/api/pipelines/" + id + "?last=100");
+    HttpResponse<String> response = http.get("/api/pipelines/" + id + "?last=100", AUTH);
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     return JSON.readTree(response.body());
   }
@@ -176,7 +177,7 @@ class ServeEndToEndIT {
     await().atMost(SLOW).untilAsserted(() -> assertThat(state("history")).isEqualTo("IDLE"));
     assertThat(rowsOut("history")).isEqualTo(50);
 
-    HttpResponse<String> response = http.get("/api/pipelines");
+    HttpResponse<String> response = http.get("/api/pipelines", AUTH);
     assertNoSecret(response.body());
     JsonNode list = JSON.readTree(response.body());
     assertThat(list.findValuesAsText("id")).containsExactly("broken", "clicks", "history");
@@ -191,9 +192,29 @@ class ServeEndToEndIT {
     assertThat(clicks.get("schedules").get("compaction").asText()).isEqualTo("*/2 * * * * *");
     assertThat(clicks.get("sink").asText()).isEqualTo("s3://" + bucket + "/tables/clicks");
 
-    JsonNode details = JSON.readTree(http.get("/api/pipelines/clicks?last=1").body());
+    JsonNode details = JSON.readTree(http.get("/api/pipelines/clicks?last=1", AUTH).body());
     assertThat(details.get("progress")).hasSize(1);
     assertThat(details.get("status").get("id").asText()).isEqualTo("clicks");
+  }
+
+  @Test
+  @Order(2)
+  void readingThePipelinesNeedsTheBearerTokenToo() throws Exception {
+    for (String path : new String[] {"/api/pipelines", "/api/pipelines/clicks", "/api/pipelines/nope"}) {
+      for (String auth : new String[] {null, "Bearer wrong"}) {
+        HttpResponse<String> response = http.get(path, auth);
+        assertThat(response.statusCode()).as(path + " " + auth).isEqualTo(401);
+        assertThat(JSON.readTree(response.body()).get("message").asText()).startsWith("Missing or wrong bearer token");
+        assertThat(response.body()).doesNotContain("clicks", "sorce");
+      }
+    }
+    // Other spellings of the same path are dispatched to the same endpoint: they are guarded too.
+    for (String path : new String[] {"/x/../api/pipelines", "/api;p=1/pipelines", "//api/pipelines",
+        "/api/pipelines/"}) {
+      HttpResponse<String> response = http.get(path, null);
+      assertThat(response.statusCode()).as(path + ": " + response.body()).isNotEqualTo(200);
+      assertThat(response.body()).as(path).doesNotContain("clicks", "sorce");
+    }
   }
 
   @Test
@@ -274,7 +295,15 @@ class ServeEndToEndIT {
   @Test
   @Order(6)
   void healthAndPrometheus() throws Exception {
-    HttpResponse<String> health = http.get("/actuator/health");
+    // Without the token: the overall status only, no component and no reason.
+    HttpResponse<String> anonymous = http.get("/actuator/health");
+    assertThat(anonymous.statusCode()).as(anonymous.body()).isEqualTo(503);
+    assertThat(JSON.readTree(anonymous.body()).get("status").asText()).isEqualTo("DOWN");
+    assertThat(anonymous.body()).doesNotContain("components", "sorce", "broken", "kafka", bucket);
+    assertThat(http.get("/actuator/health/pipelines").body()).doesNotContain("sorce", "broken");
+    assertThat(http.get("/actuator/health/readiness").statusCode()).isEqualTo(200);
+
+    HttpResponse<String> health = http.get("/actuator/health", AUTH);
     assertNoSecret(health.body());
     assertThat(health.statusCode()).as(health.body()).isEqualTo(503); // broken.yaml is FAILED
     JsonNode components = JSON.readTree(health.body()).get("components");

@@ -13,23 +13,30 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Serve mode in-process, without a token and without a reachable broker: mutating endpoints are
- * disabled (403, never open), a file that does not parse is FAILED with its reason while the other
- * pipeline keeps retrying, and health reports Kafka DOWN within its time bound.
+ * disabled (403, never open), the read endpoints and the health details answer this loopback client
+ * (and only loopback clients, see ApiAccessFilterTest) and the start says so, a file that does not
+ * parse is FAILED with its reason while the other pipeline keeps retrying, and health reports Kafka
+ * DOWN within its time bound.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ServeWithoutTokenIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   @TempDir static Path dir;
   private static ConfigurableApplicationContext context;
   private static Http http;
+  private static String startOutput;
 
   @BeforeAll
-  static void serve() throws Exception {
+  static void serve(CapturedOutput output) throws Exception {
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
     Files.writeString(pipelines.resolve("broken.yaml"), "pipeline: broken\nsorce: {}\n");
     Files.writeString(pipelines.resolve("offline.yaml"), """
@@ -57,6 +64,7 @@ class ServeWithoutTokenIT {
         "--tributary.restart.max-backoff=1s",
         "--server.port=0");
     http = new Http("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+    startOutput = output.getAll();
   }
 
   @AfterAll
@@ -114,6 +122,19 @@ class ServeWithoutTokenIT {
           .containsPattern("tributary_pipeline_state\\{application=\"tributary\",outcome=\"(starting|running|retrying)\","
               + "pipeline=\"offline\"} 1.0");
     });
+  }
+
+  @Test
+  void theStartSaysThatNoTokenIsConfigured() {
+    assertThat(startOutput).contains("No API token is configured (TRIBUTARY_API_TOKEN): the pipelines API and the"
+        + " health details answer only requests from loopback");
+  }
+
+  @Test
+  void healthShowsItsDetailsToALoopbackClientAndProbesAreOpen() throws Exception {
+    JsonNode health = JSON.readTree(http.get("/actuator/health").body());
+    assertThat(health.get("components").get("pipelines").get("details").get("broken").asText()).startsWith("FAILED");
+    assertThat(http.get("/actuator/health/liveness").statusCode()).isEqualTo(200);
   }
 
   @Test

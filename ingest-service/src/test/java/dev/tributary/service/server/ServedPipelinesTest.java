@@ -18,7 +18,7 @@ class ServedPipelinesTest {
 
   private ServeSettings settings(Path pipelines) {
     return new ServeSettings(pipelines, Optional.of("secret"), new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)),
-        Duration.ofSeconds(5), Duration.ofSeconds(1));
+        Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(5));
   }
 
   private String pipeline(String id, String transform) {
@@ -97,6 +97,52 @@ class ServedPipelinesTest {
         + " inside the sink.delta.path '" + dir + "/alpha' of pipeline alpha (" + dir.resolve("a.yaml") + ")"
         + rule);
     assertThat(served.find("beta").orElseThrow().runnable()).isFalse();
+  }
+
+  @Test
+  void aFileWhoseLoadingThrowsAnErrorIsFailedAndTheOthersAreServed() throws Exception {
+    Files.writeString(dir.resolve("a.yaml"), pipeline("alpha", ""));
+    Files.writeString(dir.resolve("b.yaml"), pipeline("deep", ""));
+    Files.writeString(dir.resolve("c.yaml"), pipeline("heavy", ""));
+    Files.writeString(dir.resolve("d.yaml"), pipeline("buggy", ""));
+    Files.writeString(dir.resolve("e.yaml"), pipeline("omega", ""));
+    // Each stage of loading throws something no "catch (RuntimeException)" catches, or a bug's exception.
+    ServedPipelines.Loader failing = new ServedPipelines.Loader() {
+      @Override
+      public dev.tributary.config.PipelineSpec parse(Path file) {
+        if (file.getFileName().toString().equals("b.yaml")) {
+          throw new StackOverflowError();
+        }
+        return ServedPipelines.Loader.REAL.parse(file);
+      }
+
+      @Override
+      public PipelineLauncher compile(dev.tributary.config.PipelineSpec spec) {
+        if (spec.id().equals("heavy")) {
+          throw new OutOfMemoryError("Java heap space");
+        }
+        if (spec.id().equals("buggy")) {
+          throw new IllegalStateException("schema builder bug");
+        }
+        return ServedPipelines.Loader.REAL.compile(spec);
+      }
+    };
+
+    ServedPipelines served = new ServedPipelines(settings(dir), new SimpleMeterRegistry(), new Maintenance(),
+        Clock.systemUTC(), failing);
+
+    assertThat(served.all()).extracting(ManagedPipeline::id).containsExactly("alpha", "b", "heavy", "buggy", "omega");
+    assertThat(served.find("alpha").orElseThrow().runnable()).isTrue();
+    assertThat(served.find("omega").orElseThrow().runnable()).isTrue();
+    PipelineStatus deep = served.find("b").orElseThrow().status();
+    assertThat(deep.state()).isEqualTo(PipelineState.FAILED);
+    assertThat(deep.reason()).isEqualTo("loading the file failed with StackOverflowError; the file may be too large"
+        + " or too deeply nested. Simplify it and restart the service; the other pipelines are served.");
+    PipelineStatus heavy = served.find("heavy").orElseThrow().status();
+    assertThat(heavy.state()).isEqualTo(PipelineState.FAILED);
+    assertThat(heavy.reason()).startsWith("loading the file failed with OutOfMemoryError (Java heap space);");
+    assertThat(served.find("heavy").orElseThrow().runnable()).isFalse();
+    assertThat(served.find("buggy").orElseThrow().status().reason()).isEqualTo("schema builder bug");
   }
 
   @Test
