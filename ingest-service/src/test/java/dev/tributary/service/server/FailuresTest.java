@@ -32,7 +32,7 @@ class FailuresTest {
     assertThat(Failures.permanent(loss)).isTrue();
     var storage = new dev.tributary.service.engine.BatchFailedException("p", 2, ranges, new IOException("disk full"));
     assertThat(Failures.permanent(storage)).isFalse();
-    assertThat(Failures.describe(storage)).isEqualTo("Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
+    assertThat(Failures.describe(storage, Secrets.NONE)).isEqualTo("Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
         + " with the same offsets at the next start (a table that already committed it skips it). (caused by: disk full)");
   }
 
