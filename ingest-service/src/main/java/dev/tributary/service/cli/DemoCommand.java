@@ -121,9 +121,11 @@ final class DemoCommand {
     try (ObjectStore store = ObjectStores.open(spec.sink().path(), null);
         ObjectStore qstore = ObjectStores.open(spec.quarantine().path(), null)) {
       Snapshot table = DeltaTable.open(store, TableOptions.defaults()).snapshot();
+      var batchKey = table.state().transactions().values().stream()
+          .filter(t -> t.appId().startsWith(spec.id() + "@")).findFirst();
       out.printf("%nDelta table %s: version %d, %d files, %,d bytes; txn(%s) = batch %d%n", spec.sink().path(),
-          table.version(), table.fileCount(), table.totalBytes(), spec.id(),
-          table.latestTransactionVersion(spec.id()).orElse(-1));
+          table.version(), table.fileCount(), table.totalBytes(),
+          batchKey.map(t -> t.appId()).orElse(spec.id()), batchKey.map(t -> t.version()).orElse(-1L));
       printSample(store, table, schema, 5);
       Snapshot q = DeltaTable.open(qstore, TableOptions.defaults()).snapshot();
       out.printf("%nQuarantine table %s (%d files): a sample of the records that failed to parse:%n",
@@ -156,7 +158,7 @@ final class DemoCommand {
     }
   }
 
-  private static void produce(String bootstrap, SampleEvents.Batch sample) {
+  private static void produce(String bootstrap, SampleEvents.Batch sample) throws Exception {
     Map<String, Object> config = Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
@@ -164,10 +166,14 @@ final class DemoCommand {
         ProducerConfig.LINGER_MS_CONFIG, 10);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       int i = 0;
+      List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
       for (byte[] value : sample.values()) {
-        producer.send(new ProducerRecord<>(TOPIC, i++ % 3, null, value));
+        sent.add(producer.send(new ProducerRecord<>(TOPIC, i++ % 3, null, value)));
       }
       producer.flush();
+      for (var f : sent) {
+        f.get(); // a record that did not make it fails the demo, never silently shrinks it
+      }
     }
   }
 

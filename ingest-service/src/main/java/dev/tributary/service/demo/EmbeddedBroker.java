@@ -1,6 +1,13 @@
 package dev.tributary.service.demo;
 
 import java.lang.reflect.InvocationTargetException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * The demo's single-node Kafka broker (KRaft, in this JVM): Spring Kafka's embedded test broker.
@@ -38,11 +45,42 @@ public final class EmbeddedBroker implements AutoCloseable {
       Object broker = type.getConstructor(int.class, int.class, String[].class).newInstance(1, partitions, topics);
       type.getMethod("afterPropertiesSet").invoke(broker);
       String servers = (String) type.getMethod("getBrokersAsString").invoke(broker);
+      awaitLeaders(servers, topics);
       return new EmbeddedBroker(broker, servers);
     } catch (InvocationTargetException e) {
       throw new IllegalStateException("The demo's embedded Kafka broker did not start: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("The demo's embedded Kafka broker has an unexpected API: " + e, e);
+    }
+  }
+
+  /**
+   * Waits until every partition of {@code topics} has a leader: an idempotent producer that sends
+   * before that can stall on OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout and lose the
+   * records it held.
+   */
+  private static void awaitLeaders(String servers, String... topics) {
+    Map<String, Object> config = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+    try (Admin admin = Admin.create(config)) {
+      while (true) {
+        try {
+          boolean ready = admin.describeTopics(List.of(topics)).allTopicNames().get().values().stream()
+              .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+          if (ready) {
+            return;
+          }
+        } catch (ExecutionException notYet) {
+          // the topic is still being created
+        }
+        if (Instant.now().isAfter(deadline)) {
+          throw new IllegalStateException("The demo's Kafka topics " + List.of(topics) + " have no leader after 60 s");
+        }
+        Thread.sleep(100);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the demo's Kafka topics", e);
     }
   }
 
