@@ -39,7 +39,7 @@ public class SparkJudge {
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.shuffle.partitions", "1")
         .config("spark.sql.streaming.numRecentProgressUpdates", "10000")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.warehouse.dir", job.path("warehouse").asText("spark-warehouse"))
@@ -67,7 +67,8 @@ public class SparkJudge {
         .option("maxFilesPerTrigger", "1")
         .json(c.get("input").asText());
     if (c.has("watermark")) {
-      events = events.withWatermark(c.get("watermark").get("column").asText(), c.get("watermark").get("delay").asText());
+      JsonNode watermark = c.get("watermark");
+      events = events.withWatermark(watermark.get("column").asText(), watermark.get("delay").asText());
     }
     if (c.has("dropDuplicates")) {
       events = events.dropDuplicates(strings(c.get("dropDuplicates")));

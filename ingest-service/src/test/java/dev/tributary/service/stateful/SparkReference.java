@@ -65,8 +65,9 @@ final class SparkReference {
     String output = Files.readString(log);
     if (mvn.exitValue() != 0) {
       boolean offline = UNREACHABLE.stream().anyMatch(output::contains);
-      Assumptions.assumeFalse(offline, () -> "Spark differential tests skipped: the Maven repository is unreachable,"
-          + " so Spark's classpath cannot be resolved (" + String.join(" ", command) + "); see " + log.toAbsolutePath());
+      Assumptions.assumeFalse(offline, () -> "Spark differential tests skipped: the Maven repository is"
+          + " unreachable, so Spark's classpath cannot be resolved (" + String.join(" ", command) + "); see "
+          + log.toAbsolutePath());
       throw new IllegalStateException("cannot resolve the Spark classpath with `" + String.join(" ", command)
           + "` (exit " + mvn.exitValue() + "):\n" + output);
     }
@@ -99,7 +100,8 @@ final class SparkReference {
         })
         .toArray(URL[]::new);
     if (launcher.length != 1) {
-      throw new IllegalStateException("expected one spark-launcher jar on the Spark classpath, found " + launcher.length);
+      throw new IllegalStateException("expected one spark-launcher jar on the Spark classpath (from " + POM
+          + "), found " + launcher.length);
     }
     try (URLClassLoader loader = new URLClassLoader(launcher, ClassLoader.getPlatformClassLoader())) {
       return List.of((String[]) loader.loadClass("org.apache.spark.launcher.JavaModuleOptions")
@@ -109,7 +111,8 @@ final class SparkReference {
 
   /**
    * Runs the judge over {@code job} (see SparkJudge.java for its shape) in one child JVM, in
-   * {@code work}; fails with the judge's log if it fails or takes over 8 minutes.
+   * {@code work}; fails with the judge's log if it fails or takes over 8 minutes. The log is also
+   * kept as {@code target/spark-judge/last-spark.log}.
    */
   static void run(Map<String, Object> job, Path work) throws Exception {
     String classpath = classpath();
@@ -119,7 +122,8 @@ final class SparkReference {
     List<String> command = new ArrayList<>();
     command.add(ChildJvm.javaBinary().toString());
     command.addAll(moduleOptions(classpath));
-    command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
+    command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
         "-cp", classpath, JUDGE.toAbsolutePath().toString(), jobFile.toString()));
     Path log = work.resolve("spark.log");
     ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
@@ -128,12 +132,19 @@ final class SparkReference {
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().put("SPARK_LOCAL_HOSTNAME", "localhost");
     Process spark = pb.start();
-    if (!spark.waitFor(8, TimeUnit.MINUTES)) {
+    boolean exited = spark.waitFor(8, TimeUnit.MINUTES);
+    if (!exited) {
       spark.destroyForcibly().waitFor();
-      throw new IllegalStateException("Spark did not finish in 8 minutes; log: " + log + "\n" + tail(log));
+    }
+    // the temporary directory goes with the test: keep the last log where a developer looks
+    Files.createDirectories(CACHE);
+    Path kept = CACHE.resolve("last-spark.log").toAbsolutePath();
+    Files.copy(log, kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    if (!exited) {
+      throw new IllegalStateException("Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
     }
     if (spark.exitValue() != 0) {
-      throw new IllegalStateException("Spark failed (exit " + spark.exitValue() + "); log: " + log + "\n" + tail(log));
+      throw new IllegalStateException("Spark failed (exit " + spark.exitValue() + "); log: " + kept + "\n" + tail(log));
     }
     Files.readAllLines(log).stream().filter(l -> l.startsWith("case ")).forEach(l -> System.out.println("Spark " + l));
   }
