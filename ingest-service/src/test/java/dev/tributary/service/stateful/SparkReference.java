@@ -1,0 +1,156 @@
+package dev.tributary.service.stateful;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tributary.service.testing.ChildJvm;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Runs real Spark (src/test/spark/SparkJudge.java) in a child JVM on its own classpath, resolved by
+ * Maven from src/test/spark/pom.xml: Spark's Scala, Jackson and Netty never meet ours.
+ *
+ * <p>The classpath is resolved once and cached in {@code target/spark-judge/}, keyed by the pom's
+ * content, so only the first run (or a changed pom) pays Maven. The JVM options are exactly the
+ * ones Spark's own launcher adds ({@code JavaModuleOptions} from the resolved spark-launcher jar).
+ */
+final class SparkReference {
+  private static final Path POM = Path.of("src/test/spark/pom.xml");
+  private static final Path JUDGE = Path.of("src/test/spark/SparkJudge.java");
+  private static final Path CACHE = Path.of("target/spark-judge");
+  /** What Maven prints when it cannot reach the repository: the only reason to skip. */
+  private static final List<String> UNREACHABLE = List.of("Could not transfer", "UnknownHostException",
+      "Network is unreachable", "Connection refused", "Connect timed out", "connect timed out",
+      "No route to host", "Temporary failure in name resolution", "Could not resolve host");
+
+  private SparkReference() {}
+
+  /** The Spark classpath, resolving it with Maven on first use; aborts the test if offline. */
+  static String classpath() throws Exception {
+    byte[] pom = Files.readAllBytes(POM);
+    String key = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(pom)).substring(0, 16);
+    Path cached = CACHE.resolve("spark-" + key + ".classpath");
+    if (Files.exists(cached)) {
+      String cp = Files.readString(cached).strip();
+      if (Arrays.stream(cp.split(java.io.File.pathSeparator)).allMatch(j -> Files.exists(Path.of(j)))) {
+        return cp;
+      }
+    }
+    Files.createDirectories(CACHE);
+    Path partial = CACHE.resolve("spark-" + key + ".classpath.tmp");
+    Path log = CACHE.resolve("resolve.log");
+    List<String> command = new ArrayList<>(List.of(mvn(), "-B", "-f", POM.toAbsolutePath().toString(),
+        "dependency:build-classpath", "-Dmdep.outputFile=" + partial.toAbsolutePath()));
+    String repo = System.getProperty("tributary.test.maven.repo", "");
+    if (!repo.isBlank() && !repo.startsWith("${")) {
+      command.add("-Dmaven.repo.local=" + repo);
+    }
+    Process mvn = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!mvn.waitFor(10, TimeUnit.MINUTES)) {
+      mvn.destroyForcibly().waitFor();
+      throw new IllegalStateException("resolving the Spark classpath (" + String.join(" ", command)
+          + ") took over 10 minutes; see " + log.toAbsolutePath());
+    }
+    String output = Files.readString(log);
+    if (mvn.exitValue() != 0) {
+      boolean offline = UNREACHABLE.stream().anyMatch(output::contains);
+      Assumptions.assumeFalse(offline, () -> "Spark differential tests skipped: the Maven repository is"
+          + " unreachable, so Spark's classpath cannot be resolved (" + String.join(" ", command) + "); see "
+          + log.toAbsolutePath());
+      throw new IllegalStateException("cannot resolve the Spark classpath with `" + String.join(" ", command)
+          + "` (exit " + mvn.exitValue() + "):\n" + output);
+    }
+    Files.move(partial, cached, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    return Files.readString(cached).strip();
+  }
+
+  /** The Maven that runs this build (failsafe passes its home), else {@code mvn} on the PATH. */
+  private static String mvn() {
+    String home = System.getProperty("tributary.test.maven.home", "");
+    if (!home.isBlank() && !home.startsWith("${")) {
+      Path bin = Path.of(home, "bin", "mvn");
+      if (Files.isExecutable(bin)) {
+        return bin.toString();
+      }
+    }
+    return "mvn";
+  }
+
+  /** The JVM options Spark's launcher adds on Java 17+, read from the resolved launcher jar. */
+  static List<String> moduleOptions(String classpath) throws Exception {
+    URL[] launcher = Arrays.stream(classpath.split(java.io.File.pathSeparator))
+        .filter(j -> Path.of(j).getFileName().toString().startsWith("spark-launcher_"))
+        .map(j -> {
+          try {
+            return Path.of(j).toUri().toURL();
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        })
+        .toArray(URL[]::new);
+    if (launcher.length != 1) {
+      throw new IllegalStateException("expected one spark-launcher jar on the Spark classpath (from " + POM
+          + "), found " + launcher.length);
+    }
+    try (URLClassLoader loader = new URLClassLoader(launcher, ClassLoader.getPlatformClassLoader())) {
+      return List.of((String[]) loader.loadClass("org.apache.spark.launcher.JavaModuleOptions")
+          .getMethod("defaultModuleOptionArray").invoke(null));
+    }
+  }
+
+  /**
+   * Runs the judge over {@code job} (see SparkJudge.java for its shape) in one child JVM, in
+   * {@code work}; fails with the judge's log if it fails or takes over 8 minutes. The log is also
+   * kept as {@code target/spark-judge/last-spark.log}.
+   */
+  static void run(Map<String, Object> job, Path work) throws Exception {
+    String classpath = classpath();
+    Path jobFile = work.resolve("spark-job.json");
+    Files.writeString(jobFile, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(job),
+        StandardCharsets.UTF_8);
+    List<String> command = new ArrayList<>();
+    command.add(ChildJvm.javaBinary().toString());
+    command.addAll(moduleOptions(classpath));
+    command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
+        "-cp", classpath, JUDGE.toAbsolutePath().toString(), jobFile.toString()));
+    Path log = work.resolve("spark.log");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    // loopback only: Spark would otherwise look up the host's own address
+    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    pb.environment().put("SPARK_LOCAL_HOSTNAME", "localhost");
+    Process spark = pb.start();
+    boolean exited = spark.waitFor(8, TimeUnit.MINUTES);
+    if (!exited) {
+      spark.destroyForcibly().waitFor();
+    }
+    // the temporary directory goes with the test: keep the last log where a developer looks
+    Files.createDirectories(CACHE);
+    Path kept = CACHE.resolve("last-spark.log").toAbsolutePath();
+    Files.copy(log, kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    if (!exited) {
+      throw new IllegalStateException("Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
+    }
+    if (spark.exitValue() != 0) {
+      throw new IllegalStateException("Spark failed (exit " + spark.exitValue() + "); log: " + kept + "\n" + tail(log));
+    }
+    Files.readAllLines(log).stream().filter(l -> l.startsWith("case ")).forEach(l -> System.out.println("Spark " + l));
+  }
+
+  private static String tail(Path log) throws IOException {
+    List<String> lines = Files.readAllLines(log);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
+  }
+}
