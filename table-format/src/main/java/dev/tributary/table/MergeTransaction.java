@@ -1,5 +1,6 @@
 package dev.tributary.table;
 
+import dev.tributary.storage.ObjectKeys;
 import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
@@ -119,18 +120,7 @@ public final class MergeTransaction extends TableTransaction {
   @SuppressWarnings({"unchecked", "rawtypes"})
   static int compareAsStatistics(Object a, Object b) {
     if (a instanceof String x && b instanceof String y) {
-      int i = 0;
-      int j = 0;
-      while (i < x.length() && j < y.length()) {
-        int cx = x.codePointAt(i);
-        int cy = y.codePointAt(j);
-        if (cx != cy) {
-          return Integer.compare(cx, cy);
-        }
-        i += Character.charCount(cx);
-        j += Character.charCount(cy);
-      }
-      return Boolean.compare(i < x.length(), j < y.length());
+      return ObjectKeys.ORDER.compare(x, y); // code point order, the order of object keys too
     }
     return ((Comparable) a).compareTo(b);
   }
