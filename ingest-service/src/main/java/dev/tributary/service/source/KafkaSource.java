@@ -248,7 +248,10 @@ public final class KafkaSource implements AutoCloseable {
    * Like {@link #read}, but one partition after the other, in (topic, partition) order, each read
    * to its range end before the next starts: the records reach the handler in an order that depends
    * only on the ranges, never on fetch timing, so a stateful batch replayed after a crash sees the
-   * same sequence and produces the same result. Costs a fetch round trip per partition.
+   * same sequence and produces the same result. Costs a fetch round trip per partition; measured on
+   * the seed query, reading in this order costs about 15% of its throughput (a version that fetched
+   * every partition at once into a bounded look-ahead buffer measured the same, so the simpler one
+   * stays).
    */
   public List<SourcePlan.DataGap> readInPartitionOrder(Map<TopicPartition, OffsetRange> ranges,
       SourceRecordHandler handler) throws Exception {
