@@ -25,36 +25,8 @@ import org.junit.jupiter.api.Test;
 /** The stateless processor sets aside a record the sink could not write, instead of failing the batch. */
 class PoisonRecordsTest {
 
-  /** Keeps rows in memory. */
-  static final class Rows implements TableSink.BatchWriter {
-    final List<Object[]> rows = new ArrayList<>();
-
-    @Override
-    public boolean alreadyCommitted() {
-      return false;
-    }
-
-    @Override
-    public void write(Object[] row) {
-      rows.add(row);
-    }
-
-    @Override
-    public long rows() {
-      return rows.size();
-    }
-
-    @Override
-    public long commit(Map<String, String> commitInfo) {
-      return 0;
-    }
-
-    @Override
-    public void close() {}
-  }
-
-  private final Rows sink = new Rows();
-  private final Rows quarantine = new Rows();
+  private final InMemoryBatchWriter sink = new InMemoryBatchWriter();
+  private final InMemoryBatchWriter quarantine = new InMemoryBatchWriter();
   private final BatchOutputs outputs = new BatchOutputs(sink, quarantine, null);
 
   private static StatelessProcessor processor(List<String> partitionBy) {

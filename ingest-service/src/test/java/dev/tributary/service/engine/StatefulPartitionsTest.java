@@ -31,34 +31,6 @@ class StatefulPartitionsTest {
 
   @TempDir Path dir;
 
-  /** Collects what a batch writes to one table. */
-  private static final class Rows implements TableSink.BatchWriter {
-    final List<Object[]> rows = new ArrayList<>();
-
-    @Override
-    public boolean alreadyCommitted() {
-      return false;
-    }
-
-    @Override
-    public void write(Object[] row) {
-      rows.add(row);
-    }
-
-    @Override
-    public long rows() {
-      return rows.size();
-    }
-
-    @Override
-    public long commit(Map<String, String> commitInfo) {
-      return 0;
-    }
-
-    @Override
-    public void close() {}
-  }
-
   private static ConsumerRecord<byte[], byte[]> record(int partition, long offset, String id, int minute) {
     String json = "{\"event_id\":\"" + id + "\",\"event_ts\":\"" + T0.plusSeconds(60L * minute) + "\"}";
     return new ConsumerRecord<>("events", partition, offset, null, json.getBytes(StandardCharsets.UTF_8));
@@ -79,9 +51,9 @@ class StatefulPartitionsTest {
     ObjectStore checkpoint = ObjectStores.open(Files.createDirectories(dir.resolve("c")).toString(), null);
     try (RecordProcessor processor = PipelineFactory.processor(pipeline, checkpoint, dir.resolve("state"))) {
       // batch 0: partition 0 is at minute 60, partition 1 (behind) at minute 20
-      Rows late0 = new Rows();
+      InMemoryBatchWriter late0 = new InMemoryBatchWriter();
       processor.beginBatch(new RecordProcessor.BatchContext(0, T0, OptionalLong.empty()));
-      BatchOutputs outputs = new BatchOutputs(new Rows(), new Rows(), late0);
+      BatchOutputs outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), late0);
       processor.process(record(0, 0, "a", 60), outputs);
       processor.process(record(1, 0, "b", 20), outputs);
       processor.endBatch(outputs);
@@ -90,9 +62,9 @@ class StatefulPartitionsTest {
       processor.commit(0);
 
       // batch 1: partition 1 goes on at minute 15: not late (the watermark is at minute 10)
-      Rows late1 = new Rows();
+      InMemoryBatchWriter late1 = new InMemoryBatchWriter();
       processor.beginBatch(new RecordProcessor.BatchContext(1, T0, next));
-      outputs = new BatchOutputs(new Rows(), new Rows(), late1);
+      outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), late1);
       processor.process(record(1, 1, "c", 15), outputs);
       processor.process(record(1, 2, "d", 5), outputs); // behind the watermark: late
       processor.endBatch(outputs);
@@ -103,7 +75,7 @@ class StatefulPartitionsTest {
 
       // batch 2: partition 0 alone, at minute 70: the idle partition 1 does not hold it back
       processor.beginBatch(new RecordProcessor.BatchContext(2, T0, next));
-      outputs = new BatchOutputs(new Rows(), new Rows(), new Rows());
+      outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), new InMemoryBatchWriter());
       processor.process(record(0, 1, "e", 70), outputs);
       processor.endBatch(outputs);
       assertThat(processor.nextWatermarkMicros()).hasValue((T0.getEpochSecond() * 1_000_000L) + 60 * MINUTE);
@@ -126,7 +98,7 @@ class StatefulPartitionsTest {
     ObjectStore checkpoint = ObjectStores.open(Files.createDirectories(dir.resolve("c")).toString(), null);
     try (RecordProcessor first = PipelineFactory.processor(pipeline, checkpoint, dir.resolve("state-1"))) {
       first.beginBatch(new RecordProcessor.BatchContext(0, T0, OptionalLong.empty()));
-      BatchOutputs outputs = new BatchOutputs(new Rows(), new Rows(), new Rows());
+      BatchOutputs outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), new InMemoryBatchWriter());
       first.process(record(0, 0, "a", 5), outputs);
       first.process(record(1, 0, "a", 8), outputs);
       first.endBatch(outputs);
@@ -134,15 +106,15 @@ class StatefulPartitionsTest {
     }
     try (RecordProcessor replay = PipelineFactory.processor(pipeline, checkpoint, dir.resolve("state-2"))) {
       replay.beginBatch(new RecordProcessor.BatchContext(0, T0, OptionalLong.empty()));
-      BatchOutputs outputs = new BatchOutputs(new Rows(), new Rows(), new Rows());
+      BatchOutputs outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), new InMemoryBatchWriter());
       replay.process(record(1, 0, "a", 8), outputs);
       replay.process(record(0, 0, "a", 5), outputs);
       replay.endBatch(outputs);
       replay.commit(0); // the state of the first attempt stands: not a second writer
 
-      Rows sink = new Rows();
+      InMemoryBatchWriter sink = new InMemoryBatchWriter();
       replay.beginBatch(new RecordProcessor.BatchContext(1, T0, replay.nextWatermarkMicros()));
-      outputs = new BatchOutputs(sink, new Rows(), new Rows());
+      outputs = new BatchOutputs(sink, new InMemoryBatchWriter(), new InMemoryBatchWriter());
       replay.process(record(0, 1, "a", 9), outputs);
       replay.process(record(0, 2, "b", 9), outputs);
       replay.endBatch(outputs);
