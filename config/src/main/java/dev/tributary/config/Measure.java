@@ -49,7 +49,7 @@ public record Measure(MeasureFunction function, Optional<String> input) {
     }
     if (function == null) {
       throw new IllegalArgumentException("unknown function '" + m.group(1)
-          + "'; use count, sum, min, max, avg or count_distinct");
+          + "'; use count, sum, min, max, avg, count_distinct, first, last or approx_count_distinct");
     }
     return new Measure(function, m.group(2).isEmpty() ? Optional.empty() : Optional.of(m.group(2)));
   }

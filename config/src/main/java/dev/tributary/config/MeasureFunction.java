@@ -15,7 +15,13 @@ public enum MeasureFunction {
   /** Average of the non-null values, as a double. */
   AVG,
   /** Number of distinct non-null values (exact). */
-  COUNT_DISTINCT;
+  COUNT_DISTINCT,
+  /** The first value in input order, null included (Spark's {@code first} with ignoreNulls=false). */
+  FIRST,
+  /** The last value in input order, null included (Spark's {@code last} with ignoreNulls=false). */
+  LAST,
+  /** An estimate of the number of distinct non-null values (HyperLogLog sketch, bounded state). */
+  APPROX_COUNT_DISTINCT;
 
   /** Returns the name as written in files, e.g. {@code count_distinct}. */
   public String keyword() {

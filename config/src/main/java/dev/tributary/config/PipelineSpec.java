@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * @param transforms filter and derive steps, in the order they apply; empty when none
  * @param watermark the event-time watermark, if declared
  * @param deduplicate the deduplication, if declared
- * @param aggregate the windowed aggregation, if declared
+ * @param aggregate the aggregation (windowed, or running without a window), if declared
  * @param outputMode append (default), update or complete
  * @param sink the Delta table results go to
  * @param quarantine the Delta table unparseable records go to (default: the sink path + {@code -quarantine})
@@ -105,7 +105,7 @@ public record PipelineSpec(
         : transforms.stream().map(TransformStep::canonical).collect(Collectors.joining("; ")));
     identity.put("watermark.column", watermark.map(WatermarkSpec::column).orElse("none"));
     identity.put("deduplicate", deduplicate.map(DeduplicateSpec::canonical).orElse("none"));
-    identity.put("aggregate.window", aggregate.map(a -> a.window().canonical()).orElse("none"));
+    identity.put("aggregate.window", aggregate.map(AggregateSpec::canonicalWindow).orElse("none"));
     identity.put("aggregate.group-by", aggregate.map(a -> a.groupBy().toString()).orElse("none"));
     identity.put("aggregate.measures", aggregate.map(AggregateSpec::canonicalMeasures).orElse("none"));
     identity.put("output-mode", outputMode.keyword());
@@ -113,8 +113,8 @@ public record PipelineSpec(
   }
 
   /**
-   * Returns the columns the sink receives, in order: {@code window_start}, {@code window_end}, the
-   * group-by columns and the measures with an aggregation; otherwise the schema columns, the derived
+   * Returns the columns the sink receives, in order: {@code window_start}, {@code window_end} (windowed
+   * aggregations only), the group-by columns and the measures with an aggregation; otherwise the schema columns, the derived
    * columns that are new, and {@link #KAFKA_METADATA_COLUMNS}.
    */
   public List<String> outputColumns() {

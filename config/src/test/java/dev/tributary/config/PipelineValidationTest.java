@@ -210,7 +210,7 @@ class PipelineValidationTest {
 
     assertThat(errors(yaml)).containsExactly(
         "orders.yaml:23:69: aggregate.measures.avg_amount: unknown function 'average'; use count, sum, min,"
-            + " max, avg or count_distinct",
+            + " max, avg, count_distinct, first, last or approx_count_distinct",
         "orders.yaml:23:89: aggregate.measures.s: sum() needs an input column, like sum(amount)");
     String names = yaml.replace(", avg_amount: average(amount), s: sum()", "");
     assertThat(errors(names)).containsExactly(
@@ -243,6 +243,48 @@ class PipelineValidationTest {
     assertThat(errors(otherColumn)).containsExactly("orders.yaml:21:21: aggregate.window.column: the window is"
         + " on 'event_time' but the watermark is on 'received'; in append mode windows are only written when the"
         + " watermark passes their end, so both must use the same column");
+  }
+
+  @Test
+  void aRunningAggregationRefusesAppendAndSaysWhatToUse() {
+    String aggregate = """
+        aggregate:
+          group-by: [order_id]
+          measures: { n: count(), first_at: first(event_time), users: approx_count_distinct(customer.id) }
+        """;
+    String base = BASE.replace("partition-by: [day]", "partition-by: []");
+    String why = "output-mode append (the default) cannot write an aggregation without a window: a running"
+        + " aggregation's rows change with every new event and are never final, so there is no time at which a"
+        + " row could be written once (Spark refuses it too: append needs a watermark on a window). Declare"
+        + " output-mode: update (the table is merged by the group-by columns each batch) or output-mode:"
+        + " complete (the whole result is rewritten each batch), or add a window";
+
+    assertThat(errors(base + aggregate)).containsExactly("orders.yaml:20:3: aggregate: " + why);
+    // A watermark does not make a running aggregation appendable: its rows have no event time.
+    assertThat(errors(base + aggregate + "watermark: { column: event_time, delay: 1 minute }
+"
+        + "output-mode: append
+")).containsExactly("orders.yaml:24:14: output-mode: " + why);
+    assertThat(parse(base + aggregate + "output-mode: update
+").outputColumns())
+        .containsExactly("order_id", "n", "first_at", "users");
+    assertThat(parse(base + aggregate + "output-mode: complete
+").aggregate().orElseThrow().running()).isTrue();
+  }
+
+  @Test
+  void aRunningAggregationHasNoWindowColumns() {
+    String yaml = BASE.replace("partition-by: [day]", "partition-by: [order_id]") + """
+        output-mode: update
+        aggregate:
+          group-by: [order_id]
+          measures: { window_end: max(event_time), last_amount: last(amount) }
+        """;
+
+    assertThat(parse(yaml).outputColumns()).containsExactly("order_id", "window_end", "last_amount");
+    assertThat(errors(yaml.replace("partition-by: [order_id]", "partition-by: [window_start]"))).containsExactly(
+        "orders.yaml:17:34: sink.delta.partition-by[0]: partition column 'window_start' is not a column of the"
+            + " pipeline; available columns: order_id, window_end, last_amount");
   }
 
   @Test

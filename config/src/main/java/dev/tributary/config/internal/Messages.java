@@ -207,6 +207,14 @@ final class Messages {
         + " or use output-mode update or complete";
   }
 
+  static String appendWithRunningAggregate() {
+    return "output-mode append (the default) cannot write an aggregation without a window: a running"
+        + " aggregation's rows change with every new event and are never final, so there is no time at"
+        + " which a row could be written once (Spark refuses it too: append needs a watermark on a"
+        + " window). Declare output-mode: update (the table is merged by the group-by columns each batch)"
+        + " or output-mode: complete (the whole result is rewritten each batch), or add a window";
+  }
+
   static String appendWatermarkColumn(String window, String watermark) {
     return "the window is on '" + window + "' but the watermark is on '" + watermark + "'; in append mode"
         + " windows are only written when the watermark passes their end, so both must use the same column";

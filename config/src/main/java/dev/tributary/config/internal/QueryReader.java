@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
 
@@ -155,16 +156,17 @@ final class QueryReader {
     if (map == null) {
       return null;
     }
-    Node windowNode = map.required("window", "window: { column: event_time, size: 1 hour }");
+    // Without a window the aggregation is a running one: one row per group-by key.
+    Node windowNode = map.optional("window").orElse(null);
     WindowSpec window = windowNode == null ? null : window(windowNode);
     List<String> groupBy = map.read("group-by", n -> nodes.textList(n, "aggregate.group-by"), List.of());
     Node measuresNode = map.required("measures", "measures: { orders: count() }");
     Map<String, Measure> measures = measuresNode == null ? null : measures(measuresNode);
     map.finish();
-    if (window == null || groupBy == null || measures == null) {
+    if ((windowNode != null && window == null) || groupBy == null || measures == null) {
       return null;
     }
-    return new AggregateSpec(window, groupBy, measures);
+    return new AggregateSpec(Optional.ofNullable(window), groupBy, measures);
   }
 
   private WindowSpec window(Node node) {

@@ -85,9 +85,10 @@ final class SpecValidator {
     if (aggregate == null) {
       return;
     }
-    checkTimestamp("window column", "aggregate.window.column", aggregate.window().column(), columns);
+    aggregate.window().ifPresent(w -> checkTimestamp("window column", "aggregate.window.column", w.column(), columns));
     checkColumnList("group-by column", "aggregate.group-by", aggregate.groupBy(), columns.keySet());
-    Set<String> taken = new HashSet<>(List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
+    Set<String> taken = new HashSet<>(aggregate.running() ? List.of()
+        : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
     taken.addAll(aggregate.groupBy());
     for (Map.Entry<String, Measure> entry : aggregate.measures().entrySet()) {
       String path = "aggregate.measures." + entry.getKey();
@@ -121,13 +122,15 @@ final class SpecValidator {
       return;
     }
     String at = problems.declared("output-mode") ? "output-mode" : "aggregate";
-    if (mode == OutputMode.APPEND && draft.aggregate() != null) {
+    if (mode == OutputMode.APPEND && draft.aggregate() != null && draft.aggregate().running()) {
+      problems.atValue(at, Messages.appendWithRunningAggregate());
+    } else if (mode == OutputMode.APPEND && draft.aggregate() != null) {
       if (!problems.declared("watermark")) {
         problems.atValue(at, Messages.appendNeedsWatermark());
       } else if (draft.watermark() != null
-          && !draft.watermark().column().equals(draft.aggregate().window().column())) {
+          && !draft.watermark().column().equals(draft.aggregate().window().get().column())) {
         problems.atValue("aggregate.window.column",
-            Messages.appendWatermarkColumn(draft.aggregate().window().column(), draft.watermark().column()));
+            Messages.appendWatermarkColumn(draft.aggregate().window().get().column(), draft.watermark().column()));
       }
     }
     if (mode == OutputMode.COMPLETE && !aggregate) {

@@ -59,8 +59,9 @@ final class ValidateCommand {
         : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
     spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + dev.tributary.config.Durations.format(w.delay())));
     spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
-    spec.aggregate().ifPresent(a -> line(b, "aggregate", a.window().canonical() + " group by " + a.groupBy()
-        + " measures " + a.canonicalMeasures()));
+    spec.aggregate().ifPresent(a -> line(b, "aggregate", a.window().map(w -> w.canonical()).orElse("running")
+        + " group by " + a.groupBy() + " measures " + a.canonicalMeasures()));
+    spec.aggregate().filter(a -> a.running()).ifPresent(a -> line(b, "state", runningState(a)));
     spec.lateEvents().ifPresent(l -> line(b, "late-events", "delta " + l.path()));
     line(b, "output", pipeline.outputSchema().fields().stream()
         .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", ")));
@@ -72,6 +73,17 @@ final class ValidateCommand {
     line(b, "trigger", trigger(spec.trigger()));
     line(b, "output-mode", spec.outputMode().keyword());
     return b.toString();
+  }
+
+  /**
+   * What a running aggregation keeps: nothing is ever final, so nothing is evicted, and the
+   * watermark cannot change that (its rows carry no event time).
+   */
+  private static String runningState(dev.tributary.config.AggregateSpec a) {
+    return a.groupBy().isEmpty()
+        ? "one entry (a global aggregation: no group-by), never evicted"
+        : "one entry per distinct " + a.groupBy() + " value, never evicted: bounded only by the number of"
+            + " keys (the watermark does not evict a running aggregation)";
   }
 
   private static String trigger(dev.tributary.config.TriggerSpec trigger) {

@@ -22,9 +22,9 @@ import java.util.List;
  *       microseconds are what state keys and the watermark hold);
  *   <li>the windows the row falls into: their start and end must be such timestamps too (an event
  *       in the last hour of 9999 has a window ending in the year 10000);
- *   <li>dedup keys and count_distinct inputs: values a state key can hold (no unpaired surrogate,
- *       which would make two different strings one key);
- *   <li>values copied to an output row (group-by columns, min/max inputs): as
+ *   <li>dedup keys, count_distinct and approx_count_distinct inputs: values a state key (or a sketch's
+ *       hash) can hold (no unpaired surrogate, which would make two different strings one key);
+ *   <li>values copied to an output row (group-by columns, min/max/first/last inputs): as
  *       {@link RowChecks} checks the output column, partition columns included;
  *   <li>without an aggregation the input row is the output row: all of {@link RowChecks}.
  * </ul>
@@ -56,7 +56,9 @@ final class InputChecks {
       }
     }
     if (plan.aggregates()) {
-      add(input, plan.windowColumn(), input.fields().get(plan.windowColumn()).name(), false);
+      if (!plan.runningAggregation()) {
+        add(input, plan.windowColumn(), input.fields().get(plan.windowColumn()).name(), false);
+      }
       for (int c : plan.groupColumns()) {
         String name = input.fields().get(c).name();
         add(input, c, name, partitionColumns.contains(name));
@@ -68,7 +70,8 @@ final class InputChecks {
         if (in < 0) {
           continue;
         }
-        boolean copied = m.function(i) == MeasureFunction.MIN || m.function(i) == MeasureFunction.MAX;
+        boolean copied = m.function(i) == MeasureFunction.MIN || m.function(i) == MeasureFunction.MAX
+            || m.function(i) == MeasureFunction.FIRST || m.function(i) == MeasureFunction.LAST;
         String name = copied ? outputs.get(i).name() : input.fields().get(in).name();
         add(input, in, name, copied && partitionColumns.contains(name));
       }
@@ -96,7 +99,7 @@ final class InputChecks {
         return problem;
       }
     }
-    return plan.aggregates() ? windowProblem(row) : null;
+    return plan.aggregates() && !plan.runningAggregation() ? windowProblem(row) : null;
   }
 
   /** The first window start and the last window end of the row's event time must be writable. */

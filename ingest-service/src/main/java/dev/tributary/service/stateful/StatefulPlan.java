@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The stateful part of a pipeline (watermark, deduplication, windowed aggregation) compiled
+ * The stateful part of a pipeline (watermark, deduplication, windowed or running aggregation) compiled
  * against the rows the stateless part produces: column positions, measure types and the sink's
  * schema. Built without I/O, so {@code validate} reports every problem.
  */
@@ -51,13 +51,17 @@ public final class StatefulPlan {
     Optional<AggregateSpec> agg = spec.aggregate();
     if (agg.isPresent()) {
       AggregateSpec a = agg.get();
-      this.window = a.window();
-      this.windowColumn = timestampColumn(input, a.window().column(), "aggregate.window.column", problems);
+      // A running aggregation (no window) has no window column: -1, like an absent watermark.
+      this.window = a.window().orElse(null);
+      this.windowColumn = a.window()
+          .map(w -> timestampColumn(input, w.column(), "aggregate.window.column", problems)).orElse(-1);
       this.groupColumns = columns(input, a.groupBy(), "aggregate.group-by", problems);
       this.measures = new Measures(a.measures(), input, problems);
       List<StructField> out = new ArrayList<>();
-      out.add(StructField.nullable(AggregateSpec.WINDOW_START, PrimitiveType.TIMESTAMP));
-      out.add(StructField.nullable(AggregateSpec.WINDOW_END, PrimitiveType.TIMESTAMP));
+      if (window != null) {
+        out.add(StructField.nullable(AggregateSpec.WINDOW_START, PrimitiveType.TIMESTAMP));
+        out.add(StructField.nullable(AggregateSpec.WINDOW_END, PrimitiveType.TIMESTAMP));
+      }
       for (int i = 0; i < groupColumns.length; i++) {
         if (groupColumns[i] >= 0) {
           out.add(input.fields().get(groupColumns[i]));
@@ -65,7 +69,8 @@ public final class StatefulPlan {
       }
       out.addAll(measures.outputFields());
       this.outputSchema = new StructType(out);
-      List<String> keys = new ArrayList<>(List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
+      List<String> keys = new ArrayList<>(window == null ? List.of()
+          : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
       keys.addAll(a.groupBy());
       this.keyColumns = List.copyOf(keys);
       if (window instanceof WindowSpec.Session && mode == OutputMode.UPDATE) {
@@ -139,12 +144,20 @@ public final class StatefulPlan {
     return mode;
   }
 
-  /** Whether there is a windowed aggregation. */
+  /** Whether there is an aggregation (windowed or running). */
   public boolean aggregates() {
     return measures != null;
   }
 
-  /** The columns that identify an aggregate row (window_start, window_end, group-by): update mode merges by them. */
+  /** Whether the aggregation is a running one: no window, one result row per group-by key. */
+  public boolean runningAggregation() {
+    return measures != null && window == null;
+  }
+
+  /**
+   * The columns that identify an aggregate row (window_start, window_end, group-by; only the group-by
+   * columns for a running aggregation, none for a global one): update mode merges by them.
+   */
   public List<String> keyColumns() {
     return keyColumns;
   }
@@ -178,6 +191,7 @@ public final class StatefulPlan {
     return dedupExpiry;
   }
 
+  /** The window, or null for a running aggregation (and without aggregation). */
   WindowSpec window() {
     return window;
   }
@@ -194,8 +208,20 @@ public final class StatefulPlan {
     return measures;
   }
 
-  /** Windows are evicted only when the watermark is on the window column (else the state grows, as in Spark). */
+  /**
+   * Whether rows behind the watermark are left out (late). Not for a running aggregation without
+   * deduplication: as in Spark, its keys carry no event time, so no row is late for it (nor is a row
+   * without event time dropped); the watermark is still tracked and persisted.
+   */
+  boolean judgesLateness() {
+    return hasWatermark() && !(runningAggregation() && !deduplicates());
+  }
+
+  /**
+   * Windows are evicted only when the watermark is on the window column (else the state grows, as in
+   * Spark); never for a running aggregation (no window column), whose keys carry no event time.
+   */
   boolean evictsWindows() {
-    return hasWatermark() && windowColumn == watermarkColumn && mode != OutputMode.COMPLETE;
+    return hasWatermark() && windowColumn >= 0 && windowColumn == watermarkColumn && mode != OutputMode.COMPLETE;
   }
 }

@@ -78,7 +78,9 @@ final class StatefulQuery implements AutoCloseable {
     }
     if (plan.aggregates()) {
       aggregateStore = reopen(aggregateStore, AGGREGATE_OPERATOR, version);
-      if (plan.window() instanceof WindowSpec.Session s) {
+      if (plan.runningAggregation()) {
+        aggregator = new RunningAggregator(aggregateStore, plan.groupColumns(), plan.measures());
+      } else if (plan.window() instanceof WindowSpec.Session s) {
         aggregator = new SessionAggregator(aggregateStore, Times.micros(s.gap()), plan.groupColumns(), plan.measures());
       } else if (plan.window() instanceof WindowSpec.Sliding s) {
         aggregator = new WindowAggregator(aggregateStore, Times.micros(s.size()), Times.micros(s.slide()),
@@ -126,6 +128,10 @@ final class StatefulQuery implements AutoCloseable {
     long eventTime = 0;
     if (plan.hasWatermark()) {
       Object t = row[plan.watermarkColumn()];
+      if (t == null && !plan.judgesLateness()) {
+        afterDedup(row, out); // a running aggregation alone: the event time plays no part
+        return;
+      }
       if (t == null) {
         // Spark drops rows whose event time is null before any stateful operator; we count them.
         out.filtered();
@@ -138,7 +144,7 @@ final class StatefulQuery implements AutoCloseable {
         Arrays.fill(partitionMax, old, partitionMax.length, Long.MIN_VALUE);
       }
       partitionMax[partition] = Math.max(partitionMax[partition], eventTime);
-      if (watermark.isPresent() && eventTime < watermark.getAsLong()) {
+      if (watermark.isPresent() && eventTime < watermark.getAsLong() && plan.judgesLateness()) {
         out.late(row);
         return;
       }
@@ -167,6 +173,10 @@ final class StatefulQuery implements AutoCloseable {
   private void afterDedup(Object[] row, Emitter out) throws IOException {
     if (aggregator == null) {
       out.output(row);
+      return;
+    }
+    if (plan.runningAggregation()) {
+      aggregator.add(row, 0L); // no window: the row's time plays no part
       return;
     }
     Object w = row[plan.windowColumn()];
