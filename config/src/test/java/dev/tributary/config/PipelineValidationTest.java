@@ -261,15 +261,11 @@ class PipelineValidationTest {
 
     assertThat(errors(base + aggregate)).containsExactly("orders.yaml:20:3: aggregate: " + why);
     // A watermark does not make a running aggregation appendable: its rows have no event time.
-    assertThat(errors(base + aggregate + "watermark: { column: event_time, delay: 1 minute }
-"
-        + "output-mode: append
-")).containsExactly("orders.yaml:24:14: output-mode: " + why);
-    assertThat(parse(base + aggregate + "output-mode: update
-").outputColumns())
+    assertThat(errors(base + aggregate + "watermark: { column: event_time, delay: 1 minute }\n"
+        + "output-mode: append\n")).containsExactly("orders.yaml:23:14: output-mode: " + why);
+    assertThat(parse(base + aggregate + "output-mode: update\n").outputColumns())
         .containsExactly("order_id", "n", "first_at", "users");
-    assertThat(parse(base + aggregate + "output-mode: complete
-").aggregate().orElseThrow().running()).isTrue();
+    assertThat(parse(base + aggregate + "output-mode: complete\n").aggregate().orElseThrow().running()).isTrue();
   }
 
   @Test
@@ -283,7 +279,7 @@ class PipelineValidationTest {
 
     assertThat(parse(yaml).outputColumns()).containsExactly("order_id", "window_end", "last_amount");
     assertThat(errors(yaml.replace("partition-by: [order_id]", "partition-by: [window_start]"))).containsExactly(
-        "orders.yaml:17:34: sink.delta.partition-by[0]: partition column 'window_start' is not a column of the"
+        "orders.yaml:17:44: sink.delta.partition-by[0]: partition column 'window_start' is not a column of the"
             + " pipeline; available columns: order_id, window_end, last_amount");
   }
 

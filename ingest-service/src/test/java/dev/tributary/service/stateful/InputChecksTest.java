@@ -100,4 +100,27 @@ class InputChecksTest {
     assertThat(c.problem(row("e1", "u1\uD800", "eu", T))).startsWith("column 'user_id'");
     assertThat(c.problem(row("e1", "u1", "E\0U", T))).startsWith("partition column 'region'");
   }
+
+  private static final String RUNNING = """
+      aggregate:
+        group-by: [region]
+        measures: { n: count(), first_region: first(region), last_user: last(user_id), users: approx_count_distinct(event_id) }
+      output-mode: update
+      """;
+
+  @Test
+  void firstAndLastInputsAreCheckedAsTheOutputColumnTheyBecome() {
+    InputChecks c = checks(RUNNING, "[first_region]");
+    assertThat(c.problem(row("e1", "u1", "eu", T))).isNull();
+    assertThat(c.problem(row("e1", "u1", "E\0U", T))).startsWith("partition column 'first_region': the value contains a NUL");
+    assertThat(c.problem(row("e1", "\uDC00", "eu", T))).startsWith("column 'last_user': the string has an unpaired");
+    assertThat(c.problem(row("e\uD800", "u1", "eu", T))).startsWith("column 'event_id': the string has an unpaired");
+  }
+
+  @Test
+  void aRunningAggregationHasNoWindowToCheck() {
+    InputChecks c = checks(RUNNING, "[]");
+    assertThat(c.problem(row("e1", "u1", "eu", Instant.parse("9999-12-31T23:59:59Z")))).isNull();
+    assertThat(c.problem(row("e1", "u1", "eu", null))).isNull();
+  }
 }

@@ -78,8 +78,11 @@ final class Oracle {
       return new Expected(rows, late);
     }
     AggregateSpec agg = spec.aggregate().get();
+    if (agg.running()) {
+      return new Expected(OracleAggregates.running(agg, surviving), late);
+    }
     Map<List<Object>, List<Event>> groups = new LinkedHashMap<>();
-    WindowSpec window = agg.window();
+    WindowSpec window = agg.window().orElseThrow();
     if (window instanceof WindowSpec.Session s) {
       sessions(agg, s.gap().toNanos() / 1000, surviving, groups);
     } else {
@@ -148,7 +151,7 @@ final class Oracle {
     return k;
   }
 
-  private static Object measure(Measure m, List<Event> events) {
+  static Object measure(Measure m, List<Event> events) {
     List<Object> values = new ArrayList<>();
     for (Event e : events) {
       Object v = m.input().isPresent() ? value(e, m.input().get()) : "row";
@@ -178,7 +181,7 @@ final class Oracle {
         return sorted.isEmpty() ? null : m.function().name().equals("MIN") ? sorted.firstKey() : sorted.lastKey();
       }
       default:
-        throw new IllegalStateException("unknown function " + m.function());
+        return OracleAggregates.measure(m, events);
     }
   }
 

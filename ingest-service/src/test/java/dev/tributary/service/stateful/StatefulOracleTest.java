@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class StatefulOracleTest {
   private static final List<String> PIPELINES = List.of(
       "stateful-tumbling-append", "stateful-sliding-update", "stateful-session-append",
-      "stateful-tumbling-complete", "stateful-dedup-within-watermark");
+      "stateful-tumbling-complete", "stateful-dedup-within-watermark", "stateful-running-update");
   private static final int SEEDS = Integer.getInteger("stateful.seeds", 6);
 
   @TempDir Path dir;
