@@ -66,6 +66,25 @@ class MainTest {
   }
 
   @Test
+  void validateSaysARunningAggregationKeepsOneStateEntryPerKeyForever() throws Exception {
+    Path file = write("running.yaml", VALID.replace("      amount_cents: long", """
+              amount_cents: long
+              customer_id: string
+        """.stripTrailing()) + """
+        aggregate:
+          group-by: [customer_id]
+          measures: { orders: count(), first_amount: first(amount), customers: approx_count_distinct(customer_id) }
+        output-mode: update
+        """);
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out()).contains("aggregate:   running group by [customer_id] measures orders=count(),"
+            + " first_amount=first(amount), customers=approx_count_distinct(customer_id)")
+        .contains("state:       one entry per distinct [customer_id] value, never evicted: bounded only by the"
+            + " number of keys (the watermark does not evict a running aggregation)")
+        .contains("output:      customer_id string, orders long, first_amount double, customers long");
+  }
+
+  @Test
   void validateExitsOneAndNamesFileLineAndKeyOfEachError() throws Exception {
     Path file = write("bad.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    max-offsets-per-triger: 5"));
     assertThat(run("validate", file.toString())).isEqualTo(1);

@@ -6,12 +6,16 @@ import dev.tributary.config.Measure;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.service.pipeline.PipelineFactory;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The measures first, last and approx_count_distinct on a buffer, including its round trip through
@@ -118,5 +122,46 @@ class MeasuresTest {
     long estimate = (Long) m.results(b)[0];
     assertThat((double) Math.abs(estimate - distinct) / distinct).isLessThanOrEqualTo(0.05);
     assertThat(m.encode(b).length).as("bounded state: a sketch, not the values").isLessThan(2_000);
+  }
+
+  @Test
+  void windowsKeepFirstLastAndTheSketchAcrossBatchesAndRestarts(@TempDir Path dir) throws Exception {
+    StatefulPlan plan = PipelineFactory.compile(StatefulOperatorsTest.spec("""
+        aggregate:
+          window: { column: event_ts, size: 5 minutes }
+          group-by: [event_type]
+          measures: { f: first(quantity), l: last(quantity), users: approx_count_distinct(user_id) }
+        output-mode: update
+        """)).stateful().orElseThrow();
+    try (QueryRunner r = new QueryRunner(plan, dir)) {
+      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("a", "u1", "click", 1, "1", null),
+          StatefulOperatorsTest.event("b", "u2", "click", 2, "1", 2),
+          StatefulOperatorsTest.event("c", "u2", "click", 7, "1", 5)), QueryRunner.Crash.NONE);
+      r.restart();
+      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("d", "u3", "click", 3, "1", 4)),
+          QueryRunner.Crash.BEFORE_STATE_COMMIT);
+      Instant t = Instant.parse("2026-01-01T00:00:00Z");
+      assertThat(r.table()).containsExactlyInAnyOrder(
+          Arrays.asList(t, t.plusSeconds(300), "click", null, 4, 3L),
+          Arrays.asList(t.plusSeconds(300), t.plusSeconds(600), "click", 5, 5, 1L));
+    }
+  }
+
+  @Test
+  void mergedSessionsTakeFirstFromTheEarliestSessionAndLastFromTheNewRow(@TempDir Path dir) throws Exception {
+    StatefulPlan plan = PipelineFactory.compile(StatefulOperatorsTest.spec("""
+        aggregate:
+          window: { column: event_ts, session-gap: 10 minutes }
+          measures: { f: first(quantity), l: last(quantity), users: approx_count_distinct(user_id) }
+        output-mode: complete
+        """)).stateful().orElseThrow();
+    try (QueryRunner r = new QueryRunner(plan, dir)) {
+      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("a", "u1", "click", 0, "1", 1),
+          StatefulOperatorsTest.event("b", "u2", "click", 15, "1", 2)), QueryRunner.Crash.NONE);
+      assertThat(r.table()).hasSize(2);
+      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("c", "u1", "click", 8, "1", 3)), QueryRunner.Crash.NONE);
+      Instant t = Instant.parse("2026-01-01T00:00:00Z");
+      assertThat(r.table()).containsExactly(Arrays.asList(t, t.plusSeconds(1500), 1, 3, 2L));
+    }
   }
 }
