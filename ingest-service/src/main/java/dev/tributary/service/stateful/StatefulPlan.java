@@ -73,6 +73,11 @@ public final class StatefulPlan {
           : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
       keys.addAll(a.groupBy());
       this.keyColumns = List.copyOf(keys);
+      if (window == null && dedup.isEmpty() && spec.lateEvents().isPresent()) {
+        problems.add("late-events: no row can be late for a running aggregation (aggregate without window) without"
+            + " deduplicate: its keys carry no event time, so the watermark leaves every row in (as in Spark) and"
+            + " the table would stay empty; remove late-events, or add a window");
+      }
       if (window instanceof WindowSpec.Session && mode == OutputMode.UPDATE) {
         problems.add("output-mode: update is not supported with session windows, as in Spark (a session's start"
             + " changes when sessions merge, so its rows cannot be upserted by key); use append or complete");

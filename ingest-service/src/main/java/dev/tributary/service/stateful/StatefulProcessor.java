@@ -20,7 +20,7 @@ import org.apache.kafka.common.TopicPartition;
  * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata
  * columns, transforms, projection; failures to quarantine) produce the row the sink of a
  * stateless pipeline would get; that row then goes through the watermark filter (late rows to the
- * late-events table), deduplication and the windowed aggregation, whose state lives in the
+ * late-events table), deduplication and the (windowed or running) aggregation, whose state lives in the
  * checkpoint's versioned state stores ({@code state/dedup}, {@code state/aggregate}).
  */
 public final class StatefulProcessor implements RecordProcessor {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.config.PipelineValidationException;
+import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -72,6 +73,17 @@ class RunningAggregationTest {
         .hasMessageContaining("output-mode: output-mode append (the default) cannot write an aggregation without a"
             + " window: a running aggregation's rows change with every new event and are never final")
         .hasMessageContaining("Declare output-mode: update");
+  }
+
+  @Test
+  void lateEventsAreRefusedWhereNothingCanBeLate() {
+    String query = "watermark: { column: event_ts, delay: 1 minute }\nlate-events: { delta: { path: /tmp/late } }\n"
+        + UPDATE;
+    assertThatThrownBy(() -> PipelineFactory.compile(StatefulOperatorsTest.spec(query)))
+        .isInstanceOf(PipelineDefinitionException.class)
+        .hasMessageContaining("late-events: no row can be late for a running aggregation (aggregate without window)"
+            + " without deduplicate");
+    assertThat(plan(query + "deduplicate: { keys: [event_id, event_ts] }\n").runningAggregation()).isTrue();
   }
 
   @Test

@@ -92,7 +92,7 @@ class StatefulPipelineIT {
 
   @ParameterizedTest
   @ValueSource(strings = {"stateful-tumbling-append", "stateful-sliding-update", "stateful-session-append",
-      "stateful-tumbling-complete", "stateful-dedup-within-watermark"})
+      "stateful-tumbling-complete", "stateful-dedup-within-watermark", "stateful-running-update"})
   void examplePipelineMatchesTheOracleAcrossARestart(String name) throws Exception {
     String topic = broker.createTopic(name, 1);
     PipelineSpec spec = spec(name, topic);
