@@ -31,9 +31,9 @@ record SparkCase(String name, String pipeline, Map<String, Object> spark, List<S
     List<List<Event>> rounds, int perBatch, Set<String> approx, Set<String> requires,
     Optional<List<List<Object>>> expectedSpark) {
   static final int PARTITIONS = 3;
-  /** Events of a generated case: with 60 offsets per batch, 6 data batches. */
+  /** Events of a generated case: with 90 offsets per batch, 4 data batches. */
   static final int EVENTS = 360;
-  static final int PER_BATCH = 60;
+  static final int PER_BATCH = 90;
   /** Partition p's event times are p times this behind partition 0's (uneven partitions). */
   static final long LAG_SECONDS = 120;
 

@@ -205,7 +205,7 @@ final class SparkCases {
                 approx_count_distinct(event_id) AS ids
               FROM events GROUP BY user_id""",
               "watermark", WATERMARK, "dropDuplicates", List.of("event_id", "event_ts"),
-              "mergeKeys", List.of("user_id")),
+              "mergeKeys", List.of("user_id"), "show", true),
           List.of("user_id", "events", "amount", "first_event", "last_amount", "types", "ids"))
           .approx("types", "ids").requires("running", "wm"),
       SparkCase.of("running-complete", """
@@ -224,7 +224,7 @@ final class SparkCases {
               SELECT event_type, count(*) AS events, sum(quantity) AS quantity, first(user_id) AS first_user,
                 last(quantity) AS last_quantity, first(event_ts) AS first_ts,
                 approx_count_distinct(user_id) AS users
-              FROM events GROUP BY event_type"""),
+              FROM events GROUP BY event_type""", "show", true),
           List.of("event_type", "events", "quantity", "first_user", "last_quantity", "first_ts", "users"))
           .inRounds(2).approx("users").requires("running"),
 
