@@ -240,7 +240,7 @@ class SparkDifferentialIT {
   }
 
   /** "[3@x,0@y][2@z]" to "[3,0][2]": the batch cut without the watermarks. */
-  private static String rowsOnly(String batches) {
+  static String rowsOnly(String batches) {
     return batches.replaceAll("@[^,\\]]*", "");
   }
 
