@@ -1,14 +1,21 @@
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delta.tables.DeltaTable;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.DataStreamWriter;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
 import org.apache.spark.sql.streaming.Trigger;
@@ -20,27 +27,47 @@ import org.apache.spark.sql.streaming.Trigger;
  *
  * <p>Usage: {@code java <Spark's --add-opens> -cp <spark classpath> SparkJudge.java job.json}. The
  * job is one JSON object: {@code schema} (Spark DDL of the input files), {@code timestampFormat},
- * {@code cases}: each with {@code name}, {@code input} (a directory of JSON-lines files, one file
- * per Tributary batch, read one per trigger in modification-time order), optional
- * {@code watermark} ({@code column}, {@code delay}), optional {@code dropDuplicates} or
- * {@code dropDuplicatesWithinWatermark} (column names, applied after the watermark), {@code sql}
- * over the view {@code events}, {@code columns} (the output columns, in order), {@code outputMode},
- * {@code table} and {@code checkpoint} (directories). All cases run in one session, one after the
- * other. For each case the judge writes {@code <table>.batches}: the input row count of each
- * micro-batch Spark ran, one per line, so the test can check Spark cut the stream where we did.
- * Any failure exits non-zero with the stack trace on stderr.
+ * {@code cases}: each with
+ * <ul>
+ *   <li>{@code name}; {@code input}, the directory the file stream source reads (one JSON-lines
+ *       file per Tributary batch, one file per trigger, in modification-time order);
+ *   <li>{@code rounds}: per round, the files (staged elsewhere) that appear in {@code input}
+ *       before that round; each round is one more {@code Trigger.AvailableNow} run of the query on
+ *       the same checkpoint, as each round is one more available-now run of ours;
+ *   <li>optional {@code watermark} ({@code column}, {@code delay}), optional {@code dropDuplicates}
+ *       or {@code dropDuplicatesWithinWatermark} (column names, applied after the watermark);
+ *   <li>{@code sql} over the view {@code events}, {@code columns} (the output columns, in order);
+ *   <li>{@code outputMode}: {@code append} and {@code complete} write with Delta's streaming sink;
+ *       {@code update} cannot (Delta's sink refuses it), so it upserts each micro-batch with
+ *       {@code foreachBatch} and a Delta MERGE on {@code mergeKeys} (null-safe equality);
+ *   <li>{@code table}, {@code checkpoint} (directories); optional {@code show} (print the table).
+ * </ul>
+ * All cases run in one session, one after the other. For each case the judge writes
+ * {@code <table>.batches.json}: per round, the micro-batches Spark ran (batch id, input rows, the
+ * watermark it applied), so the test can check Spark cut the stream where we did, no-data
+ * batches included. Any failure exits non-zero with the stack trace on stderr.
  */
 public class SparkJudge {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   public static void main(String[] args) throws Exception {
-    JsonNode job = new ObjectMapper().readTree(new File(args[0]));
+    JsonNode job = JSON.readTree(new File(args[0]));
     SparkSession spark = SparkSession.builder()
         .appName("tributary-spark-judge")
         .master("local[2]")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
+        // small inputs: one shuffle partition is one state store and one task per stateful stage
         .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.default.parallelism", "1")
         .config("spark.sql.streaming.numRecentProgressUpdates", "10000")
+        // Delta rebuilds a table's snapshot with this many tasks (default 50) on every commit
+        .config("spark.databricks.delta.snapshotPartitions", "1")
+        // tens of rows per batch: compiling generated code for every batch's plan costs more
+        // than interpreting it
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.warehouse.dir", job.path("warehouse").asText("spark-warehouse"))
         // Delta's sink writes what Spark's Parquet writer gives it; INT96 timestamps are legacy
@@ -61,6 +88,43 @@ public class SparkJudge {
   private static void runCase(SparkSession spark, JsonNode job, JsonNode c) throws Exception {
     String name = c.get("name").asText();
     long started = System.nanoTime();
+    Path input = Files.createDirectories(Path.of(c.get("input").asText()));
+    ArrayNode rounds = JSON.createArrayNode();
+    int round = 0;
+    for (JsonNode files : c.get("rounds")) {
+      // the round's files appear only now, as its records appeared in Kafka only before our run
+      for (JsonNode f : files) {
+        Path staged = Path.of(f.asText());
+        Files.move(staged, input.resolve(staged.getFileName())); // a rename keeps the mtime
+      }
+      StreamingQuery query = start(spark, job, c, round);
+      query.awaitTermination();
+      // one progress per batch id: an idle trigger may report the last batch again
+      Map<Long, StreamingQueryProgress> byBatch = new LinkedHashMap<>();
+      for (StreamingQueryProgress p : query.recentProgress()) {
+        byBatch.put(p.batchId(), p);
+      }
+      ArrayNode batches = rounds.addArray();
+      for (StreamingQueryProgress p : byBatch.values()) {
+        ObjectNode b = batches.addObject();
+        b.put("batch", p.batchId());
+        b.put("rows", p.numInputRows());
+        b.put("watermark", p.eventTime().getOrDefault("watermark", ""));
+        b.put("ms", p.batchDuration());
+      }
+      round++;
+    }
+    Files.writeString(Path.of(c.get("table").asText() + ".batches.json"), JSON.writeValueAsString(rounds));
+    System.out.printf("case %s: %d rounds, micro-batches %s in %d ms%n", name, rounds.size(), summary(rounds),
+        (System.nanoTime() - started) / 1_000_000);
+    if (c.path("show").asBoolean(false)) {
+      Dataset<Row> table = spark.read().format("delta").load(c.get("table").asText());
+      table.orderBy(table.columns()[0], Stream.of(table.columns()).skip(1).toArray(String[]::new))
+          .show(1000, false);
+    }
+  }
+
+  private static StreamingQuery start(SparkSession spark, JsonNode job, JsonNode c, int round) throws Exception {
     Dataset<Row> events = spark.readStream()
         .schema(job.get("schema").asText())
         .option("timestampFormat", job.get("timestampFormat").asText())
@@ -83,21 +147,42 @@ public class SparkJudge {
       select[i] = new Column(columns[i]);
     }
     Dataset<Row> result = spark.sql(c.get("sql").asText()).select(select);
-    StreamingQuery query = result.writeStream()
-        .format("delta")
-        .outputMode(c.get("outputMode").asText())
+    String mode = c.get("outputMode").asText();
+    String table = c.get("table").asText();
+    DataStreamWriter<Row> writer = result.writeStream()
+        .outputMode(mode)
         .option("checkpointLocation", c.get("checkpoint").asText())
         .trigger(Trigger.AvailableNow())
-        .queryName(name)
-        .start(c.get("table").asText());
-    query.awaitTermination();
-    List<String> batches = new ArrayList<>();
-    for (StreamingQueryProgress p : query.recentProgress()) {
-      batches.add(Long.toString(p.numInputRows()));
+        .queryName(c.get("name").asText() + "-round-" + round);
+    if (!mode.equals("update")) {
+      return writer.format("delta").start(table);
     }
-    Files.write(Path.of(c.get("table").asText() + ".batches"), batches);
-    System.out.printf("case %s: %d micro-batches in %d ms%n", name, batches.size(),
-        (System.nanoTime() - started) / 1_000_000);
+    String on = Stream.of(strings(c.get("mergeKeys")))
+        .map(k -> "t.`" + k + "` <=> s.`" + k + "`").collect(Collectors.joining(" AND "));
+    // An upsert is idempotent by itself: replaying batch N (a crash before Spark's commit log
+    // entry N) merges the same rows again and leaves the same table, so no txnAppId is needed.
+    return writer.foreachBatch((VoidFunction2<Dataset<Row>, Long>) (batch, id) -> {
+      if (!DeltaTable.isDeltaTable(spark, table)) {
+        // an update batch holds each key once, so the first one can simply be the table
+        batch.write().format("delta").mode("append").save(table);
+      } else {
+        DeltaTable.forPath(spark, table).as("t").merge(batch.as("s"), on)
+            .whenMatched().updateAll().whenNotMatched().insertAll().execute();
+      }
+    }).start();
+  }
+
+  private static String summary(ArrayNode rounds) {
+    StringBuilder out = new StringBuilder();
+    for (JsonNode r : rounds) {
+      out.append('[');
+      for (JsonNode b : r) {
+        out.append(b.get("rows").asLong()).append(" (").append(b.get("ms").asLong()).append(" ms)")
+            .append(b == r.get(r.size() - 1) ? "" : ", ");
+      }
+      out.append(']');
+    }
+    return out.toString();
   }
 
   private static String[] strings(JsonNode array) {

@@ -122,7 +122,7 @@ final class SparkReference {
     List<String> command = new ArrayList<>();
     command.add(ChildJvm.javaBinary().toString());
     command.addAll(moduleOptions(classpath));
-    command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC",
         "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
         "-cp", classpath, JUDGE.toAbsolutePath().toString(), jobFile.toString()));
     Path log = work.resolve("spark.log");
