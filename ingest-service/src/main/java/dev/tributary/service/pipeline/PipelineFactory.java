@@ -18,6 +18,7 @@ import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.stateful.CompleteModeSink;
+import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.stateful.StatefulProcessor;
 import dev.tributary.service.stateful.UpdateModeSink;
@@ -205,8 +206,11 @@ public final class PipelineFactory {
   public static DeltaTableSink lateEvents(CompiledPipeline pipeline, ObjectStore store) throws IOException {
     PipelineSpec spec = pipeline.spec();
     DataWriteOptions options = new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
-    return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)), pipeline.lateEventsSchema(),
-        List.of(), options);
+    DeltaTable table = DeltaTable.open(store, tableOptions(spec));
+    if (table.exists() && LateEvents.isPreviousSchema(table.snapshot().schema(), pipeline.processor().outputSchema())) {
+      throw new IllegalStateException(LateEvents.previousSchemaMessage(spec.id(), store.location()));
+    }
+    return new DeltaTableSink(spec.id(), store, table, pipeline.lateEventsSchema(), List.of(), options);
   }
 
   /**
