@@ -82,7 +82,7 @@ class StatefulPipelineIT {
     List<List<Object>> out = new ArrayList<>();
     for (List<Object> r : rows) {
       List<Object> copy = new ArrayList<>(r);
-      if (copy.size() == columns.size()) {
+      if (copy.size() >= columns.size()) { // an input row, or a late row (input row + why it was late)
         copy.set(at, topic);
       }
       out.add(copy);
@@ -126,12 +126,21 @@ class StatefulPipelineIT {
         + second.stream().mapToLong(BatchProgress::lateRows).sum();
     assertThat(lateCounted).isEqualTo(expected.late().size()).isPositive();
     if (spec.lateEvents().isPresent()) {
-      int lateWidth = columns.size() - 1;
-      assertThat(table(spec.lateEvents().get().path(), lateWidth))
-          .containsExactlyInAnyOrderElementsOf(expected.late().stream().map(r -> r.subList(0, lateWidth)).toList());
+      // the input columns but the broker's Kafka timestamp (the last), then operator, watermark, window
+      int kafkaTimestamp = columns.size() - 1;
+      List<List<Object>> lateTable = table(spec.lateEvents().get().path(), columns.size() + 4);
+      assertThat(lateTable.stream().map(r -> withoutColumn(r, kafkaTimestamp)).toList())
+          .containsExactlyInAnyOrderElementsOf(expected.late().stream().map(r -> withoutColumn(r, kafkaTimestamp)).toList());
+      assertThat(lateTable).extracting(r -> r.get(columns.size())).contains("deduplicate", "aggregate");
     }
     assertThat(second.get(0).replayed()).isFalse();
     assertThat(second.get(second.size() - 1).state()).containsKey("keys");
+  }
+
+  private static List<Object> withoutColumn(List<Object> row, int column) {
+    List<Object> out = new ArrayList<>(row);
+    out.remove(column);
+    return out;
   }
 
   @Test
