@@ -290,7 +290,7 @@ public final class MicroBatchEngine {
    * end before the latest offset when planned), which the processor is told and a replay must
    * see again.
    */
-  private static Map<String, String> planExtras(SourcePlan plan) {
+  static Map<String, String> planExtras(SourcePlan plan) {
     Map<String, String> extras = new HashMap<>();
     if (!plan.gaps().isEmpty()) {
       extras.put("dataLoss", plan.gaps().toString());
