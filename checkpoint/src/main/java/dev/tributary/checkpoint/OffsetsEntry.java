@@ -20,8 +20,9 @@ import java.util.TreeMap;
  * @param watermarkMicros the event-time watermark (microseconds since the epoch) the batch applies
  *     to evict state and emit results, or empty if the pipeline has none yet
  * @param lateWatermarkMicros the watermark the batch's stateful operators judge late rows against:
- *     the previous batch's {@code watermarkMicros} (Spark's two watermarks per batch); an entry
- *     written before this field existed has the same value as {@code watermarkMicros}
+ *     the previous batch's {@code watermarkMicros} (Spark's two watermarks per batch), 0 (the
+ *     epoch) when that batch had none but this one has; empty only when {@code watermarkMicros}
+ *     is; an entry written before this field existed has the same value as {@code watermarkMicros}
  * @param plannedAt when the batch was planned
  * @param extras free-form values the engine wants back on replay (e.g. a source's own metadata)
  */
@@ -39,6 +40,11 @@ public record OffsetsEntry(
     }
     Objects.requireNonNull(watermarkMicros, "watermarkMicros");
     Objects.requireNonNull(lateWatermarkMicros, "lateWatermarkMicros");
+    if (watermarkMicros.isPresent() && lateWatermarkMicros.isEmpty()) {
+      // The previous batch had none: late rows are judged against the epoch, Spark's initial
+      // watermark. Normalised so that an absent field in the file keeps meaning "an older entry".
+      lateWatermarkMicros = OptionalLong.of(0);
+    }
     Objects.requireNonNull(plannedAt, "plannedAt");
     // A sorted, unmodifiable copy: iteration order is the file order, and equality is by content.
     ranges = SortedMaps.copy(ranges, "ranges");

@@ -139,6 +139,25 @@ class StatefulPipelineIT {
     }
     assertThat(second.get(0).replayed()).isFalse();
     assertThat(second.get(second.size() - 1).state()).containsKey("keys");
+    assertTwoWatermarksPerBatch(spec, first.size() + second.size());
+  }
+
+  /**
+   * Every batch's offsets entry holds the watermark it evicts with (the previous commit's next
+   * watermark) and the one it judges late rows with (the previous batch's), across the restart.
+   */
+  private static void assertTwoWatermarksPerBatch(PipelineSpec spec, int batches) throws Exception {
+    try (ObjectStore store = ObjectStores.open(spec.checkpoint(), null)) {
+      dev.tributary.checkpoint.Checkpoint checkpoint = PipelineFactory.checkpoint(spec, store);
+      for (long n = 1; n < batches; n++) {
+        var entry = checkpoint.offsets(n).orElseThrow();
+        assertThat(entry.watermarkMicros()).isEqualTo(checkpoint.commit(n - 1).orElseThrow().nextWatermarkMicros());
+        // the previous batch's, or the epoch when that batch had none (batch 0 of a new checkpoint)
+        long previous = checkpoint.offsets(n - 1).orElseThrow().watermarkMicros().orElse(0);
+        assertThat(entry.lateWatermarkMicros()).hasValue(previous);
+      }
+      assertThat(checkpoint.offsets(batches - 1).orElseThrow().watermarkMicros()).isPresent();
+    }
   }
 
   private static List<Object> withoutColumn(List<Object> row, int column) {
