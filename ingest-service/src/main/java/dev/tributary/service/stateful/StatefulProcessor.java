@@ -27,6 +27,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
   private final StatefulQuery query;
+  private final StatefulPlan plan;
   private final InputChecks inputChecks;
   private final RowChecks lateRows;
   private OutputsEmitter emitter;
@@ -51,6 +52,7 @@ public final class StatefulProcessor implements RecordProcessor {
     this.inputChecks = new InputChecks(plan, plan.partitionColumns());
     this.lateRows = RowChecks.forTable(plan.inputSchema(), List.of());
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
+    this.plan = plan;
   }
 
   @Override
@@ -117,7 +119,16 @@ public final class StatefulProcessor implements RecordProcessor {
 
   @Override
   public Map<String, Long> stateMetrics() {
-    return query.metrics();
+    Map<String, Long> m = new java.util.LinkedHashMap<>(query.metrics());
+    long dedupLate = emitter == null ? 0 : emitter.dedupLate;
+    long aggregateLate = emitter == null ? 0 : emitter.aggregateLate;
+    if (plan.deduplicates() && plan.hasWatermark()) {
+      m.put("dedup.lateRows", dedupLate);
+    }
+    if (plan.aggregates() && plan.hasWatermark()) {
+      m.put("aggregate.lateRows", aggregateLate);
+    }
+    return m;
   }
 
   @Override
@@ -149,6 +160,9 @@ public final class StatefulProcessor implements RecordProcessor {
 
   private final class OutputsEmitter implements Emitter {
     private final BatchOutputs outputs;
+    // this batch's late rows per operator, for the state metrics
+    private long dedupLate;
+    private long aggregateLate;
 
     OutputsEmitter(BatchOutputs outputs) {
       this.outputs = outputs;
@@ -166,6 +180,11 @@ public final class StatefulProcessor implements RecordProcessor {
     /** A late row, already checked whole ({@link #process}), with why it was left out. */
     @Override
     public void late(Object[] row, Late why) throws IOException {
+      if (Late.DEDUPLICATE.equals(why.operator())) {
+        dedupLate++;
+      } else {
+        aggregateLate++;
+      }
       outputs.late(outputs.writesLateRows() ? LateEvents.row(row, why) : row);
     }
 

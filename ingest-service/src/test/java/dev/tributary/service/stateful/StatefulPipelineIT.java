@@ -125,6 +125,11 @@ class StatefulPipelineIT {
     long lateCounted = first.stream().mapToLong(BatchProgress::lateRows).sum()
         + second.stream().mapToLong(BatchProgress::lateRows).sum();
     assertThat(lateCounted).isEqualTo(expected.late().size());
+    List<BatchProgress> all = new ArrayList<>(first);
+    all.addAll(second);
+    long perOperator = all.stream().mapToLong(b -> b.state().getOrDefault("dedup.lateRows", 0L)
+        + b.state().getOrDefault("aggregate.lateRows", 0L)).sum();
+    assertThat(perOperator).as("late rows per operator in the state metrics").isEqualTo(lateCounted);
     if (spec.outputMode() == dev.tributary.config.OutputMode.COMPLETE) {
       assertThat(lateCounted).as("a tumbling window in complete mode ignores the watermark (Spark)").isZero();
     } else {
