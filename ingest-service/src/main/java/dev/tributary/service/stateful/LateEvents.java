@@ -39,18 +39,6 @@ public final class LateEvents {
     return existing.equals(input);
   }
 
-  /**
-   * The start-up refusal for a late-events table an older release created without the columns
-   * above (its schema is the input row's alone): the table must be moved or replaced.
-   */
-  public static String previousSchemaMessage(String pipelineId, String location) {
-    return "Cannot start pipeline " + pipelineId + ": the late-events table at " + location + " was created by an"
-        + " older release without the columns " + OPERATOR + ", " + WATERMARK + ", " + WINDOW_START + ", "
-        + WINDOW_END + " (which operator left each row out, and against which watermark and window). Move or"
-        + " delete that table, or set late-events.delta.path to a new path; the checkpoint and the sink table"
-        + " are not affected.";
-  }
-
   /** The late-events row of an input row. */
   static Object[] row(Object[] input, Emitter.Late why) {
     Object[] out = new Object[input.length + COLUMNS.size()];

@@ -1,21 +1,25 @@
 package dev.tributary.service.stateful;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
+import dev.tributary.table.TransactionId;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -48,16 +52,29 @@ class LateEventsTableTest {
   }
 
   @Test
-  void aLateEventsTableWrittenByAnOlderReleaseIsRefusedAtStartWithWhatToDo() throws Exception {
+  void aLateEventsTableWrittenByAnOlderReleaseGetsTheNewColumnsAtStart() throws Exception {
     CompiledPipeline pipeline = pipeline();
+    Object[] oldRow = {"e1", Instant.parse("2026-01-01T00:00:00Z"), "events", 0, 7L, Instant.parse("2026-01-01T00:00:01Z")};
     try (ObjectStore store = ObjectStores.open(Files.createDirectories(dir.resolve("late")).toString(), null)) {
-      // what the previous release created: the input columns alone
-      DeltaTable.open(store, TableOptions.defaults()).create(pipeline.processor().outputSchema(), List.of(), Map.of());
+      // what the previous release created and wrote: the input columns alone
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      table.create(pipeline.processor().outputSchema(), List.of(), Map.of());
+      try (AppendTransaction append = table.newAppend(new TransactionId("old-release", 0))) {
+        append.write(oldRow);
+        append.commit(Map.of());
+      }
     }
-    assertThatThrownBy(() -> PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), new ProgressLog(10)))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("Cannot start pipeline late-columns: the late-events table at")
-        .hasMessageContaining("without the columns _late_operator, _late_watermark, _late_window_start, _late_window_end")
-        .hasMessageContaining("set late-events.delta.path to a new path");
+
+    try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), new ProgressLog(10))) {
+      assertThat(run.spec().id()).isEqualTo("late-columns");
+    }
+
+    try (ObjectStore store = ObjectStores.open(dir.resolve("late").toString(), null)) {
+      assertThat(DeltaTable.open(store, TableOptions.defaults()).snapshot().schema())
+          .isEqualTo(pipeline.lateEventsSchema());
+      assertThat(TableContents.rows(store)).singleElement()
+          .satisfies(r -> assertThat(Arrays.asList(r)).containsExactly("e1", oldRow[1], "events", 0, 7L, oldRow[5],
+              null, null, null, null));
+    }
   }
 }
