@@ -159,4 +159,32 @@ class LateRulesTest {
       assertThat(r.table()).contains(List.of(time(5, 1), time(10, 1), "u", 1L));
     }
   }
+
+  /** A window on another column than the watermark's carries no watermark: nothing is late, nothing evicted. */
+  @Test
+  void aWindowOnAnotherColumnThanTheWatermarksDropsNothing() throws Exception {
+    String yaml = """
+        pipeline: other-column
+        source: { kafka: { bootstrap-servers: "localhost:9092", topics: [events] } }
+        format: { json: { schema: { event_id: string, event_ts: timestamp, ingest_ts: timestamp } } }
+        watermark: { column: event_ts, delay: 10 minutes }
+        aggregate:
+          window: { column: ingest_ts, size: 5 minutes }
+          measures: { n: count() }
+        output-mode: update
+        sink: { delta: { path: /tmp/unused } }
+        checkpoint: /tmp/unused-checkpoint
+        """;
+    StatefulPlan plan = PipelineFactory.compile(dev.tributary.config.PipelineParser.parse(yaml, "o.yaml", java.util.Map.of()))
+        .stateful().orElseThrow();
+    try (QueryRunner r = new QueryRunner(plan, dir.resolve("other-column"))) {
+      r.batch(rows(new Object[] {"a", time(20, 0), time(1, 0), "events", 0, 0L, NOON}), QueryRunner.Crash.NONE);
+      r.drain();
+      // event time behind the watermark (12:10), ingest time 12:02: counted in the ingest-time window
+      r.batch(rows(new Object[] {"b", time(3, 0), time(2, 0), "events", 0, 1L, NOON}), QueryRunner.Crash.NONE);
+      assertThat(r.late()).isEmpty();
+      assertThat(r.table()).containsExactly(window(0, 5, 2));
+      assertThat(r.metrics()).containsEntry("aggregate.windowsEvicted", 0L);
+    }
+  }
 }
