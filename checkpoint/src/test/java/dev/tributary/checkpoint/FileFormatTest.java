@@ -38,17 +38,31 @@ class FileFormatTest {
     checkpoint.writeOffsets(new OffsetsEntry(7,
         Map.of(new SourcePartition("orders", 1), new OffsetRange(350, 350),
             new SourcePartition("orders", 0), new OffsetRange(700, 800)),
-        OptionalLong.of(1764403200000000L), Instant.parse("2026-11-29T08:00:07Z"), Map.of()));
+        OptionalLong.of(1764403200000000L), OptionalLong.of(1764403140000000L), Instant.parse("2026-11-29T08:00:07Z"),
+        Map.of()));
     checkpoint.writeCommit(new CommitEntry(7, OptionalLong.of(1764403201000000L),
         Instant.parse("2026-11-29T08:00:08.5Z"), Map.of("table-version", "42")));
 
     assertThat(text("offsets/00000000000000000007")).isEqualTo("v1\n"
         + "{\"batchId\":7,\"plannedAt\":\"2026-11-29T08:00:07Z\",\"watermarkMicros\":1764403200000000,"
-        + "\"ranges\":[{\"topic\":\"orders\",\"partition\":0,\"start\":700,\"end\":800},"
+        + "\"lateWatermarkMicros\":1764403140000000,\"ranges\":[{\"topic\":\"orders\",\"partition\":0,\"start\":700,\"end\":800},"
         + "{\"topic\":\"orders\",\"partition\":1,\"start\":350,\"end\":350}],\"extras\":{}}\n");
     assertThat(text("commits/00000000000000000007")).isEqualTo("v1\n"
         + "{\"batchId\":7,\"committedAt\":\"2026-11-29T08:00:08.500Z\","
         + "\"nextWatermarkMicros\":1764403201000000,\"extras\":{\"table-version\":\"42\"}}\n");
+  }
+
+  @Test
+  void anOffsetsEntryWithoutALateWatermarkJudgesLateRowsByTheWatermarkItApplies() throws Exception {
+    // Written by releases before the two watermarks: one watermark for eviction and late rows.
+    Checkpoint checkpoint = Checkpoint.open(store, "orders-hourly", Map.of());
+    store.put("offsets/00000000000000000000", ("v1\n{\"batchId\":0,\"plannedAt\":\"2026-11-29T08:00:07Z\","
+        + "\"watermarkMicros\":1764403200000000,\"ranges\":[],\"extras\":{}}\n").getBytes(StandardCharsets.UTF_8));
+
+    OffsetsEntry entry = checkpoint.recover().latestOffsets().orElseThrow();
+
+    assertThat(entry.watermarkMicros()).hasValue(1764403200000000L);
+    assertThat(entry.lateWatermarkMicros()).hasValue(1764403200000000L);
   }
 
   @Test

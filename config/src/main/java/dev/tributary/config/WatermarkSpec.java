@@ -1,6 +1,7 @@
 package dev.tributary.config;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -9,14 +10,38 @@ import java.util.Objects;
  *
  * @param column the timestamp column holding the event time
  * @param delay how late an event may arrive and still count; zero or more
+ * @param policy how the source partitions' event times make the watermark ({@code policy}; default
+ *     {@link Policy#GLOBAL}, Spark's rule)
  */
-public record WatermarkSpec(String column, Duration delay) {
+public record WatermarkSpec(String column, Duration delay, Policy policy) {
+
+  /** How the watermark follows the partitions of the source. */
+  public enum Policy {
+    /** The max event time over all partitions minus the delay (Spark's rule for one source). */
+    GLOBAL,
+    /**
+     * The min over the partitions with records in a batch of their max event time, minus the
+     * delay: the watermark follows the slowest partition (uneven backfills).
+     */
+    PER_PARTITION;
+
+    /** The name as written in pipeline files, e.g. {@code per-partition}. */
+    public String keyword() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
 
   /** Checks the delay is not negative. */
   public WatermarkSpec {
     Objects.requireNonNull(column, "column");
+    Objects.requireNonNull(policy, "policy");
     if (Objects.requireNonNull(delay, "delay").isNegative()) {
       throw new IllegalArgumentException("a watermark delay cannot be negative");
     }
+  }
+
+  /** A watermark with the default {@link Policy#GLOBAL} policy. */
+  public WatermarkSpec(String column, Duration delay) {
+    this(column, delay, Policy.GLOBAL);
   }
 }

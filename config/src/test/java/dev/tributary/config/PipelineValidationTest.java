@@ -67,6 +67,17 @@ class PipelineValidationTest {
   }
 
   @Test
+  void readsTheWatermarkPolicyAndRefusesAnUnknownOne() {
+    String global = BASE + "watermark: { column: event_time, delay: 15 minutes }\n";
+    assertThat(parse(global).watermark().orElseThrow().policy()).isEqualTo(WatermarkSpec.Policy.GLOBAL);
+    String perPartition = BASE + "watermark: { column: event_time, delay: 15 minutes, policy: per-partition }\n";
+    assertThat(parse(perPartition).watermark().orElseThrow().policy()).isEqualTo(WatermarkSpec.Policy.PER_PARTITION);
+    assertThat(errors(BASE + "watermark: { column: event_time, delay: 15 minutes, policy: slowest }\n"))
+        .singleElement().asString()
+        .contains("watermark.policy").contains("'slowest'").contains("global").contains("per-partition");
+  }
+
+  @Test
   void refusesABadPipelineId() {
     assertThat(errors(BASE.replace("pipeline: orders", "pipeline: orders_2026"))).containsExactly(
         "orders.yaml:1:11: pipeline: pipeline id 'orders_2026' may only contain lower-case letters, digits and"

@@ -9,9 +9,11 @@ import dev.tributary.table.log.Metadata;
 import dev.tributary.table.log.Protocol;
 import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.TableState;
+import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -132,6 +134,49 @@ public final class DeltaTable {
           + ". Write to a new table location, or use the existing table's schema.");
     }
     return snapshot;
+  }
+
+  /**
+   * Adds nullable columns after the existing ones (Delta's {@code ALTER TABLE ADD COLUMNS}): one
+   * commit holding a {@code metaData} action with the wider schema and everything else of the
+   * table's metadata unchanged (id, partitioning, properties). Files written before read the new
+   * columns as null. A concurrent commit that changes the metadata too makes this one fail as a
+   * conflict; retrying it after such a commit, or after an unknown outcome, is safe: a column that
+   * is already there with the same type is not added twice.
+   *
+   * @return the snapshot after the change
+   * @throws IllegalArgumentException if a column is not nullable, or exists with another type
+   */
+  public Snapshot addColumns(List<StructField> columns) throws IOException {
+    Snapshot current = snapshot();
+    List<StructField> fields = new ArrayList<>(current.schema().fields());
+    boolean changed = false;
+    for (StructField c : columns) {
+      if (!c.nullable()) {
+        throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at " + location()
+            + ": an added column must be nullable (the files written before hold no value for it)");
+      }
+      int existing = current.schema().indexOf(c.name());
+      if (existing >= 0) {
+        if (!current.schema().fields().get(existing).equals(c)) {
+          throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at " + location()
+              + ": it already has a column of that name with type "
+              + current.schema().fields().get(existing).type().deltaName());
+        }
+        continue;
+      }
+      fields.add(c);
+      changed = true;
+    }
+    if (!changed) {
+      return current;
+    }
+    Metadata old = current.state().metadata();
+    Metadata wider = new Metadata(old.id(), old.name(), old.description(), old.format(),
+        SchemaJson.toJson(new StructType(fields)), old.partitionColumns(), old.configuration(), old.createdTime());
+    commit(current.state(), null, List.of(wider), "ADD COLUMNS", Map.of(), false);
+    LOG.info("Added columns {} to Delta table at {}", columns.stream().map(StructField::name).toList(), location());
+    return snapshot();
   }
 
   /**

@@ -61,6 +61,24 @@ class DeltaTableTest {
   }
 
   @Test
+  void addedColumnsReadAsNullInTheFilesWrittenBefore() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of("delta.appendOnly", "false"));
+    append(table, "pipe", 0, 0, 3);
+    StructField note = StructField.nullable("note", PrimitiveType.STRING);
+
+    Snapshot wider = table.addColumns(List.of(note));
+
+    assertThat(wider.schema().fieldNames()).containsExactly("id", "name", "ts", "region", "note");
+    assertThat(wider.properties()).containsEntry("delta.appendOnly", "false");
+    assertThat(wider.latestTransactionVersion("pipe")).hasValue(0);
+    assertThat(rows(store, wider)).hasSize(3).allSatisfy(r -> assertThat(r[4]).isNull());
+    // again: nothing to add, no commit
+    assertThat(table.addColumns(List.of(note)).version()).isEqualTo(wider.version());
+    assertThatThrownBy(() -> table.addColumns(List.of(StructField.nullable("note", PrimitiveType.LONG))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already has a column of that name");
+  }
+
+  @Test
   void replayedTransactionIsSkippedWithoutWritingData() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     append(table, "pipe", 5, 0, 10);

@@ -11,6 +11,7 @@ import dev.tributary.checkpoint.OffsetsEntry;
 import dev.tributary.checkpoint.SourcePartition;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * JSON mapping of the three log entry kinds, written by hand (not by reflection) so that the file
@@ -25,6 +26,7 @@ public final class EntryCodec {
     root.put("batchId", e.batchId());
     root.put("plannedAt", e.plannedAt().toString());
     e.watermarkMicros().ifPresent(w -> root.put("watermarkMicros", w));
+    e.lateWatermarkMicros().ifPresent(w -> root.put("lateWatermarkMicros", w));
     ArrayNode ranges = root.putArray("ranges");
     e.ranges()
         .forEach(
@@ -59,11 +61,14 @@ public final class EntryCodec {
         throw r.error("topic", "repeats partition " + partition);
       }
     }
+    OptionalLong watermark = f.optionalLong("watermarkMicros");
+    OptionalLong late = f.optionalLong("lateWatermarkMicros");
     try {
       return new OffsetsEntry(
           batchId,
           ranges,
-          f.optionalLong("watermarkMicros"),
+          watermark,
+          late.isPresent() ? late : watermark, // written before the field existed: the same one
           f.instant("plannedAt"),
           f.stringMap("extras"));
     } catch (IllegalArgumentException invalid) {

@@ -39,7 +39,7 @@ public final class Keys {
     s.put("format", List.of("json"));
     s.put("format.json", List.of("schema", "max-record-size"));
     s.put("transform[]", List.of("filter", "derive"));
-    s.put("watermark", List.of("column", "delay"));
+    s.put("watermark", List.of("column", "delay", "policy"));
     s.put("deduplicate", List.of("keys", "within-watermark"));
     s.put("aggregate", List.of("window", "group-by", "measures"));
     s.put("aggregate.window", List.of("column", "size", "slide", "session-gap"));

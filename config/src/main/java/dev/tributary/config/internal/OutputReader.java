@@ -9,9 +9,7 @@ import dev.tributary.config.Size;
 import dev.tributary.config.StorageSpec;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 import org.yaml.snakeyaml.nodes.Node;
@@ -161,18 +159,7 @@ final class OutputReader {
   }
 
   private <E> E keyword(Node node, String path, String what, E[] values, Function<E, String> keyword) {
-    String text = nodes.text(node, path);
-    if (text == null) {
-      return null;
-    }
-    String wanted = text.strip().toLowerCase(Locale.ROOT);
-    for (E value : values) {
-      if (keyword.apply(value).equals(wanted)) {
-        return value;
-      }
-    }
-    nodes.fail(node, path, Messages.oneOf(what + " '" + text + "'",
-        Arrays.stream(values).map(keyword).toList()));
-    return null;
+    return nodes.keyword(node, path, what, values, keyword);
   }
+
 }

@@ -131,8 +131,10 @@ final class QueryReader {
       nodes.fail(delayNode, "watermark.delay", Messages.notPositive("the delay"));
       delay = null;
     }
+    WatermarkSpec.Policy policy = map.read("policy", n -> nodes.keyword(n, "watermark.policy", "watermark policy",
+        WatermarkSpec.Policy.values(), WatermarkSpec.Policy::keyword), WatermarkSpec.Policy.GLOBAL);
     map.finish();
-    return column == null || delay == null ? null : new WatermarkSpec(column, delay);
+    return column == null || delay == null || policy == null ? null : new WatermarkSpec(column, delay, policy);
   }
 
   DeduplicateSpec deduplicate(YamlMap root) {

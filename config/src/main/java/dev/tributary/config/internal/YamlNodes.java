@@ -2,6 +2,7 @@ package dev.tributary.config.internal;
 
 import dev.tributary.config.Secrets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -166,6 +167,22 @@ final class YamlNodes {
   }
 
   /** Records a problem at a node. */
+  /** One of {@code values}, by its keyword (case-insensitive); else a problem naming the choices, and null. */
+  <E> E keyword(Node node, String path, String what, E[] values, Function<E, String> keyword) {
+    String text = text(node, path);
+    if (text == null) {
+      return null;
+    }
+    String wanted = text.strip().toLowerCase(Locale.ROOT);
+    for (E value : values) {
+      if (keyword.apply(value).equals(wanted)) {
+        return value;
+      }
+    }
+    fail(node, path, Messages.oneOf(what + " '" + text + "'",
+        Arrays.stream(values).map(keyword).toList()));
+    return null;
+  }
   void fail(Node node, String path, String message) {
     problems.add(node.getStartMark(), path, message);
   }

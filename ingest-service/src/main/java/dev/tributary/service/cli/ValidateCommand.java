@@ -57,7 +57,10 @@ final class ValidateCommand {
         + spec.format().maxRecordSize() + " each; unparseable records go to quarantine");
     line(b, "transforms", spec.transforms().isEmpty() ? "none"
         : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
-    spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + dev.tributary.config.Durations.format(w.delay())));
+    spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + dev.tributary.config.Durations.format(w.delay())
+        + (w.policy() == dev.tributary.config.WatermarkSpec.Policy.GLOBAL
+            ? " (global: the max event time over all partitions)"
+            : " (per-partition: follows the slowest partition with records)")));
     spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
     spec.aggregate().ifPresent(a -> line(b, "aggregate", a.window().map(w -> w.canonical()).orElse("running")
         + " group by " + a.groupBy() + " measures " + a.canonicalMeasures()));

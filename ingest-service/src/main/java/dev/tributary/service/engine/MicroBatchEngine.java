@@ -15,11 +15,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -49,6 +51,8 @@ public final class MicroBatchEngine {
 
   /** How often old offsets/commits entries are deleted (every N batches). */
   private static final int PURGE_EVERY_BATCHES = 20;
+  /** Offsets entry extra: the partitions a batch leaves behind (see {@link #planExtras}). */
+  static final String BACKLOGGED = "backlogged";
 
   private final String pipelineId;
   private final TableTxns txns;
@@ -134,12 +138,16 @@ public final class MicroBatchEngine {
       ends = toKafka(recovery.latestOffsets().get().endOffsets());
     }
     OptionalLong watermark = recovery.latestCommit().map(CommitEntry::nextWatermarkMicros).orElse(OptionalLong.empty());
+    // Spark's two watermarks (SPARK-40925): a batch evicts with the watermark computed after the
+    // previous batch and judges late rows with the one that batch evicted with.
+    OptionalLong lateWatermark = recovery.latestOffsets().map(OffsetsEntry::watermarkMicros).orElse(OptionalLong.empty());
     if (recovery.batchToReplay().isPresent()) {
       OffsetsEntry entry = recovery.batchToReplay().get();
       log.info("Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
       watermark = runBatch(entry, null, true, timer);
+      lateWatermark = entry.watermarkMicros();
     } else if (recovery.latestCommit().isPresent()) {
       processor.restored(recovery.latestOffsets().orElseThrow().watermarkMicros(), watermark);
     }
@@ -160,12 +168,13 @@ public final class MicroBatchEngine {
       if (hasWork) {
         timer.mark("plan");
         CrashPoints.reached(CrashPoints.AFTER_PLAN);
-        OffsetsEntry entry = new OffsetsEntry(batchId, toCheckpoint(plan.ranges()), watermark,
-            started, gapExtras(plan.gaps()));
+        OffsetsEntry entry = new OffsetsEntry(batchId, toCheckpoint(plan.ranges()), watermark, lateWatermark,
+            started, planExtras(plan));
         checkpoint.writeOffsets(entry);
         CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
         timer.mark("walCommit");
         watermark = runBatch(entry, plan, false, timer);
+        lateWatermark = entry.watermarkMicros();
         ends = toKafka(entry.endOffsets());
         batchId++;
         first = false;
@@ -221,7 +230,8 @@ public final class MicroBatchEngine {
       List<SourcePlan.DataGap> readGaps = new ArrayList<>();
       // Even when every table already holds the batch, a stateful processor must replay it to
       // rebuild the state version it commits; a stateless one could skip the read.
-      processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt(), entry.watermarkMicros()));
+      processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt(), entry.watermarkMicros(),
+          entry.lateWatermarkMicros(), backlogged(entry)));
       SourceRecordHandler handler = rec -> {
         CrashPoints.reached(CrashPoints.MID_BATCH);
         processor.process(rec, outputs);
@@ -263,6 +273,7 @@ public final class MicroBatchEngine {
 
   private static Map<String, String> commitInfo(OffsetsEntry entry, List<SourcePlan.DataGap> readGaps) {
     Map<String, String> info = new LinkedHashMap<>(entry.extras());
+    info.remove(BACKLOGGED); // planning detail for the processor, not table history
     info.put("batchId", Long.toString(entry.batchId()));
     StringBuilder offsets = new StringBuilder();
     entry.ranges().forEach((p, r) -> offsets.append(offsets.length() == 0 ? "" : ",")
@@ -274,8 +285,42 @@ public final class MicroBatchEngine {
     return info;
   }
 
-  private static Map<String, String> gapExtras(List<SourcePlan.DataGap> gaps) {
-    return gaps.isEmpty() ? Map.of() : Map.of("dataLoss", gaps.toString());
+  /**
+   * The offsets entry's extras: the data gaps, and the partitions the batch leaves behind (range
+   * end before the latest offset when planned), which the processor is told and a replay must
+   * see again.
+   */
+  static Map<String, String> planExtras(SourcePlan plan) {
+    Map<String, String> extras = new HashMap<>();
+    if (!plan.gaps().isEmpty()) {
+      extras.put("dataLoss", plan.gaps().toString());
+    }
+    List<String> behind = new ArrayList<>();
+    plan.ranges().forEach((tp, r) -> {
+      Long latest = plan.latest().get(tp);
+      if (latest != null && r.end() < latest) {
+        behind.add(tp.topic() + "/" + tp.partition());
+      }
+    });
+    if (!behind.isEmpty()) {
+      behind.sort(null);
+      extras.put(BACKLOGGED, String.join(",", behind));
+    }
+    return extras;
+  }
+
+  /** The backlogged partitions an offsets entry records (topic names may hold '/' but not ','). */
+  static Set<TopicPartition> backlogged(OffsetsEntry entry) {
+    String value = entry.extras().get(BACKLOGGED);
+    if (value == null || value.isEmpty()) {
+      return Set.of();
+    }
+    Set<TopicPartition> out = new HashSet<>();
+    for (String tp : value.split(",")) {
+      int slash = tp.lastIndexOf('/');
+      out.add(new TopicPartition(tp.substring(0, slash), Integer.parseInt(tp.substring(slash + 1))));
+    }
+    return out;
   }
 
   private BatchProgress progress(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer,

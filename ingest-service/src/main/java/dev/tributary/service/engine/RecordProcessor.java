@@ -74,7 +74,21 @@ public interface RecordProcessor extends AutoCloseable {
    *
    * @param batchId the batch id
    * @param batchStartedAt when the batch started (recorded in quarantine rows)
-   * @param watermarkMicros the watermark this batch applies (from the offsets log on replay)
+   * @param watermarkMicros the watermark this batch evicts state with (from the offsets log on replay)
+   * @param lateWatermarkMicros the watermark this batch judges late rows against: the previous
+   *     batch's {@code watermarkMicros} (from the offsets log on replay)
+   * @param backlogged the partitions whose range in this batch ends before the latest offset known
+   *     when the batch was planned (the consumer is behind on them); the same set on replay
    */
-  record BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {}
+  record BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros,
+      OptionalLong lateWatermarkMicros, java.util.Set<org.apache.kafka.common.TopicPartition> backlogged) {
+    public BatchContext {
+      backlogged = java.util.Set.copyOf(backlogged);
+    }
+
+    /** A batch that judges late rows against the watermark it applies, with no backlogged partition. */
+    public BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {
+      this(batchId, batchStartedAt, watermarkMicros, watermarkMicros, java.util.Set.of());
+    }
+  }
 }

@@ -4,6 +4,7 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.table.types.StructType;
 import java.util.Optional;
@@ -23,8 +24,11 @@ public record CompiledPipeline(
     return stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
   }
 
-  /** The columns of the late-events table: the transformed rows with their Kafka metadata. */
+  /**
+   * The columns of the late-events table: the transformed rows with their Kafka metadata, then
+   * the operator, watermark and window that left each out ({@link LateEvents}).
+   */
   public StructType lateEventsSchema() {
-    return processor.outputSchema();
+    return LateEvents.schema(processor.outputSchema());
   }
 }

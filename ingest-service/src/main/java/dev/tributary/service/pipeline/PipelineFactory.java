@@ -18,6 +18,7 @@ import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.stateful.CompleteModeSink;
+import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.stateful.StatefulProcessor;
 import dev.tributary.service.stateful.UpdateModeSink;
@@ -201,12 +202,20 @@ public final class PipelineFactory {
         pipeline.stateful().get().keyColumns());
   }
 
-  /** Opens the late-events table (creating it on first use): the transformed rows with Kafka metadata. */
+  /**
+   * Opens the late-events table (creating it on first use): the transformed rows with Kafka
+   * metadata, then why each was late. A table an older release created without the {@code _late_}
+   * columns gets them added first, in a commit of its own.
+   */
   public static DeltaTableSink lateEvents(CompiledPipeline pipeline, ObjectStore store) throws IOException {
     PipelineSpec spec = pipeline.spec();
     DataWriteOptions options = new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
-    return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)), pipeline.lateEventsSchema(),
-        List.of(), options);
+    DeltaTable table = DeltaTable.open(store, tableOptions(spec));
+    if (table.exists() && LateEvents.isPreviousSchema(table.snapshot().schema(), pipeline.processor().outputSchema())) {
+      // Created by a release before the _late_ columns: add them (nullable; older rows read null).
+      table.addColumns(LateEvents.COLUMNS);
+    }
+    return new DeltaTableSink(spec.id(), store, table, pipeline.lateEventsSchema(), List.of(), options);
   }
 
   /**

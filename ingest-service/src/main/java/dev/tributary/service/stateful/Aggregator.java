@@ -7,8 +7,11 @@ interface Aggregator {
   /** How results leave the aggregation. */
   enum Mode { APPEND, UPDATE, COMPLETE }
 
-  /** Adds a row whose window column holds {@code timeMicros} (unused by a running aggregation). */
-  void add(Object[] row, long timeMicros) throws IOException;
+  /**
+   * Adds a row whose window column holds {@code timeMicros} (unused by a running aggregation), except to the windows the late
+   * watermark closed: each such (row, window) goes to {@link Emitter#late} instead.
+   */
+  void add(Object[] row, long timeMicros, Emitter out) throws IOException;
 
   /**
    * Ends the batch: writes touched groups back to state, then emits per mode: APPEND the windows

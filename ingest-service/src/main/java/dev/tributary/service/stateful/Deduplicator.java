@@ -164,17 +164,22 @@ final class Deduplicator {
     return prefix.toBytes();
   }
 
-  /** Deletes the keys whose expiry is below the watermark. */
+  /**
+   * Deletes the keys whose expiry is at or before the watermark (Spark: event time {@code <=}
+   * watermark; within-watermark: {@code watermark >= expiry}). A later duplicate of an evicted
+   * event-time key is at or behind the next batch's late watermark, so it is dropped as late.
+   */
   void evict(long watermarkMicros) {
+    long after = watermarkMicros + 1;
     switch (expiry) {
       case EVENT_TIME_IN_KEY -> {
-        evicted += store.deleteRange(new byte[] {BY_TIME}, below(BY_TIME, watermarkMicros));
+        evicted += store.deleteRange(new byte[] {BY_TIME}, below(BY_TIME, after));
         if (recentKeys != null) {
-          recentKeys.evictBelow(watermarkMicros);
+          recentKeys.evictBelow(after);
         }
       }
       case FIRST_SEEN_PLUS_DELAY -> {
-        byte[] end = below(INDEX, watermarkMicros);
+        byte[] end = below(INDEX, after);
         try (StateIterator it = store.scan(new byte[] {INDEX})) {
           while (it.hasNext()) {
             StateEntry e = it.next();

@@ -7,9 +7,28 @@ interface Emitter {
   /** A result row for the sink (aggregate row, or deduplicated input row). */
   void output(Object[] row) throws IOException;
 
-  /** An input row behind the watermark. */
-  void late(Object[] row) throws IOException;
+  /** An input row an operator left out as late; {@code why} says which operator and against what. */
+  void late(Object[] row, Late why) throws IOException;
 
   /** An input row dropped for lack of an event time. */
   void filtered();
+
+  /**
+   * Why a row was late: the operator that dropped it ({@link #DEDUPLICATE} or {@link #AGGREGATE}),
+   * the watermark it was judged against and, for an aggregation, the window it was dropped from
+   * ({@link #NO_WINDOW} for deduplication). Built only for late rows, never on the hot path.
+   */
+  record Late(String operator, long watermarkMicros, long windowStartMicros, long windowEndMicros) {
+    static final String DEDUPLICATE = "deduplicate";
+    static final String AGGREGATE = "aggregate";
+    static final long NO_WINDOW = Long.MIN_VALUE;
+
+    static Late dedup(long watermarkMicros) {
+      return new Late(DEDUPLICATE, watermarkMicros, NO_WINDOW, NO_WINDOW);
+    }
+
+    static Late window(long watermarkMicros, long startMicros, long endMicros) {
+      return new Late(AGGREGATE, watermarkMicros, startMicros, endMicros);
+    }
+  }
 }

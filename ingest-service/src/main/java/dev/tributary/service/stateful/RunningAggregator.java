@@ -46,9 +46,12 @@ final class RunningAggregator implements Aggregator {
     this.measures = measures;
   }
 
-  /** Adds a row; {@code timeMicros} is unused (a running aggregation has no window). */
+  /**
+   * Adds a row; {@code timeMicros} is unused (a running aggregation has no window) and nothing is
+   * ever late: the group keys carry no event time for a watermark to pass.
+   */
   @Override
-  public void add(Object[] row, long timeMicros) {
+  public void add(Object[] row, long timeMicros, Emitter out) {
     byte[] group = Codec.key(row, groupColumns);
     Object[] buffer = buffer(group);
     measures.add(buffer, row);

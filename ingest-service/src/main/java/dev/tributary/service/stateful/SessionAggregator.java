@@ -10,8 +10,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Session windows: per group, an event at t opens [t, t + gap); sessions that overlap (strictly:
- * a session ending exactly where another starts stays separate) merge into one spanning both.
+ * Session windows: per group, an event at t opens [t, t + gap); sessions that overlap or touch (a
+ * session ending exactly where another starts: Spark's MergingSessionsIterator merges when
+ * {@code start <= end}) merge into one spanning both. A row whose own session [t, t + gap) the
+ * late watermark closed ({@code t + gap <= watermark}) is dropped as late.
  * State layout (operator {@code aggregate}):
  * <pre>
  *   'S' groupKey sortable(start)                    -> sortable(end) measure buffer
@@ -29,17 +31,24 @@ final class SessionAggregator implements Aggregator {
   private final long gapMicros;
   private final int[] groupColumns;
   private final Measures measures;
+  private final long lateMicros;
   private long evicted;
 
-  SessionAggregator(StateStore store, long gapMicros, int[] groupColumns, Measures measures) {
+  /** @param lateMicros the late watermark, {@link Long#MIN_VALUE} for none */
+  SessionAggregator(StateStore store, long gapMicros, int[] groupColumns, Measures measures, long lateMicros) {
     this.store = store;
     this.gapMicros = gapMicros;
     this.groupColumns = groupColumns.clone();
     this.measures = measures;
+    this.lateMicros = lateMicros;
   }
 
   @Override
-  public void add(Object[] row, long timeMicros) {
+  public void add(Object[] row, long timeMicros, Emitter out) throws IOException {
+    if (timeMicros + gapMicros <= lateMicros) {
+      out.late(row, Emitter.Late.window(lateMicros, timeMicros, timeMicros + gapMicros));
+      return;
+    }
     byte[] group = Codec.key(row, groupColumns);
     byte[] groupPrefix = new Codec.Writer().raw(SESSION).bytes(group).toBytes();
     long start = timeMicros;
@@ -52,7 +61,7 @@ final class SessionAggregator implements Aggregator {
         long s = Codec.sortable(ByteBuffer.wrap(e.key(), groupPrefix.length, 8).getLong());
         ByteBuffer v = ByteBuffer.wrap(e.value());
         long en = Codec.sortable(v.getLong());
-        if (s < timeMicros + gapMicros && timeMicros < en) {
+        if (s <= timeMicros + gapMicros && timeMicros <= en) {
           mergedStarts.add(s);
           measures.merge(buffer, measures.decode(e.value(), 8));
           start = Math.min(start, s);

@@ -24,6 +24,7 @@ public final class StatefulPlan {
   private final OutputMode mode;
   private final int watermarkColumn;
   private final long delayMicros;
+  private final boolean perPartitionWatermark;
   private final int[] dedupColumns;
   private final Deduplicator.Expiry dedupExpiry;
   private final WindowSpec window;
@@ -42,6 +43,7 @@ public final class StatefulPlan {
     Optional<WatermarkSpec> wm = spec.watermark();
     this.watermarkColumn = wm.map(w -> timestampColumn(input, w.column(), "watermark.column", problems)).orElse(-1);
     this.delayMicros = wm.map(w -> Times.micros(w.delay())).orElse(0L);
+    this.perPartitionWatermark = wm.map(w -> w.policy() == WatermarkSpec.Policy.PER_PARTITION).orElse(false);
     Optional<DeduplicateSpec> dedup = spec.deduplicate();
     this.dedupColumns = dedup.map(d -> columns(input, d.keys(), "deduplicate.keys", problems)).orElse(null);
     boolean keysHoldEventTime = dedup.isPresent() && wm.isPresent() && dedup.get().keys().contains(wm.get().column());
@@ -184,6 +186,11 @@ public final class StatefulPlan {
     return delayMicros;
   }
 
+  /** Whether the watermark follows the slowest partition ({@code watermark.policy: per-partition}). */
+  boolean perPartitionWatermark() {
+    return perPartitionWatermark;
+  }
+
   boolean deduplicates() {
     return dedupColumns != null;
   }
@@ -228,5 +235,19 @@ public final class StatefulPlan {
    */
   boolean evictsWindows() {
     return hasWatermark() && windowColumn >= 0 && windowColumn == watermarkColumn && mode != OutputMode.COMPLETE;
+  }
+
+  /**
+   * Whether the aggregation drops (row, window) pairs whose window the late watermark closed: only
+   * for a window on the watermark column (else the window carries no watermark, as in Spark);
+   * tumbling and sliding windows not in complete mode (Spark's StateStoreSaveExec ignores the
+   * watermark there), session windows in every mode (SessionWindowStateStoreRestoreExec filters
+   * before any output mode applies).
+   */
+  boolean filtersLateWindows() {
+    if (!hasWatermark() || windowColumn != watermarkColumn) {
+      return false;
+    }
+    return window instanceof WindowSpec.Session || mode != OutputMode.COMPLETE;
   }
 }

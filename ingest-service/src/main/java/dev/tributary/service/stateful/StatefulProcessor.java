@@ -19,17 +19,17 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata
  * columns, transforms, projection; failures to quarantine) produce the row the sink of a
- * stateless pipeline would get; that row then goes through the watermark filter (late rows to the
- * late-events table), deduplication and the (windowed or running) aggregation, whose state lives in the
- * checkpoint's versioned state stores ({@code state/dedup}, {@code state/aggregate}).
+ * stateless pipeline would get; that row then goes through the watermark node, deduplication and
+ * the windowed or running aggregation (each dropping its own late rows, to the late-events table with
+ * {@link LateEvents}' columns), whose state lives in the checkpoint's versioned state stores
+ * ({@code state/dedup}, {@code state/aggregate}).
  */
 public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
   private final StatefulQuery query;
+  private final StatefulPlan plan;
   private final InputChecks inputChecks;
   private final RowChecks lateRows;
-  // The record whose row is being accepted: a late row is written (or refused) during accept.
-  private ConsumerRecord<byte[], byte[]> current;
   private OutputsEmitter emitter;
   private final Map<TopicPartition, Integer> partitionIndexes = new HashMap<>();
   private String lastTopic;
@@ -52,29 +52,39 @@ public final class StatefulProcessor implements RecordProcessor {
     this.inputChecks = new InputChecks(plan, plan.partitionColumns());
     this.lateRows = RowChecks.forTable(plan.inputSchema(), List.of());
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
+    this.plan = plan;
   }
 
   @Override
   public void beginBatch(BatchContext batch) throws IOException {
     stateless.beginBatch(batch);
-    query.begin(batch.batchId(), batch.watermarkMicros());
+    query.begin(batch.batchId(), batch.watermarkMicros(), batch.lateWatermarkMicros());
+    for (TopicPartition tp : batch.backlogged()) {
+      query.backlogged(partitionIndexes.computeIfAbsent(tp, k -> partitionIndexes.size()));
+    }
   }
 
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+    int partition = partitionIndex(record);
+    query.read(partition);
     Object[] row = stateless.toRow(record, outputs);
     if (row == null) {
       return;
     }
     // Checked before the row enters state: afterwards it cannot be set aside alone.
     String problem = inputChecks.problem(row);
+    if (problem == null && outputs.writesLateRows() && query.mayBeLate(row)) {
+      // A late row goes whole to the late-events table, so all of it must be writable (the input
+      // checks only cover what reaches state or the sink). Checked now: an aggregation drops it
+      // after deduplication, when this record is no longer the one at hand.
+      problem = lateRows.problem(row);
+    }
     if (problem != null) {
       stateless.quarantine(record, problem, outputs);
       return;
     }
-    current = record;
-    query.accept(row, partitionIndex(record), emitter(outputs));
-    current = null;
+    query.accept(row, partition, emitter(outputs));
   }
 
   @Override
@@ -109,7 +119,16 @@ public final class StatefulProcessor implements RecordProcessor {
 
   @Override
   public Map<String, Long> stateMetrics() {
-    return query.metrics();
+    Map<String, Long> m = new java.util.LinkedHashMap<>(query.metrics());
+    long dedupLate = emitter == null ? 0 : emitter.dedupLate;
+    long aggregateLate = emitter == null ? 0 : emitter.aggregateLate;
+    if (plan.deduplicates() && plan.hasWatermark()) {
+      m.put("dedup.lateRows", dedupLate);
+    }
+    if (plan.aggregates() && plan.hasWatermark()) {
+      m.put("aggregate.lateRows", aggregateLate);
+    }
+    return m;
   }
 
   @Override
@@ -141,6 +160,9 @@ public final class StatefulProcessor implements RecordProcessor {
 
   private final class OutputsEmitter implements Emitter {
     private final BatchOutputs outputs;
+    // this batch's late rows per operator, for the state metrics
+    private long dedupLate;
+    private long aggregateLate;
 
     OutputsEmitter(BatchOutputs outputs) {
       this.outputs = outputs;
@@ -155,18 +177,15 @@ public final class StatefulProcessor implements RecordProcessor {
       outputs.output(row);
     }
 
-    /**
-     * A late row goes whole to the late-events table, so all of it must be writable (the input
-     * checks only cover the columns that reach state or the sink).
-     */
+    /** A late row, already checked whole ({@link #process}), with why it was left out. */
     @Override
-    public void late(Object[] row) throws IOException {
-      String problem = current == null || !outputs.writesLateRows() ? null : lateRows.problem(row);
-      if (problem != null) {
-        stateless.quarantine(current, problem, outputs);
-        return;
+    public void late(Object[] row, Late why) throws IOException {
+      if (Late.DEDUPLICATE.equals(why.operator())) {
+        dedupLate++;
+      } else {
+        aggregateLate++;
       }
-      outputs.late(row);
+      outputs.late(outputs.writesLateRows() ? LateEvents.row(row, why) : row);
     }
 
     @Override

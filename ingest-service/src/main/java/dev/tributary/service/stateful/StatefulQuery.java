@@ -14,13 +14,16 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * The stateful operators of one pipeline over rows: watermark filter, deduplication, windowed
- * aggregation, in that order (Spark's order for {@code withWatermark.dropDuplicates.groupBy}).
+ * The stateful operators of one pipeline over rows: the watermark node (every row's event time
+ * feeds the {@link WatermarkTracker}), deduplication, windowed aggregation, in that order
+ * (Spark's order for {@code withWatermark.dropDuplicates.groupBy}). Each operator judges late
+ * rows itself, against the batch's late watermark, by its own rule (docs/STATEFUL.md).
  *
- * <p>Per batch N: {@link #begin} (state at version N-1, loading it if this instance is elsewhere),
- * {@link #accept} every row, {@link #end} (emission and eviction with the watermark batch N
- * applies), then {@link #commit commit(N)} once the sink holds the batch. A replay of batch N
- * with the same rows and watermark yields the same output and the same state version N.
+ * <p>Per batch N: {@link #begin} (state at version N-1, loading it if this instance is elsewhere;
+ * the eviction watermark W_N and the late watermark W_N-1), {@link #accept} every row, {@link
+ * #end} (emission and eviction with W_N), then {@link #commit commit(N)} once the sink holds the
+ * batch. A replay of batch N with the same rows and watermarks yields the same output and the
+ * same state version N.
  */
 final class StatefulQuery implements AutoCloseable {
   static final String AGGREGATE_OPERATOR = "aggregate";
@@ -37,9 +40,11 @@ final class StatefulQuery implements AutoCloseable {
   private StateStore aggregateStore;
   private Deduplicator dedup;
   private Aggregator aggregator;
-  private OptionalLong watermark = OptionalLong.empty();
-  // The max event time of this batch per source partition (by the caller's dense index).
-  private long[] partitionMax = new long[0];
+  private final WatermarkTracker tracker;
+  // The batch's watermarks (micros), 0 (the epoch, as in Spark) before the first one is computed:
+  // state is evicted and windows emitted with the first, late rows judged against the second.
+  private long evictMicros;
+  private long lateMicros;
   private boolean ended;
   // After a restart, before any batch: the next watermark of the last committed batch.
   private OptionalLong restoredNextWatermark = OptionalLong.empty();
@@ -55,10 +60,14 @@ final class StatefulQuery implements AutoCloseable {
     this.plan = plan;
     this.checkpointStore = checkpointStore;
     this.localDir = localDir;
+    this.tracker = new WatermarkTracker(plan.perPartitionWatermark(), plan.delayMicros());
   }
 
-  /** Starts batch {@code batchId} applying {@code watermarkMicros}; loads state version batchId-1 if needed. */
-  void begin(long batchId, OptionalLong watermarkMicros) throws IOException {
+  /**
+   * Starts batch {@code batchId}, evicting with {@code watermarkMicros} and judging late rows with
+   * {@code lateWatermarkMicros} (empty: the epoch); loads state version batchId-1 if needed.
+   */
+  void begin(long batchId, OptionalLong watermarkMicros, OptionalLong lateWatermarkMicros) throws IOException {
     long version = batchId - 1;
     if (plan.deduplicates()) {
       if (dedupStage == null) {
@@ -76,22 +85,26 @@ final class StatefulQuery implements AutoCloseable {
       dedup = new Deduplicator(dedupStore, dedupKeyColumns(), plan.dedupExpiry(), plan.delayMicros(), recentKeys);
       dedupStage.begin(dedup);
     }
+    this.evictMicros = watermarkMicros.orElse(0);
+    this.lateMicros = lateWatermarkMicros.orElse(0);
+    tracker.begin(evictMicros, lateMicros);
     if (plan.aggregates()) {
       aggregateStore = reopen(aggregateStore, AGGREGATE_OPERATOR, version);
+      long lateWindows = plan.filtersLateWindows() ? lateMicros : Long.MIN_VALUE;
       if (plan.runningAggregation()) {
         aggregator = new RunningAggregator(aggregateStore, plan.groupColumns(), plan.measures());
       } else if (plan.window() instanceof WindowSpec.Session s) {
-        aggregator = new SessionAggregator(aggregateStore, Times.micros(s.gap()), plan.groupColumns(), plan.measures());
+        aggregator = new SessionAggregator(aggregateStore, Times.micros(s.gap()), plan.groupColumns(), plan.measures(),
+            lateWindows);
       } else if (plan.window() instanceof WindowSpec.Sliding s) {
         aggregator = new WindowAggregator(aggregateStore, Times.micros(s.size()), Times.micros(s.slide()),
-            plan.groupColumns(), plan.measures());
+            plan.groupColumns(), plan.measures(), lateWindows);
       } else if (plan.window() instanceof WindowSpec.Tumbling t) {
         long micros = Times.micros(t.size());
-        aggregator = new WindowAggregator(aggregateStore, micros, micros, plan.groupColumns(), plan.measures());
+        aggregator = new WindowAggregator(aggregateStore, micros, micros, plan.groupColumns(), plan.measures(),
+            lateWindows);
       }
     }
-    this.watermark = plan.hasWatermark() ? watermarkMicros : OptionalLong.empty();
-    Arrays.fill(partitionMax, Long.MIN_VALUE);
     this.ended = false;
     this.restoredNextWatermark = OptionalLong.empty();
     this.duplicatesDropped = 0;
@@ -121,6 +134,20 @@ final class StatefulQuery implements AutoCloseable {
   }
 
   /**
+   * Marks source partition {@code partition} (the caller's dense numbering, see {@link #accept})
+   * as left behind by this batch: with the per-partition policy it holds the watermark if none of
+   * its rows reaches the operators.
+   */
+  void backlogged(int partition) {
+    tracker.backlogged(partition);
+  }
+
+  /** A record of {@code partition} was read, whether or not a row of it reaches {@link #accept}. */
+  void read(int partition) {
+    tracker.read(partition);
+  }
+
+  /**
    * Processes one row of the input schema, read from the source partition the caller numbers
    * {@code partition} (0, 1, ...: any dense numbering that stays the same within a batch).
    */
@@ -138,14 +165,10 @@ final class StatefulQuery implements AutoCloseable {
         return;
       }
       eventTime = Times.micros((Instant) t);
-      if (partition >= partitionMax.length) {
-        int old = partitionMax.length;
-        partitionMax = Arrays.copyOf(partitionMax, Math.max(partition + 1, old * 2));
-        Arrays.fill(partitionMax, old, partitionMax.length, Long.MIN_VALUE);
-      }
-      partitionMax[partition] = Math.max(partitionMax[partition], eventTime);
-      if (watermark.isPresent() && eventTime < watermark.getAsLong() && plan.judgesLateness()) {
-        out.late(row);
+      tracker.observe(partition, eventTime); // late rows too: they reach Spark's watermark node
+      if (dedup != null && eventTime <= lateMicros) {
+        // Spark's dedup drops rows at or behind the late watermark, whatever its keys hold.
+        out.late(row, Emitter.Late.dedup(lateMicros));
         return;
       }
     }
@@ -157,6 +180,41 @@ final class StatefulQuery implements AutoCloseable {
       return;
     }
     afterDedup(row, out);
+  }
+
+  /**
+   * Whether an operator may drop {@code row} as late in this batch: its event time is at or behind
+   * the late watermark (deduplication), or its earliest window ends at or before it (aggregation).
+   * A row after the late watermark never is late; only those before are worth this check.
+   */
+  boolean mayBeLate(Object[] row) {
+    if (!plan.hasWatermark() || row[plan.watermarkColumn()] == null) {
+      return false;
+    }
+    long t = Times.micros((Instant) row[plan.watermarkColumn()]);
+    if (t > lateMicros) {
+      return false;
+    }
+    if (dedup != null) {
+      return true;
+    }
+    if (aggregator == null || !plan.filtersLateWindows()) {
+      return false;
+    }
+    if (plan.window() instanceof WindowSpec.Session s) {
+      return t + Times.micros(s.gap()) <= lateMicros;
+    } else if (plan.window() instanceof WindowSpec.Sliding w) {
+      return earliestWindowEnd(t, Times.micros(w.size()), Times.micros(w.slide())) <= lateMicros;
+    } else if (plan.window() instanceof WindowSpec.Tumbling w) {
+      return earliestWindowEnd(t, Times.micros(w.size()), Times.micros(w.size())) <= lateMicros;
+    }
+    return false;
+  }
+
+  /** The end of the first window holding t: its start is the least multiple of the slide after t - size. */
+  private static long earliestWindowEnd(long t, long size, long slide) {
+    long after = t - size;
+    return after - Math.floorMod(after, slide) + slide + size;
   }
 
   /** Sends a deduplicated chunk's first occurrences on, in their order, and counts the duplicates. */
@@ -176,7 +234,7 @@ final class StatefulQuery implements AutoCloseable {
       return;
     }
     if (plan.runningAggregation()) {
-      aggregator.add(row, 0L); // no window: the row's time plays no part
+      aggregator.add(row, 0L, out); // no window: the row's time plays no part, nothing is late
       return;
     }
     Object w = row[plan.windowColumn()];
@@ -184,7 +242,7 @@ final class StatefulQuery implements AutoCloseable {
       out.filtered();
       return;
     }
-    aggregator.add(row, Times.micros((Instant) w));
+    aggregator.add(row, Times.micros((Instant) w), out);
   }
 
   /** Emits what the batch finalised and evicts what the watermark passed. */
@@ -194,11 +252,10 @@ final class StatefulQuery implements AutoCloseable {
         afterDedup(chunk, out);
       }
     }
-    long evictBefore = watermark.isPresent() ? watermark.getAsLong() : Long.MIN_VALUE;
     if (dedup != null) {
       dedup.resetCounters();
-      if (watermark.isPresent()) {
-        dedup.evict(evictBefore);
+      if (plan.hasWatermark()) {
+        dedup.evict(evictMicros);
       }
     }
     if (aggregator != null) {
@@ -208,16 +265,12 @@ final class StatefulQuery implements AutoCloseable {
         case UPDATE -> Aggregator.Mode.UPDATE;
         case COMPLETE -> Aggregator.Mode.COMPLETE;
       };
-      aggregator.finish(mode, plan.evictsWindows() ? evictBefore : Long.MIN_VALUE, out);
+      aggregator.finish(mode, plan.evictsWindows() ? evictMicros : Long.MIN_VALUE, out);
     }
     ended = true;
   }
 
-  /**
-   * The watermark the next batch applies: max(this one, M - delay), where M is the minimum over the
-   * source partitions that had rows in this batch of their max event time. A partition without
-   * rows in the batch (idle, or caught up) does not hold the watermark back.
-   */
+  /** The watermark the next batch evicts with ({@link WatermarkTracker}); empty without a watermark. */
   OptionalLong nextWatermark() {
     if (!plan.hasWatermark()) {
       return OptionalLong.empty();
@@ -225,17 +278,7 @@ final class StatefulQuery implements AutoCloseable {
     if (restoredNextWatermark.isPresent()) {
       return restoredNextWatermark;
     }
-    long slowest = Long.MAX_VALUE;
-    for (long max : partitionMax) {
-      if (max != Long.MIN_VALUE) {
-        slowest = Math.min(slowest, max);
-      }
-    }
-    long candidate = slowest == Long.MAX_VALUE ? Long.MIN_VALUE : slowest - plan.delayMicros();
-    if (watermark.isPresent()) {
-      return OptionalLong.of(Math.max(watermark.getAsLong(), candidate));
-    }
-    return candidate == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(candidate);
+    return OptionalLong.of(tracker.nextMicros());
   }
 
   /**
@@ -247,21 +290,24 @@ final class StatefulQuery implements AutoCloseable {
     if (!plan.hasWatermark()) {
       return;
     }
-    this.watermark = applied;
+    this.evictMicros = applied.orElse(0);
     this.restoredNextWatermark = next;
     this.ended = true;
   }
 
   /**
-   * Like Spark: after a batch whose next watermark is ahead of the applied one, a batch without
-   * data runs so that windows and keys the new watermark passes are emitted and evicted.
+   * Like Spark (StateStoreWriter.shouldRunAnotherBatch): after a batch whose next watermark is
+   * ahead of the one it evicted with, a batch without data runs so that windows and keys the new
+   * watermark passes are emitted and evicted, if an operator would: a deduplication (any kind),
+   * or an aggregation in append or update mode.
    */
   boolean wantsNoDataBatch() {
-    if (!ended || !(plan.deduplicates() || plan.aggregates()) || plan.outputMode() == OutputMode.COMPLETE) {
+    boolean evicts = plan.deduplicates() || plan.aggregates() && plan.outputMode() != OutputMode.COMPLETE;
+    if (!ended || !plan.hasWatermark() || !evicts) {
       return false;
     }
     OptionalLong next = nextWatermark();
-    return next.isPresent() && (watermark.isEmpty() || next.getAsLong() > watermark.getAsLong());
+    return next.isPresent() && next.getAsLong() > evictMicros;
   }
 
   /**

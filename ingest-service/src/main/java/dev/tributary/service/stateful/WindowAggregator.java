@@ -33,15 +33,22 @@ final class WindowAggregator implements Aggregator {
   private final long slideMicros;
   private final int[] groupColumns;
   private final Measures measures;
+  private final long lateMicros;
   private final Map<WindowGroup, Touched> touched = new HashMap<>();
   private long evicted;
 
-  WindowAggregator(StateStore store, long sizeMicros, long slideMicros, int[] groupColumns, Measures measures) {
+  /**
+   * @param lateMicros the late watermark: a (row, window) pair whose window ends at or before it is
+   *     dropped as late (Spark: {@code window.end <= watermark}); {@link Long#MIN_VALUE} for none
+   */
+  WindowAggregator(StateStore store, long sizeMicros, long slideMicros, int[] groupColumns, Measures measures,
+      long lateMicros) {
     this.store = store;
     this.sizeMicros = sizeMicros;
     this.slideMicros = slideMicros;
     this.groupColumns = groupColumns.clone();
     this.measures = measures;
+    this.lateMicros = lateMicros;
   }
 
   /** A window (by its start) and a group: the heap key of a touched buffer, cheap to hash. */
@@ -51,10 +58,21 @@ final class WindowAggregator implements Aggregator {
   private record Touched(byte[] windowGroup, Object[] buffer) {}
 
   @Override
-  public void add(Object[] row, long timeMicros) {
-    ByteBuffer group = ByteBuffer.wrap(Codec.key(row, groupColumns));
+  public void add(Object[] row, long timeMicros, Emitter out) throws IOException {
     long lastStart = timeMicros - Math.floorMod(timeMicros, slideMicros);
+    if (lastStart + sizeMicros <= lateMicros) {
+      // Even the row's last window is closed (windows are judged by their end, per window).
+      for (long start = lastStart; start > timeMicros - sizeMicros; start -= slideMicros) {
+        out.late(row, Emitter.Late.window(lateMicros, start, start + sizeMicros));
+      }
+      return;
+    }
+    ByteBuffer group = ByteBuffer.wrap(Codec.key(row, groupColumns));
     for (long start = lastStart; start > timeMicros - sizeMicros; start -= slideMicros) {
+      if (start + sizeMicros <= lateMicros) {
+        out.late(row, Emitter.Late.window(lateMicros, start, start + sizeMicros));
+        continue;
+      }
       Touched entry = touched.get(new WindowGroup(start, group));
       if (entry == null) {
         byte[] windowGroup = new Codec.Writer().sortableLong(start + sizeMicros).sortableLong(start)

@@ -85,6 +85,21 @@ class MainTest {
   }
 
   @Test
+  void validatePrintsTheWatermarkPolicy() throws Exception {
+    Path file = write("orders-wm.yaml", """
+        pipeline: orders-dedup
+        source: { kafka: { bootstrap-servers: "localhost:9092", topics: [orders] } }
+        format: { json: { schema: { order_id: string, event_ts: timestamp } } }
+        watermark: { column: event_ts, delay: 10 minutes, policy: per-partition }
+        deduplicate: { keys: [order_id, event_ts] }
+        sink: { delta: { path: /tmp/tables/orders-dedup } }
+        checkpoint: /tmp/checkpoints/orders-dedup
+        """);
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out()).contains("(per-partition: follows the slowest partition with records)");
+  }
+
+  @Test
   void validateExitsOneAndNamesFileLineAndKeyOfEachError() throws Exception {
     Path file = write("bad.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    max-offsets-per-triger: 5"));
     assertThat(run("validate", file.toString())).isEqualTo(1);

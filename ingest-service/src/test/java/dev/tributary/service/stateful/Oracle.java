@@ -4,6 +4,7 @@ import dev.tributary.config.AggregateSpec;
 import dev.tributary.config.Measure;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.WatermarkSpec;
 import dev.tributary.config.WindowSpec;
 import dev.tributary.service.stateful.EventStream.Event;
 import java.math.BigDecimal;
@@ -21,11 +22,16 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * The expected result of a stateful pipeline over a batched event stream, computed directly:
- * first which events the watermark of their batch makes late, then which duplicates are dropped,
- * then the aggregation over all surviving events at once (no state, no eviction), filtered by
- * what the output mode leaves in the table. Independent of the operators' code: windows are
- * enumerated, sessions built by sorting, measures computed from lists.
+ * The expected result of a stateful pipeline over a batched event stream, computed directly from
+ * Spark's rules (docs/STATEFUL.md), independently of the operators' code: the sequence of batches
+ * is modelled (an empty batch runs only as a no-data batch, when the watermark moved past the one
+ * the last batch evicted with and an operator would evict; then no-data batches until none is
+ * wanted), each batch with its two watermarks (evict with W_N, judge late rows with W_N-1);
+ * rows go through dedup (late when event time <= W_late; keys expire at or before W_evict), then
+ * every (row, window) pair is kept or dropped by its window's end (windows are enumerated), and
+ * the aggregation is computed over all kept pairs at once, filtered by what the output mode leaves
+ * in the table. Sessions are built per batch by sorting, merged when they overlap or touch, and
+ * emitted and evicted in append mode. Measures are computed from lists.
  */
 final class Oracle {
   record Expected(List<List<Object>> table, List<List<Object>> late) {}
@@ -33,116 +39,213 @@ final class Oracle {
   private Oracle() {}
 
   static Expected compute(PipelineSpec spec, List<String> columns, List<List<Event>> batches) {
-    long delay = spec.watermark().map(w -> w.delay().toNanos() / 1000).orElse(0L);
-    boolean hasWatermark = spec.watermark().isPresent();
-    Long watermark = null;
-    List<Event> surviving = new ArrayList<>();
-    List<List<Object>> late = new ArrayList<>();
-    Map<List<Object>, Long> seen = new HashMap<>();
-    for (List<Event> batch : batches) {
-      Map<Integer, Long> maxByPartition = new HashMap<>();
-      for (Event e : batch) {
-        long t = micros(e.ts());
-        maxByPartition.merge(e.partition(), t, Math::max);
-        if (watermark != null && t < watermark) {
-          late.add(Arrays.asList(e.row(columns)));
-          continue;
-        }
-        if (spec.deduplicate().isPresent()) {
-          List<Object> key = new ArrayList<>();
-          for (String k : spec.deduplicate().get().keys()) {
-            key.add(value(e, k));
-          }
-          if (seen.containsKey(key)) {
-            continue;
-          }
-          boolean withTime = hasWatermark && spec.deduplicate().get().keys().contains(spec.watermark().get().column());
-          boolean within = spec.deduplicate().get().withinWatermark();
-          seen.put(key, withTime ? t : within ? t + delay : Long.MAX_VALUE);
-        }
-        surviving.add(e);
-      }
-      if (watermark != null) {
-        long w = watermark;
-        seen.values().removeIf(expiry -> expiry < w);
-      }
-      // the slowest partition of those with events in the batch sets the pace
-      if (hasWatermark && !maxByPartition.isEmpty()) {
-        long slowest = Collections.min(maxByPartition.values());
-        watermark = watermark == null ? slowest - delay : Math.max(watermark, slowest - delay);
-      }
-    }
-    if (spec.aggregate().isEmpty()) {
-      List<List<Object>> rows = new ArrayList<>();
-      surviving.forEach(e -> rows.add(Arrays.asList(e.row(columns))));
-      return new Expected(rows, late);
-    }
-    AggregateSpec agg = spec.aggregate().get();
-    if (agg.running()) {
-      return new Expected(OracleAggregates.running(agg, surviving), late);
-    }
-    Map<List<Object>, List<Event>> groups = new LinkedHashMap<>();
-    WindowSpec window = agg.window().orElseThrow();
-    if (window instanceof WindowSpec.Session s) {
-      sessions(agg, s.gap().toNanos() / 1000, surviving, groups);
-    } else {
-      long size = (window instanceof WindowSpec.Tumbling t ? t.size() : ((WindowSpec.Sliding) window).size()).toNanos() / 1000;
-      long slide = window instanceof WindowSpec.Sliding sl ? sl.slide().toNanos() / 1000 : size;
-      for (Event e : surviving) {
-        long t = micros(e.ts());
-        long first = Math.floorDiv(t - size, slide) * slide;
-        for (long start = first; start <= t; start += slide) {
-          if (t >= start && t < start + size) {
-            groups.computeIfAbsent(key(agg, e, start, start + size), k -> new ArrayList<>()).add(e);
-          }
-        }
-      }
-    }
-    boolean appendOnly = spec.outputMode() == OutputMode.APPEND;
-    List<List<Object>> table = new ArrayList<>();
-    for (Map.Entry<List<Object>, List<Event>> g : groups.entrySet()) {
-      long end = micros((Instant) g.getKey().get(1));
-      if (appendOnly && (watermark == null || end > watermark)) {
-        continue;
-      }
-      List<Object> row = new ArrayList<>(g.getKey());
-      for (Measure m : agg.measures().values()) {
-        row.add(measure(m, g.getValue()));
-      }
-      table.add(row);
-    }
-    return new Expected(table, late);
+    return new Run(spec, columns).all(batches);
   }
 
-  private static void sessions(AggregateSpec agg, long gap, List<Event> events, Map<List<Object>, List<Event>> out) {
-    Map<List<Object>, List<Event>> byGroup = new LinkedHashMap<>();
-    for (Event e : events) {
-      List<Object> g = new ArrayList<>();
-      agg.groupBy().forEach(c -> g.add(value(e, c)));
-      byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(e);
+  /** One pipeline's batches: the watermarks, the dedup keys, the kept pairs, the session state. */
+  private static final class Run {
+    final PipelineSpec spec;
+    final List<String> columns;
+    final boolean hasWatermark;
+    final boolean perPartition;
+    final long delayMs;
+    final AggregateSpec agg;
+    final boolean complete;
+    final boolean append;
+    long evict; // W_N, micros; starts at the epoch as in Spark
+    long late; // W_N-1
+    boolean ranABatch;
+    final List<List<Object>> lateRows = new ArrayList<>();
+    final Map<List<Object>, Long> seen = new HashMap<>(); // dedup key -> expiry (micros)
+    final List<Event> survivors = new ArrayList<>(); // dedup output (no aggregation)
+    final Map<List<Object>, List<Event>> groups = new LinkedHashMap<>(); // window + group key -> kept events
+    final Map<List<Object>, List<Session>> sessions = new LinkedHashMap<>(); // group -> sessions in state
+    final Map<List<Object>, List<Event>> emittedSessions = new LinkedHashMap<>();
+
+    Run(PipelineSpec spec, List<String> columns) {
+      this.spec = spec;
+      this.columns = columns;
+      this.hasWatermark = spec.watermark().isPresent();
+      this.perPartition = spec.watermark().map(w -> w.policy() == WatermarkSpec.Policy.PER_PARTITION).orElse(false);
+      this.delayMs = spec.watermark().map(w -> w.delay().toMillis()).orElse(0L);
+      this.agg = spec.aggregate().orElse(null);
+      this.complete = spec.outputMode() == OutputMode.COMPLETE;
+      this.append = spec.outputMode() == OutputMode.APPEND;
     }
-    for (List<Event> list : byGroup.values()) {
-      list.sort(Comparator.comparing(Event::ts));
-      List<Event> current = new ArrayList<>();
-      long start = 0;
-      long end = Long.MIN_VALUE;
-      for (Event e : list) {
+
+    Expected all(List<List<Event>> batches) {
+      for (List<Event> batch : batches) {
+        if (!batch.isEmpty() || wantsNoDataBatch()) {
+          batch(batch);
+        }
+      }
+      while (wantsNoDataBatch()) {
+        batch(List.of());
+      }
+      return new Expected(table(), lateRows);
+    }
+
+    long next = 0; // the watermark computed at the end of the last batch
+
+    boolean wantsNoDataBatch() {
+      boolean evicts = spec.deduplicate().isPresent() || agg != null && !complete;
+      return ranABatch && hasWatermark && evicts && next > evict;
+    }
+
+    void batch(List<Event> batch) {
+      if (ranABatch) {
+        late = evict;
+        evict = next;
+      }
+      ranABatch = true;
+      for (Event e : batch) {
+        row(e);
+      }
+      if (spec.deduplicate().isPresent() && hasWatermark) {
+        seen.values().removeIf(expiry -> expiry <= evict);
+      }
+      if (agg != null && agg.window().orElse(null) instanceof WindowSpec.Session && append) {
+        for (Map.Entry<List<Object>, List<Session>> g : sessions.entrySet()) {
+          g.getValue().removeIf(s -> {
+            if (s.end > evict) {
+              return false;
+            }
+            emittedSessions.put(key(agg, s.events.get(0), s.start, s.end), s.events);
+            return true;
+          });
+        }
+      }
+      next = hasWatermark ? Math.max(evict, candidate(batch)) : 0;
+    }
+
+    /** max(event ms) - delay, globally or as the min over partitions of rows after W_late; else the epoch. */
+    long candidate(List<Event> batch) {
+      Map<Integer, Long> maxMs = new HashMap<>();
+      for (Event e : batch) {
         long t = micros(e.ts());
-        if (t >= end && !current.isEmpty()) {
-          out.put(key(agg, current.get(0), start, end), current);
-          current = new ArrayList<>();
+        if (!perPartition || t > late) {
+          maxMs.merge(perPartition ? e.partition() : 0, t / 1000, Math::max);
         }
-        if (current.isEmpty()) {
-          start = t;
-          end = t + gap;
-        }
-        current.add(e);
-        end = Math.max(end, t + gap);
       }
-      if (!current.isEmpty()) {
-        out.put(key(agg, current.get(0), start, end), current);
+      if (maxMs.isEmpty()) {
+        return 0;
+      }
+      return (Collections.min(maxMs.values()) - delayMs) * 1000;
+    }
+
+    void row(Event e) {
+      long t = micros(e.ts());
+      if (spec.deduplicate().isPresent()) {
+        if (hasWatermark && t <= late) {
+          lateRows.add(lateRow(e, "deduplicate", null, null));
+          return;
+        }
+        List<Object> key = new ArrayList<>();
+        for (String k : spec.deduplicate().get().keys()) {
+          key.add(value(e, k));
+        }
+        if (seen.containsKey(key)) {
+          return;
+        }
+        boolean withTime = hasWatermark && spec.deduplicate().get().keys().contains(spec.watermark().get().column());
+        boolean within = hasWatermark && spec.deduplicate().get().withinWatermark();
+        seen.put(key, withTime ? t : within ? t + delayMs * 1000 : Long.MAX_VALUE);
+      }
+      if (agg == null || agg.running()) {
+        survivors.add(e); // a running aggregation is computed over all survivors at the end
+      } else {
+        aggregate(e, t);
       }
     }
+
+    void aggregate(Event e, long t) {
+      WindowSpec window = agg.window().orElseThrow();
+      boolean onWatermark = hasWatermark && window.column().equals(spec.watermark().get().column());
+      if (window instanceof WindowSpec.Session s) {
+        long gap = s.gap().toNanos() / 1000;
+        if (onWatermark && t + gap <= late) {
+          lateRows.add(lateRow(e, "aggregate", t, t + gap));
+          return;
+        }
+        List<Object> g = new ArrayList<>();
+        agg.groupBy().forEach(c -> g.add(value(e, c)));
+        List<Session> merged = new ArrayList<>(sessions.getOrDefault(g, List.of()));
+        merged.add(new Session(t, t + gap, new ArrayList<>(List.of(e))));
+        sessions.put(g, merge(merged));
+        return;
+      }
+      long size = (window instanceof WindowSpec.Tumbling tu ? tu.size() : ((WindowSpec.Sliding) window).size()).toNanos() / 1000;
+      long slide = window instanceof WindowSpec.Sliding sl ? sl.slide().toNanos() / 1000 : size;
+      long first = Math.floorDiv(t - size, slide) * slide;
+      for (long start = first; start <= t; start += slide) {
+        if (t >= start && t < start + size) {
+          if (onWatermark && !complete && start + size <= late) {
+            lateRows.add(lateRow(e, "aggregate", start, start + size));
+            continue;
+          }
+          groups.computeIfAbsent(key(agg, e, start, start + size), k -> new ArrayList<>()).add(e);
+        }
+      }
+    }
+
+    List<Object> lateRow(Event e, String operator, Long windowStart, Long windowEnd) {
+      List<Object> row = new ArrayList<>(Arrays.asList(e.row(columns)));
+      row.add(operator);
+      row.add(instant(late));
+      row.add(windowStart == null ? null : instant(windowStart));
+      row.add(windowEnd == null ? null : instant(windowEnd));
+      return row;
+    }
+
+    List<List<Object>> table() {
+      List<List<Object>> table = new ArrayList<>();
+      if (agg == null) {
+        survivors.forEach(e -> table.add(Arrays.asList(e.row(columns))));
+        return table;
+      }
+      if (agg.running()) {
+        return OracleAggregates.running(agg, survivors);
+      }
+      if (agg.window().orElse(null) instanceof WindowSpec.Session) {
+        groups.putAll(emittedSessions);
+        if (!append) {
+          sessions.values().forEach(list -> list.forEach(s -> groups.put(key(agg, s.events.get(0), s.start, s.end), s.events)));
+        }
+      }
+      for (Map.Entry<List<Object>, List<Event>> g : groups.entrySet()) {
+        long end = micros((Instant) g.getKey().get(1));
+        if (append && !(agg.window().orElse(null) instanceof WindowSpec.Session) && end > evict) {
+          continue; // not emitted yet: append writes a window once the eviction watermark reaches its end
+        }
+        List<Object> row = new ArrayList<>(g.getKey());
+        for (Measure m : agg.measures().values()) {
+          row.add(measure(m, g.getValue()));
+        }
+        table.add(row);
+      }
+      return table;
+    }
+  }
+
+  /** A session in state: [start, end] and its events. */
+  private record Session(long start, long end, List<Event> events) {}
+
+  /** Sessions sorted by start, merged where one starts at or before the previous one's end (Spark's rule). */
+  private static List<Session> merge(List<Session> in) {
+    List<Session> sorted = new ArrayList<>(in);
+    sorted.sort(Comparator.comparingLong(Session::start));
+    List<Session> out = new ArrayList<>();
+    for (Session s : sorted) {
+      Session last = out.isEmpty() ? null : out.get(out.size() - 1);
+      if (last != null && s.start <= last.end) {
+        List<Event> events = new ArrayList<>(last.events);
+        events.addAll(s.events);
+        out.set(out.size() - 1, new Session(last.start, Math.max(last.end, s.end), events));
+      } else {
+        out.add(s);
+      }
+    }
+    return out;
   }
 
   private static List<Object> key(AggregateSpec agg, Event e, long start, long end) {

@@ -31,6 +31,7 @@ final class QueryRunner implements AutoCloseable {
   private final Path localDir;
   private StatefulQuery query;
   private OptionalLong watermark = OptionalLong.empty();
+  private OptionalLong lateWatermark = OptionalLong.empty();
   private long nextBatch;
   private final List<List<Object>> appended = new ArrayList<>();
   private final Map<List<Object>, List<Object>> merged = new LinkedHashMap<>();
@@ -45,13 +46,26 @@ final class QueryRunner implements AutoCloseable {
     this.query = new StatefulQuery(plan, checkpoint, localDir);
   }
 
-  /** Drops the query (its uncommitted changes are lost) and opens a new one on the same checkpoint. */
+  /**
+   * Drops the query (its uncommitted changes are lost) and opens a new one on the same checkpoint,
+   * told what the last committed batch evicted with and computed, as the engine does at start.
+   */
   void restart() {
     query.close();
     query = new StatefulQuery(plan, checkpoint, localDir);
+    if (nextBatch > 0) {
+      query.restored(lateWatermark, watermark);
+    }
   }
 
+  /**
+   * Runs a batch of {@code rows}; an empty one only as the engine would: as a no-data batch, when
+   * the query wants one.
+   */
   void batch(List<Object[]> rows, Crash crash) throws IOException {
+    if (rows.isEmpty() && !query.wantsNoDataBatch()) {
+      return;
+    }
     long id = nextBatch;
     Collected first = run(id, rows);
     if (crash == Crash.BEFORE_SINK_COMMIT) {
@@ -80,13 +94,14 @@ final class QueryRunner implements AutoCloseable {
   }
 
   private void finish(long id, Collected c) {
+    lateWatermark = watermark; // Spark's two watermarks: the next batch judges late rows with this one
     watermark = c.next;
     nextBatch = id + 1;
   }
 
   private Collected run(long id, List<Object[]> rows) throws IOException {
     Collected c = new Collected();
-    query.begin(id, watermark);
+    query.begin(id, watermark, lateWatermark);
     int partitionColumn = plan.inputSchema().fieldNames().indexOf("_kafka_partition");
     for (Object[] row : rows) {
       query.accept(row, partitionColumn < 0 ? 0 : (Integer) row[partitionColumn], c);
@@ -165,9 +180,10 @@ final class QueryRunner implements AutoCloseable {
       output.add(row);
     }
 
+    /** As the late-events table gets it: the row, then operator, watermark, window start and end. */
     @Override
-    public void late(Object[] row) {
-      late.add(row);
+    public void late(Object[] row, Late why) {
+      late.add(LateEvents.row(row, why));
     }
 
     @Override

@@ -49,7 +49,7 @@ class StateScaleBench {
       }
 
       @Override
-      public void late(Object[] row) {}
+      public void late(Object[] row, Late why) {}
 
       @Override
       public void filtered() {}
@@ -58,7 +58,7 @@ class StateScaleBench {
     long maxHeap = 0;
     long batchId = 0;
     for (long next = 0; next < keys; batchId++) {
-      query.begin(batchId, java.util.OptionalLong.empty());
+      query.begin(batchId, java.util.OptionalLong.empty(), java.util.OptionalLong.empty());
       long end = Math.min(keys, next + batch);
       for (; next < end; next++) {
         query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, 0, emitter);
@@ -105,7 +105,7 @@ class StateScaleBench {
       }
 
       @Override
-      public void late(Object[] row) {}
+      public void late(Object[] row, Late why) {}
 
       @Override
       public void filtered() {}
@@ -114,10 +114,11 @@ class StateScaleBench {
     String[] types = {"view", "click", "purchase", "refund"};
     Instant start = Instant.parse("2026-11-01T00:00:00Z");
     java.util.OptionalLong watermark = java.util.OptionalLong.empty();
+    java.util.OptionalLong lateWatermark = java.util.OptionalLong.empty();
     long began = System.nanoTime();
     int batchId = 0;
     for (int i = 0; i < events; batchId++) {
-      query.begin(batchId, watermark);
+      query.begin(batchId, watermark, lateWatermark);
       int end = Math.min(events, i + 500_000);
       for (; i < end; i++) {
         int id = random.nextInt(20) == 0 && i > 0 ? i - 1 - random.nextInt(Math.min(i, 1000)) : i;
@@ -129,6 +130,7 @@ class StateScaleBench {
         query.accept(row, 0, emitter);
       }
       query.end(emitter);
+      lateWatermark = watermark;
       watermark = query.nextWatermark();
       query.commit(batchId);
     }

@@ -74,11 +74,16 @@ class StatefulOperatorsTest {
     try (QueryRunner r = runner(SEED)) {
       r.batch(rows(event("a", "u", "click", 30, "1.00", 1)), QueryRunner.Crash.NONE);
       assertThat(r.watermark()).hasValue(Oracle.micros(at(20)));
-      r.batch(rows(event("b", "u", "click", 25, "1.00", 1)), QueryRunner.Crash.NONE);
-      assertThat(r.watermark()).hasValue(Oracle.micros(at(20)));
-      r.batch(rows(event("c", "u", "click", 19, "1.00", 1), event("d", "u", "click", 20, "1.00", 1)),
+      // evicts with 20 but judges late rows with the previous batch's watermark (the epoch): c is kept
+      r.batch(rows(event("b", "u", "click", 25, "1.00", 1), event("c", "u", "click", 15, "1.00", 1)),
           QueryRunner.Crash.NONE);
-      assertThat(r.late()).extracting(l -> l.get(0)).containsExactly("c");
+      assertThat(r.watermark()).hasValue(Oracle.micros(at(20)));
+      assertThat(r.late()).isEmpty();
+      // now late rows are judged with 20: at or behind it (Spark's <=) is late for dedup
+      r.batch(rows(event("d", "u", "click", 19, "1.00", 1), event("e", "u", "click", 20, "1.00", 1),
+          event("f", "u", "click", 21, "1.00", 1)), QueryRunner.Crash.NONE);
+      assertThat(r.late()).extracting(l -> l.get(0) + "/" + l.get(10) + "/" + l.get(11))
+          .containsExactly("d/deduplicate/" + at(20), "e/deduplicate/" + at(20));
     }
   }
 
@@ -120,8 +125,9 @@ class StatefulOperatorsTest {
         deduplicate: { keys: [event_id], within-watermark: true }
         """)) {
       r.batch(rows(event("a", "u", "click", 0, "1", 1), event("a", "u", "view", 5, "1", 1)), QueryRunner.Crash.NONE);
-      r.batch(rows(event("b", "u", "click", 25, "1", 1)), QueryRunner.Crash.NONE); // applies watermark -5
-      r.batch(rows(), QueryRunner.Crash.NONE); // applies 15 > 0 + 10: "a" expires at the end of this batch
+      // evicts with 5 - 10 = -5, floored at the epoch (Spark's watermark starts at 0 and never goes below)
+      r.batch(rows(event("b", "u", "click", 25, "1", 1)), QueryRunner.Crash.NONE);
+      r.batch(rows(), QueryRunner.Crash.NONE); // a no-data batch evicts with 15 >= 0 + 10: "a" expires
       r.batch(rows(event("a", "u", "buy", 20, "1", 1)), QueryRunner.Crash.NONE);
       assertThat(r.table()).extracting(x -> x.get(0) + "/" + x.get(2)).containsExactly("a/click", "b/click", "a/buy");
     }
@@ -174,9 +180,10 @@ class StatefulOperatorsTest {
       r.batch(rows(event("d", "u1", "click", 4, null, 1)), QueryRunner.Crash.NONE);
       assertThat(r.table()).containsExactlyInAnyOrder(row(at(0), at(13), "u1", 3L, 2L),
           row(at(1), at(6), "u2", 1L, 1L));
-      // a session ending exactly where the next event starts stays separate
+      // a session ending exactly where the next event starts is merged with it (Spark: start <= end)
       r.batch(rows(event("e", "u2", "click", 6, null, 1)), QueryRunner.Crash.NONE);
-      assertThat(r.table()).contains(row(at(6), at(11), "u2", 1L, 1L));
+      assertThat(r.table()).containsExactlyInAnyOrder(row(at(0), at(13), "u1", 3L, 2L),
+          row(at(1), at(11), "u2", 2L, 2L));
     }
   }
 

@@ -82,7 +82,7 @@ class StatefulPipelineIT {
     List<List<Object>> out = new ArrayList<>();
     for (List<Object> r : rows) {
       List<Object> copy = new ArrayList<>(r);
-      if (copy.size() == columns.size()) {
+      if (copy.size() >= columns.size()) { // an input row, or a late row (input row + why it was late)
         copy.set(at, topic);
       }
       out.add(copy);
@@ -124,14 +124,51 @@ class StatefulPipelineIT {
     assertThat(expected.table()).isNotEmpty();
     long lateCounted = first.stream().mapToLong(BatchProgress::lateRows).sum()
         + second.stream().mapToLong(BatchProgress::lateRows).sum();
-    assertThat(lateCounted).isEqualTo(expected.late().size()).isPositive();
+    assertThat(lateCounted).isEqualTo(expected.late().size());
+    List<BatchProgress> all = new ArrayList<>(first);
+    all.addAll(second);
+    long perOperator = all.stream().mapToLong(b -> b.state().getOrDefault("dedup.lateRows", 0L)
+        + b.state().getOrDefault("aggregate.lateRows", 0L)).sum();
+    assertThat(perOperator).as("late rows per operator in the state metrics").isEqualTo(lateCounted);
+    if (spec.outputMode() == dev.tributary.config.OutputMode.COMPLETE) {
+      assertThat(lateCounted).as("a tumbling window in complete mode ignores the watermark (Spark)").isZero();
+    } else {
+      assertThat(lateCounted).isPositive();
+    }
     if (spec.lateEvents().isPresent()) {
-      int lateWidth = columns.size() - 1;
-      assertThat(table(spec.lateEvents().get().path(), lateWidth))
-          .containsExactlyInAnyOrderElementsOf(expected.late().stream().map(r -> r.subList(0, lateWidth)).toList());
+      // the input columns but the broker's Kafka timestamp (the last), then operator, watermark, window
+      int kafkaTimestamp = columns.size() - 1;
+      List<List<Object>> lateTable = table(spec.lateEvents().get().path(), columns.size() + 4);
+      assertThat(lateTable.stream().map(r -> withoutColumn(r, kafkaTimestamp)).toList())
+          .containsExactlyInAnyOrderElementsOf(expected.late().stream().map(r -> withoutColumn(r, kafkaTimestamp)).toList());
     }
     assertThat(second.get(0).replayed()).isFalse();
     assertThat(second.get(second.size() - 1).state()).containsKey("keys");
+    assertTwoWatermarksPerBatch(spec, first.size() + second.size());
+  }
+
+  /**
+   * Every batch's offsets entry holds the watermark it evicts with (the previous commit's next
+   * watermark) and the one it judges late rows with (the previous batch's), across the restart.
+   */
+  private static void assertTwoWatermarksPerBatch(PipelineSpec spec, int batches) throws Exception {
+    try (ObjectStore store = ObjectStores.open(spec.checkpoint(), null)) {
+      dev.tributary.checkpoint.Checkpoint checkpoint = PipelineFactory.checkpoint(spec, store);
+      for (long n = 1; n < batches; n++) {
+        var entry = checkpoint.offsets(n).orElseThrow();
+        assertThat(entry.watermarkMicros()).isEqualTo(checkpoint.commit(n - 1).orElseThrow().nextWatermarkMicros());
+        // the previous batch's, or the epoch when that batch had none (batch 0 of a new checkpoint)
+        long previous = checkpoint.offsets(n - 1).orElseThrow().watermarkMicros().orElse(0);
+        assertThat(entry.lateWatermarkMicros()).hasValue(previous);
+      }
+      assertThat(checkpoint.offsets(batches - 1).orElseThrow().watermarkMicros()).isPresent();
+    }
+  }
+
+  private static List<Object> withoutColumn(List<Object> row, int column) {
+    List<Object> out = new ArrayList<>(row);
+    out.remove(column);
+    return out;
   }
 
   @Test

@@ -184,4 +184,27 @@ class KernelInteropIT {
       assertThat(kernel.transactionVersion("pipe")).contains(1L);
     }
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local"})
+  void addedColumnsReadAsNullInOlderFiles(String kind) throws Exception {
+    try (ObjectStore store = store(kind)) {
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      table.create(ALL_TYPES, List.of(), Map.of());
+      append(table, "pipe", 0, 0, 5, new ArrayList<>());
+      table.addColumns(List.of(StructField.nullable("note", PrimitiveType.STRING)));
+      try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 1))) {
+        Object[] r = Arrays.copyOf(row(5), ALL_TYPES.size() + 1);
+        r[ALL_TYPES.size()] = "new";
+        tx.write(r);
+        tx.commit(Map.of());
+      }
+
+      KernelReader kernel = new KernelReader(store);
+      assertThat(kernel.snapshot.getSchema().fieldNames()).endsWith("region", "note");
+      List<Object[]> rows = new ArrayList<>(kernel.rows());
+      rows.sort(Comparator.comparingLong(r -> (Long) r[0]));
+      assertThat(rows).extracting(r -> r[ALL_TYPES.size()]).containsExactly(null, null, null, null, null, "new");
+    }
+  }
 }
