@@ -301,7 +301,7 @@ public final class DeltaSourcePlanner {
         if ((until != null && at.compareTo(until) >= 0) || !admission.admit(adds.get((int) index).size())) {
           return new SourceRange(from, at, out);
         }
-        out.add(new SourceFile(version, index, false, adds.get((int) index)));
+        out.add(new SourceFile(version, index, false, forReading(adds.get((int) index))));
       }
       version++;
       index = 0;
@@ -325,12 +325,26 @@ public final class DeltaSourcePlanner {
     if (version != snapshotVersion) {
       TableState state = version == opened.version() ? opened.state() : log.loadAt(version);
       rules.checkMetadata(version, state.metadata());
-      List<AddFile> files = new ArrayList<>(state.files().values());
+      List<AddFile> files = new ArrayList<>();
+      for (AddFile add : state.files().values()) {
+        files.add(forReading(add));
+      }
       files.sort(SNAPSHOT_ORDER);
       snapshotFiles = List.copyOf(files);
       snapshotVersion = version;
     }
     return snapshotFiles;
+  }
+
+  /**
+   * The add as a stream reads it: without statistics (Delta's source drops them too, they are not
+   * needed to read rows) and as data (a checkpoint stores snapshot files with
+   * {@code dataChange: false}), so a file is the same value whether the snapshot was rebuilt from
+   * commits or from a checkpoint.
+   */
+  private static AddFile forReading(AddFile add) {
+    return new AddFile(add.path(), add.partitionValues(), add.size(), add.modificationTime(), true,
+        null, add.tags());
   }
 
   private List<Action> actions(long version) throws IOException {
