@@ -4,6 +4,7 @@ import dev.tributary.storage.ObjectInfo;
 import dev.tributary.storage.ObjectNotFoundException;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.Snapshot;
+import dev.tributary.table.TableException;
 import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.log.Action;
@@ -31,7 +32,12 @@ import java.util.Map;
  * data-changing files of every later commit in commit order; from a version or a timestamp, only
  * the commits' files. Which files of a commit are read, and which commits stop the stream, is
  * {@link CommitRules}'. Ranges end where the limits say, before a file that would exceed them, so
- * a large commit spans several ranges; a range never reads a version above the latest.
+ * a large commit spans several ranges; a range never reads a version above the latest. A range
+ * also ends before a commit that stops the stream, so everything before that commit is read once
+ * and the next range, starting at the commit, fails there. (Delta fails the planning of the whole
+ * batch as soon as its scan reaches such a commit, so the files before it in the same batch wait
+ * until the stream is restarted with an option; ending the range early delivers them and fails at
+ * the same commit.)
  *
  * <p>The read schema is the table's schema when the planner is opened (Delta reads with the
  * schema of the snapshot at source initialization); a later schema change stops the stream, and
@@ -291,8 +297,18 @@ public final class DeltaSourcePlanner {
       if ((until != null && at.compareTo(until) >= 0) || !admission.hasCapacity()) {
         return new SourceRange(from, at, out);
       }
-      List<AddFile> adds = rules.filesToRead(version, actions(version),
-          latest.state().protocol(), latest.state().metadata());
+      List<AddFile> adds;
+      try {
+        adds = rules.filesToRead(version, actions(version), latest.state().protocol(),
+            latest.state().metadata());
+      } catch (TableException stop) {
+        if (at.compareTo(from) > 0) {
+          // End the range before the commit: what came before it is read once, the next range
+          // starts at the commit and fails there (Delta fails the whole planning instead).
+          return new SourceRange(from, at, out);
+        }
+        throw stop;
+      }
       if (index > adds.size()) {
         throw SourceErrors.notReplayable(table.location(), from, until == null ? at : until, at);
       }

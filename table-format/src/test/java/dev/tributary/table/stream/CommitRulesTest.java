@@ -92,8 +92,11 @@ class CommitRulesTest {
         .hasMessageContaining(table.location())
         .hasMessageContaining("Commit " + delete + " (DELETE)")
         .hasMessageContaining("ignore-deletes: true");
-    SourceRange before = planner.plan(start, SourceLimits.of(3L, null));
-    assertThat(before.files()).as("the commits before it are read").hasSize(3);
+    SourceRange before = planner.plan(start, SourceLimits.defaults());
+    assertThat(sorted(ids(planner, before.files()))).as("the commits before it are read").isEqualTo(range(10, 20));
+    assertThat(before.to()).isEqualTo(SourcePosition.commitStart(planner.tableId(), delete));
+    assertThatThrownBy(() -> planner.plan(before.to(), SourceLimits.defaults()))
+        .hasMessageContaining("Commit " + delete + " (DELETE)");
   }
 
   @Test
