@@ -1,7 +1,5 @@
 package dev.tributary.table.stream;
 
-import dev.tributary.storage.ObjectInfo;
-import dev.tributary.storage.ObjectNotFoundException;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableException;
@@ -10,16 +8,10 @@ import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.DeltaLog;
-import dev.tributary.table.log.LogFiles;
-import dev.tributary.table.log.TableState;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Reads a Delta table incrementally, as Delta's streaming source ({@code DeltaSource}) does: it
@@ -51,29 +43,18 @@ import java.util.Map;
  * <p>Not thread-safe: one planner serves one stream. It caches recently read commits.
  */
 public final class DeltaSourcePlanner {
-  private static final int CACHED_COMMITS = 256;
   /** Table property of Delta's in-commit timestamps. */
   private static final String IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps";
-  private static final Comparator<AddFile> SNAPSHOT_ORDER =
-      Comparator.comparingLong(AddFile::modificationTime).thenComparing(AddFile::path);
 
   private final DeltaTable table;
-  private final DeltaLog log;
   private final Snapshot opened;
   private final CommitRules rules;
-  private final Map<Long, List<Action>> commits = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, List<Action>> eldest) {
-      return size() > CACHED_COMMITS;
-    }
-  };
+  private final TableHistory history;
   private Snapshot latest;
-  private long snapshotVersion = -1;
-  private List<AddFile> snapshotFiles = List.of();
 
   private DeltaSourcePlanner(DeltaTable table, Snapshot opened, ChangeOptions options) {
     this.table = table;
-    this.log = new DeltaLog(table.store());
+    this.history = new TableHistory(new DeltaLog(table.store()));
     this.opened = opened;
     this.latest = opened;
     this.rules = new CommitRules(table.location(), options, opened.schema(),
@@ -120,56 +101,18 @@ public final class DeltaSourcePlanner {
   public SourcePosition start(StartingPoint start) throws IOException {
     long current = opened.version();
     if (start instanceof StartingPoint.AtVersion v) {
-      return startAt(v.version(), current);
+      history.checkCommitExists(v.version(), current);
+      return SourcePosition.commitStart(tableId(), v.version());
     }
     if (start instanceof StartingPoint.AtTimestamp t) {
-      return startAt(t.timestamp(), current);
+      if (Boolean.parseBoolean(opened.properties().getOrDefault(IN_COMMIT_TIMESTAMPS, "false"))) {
+        throw SourceErrors.inCommitTimestamps(table.location());
+      }
+      return SourcePosition.commitStart(tableId(), history.firstCommitAtOrAfter(t.timestamp(), current));
     }
     return start instanceof StartingPoint.Latest
         ? SourcePosition.commitStart(tableId(), current + 1)
         : SourcePosition.snapshotStart(tableId(), current);
-  }
-
-  private SourcePosition startAt(long version, long current) throws IOException {
-    if (version > current) {
-      throw SourceErrors.versionTooNew(table.location(), version, current);
-    }
-    List<ObjectInfo> files = log.commitFiles(version);
-    long first = files.isEmpty() ? -1 : LogFiles.commitVersion(files.get(0).key());
-    if (first != version) {
-      throw SourceErrors.versionGone(table.location(), version, earliestCommit());
-    }
-    return SourcePosition.commitStart(tableId(), version);
-  }
-
-  /**
-   * Delta's {@code getStartingVersionFromTimestamp}: commit timestamps are the commit files'
-   * modification times, made strictly increasing with the version as Delta's
-   * {@code DeltaHistoryManager.monotonizeCommitTimestamps} does (a commit not later than the one
-   * before counts as 1 ms after it); the first commit at or after {@code timestamp} is the start.
-   */
-  private SourcePosition startAt(Instant timestamp, long current) throws IOException {
-    if (Boolean.parseBoolean(opened.properties().getOrDefault(IN_COMMIT_TIMESTAMPS, "false"))) {
-      throw SourceErrors.inCommitTimestamps(table.location());
-    }
-    long wanted = timestamp.toEpochMilli();
-    long previous = Long.MIN_VALUE;
-    long lastVersion = -1;
-    for (ObjectInfo f : log.commitFiles(0)) {
-      long version = LogFiles.commitVersion(f.key());
-      if (version > current) {
-        break;
-      }
-      long modified = f.lastModified().toEpochMilli();
-      long ts = previous == Long.MIN_VALUE ? modified : Math.max(modified, previous + 1);
-      if (ts >= wanted) {
-        return SourcePosition.commitStart(tableId(), version);
-      }
-      previous = ts;
-      lastVersion = version;
-    }
-    throw SourceErrors.timestampAfterLatest(table.location(), timestamp, lastVersion,
-        Instant.ofEpochMilli(previous));
   }
 
   /** The next range from {@code from}, up to the latest version, within {@code limits}. */
@@ -229,7 +172,7 @@ public final class DeltaSourcePlanner {
     }
     for (long v = version; v <= latestVersion; v++) {
       long index = 0;
-      for (Action a : actions(v)) {
+      for (Action a : history.actions(v)) {
         if (a instanceof AddFile add && add.dataChange() && index++ >= skip) {
           files++;
           bytes += add.size();
@@ -246,25 +189,7 @@ public final class DeltaSourcePlanner {
    * the iterator.
    */
   public CloseableIterator<SourceRow> read(SourceFile file) throws IOException {
-    CloseableIterator<Object[]> rows = DataFiles.read(table.store(), file.toDataFile(), readSchema());
-    return new CloseableIterator<>() {
-      private long index;
-
-      @Override
-      public boolean hasNext() {
-        return rows.hasNext();
-      }
-
-      @Override
-      public SourceRow next() {
-        return new SourceRow(file, index++, rows.next());
-      }
-
-      @Override
-      public void close() throws IOException {
-        rows.close();
-      }
-    };
+    return new SourceRowIterator(file, DataFiles.read(table.store(), file.toDataFile(), readSchema()));
   }
 
   /**
@@ -299,7 +224,7 @@ public final class DeltaSourcePlanner {
       }
       List<AddFile> adds;
       try {
-        adds = rules.filesToRead(version, actions(version), latest.state().protocol(),
+        adds = rules.filesToRead(version, history.actions(version), latest.state().protocol(),
             latest.state().metadata());
       } catch (TableException stop) {
         if (at.compareTo(from) > 0) {
@@ -317,7 +242,7 @@ public final class DeltaSourcePlanner {
         if ((until != null && at.compareTo(until) >= 0) || !admission.admit(adds.get((int) index).size())) {
           return new SourceRange(from, at, out);
         }
-        out.add(new SourceFile(version, index, false, forReading(adds.get((int) index))));
+        out.add(new SourceFile(version, index, false, TableHistory.forReading(adds.get((int) index))));
       }
       version++;
       index = 0;
@@ -336,48 +261,8 @@ public final class DeltaSourcePlanner {
     }
   }
 
-  /** The live files at {@code version}, in Delta's initial-snapshot order. */
   private List<AddFile> snapshotFiles(long version) throws IOException {
-    if (version != snapshotVersion) {
-      TableState state = version == opened.version() ? opened.state() : log.loadAt(version);
-      rules.checkMetadata(version, state.metadata());
-      List<AddFile> files = new ArrayList<>();
-      for (AddFile add : state.files().values()) {
-        files.add(forReading(add));
-      }
-      files.sort(SNAPSHOT_ORDER);
-      snapshotFiles = List.copyOf(files);
-      snapshotVersion = version;
-    }
-    return snapshotFiles;
-  }
-
-  /**
-   * The add as a stream reads it: without statistics (Delta's source drops them too, they are not
-   * needed to read rows) and as data (a checkpoint stores snapshot files with
-   * {@code dataChange: false}), so a file is the same value whether the snapshot was rebuilt from
-   * commits or from a checkpoint.
-   */
-  private static AddFile forReading(AddFile add) {
-    return new AddFile(add.path(), add.partitionValues(), add.size(), add.modificationTime(), true,
-        null, add.tags());
-  }
-
-  private List<Action> actions(long version) throws IOException {
-    List<Action> cached = commits.get(version);
-    if (cached == null) {
-      try {
-        cached = List.copyOf(log.readCommit(version));
-      } catch (ObjectNotFoundException e) {
-        throw SourceErrors.versionGone(table.location(), version, earliestCommit());
-      }
-      commits.put(version, cached);
-    }
-    return cached;
-  }
-
-  private long earliestCommit() throws IOException {
-    List<ObjectInfo> files = log.commitFiles(0);
-    return files.isEmpty() ? -1 : LogFiles.commitVersion(files.get(0).key());
+    return history.snapshotFiles(version, opened.state(),
+        state -> rules.checkMetadata(version, state.metadata()));
   }
 }

@@ -237,4 +237,34 @@ class DeltaSourcePlannerTest {
     SourcePosition end = drain(planner, start, SourceLimits.defaults()).get(0).to();
     assertThat(planner.lag(end)).isEqualTo(new SourceLag(3, 0, 0, 0));
   }
+
+  @Test
+  void aStreamWhoseVersionsLogCleanupRemovedFailsSayingSo() throws IOException {
+    DeltaTable table = SourceTables.create(store, List.of(), 5);
+    for (int b = 0; b < 3; b++) {
+      append(table, b, b * 10L, b * 10L + 10);
+    }
+    DeltaSourcePlanner planner = DeltaSourcePlanner.open(table, ChangeOptions.strict());
+    SourcePosition inSnapshot = planner.plan(planner.start(new StartingPoint.Earliest()), SourceLimits.of(1L, null)).to();
+    SourcePosition inCommits = SourcePosition.commitStart(planner.tableId(), 4);
+    for (int b = 3; b < 10; b++) {
+      append(table, b, b * 10L, b * 10L + 10);
+    }
+    for (long v = 0; v < 10; v++) {
+      store.delete(LogFiles.commit(v)); // the checkpoints at 5 and 10 remain
+    }
+    store.delete(LogFiles.checkpoint(5));
+
+    DeltaSourcePlanner restarted = DeltaSourcePlanner.open(DeltaTable.open(store, table.options()),
+        ChangeOptions.strict());
+    assertThat(inSnapshot.initialSnapshot()).isTrue();
+    assertThatThrownBy(() -> restarted.plan(inSnapshot, SourceLimits.defaults()))
+        .isInstanceOf(TableException.class).hasMessageContaining("Cannot read version 3")
+        .hasMessageContaining("log cleanup");
+    assertThatThrownBy(() -> restarted.plan(inCommits, SourceLimits.defaults()))
+        .isInstanceOf(TableException.class).hasMessageContaining("Commit 4")
+        .hasMessageContaining("no longer in the log").hasMessageContaining("earliest commit left is 10");
+    assertThat(restarted.plan(restarted.start(new StartingPoint.Earliest()), SourceLimits.unlimited()).files())
+        .as("a new stream from earliest still reads the snapshot").hasSize(10);
+  }
 }
