@@ -206,7 +206,8 @@ class DeltaSourcePlannerTest {
     store.delete(LogFiles.commit(v));
     assertThatThrownBy(() -> DeltaSourcePlanner.open(DeltaTable.open(store, table.options()),
         ChangeOptions.strict()).replay(start, to))
-        .isInstanceOf(TableException.class);
+        .isInstanceOf(TableException.class).hasMessageContaining("Commit " + v)
+        .hasMessageContaining("no longer in the log");
   }
 
   @Test

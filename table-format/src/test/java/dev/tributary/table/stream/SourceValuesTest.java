@@ -59,7 +59,8 @@ class SourceValuesTest {
     assertThat(SourceLimits.defaults()).isEqualTo(new SourceLimits(1000, Long.MAX_VALUE));
     assertThat(SourceLimits.of(null, 1024L)).isEqualTo(new SourceLimits(Long.MAX_VALUE, 1024));
     assertThat(SourceLimits.of(5L, 1024L)).isEqualTo(new SourceLimits(5, 1024));
-    assertThatThrownBy(() -> SourceLimits.of(0L, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> SourceLimits.of(0L, null)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("max-files-per-trigger");
   }
 
   @Test
