@@ -46,6 +46,16 @@ import org.apache.spark.sql.streaming.Trigger;
  * {@code <table>.batches.json}: per round, the micro-batches Spark ran (batch id, input rows, the
  * watermark it applied), so the test can check Spark cut the stream where we did, no-data
  * batches included. Any failure exits non-zero with the stack trace on stderr.
+ *
+ * <p>A second job kind writes source tables for SparkDeltaSourceIT: optional {@code tables}, each
+ * with {@code path}, {@code partitionBy} (a column name or empty), {@code checkpointInterval} and
+ * {@code steps}: {@code {"op":"append","from":a,"to":b}} (rows a..b-1: {@code id},
+ * {@code name = 'name-'||id}, {@code region} EU/US/null by {@code id % 3}, in two files per
+ * partition), {@code {"op":"optimize"}} (Delta's OPTIMIZE compaction) and
+ * {@code {"op":"delete","where":"<sql>"}}. The table is created first by SQL with deletion vectors
+ * off (a DELETE then removes or rewrites files, which is what the source rules judge). Tables are
+ * written before the cases run; each leaves {@code <path>.ids.json}, the ids Spark reads from the
+ * final table, sorted.
  */
 public class SparkJudge {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -77,7 +87,10 @@ public class SparkJudge {
         .getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     try {
-      for (JsonNode c : job.get("cases")) {
+      for (JsonNode t : job.path("tables")) {
+        writeTable(spark, t);
+      }
+      for (JsonNode c : job.path("cases")) {
         runCase(spark, job, c);
       }
     } finally {
@@ -170,6 +183,38 @@ public class SparkJudge {
             .whenMatched().updateAll().whenNotMatched().insertAll().execute();
       }
     }).start();
+  }
+
+  private static void writeTable(SparkSession spark, JsonNode t) throws Exception {
+    String path = t.get("path").asText();
+    String partitionBy = t.path("partitionBy").asText("");
+    spark.sql("CREATE TABLE delta.`" + path + "` (id BIGINT, name STRING, region STRING) USING delta"
+        + (partitionBy.isEmpty() ? "" : " PARTITIONED BY (" + partitionBy + ")")
+        + " TBLPROPERTIES ('delta.checkpointInterval' = '" + t.get("checkpointInterval").asInt() + "',"
+        + " 'delta.enableDeletionVectors' = 'false')");
+    for (JsonNode step : t.get("steps")) {
+      String op = step.get("op").asText();
+      if (op.equals("append")) {
+        Dataset<Row> rows = spark.range(step.get("from").asLong(), step.get("to").asLong())
+            .selectExpr("id", "concat('name-', cast(id as string)) as name",
+                "case id % 3 when 0 then 'EU' when 1 then 'US' end as region")
+            .repartition(2);
+        rows.write().format("delta").mode("append").save(path);
+      } else if (op.equals("optimize")) {
+        DeltaTable.forPath(spark, path).optimize().executeCompaction();
+      } else if (op.equals("delete")) {
+        DeltaTable.forPath(spark, path).delete(step.get("where").asText());
+      } else {
+        throw new IllegalArgumentException("unknown table step " + step);
+      }
+    }
+    ArrayNode ids = JSON.createArrayNode();
+    for (Row r : spark.read().format("delta").load(path).select("id").orderBy("id").collectAsList()) {
+      ids.add(r.getLong(0));
+    }
+    Files.writeString(Path.of(path + ".ids.json"), JSON.writeValueAsString(ids));
+    System.out.printf("table %s: version %d, %d rows%n", path,
+        DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0), ids.size());
   }
 
   private static String summary(ArrayNode rounds) {

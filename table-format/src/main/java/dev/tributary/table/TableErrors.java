@@ -45,6 +45,14 @@ public final class TableErrors {
             + " checkpoint.");
   }
 
+  /** A version of the table cannot be rebuilt (time travel), e.g. after log cleanup. */
+  public static TableException versionNotReconstructable(String location, long version, String why) {
+    return new TableException(
+        "Cannot read version " + version + " of Delta table at " + location + ": " + why + "."
+            + " Old commits are removed by log cleanup (delta.logRetentionDuration); start from a"
+            + " version the log still holds, or raise the retention.");
+  }
+
   /** The table has no commit at all (no {@code _delta_log}). */
   public static TableException notATable(String location) {
     return new TableException(

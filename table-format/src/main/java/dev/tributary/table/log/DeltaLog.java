@@ -89,6 +89,68 @@ public final class DeltaLog {
   }
 
   /**
+   * Replays the log up to and including {@code version} (time travel, as a streaming read needs
+   * for the snapshot it started from): the newest classic checkpoint at or below {@code version},
+   * then the commits after it up to {@code version}, without a gap.
+   *
+   * @throws TableException if {@code version} was never committed, or if the log no longer holds
+   *     what rebuilding it needs (its commits were cleaned up and no checkpoint at or below it is
+   *     left), or if the table at that version needs a reader we are not
+   */
+  public TableState loadAt(long version) throws IOException {
+    List<ObjectInfo> listing = store.list(LogFiles.LOG_DIR, null);
+    long checkpoint = -1;
+    for (ObjectInfo o : listing) {
+      long c = LogFiles.checkpointVersion(o.key());
+      if (c <= version) {
+        checkpoint = Math.max(checkpoint, c);
+      }
+    }
+    List<Long> commits = new ArrayList<>();
+    for (long v : commitVersionsAfter(listing, checkpoint)) {
+      if (v <= version) {
+        commits.add(v);
+      }
+    }
+    if (checkpoint < 0 && (commits.isEmpty() || commits.get(0) != 0)) {
+      throw TableErrors.versionNotReconstructable(location(), version,
+          commits.isEmpty() ? "no commit or checkpoint at or below it is left"
+              : "the log starts at version " + commits.get(0) + " and no checkpoint is at or below it");
+    }
+    StateBuilder builder = new StateBuilder();
+    if (checkpoint >= 0) {
+      builder.apply(checkpoint, readCheckpoint(checkpoint));
+    }
+    replay(builder, commits);
+    if (builder.version() != version) {
+      throw TableErrors.versionNotReconstructable(location(), version,
+          "the latest version is " + builder.version());
+    }
+    if (!builder.complete()) {
+      throw TableErrors.badAction(location(), LogFiles.commit(version),
+          "the log up to this version holds no protocol or no metaData action");
+    }
+    TableState state = builder.build();
+    ProtocolSupport.checkReadable(location(), state.version(), state.protocol(), state.metadata());
+    return state;
+  }
+
+  /**
+   * The commit files at or after {@code fromVersion}, ascending by version, with their size and
+   * modification time (Delta's commit timestamp when in-commit timestamps are off).
+   */
+  public List<ObjectInfo> commitFiles(long fromVersion) throws IOException {
+    List<ObjectInfo> out = new ArrayList<>();
+    for (ObjectInfo o : store.list(LogFiles.LOG_DIR,
+        fromVersion <= 0 ? null : LogFiles.commit(fromVersion - 1))) {
+      if (LogFiles.commitVersion(o.key()) >= Math.max(0, fromVersion)) {
+        out.add(o);
+      }
+    }
+    return out;
+  }
+
+  /**
    * Brings {@code current} up to the latest version by applying the commits after it.
    *
    * @return {@code current} itself if nothing was committed since

@@ -31,7 +31,7 @@ public final class LogFiles {
   }
 
   /** Version of a commit key, or -1 if the key is not a commit. */
-  static long commitVersion(String key) {
+  public static long commitVersion(String key) {
     Matcher m = COMMIT.matcher(key);
     return m.matches() ? Long.parseLong(m.group(1)) : -1;
   }

@@ -1,0 +1,224 @@
+package dev.tributary.service.stateful;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableException;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.data.CloseableIterator;
+import dev.tributary.table.log.LogFiles;
+import dev.tributary.table.stream.ChangeOptions;
+import dev.tributary.table.stream.DeltaSourcePlanner;
+import dev.tributary.table.stream.SourceFile;
+import dev.tributary.table.stream.SourceLimits;
+import dev.tributary.table.stream.SourcePosition;
+import dev.tributary.table.stream.SourceRange;
+import dev.tributary.table.stream.SourceRow;
+import dev.tributary.table.stream.StartingPoint;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Delta streaming source's planner ({@code dev.tributary.table.stream}) over tables Spark 4 +
+ * Delta 4 wrote (issue 12): appends in two files per partition, an OPTIMIZE, two more appends (a
+ * log checkpoint at version 10), a DELETE, one more append; partitioned by region (the DELETE of
+ * a whole partition only removes files) and not (the DELETE rewrites files). Spark writes both in
+ * one child JVM ({@link SparkReference}, the {@code tables} job of SparkJudge.java) and reports
+ * the ids of the final tables.
+ */
+class SparkDeltaSourceIT {
+  /** Version 12 of both tables: the DELETE. */
+  static final long DELETE = 12;
+  static final long OPTIMIZE = 9;
+  @TempDir static Path dir;
+  static Path partitioned;
+  static Path flat;
+  static final List<ObjectStore> stores = new ArrayList<>();
+
+  @BeforeAll
+  static void sparkWritesTheTables() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("spark/work"));
+    partitioned = dir.resolve("partitioned");
+    flat = dir.resolve("flat");
+    SparkReference.run(Map.of("warehouse", work.resolve("warehouse").toString(), "tables", List.of(
+        table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0"))), work);
+  }
+
+  @AfterAll
+  static void closeStores() throws IOException {
+    for (ObjectStore s : stores) {
+      s.close();
+    }
+  }
+
+  /** Versions: 0 create, 1..8 appends, 9 OPTIMIZE, 10..11 appends, 12 DELETE, 13 append. */
+  private static Map<String, Object> table(Path path, String partitionBy, String deleteWhere) {
+    List<Map<String, Object>> steps = new ArrayList<>();
+    for (int b = 0; b < 8; b++) {
+      steps.add(Map.of("op", "append", "from", b * 10, "to", b * 10 + 10));
+    }
+    steps.add(Map.of("op", "optimize"));
+    steps.add(Map.of("op", "append", "from", 80, "to", 90));
+    steps.add(Map.of("op", "append", "from", 90, "to", 100));
+    steps.add(Map.of("op", "delete", "where", deleteWhere));
+    steps.add(Map.of("op", "append", "from", 100, "to", 110));
+    return Map.of("path", path.toString(), "partitionBy", partitionBy, "checkpointInterval", 10,
+        "steps", steps);
+  }
+
+  private static DeltaSourcePlanner planner(Path table, ChangeOptions options) throws IOException {
+    ObjectStore store = ObjectStores.open(table.toString(), null);
+    stores.add(store);
+    return DeltaSourcePlanner.open(DeltaTable.open(store, TableOptions.defaults()), options);
+  }
+
+  private static List<Long> sparkIds(Path table) throws IOException {
+    return new ObjectMapper().readValue(Files.readString(Path.of(table + ".ids.json")),
+        new TypeReference<List<Long>>() {});
+  }
+
+  /** Plans 3-file ranges from {@code start} until caught up, or until a commit stops the stream. */
+  private static List<SourceRange> drain(DeltaSourcePlanner planner, SourcePosition start,
+      List<TableException> stopped) throws IOException {
+    List<SourceRange> ranges = new ArrayList<>();
+    SourcePosition at = start;
+    for (int guard = 0; guard < 1000; guard++) {
+      SourceRange range;
+      try {
+        range = planner.plan(at, SourceLimits.of(3L, null));
+      } catch (TableException e) {
+        stopped.add(e);
+        return ranges;
+      }
+      if (range.isEmpty()) {
+        return ranges;
+      }
+      ranges.add(range);
+      at = range.to();
+    }
+    throw new AssertionError("never caught up");
+  }
+
+  private static List<Long> ids(DeltaSourcePlanner planner, List<SourceRange> ranges) throws IOException {
+    List<Long> ids = new ArrayList<>();
+    for (SourceRange r : ranges) {
+      for (SourceFile f : r.files()) {
+        try (CloseableIterator<SourceRow> it = planner.read(f)) {
+          while (it.hasNext()) {
+            SourceRow row = it.next();
+            long id = (Long) row.values()[0];
+            assertThat(row.values()).as(row.provenance())
+                .containsExactly(id, "name-" + id, id % 3 == 0 ? "EU" : id % 3 == 1 ? "US" : null);
+            ids.add(id);
+          }
+        }
+      }
+    }
+    return ids;
+  }
+
+  private static List<Long> range(long from, long to) {
+    return LongStream.range(from, to).boxed().toList();
+  }
+
+  private static List<Long> sorted(List<Long> ids) {
+    List<Long> copy = new ArrayList<>(ids);
+    copy.sort(null);
+    return copy;
+  }
+
+  @Test
+  void sparkWroteWhatTheCasesNeed() throws IOException {
+    for (Path t : List.of(partitioned, flat)) {
+      assertThat(t.resolve(LogFiles.checkpoint(10))).as("Spark's log checkpoint").exists();
+      assertThat(planner(t, ChangeOptions.strict()).openedVersion()).isEqualTo(13);
+    }
+    // the DELETE (version 12) comes before the last append (ids 100..109)
+    assertThat(sparkIds(partitioned))
+        .isEqualTo(range(0, 110).stream().filter(i -> i >= 100 || i % 3 != 0).toList());
+    assertThat(sparkIds(flat)).isEqualTo(range(0, 110).stream().filter(i -> i >= 100 || i % 10 != 0).toList());
+  }
+
+  @Test
+  void earliestReadsTheCurrentSnapshotOnceAsSparkReadsTheTable() throws IOException {
+    for (Path t : List.of(partitioned, flat)) {
+      DeltaSourcePlanner planner = planner(t, ChangeOptions.strict());
+      List<TableException> stopped = new ArrayList<>();
+      List<SourceRange> ranges = drain(planner, planner.start(new StartingPoint.Earliest()), stopped);
+
+      assertThat(stopped).isEmpty();
+      List<Long> ids = ids(planner, ranges);
+      assertThat(ids).as(t.toString()).doesNotHaveDuplicates();
+      assertThat(sorted(ids)).isEqualTo(sparkIds(t));
+    }
+  }
+
+  @Test
+  void fromVersionOneTheOptimizeIsSkippedAndTheDeleteStopsTheStream() throws IOException {
+    for (Path t : List.of(partitioned, flat)) {
+      DeltaSourcePlanner planner = planner(t, ChangeOptions.strict());
+      List<TableException> stopped = new ArrayList<>();
+      List<SourceRange> ranges = drain(planner, planner.start(new StartingPoint.AtVersion(1)), stopped);
+
+      assertThat(stopped).singleElement().satisfies(e -> assertThat(e.getMessage())
+          .contains("Commit " + DELETE + " (DELETE)").contains(t.toString()));
+      List<Long> ids = ids(planner, ranges);
+      assertThat(ids).doesNotHaveDuplicates();
+      assertThat(sorted(ids)).isEqualTo(range(0, 100));
+      assertThat(ranges).flatMap(SourceRange::files).noneMatch(f -> f.version() == OPTIMIZE);
+    }
+  }
+
+  @Test
+  void skipChangeCommitsReadsEveryAppendOnceAndIgnoreDeletesOnlyPassesTheDeleteThatOnlyRemoves()
+      throws IOException {
+    for (Path t : List.of(partitioned, flat)) {
+      DeltaSourcePlanner planner = planner(t, new ChangeOptions(false, true));
+      List<TableException> stopped = new ArrayList<>();
+      List<Long> ids = ids(planner, drain(planner, planner.start(new StartingPoint.AtVersion(1)), stopped));
+      assertThat(stopped).isEmpty();
+      assertThat(ids).doesNotHaveDuplicates();
+      assertThat(sorted(ids)).isEqualTo(range(0, 110));
+    }
+    DeltaSourcePlanner deletesOnly = planner(partitioned, new ChangeOptions(true, false));
+    List<TableException> stopped = new ArrayList<>();
+    List<Long> ids = ids(deletesOnly, drain(deletesOnly, deletesOnly.start(new StartingPoint.AtVersion(1)), stopped));
+    assertThat(stopped).isEmpty();
+    assertThat(sorted(ids)).isEqualTo(range(0, 110));
+    DeltaSourcePlanner rewrite = planner(flat, new ChangeOptions(true, false));
+    List<TableException> rewriteStopped = new ArrayList<>();
+    drain(rewrite, rewrite.start(new StartingPoint.AtVersion(1)), rewriteStopped);
+    assertThat(rewriteStopped).as("a DELETE that rewrites files also adds: ignore-deletes does not cover it")
+        .singleElement().satisfies(e -> assertThat(e.getMessage())
+            .contains("Commit " + DELETE + " (DELETE)").contains("rewrote data"));
+  }
+
+  @Test
+  void aNewPlannerReplaysEveryRangeWithTheSameFiles() throws IOException {
+    for (Path t : List.of(partitioned, flat)) {
+      DeltaSourcePlanner planner = planner(t, new ChangeOptions(false, true));
+      List<SourceRange> ranges = new ArrayList<>(drain(planner, planner.start(new StartingPoint.Earliest()),
+          new ArrayList<>()));
+      ranges.addAll(drain(planner, planner.start(new StartingPoint.AtVersion(1)), new ArrayList<>()));
+      DeltaSourcePlanner restarted = planner(t, new ChangeOptions(false, true));
+      for (SourceRange r : ranges) {
+        assertThat(restarted.replay(SourcePosition.fromJson(r.from().toJson()),
+            SourcePosition.fromJson(r.to().toJson()))).isEqualTo(r);
+      }
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.tributary.table.stream;
+
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Judges a schema found in a commit's {@code metaData} against the stream's read schema, as
+ * Delta's {@code checkReadIncompatibleSchemaChanges} does: a schema committed after the read
+ * schema's version must equal it (a new column there stops the stream, which reads it after a
+ * restart); an older schema (a restarted stream going over history) is accepted if the read
+ * schema can read its files (Delta's {@code SchemaUtils.isReadCompatible}): each of its columns is
+ * in the read schema with the same type, and a column nullable there is nullable in the read
+ * schema. Columns the read schema has in addition are null in the older files.
+ */
+final class SchemaCheck {
+  private SchemaCheck() {}
+
+  /** What differs, or empty if {@code committed} may be read with {@code read}. */
+  static Optional<String> problem(StructType read, StructType committed, boolean older) {
+    if (committed.equals(read)) {
+      return Optional.empty();
+    }
+    List<String> changes = new ArrayList<>();
+    for (StructField c : committed.fields()) {
+      Optional<StructField> r = read.field(c.name());
+      if (r.isEmpty()) {
+        changes.add(older ? "column " + c.name() + " was dropped or renamed since"
+            : "column " + c.name() + " (" + c.type().deltaName() + ") was added");
+      } else if (!r.get().type().equals(c.type())) {
+        changes.add("column " + c.name() + " changed type between " + c.type().deltaName()
+            + " and " + r.get().type().deltaName());
+      } else if (r.get().nullable() != c.nullable() && (!older || !r.get().nullable())) {
+        changes.add("column " + c.name() + " changed nullability");
+      }
+    }
+    for (StructField r : read.fields()) {
+      if (committed.field(r.name()).isEmpty() && !older) {
+        changes.add("column " + r.name() + " was dropped or renamed");
+      }
+    }
+    if (changes.isEmpty() && !older) {
+      changes.add("the columns were reordered or their metadata changed, now " + committed.fieldNames());
+    }
+    return changes.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", changes));
+  }
+}
