@@ -45,6 +45,12 @@ public final class TableErrors {
             + " checkpoint.");
   }
 
+  /** A version asked for by number is not in the log (not yet committed, or its log files expired). */
+  public static TableException versionUnavailable(String location, long version, String reason) {
+    return new TableException(
+        "Cannot read Delta table at " + location + " at version " + version + ": " + reason + ".");
+  }
+
   /** The table has no commit at all (no {@code _delta_log}). */
   public static TableException notATable(String location) {
     return new TableException(

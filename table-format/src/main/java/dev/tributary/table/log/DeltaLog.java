@@ -89,6 +89,52 @@ public final class DeltaLog {
   }
 
   /**
+   * Replays the log up to {@code version} exactly: from the newest checkpoint at or before it, then
+   * the commits after that checkpoint up to {@code version}. Lists the whole log, so it is meant for
+   * occasional use (re-reading a version a batch recorded), not for every batch.
+   *
+   * @throws TableException if the version is not committed yet, or the log files needed to rebuild
+   *     it were cleaned up (no checkpoint at or before it and commit 0 gone)
+   */
+  public TableState loadAt(long version) throws IOException {
+    List<ObjectInfo> listing = store.list(LogFiles.LOG_DIR, null);
+    long checkpoint = -1;
+    long latest = -1;
+    for (ObjectInfo o : listing) {
+      long v = LogFiles.checkpointVersion(o.key());
+      if (v >= 0 && v <= version) {
+        checkpoint = Math.max(checkpoint, v);
+      }
+      latest = Math.max(latest, Math.max(v, LogFiles.commitVersion(o.key())));
+    }
+    if (version > latest) {
+      throw TableErrors.versionUnavailable(location(), version, latest < 0 ? "the table has no commit"
+          : "the latest version is " + latest);
+    }
+    List<Long> commits = new ArrayList<>();
+    for (long v : commitVersionsAfter(listing, checkpoint)) {
+      if (v <= version) {
+        commits.add(v);
+      }
+    }
+    StateBuilder builder = new StateBuilder();
+    if (checkpoint >= 0) {
+      builder.apply(checkpoint, readCheckpoint(checkpoint));
+    } else if (commits.isEmpty() || commits.get(0) != 0) {
+      throw TableErrors.versionUnavailable(location(), version, "its log files were cleaned up and no"
+          + " checkpoint at or before it remains");
+    }
+    replay(builder, commits);
+    if (!builder.complete() || builder.version() != version) {
+      throw TableErrors.badAction(location(), LogFiles.commit(version),
+          "the log up to this version holds no protocol or no metaData action");
+    }
+    TableState state = builder.build();
+    ProtocolSupport.checkReadable(location(), state.version(), state.protocol(), state.metadata());
+    return state;
+  }
+
+  /**
    * Brings {@code current} up to the latest version by applying the commits after it.
    *
    * @return {@code current} itself if nothing was committed since
