@@ -14,6 +14,17 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 public interface RecordProcessor extends AutoCloseable {
 
+  /**
+   * Called when the engine plans a new batch, before the batch's offsets entry is written: what
+   * the processor returns is recorded in that entry's extras (such as the version of a dimension
+   * table the batch joins with, {@code join.0.version}), and handed back in
+   * {@link BatchContext#extras} when the batch begins, the first time and on replay alike. Not
+   * called for a replayed batch. Default: nothing to record.
+   */
+  default Map<String, String> planBatch(long batchId) throws IOException {
+    return Map.of();
+  }
+
   /** Called before the first record of a batch. A stateful processor loads state version batchId - 1. */
   void beginBatch(BatchContext batch) throws IOException;
 
@@ -75,6 +86,19 @@ public interface RecordProcessor extends AutoCloseable {
    * @param batchId the batch id
    * @param batchStartedAt when the batch started (recorded in quarantine rows)
    * @param watermarkMicros the watermark this batch applies (from the offsets log on replay)
+   * @param extras the batch's offsets entry extras, including what {@link #planBatch} returned
    */
-  record BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {}
+  record BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros,
+      Map<String, String> extras) {
+
+    /** Copies the extras. */
+    public BatchContext {
+      extras = Map.copyOf(extras);
+    }
+
+    /** A batch whose offsets entry holds no extras. */
+    public BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {
+      this(batchId, batchStartedAt, watermarkMicros, Map.of());
+    }
+  }
 }
