@@ -58,7 +58,8 @@ final class JoinErrors {
   }
 
   static JoinException unreadable(String pipeline, String where, String path, Exception cause) {
-    return new JoinException("Pipeline " + pipeline + ": " + where + ": cannot read the dimension table " + path + ": "
-        + cause.getMessage(), cause);
+    // the cause's message follows in the one-paragraph rendering of the CLI (and in the log)
+    return new JoinException("Pipeline " + pipeline + ": " + where + ": cannot read the dimension table " + path
+        + "; check " + where + ".delta.path and its storage settings", cause);
   }
 }

@@ -135,4 +135,15 @@ class StreamJoinsTest {
         .isInstanceOf(JoinException.class)
         .hasMessageContaining("join[0].columns: 'segmnt' is not a column of the dimension table");
   }
+
+  @Test
+  void namesTheJoinWhenTheDimensionTableDoesNotExist() {
+    JoinSpec missing = new JoinSpec(dir.resolve("nowhere").toString(), Optional.empty(), List.of("customer_id"),
+        JoinType.LEFT, JoinSpec.DEFAULT_MAX_SIZE, Optional.empty());
+
+    assertThatThrownBy(() -> open(missing)).isInstanceOf(JoinException.class)
+        .hasMessage("Pipeline orders: join[0]: cannot read the dimension table " + dir.resolve("nowhere")
+            + "; check join[0].delta.path and its storage settings")
+        .cause().hasMessageContaining("Cannot read Delta table at");
+  }
 }
