@@ -22,6 +22,12 @@ final class JoinErrors {
         + " sides have, renaming the stream's column with a derive step if needed.");
   }
 
+  static JoinException missingStreamKey(String pipeline, String where, String key, List<String> columns) {
+    return new JoinException("Pipeline " + pipeline + ": " + where + ".on: key '" + key + "' is not a column of the"
+        + " stream at this join (its columns: " + String.join(", ", columns) + "); join on a column of the schema,"
+        + " a derived column or a column an earlier join adds.");
+  }
+
   static JoinException keyTypes(String pipeline, String where, String path, String key, DataType stream,
       DataType dimension) {
     return new JoinException("Pipeline " + pipeline + ": " + where + ".on: key '" + key + "' is " + stream.deltaName()

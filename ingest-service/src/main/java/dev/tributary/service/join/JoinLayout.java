@@ -6,6 +6,7 @@ import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -43,16 +44,15 @@ public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, Li
       streamKeys[k] = stream.indexOf(key);
       dimensionKeys[k] = dimension.indexOf(key);
       if (streamKeys[k] < 0) {
-        // validate checks this for declared columns; reaching here is a stream column it could not know
-        throw JoinErrors.missingKey(pipeline, where, "the stream", key, stream.fieldNames());
+        // validate checks this already; kept for joins built without a validated declaration
+        throw JoinErrors.missingStreamKey(pipeline, where, key, stream.fieldNames());
       }
       if (dimensionKeys[k] < 0) {
         throw JoinErrors.missingKey(pipeline, where, join.path(), key, dimension.fieldNames());
       }
       DataType streamType = stream.fields().get(streamKeys[k]).type();
       DataType dimensionType = dimension.fields().get(dimensionKeys[k]).type();
-      if (!(streamType instanceof PrimitiveType) && !(streamType instanceof dev.tributary.table.types.DecimalType)
-          || streamType == PrimitiveType.BINARY) {
+      if (streamType instanceof StructType || streamType == PrimitiveType.BINARY) {
         throw JoinErrors.keyType(pipeline, where, key, streamType);
       }
       if (!streamType.equals(dimensionType)) {
@@ -67,7 +67,7 @@ public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, Li
         added.add(field);
       }
       // the declared order is the dimension's order (PIPELINES.md), whatever order columns lists
-      added.sort(java.util.Comparator.comparingInt(f -> dimension.indexOf(f.name())));
+      added.sort(Comparator.comparingInt(f -> dimension.indexOf(f.name())));
     } else {
       for (StructField field : dimension.fields()) {
         if (!join.on().contains(field.name()) && !field.name().startsWith("_kafka_")) {

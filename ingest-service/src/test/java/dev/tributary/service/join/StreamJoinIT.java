@@ -18,6 +18,10 @@ import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.log.CommitInfo;
+import dev.tributary.table.log.DeltaLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -145,6 +149,16 @@ class StreamJoinIT {
     assertThat(sink("left-join").subList(0, 5)).as("earlier batches keep what they joined with")
         .contains(row(0L, "c1", "gold", 1L));
     assertThat(recordedVersions("left-join")).containsExactly("1", Long.toString(v2));
+    assertThat(lastSinkCommitInfo("left-join")).as("the sink commit names the version it joined with")
+        .containsEntry("join.0.version", Long.toString(v2));
+  }
+
+  private Map<String, Object> lastSinkCommitInfo(String name) throws Exception {
+    try (ObjectStore store = ObjectStores.open(dir.resolve("tables/" + name).toString(), null)) {
+      long version = DeltaTable.open(store, TableOptions.defaults()).snapshot().version();
+      return new DeltaLog(store).readCommit(version).stream()
+          .filter(a -> a instanceof CommitInfo).map(a -> ((CommitInfo) a).values()).findFirst().orElseThrow();
+    }
   }
 
   @Test
