@@ -145,7 +145,7 @@ public final class StatelessProcessor implements RecordProcessor {
     if (row == null) {
       return;
     }
-    List<Object[]> rows = joins == null ? java.util.Collections.singletonList(row) : joins.apply(row);
+    List<Object[]> rows = join(row);
     if (rows.isEmpty()) {
       outputs.countFiltered(); // an inner join found no dimension row
       return;
@@ -161,6 +161,14 @@ public final class StatelessProcessor implements RecordProcessor {
     for (Object[] out : rows) {
       outputs.output(out);
     }
+  }
+
+  /**
+   * The rows {@code row} (from {@link #toRow}) becomes after the joins: itself without joins; else
+   * none (an inner join without a match), one, or one per matching dimension row.
+   */
+  public List<Object[]> join(Object[] row) {
+    return joins == null ? java.util.Collections.singletonList(row) : joins.apply(row);
   }
 
   /** Sends the record to the quarantine table with {@code error}, in this batch. */

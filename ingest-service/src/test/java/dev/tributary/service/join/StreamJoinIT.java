@@ -162,6 +162,54 @@ class StreamJoinIT {
   }
 
   @Test
+  void aRunningPipelineJoinsItsNextBatchWithTheNewVersionAndReloadsOnlyThen() throws Exception {
+    Path file = pipelineFile("running-join", """
+        - delta: { path: %s }
+          on: [customer_id]
+          type: left
+          columns: [segment]
+        """.formatted(customers.path()));
+    orders(0, "c1");
+    ProgressLog progress = new ProgressLog(1000);
+    PipelineSpec spec = PipelineParser.parse(file, Map.of());
+    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec),
+        new TriggerSpec.ProcessingTime(java.time.Duration.ofMillis(100)), progress)) {
+      Thread runner = new Thread(() -> {
+        try {
+          run.run();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      runner.start();
+      try {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+            .until(() -> outputRows(progress) == 1);
+        orders(1, "c1");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+            .until(() -> outputRows(progress) == 2);
+        long v2 = customers.replace(List.<Object[]>of(customer("c1", "platinum", "eu", 9)));
+        orders(2, "c1");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+            .until(() -> outputRows(progress) == 3);
+
+        assertThat(sink("running-join")).containsExactly(
+            row(0L, "c1", "gold"), row(1L, "c1", "gold"), row(2L, "c1", "platinum"));
+        List<String> versions = recordedVersions("running-join");
+        assertThat(versions).startsWith("1").endsWith(Long.toString(v2)).containsOnly("1", Long.toString(v2));
+      } finally {
+        run.stop();
+        runner.join(30_000);
+      }
+      assertThat(runner.isAlive()).isFalse();
+    }
+  }
+
+  private static long outputRows(ProgressLog progress) {
+    return progress.last(1000).stream().mapToLong(BatchProgress::outputRows).sum();
+  }
+
+  @Test
   void anInnerJoinKeepsOnlyMatchedRowsWithEveryDimensionColumnButTheKey() throws Exception {
     Path file = pipelineFile("inner-join", """
         - delta: { path: %s }
