@@ -162,7 +162,7 @@ class StreamJoinIT {
   }
 
   @Test
-  void aRunningPipelineJoinsItsNextBatchWithTheNewVersionAndReloadsOnlyThen() throws Exception {
+  void aRunningPipelineJoinsItsNextBatchWithTheNewDimensionVersion() throws Exception {
     Path file = pipelineFile("running-join", """
         - delta: { path: %s }
           on: [customer_id]
