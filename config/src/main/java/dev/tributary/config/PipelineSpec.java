@@ -20,6 +20,8 @@ import java.util.stream.Collectors;
  * @param source the Kafka source
  * @param format how record values are decoded (JSON with a declared schema)
  * @param transforms filter and derive steps, in the order they apply; empty when none
+ * @param joins the stream-static joins with Delta dimension tables, in the order they apply (after the
+ *     transforms, before the watermark); empty when none
  * @param watermark the event-time watermark, if declared
  * @param deduplicate the deduplication, if declared
  * @param aggregate the aggregation (windowed, or running without a window), if declared
@@ -42,6 +44,7 @@ public record PipelineSpec(
     KafkaSourceSpec source,
     JsonFormatSpec format,
     List<TransformStep> transforms,
+    List<JoinSpec> joins,
     Optional<WatermarkSpec> watermark,
     Optional<DeduplicateSpec> deduplicate,
     Optional<AggregateSpec> aggregate,
@@ -72,6 +75,7 @@ public record PipelineSpec(
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(format, "format");
     transforms = List.copyOf(transforms);
+    joins = List.copyOf(joins);
     Objects.requireNonNull(watermark, "watermark");
     Objects.requireNonNull(deduplicate, "deduplicate");
     Objects.requireNonNull(aggregate, "aggregate");
@@ -115,7 +119,8 @@ public record PipelineSpec(
   /**
    * Returns the columns the sink receives, in order: {@code window_start}, {@code window_end} (windowed
    * aggregations only), the group-by columns and the measures with an aggregation; otherwise the schema columns, the derived
-   * columns that are new, and {@link #KAFKA_METADATA_COLUMNS}.
+   * columns that are new, and {@link #KAFKA_METADATA_COLUMNS}, then the columns each join picks explicitly (a join
+   * without {@code columns} adds the dimension's columns, known only once its table is read).
    */
   public List<String> outputColumns() {
     if (aggregate.isPresent()) {
@@ -129,6 +134,7 @@ public record PipelineSpec(
       }
     }
     columns.addAll(KAFKA_METADATA_COLUMNS);
+    joins.forEach(join -> join.columns().ifPresent(columns::addAll));
     return List.copyOf(columns);
   }
 }

@@ -94,7 +94,9 @@ public final class Secrets {
    */
   public static boolean isSecretPath(String keyPath) {
     String properties = "source.kafka.properties.";
+    // The top-level section, and a table's own storage section (join[0].delta.storage, ...).
     return keyPath.equals("storage") || keyPath.startsWith("storage.")
+        || keyPath.endsWith(".storage") || keyPath.contains(".storage.")
         || (keyPath.startsWith(properties) && isSecretProperty(keyPath.substring(properties.length())));
   }
 

@@ -70,6 +70,22 @@ class PipelineSchemaTest {
   }
 
   @Test
+  void acceptsJoinsAndRefusesABadJoinType() throws Exception {
+    String join = """
+        join:
+          - delta: { path: /dims/c, storage: { s3: { endpoint: "http://127.0.0.1:9000" } } }
+            on: [id]
+            type: left
+            max-size: 256MB
+            columns: [segment]
+        """;
+    assertThat(PipelineParser.parse(PipelineParserTest.MINIMAL + join, "j.yaml", Map.of()).joins()).hasSize(1);
+    assertThat(validate(PipelineParserTest.MINIMAL + join)).isEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + join.replace("type: left", "type: outer"))).isNotEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + join.replace("on: [id]", "on: []"))).isNotEmpty();
+  }
+
+  @Test
   void refusesATypoedKey() throws Exception {
     String yaml = PipelineParserTest.MINIMAL.replace("topics: [clicks]", "topics: [clicks]\n    max-offset-per-trigger: 5");
 

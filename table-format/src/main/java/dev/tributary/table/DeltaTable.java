@@ -216,6 +216,20 @@ public final class DeltaTable {
     return new Snapshot(location(), latestState());
   }
 
+  /**
+   * The snapshot at {@code version} exactly: the cached state when it is that version, else the log
+   * replayed up to it ({@link DeltaLog#loadAt}).
+   *
+   * @throws TableException if the version is not committed or can no longer be rebuilt from the log
+   */
+  public Snapshot snapshotAt(long version) throws IOException {
+    TableState current = cached;
+    if (current != null && current.version() == version) {
+      return new Snapshot(location(), current);
+    }
+    return new Snapshot(location(), log.loadAt(version));
+  }
+
   /** The latest version {@code appId} committed, or empty if it never did. */
   public OptionalLong latestTransactionVersion(String appId) throws IOException {
     return latestState().transactionVersion(appId);

@@ -45,6 +45,12 @@ public final class TableErrors {
             + " checkpoint.");
   }
 
+  /** A version asked for is after the table's latest version. */
+  public static TableException versionNotCommitted(String location, long version, long latest) {
+    return new TableException("Cannot read version " + version + " of Delta table at " + location
+        + ": the latest version is " + latest + ".");
+  }
+
   /** A version of the table cannot be rebuilt (time travel), e.g. after log cleanup. */
   public static TableException versionNotReconstructable(String location, long version, String why) {
     return new TableException(
@@ -52,6 +58,7 @@ public final class TableErrors {
             + " Old commits are removed by log cleanup (delta.logRetentionDuration); start from a"
             + " version the log still holds, or raise the retention.");
   }
+
 
   /** The table has no commit at all (no {@code _delta_log}). */
   public static TableException notATable(String location) {

@@ -5,6 +5,7 @@ import dev.tributary.config.BackfillSpec;
 import dev.tributary.config.DeduplicateSpec;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
+import dev.tributary.config.JoinSpec;
 import dev.tributary.config.JsonFormatSpec;
 import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.MaintenanceSpec;
@@ -25,6 +26,7 @@ record Draft(
     KafkaSourceSpec source,
     JsonFormatSpec format,
     List<TransformStep> transforms,
+    List<JoinSpec> joins,
     WatermarkSpec watermark,
     DeduplicateSpec deduplicate,
     AggregateSpec aggregate,

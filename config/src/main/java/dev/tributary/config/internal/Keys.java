@@ -30,7 +30,7 @@ public final class Keys {
 
   private static Map<String, List<String>> sections() {
     Map<String, List<String>> s = new LinkedHashMap<>();
-    s.put(ROOT, List.of("pipeline", "source", "format", "transform", "watermark", "deduplicate", "aggregate",
+    s.put(ROOT, List.of("pipeline", "source", "format", "transform", "join", "watermark", "deduplicate", "aggregate",
         "output-mode", "sink", "quarantine", "late-events", "checkpoint", "trigger", "maintenance", "backfill",
         "storage"));
     s.put("source", List.of("kafka"));
@@ -39,6 +39,10 @@ public final class Keys {
     s.put("format", List.of("json"));
     s.put("format.json", List.of("schema", "max-record-size"));
     s.put("transform[]", List.of("filter", "derive"));
+    s.put("join[]", List.of("delta", "on", "type", "max-size", "columns"));
+    s.put("join[].delta", List.of("path", "storage"));
+    s.put("join[].delta.storage", List.of("s3"));
+    s.put("join[].delta.storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
     s.put("watermark", List.of("column", "delay", "policy"));
     s.put("deduplicate", List.of("keys", "within-watermark"));
     s.put("aggregate", List.of("window", "group-by", "measures"));

@@ -196,6 +196,16 @@ final class Messages {
     return role + " lists '" + column + "' twice; list each column once";
   }
 
+  static String joinPicksKey(String column) {
+    return "'" + column + "' is a join key: the output keeps the stream's value of it; remove it from columns";
+  }
+
+  static String joinColumnClash(String column, String owner) {
+    return "dimension column '" + column + "' clashes with the column of the same name " + (owner.equals("the stream")
+        ? "the stream already has" : "that " + owner + " adds")
+        + "; remove it from columns, or rename the stream's column with a derive step";
+  }
+
   static String measureClash(String name) {
     return "measure name '" + name + "' is already an output column (window_start, window_end or a"
         + " group-by column); rename the measure";

@@ -84,39 +84,51 @@ final class OutputReader {
 
   /** Returns the declared storage settings, or null when absent or invalid. */
   StorageSpec storage(YamlMap root) {
-    Node node = root.optional("storage").orElse(null);
-    YamlMap storage = node == null ? null : nodes.map(node, "storage", "storage");
+    return storage(root, "storage", "storage");
+  }
+
+  /**
+   * Returns the storage settings under {@code parent}'s {@code storage} key, or null when absent or
+   * invalid.
+   *
+   * @param path the key path of that {@code storage} key, as errors show it ({@code join[0].delta.storage})
+   * @param section its {@link Keys} section ({@code join[].delta.storage})
+   */
+  StorageSpec storage(YamlMap parent, String path, String section) {
+    Node node = parent.optional("storage").orElse(null);
+    YamlMap storage = node == null ? null : nodes.map(node, path, section);
     if (storage == null) {
       return null;
     }
     Node s3Node = storage.required("s3", "s3: { endpoint: http://localhost:9000, region: us-east-1 }");
     storage.finish();
-    YamlMap s3 = s3Node == null ? null : nodes.map(s3Node, "storage.s3", "storage.s3");
+    String s3Path = path + ".s3";
+    YamlMap s3 = s3Node == null ? null : nodes.map(s3Node, s3Path, section + ".s3");
     if (s3 == null) {
       return null;
     }
-    Optional<String> endpoint = s3.read("endpoint", n -> endpoint(n).map(Optional::of).orElse(null),
+    Optional<String> endpoint = s3.read("endpoint", n -> endpoint(n, s3Path + ".endpoint")
+        .map(Optional::of).orElse(null), Optional.empty());
+    Optional<String> region = s3.read("region", n -> optionalText(n, s3Path + ".region"), Optional.empty());
+    Boolean pathStyle = s3.read("path-style", n -> nodes.bool(n, s3Path + ".path-style"), Boolean.FALSE);
+    Optional<String> accessKey = s3.read("access-key", n -> optionalText(n, s3Path + ".access-key"),
         Optional.empty());
-    Optional<String> region = s3.read("region", n -> optionalText(n, "storage.s3.region"), Optional.empty());
-    Boolean pathStyle = s3.read("path-style", n -> nodes.bool(n, "storage.s3.path-style"), Boolean.FALSE);
-    Optional<String> accessKey = s3.read("access-key", n -> optionalText(n, "storage.s3.access-key"),
-        Optional.empty());
-    Optional<String> secretKey = s3.read("secret-key", n -> optionalText(n, "storage.s3.secret-key"),
+    Optional<String> secretKey = s3.read("secret-key", n -> optionalText(n, s3Path + ".secret-key"),
         Optional.empty());
     s3.finish();
     if (endpoint == null || region == null || pathStyle == null || accessKey == null || secretKey == null) {
       return null;
     }
     if (accessKey.isPresent() != secretKey.isPresent()) {
-      nodes.problems().atKey(accessKey.isPresent() ? "storage.s3.access-key" : "storage.s3.secret-key",
+      nodes.problems().atKey(accessKey.isPresent() ? s3Path + ".access-key" : s3Path + ".secret-key",
           Messages.keysTogether());
       return null;
     }
     return new StorageSpec(endpoint, region, pathStyle, accessKey, secretKey);
   }
 
-  private Optional<String> endpoint(Node node) {
-    String text = nodes.nonEmptyText(node, "storage.s3.endpoint", "the endpoint");
+  private Optional<String> endpoint(Node node, String path) {
+    String text = nodes.nonEmptyText(node, path, "the endpoint");
     if (text == null) {
       return Optional.empty();
     }
@@ -128,7 +140,7 @@ final class OutputReader {
     } catch (URISyntaxException e) {
       // reported below, with the expected form
     }
-    nodes.fail(node, "storage.s3.endpoint", Messages.badEndpoint(text));
+    nodes.fail(node, path, Messages.badEndpoint(text));
     return Optional.empty();
   }
 
@@ -158,7 +170,7 @@ final class OutputReader {
     return node == null ? null : nodes.nonEmptyText(node, delta.child("path"), "the table path");
   }
 
-  private <E> E keyword(Node node, String path, String what, E[] values, Function<E, String> keyword) {
+  <E> E keyword(Node node, String path, String what, E[] values, Function<E, String> keyword) {
     return nodes.keyword(node, path, what, values, keyword);
   }
 

@@ -117,6 +117,7 @@ public final class PipelineReader {
         source.source(root),
         source.format(root),
         query.transforms(root),
+        new JoinReader(nodes, source, output).joins(root),
         query.watermark(root),
         query.deduplicate(root),
         query.aggregate(root),
@@ -134,7 +135,7 @@ public final class PipelineReader {
   }
 
   private static PipelineSpec build(Draft d, Secrets secrets) {
-    return new PipelineSpec(d.id(), d.source(), d.format(), d.transforms(),
+    return new PipelineSpec(d.id(), d.source(), d.format(), d.transforms(), d.joins(),
         Optional.ofNullable(d.watermark()), Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()), d.outputMode(), d.sink(),
         d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),

@@ -4,6 +4,7 @@ import dev.tributary.config.AggregateSpec;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaTableSpec;
+import dev.tributary.config.JoinSpec;
 import dev.tributary.config.Measure;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
@@ -34,6 +35,7 @@ final class SpecValidator {
   void validate() {
     Map<String, ColumnType> columns = inputColumns();
     if (columns != null) {
+      checkJoins(columns);
       checkWatermark(columns);
       checkDeduplicate(columns);
       checkAggregate(columns);
@@ -62,6 +64,39 @@ final class SpecValidator {
       }
     }
     return columns;
+  }
+
+  /**
+   * The keys of each join are stream columns (or columns an earlier join added); the columns a join
+   * picks are neither keys nor names the stream already has. Columns a join adds without
+   * {@code columns} are known only once the service reads the dimension, which checks them then.
+   */
+  private void checkJoins(Map<String, ColumnType> columns) {
+    if (draft.joins() == null) {
+      return;
+    }
+    Map<String, String> stream = new LinkedHashMap<>();
+    columns.keySet().forEach(c -> stream.put(c, "the stream"));
+    PipelineSpec.KAFKA_METADATA_COLUMNS.forEach(c -> stream.put(c, "the stream"));
+    for (int i = 0; i < draft.joins().size(); i++) {
+      JoinSpec join = draft.joins().get(i);
+      String path = "join[" + i + "]";
+      checkColumnList("join key", path + ".on", join.on(), stream.keySet());
+      List<String> picked = join.columns().orElse(List.of());
+      Set<String> seen = new HashSet<>();
+      for (int k = 0; k < picked.size(); k++) {
+        String column = picked.get(k);
+        String at = path + ".columns[" + k + "]";
+        if (!seen.add(column)) {
+          problems.atValue(at, Messages.duplicateColumn(path + ".columns", column));
+        } else if (join.on().contains(column)) {
+          problems.atValue(at, Messages.joinPicksKey(column));
+        } else if (stream.containsKey(column)) {
+          problems.atValue(at, Messages.joinColumnClash(column, stream.get(column)));
+        }
+      }
+      picked.forEach(c -> stream.putIfAbsent(c, path));
+    }
   }
 
   private void checkWatermark(Map<String, ColumnType> columns) {
@@ -108,9 +143,12 @@ final class SpecValidator {
       available = new LinkedHashSet<>(draft.aggregate().outputColumns());
     } else if (problems.declared("aggregate")) {
       return; // a broken aggregation: its output columns are unknown
+    } else if (draft.joins() == null || draft.joins().stream().anyMatch(j -> j.columns().isEmpty())) {
+      return; // a join adds columns known only once its dimension is read: the service checks then
     } else {
       available = new LinkedHashSet<>(columns.keySet());
       available.addAll(PipelineSpec.KAFKA_METADATA_COLUMNS);
+      draft.joins().forEach(j -> available.addAll(j.columns().orElseThrow()));
     }
     checkColumnList("partition column", "sink.delta.partition-by", draft.sink().partitionBy(), available);
   }

@@ -57,6 +57,9 @@ final class ValidateCommand {
         + spec.format().maxRecordSize() + " each; unparseable records go to quarantine");
     line(b, "transforms", spec.transforms().isEmpty() ? "none"
         : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
+    for (int i = 0; i < spec.joins().size(); i++) {
+      line(b, "join[" + i + "]", join(spec.joins().get(i)));
+    }
     spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + dev.tributary.config.Durations.format(w.delay())
         + (w.policy() == dev.tributary.config.WatermarkSpec.Policy.GLOBAL
             ? " (global: the max event time over all partitions)"
@@ -67,7 +70,8 @@ final class ValidateCommand {
     spec.aggregate().filter(a -> a.running()).ifPresent(a -> line(b, "state", runningState(a)));
     spec.lateEvents().ifPresent(l -> line(b, "late-events", "delta " + l.path()));
     line(b, "output", pipeline.outputSchema().fields().stream()
-        .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", ")));
+        .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", "))
+        + joinedColumns(spec));
     line(b, "sink", "delta " + spec.sink().path() + (spec.sink().partitionBy().isEmpty() ? ""
         : " partitioned by " + spec.sink().partitionBy()) + ", files of " + spec.sink().targetFileSize()
         + ", " + spec.sink().compression().keyword());
@@ -75,6 +79,24 @@ final class ValidateCommand {
     line(b, "checkpoint", spec.checkpoint());
     line(b, "trigger", trigger(spec.trigger()));
     line(b, "output-mode", spec.outputMode().keyword());
+    return b.toString();
+  }
+
+  /** One join of the plan: its type, table, keys, the columns it adds and its size limit. */
+  private static String join(dev.tributary.config.JoinSpec join) {
+    return join.type().keyword() + " join with delta " + join.path() + " on " + join.on() + ", adds "
+        + join.columns().map(c -> c.toString())
+            .orElse("every dimension column but the keys and _kafka_* (read from the table at start)")
+        + "; refused above " + join.maxSize() + " of data files; version re-read each batch, pinned on replay";
+  }
+
+  /** The dimension columns the output ends with (validate reads no table, so their types are not shown). */
+  private static String joinedColumns(PipelineSpec spec) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < spec.joins().size(); i++) {
+      b.append(", ").append(spec.joins().get(i).columns().map(c -> String.join(", ", c) + " (from join[")
+          .orElse("the columns of join[")).append(i).append("])");
+    }
     return b.toString();
   }
 

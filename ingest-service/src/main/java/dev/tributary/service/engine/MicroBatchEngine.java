@@ -168,8 +168,10 @@ public final class MicroBatchEngine {
       if (hasWork) {
         timer.mark("plan");
         CrashPoints.reached(CrashPoints.AFTER_PLAN);
+        Map<String, String> extras = new LinkedHashMap<>(planExtras(plan));
+        extras.putAll(processor.planBatch(batchId)); // e.g. the dimension versions the batch joins with
         OffsetsEntry entry = new OffsetsEntry(batchId, toCheckpoint(plan.ranges()), watermark, lateWatermark,
-            started, planExtras(plan));
+            started, extras);
         checkpoint.writeOffsets(entry);
         CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
         timer.mark("walCommit");
@@ -231,7 +233,7 @@ public final class MicroBatchEngine {
       // Even when every table already holds the batch, a stateful processor must replay it to
       // rebuild the state version it commits; a stateless one could skip the read.
       processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt(), entry.watermarkMicros(),
-          entry.lateWatermarkMicros(), backlogged(entry)));
+          entry.lateWatermarkMicros(), backlogged(entry), entry.extras()));
       SourceRecordHandler handler = rec -> {
         CrashPoints.reached(CrashPoints.MID_BATCH);
         processor.process(rec, outputs);

@@ -14,6 +14,17 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 public interface RecordProcessor extends AutoCloseable {
 
+  /**
+   * Called when the engine plans a new batch, before the batch's offsets entry is written: what
+   * the processor returns is recorded in that entry's extras (such as the version of a dimension
+   * table the batch joins with, {@code join.0.version}), and handed back in
+   * {@link BatchContext#extras} when the batch begins, the first time and on replay alike. Not
+   * called for a replayed batch. Default: nothing to record.
+   */
+  default Map<String, String> planBatch(long batchId) throws IOException {
+    return Map.of();
+  }
+
   /** Called before the first record of a batch. A stateful processor loads state version batchId - 1. */
   void beginBatch(BatchContext batch) throws IOException;
 
@@ -79,16 +90,20 @@ public interface RecordProcessor extends AutoCloseable {
    *     batch's {@code watermarkMicros} (from the offsets log on replay)
    * @param backlogged the partitions whose range in this batch ends before the latest offset known
    *     when the batch was planned (the consumer is behind on them); the same set on replay
+   * @param extras the batch's offsets entry extras, including what {@link #planBatch} returned
    */
   record BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros,
-      OptionalLong lateWatermarkMicros, java.util.Set<org.apache.kafka.common.TopicPartition> backlogged) {
+      OptionalLong lateWatermarkMicros, java.util.Set<org.apache.kafka.common.TopicPartition> backlogged,
+      Map<String, String> extras) {
+    /** Copies the collections. */
     public BatchContext {
       backlogged = java.util.Set.copyOf(backlogged);
+      extras = Map.copyOf(extras);
     }
 
-    /** A batch that judges late rows against the watermark it applies, with no backlogged partition. */
+    /** A batch that judges late rows against the watermark it applies, with no backlogged partition or extras. */
     public BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {
-      this(batchId, batchStartedAt, watermarkMicros, watermarkMicros, java.util.Set.of());
+      this(batchId, batchStartedAt, watermarkMicros, watermarkMicros, java.util.Set.of(), Map.of());
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.tributary.service.engine;
 
 import dev.tributary.service.expr.CompiledTransforms;
+import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.table.data.RowChecks;
@@ -11,13 +12,16 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Parse, append the Kafka metadata columns, transform, and project to the sink's column order
  * (schema columns, derived columns, then {@code _kafka_topic, _kafka_partition, _kafka_offset,
- * _kafka_timestamp}). Records that fail to parse go to the quarantine table with the error.
- * Filters and derived columns can use the Kafka metadata columns too.
+ * _kafka_timestamp}), then join with the dimension tables, if any ({@link StreamJoins}: their
+ * columns come last; a batch records the dimension versions it joins with, see {@link #planBatch}).
+ * Records that fail to parse go to the quarantine table with the error. Filters and derived
+ * columns can use the Kafka metadata columns too.
  */
 public final class StatelessProcessor implements RecordProcessor {
   /** The metadata columns appended to every parsed record. */
@@ -32,6 +36,8 @@ public final class StatelessProcessor implements RecordProcessor {
   private final CompiledTransforms transforms;
   private final int parsedWidth;
   private final int[] projection;
+  private final StructType streamSchema;
+  private final StreamJoins joins;
   private final StructType outputSchema;
   private final RowChecks sinkChecks;
   private long batchId;
@@ -43,7 +49,16 @@ public final class StatelessProcessor implements RecordProcessor {
    */
   public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
       List<String> partitionColumns) {
-    this(pipelineId, parser, transforms, partitionColumns, true);
+    this(pipelineId, parser, transforms, partitionColumns, null);
+  }
+
+  /**
+   * A processor whose rows, joined by {@code joins} (opened for {@link #transformedSchema}), are the
+   * sink's rows; it closes {@code joins} when closed.
+   */
+  public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+      List<String> partitionColumns, StreamJoins joins) {
+    this(pipelineId, parser, transforms, partitionColumns, true, joins);
   }
 
   /**
@@ -51,11 +66,11 @@ public final class StatelessProcessor implements RecordProcessor {
    * operators, which check them themselves.
    */
   public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms) {
-    this(pipelineId, parser, transforms, List.of(), false);
+    this(pipelineId, parser, transforms, List.of(), false, null);
   }
 
   private StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
-      List<String> partitionColumns, boolean sinkRows) {
+      List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
     this.pipelineId = pipelineId;
     this.parser = parser;
     this.transforms = transforms;
@@ -77,7 +92,9 @@ public final class StatelessProcessor implements RecordProcessor {
       out.add(transformed.fields().get(i));
     }
     this.projection = order.stream().mapToInt(Integer::intValue).toArray();
-    this.outputSchema = new StructType(out);
+    this.streamSchema = new StructType(out);
+    this.joins = joins;
+    this.outputSchema = joins == null ? streamSchema : joins.outputSchema();
     this.sinkChecks = sinkRows ? RowChecks.forTable(outputSchema, partitionColumns) : null;
   }
 
@@ -88,15 +105,38 @@ public final class StatelessProcessor implements RecordProcessor {
     return new StructType(fields);
   }
 
-  /** The sink table's schema. */
+  /** The sink table's schema: the transformed rows' columns, then the joins' columns. */
   public StructType outputSchema() {
     return outputSchema;
+  }
+
+  /** The schema of the rows {@link #toRow} returns: the transformed columns, Kafka columns last (no joins). */
+  public StructType transformedSchema() {
+    return streamSchema;
+  }
+
+  /** The joins, if this processor has any. */
+  public java.util.Optional<StreamJoins> joins() {
+    return java.util.Optional.ofNullable(joins);
+  }
+
+  /** Refreshes the dimension tables and returns their versions, which the batch's offsets entry records. */
+  @Override
+  public Map<String, String> planBatch(long batchId) throws IOException {
+    return joins == null ? Map.of() : joins.plan();
   }
 
   @Override
   public void beginBatch(BatchContext batch) {
     this.batchId = batch.batchId();
     this.batchStartedAt = batch.batchStartedAt();
+    if (joins != null) {
+      try {
+        joins.pin(batch.extras()); // a replay joins with the versions its first attempt recorded
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e); // fails the batch like any read error
+      }
+    }
   }
 
   @Override
@@ -105,13 +145,30 @@ public final class StatelessProcessor implements RecordProcessor {
     if (row == null) {
       return;
     }
-    // Checked here, not left to the writer: a writer failure fails the whole batch, every retry.
-    String problem = sinkChecks == null ? null : sinkChecks.problem(row);
-    if (problem != null) {
-      quarantine(record, problem, outputs);
+    List<Object[]> rows = join(row);
+    if (rows.isEmpty()) {
+      outputs.countFiltered(); // an inner join found no dimension row
       return;
     }
-    outputs.output(row);
+    // Checked here, not left to the writer: a writer failure fails the whole batch, every retry.
+    for (Object[] out : rows) {
+      String problem = sinkChecks == null ? null : sinkChecks.problem(out);
+      if (problem != null) {
+        quarantine(record, problem, outputs);
+        return;
+      }
+    }
+    for (Object[] out : rows) {
+      outputs.output(out);
+    }
+  }
+
+  /**
+   * The rows {@code row} (from {@link #toRow}) becomes after the joins: itself without joins; else
+   * none (an inner join without a match), one, or one per matching dimension row.
+   */
+  public List<Object[]> join(Object[] row) {
+    return joins == null ? java.util.Collections.singletonList(row) : joins.apply(row);
   }
 
   /** Sends the record to the quarantine table with {@code error}, in this batch. */
@@ -161,4 +218,11 @@ public final class StatelessProcessor implements RecordProcessor {
 
   @Override
   public void endBatch(BatchOutputs outputs) {}
+
+  @Override
+  public void close() {
+    if (joins != null) {
+      joins.close();
+    }
+  }
 }

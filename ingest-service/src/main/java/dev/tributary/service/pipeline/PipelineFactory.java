@@ -14,6 +14,7 @@ import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.expr.ExpressionException;
 import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
+import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
@@ -80,6 +81,11 @@ public final class PipelineFactory {
     } catch (IllegalArgumentException e) {
       problems.add("transform: " + e.getMessage()); // e.g. a derived column name that cannot be a column
     }
+    if (!spec.joins().isEmpty() && (spec.watermark().isPresent() || spec.deduplicate().isPresent()
+        || spec.aggregate().isPresent())) {
+      problems.add("join: not supported yet together with watermark, deduplicate or aggregate (issue #12);"
+          + " write the joined rows to a table with a stateless pipeline and aggregate that table");
+    }
     StatelessProcessor processor = null;
     Optional<StatefulPlan> stateful = Optional.empty();
     if (transforms != null) {
@@ -94,7 +100,8 @@ public final class PipelineFactory {
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
       for (String p : spec.sink().partitionBy()) {
-        if (output.indexOf(p) < 0) {
+        // a join adds columns known once its table is read: bindJoins checks them then
+        if (output.indexOf(p) < 0 && spec.joins().isEmpty()) {
           problems.add("sink.delta.partition-by: column '" + p + "' is not an output column; output columns are "
               + output.fieldNames());
         }
@@ -104,6 +111,37 @@ public final class PipelineFactory {
       throw new PipelineDefinitionException(spec.id(), problems);
     }
     return new CompiledPipeline(spec, parser, transforms, processor, stateful);
+  }
+
+  /**
+   * Opens the dimension tables of the pipeline's joins and returns the pipeline with a processor
+   * that applies them (its output schema then ends with the dimensions' columns); the pipeline
+   * itself when it declares no join. The processor closes the tables' stores.
+   *
+   * @throws dev.tributary.service.join.JoinException if a table cannot be read or does not fit its join
+   * @throws PipelineDefinitionException if a partition column is not among the joined columns
+   */
+  public static CompiledPipeline bindJoins(CompiledPipeline pipeline) throws IOException {
+    PipelineSpec spec = pipeline.spec();
+    if (spec.joins().isEmpty()) {
+      return pipeline;
+    }
+    StreamJoins joins = StreamJoins.open(spec.id(), spec.joins(), pipeline.processor().transformedSchema(),
+        join -> ObjectStores.open(join.path(), s3Settings(join.storage().or(spec::storage))));
+    try {
+      for (String p : spec.sink().partitionBy()) {
+        if (joins.outputSchema().indexOf(p) < 0) {
+          throw new PipelineDefinitionException(spec.id(), List.of("sink.delta.partition-by: column '" + p
+              + "' is not an output column; output columns are " + joins.outputSchema().fieldNames()));
+        }
+      }
+      StatelessProcessor processor = new StatelessProcessor(spec.id(), pipeline.parser(), pipeline.transforms(),
+          spec.sink().partitionBy(), joins);
+      return new CompiledPipeline(spec, pipeline.parser(), pipeline.transforms(), processor, pipeline.stateful());
+    } catch (RuntimeException e) {
+      joins.close();
+      throw e;
+    }
   }
 
   private static boolean partitionColumnsExist(PipelineSpec spec, StructType output) {
@@ -124,9 +162,14 @@ public final class PipelineFactory {
 
   /** The S3 settings of a declaration: its {@code storage.s3} section, or the AWS defaults. */
   public static S3Settings s3Settings(PipelineSpec spec) {
+    return s3Settings(spec.storage());
+  }
+
+  /** The S3 settings of a {@code storage.s3} section, or the AWS defaults when absent. */
+  public static S3Settings s3Settings(Optional<StorageSpec> storage) {
     S3Settings s3 = S3Settings.defaults();
-    if (spec.storage().isPresent()) {
-      StorageSpec st = spec.storage().get();
+    if (storage.isPresent()) {
+      StorageSpec st = storage.get();
       if (st.endpoint().isPresent()) {
         s3 = s3.withEndpoint(URI.create(st.endpoint().get()));
       }

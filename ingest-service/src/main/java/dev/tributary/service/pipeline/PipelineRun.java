@@ -46,13 +46,16 @@ public final class PipelineRun implements AutoCloseable {
    *
    * @param trigger the trigger to run with (the declared one, or an override from the command line)
    */
-  public static PipelineRun open(CompiledPipeline pipeline, TriggerSpec trigger, ProgressLog progress)
+  public static PipelineRun open(CompiledPipeline compiled, TriggerSpec trigger, ProgressLog progress)
       throws IOException {
-    PipelineSpec spec = pipeline.spec();
+    PipelineSpec spec = compiled.spec();
     // While the run connects and reads its first batch, not when it writes its first file.
     WarmUp.startInBackground(PipelineFactory.writeOptions(spec.sink()).codec());
     List<AutoCloseable> resources = new ArrayList<>();
     try {
+      // First: the sink's schema ends with the dimension tables' columns, known once they are read.
+      CompiledPipeline pipeline = PipelineFactory.bindJoins(compiled);
+      pipeline.processor().joins().ifPresent(resources::add);
       ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());
       resources.add(checkpointStore);
       Checkpoint checkpoint = PipelineFactory.checkpoint(spec, checkpointStore);

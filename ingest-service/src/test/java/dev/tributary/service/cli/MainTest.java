@@ -66,6 +66,38 @@ class MainTest {
   }
 
   @Test
+  void validatePrintsEachJoinWithItsTableKeysTypeAndColumns() throws Exception {
+    Path file = write("orders.yaml", VALID + """
+        join:
+          - delta: { path: /tmp/dims/customers }
+            on: [order_id]
+            type: left
+            columns: [segment, region]
+          - delta: { path: /tmp/dims/orders, storage: { s3: { endpoint: "http://127.0.0.1:9000" } } }
+            on: [order_id]
+            max-size: 1GB
+        """);
+
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out())
+        .contains("join[0]:     left join with delta /tmp/dims/customers on [order_id], adds [segment, region];"
+            + " refused above 64MB of data files; version re-read each batch, pinned on replay")
+        .contains("join[1]:     inner join with delta /tmp/dims/orders on [order_id], adds every dimension column"
+            + " but the keys and _kafka_* (read from the table at start); refused above 1GB")
+        .contains("_kafka_timestamp timestamp, segment, region (from join[0]), the columns of join[1])");
+  }
+
+  @Test
+  void validateRefusesAJoinInAStatefulPipelineForNow() throws Exception {
+    Path file = write("orders.yaml", VALID
+        + "join:\n  - delta: { path: /tmp/dims/c }\n    on: [order_id]\n"
+        + "deduplicate: { keys: [order_id] }\n");
+
+    assertThat(run("validate", file.toString())).isEqualTo(1);
+    assertThat(err()).contains("join: not supported yet together with watermark, deduplicate or aggregate");
+  }
+
+  @Test
   void validateSaysARunningAggregationKeepsOneStateEntryPerKeyForever() throws Exception {
     Path file = write("running.yaml", VALID.replace("      amount_cents: long", """
               amount_cents: long

@@ -123,8 +123,7 @@ public final class DeltaLog {
     }
     replay(builder, commits);
     if (builder.version() != version) {
-      throw TableErrors.versionNotReconstructable(location(), version,
-          "the latest version is " + builder.version());
+      throw TableErrors.versionNotCommitted(location(), version, builder.version());
     }
     if (!builder.complete()) {
       throw TableErrors.badAction(location(), LogFiles.commit(version),
