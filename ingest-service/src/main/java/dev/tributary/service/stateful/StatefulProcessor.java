@@ -18,11 +18,12 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata
- * columns, transforms, projection; failures to quarantine) produce the row the sink of a
- * stateless pipeline would get; that row then goes through the watermark node, deduplication and
- * the windowed or running aggregation (each dropping its own late rows, to the late-events table with
- * {@link LateEvents}' columns), whose state lives in the checkpoint's versioned state stores
- * ({@code state/dedup}, {@code state/aggregate}).
+ * columns, transforms, projection, then the joins if any; failures to quarantine) produce the rows
+ * the sink of a stateless pipeline would get (none, one or several per record with joins, whose
+ * dimension versions each batch records and a replay pins); each row then goes through the
+ * watermark node, deduplication and the windowed or running aggregation (each dropping its own
+ * late rows, to the late-events table with {@link LateEvents}' columns), whose state lives in the
+ * checkpoint's versioned state stores ({@code state/dedup}, {@code state/aggregate}).
  */
 public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
