@@ -175,4 +175,36 @@ class StatefulJoinIT {
     assertThat(after.subList(atCrash.size(), after.size())).as("the batches after the replay").isNotEmpty()
         .containsOnly(Long.toString(v3));
   }
+  @Test
+  void anInnerJoinFeedsEachMatchToDeduplicationAndDropsRecordsWithoutOne() throws Exception {
+    String id = "stateful-inner-join-" + Long.toHexString(System.nanoTime());
+    String topic = broker.createTopic("stateful-inner-join", 1);
+    DimensionTables customers = DimensionTables.create(dir.resolve("dims/inner"), List.of(
+        customer("c1", "gold", "eu", 1), customer("c2", "silver", "us", 2), customer("c2", "bronze", "us", 3)));
+    String yaml = Files.readString(pipelineFile(id, topic, customers.path()))
+        .replace("    type: left\n", "")
+        .replace("deduplicate: { keys: [order_id, event_time] }", "deduplicate: { keys: [order_id, segment] }")
+        .replace("""
+            aggregate:
+              window: { column: event_time, size: 10 minutes }
+              group-by: [segment]
+              measures: { orders: count() }
+            """, "");
+    Path file = dir.resolve(id + ".yaml");
+    Files.writeString(file, yaml);
+    // order 1 matches two dimension rows, order 2 none; order 0 comes twice
+    orders(topic, 0, "c1@01", "c2@02", "c9@03");
+    orders(topic, 0, "c1@01");
+
+    ProgressLog progress = runAvailableNow(file);
+
+    try (ObjectStore store = ObjectStores.open(dir.resolve("tables/" + id).toString(), null)) {
+      // order_id, customer_id, event_time, the four _kafka_* columns, segment
+      assertThat(TableContents.rows(store).stream().map(r -> r[0] + " " + r[1] + " " + r[7]).sorted().toList())
+          .containsExactly("0 c1 gold", "1 c2 bronze", "1 c2 silver");
+    }
+    BatchProgress batch = progress.last(1000).get(0);
+    assertThat(batch.inputRows()).isEqualTo(4);
+    assertThat(batch.outputRows()).isEqualTo(3);
+  }
 }
