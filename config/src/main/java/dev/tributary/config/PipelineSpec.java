@@ -97,7 +97,8 @@ public record PipelineSpec(
    * share a checkpoint; when they differ, the differing keys tell the user exactly what changed.
    * Keys: {@code source.topics}, {@code format.schema}, {@code transform}, {@code watermark.column},
    * {@code deduplicate}, {@code aggregate.window}, {@code aggregate.group-by}, {@code aggregate.measures},
-   * {@code output-mode}. Settings that do not affect state (paths, trigger, rate limits, delays,
+   * {@code output-mode}, and {@code join} for a stateful pipeline with joins (their types, tables,
+   * keys and picked columns; not their {@code max-size} or storage). Settings that do not affect state (paths, trigger, rate limits, delays,
    * maintenance) are not part of it.
    */
   public Map<String, String> checkpointIdentity() {
@@ -113,6 +114,12 @@ public record PipelineSpec(
     identity.put("aggregate.group-by", aggregate.map(a -> a.groupBy().toString()).orElse("none"));
     identity.put("aggregate.measures", aggregate.map(AggregateSpec::canonicalMeasures).orElse("none"));
     identity.put("output-mode", outputMode.keyword());
+    if (!joins.isEmpty() && (watermark.isPresent() || deduplicate.isPresent() || aggregate.isPresent())) {
+      // The state holds joined rows (or aggregates of them): another table, key, type or column list
+      // would leave it inconsistent. Only then, so that a stateless pipeline's identity (and a
+      // stateful one without joins) stays what it was.
+      identity.put("join", joins.stream().map(JoinSpec::canonical).collect(Collectors.joining("; ")));
+    }
     return Collections.unmodifiableMap(identity);
   }
 

@@ -112,4 +112,37 @@ class JoinSpecTest {
         """))).containsExactly("orders.yaml:20:56: join[0].delta.storage.s3.endpoint: endpoint '******' is not an"
         + " http(s) URL; write it like http://localhost:9000");
   }
+  /** A stateful part after the join: deduplicated, then counted per hour and per a picked dimension column. */
+  private static final String STATEFUL = """
+      watermark: { column: event_time, delay: 10 minutes }
+      deduplicate: { keys: [order_id, segment] }
+      aggregate:
+        window: { column: event_time, size: 1 hour }
+        group-by: [region]
+        measures: { orders: count(), segments: count_distinct(segment) }
+      output-mode: append
+      """;
+
+  @Test
+  void acceptsStatefulColumnsThatAJoinPicks() {
+    PipelineSpec spec = parse(withJoin("  - delta: { path: /dims/c }\n    on: [order_id]\n"
+        + "    columns: [segment, region]\n") + STATEFUL);
+
+    assertThat(spec.aggregate().orElseThrow().groupBy()).containsExactly("region");
+    assertThat(spec.deduplicate().orElseThrow().keys()).containsExactly("order_id", "segment");
+  }
+
+  @Test
+  void refusesAStatefulColumnNeitherTheStreamNorAJoinHas() {
+    assertThat(errors(withJoin("  - delta: { path: /dims/c }\n    on: [order_id]\n    columns: [segment]\n")
+        + STATEFUL)).singleElement().asString()
+        .contains("aggregate.group-by[0]: group-by column 'region' is not a column of the pipeline");
+  }
+
+  @Test
+  void leavesStatefulColumnsToTheStartWhenAJoinAddsEveryDimensionColumn() {
+    // the dimension's columns are known once its table is read: the service checks them then
+    assertThat(parse(withJoin("  - delta: { path: /dims/c }\n    on: [order_id]\n") + STATEFUL)
+        .aggregate().orElseThrow().groupBy()).containsExactly("region");
+  }
 }

@@ -62,6 +62,29 @@ class PipelineSpecTest {
   }
 
   @Test
+  void aStatefulPipelinesJoinsArePartOfItsCheckpointIdentityAndAStatelessOnesAreNot() {
+    String join = "  - delta: { path: /dims/c }\n    on: [order_id]\n    type: left\n    columns: [segment]\n";
+    String stateful = "deduplicate: { keys: [order_id, segment] }\n";
+
+    assertThat(joinIdentity(join, stateful)).isEqualTo("left join /dims/c on [order_id] columns [segment]");
+    assertThat(joinIdentity(join.replace("type: left", "type: inner"), stateful))
+        .isEqualTo("inner join /dims/c on [order_id] columns [segment]");
+    assertThat(joinIdentity(join.replace("/dims/c", "/dims/d"), stateful))
+        .isEqualTo("left join /dims/d on [order_id] columns [segment]");
+    assertThat(joinIdentity(join.replace("[segment]", "[segment, region]"), stateful))
+        .isEqualTo("left join /dims/c on [order_id] columns [segment, region]");
+    assertThat(joinIdentity(join.replace("type: left", "type: left\n    max-size: 1GB"), stateful))
+        .as("the size limit does not change the state").isEqualTo(joinIdentity(join, stateful));
+    assertThat(PipelineValidationTest.parse(JoinSpecTest.withJoin(join)).checkpointIdentity())
+        .as("stateless: as without the join").doesNotContainKey("join")
+        .isEqualTo(PipelineValidationTest.parse(JoinSpecTest.BASE).checkpointIdentity());
+  }
+
+  private static String joinIdentity(String join, String stateful) {
+    return PipelineValidationTest.parse(JoinSpecTest.withJoin(join) + stateful).checkpointIdentity().get("join");
+  }
+
+  @Test
   void checkpointIdentityMarksAbsentPartsAsNone() {
     PipelineSpec spec = PipelineParser.parse(PipelineParserTest.MINIMAL, "m.yaml", Map.of());
 

@@ -36,9 +36,10 @@ final class SpecValidator {
     Map<String, ColumnType> columns = inputColumns();
     if (columns != null) {
       checkJoins(columns);
-      checkWatermark(columns);
-      checkDeduplicate(columns);
-      checkAggregate(columns);
+      Map<String, ColumnType> joined = joinedColumns(columns);
+      checkWatermark(joined);
+      checkDeduplicate(joined);
+      checkAggregate(joined);
       checkPartitionBy(columns);
     }
     checkOutputMode();
@@ -99,6 +100,28 @@ final class SpecValidator {
     }
   }
 
+  /**
+   * The columns the watermark, deduplication and aggregation can reference: the stream's, then the
+   * columns each join picks, with no known type (null: a dimension's types are read at start).
+   */
+  private Map<String, ColumnType> joinedColumns(Map<String, ColumnType> columns) {
+    if (draft.joins() == null || draft.joins().isEmpty()) {
+      return columns;
+    }
+    Map<String, ColumnType> joined = new LinkedHashMap<>(columns);
+    draft.joins().forEach(j -> j.columns().ifPresent(picked -> picked.forEach(c -> joined.putIfAbsent(c, null))));
+    return joined;
+  }
+
+  /**
+   * Whether a join adds every dimension column (no {@code columns}): a column the stateful part
+   * names may then be one of those, known only once the service reads the table, which checks it
+   * then, naming the column.
+   */
+  private boolean joinAddsUnknownColumns() {
+    return draft.joins() != null && draft.joins().stream().anyMatch(j -> j.columns().isEmpty());
+  }
+
   private void checkWatermark(Map<String, ColumnType> columns) {
     if (draft.watermark() != null) {
       checkTimestamp("watermark column", "watermark.column", draft.watermark().column(), columns);
@@ -109,7 +132,7 @@ final class SpecValidator {
     if (draft.deduplicate() == null) {
       return;
     }
-    checkColumnList("deduplicate key", "deduplicate.keys", draft.deduplicate().keys(), columns.keySet());
+    checkColumnList("deduplicate key", "deduplicate.keys", draft.deduplicate().keys(), columns.keySet(), true);
     if (draft.deduplicate().withinWatermark() && !problems.declared("watermark")) {
       problems.atValue("deduplicate.within-watermark", Messages.withinWatermarkNeedsWatermark());
     }
@@ -121,7 +144,7 @@ final class SpecValidator {
       return;
     }
     aggregate.window().ifPresent(w -> checkTimestamp("window column", "aggregate.window.column", w.column(), columns));
-    checkColumnList("group-by column", "aggregate.group-by", aggregate.groupBy(), columns.keySet());
+    checkColumnList("group-by column", "aggregate.group-by", aggregate.groupBy(), columns.keySet(), true);
     Set<String> taken = new HashSet<>(aggregate.running() ? List.of()
         : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
     taken.addAll(aggregate.groupBy());
@@ -130,7 +153,7 @@ final class SpecValidator {
       if (taken.contains(entry.getKey())) {
         problems.atKey(path, Messages.measureClash(entry.getKey()));
       }
-      entry.getValue().input().ifPresent(input -> checkExists("measure input", path, input, columns.keySet()));
+      entry.getValue().input().ifPresent(input -> checkExists("measure input", path, input, columns.keySet(), true));
     }
   }
 
@@ -200,8 +223,9 @@ final class SpecValidator {
     }
   }
 
+  /** An event-time column of the stateful part (which a join may add at start). */
   private void checkTimestamp(String role, String path, String column, Map<String, ColumnType> columns) {
-    if (checkExists(role, path, column, columns.keySet())) {
+    if (checkExists(role, path, column, columns.keySet(), true)) {
       ColumnType type = columns.get(column);
       if (type != null && !type.isTimestamp()) {
         problems.atValue(path, Messages.notTimestamp(role, column, type.canonical()));
@@ -210,20 +234,37 @@ final class SpecValidator {
   }
 
   private void checkColumnList(String role, String path, List<String> names, Set<String> available) {
+    checkColumnList(role, path, names, available, false);
+  }
+
+  /** @param query true for a column of the stateful part, which a join may add at start */
+  private void checkColumnList(String role, String path, List<String> names, Set<String> available,
+      boolean query) {
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < names.size(); i++) {
       String name = names.get(i);
       if (!seen.add(name)) {
         problems.atValue(path + "[" + i + "]", Messages.duplicateColumn(path, name));
       } else {
-        checkExists(role, path + "[" + i + "]", name, available);
+        checkExists(role, path + "[" + i + "]", name, available, query);
       }
     }
   }
 
   private boolean checkExists(String role, String path, String column, Set<String> available) {
+    return checkExists(role, path, column, available, false);
+  }
+
+  /**
+   * @param query true for a column of the stateful part: one a join without {@code columns} may
+   *     add is left to the check at start (returns false: its type is not known either)
+   */
+  private boolean checkExists(String role, String path, String column, Set<String> available, boolean query) {
     if (available.contains(column)) {
       return true;
+    }
+    if (query && joinAddsUnknownColumns()) {
+      return false;
     }
     problems.atValue(path, Messages.unknownColumn(role, column, available,
         Suggestions.nearest(column, available).orElse(null)));

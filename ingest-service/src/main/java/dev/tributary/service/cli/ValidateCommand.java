@@ -69,9 +69,14 @@ final class ValidateCommand {
         + " group by " + a.groupBy() + " measures " + a.canonicalMeasures()));
     spec.aggregate().filter(a -> a.running()).ifPresent(a -> line(b, "state", runningState(a)));
     spec.lateEvents().ifPresent(l -> line(b, "late-events", "delta " + l.path()));
-    line(b, "output", pipeline.outputSchema().fields().stream()
-        .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", "))
-        + joinedColumns(spec));
+    if (spec.aggregate().isPresent() && !spec.joins().isEmpty()) {
+      // a group-by or measure column may come from a join: the types are known once its table is read
+      line(b, "output", String.join(", ", spec.outputColumns()) + " (types known at start, after the joins)");
+    } else {
+      line(b, "output", pipeline.outputSchema().fields().stream()
+          .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", "))
+          + joinedColumns(spec));
+    }
     line(b, "sink", "delta " + spec.sink().path() + (spec.sink().partitionBy().isEmpty() ? ""
         : " partitioned by " + spec.sink().partitionBy()) + ", files of " + spec.sink().targetFileSize()
         + ", " + spec.sink().compression().keyword());

@@ -69,6 +69,16 @@ public final class StatelessProcessor implements RecordProcessor {
     this(pipelineId, parser, transforms, List.of(), false, null);
   }
 
+  /**
+   * The stateless steps of a stateful pipeline with joins: {@link #toRow} then {@link #join} give
+   * the rows the stateful operators get, unchecked (they check them themselves); closes
+   * {@code joins} when closed.
+   */
+  public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+      StreamJoins joins) {
+    this(pipelineId, parser, transforms, List.of(), false, joins);
+  }
+
   private StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
       List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
     this.pipelineId = pipelineId;

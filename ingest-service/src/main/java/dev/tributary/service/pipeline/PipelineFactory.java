@@ -81,16 +81,14 @@ public final class PipelineFactory {
     } catch (IllegalArgumentException e) {
       problems.add("transform: " + e.getMessage()); // e.g. a derived column name that cannot be a column
     }
-    if (!spec.joins().isEmpty() && (spec.watermark().isPresent() || spec.deduplicate().isPresent()
-        || spec.aggregate().isPresent())) {
-      problems.add("join: not supported yet together with watermark, deduplicate or aggregate (issue #12);"
-          + " write the joined rows to a table with a stateless pipeline and aggregate that table");
-    }
     StatelessProcessor processor = null;
     Optional<StatefulPlan> stateful = Optional.empty();
     if (transforms != null) {
       processor = new StatelessProcessor(spec.id(), parser, transforms);
-      stateful = StatefulPlan.compile(spec, processor.outputSchema(), problems);
+      // With joins, the plan is compiled again at start against the joined rows (bindJoins); here
+      // the columns a join may add are left to that check.
+      stateful = spec.joins().isEmpty() ? StatefulPlan.compile(spec, processor.outputSchema(), problems)
+          : StatefulPlan.compileBeforeJoins(spec, processor.outputSchema(), fromJoin(spec), problems);
       if (stateful.isEmpty() && partitionColumnsExist(spec, processor.outputSchema())) {
         try {
           processor = new StatelessProcessor(spec.id(), parser, transforms, spec.sink().partitionBy());
@@ -129,19 +127,45 @@ public final class PipelineFactory {
     StreamJoins joins = StreamJoins.open(spec.id(), spec.joins(), pipeline.processor().transformedSchema(),
         join -> ObjectStores.open(join.path(), s3Settings(join.storage().or(spec::storage))));
     try {
-      for (String p : spec.sink().partitionBy()) {
-        if (joins.outputSchema().indexOf(p) < 0) {
-          throw new PipelineDefinitionException(spec.id(), List.of("sink.delta.partition-by: column '" + p
-              + "' is not an output column; output columns are " + joins.outputSchema().fieldNames()));
+      Optional<StatefulPlan> stateful = Optional.empty();
+      if (pipeline.stateful().isPresent()) {
+        // The stateful operators read the joined rows: their columns can only be checked now.
+        List<String> problems = new ArrayList<>();
+        stateful = StatefulPlan.compile(spec, joins.outputSchema(), problems);
+        if (!problems.isEmpty()) {
+          throw new PipelineDefinitionException(spec.id(), problems.stream()
+              .map(p -> p + " (the columns after the joins, read from their dimension tables)").toList());
         }
       }
-      StatelessProcessor processor = new StatelessProcessor(spec.id(), pipeline.parser(), pipeline.transforms(),
-          spec.sink().partitionBy(), joins);
-      return new CompiledPipeline(spec, pipeline.parser(), pipeline.transforms(), processor, pipeline.stateful());
+      StructType output = stateful.map(StatefulPlan::outputSchema).orElse(joins.outputSchema());
+      for (String p : spec.sink().partitionBy()) {
+        if (output.indexOf(p) < 0) {
+          throw new PipelineDefinitionException(spec.id(), List.of("sink.delta.partition-by: column '" + p
+              + "' is not an output column; output columns are " + output.fieldNames()));
+        }
+      }
+      StatelessProcessor processor = stateful.isPresent()
+          ? new StatelessProcessor(spec.id(), pipeline.parser(), pipeline.transforms(), joins)
+          : new StatelessProcessor(spec.id(), pipeline.parser(), pipeline.transforms(), spec.sink().partitionBy(),
+              joins);
+      return new CompiledPipeline(spec, pipeline.parser(), pipeline.transforms(), processor, stateful);
     } catch (RuntimeException e) {
       joins.close();
       throw e;
     }
+  }
+
+  /**
+   * Whether a column the stateful part names may come from a join: one a join declares in
+   * {@code columns}, or any column when a join adds its dimension's columns (known once read).
+   */
+  private static java.util.function.Predicate<String> fromJoin(PipelineSpec spec) {
+    if (spec.joins().stream().anyMatch(j -> j.columns().isEmpty())) {
+      return name -> true;
+    }
+    java.util.Set<String> picked = new java.util.HashSet<>();
+    spec.joins().forEach(j -> picked.addAll(j.columns().orElseThrow()));
+    return picked::contains;
   }
 
   private static boolean partitionColumnsExist(PipelineSpec spec, StructType output) {
@@ -269,8 +293,9 @@ public final class PipelineFactory {
     if (pipeline.stateful().isEmpty()) {
       return pipeline.processor();
     }
-    return new StatefulProcessor(pipeline.spec().id(), pipeline.parser(), pipeline.transforms(),
-        pipeline.stateful().get(), checkpointStore, localDir);
+    // the bound stateless steps: with the joins, if any (bindJoins)
+    return new StatefulProcessor(pipeline.spec().id(), pipeline.processor(), pipeline.stateful().get(),
+        checkpointStore, localDir);
   }
 
   /** Opens the quarantine table (creating it on first use). */

@@ -51,6 +51,15 @@ final class Measures {
    * @param problems receives one message per measure that does not fit the input schema
    */
   Measures(Map<String, Measure> measures, StructType input, List<String> problems) {
+    this(measures, input, name -> false, problems);
+  }
+
+  /**
+   * @param later true for an input column that is not in {@code input} yet but comes from a join
+   *     (checked against the joined schema at start); such a measure is left out of this instance
+   */
+  Measures(Map<String, Measure> measures, StructType input, java.util.function.Predicate<String> later,
+      List<String> problems) {
     for (Map.Entry<String, Measure> e : measures.entrySet()) {
       Measure m = e.getValue();
       int column = -1;
@@ -58,8 +67,9 @@ final class Measures {
       if (m.input().isPresent()) {
         column = input.indexOf(m.input().get());
         if (column < 0) {
-          problems.add("aggregate.measures." + e.getKey() + ": column '" + m.input().get()
-              + "' is not a column of the transformed rows; columns are " + input.fieldNames());
+          if (!later.test(m.input().get())) {
+            problems.add(StatefulPlan.missingColumn("aggregate.measures." + e.getKey(), m.input().get(), input));
+          }
           continue;
         }
         type = input.fields().get(column).type();

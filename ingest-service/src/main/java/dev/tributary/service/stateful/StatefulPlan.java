@@ -12,6 +12,7 @@ import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The stateful part of a pipeline (watermark, deduplication, windowed or running aggregation) compiled
@@ -35,17 +36,20 @@ public final class StatefulPlan {
   private final List<String> keyColumns;
   private final List<String> partitionColumns;
 
-  private StatefulPlan(PipelineSpec spec, StructType input, List<String> problems) {
+  private final boolean provisional;
+
+  private StatefulPlan(PipelineSpec spec, StructType input, Predicate<String> later, List<String> problems) {
+    this.provisional = later != NONE_LATER;
     this.pipelineId = spec.id();
     this.partitionColumns = List.copyOf(spec.sink().partitionBy());
     this.input = input;
     this.mode = spec.outputMode();
     Optional<WatermarkSpec> wm = spec.watermark();
-    this.watermarkColumn = wm.map(w -> timestampColumn(input, w.column(), "watermark.column", problems)).orElse(-1);
+    this.watermarkColumn = wm.map(w -> timestampColumn(input, w.column(), "watermark.column", later, problems)).orElse(-1);
     this.delayMicros = wm.map(w -> Times.micros(w.delay())).orElse(0L);
     this.perPartitionWatermark = wm.map(w -> w.policy() == WatermarkSpec.Policy.PER_PARTITION).orElse(false);
     Optional<DeduplicateSpec> dedup = spec.deduplicate();
-    this.dedupColumns = dedup.map(d -> columns(input, d.keys(), "deduplicate.keys", problems)).orElse(null);
+    this.dedupColumns = dedup.map(d -> columns(input, d.keys(), "deduplicate.keys", later, problems)).orElse(null);
     boolean keysHoldEventTime = dedup.isPresent() && wm.isPresent() && dedup.get().keys().contains(wm.get().column());
     boolean within = dedup.isPresent() && dedup.get().withinWatermark() && wm.isPresent();
     this.dedupExpiry = keysHoldEventTime ? Deduplicator.Expiry.EVENT_TIME_IN_KEY
@@ -56,9 +60,9 @@ public final class StatefulPlan {
       // A running aggregation (no window) has no window column: -1, like an absent watermark.
       this.window = a.window().orElse(null);
       this.windowColumn = a.window()
-          .map(w -> timestampColumn(input, w.column(), "aggregate.window.column", problems)).orElse(-1);
-      this.groupColumns = columns(input, a.groupBy(), "aggregate.group-by", problems);
-      this.measures = new Measures(a.measures(), input, problems);
+          .map(w -> timestampColumn(input, w.column(), "aggregate.window.column", later, problems)).orElse(-1);
+      this.groupColumns = columns(input, a.groupBy(), "aggregate.group-by", later, problems);
+      this.measures = new Measures(a.measures(), input, later, problems);
       List<StructField> out = new ArrayList<>();
       if (window != null) {
         out.add(StructField.nullable(AggregateSpec.WINDOW_START, PrimitiveType.TIMESTAMP));
@@ -101,17 +105,55 @@ public final class StatefulPlan {
    * @param problems receives one message per problem, naming the key concerned
    */
   public static Optional<StatefulPlan> compile(PipelineSpec spec, StructType input, List<String> problems) {
+    return compile(spec, input, NONE_LATER, problems);
+  }
+
+  /**
+   * Compiles the stateful part of {@code spec} before its joins are bound, to report every problem
+   * without I/O: a column that is not in {@code stream} but for which {@code fromJoin} is true (a
+   * join's declared column, or any column when a join adds the dimension's columns) is taken to
+   * come from a join and checked when the pipeline starts, against the joined schema. The plan
+   * returned is {@linkplain #provisional() provisional}: it cannot process rows.
+   *
+   * @param stream the schema of the rows after parsing and transforms, before the joins
+   */
+  public static Optional<StatefulPlan> compileBeforeJoins(PipelineSpec spec, StructType stream,
+      Predicate<String> fromJoin, List<String> problems) {
+    return compile(spec, stream, fromJoin, problems);
+  }
+
+  private static Optional<StatefulPlan> compile(PipelineSpec spec, StructType input, Predicate<String> later,
+      List<String> problems) {
     if (spec.watermark().isEmpty() && spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new StatefulPlan(spec, input, problems));
+    return Optional.of(new StatefulPlan(spec, input, later, problems));
   }
 
-  private static int timestampColumn(StructType input, String name, String key, List<String> problems) {
+  /** No column is checked later: every one must be in the input schema. */
+  private static final Predicate<String> NONE_LATER = name -> false;
+
+  /**
+   * Whether this plan was compiled before the joins were bound ({@link #compileBeforeJoins}): its
+   * input and output schemas then lack the joins' columns.
+   */
+  public boolean provisional() {
+    return provisional;
+  }
+
+  /** The message for a column the rows do not have; used again when the joined schema is known. */
+  static String missingColumn(String key, String name, StructType input) {
+    return key + ": column '" + name + "' is not a column of the transformed rows; columns are "
+        + input.fieldNames();
+  }
+
+  private static int timestampColumn(StructType input, String name, String key, Predicate<String> later,
+      List<String> problems) {
     int i = input.indexOf(name);
     if (i < 0) {
-      problems.add(key + ": column '" + name + "' is not a column of the transformed rows; columns are "
-          + input.fieldNames());
+      if (!later.test(name)) {
+        problems.add(missingColumn(key, name, input));
+      }
     } else if (input.fields().get(i).type() != PrimitiveType.TIMESTAMP) {
       problems.add(key + ": column '" + name + "' is " + input.fields().get(i).type().deltaName()
           + ", an event time must be a timestamp; declare it as timestamp in format.json.schema");
@@ -119,13 +161,13 @@ public final class StatefulPlan {
     return i;
   }
 
-  private static int[] columns(StructType input, List<String> names, String key, List<String> problems) {
+  private static int[] columns(StructType input, List<String> names, String key, Predicate<String> later,
+      List<String> problems) {
     int[] out = new int[names.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = input.indexOf(names.get(i));
-      if (out[i] < 0) {
-        problems.add(key + ": column '" + names.get(i) + "' is not a column of the transformed rows; columns are "
-            + input.fieldNames());
+      if (out[i] < 0 && !later.test(names.get(i))) {
+        problems.add(missingColumn(key, names.get(i), input));
       }
     }
     return out;

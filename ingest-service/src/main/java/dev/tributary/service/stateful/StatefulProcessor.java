@@ -18,11 +18,12 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata
- * columns, transforms, projection; failures to quarantine) produce the row the sink of a
- * stateless pipeline would get; that row then goes through the watermark node, deduplication and
- * the windowed or running aggregation (each dropping its own late rows, to the late-events table with
- * {@link LateEvents}' columns), whose state lives in the checkpoint's versioned state stores
- * ({@code state/dedup}, {@code state/aggregate}).
+ * columns, transforms, projection, then the joins if any; failures to quarantine) produce the rows
+ * the sink of a stateless pipeline would get (none, one or several per record with joins, whose
+ * dimension versions each batch records and a replay pins); each row then goes through the
+ * watermark node, deduplication and the windowed or running aggregation (each dropping its own
+ * late rows, to the late-events table with {@link LateEvents}' columns), whose state lives in the
+ * checkpoint's versioned state stores ({@code state/dedup}, {@code state/aggregate}).
  */
 public final class StatefulProcessor implements RecordProcessor {
   private final StatelessProcessor stateless;
@@ -44,15 +45,34 @@ public final class StatefulProcessor implements RecordProcessor {
    */
   public StatefulProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
       StatefulPlan plan, ObjectStore checkpointStore, Path localDir) {
-    this.stateless = new StatelessProcessor(pipelineId, parser, transforms);
-    if (!stateless.outputSchema().equals(plan.inputSchema())) {
+    this(pipelineId, new StatelessProcessor(pipelineId, parser, transforms), plan, checkpointStore, localDir);
+  }
+
+  /**
+   * A processor whose rows come from {@code stateless}: its transformed rows, joined with its
+   * dimension tables if it has joins (then {@link #planBatch} records their versions, and a
+   * replayed batch joins with them again). Closes {@code stateless}, and so its joins, when closed.
+   *
+   * @param stateless the stateless steps, whose output schema must be the plan's input schema
+   */
+  public StatefulProcessor(String pipelineId, StatelessProcessor stateless, StatefulPlan plan,
+      ObjectStore checkpointStore, Path localDir) {
+    this.stateless = stateless;
+    if (plan.provisional() || !stateless.outputSchema().equals(plan.inputSchema())) {
       throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled for "
-          + plan.inputSchema().fieldNames() + " but the transforms produce " + stateless.outputSchema().fieldNames());
+          + plan.inputSchema().fieldNames() + (plan.provisional() ? " before its joins were bound" : "")
+          + " but the stateless steps produce " + stateless.outputSchema().fieldNames());
     }
     this.inputChecks = new InputChecks(plan, plan.partitionColumns());
     this.lateRows = RowChecks.forTable(plan.inputSchema(), List.of());
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
     this.plan = plan;
+  }
+
+  /** The versions of the dimension tables the new batch joins with (none without joins). */
+  @Override
+  public Map<String, String> planBatch(long batchId) throws IOException {
+    return stateless.planBatch(batchId);
   }
 
   @Override
@@ -72,19 +92,30 @@ public final class StatefulProcessor implements RecordProcessor {
     if (row == null) {
       return;
     }
-    // Checked before the row enters state: afterwards it cannot be set aside alone.
-    String problem = inputChecks.problem(row);
-    if (problem == null && outputs.writesLateRows() && query.mayBeLate(row)) {
-      // A late row goes whole to the late-events table, so all of it must be writable (the input
-      // checks only cover what reaches state or the sink). Checked now: an aggregation drops it
-      // after deduplication, when this record is no longer the one at hand.
-      problem = lateRows.problem(row);
-    }
-    if (problem != null) {
-      stateless.quarantine(record, problem, outputs);
+    // The join runs before the watermark: a record gives no row (an inner join without a match),
+    // one, or one per matching dimension row, and each goes through the operators.
+    List<Object[]> rows = stateless.join(row);
+    if (rows.isEmpty()) {
+      outputs.countFiltered();
       return;
     }
-    query.accept(row, partition, emitter(outputs));
+    // Every row is checked before the first enters state: afterwards the record cannot be set aside alone.
+    for (Object[] joined : rows) {
+      String problem = inputChecks.problem(joined);
+      if (problem == null && outputs.writesLateRows() && query.mayBeLate(joined)) {
+        // A late row goes whole to the late-events table, so all of it must be writable (the input
+        // checks only cover what reaches state or the sink). Checked now: an aggregation drops it
+        // after deduplication, when this record is no longer the one at hand.
+        problem = lateRows.problem(joined);
+      }
+      if (problem != null) {
+        stateless.quarantine(record, problem, outputs);
+        return;
+      }
+    }
+    for (Object[] joined : rows) {
+      query.accept(joined, partition, emitter(outputs));
+    }
   }
 
   @Override
@@ -133,7 +164,11 @@ public final class StatefulProcessor implements RecordProcessor {
 
   @Override
   public void close() {
-    query.close();
+    try {
+      query.close();
+    } finally {
+      stateless.close(); // the joins' dimension stores
+    }
   }
 
   /**

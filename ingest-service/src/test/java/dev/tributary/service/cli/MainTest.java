@@ -88,13 +88,42 @@ class MainTest {
   }
 
   @Test
-  void validateRefusesAJoinInAStatefulPipelineForNow() throws Exception {
-    Path file = write("orders.yaml", VALID
-        + "join:\n  - delta: { path: /tmp/dims/c }\n    on: [order_id]\n"
-        + "deduplicate: { keys: [order_id] }\n");
+  void validateAcceptsAStatefulPipelineThatAggregatesByAJoinedColumn() throws Exception {
+    Path file = write("orders.yaml", VALID.replace("      amount_cents: long", """
+              amount_cents: long
+              event_time: timestamp
+        """.stripTrailing()) + """
+        join:
+          - delta: { path: /tmp/dims/c }
+            on: [order_id]
+            type: left
+            columns: [segment]
+        watermark: { column: event_time, delay: 10 minutes }
+        deduplicate: { keys: [order_id, event_time] }
+        aggregate:
+          window: { column: event_time, size: 1 hour }
+          group-by: [segment]
+          measures: { orders: count(), amount: sum(amount_cents) }
+        output-mode: append
+        """);
+
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out()).contains("join[0]:     left join with delta /tmp/dims/c on [order_id], adds [segment]")
+        .contains("window_start, window_end, segment, orders, amount (types known at start, after the joins)");
+  }
+
+  @Test
+  void validateNamesAStatefulColumnThatNoJoinPicks() throws Exception {
+    Path file = write("orders.yaml", VALID + """
+        join:
+          - delta: { path: /tmp/dims/c }
+            on: [order_id]
+            columns: [segment]
+        deduplicate: { keys: [order_id, region] }
+        """);
 
     assertThat(run("validate", file.toString())).isEqualTo(1);
-    assertThat(err()).contains("join: not supported yet together with watermark, deduplicate or aggregate");
+    assertThat(err()).contains("deduplicate key 'region' is not a column of the pipeline");
   }
 
   @Test
