@@ -101,6 +101,18 @@ public interface RecordProcessor extends AutoCloseable {
       extras = Map.copyOf(extras);
     }
 
+    /**
+     * A batch whose backlogged partitions are named as the checkpoint names them ({@link
+     * BatchRange#backlogged()}).
+     */
+    public static BatchContext of(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros,
+        OptionalLong lateWatermarkMicros, java.util.Set<dev.tributary.checkpoint.SourcePartition> backlogged,
+        Map<String, String> extras) {
+      java.util.Set<org.apache.kafka.common.TopicPartition> partitions = new java.util.HashSet<>();
+      backlogged.forEach(p -> partitions.add(new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())));
+      return new BatchContext(batchId, batchStartedAt, watermarkMicros, lateWatermarkMicros, partitions, extras);
+    }
+
     /** A batch that judges late rows against the watermark it applies, with no backlogged partition or extras. */
     public BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {
       this(batchId, batchStartedAt, watermarkMicros, watermarkMicros, java.util.Set.of(), Map.of());
