@@ -274,6 +274,12 @@ public final class MicroBatchEngine {
       CrashPoints.reached(CrashPoints.MID_BATCH);
       processor.process(record, outputs);
     }
+
+    @Override
+    public void row(dev.tributary.table.stream.SourceRow row) throws Exception {
+      CrashPoints.reached(CrashPoints.MID_BATCH);
+      processor.processRow(row, outputs);
+    }
   }
 
   private BatchProgress progress(OffsetsEntry entry, PlannedBatch plan, boolean replayed, PhaseTimer timer,

@@ -31,6 +31,17 @@ public interface RecordProcessor extends AutoCloseable {
   /** Handles one record; writes result rows, quarantined records or late events to the batch outputs. */
   void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception;
 
+  /**
+   * Handles one typed row of a source that delivers rows (a Delta table): its values are in the
+   * source's schema, the pipeline's input schema, so nothing is parsed; a row that fails a
+   * transform is quarantined with {@link dev.tributary.table.stream.SourceRow#provenance()}.
+   * Default: this processor reads records only.
+   */
+  default void processRow(dev.tributary.table.stream.SourceRow row, BatchOutputs outputs) throws Exception {
+    throw new UnsupportedOperationException("This pipeline's processor reads Kafka records, not table rows ("
+        + row.provenance() + ")");
+  }
+
   /** Called after the last record; a stateful processor emits what the batch finalised. */
   void endBatch(BatchOutputs outputs) throws Exception;
 
