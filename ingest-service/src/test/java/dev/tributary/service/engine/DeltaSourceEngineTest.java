@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.checkpoint.OffsetsEntry;
-import dev.tributary.config.TriggerSpec;
-import dev.tributary.service.expr.Step;
-import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -20,25 +17,16 @@ import dev.tributary.table.TransactionId;
 import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
-import dev.tributary.table.data.DataWriteOptions;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.CommitInfo;
 import dev.tributary.table.log.DeltaLog;
-import dev.tributary.table.stream.ChangeOptions;
-import dev.tributary.table.stream.SourceLimits;
-import dev.tributary.table.stream.StartingPoint;
-import dev.tributary.table.types.PrimitiveType;
-import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,8 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * part of this test.
  */
 class DeltaSourceEngineTest {
-  static final StructType BRONZE = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false), StructField.nullable("name", PrimitiveType.STRING));
+  static final StructType BRONZE = DeltaSilverRun.BRONZE;
 
   @TempDir Path dir;
   ObjectStore bronzeStore;
@@ -91,28 +78,7 @@ class DeltaSourceEngineTest {
 
   /** One run of the silver pipeline with a fresh engine, source and sinks, as a new process would. */
   private void runSilver() throws Exception {
-    ObjectStore checkpointStore = store("chk");
-    Checkpoint checkpoint = Checkpoint.open(checkpointStore, "silver", Map.of());
-    LinkedHashMap<String, String> derived = new LinkedHashMap<>();
-    derived.put("id_times_two", "id * 2");
-    var transforms = Transforms.compile(BRONZE, List.of(new Step.Derive(derived)));
-    StatelessProcessor processor = StatelessProcessor.forRows("silver", bronze.location(), BRONZE, transforms,
-        List.of(), null);
-    ObjectStore silverStore = store("silver");
-    TableSink silver = new DeltaTableSink("silver", silverStore, DeltaTable.open(silverStore, TableOptions.defaults()),
-        processor.outputSchema(), List.of(), DataWriteOptions.defaults());
-    ObjectStore quarantineStore = store("quarantine");
-    TableSink quarantine = new DeltaTableSink("silver", quarantineStore,
-        DeltaTable.open(quarantineStore, TableOptions.defaults()), QuarantineRows.SOURCE_ROW_SCHEMA, List.of(),
-        DataWriteOptions.defaults());
-    try (DeltaTableSource source = new DeltaTableSource("silver",
-        DeltaTable.open(bronzeStore, TableOptions.defaults()), new StartingPoint.Earliest(), SourceLimits.of(2L, null),
-        ChangeOptions.strict())) {
-      MicroBatchEngine engine = new MicroBatchEngine(new TableTxns("silver", checkpoint.metadata().checkpointId()),
-          Map.of(), source, checkpoint, processor, silver, quarantine, Optional.empty(), new ProgressLog(100),
-          Clock.systemUTC());
-      engine.run(new TriggerSpec.AvailableNow());
-    }
+    DeltaSilverRun.run(dir);
   }
 
   private List<Long> silverIds() throws IOException {
