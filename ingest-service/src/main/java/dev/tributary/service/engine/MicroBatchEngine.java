@@ -298,7 +298,7 @@ public final class MicroBatchEngine {
         quarantined, outputs.filteredRows(), outputs.lateRows(), inputRate,
         outputs.inputRows() * 1000.0 / durationMs, durationMs, timer.phases(), partitions, sinkVersion,
         entry.watermarkMicros().isPresent() ? micros(entry.watermarkMicros().getAsLong()) : null,
-        gaps, processor.stateMetrics(), tally.retries, tally.conflicts);
+        gaps, processor.stateMetrics(), tally.retries, tally.conflicts, plan.sourceLag());
   }
 
   /** Commit retries and conflicts of one batch's table commits: counters after minus before. */

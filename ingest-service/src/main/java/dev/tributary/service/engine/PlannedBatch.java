@@ -2,6 +2,7 @@ package dev.tributary.service.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -13,11 +14,21 @@ import java.util.Objects;
  *     processor wants a no-data batch (or for the checkpoint's first batch)
  * @param progress per partition, where the range starts and ends and how far the input went when
  *     planned (the lag)
+ * @param sourceLag the source's own lag measures after the range, by name (a Delta table:
+ *     {@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}); empty when the partitions
+ *     say it all (Kafka)
  */
-public record PlannedBatch(BatchRange range, boolean hasInput, List<BatchProgress.PartitionProgress> progress) {
+public record PlannedBatch(BatchRange range, boolean hasInput, List<BatchProgress.PartitionProgress> progress,
+    Map<String, Long> sourceLag) {
   public PlannedBatch {
     Objects.requireNonNull(range, "range");
     progress = List.copyOf(progress);
+    sourceLag = Map.copyOf(sourceLag);
+  }
+
+  /** A plan whose lag is its partitions'. */
+  public PlannedBatch(BatchRange range, boolean hasInput, List<BatchProgress.PartitionProgress> progress) {
+    this(range, hasInput, progress, Map.of());
   }
 
   /**

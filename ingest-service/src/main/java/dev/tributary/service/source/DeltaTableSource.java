@@ -93,7 +93,9 @@ public final class DeltaTableSource implements Source {
     facts.put(TO, range.to().toJson());
     BatchProgress.PartitionProgress progress = new BatchProgress.PartitionProgress(location, 0,
         range.from().version(), range.to().version(), lag.latestVersion());
-    return new PlannedBatch(new BatchRange(Map.of(), facts), !range.isEmpty(), List.of(progress));
+    Map<String, Long> sourceLag = Map.of("versionsBehind", lag.versionsBehind(), "filesBehind", lag.filesBehind(),
+        "bytesBehind", lag.bytesBehind());
+    return new PlannedBatch(new BatchRange(Map.of(), facts), !range.isEmpty(), List.of(progress), sourceLag);
   }
 
   /** How far the table is ahead of {@code range}'s end: versions, files and bytes behind. */

@@ -103,7 +103,12 @@ class DeltaTableSourceTest {
         if (!plan.hasInput()) {
           assertThat(plan.progress()).singleElement()
               .satisfies(p -> assertThat(p.latestOffset()).isEqualTo(3));
+          assertThat(plan.sourceLag()).containsEntry("filesBehind", 0L).containsEntry("bytesBehind", 0L);
           break;
+        }
+        if (first) {
+          assertThat(plan.sourceLag()).containsEntry("filesBehind", 2L); // one of three files per batch
+          assertThat(plan.sourceLag().get("bytesBehind")).isPositive();
         }
         assertThat(plan.range().offsets()).isEmpty();
         assertThat(plan.range().facts()).containsOnlyKeys(DeltaTableSource.FROM, DeltaTableSource.TO);
