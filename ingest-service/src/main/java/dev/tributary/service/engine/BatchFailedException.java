@@ -24,6 +24,16 @@ public final class BatchFailedException extends Exception {
     this.batchId = batchId;
   }
 
+  /**
+   * @param range the batch's input as its source names it ({@link Source#describe}), e.g.
+   *     {@code orders/0 offsets [700, 800)}
+   */
+  public BatchFailedException(String pipelineId, long batchId, String range, Throwable cause) {
+    super(message(pipelineId, batchId, range), cause);
+    this.pipelineId = pipelineId;
+    this.batchId = batchId;
+  }
+
   /** The pipeline whose batch failed. */
   public String pipelineId() {
     return pipelineId;
@@ -42,7 +52,11 @@ public final class BatchFailedException extends Exception {
             .map(e -> e.getKey().topic() + "/" + e.getKey().partition() + " offsets [" + e.getValue().start() + ", "
                 + e.getValue().end() + ")")
             .collect(Collectors.joining(", "));
-    return "Pipeline " + pipelineId + ": batch " + batchId + " (" + offsets + ") failed; it is replayed with the"
+    return message(pipelineId, batchId, offsets);
+  }
+
+  private static String message(String pipelineId, long batchId, String range) {
+    return "Pipeline " + pipelineId + ": batch " + batchId + " (" + range + ") failed; it is replayed with the"
         + " same offsets at the next start (a table that already committed it skips it).";
   }
 }

@@ -30,6 +30,8 @@ import java.util.Map;
  * @param state state store metrics (empty for stateless pipelines)
  * @param commitRetries Delta commit attempts after the first, over this batch's table commits
  * @param commitConflicts Delta commits of this batch that lost to a conflicting writer
+ * @param sourceLag the source's own lag measures after the batch ({@link PlannedBatch#sourceLag}):
+ *     a Delta source's {@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}; empty for Kafka
  */
 public record BatchProgress(
     String pipeline,
@@ -51,13 +53,26 @@ public record BatchProgress(
     List<String> dataGaps,
     Map<String, Long> state,
     long commitRetries,
-    long commitConflicts) {
+    long commitConflicts,
+    Map<String, Long> sourceLag) {
 
   public BatchProgress {
     phasesMs = Map.copyOf(phasesMs);
     partitions = List.copyOf(partitions);
     dataGaps = List.copyOf(dataGaps);
     state = Map.copyOf(state);
+    sourceLag = Map.copyOf(sourceLag);
+  }
+
+  /** A batch of a source whose lag is its partitions' (no {@link #sourceLag}). */
+  public BatchProgress(String pipeline, long batchId, boolean replayed, Instant startedAt, long inputRows,
+      long outputRows, long quarantinedRows, long filteredRows, long lateRows, double inputRowsPerSecond,
+      double processedRowsPerSecond, long durationMs, Map<String, Long> phasesMs, List<PartitionProgress> partitions,
+      long sinkVersion, Instant watermark, List<String> dataGaps, Map<String, Long> state, long commitRetries,
+      long commitConflicts) {
+    this(pipeline, batchId, replayed, startedAt, inputRows, outputRows, quarantinedRows, filteredRows, lateRows,
+        inputRowsPerSecond, processedRowsPerSecond, durationMs, phasesMs, partitions, sinkVersion, watermark,
+        dataGaps, state, commitRetries, commitConflicts, Map.of());
   }
 
   /**
@@ -72,7 +87,8 @@ public record BatchProgress(
         quarantinedRows, filteredRows, lateRows, inputRowsPerSecond, processedRowsPerSecond, durationMs, phasesMs,
         partitions.stream().map(p -> new PartitionProgress(secrets.mask(p.topic()), p.partition(), p.startOffset(),
             p.endOffset(), p.latestOffset())).toList(),
-        sinkVersion, watermark, dataGaps.stream().map(secrets::mask).toList(), state, commitRetries, commitConflicts);
+        sinkVersion, watermark, dataGaps.stream().map(secrets::mask).toList(), state, commitRetries, commitConflicts,
+        sourceLag);
   }
 
   /** Total lag (latest - end) over all partitions after this batch. */

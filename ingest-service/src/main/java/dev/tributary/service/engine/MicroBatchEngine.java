@@ -3,28 +3,19 @@ package dev.tributary.service.engine;
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.checkpoint.CommitEntry;
-import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.OffsetsEntry;
 import dev.tributary.checkpoint.RecoveryPlan;
 import dev.tributary.checkpoint.SourcePartition;
-import dev.tributary.service.source.KafkaSource;
-import dev.tributary.service.source.SourcePlan;
-import dev.tributary.service.source.SourceRecordHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,16 +24,19 @@ import org.slf4j.LoggerFactory;
  * order of the steps is the exactly-once argument (docs/DESIGN.md):
  *
  * <ol>
- *   <li>plan: the offset range of every partition, capped by max-offsets-per-trigger;
+ *   <li>plan: the {@link Source} plans the batch's {@link BatchRange} within its rate limits;
  *   <li>write-ahead: the plan goes to the checkpoint's offsets log (put-if-absent) BEFORE any data
  *       is read, so a crash from here on replays exactly this range;
  *   <li>process: read exactly the range, parse, transform, write Parquet files;
  *   <li>commit: the quarantine table, then the sink table, each in one Delta commit carrying
  *       the batch's {@link BatchTag} ({@link TableTxns}): a table that already holds the batch skips it;
- *   <li>mark done: the checkpoint's commits log gets the batch; then, best effort, the consumer group.
+ *   <li>mark done: the checkpoint's commits log gets the batch; then, best effort, the source is
+ *       told ({@link Source#committed}).
  * </ol>
  *
- * <p>On start, a batch with an offsets entry but no commits entry is replayed with the same ranges.
+ * <p>On start, a batch with an offsets entry but no commits entry is replayed with the same range.
+ * The engine knows no source or table format: sources and tables sit behind {@link Source} and
+ * {@link TableSink}.
  * Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called from any thread and
  * lets the current batch finish.
  */
@@ -51,13 +45,11 @@ public final class MicroBatchEngine {
 
   /** How often old offsets/commits entries are deleted (every N batches). */
   private static final int PURGE_EVERY_BATCHES = 20;
-  /** Offsets entry extra: the partitions a batch leaves behind (see {@link #planExtras}). */
-  static final String BACKLOGGED = "backlogged";
 
   private final String pipelineId;
   private final TableTxns txns;
-  private final Map<TopicPartition, Long> startAfter;
-  private final KafkaSource source;
+  private final Map<SourcePartition, Long> startAfter;
+  private final Source source;
   private final Checkpoint checkpoint;
   private final RecordProcessor processor;
   private final TableSink sink;
@@ -79,7 +71,7 @@ public final class MicroBatchEngine {
   public MicroBatchEngine(
       TableTxns txns,
       Map<SourcePartition, Long> startAfter,
-      KafkaSource source,
+      Source source,
       Checkpoint checkpoint,
       RecordProcessor processor,
       TableSink sink,
@@ -89,7 +81,7 @@ public final class MicroBatchEngine {
       Clock clock) {
     this.pipelineId = txns.pipelineId();
     this.txns = txns;
-    this.startAfter = toKafka(startAfter);
+    this.startAfter = Map.copyOf(startAfter);
     this.source = source;
     this.checkpoint = checkpoint;
     this.processor = processor;
@@ -122,21 +114,18 @@ public final class MicroBatchEngine {
   public void run(TriggerSpec trigger) throws Exception {
     try {
       runBatches(trigger);
-    } catch (WakeupException e) {
+    } catch (SourceStoppedException e) {
       if (!stopRequested.get()) {
         throw e;
       }
-      // stop() interrupted a Kafka call; an unfinished batch is replayed at the next start
+      // stop() interrupted a source call; an unfinished batch is replayed at the next start
       log.info("Pipeline {}: stopped", pipelineId);
     }
   }
 
   private void runBatches(TriggerSpec trigger) throws Exception {
     RecoveryPlan recovery = checkpoint.recover();
-    Map<TopicPartition, Long> ends = new HashMap<>(startAfter);
-    if (recovery.latestOffsets().isPresent()) {
-      ends = toKafka(recovery.latestOffsets().get().endOffsets());
-    }
+    BatchRange previous = recovery.latestOffsets().map(BatchRange::of).orElse(BatchRange.startingAt(startAfter));
     OptionalLong watermark = recovery.latestCommit().map(CommitEntry::nextWatermarkMicros).orElse(OptionalLong.empty());
     // Spark's two watermarks (SPARK-40925): a batch evicts with the watermark computed after the
     // previous batch and judges late rows with the one that batch evicted with.
@@ -146,38 +135,36 @@ public final class MicroBatchEngine {
       log.info("Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
-      watermark = runBatch(entry, null, true, timer);
+      watermark = runBatch(entry, PlannedBatch.replay(BatchRange.of(entry)), true, timer);
       lateWatermark = entry.watermarkMicros();
     } else if (recovery.latestCommit().isPresent()) {
       processor.restored(recovery.latestOffsets().orElseThrow().watermarkMicros(), watermark);
     }
     long batchId = recovery.nextBatchId() + (recovery.batchToReplay().isPresent() ? 1 : 0);
     boolean first = recovery.action() == RecoveryPlan.Action.NONE;
-    Map<TopicPartition, Long> ceiling = Map.of();
     if (!(trigger instanceof TriggerSpec.ProcessingTime)) {
-      ceiling = source.latestOffsets(source.partitions());
+      source.boundToAvailableNow();
     }
     while (!stopRequested.get()) {
       PhaseTimer timer = new PhaseTimer(clock);
       Instant started = timer.start();
-      SourcePlan plan = source.plan(ends, first, ceiling);
-      // The very first batch is written even when empty: it pins the starting offsets (latest,
-      // timestamp) so that a restart does not recompute them and skip what arrived meanwhile.
-      boolean hasData = plan.offsetCount() > 0 || !plan.gaps().isEmpty() || first;
-      boolean hasWork = hasData || processor.wantsNoDataBatch();
+      PlannedBatch plan = source.plan(previous, first);
+      // The very first batch is written even when empty: it pins the starting point (latest,
+      // timestamp) so that a restart does not recompute it and skip what arrived meanwhile.
+      boolean hasWork = plan.hasInput() || first || processor.wantsNoDataBatch();
       if (hasWork) {
         timer.mark("plan");
         CrashPoints.reached(CrashPoints.AFTER_PLAN);
-        Map<String, String> extras = new LinkedHashMap<>(planExtras(plan));
+        Map<String, String> extras = new LinkedHashMap<>(plan.range().facts());
         extras.putAll(processor.planBatch(batchId)); // e.g. the dimension versions the batch joins with
-        OffsetsEntry entry = new OffsetsEntry(batchId, toCheckpoint(plan.ranges()), watermark, lateWatermark,
+        OffsetsEntry entry = new OffsetsEntry(batchId, plan.range().offsets(), watermark, lateWatermark,
             started, extras);
         checkpoint.writeOffsets(entry);
         CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
         timer.mark("walCommit");
         watermark = runBatch(entry, plan, false, timer);
         lateWatermark = entry.watermarkMicros();
-        ends = toKafka(entry.endOffsets());
+        previous = BatchRange.of(entry);
         batchId++;
         first = false;
       }
@@ -202,50 +189,44 @@ public final class MicroBatchEngine {
   }
 
   /**
-   * One batch: process exactly the planned ranges, commit the tables, mark the batch done.
+   * One batch: process exactly the planned range, commit the tables, mark the batch done.
    *
    * @return the watermark the next batch applies
    */
-  OptionalLong runBatch(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
+  OptionalLong runBatch(OffsetsEntry entry, PlannedBatch plan, boolean replayed, PhaseTimer timer)
       throws Exception {
     inBatch = true;
     try {
       return runBatchSteps(entry, plan, replayed, timer);
-    } catch (WakeupException | BatchFailedException e) {
+    } catch (SourceStoppedException | BatchFailedException e) {
       throw e; // a stop, or already named
     } catch (Exception e) {
       // Per-record problems never get here (they are quarantined): name the batch the failure holds up.
-      throw new BatchFailedException(pipelineId, entry.batchId(), entry.ranges(), e);
+      throw new BatchFailedException(pipelineId, entry.batchId(), source.describe(plan.range()), e);
     } finally {
       inBatch = false;
     }
   }
 
-  private OptionalLong runBatchSteps(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer)
+  private OptionalLong runBatchSteps(OffsetsEntry entry, PlannedBatch plan, boolean replayed, PhaseTimer timer)
       throws Exception {
     long batchId = entry.batchId();
+    BatchRange range = BatchRange.of(entry);
     BatchTag tag = txns.tag(batchId, entry.ranges());
     try (TableSink.BatchWriter mainWriter = PipelinedBatchWriter.wrap(sink.begin(tag), pipelineId + "-writer");
         TableSink.BatchWriter quarantineWriter = quarantine.begin(tag);
         TableSink.BatchWriter lateWriter = lateEvents.isPresent() ? lateEvents.get().begin(tag) : null) {
       BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter, lateWriter);
-      List<SourcePlan.DataGap> readGaps = new ArrayList<>();
       // Even when every table already holds the batch, a stateful processor must replay it to
       // rebuild the state version it commits; a stateless one could skip the read.
-      processor.beginBatch(new RecordProcessor.BatchContext(batchId, timer.startedAt(), entry.watermarkMicros(),
-          entry.lateWatermarkMicros(), backlogged(entry), entry.extras()));
-      SourceRecordHandler handler = rec -> {
-        CrashPoints.reached(CrashPoints.MID_BATCH);
-        processor.process(rec, outputs);
-      };
-      Map<TopicPartition, OffsetRange> ranges = toKafkaRanges(entry.ranges());
-      readGaps.addAll(processor.dependsOnRecordOrder() ? source.readInPartitionOrder(ranges, handler)
-          : source.read(ranges, handler));
+      processor.beginBatch(RecordProcessor.BatchContext.of(batchId, timer.startedAt(), entry.watermarkMicros(),
+          entry.lateWatermarkMicros(), range.backlogged(), entry.extras()));
+      List<String> readGaps = source.read(range, processor.dependsOnRecordOrder(), new ProcessorInput(processor, outputs));
       processor.endBatch(outputs);
       OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
       CommitTally tally = new CommitTally();
-      Map<String, String> info = commitInfo(entry, readGaps);
+      Map<String, String> info = commitInfo(entry, source.commitInfo(range), readGaps);
       quarantineWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
       if (lateWriter != null) {
@@ -265,7 +246,7 @@ public final class MicroBatchEngine {
         checkpoint.purge(); // keeps the last Checkpoint.DEFAULT_RETAINED_BATCHES entries
       }
       timer.mark("checkpointCommit");
-      source.commitToGroup(toKafka(entry.endOffsets()));
+      source.committed(range);
       BatchProgress done = progress(entry, plan, replayed, timer, outputs, mainWriter.rows(),
           quarantineWriter.rows(), sinkVersion, tally);
       progress.add(done);
@@ -273,59 +254,35 @@ public final class MicroBatchEngine {
     }
   }
 
-  private static Map<String, String> commitInfo(OffsetsEntry entry, List<SourcePlan.DataGap> readGaps) {
+  /** What the tables' commits record: the entry's extras but planning details, the batch id, the source's range. */
+  private static Map<String, String> commitInfo(OffsetsEntry entry, Map<String, String> sourceInfo,
+      List<String> readGaps) {
     Map<String, String> info = new LinkedHashMap<>(entry.extras());
-    info.remove(BACKLOGGED); // planning detail for the processor, not table history
+    info.remove(BatchRange.BACKLOGGED); // planning detail for the processor, not table history
     info.put("batchId", Long.toString(entry.batchId()));
-    StringBuilder offsets = new StringBuilder();
-    entry.ranges().forEach((p, r) -> offsets.append(offsets.length() == 0 ? "" : ",")
-        .append(p.topic()).append('/').append(p.partition()).append(':').append(r.start()).append('-').append(r.end()));
-    info.put("offsets", offsets.toString());
+    info.putAll(new java.util.TreeMap<>(sourceInfo));
     if (!readGaps.isEmpty()) {
       info.put("dataLossWhileReading", readGaps.toString());
     }
     return info;
   }
 
-  /**
-   * The offsets entry's extras: the data gaps, and the partitions the batch leaves behind (range
-   * end before the latest offset when planned), which the processor is told and a replay must
-   * see again.
-   */
-  static Map<String, String> planExtras(SourcePlan plan) {
-    Map<String, String> extras = new HashMap<>();
-    if (!plan.gaps().isEmpty()) {
-      extras.put("dataLoss", plan.gaps().toString());
+  /** Feeds a batch's input to the processor; the mid-batch crash point sits between two inputs. */
+  private record ProcessorInput(RecordProcessor processor, BatchOutputs outputs) implements SourceInput {
+    @Override
+    public void record(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record) throws Exception {
+      CrashPoints.reached(CrashPoints.MID_BATCH);
+      processor.process(record, outputs);
     }
-    List<String> behind = new ArrayList<>();
-    plan.ranges().forEach((tp, r) -> {
-      Long latest = plan.latest().get(tp);
-      if (latest != null && r.end() < latest) {
-        behind.add(tp.topic() + "/" + tp.partition());
-      }
-    });
-    if (!behind.isEmpty()) {
-      behind.sort(null);
-      extras.put(BACKLOGGED, String.join(",", behind));
+
+    @Override
+    public void row(dev.tributary.table.stream.SourceRow row) throws Exception {
+      CrashPoints.reached(CrashPoints.MID_BATCH);
+      processor.processRow(row, outputs);
     }
-    return extras;
   }
 
-  /** The backlogged partitions an offsets entry records (topic names may hold '/' but not ','). */
-  static Set<TopicPartition> backlogged(OffsetsEntry entry) {
-    String value = entry.extras().get(BACKLOGGED);
-    if (value == null || value.isEmpty()) {
-      return Set.of();
-    }
-    Set<TopicPartition> out = new HashSet<>();
-    for (String tp : value.split(",")) {
-      int slash = tp.lastIndexOf('/');
-      out.add(new TopicPartition(tp.substring(0, slash), Integer.parseInt(tp.substring(slash + 1))));
-    }
-    return out;
-  }
-
-  private BatchProgress progress(OffsetsEntry entry, SourcePlan plan, boolean replayed, PhaseTimer timer,
+  private BatchProgress progress(OffsetsEntry entry, PlannedBatch plan, boolean replayed, PhaseTimer timer,
       BatchOutputs outputs, long outputRows, long quarantined, long sinkVersion, CommitTally tally) {
     Instant startedAt = timer.startedAt();
     long durationMs = Math.max(1, timer.elapsedMs());
@@ -335,18 +292,13 @@ public final class MicroBatchEngine {
       inputRate = outputs.inputRows() * 1000.0 / sincePrevious;
     }
     previousBatchStart = startedAt;
-    List<BatchProgress.PartitionProgress> partitions = new ArrayList<>();
-    entry.ranges().forEach((p, r) -> {
-      long latest = plan == null ? r.end()
-          : plan.latest().getOrDefault(new TopicPartition(p.topic(), p.partition()), r.end());
-      partitions.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(), r.start(), r.end(), latest));
-    });
+    List<BatchProgress.PartitionProgress> partitions = plan.progress();
     List<String> gaps = entry.extras().containsKey("dataLoss") ? List.of(entry.extras().get("dataLoss")) : List.of();
     return new BatchProgress(pipelineId, entry.batchId(), replayed, startedAt, outputs.inputRows(), outputRows,
         quarantined, outputs.filteredRows(), outputs.lateRows(), inputRate,
         outputs.inputRows() * 1000.0 / durationMs, durationMs, timer.phases(), partitions, sinkVersion,
         entry.watermarkMicros().isPresent() ? micros(entry.watermarkMicros().getAsLong()) : null,
-        gaps, processor.stateMetrics(), tally.retries, tally.conflicts);
+        gaps, processor.stateMetrics(), tally.retries, tally.conflicts, plan.sourceLag());
   }
 
   /** Commit retries and conflicts of one batch's table commits: counters after minus before. */
@@ -374,23 +326,5 @@ public final class MicroBatchEngine {
 
   private static Instant micros(long micros) {
     return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1000L);
-  }
-
-  static Map<SourcePartition, OffsetRange> toCheckpoint(Map<TopicPartition, OffsetRange> ranges) {
-    Map<SourcePartition, OffsetRange> out = new HashMap<>();
-    ranges.forEach((tp, r) -> out.put(new SourcePartition(tp.topic(), tp.partition()), r));
-    return out;
-  }
-
-  static Map<TopicPartition, OffsetRange> toKafkaRanges(Map<SourcePartition, OffsetRange> ranges) {
-    Map<TopicPartition, OffsetRange> out = new HashMap<>();
-    ranges.forEach((p, r) -> out.put(new TopicPartition(p.topic(), p.partition()), r));
-    return out;
-  }
-
-  static Map<TopicPartition, Long> toKafka(Map<SourcePartition, Long> offsets) {
-    Map<TopicPartition, Long> out = new HashMap<>();
-    offsets.forEach((p, o) -> out.put(new TopicPartition(p.topic(), p.partition()), o));
-    return out;
   }
 }

@@ -4,7 +4,9 @@ import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.stream.SourceRow;
 import java.time.Instant;
+import java.util.Base64;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -25,7 +27,76 @@ public final class QuarantineRows {
       StructField.nullable("batch_id", PrimitiveType.LONG),
       StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
 
+  /**
+   * The quarantine table of a pipeline whose source is a table (typed rows, nothing to parse):
+   * source_table (location), source_file (path in the table), source_version (the commit, or the
+   * snapshot version, that made the file readable), source_file_index (the file's index in that
+   * version), source_row (row index in the file), row (the row's values as a JSON object), error,
+   * pipeline, batch_id, quarantined_at. The first five name the row exactly, as {@link
+   * SourceRow#provenance()} does.
+   */
+  public static final StructType SOURCE_ROW_SCHEMA = StructType.of(
+      StructField.nullable("source_table", PrimitiveType.STRING),
+      StructField.nullable("source_file", PrimitiveType.STRING),
+      StructField.nullable("source_version", PrimitiveType.LONG),
+      StructField.nullable("source_file_index", PrimitiveType.LONG),
+      StructField.nullable("source_row", PrimitiveType.LONG),
+      StructField.nullable("row", PrimitiveType.STRING),
+      StructField.nullable("error", PrimitiveType.STRING),
+      StructField.nullable("pipeline", PrimitiveType.STRING),
+      StructField.nullable("batch_id", PrimitiveType.LONG),
+      StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
   private QuarantineRows() {}
+
+  /** The quarantine row ({@link #SOURCE_ROW_SCHEMA}) of a typed source row in {@code schema}. */
+  public static Object[] row(SourceRow row, String table, StructType schema, String error, String pipeline,
+      long batchId, Instant at) {
+    return new Object[] {
+      table,
+      row.file().path(),
+      row.file().version(),
+      row.file().index(),
+      row.rowIndex(),
+      json(row.values(), schema),
+      error,
+      pipeline,
+      batchId,
+      at
+    };
+  }
+
+  /** The values as a JSON object by column name: numbers and booleans as such, binary in base64, the rest as text. */
+  static String json(Object[] values, StructType schema) {
+    var node = JSON.createObjectNode();
+    for (int i = 0; i < schema.size() && i < values.length; i++) {
+      String name = schema.fields().get(i).name();
+      Object v = values[i];
+      if (v == null) {
+        node.putNull(name);
+      } else if (v instanceof Long l) {
+        node.put(name, l);
+      } else if (v instanceof Integer n) {
+        node.put(name, n);
+      } else if (v instanceof Double d) {
+        node.put(name, d);
+      } else if (v instanceof Float f) {
+        node.put(name, f);
+      } else if (v instanceof Boolean b) {
+        node.put(name, b);
+      } else if (v instanceof java.math.BigDecimal d) {
+        node.put(name, d);
+      } else if (v instanceof byte[] bytes) {
+        node.put(name, Base64.getEncoder().encodeToString(bytes));
+      } else {
+        node.put(name, v.toString());
+      }
+    }
+    return node.toString();
+  }
 
   /**
    * The quarantine row of a record. A Kafka timestamp outside the years 0001-9999 (producers may

@@ -31,6 +31,17 @@ public interface RecordProcessor extends AutoCloseable {
   /** Handles one record; writes result rows, quarantined records or late events to the batch outputs. */
   void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception;
 
+  /**
+   * Handles one typed row of a source that delivers rows (a Delta table): its values are in the
+   * source's schema, the pipeline's input schema, so nothing is parsed; a row that fails a
+   * transform is quarantined with {@link dev.tributary.table.stream.SourceRow#provenance()}.
+   * Default: this processor reads records only.
+   */
+  default void processRow(dev.tributary.table.stream.SourceRow row, BatchOutputs outputs) throws Exception {
+    throw new UnsupportedOperationException("This pipeline's processor reads Kafka records, not table rows ("
+        + row.provenance() + ")");
+  }
+
   /** Called after the last record; a stateful processor emits what the batch finalised. */
   void endBatch(BatchOutputs outputs) throws Exception;
 
@@ -99,6 +110,18 @@ public interface RecordProcessor extends AutoCloseable {
     public BatchContext {
       backlogged = java.util.Set.copyOf(backlogged);
       extras = Map.copyOf(extras);
+    }
+
+    /**
+     * A batch whose backlogged partitions are named as the checkpoint names them ({@link
+     * BatchRange#backlogged()}).
+     */
+    public static BatchContext of(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros,
+        OptionalLong lateWatermarkMicros, java.util.Set<dev.tributary.checkpoint.SourcePartition> backlogged,
+        Map<String, String> extras) {
+      java.util.Set<org.apache.kafka.common.TopicPartition> partitions = new java.util.HashSet<>();
+      backlogged.forEach(p -> partitions.add(new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())));
+      return new BatchContext(batchId, batchStartedAt, watermarkMicros, lateWatermarkMicros, partitions, extras);
     }
 
     /** A batch that judges late rows against the watermark it applies, with no backlogged partition or extras. */

@@ -8,6 +8,7 @@ import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.stream.SourceRow;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +23,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * columns come last; a batch records the dimension versions it joins with, see {@link #planBatch}).
  * Records that fail to parse go to the quarantine table with the error. Filters and derived
  * columns can use the Kafka metadata columns too.
+ *
+ * <p>A processor {@link #forRows for a source of typed rows} (a Delta table) has no parser and no
+ * Kafka columns: the source's rows are the transforms' input as they are, and a row that breaks
+ * an expression or the sink's checks is quarantined with its provenance ({@link
+ * QuarantineRows#SOURCE_ROW_SCHEMA}).
  */
 public final class StatelessProcessor implements RecordProcessor {
   /** The metadata columns appended to every parsed record. */
@@ -32,7 +38,11 @@ public final class StatelessProcessor implements RecordProcessor {
       StructField.nullable("_kafka_timestamp", PrimitiveType.TIMESTAMP));
 
   private final String pipelineId;
+  /** Null for a processor of typed rows. */
   private final JsonRecordParser parser;
+  /** The typed rows' source table and schema; null for a processor of records. */
+  private final String rowSource;
+  private final StructType rowSchema;
   private final CompiledTransforms transforms;
   private final int parsedWidth;
   private final int[] projection;
@@ -66,7 +76,20 @@ public final class StatelessProcessor implements RecordProcessor {
    * operators, which check them themselves.
    */
   public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms) {
-    this(pipelineId, parser, transforms, List.of(), false, null);
+    this(pipelineId, parser, null, null, transforms, List.of(), false, null);
+  }
+
+  /**
+   * A processor of the typed rows of a table source ({@link RecordProcessor#processRow}), whose
+   * rows, joined by {@code joins} (may be null), are the sink's rows.
+   *
+   * @param sourceTable the source table's location, recorded in quarantine rows
+   * @param inputSchema the source's schema; {@code transforms} are compiled against it as it is
+   */
+  public static StatelessProcessor forRows(String pipelineId, String sourceTable, StructType inputSchema,
+      CompiledTransforms transforms, List<String> partitionColumns, StreamJoins joins) {
+    return new StatelessProcessor(pipelineId, null, sourceTable, inputSchema, transforms, partitionColumns, true,
+        joins);
   }
 
   /**
@@ -81,16 +104,23 @@ public final class StatelessProcessor implements RecordProcessor {
 
   private StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
       List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
+    this(pipelineId, parser, null, null, transforms, partitionColumns, sinkRows, joins);
+  }
+
+  private StatelessProcessor(String pipelineId, JsonRecordParser parser, String rowSource, StructType rowSchema,
+      CompiledTransforms transforms, List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
     this.pipelineId = pipelineId;
     this.parser = parser;
+    this.rowSource = rowSource;
+    this.rowSchema = rowSchema;
     this.transforms = transforms;
-    this.parsedWidth = parser.schema().size();
+    this.parsedWidth = parser != null ? parser.schema().size() : rowSchema.size();
     // transforms see [parsed columns, kafka columns]; derived columns come after those
     StructType transformed = transforms.outputSchema();
     List<StructField> out = new ArrayList<>();
     List<Integer> order = new ArrayList<>();
     int kafkaStart = parsedWidth;
-    int kafkaEnd = parsedWidth + KAFKA_COLUMNS.size();
+    int kafkaEnd = parsedWidth + (parser != null ? KAFKA_COLUMNS.size() : 0);
     for (int i = 0; i < transformed.size(); i++) {
       if (i < kafkaStart || i >= kafkaEnd) {
         order.add(i);
@@ -152,25 +182,39 @@ public final class StatelessProcessor implements RecordProcessor {
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
     Object[] row = toRow(record, outputs);
-    if (row == null) {
-      return;
+    String problem = row == null ? null : emit(row, outputs);
+    if (problem != null) {
+      quarantine(record, problem, outputs);
     }
+  }
+
+  @Override
+  public void processRow(SourceRow source, BatchOutputs outputs) throws Exception {
+    Object[] row = toRow(source, outputs);
+    String problem = row == null ? null : emit(row, outputs);
+    if (problem != null) {
+      quarantine(source, problem, outputs);
+    }
+  }
+
+  /** Joins and writes a transformed row; returns why the sink cannot hold it (nothing written), or null. */
+  private String emit(Object[] row, BatchOutputs outputs) throws IOException {
     List<Object[]> rows = join(row);
     if (rows.isEmpty()) {
       outputs.countFiltered(); // an inner join found no dimension row
-      return;
+      return null;
     }
     // Checked here, not left to the writer: a writer failure fails the whole batch, every retry.
     for (Object[] out : rows) {
       String problem = sinkChecks == null ? null : sinkChecks.problem(out);
       if (problem != null) {
-        quarantine(record, problem, outputs);
-        return;
+        return problem;
       }
     }
     for (Object[] out : rows) {
       outputs.output(out);
     }
+    return null;
   }
 
   /**
@@ -185,6 +229,44 @@ public final class StatelessProcessor implements RecordProcessor {
   public void quarantine(ConsumerRecord<byte[], byte[]> record, String error, BatchOutputs outputs)
       throws IOException {
     outputs.quarantine(QuarantineRows.row(record, error, pipelineId, batchId, batchStartedAt));
+  }
+
+  /** Sends a typed source row to the quarantine table with {@code error}, in this batch. */
+  public void quarantine(SourceRow row, String error, BatchOutputs outputs) throws IOException {
+    outputs.quarantine(QuarantineRows.row(row, rowSource, rowSchema, error, pipelineId, batchId, batchStartedAt));
+  }
+
+  /**
+   * The stateless steps for one typed source row: counts it, applies the transforms to its values
+   * and projects to the output order. Returns the row, or null when it went to quarantine (an
+   * expression failed on it) or a filter removed it.
+   */
+  public Object[] toRow(SourceRow source, BatchOutputs outputs) throws IOException {
+    outputs.countInput();
+    if (parser != null) {
+      throw new IllegalStateException("Pipeline " + pipelineId + " parses records; it cannot take the table row "
+          + source.provenance());
+    }
+    Object[] transformed;
+    try {
+      transformed = transforms.apply(source.values().clone());
+    } catch (RuntimeException e) {
+      quarantine(source, "transform failed: " + e.getMessage(), outputs);
+      return null;
+    }
+    return project(transformed, outputs);
+  }
+
+  private Object[] project(Object[] transformed, BatchOutputs outputs) {
+    if (transformed == null) {
+      outputs.countFiltered();
+      return null;
+    }
+    Object[] out = new Object[projection.length];
+    for (int i = 0; i < projection.length; i++) {
+      out[i] = transformed[projection[i]];
+    }
+    return out;
   }
 
   /**
@@ -215,15 +297,7 @@ public final class StatelessProcessor implements RecordProcessor {
       quarantine(record, "transform failed: " + e.getMessage(), outputs);
       return null;
     }
-    if (transformed == null) {
-      outputs.countFiltered();
-      return null;
-    }
-    Object[] out = new Object[projection.length];
-    for (int i = 0; i < projection.length; i++) {
-      out[i] = transformed[projection[i]];
-    }
-    return out;
+    return project(transformed, outputs);
   }
 
   @Override

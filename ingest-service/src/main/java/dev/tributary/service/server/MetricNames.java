@@ -26,6 +26,11 @@ public final class MetricNames {
   public static final String BATCH_DURATION = "tributary.batch.duration";
   /** Offsets behind the latest offset after the last batch. Tags: pipeline, topic. */
   public static final String LAG = "tributary.lag";
+  /**
+   * A source's own lag measures after the last batch (progress record {@code sourceLag}; a Delta
+   * source: versionsBehind, filesBehind, bytesBehind). Tags: pipeline, measure.
+   */
+  public static final String SOURCE_LAG = "tributary.source.lag";
   /** Seconds between now and the watermark of the last batch (absent without a watermark). Tags: pipeline. */
   public static final String WATERMARK_DELAY = "tributary.watermark.delay";
   /** Rows (keys) held in the state stores after the last batch (progress record {@code state.keys}). Tags: pipeline. */
@@ -74,4 +79,6 @@ public final class MetricNames {
   public static final String CHECK = "check";
   /** Tag: a batch phase. */
   public static final String PHASE = "phase";
+  /** Tag: the name of a {@link #SOURCE_LAG} measure. */
+  public static final String MEASURE = "measure";
 }

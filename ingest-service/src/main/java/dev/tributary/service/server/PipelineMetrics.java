@@ -30,6 +30,7 @@ final class PipelineMetrics {
   private final Tags tags;
   private final Tags tableTags;
   private final Map<String, AtomicLong> lagByTopic = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> sourceLag = new ConcurrentHashMap<>();
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
   private final AtomicLong stateRows = new AtomicLong();
   private final AtomicLong stateBytes = new AtomicLong();
@@ -86,6 +87,7 @@ final class PipelineMetrics {
       lag.merge(partition.topic(), partition.lag(), Long::sum);
     }
     lag.forEach((topic, value) -> lagGauge(topic).set(value));
+    p.sourceLag().forEach((measure, value) -> sourceLagGauge(measure).set(value));
     watermark.set(p.watermark());
     // The stateful processor reports its total as "keys" (rows held across its stores).
     stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
@@ -138,6 +140,16 @@ final class PipelineMetrics {
       AtomicLong value = new AtomicLong();
       Gauge.builder(MetricNames.LAG, value, AtomicLong::get).tags(tags.and(MetricNames.TOPIC, t))
           .description("offsets behind the latest offset after the last batch").register(registry);
+      return value;
+    });
+  }
+
+  private AtomicLong sourceLagGauge(String measure) {
+    return sourceLag.computeIfAbsent(measure, m -> {
+      AtomicLong value = new AtomicLong();
+      Gauge.builder(MetricNames.SOURCE_LAG, value, AtomicLong::get).tags(tags.and(MetricNames.MEASURE, m))
+          .description("the source's lag after the last batch (a Delta source: versions, files, bytes behind)")
+          .register(registry);
       return value;
     });
   }

@@ -3,6 +3,13 @@ package dev.tributary.service.source;
 import dev.tributary.config.StartingOffsets;
 
 import dev.tributary.checkpoint.OffsetRange;
+import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.service.engine.BatchRange;
+import dev.tributary.service.engine.PlannedBatch;
+import dev.tributary.service.engine.Source;
+import dev.tributary.service.engine.SourceInput;
+import dev.tributary.service.engine.SourceStoppedException;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +31,7 @@ import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,9 +43,17 @@ import org.slf4j.LoggerFactory;
  * processed offsets are also committed to the consumer group {@code tributary-<pipeline>}, best
  * effort, so that standard lag tools see the pipeline.
  *
+ * <p>Behind the engine's {@link Source} SPI a batch range is the offsets per partition (the
+ * offsets log's {@code ranges}, unchanged from before the SPI), plus the partitions the range leaves
+ * behind ({@value BatchRange#BACKLOGGED}) and the ranges retention deleted ({@value #DATA_LOSS}) as
+ * facts.
+ *
  * <p>Not thread-safe: one source per pipeline run, used from the engine's thread.
  */
-public final class KafkaSource implements AutoCloseable {
+public final class KafkaSource implements Source {
+  /** Range fact: offsets retention deleted before they could be read (fail-on-data-loss: false). */
+  public static final String DATA_LOSS = "dataLoss";
+
   private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
   /** Bound of every metadata call (partitions, offsets); overridable for tests and slow clusters. */
   private final Duration metadataTimeout =
@@ -47,6 +63,8 @@ public final class KafkaSource implements AutoCloseable {
   private final KafkaSourceSettings settings;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets;
+  /** Available-now: the latest offsets when the run started, which no batch goes past. */
+  private Map<TopicPartition, Long> ceiling = Map.of();
 
   public KafkaSource(KafkaSourceSettings settings) {
     this.settings = settings;
@@ -362,6 +380,107 @@ public final class KafkaSource implements AutoCloseable {
     }
   }
 
+  @Override
+  public void boundToAvailableNow() {
+    try {
+      ceiling = latestOffsets(partitions());
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+  }
+
+  @Override
+  public PlannedBatch plan(BatchRange previous, boolean firstBatch) {
+    SourcePlan plan;
+    try {
+      plan = plan(toKafka(previous.endOffsets()), firstBatch, ceiling);
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+    Map<SourcePartition, OffsetRange> offsets = toCheckpoint(plan.ranges());
+    List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
+    offsets.forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
+        r.start(), r.end(), plan.latest().getOrDefault(new TopicPartition(p.topic(), p.partition()), r.end()))));
+    return new PlannedBatch(new BatchRange(offsets, planFacts(plan)),
+        plan.offsetCount() > 0 || !plan.gaps().isEmpty(), progress);
+  }
+
+  /**
+   * A plan's facts for the offsets log: the data gaps, and the partitions the plan leaves behind
+   * (range end before the latest offset when planned), which the processor is told and a replay
+   * must see again.
+   */
+  static Map<String, String> planFacts(SourcePlan plan) {
+    Map<String, String> facts = new HashMap<>();
+    if (!plan.gaps().isEmpty()) {
+      facts.put(DATA_LOSS, plan.gaps().toString());
+    }
+    Set<SourcePartition> behind = new HashSet<>();
+    plan.ranges().forEach((tp, r) -> {
+      Long latest = plan.latest().get(tp);
+      if (latest != null && r.end() < latest) {
+        behind.add(new SourcePartition(tp.topic(), tp.partition()));
+      }
+    });
+    if (!behind.isEmpty()) {
+      facts.put(BatchRange.BACKLOGGED, BatchRange.backloggedValue(behind));
+    }
+    return facts;
+  }
+
+  @Override
+  public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception {
+    List<SourcePlan.DataGap> gaps;
+    try {
+      gaps = read(toKafkaRanges(range.offsets()), input::record, inFixedOrder);
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+    return gaps.stream().map(SourcePlan.DataGap::toString).toList();
+  }
+
+  @Override
+  public Map<String, String> commitInfo(BatchRange range) {
+    StringBuilder offsets = new StringBuilder();
+    range.offsets().forEach((p, r) -> offsets.append(offsets.length() == 0 ? "" : ",")
+        .append(p.topic()).append('/').append(p.partition()).append(':').append(r.start()).append('-').append(r.end()));
+    return Map.of("offsets", offsets.toString());
+  }
+
+  @Override
+  public String describe(BatchRange range) {
+    if (range.offsets().isEmpty()) {
+      return "no records";
+    }
+    StringBuilder out = new StringBuilder();
+    range.offsets().forEach((p, r) -> out.append(out.length() == 0 ? "" : ", ").append(p.topic()).append('/')
+        .append(p.partition()).append(" offsets [").append(r.start()).append(", ").append(r.end()).append(')'));
+    return out.toString();
+  }
+
+  @Override
+  public void committed(BatchRange range) {
+    commitToGroup(toKafka(range.endOffsets()));
+  }
+
+  private static Map<SourcePartition, OffsetRange> toCheckpoint(Map<TopicPartition, OffsetRange> ranges) {
+    Map<SourcePartition, OffsetRange> out = new TreeMap<>();
+    ranges.forEach((tp, r) -> out.put(new SourcePartition(tp.topic(), tp.partition()), r));
+    return out;
+  }
+
+  private static Map<TopicPartition, OffsetRange> toKafkaRanges(Map<SourcePartition, OffsetRange> ranges) {
+    Map<TopicPartition, OffsetRange> out = new HashMap<>();
+    ranges.forEach((p, r) -> out.put(new TopicPartition(p.topic(), p.partition()), r));
+    return out;
+  }
+
+  private static Map<TopicPartition, Long> toKafka(Map<SourcePartition, Long> offsets) {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    offsets.forEach((p, o) -> out.put(new TopicPartition(p.topic(), p.partition()), o));
+    return out;
+  }
+
   /**
    * Records the processed offsets in the consumer group, for lag monitoring. Best effort and
    * asynchronous (the batch never waits for the group coordinator; the commit completes during the
@@ -386,10 +505,11 @@ public final class KafkaSource implements AutoCloseable {
   }
 
   /**
-   * Aborts a blocking Kafka call in progress (or the next one) with a
-   * {@link org.apache.kafka.common.errors.WakeupException}; thread-safe. Used to stop promptly while
-   * the broker is unreachable.
+   * Aborts a blocking Kafka call in progress (or the next one): a {@link WakeupException} from the
+   * Kafka-typed methods, a {@link SourceStoppedException} from the {@link Source} ones; thread-safe.
+   * Used to stop promptly while the broker is unreachable.
    */
+  @Override
   public void wakeup() {
     consumer.wakeup();
   }

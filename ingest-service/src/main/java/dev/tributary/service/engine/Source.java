@@ -1,0 +1,66 @@
+package dev.tributary.service.engine;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a pipeline's input comes from, seen by the engine (docs/DESIGN.md, "Sources and sinks").
+ * A source plans each batch as a {@link BatchRange} that the engine writes ahead to the offsets
+ * log, then reads exactly that range, the first time and again on replay after a crash; it never
+ * keeps a position of its own that the checkpoint does not know. One source per pipeline run, used
+ * from the engine's thread (except {@link #wakeup}).
+ *
+ * <p>A range names its partitions explicitly, so a source that owns only some partitions of its
+ * input (a member of a consumer group, issue 14) plans and reads ranges of those alone.
+ */
+public interface Source extends AutoCloseable {
+
+  /**
+   * Fixes the end of a bounded run (available-now, once): every later {@link #plan} stops at the
+   * input present now. Called once, before the first plan, for bounded triggers only.
+   */
+  void boundToAvailableNow() throws IOException;
+
+  /**
+   * Plans the batch after {@code previous}, within the source's rate limits.
+   *
+   * @param previous the range of the checkpoint's latest batch, or, for a checkpoint without
+   *     batches, {@link BatchRange#startingAt} the positions it continues after (often none)
+   * @param firstBatch whether this is the checkpoint's very first batch: the source then applies
+   *     its declared starting point to what {@code previous} does not name
+   */
+  PlannedBatch plan(BatchRange previous, boolean firstBatch) throws IOException;
+
+  /**
+   * Reads exactly {@code range} into {@code input}. Input skipped because it vanished while
+   * reading (a source configured to tolerate that) is returned, for the commit's history.
+   *
+   * @param inFixedOrder whether the input must reach {@code input} in an order that depends only on
+   *     the range (a stateful processor, {@link RecordProcessor#dependsOnRecordOrder}); otherwise
+   *     the source may interleave partitions as fast as it can
+   * @return descriptions of the input skipped while reading, empty normally
+   */
+  List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception;
+
+  /** What a table's commit records about the range (e.g. {@code offsets}), for table history. */
+  Map<String, String> commitInfo(BatchRange range);
+
+  /** Names the range in a message, e.g. {@code orders/0 offsets [700, 800)}. */
+  String describe(BatchRange range);
+
+  /**
+   * The batch of {@code range} is committed: the source may tell the outside world (Kafka: the
+   * consumer group's offsets, for lag tools). Best effort; never decides where a batch starts.
+   */
+  default void committed(BatchRange range) {}
+
+  /**
+   * Aborts the blocking call in progress (or the next one) with a {@link SourceStoppedException};
+   * thread-safe. Used to stop promptly while the input is unreachable.
+   */
+  default void wakeup() {}
+
+  @Override
+  void close();
+}
