@@ -21,7 +21,7 @@ public record KafkaSourceSpec(
     StartingOffsets startingOffsets,
     OptionalLong maxOffsetsPerTrigger,
     boolean failOnDataLoss,
-    Map<String, String> properties) {
+    Map<String, String> properties) implements SourceSpec {
 
   /** Checks that no part is null and copies the properties. */
   public KafkaSourceSpec {
@@ -30,6 +30,11 @@ public record KafkaSourceSpec(
     Objects.requireNonNull(startingOffsets, "startingOffsets");
     Objects.requireNonNull(maxOffsetsPerTrigger, "maxOffsetsPerTrigger");
     properties = Map.copyOf(properties);
+  }
+
+  @Override
+  public String kind() {
+    return "kafka";
   }
 
   /** Renders the source with the values of secret properties masked. */

@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
  *
  * @param id the pipeline id ({@code [a-z0-9-]+}, at most {@link #MAX_ID_LENGTH} characters); also the
  *     Delta {@code txn} appId
- * @param source the Kafka source
- * @param format how record values are decoded (JSON with a declared schema)
+ * @param source the Kafka source or the Delta source table
+ * @param format how record values are decoded (JSON with a declared schema); present exactly when the
+ *     source is Kafka (a Delta table's schema is the input schema)
  * @param transforms filter and derive steps, in the order they apply; empty when none
  * @param joins the stream-static joins with Delta dimension tables, in the order they apply (after the
  *     transforms, before the watermark); empty when none
@@ -41,8 +42,8 @@ import java.util.stream.Collectors;
  */
 public record PipelineSpec(
     String id,
-    KafkaSourceSpec source,
-    JsonFormatSpec format,
+    SourceSpec source,
+    Optional<JsonFormatSpec> format,
     List<TransformStep> transforms,
     List<JoinSpec> joins,
     Optional<WatermarkSpec> watermark,
@@ -95,7 +96,8 @@ public record PipelineSpec(
    * Returns the parts of the declaration a checkpoint depends on, in a fixed order, each rendered as a
    * canonical string; absent parts are {@code "none"}. Two declarations whose identities are equal can
    * share a checkpoint; when they differ, the differing keys tell the user exactly what changed.
-   * Keys: {@code source.topics}, {@code format.schema}, {@code transform}, {@code watermark.column},
+   * Keys: {@code source.topics} (a Kafka source) or {@code source.delta} (a Delta source: its table
+   * path), {@code format.schema} ({@code "the source table's"} with a Delta source), {@code transform}, {@code watermark.column},
    * {@code deduplicate}, {@code aggregate.window}, {@code aggregate.group-by}, {@code aggregate.measures},
    * {@code output-mode}, and {@code join} for a stateful pipeline with joins (their types, tables,
    * keys and picked columns; not their {@code max-size} or storage). Settings that do not affect state (paths, trigger, rate limits, delays,
@@ -103,9 +105,15 @@ public record PipelineSpec(
    */
   public Map<String, String> checkpointIdentity() {
     Map<String, String> identity = new LinkedHashMap<>();
-    identity.put("source.topics", source.topics().canonical());
-    identity.put("format.schema", format.columns().stream()
-        .map(c -> c.name() + ":" + c.type().canonical()).collect(Collectors.joining(",", "[", "]")));
+    // A Kafka pipeline's keys stay what they were, so that existing checkpoints still match.
+    if (source instanceof DeltaSourceSpec delta) {
+      identity.put("source.delta", delta.path());
+    } else {
+      identity.put("source.topics", ((KafkaSourceSpec) source).topics().canonical());
+    }
+    identity.put("format.schema", format.map(f -> f.columns().stream()
+        .map(c -> c.name() + ":" + c.type().canonical()).collect(Collectors.joining(",", "[", "]")))
+        .orElse("the source table's"));
     identity.put("transform", transforms.isEmpty() ? "none"
         : transforms.stream().map(TransformStep::canonical).collect(Collectors.joining("; ")));
     identity.put("watermark.column", watermark.map(WatermarkSpec::column).orElse("none"));
@@ -123,24 +131,38 @@ public record PipelineSpec(
     return Collections.unmodifiableMap(identity);
   }
 
+  /** Returns the Kafka source, if the pipeline reads Kafka. */
+  public Optional<KafkaSourceSpec> kafkaSource() {
+    return source instanceof KafkaSourceSpec kafka ? Optional.of(kafka) : Optional.empty();
+  }
+
+  /** Returns the Delta source table, if the pipeline reads one. */
+  public Optional<DeltaSourceSpec> deltaSource() {
+    return source instanceof DeltaSourceSpec delta ? Optional.of(delta) : Optional.empty();
+  }
+
   /**
    * Returns the columns the sink receives, in order: {@code window_start}, {@code window_end} (windowed
    * aggregations only), the group-by columns and the measures with an aggregation; otherwise the schema columns, the derived
    * columns that are new, and {@link #KAFKA_METADATA_COLUMNS}, then the columns each join picks explicitly (a join
-   * without {@code columns} adds the dimension's columns, known only once its table is read).
+   * without {@code columns} adds the dimension's columns, known only once its table is read). With a Delta
+   * source, the table's columns come first, known only once it is read: the list then holds the derived and
+   * picked columns only.
    */
   public List<String> outputColumns() {
     if (aggregate.isPresent()) {
       return aggregate.get().outputColumns();
     }
     Set<String> columns = new LinkedHashSet<>();
-    format.columns().forEach(c -> columns.add(c.name()));
+    format.ifPresent(f -> f.columns().forEach(c -> columns.add(c.name())));
     for (TransformStep step : transforms) {
       if (step instanceof TransformStep.Derive derive) {
         columns.addAll(derive.columns().keySet());
       }
     }
-    columns.addAll(KAFKA_METADATA_COLUMNS);
+    if (format.isPresent()) {
+      columns.addAll(KAFKA_METADATA_COLUMNS);
+    }
     joins.forEach(join -> join.columns().ifPresent(columns::addAll));
     return List.copyOf(columns);
   }

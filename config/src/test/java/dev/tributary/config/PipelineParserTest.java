@@ -42,19 +42,19 @@ class PipelineParserTest {
     PipelineSpec spec = PipelineParser.parse(PIPELINES.resolve("orders.yaml"), Map.of("TRIBUTARY_DATA", "/d"));
 
     assertThat(spec.id()).isEqualTo("orders-hourly");
-    KafkaSourceSpec source = spec.source();
+    KafkaSourceSpec source = spec.kafkaSource().orElseThrow();
     assertThat(source.bootstrapServers()).isEqualTo("localhost:9092");
     assertThat(source.topics()).isEqualTo(new TopicSelection.Topics(List.of("orders")));
     assertThat(source.startingOffsets()).isEqualTo(new StartingOffsets.Earliest());
     assertThat(source.maxOffsetsPerTrigger()).isEqualTo(OptionalLong.of(500_000));
     assertThat(source.failOnDataLoss()).isTrue();
     assertThat(source.properties()).isEmpty();
-    assertThat(spec.format().columns()).containsExactly(
+    assertThat(spec.format().orElseThrow().columns()).containsExactly(
         new ColumnSpec("order_id", ColumnType.Primitive.STRING),
         new ColumnSpec("customer_id", ColumnType.Primitive.STRING),
         new ColumnSpec("event_time", ColumnType.Primitive.TIMESTAMP),
         new ColumnSpec("amount_cents", ColumnType.Primitive.LONG));
-    assertThat(spec.format().maxRecordSize()).isEqualTo(Size.ofMegabytes(1));
+    assertThat(spec.format().orElseThrow().maxRecordSize()).isEqualTo(Size.ofMegabytes(1));
     assertThat(spec.transforms()).containsExactly(
         new TransformStep.Filter("amount_cents > 0"),
         new TransformStep.Derive(Map.of("amount", "amount_cents / 100.0")));
@@ -87,13 +87,13 @@ class PipelineParserTest {
     PipelineSpec spec = PipelineParser.parse(PIPELINES.resolve("events-stateless.yaml"), Map.of());
 
     assertThat(spec.id()).isEqualTo("events-raw");
-    assertThat(spec.source().topics()).isEqualTo(new TopicSelection.TopicPattern("events-.*"));
-    assertThat(spec.source().startingOffsets()).isEqualTo(new StartingOffsets.Latest());
-    assertThat(spec.source().failOnDataLoss()).isFalse();
-    assertThat(spec.format().column("user.id")).contains(new ColumnSpec("user.id", ColumnType.Primitive.STRING));
-    assertThat(spec.format().column("user.id").orElseThrow().jsonPath()).containsExactly("user", "id");
-    assertThat(spec.format().column("price")).contains(new ColumnSpec("price", new ColumnType.Decimal(10, 2)));
-    assertThat(spec.format().maxRecordSize()).isEqualTo(new Size(256 * 1024));
+    assertThat(spec.kafkaSource().orElseThrow().topics()).isEqualTo(new TopicSelection.TopicPattern("events-.*"));
+    assertThat(spec.kafkaSource().orElseThrow().startingOffsets()).isEqualTo(new StartingOffsets.Latest());
+    assertThat(spec.kafkaSource().orElseThrow().failOnDataLoss()).isFalse();
+    assertThat(spec.format().orElseThrow().column("user.id")).contains(new ColumnSpec("user.id", ColumnType.Primitive.STRING));
+    assertThat(spec.format().orElseThrow().column("user.id").orElseThrow().jsonPath()).containsExactly("user", "id");
+    assertThat(spec.format().orElseThrow().column("price")).contains(new ColumnSpec("price", new ColumnType.Decimal(10, 2)));
+    assertThat(spec.format().orElseThrow().maxRecordSize()).isEqualTo(new Size(256 * 1024));
     assertThat(spec.aggregate()).isEmpty();
     assertThat(spec.watermark()).isEmpty();
     assertThat(spec.sink().partitionBy()).containsExactly("event_date");
@@ -110,9 +110,9 @@ class PipelineParserTest {
   void appliesTheDocumentedDefaults() {
     PipelineSpec spec = parse(MINIMAL);
 
-    assertThat(spec.source().startingOffsets()).isEqualTo(new StartingOffsets.Earliest());
-    assertThat(spec.source().maxOffsetsPerTrigger()).isEmpty();
-    assertThat(spec.source().failOnDataLoss()).isTrue();
+    assertThat(spec.kafkaSource().orElseThrow().startingOffsets()).isEqualTo(new StartingOffsets.Earliest());
+    assertThat(spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger()).isEmpty();
+    assertThat(spec.kafkaSource().orElseThrow().failOnDataLoss()).isTrue();
     assertThat(spec.transforms()).isEmpty();
     assertThat(spec.outputMode()).isEqualTo(OutputMode.APPEND);
     assertThat(spec.trigger()).isEqualTo(new TriggerSpec.ProcessingTime(Duration.ofSeconds(10)));
@@ -121,7 +121,7 @@ class PipelineParserTest {
     assertThat(spec.sink().partitionBy()).isEmpty();
     assertThat(spec.quarantine().path()).isEqualTo("/data/tables/clicks-quarantine");
     assertThat(spec.lateEvents()).isEmpty();
-    assertThat(spec.format().maxRecordSize()).isEqualTo(new Size(1024 * 1024));
+    assertThat(spec.format().orElseThrow().maxRecordSize()).isEqualTo(new Size(1024 * 1024));
     assertThat(spec.maintenance()).isEqualTo(new MaintenanceSpec(Optional.empty(), Optional.empty(), 10));
     assertThat(spec.backfill()).isEmpty();
     assertThat(spec.storage()).isEmpty();
@@ -149,12 +149,12 @@ class PipelineParserTest {
                 access-key: AK, secret-key: "SK" }
         """);
 
-    assertThat(spec.source().topics().canonical()).isEqualTo("topic-pattern=clicks-.*");
-    assertThat(((TopicSelection.TopicPattern) spec.source().topics()).pattern().matcher("clicks-eu").matches())
+    assertThat(spec.kafkaSource().orElseThrow().topics().canonical()).isEqualTo("topic-pattern=clicks-.*");
+    assertThat(((TopicSelection.TopicPattern) spec.kafkaSource().orElseThrow().topics()).pattern().matcher("clicks-eu").matches())
         .isTrue();
-    assertThat(spec.source().startingOffsets())
+    assertThat(spec.kafkaSource().orElseThrow().startingOffsets())
         .isEqualTo(new StartingOffsets.AtTimestamp(Instant.parse("2026-01-01T00:00:00Z")));
-    assertThat(spec.source().properties()).containsOnly(entry("security.protocol", "SASL_SSL"),
+    assertThat(spec.kafkaSource().orElseThrow().properties()).containsOnly(entry("security.protocol", "SASL_SSL"),
         entry("max.poll.records", "500"), entry("sasl.jaas.config", "secret stuff"));
     assertThat(spec.trigger()).isEqualTo(new TriggerSpec.AvailableNow());
     assertThat(spec.deduplicate()).contains(new DeduplicateSpec(List.of("id"), true));
@@ -211,9 +211,9 @@ class PipelineParserTest {
         """.strip()).replace("/data/checkpoints/clicks", "${CP_ROOT}/clicks-$${literal}"),
         "test.yaml", Map.of("TOPIC", "clicks-v2", "CP_ROOT", "s3://cp", "STRICT", "false"));
 
-    assertThat(spec.source().topics()).isEqualTo(new TopicSelection.Topics(List.of("clicks-v2")));
-    assertThat(spec.source().maxOffsetsPerTrigger()).hasValue(1000);
-    assertThat(spec.source().failOnDataLoss()).isFalse();
+    assertThat(spec.kafkaSource().orElseThrow().topics()).isEqualTo(new TopicSelection.Topics(List.of("clicks-v2")));
+    assertThat(spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger()).hasValue(1000);
+    assertThat(spec.kafkaSource().orElseThrow().failOnDataLoss()).isFalse();
     assertThat(spec.checkpoint()).isEqualTo("s3://cp/clicks-${literal}");
   }
 
@@ -235,7 +235,7 @@ class PipelineParserTest {
     assertThat(all).doesNotContain("hunter2", "pw1", "PlainLoginModule", "s3cr3t", "wJalrXUtnFEMI", "AKIAEXAMPLE")
         .contains("security.protocol=SASL_SSL", "ssl.keystore.password=******", "secretKey=Optional[******]",
             "accessKey=Optional[******]");
-    assertThat(spec.source().properties()).containsEntry("ssl.keystore.password", "hunter2");
+    assertThat(spec.kafkaSource().orElseThrow().properties()).containsEntry("ssl.keystore.password", "hunter2");
   }
 
   @Test
@@ -246,7 +246,7 @@ class PipelineParserTest {
             fail-on-data-loss: "FALSE"
         """.strip()));
 
-    assertThat(spec.source().maxOffsetsPerTrigger()).hasValue(2000);
-    assertThat(spec.source().failOnDataLoss()).isFalse();
+    assertThat(spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger()).hasValue(2000);
+    assertThat(spec.kafkaSource().orElseThrow().failOnDataLoss()).isFalse();
   }
 }

@@ -183,7 +183,7 @@ class PipelineValidationTest {
 
     PipelineSpec spec = parse(yaml);
 
-    assertThat(spec.format().column("event_time").orElseThrow().type())
+    assertThat(spec.format().orElseThrow().column("event_time").orElseThrow().type())
         .isEqualTo(new ColumnType.EpochTimestamp(ColumnType.EpochUnit.NANOS));
   }
 

@@ -7,9 +7,9 @@ import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.JoinSpec;
 import dev.tributary.config.JsonFormatSpec;
-import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.MaintenanceSpec;
 import dev.tributary.config.OutputMode;
+import dev.tributary.config.SourceSpec;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TransformStep;
 import dev.tributary.config.TriggerSpec;
@@ -23,7 +23,7 @@ import java.util.List;
  */
 record Draft(
     String id,
-    KafkaSourceSpec source,
+    SourceSpec source,
     JsonFormatSpec format,
     List<TransformStep> transforms,
     List<JoinSpec> joins,

@@ -33,9 +33,13 @@ public final class Keys {
     s.put(ROOT, List.of("pipeline", "source", "format", "transform", "join", "watermark", "deduplicate", "aggregate",
         "output-mode", "sink", "quarantine", "late-events", "checkpoint", "trigger", "maintenance", "backfill",
         "storage"));
-    s.put("source", List.of("kafka"));
+    s.put("source", List.of("kafka", "delta"));
     s.put("source.kafka", List.of("bootstrap-servers", "topics", "topic-pattern", "starting-offsets",
         "max-offsets-per-trigger", "fail-on-data-loss", "properties"));
+    s.put("source.delta", List.of("path", "starting-version", "max-files-per-trigger", "max-bytes-per-trigger",
+        "ignore-deletes", "skip-change-commits", "storage"));
+    s.put("source.delta.storage", List.of("s3"));
+    s.put("source.delta.storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
     s.put("format", List.of("json"));
     s.put("format.json", List.of("schema", "max-record-size"));
     s.put("transform[]", List.of("filter", "derive"));

@@ -117,6 +117,20 @@ final class Messages {
     return "missing topics; add topics: [name, ...] or topic-pattern: \"regex\"";
   }
 
+  static String twoSources() {
+    return "a pipeline reads one source: declare either source.kafka or source.delta, not both";
+  }
+
+  static String noSource() {
+    return "declare the source: source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }"
+        + " or source: { delta: { path: s3://lake/bronze/events } }";
+  }
+
+  static String formatWithDeltaSource() {
+    return "a Delta source's rows are already typed: the source table's schema is the input schema;"
+        + " remove the format section";
+  }
+
   static String badPattern(String regex, String reason) {
     return "topic-pattern '" + regex + "' is not a valid regular expression: " + reason;
   }

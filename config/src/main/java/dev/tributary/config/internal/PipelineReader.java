@@ -4,6 +4,7 @@ import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.Secrets;
+import dev.tributary.config.SourceSpec;
 import dev.tributary.config.TriggerSpec;
 import java.io.StringReader;
 import java.util.Iterator;
@@ -112,10 +113,12 @@ public final class PipelineReader {
     QueryReader query = new QueryReader(nodes);
     OutputReader output = new OutputReader(nodes, source);
     ScheduleReader schedules = new ScheduleReader(nodes, query);
+    String id = output.id(root);
+    SourceSpec sourceSpec = source.source(root, output);
     Draft draft = new Draft(
-        output.id(root),
-        source.source(root),
-        source.format(root),
+        id,
+        sourceSpec,
+        source.format(root, sourceSpec),
         query.transforms(root),
         new JoinReader(nodes, source, output).joins(root),
         query.watermark(root),
@@ -135,7 +138,7 @@ public final class PipelineReader {
   }
 
   private static PipelineSpec build(Draft d, Secrets secrets) {
-    return new PipelineSpec(d.id(), d.source(), d.format(), d.transforms(), d.joins(),
+    return new PipelineSpec(d.id(), d.source(), Optional.ofNullable(d.format()), d.transforms(), d.joins(),
         Optional.ofNullable(d.watermark()), Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()), d.outputMode(), d.sink(),
         d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),

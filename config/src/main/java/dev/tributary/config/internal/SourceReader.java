@@ -2,15 +2,20 @@ package dev.tributary.config.internal;
 
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
+import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.JsonFormatSpec;
 import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.Size;
+import dev.tributary.config.SourceSpec;
+import dev.tributary.config.StartingVersion;
+import dev.tributary.config.StorageSpec;
 import dev.tributary.config.StartingOffsets;
 import dev.tributary.config.TopicSelection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -27,14 +32,32 @@ final class SourceReader {
     this.nodes = nodes;
   }
 
-  KafkaSourceSpec source(YamlMap root) {
+  /**
+   * Reads {@code source}: exactly one of {@code kafka} and {@code delta}. Returns null when absent or
+   * invalid.
+   */
+  SourceSpec source(YamlMap root, OutputReader tables) {
     YamlMap source = section(root, "source", "source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }");
     if (source == null) {
       return null;
     }
-    Node kafkaNode = source.required("kafka", "kafka: { bootstrap-servers: localhost:9092, topics: [orders] }");
+    Node kafkaNode = source.optional("kafka").orElse(null);
+    Node deltaNode = source.optional("delta").orElse(null);
     source.finish();
-    YamlMap kafka = kafkaNode == null ? null : nodes.map(kafkaNode, "source.kafka", "source.kafka");
+    if (kafkaNode != null && deltaNode != null) {
+      nodes.fail(deltaNode, "source.delta", Messages.twoSources());
+      return null;
+    }
+    if (kafkaNode == null && deltaNode == null) {
+      if (!source.hasOtherKeys(List.of())) {
+        nodes.problems().atKey("source", Messages.noSource());
+      }
+      return null;
+    }
+    if (deltaNode != null) {
+      return delta(deltaNode, tables);
+    }
+    YamlMap kafka = nodes.map(kafkaNode, "source.kafka", "source.kafka");
     if (kafka == null) {
       return null;
     }
@@ -59,6 +82,40 @@ final class SourceReader {
       return null;
     }
     return new KafkaSourceSpec(servers, topics, starting, maxOffsets, failOnDataLoss, properties);
+  }
+
+  private DeltaSourceSpec delta(Node deltaNode, OutputReader tables) {
+    YamlMap delta = nodes.map(deltaNode, "source.delta", "source.delta");
+    if (delta == null) {
+      return null;
+    }
+    Node pathNode = delta.required("path", "path: s3://lake/bronze/events or a local directory");
+    String path = pathNode == null ? null : nodes.nonEmptyText(pathNode, "source.delta.path", "the table path");
+    StartingVersion starting = delta.read("starting-version",
+        n -> nodes.convert(n, "source.delta.starting-version", StartingVersion::parse), new StartingVersion.Earliest());
+    OptionalLong maxFiles = OptionalLong.empty();
+    Node maxFilesNode = delta.optional("max-files-per-trigger").orElse(null);
+    if (maxFilesNode != null) {
+      Long max = nodes.integer(maxFilesNode, "source.delta.max-files-per-trigger", 1);
+      maxFiles = max == null ? null : OptionalLong.of(max);
+    }
+    Optional<Size> maxBytes = delta.read("max-bytes-per-trigger", n -> {
+      Size size = positiveSize(n, "source.delta.max-bytes-per-trigger");
+      return size == null ? null : Optional.of(size);
+    }, Optional.empty());
+    Boolean ignoreDeletes = delta.read("ignore-deletes", n -> nodes.bool(n, "source.delta.ignore-deletes"),
+        Boolean.FALSE);
+    Boolean skipChangeCommits = delta.read("skip-change-commits",
+        n -> nodes.bool(n, "source.delta.skip-change-commits"), Boolean.FALSE);
+    StorageSpec storage = tables.storage(delta, "source.delta.storage", "source.delta.storage");
+    boolean storageOk = storage != null || !nodes.problems().declared("source.delta.storage");
+    delta.finish();
+    if (path == null || starting == null || maxFiles == null || maxBytes == null || ignoreDeletes == null
+        || skipChangeCommits == null || !storageOk) {
+      return null;
+    }
+    return new DeltaSourceSpec(path, starting, maxFiles, maxBytes, ignoreDeletes, skipChangeCommits,
+        Optional.ofNullable(storage));
   }
 
   private TopicSelection topics(YamlMap kafka) {
@@ -125,8 +182,23 @@ final class SourceReader {
     return ok ? properties : null;
   }
 
-  JsonFormatSpec format(YamlMap root) {
-    YamlMap format = section(root, "format", "format: { json: { schema: { order_id: string } } }");
+  /**
+   * Reads {@code format}: required with a Kafka source, refused with a Delta source (whose table's
+   * schema is the input schema); with a broken source, read when present (required when the
+   * source is missing: the example source is Kafka's).
+   */
+  JsonFormatSpec format(YamlMap root, SourceSpec source) {
+    if (source instanceof DeltaSourceSpec) {
+      root.optional("format").ifPresent(n -> nodes.fail(n, "format", Messages.formatWithDeltaSource()));
+      return null;
+    }
+    YamlMap format;
+    if (source == null && nodes.problems().declared("source")) {
+      Node node = root.optional("format").orElse(null);
+      format = node == null ? null : nodes.map(node, "format", "format");
+    } else {
+      format = section(root, "format", "format: { json: { schema: { order_id: string } } }");
+    }
     if (format == null) {
       return null;
     }

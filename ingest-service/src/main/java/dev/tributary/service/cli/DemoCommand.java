@@ -68,7 +68,7 @@ final class DemoCommand {
           Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers(), "DEMO_DIR", dir.toString()));
       CompiledPipeline pipeline = PipelineFactory.compile(spec);
       out.println("3. Running pipeline " + spec.id() + " (available-now, at most "
-          + spec.source().maxOffsetsPerTrigger().orElse(0) + " offsets per batch):");
+          + spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger().orElse(0) + " offsets per batch):");
       ProgressLog progress = new ProgressLog(1000);
       progress.addListener(p -> out.printf("   batch %d: %,d records in, %,d rows out, %,d quarantined, %d ms%n",
           p.batchId(), p.inputRows(), p.outputRows(), p.quarantinedRows(), p.durationMs()));

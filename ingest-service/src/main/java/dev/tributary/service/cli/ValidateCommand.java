@@ -10,6 +10,7 @@ import dev.tributary.service.pipeline.PipelineFactory;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Collectors;
 
 /** {@code tributary validate FILE}: parse, validate and compile; print the plan. Exit 0 valid, 1 invalid. */
@@ -47,14 +48,26 @@ final class ValidateCommand {
   /** A human-readable summary of what the pipeline will do. */
   static String plan(CompiledPipeline pipeline) {
     PipelineSpec spec = pipeline.spec();
-    var kafka = spec.source();
     StringBuilder b = new StringBuilder();
-    line(b, "source", "kafka " + kafka.bootstrapServers() + " " + kafka.topics().canonical() + ", new partitions from "
-        + kafka.startingOffsets() + (kafka.maxOffsetsPerTrigger().isPresent()
-            ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
-        + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets"));
-    line(b, "records", "json, " + spec.format().columns().size() + " columns, at most "
-        + spec.format().maxRecordSize() + " each; unparseable records go to quarantine");
+    if (spec.deltaSource().isPresent()) {
+      var delta = spec.deltaSource().get();
+      line(b, "source", "delta " + delta.path() + ", the files each new commit adds, from version "
+          + delta.startingVersion() + ", at most " + deltaLimits(delta) + " per batch"
+          + (delta.skipChangeCommits() ? ", skipping commits that change or delete data"
+              : delta.ignoreDeletes() ? ", skipping commits that only delete data"
+              : "; a commit that deletes or changes data stops the pipeline"));
+      line(b, "records", "schema: the table's, read at start; columns the query names are checked then;"
+          + " rows a transform fails on go to quarantine");
+    } else {
+      var kafka = spec.kafkaSource().orElseThrow();
+      line(b, "source", "kafka " + kafka.bootstrapServers() + " " + kafka.topics().canonical()
+          + ", new partitions from " + kafka.startingOffsets() + (kafka.maxOffsetsPerTrigger().isPresent()
+              ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
+          + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets"));
+      var format = spec.format().orElseThrow();
+      line(b, "records", "json, " + format.columns().size() + " columns, at most "
+          + format.maxRecordSize() + " each; unparseable records go to quarantine");
+    }
     line(b, "transforms", spec.transforms().isEmpty() ? "none"
         : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
     for (int i = 0; i < spec.joins().size(); i++) {
@@ -69,7 +82,12 @@ final class ValidateCommand {
         + " group by " + a.groupBy() + " measures " + a.canonicalMeasures()));
     spec.aggregate().filter(a -> a.running()).ifPresent(a -> line(b, "state", runningState(a)));
     spec.lateEvents().ifPresent(l -> line(b, "late-events", "delta " + l.path()));
-    if (spec.aggregate().isPresent() && !spec.joins().isEmpty()) {
+    if (pipeline.awaitsSourceSchema()) {
+      // validate reads no table: the source table's columns (and so the types) are known at start
+      line(b, "output", (spec.aggregate().isPresent() ? String.join(", ", spec.outputColumns())
+          : "the source table's columns" + (spec.outputColumns().isEmpty() ? ""
+              : ", then " + String.join(", ", spec.outputColumns()))) + " (types known at start)");
+    } else if (spec.aggregate().isPresent() && !spec.joins().isEmpty()) {
       // a group-by or measure column may come from a join: the types are known once its table is read
       line(b, "output", String.join(", ", spec.outputColumns()) + " (types known at start, after the joins)");
     } else {
@@ -85,6 +103,16 @@ final class ValidateCommand {
     line(b, "trigger", trigger(spec.trigger()));
     line(b, "output-mode", spec.outputMode().keyword());
     return b.toString();
+  }
+
+  /** A Delta source's rate limits as the plan shows them: Spark's defaulting (1000 files unless bytes are limited). */
+  private static String deltaLimits(dev.tributary.config.DeltaSourceSpec delta) {
+    List<String> limits = new java.util.ArrayList<>();
+    if (delta.maxFilesPerTrigger().isPresent() || delta.maxBytesPerTrigger().isEmpty()) {
+      limits.add(delta.maxFilesPerTrigger().orElse(1000) + " files");
+    }
+    delta.maxBytesPerTrigger().ifPresent(bytes -> limits.add(bytes + " (soft: at least one file)"));
+    return String.join(" and ", limits);
   }
 
   /** One join of the plan: its type, table, keys, the columns it adds and its size limit. */

@@ -102,6 +102,16 @@ public final class StatelessProcessor implements RecordProcessor {
     this(pipelineId, parser, transforms, List.of(), false, joins);
   }
 
+  /**
+   * The same stateless steps (parser or source table, transforms) with other output handling: rows
+   * for the sink, checked for {@code partitionColumns}, or, when {@code partitionColumns} is null,
+   * the unchecked rows of a stateful pipeline's steps; joined by {@code joins} (may be null).
+   */
+  public StatelessProcessor rebuild(List<String> partitionColumns, StreamJoins joins) {
+    return new StatelessProcessor(pipelineId, parser, rowSource, rowSchema, transforms,
+        partitionColumns == null ? List.of() : partitionColumns, partitionColumns != null, joins);
+  }
+
   private StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
       List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
     this(pipelineId, parser, null, null, transforms, partitionColumns, sinkRows, joins);

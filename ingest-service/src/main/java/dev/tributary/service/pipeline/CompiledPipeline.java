@@ -19,8 +19,21 @@ public record CompiledPipeline(
     PipelineSpec spec, JsonRecordParser parser, CompiledTransforms transforms, StatelessProcessor processor,
     Optional<StatefulPlan> stateful) {
 
+  /**
+   * Whether the query is still to be compiled against the source table's schema, read at start
+   * ({@link PipelineFactory#bindSource}): a Delta source's pipeline before it is bound. Then
+   * {@code parser}, {@code transforms} and {@code processor} are null.
+   */
+  public boolean awaitsSourceSchema() {
+    return processor == null;
+  }
+
   /** The columns of the sink table, in order. */
   public StructType outputSchema() {
+    if (awaitsSourceSchema()) {
+      throw new IllegalStateException("Pipeline " + spec.id() + ": the output columns are known once the source"
+          + " table is read (PipelineFactory.bindSource)");
+    }
     return stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
   }
 

@@ -3,6 +3,14 @@ package dev.tributary.service.pipeline;
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.DeltaSinkSpec;
+import dev.tributary.config.DeltaSourceSpec;
+import dev.tributary.config.Size;
+import dev.tributary.config.StartingVersion;
+import dev.tributary.service.source.DeltaTableSource;
+import dev.tributary.table.stream.ChangeOptions;
+import dev.tributary.table.stream.SourceLimits;
+import dev.tributary.table.stream.StartingPoint;
+import dev.tributary.config.JsonFormatSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
@@ -61,37 +69,80 @@ public final class PipelineFactory {
       problems.add("late-events: not supported yet without a watermark (no event can be late without one); add"
           + " watermark: { column: <event time column>, delay: 10 minutes } or remove late-events");
     }
+    if (spec.deltaSource().isPresent()) {
+      // The source table's schema is the input schema: the query is compiled against it at start
+      // (bindSource), once the table is read.
+      if (!problems.isEmpty()) {
+        throw new PipelineDefinitionException(spec.id(), problems);
+      }
+      return new CompiledPipeline(spec, null, null, null, Optional.empty());
+    }
+    JsonFormatSpec format = spec.format().orElseThrow();
     LinkedHashMap<String, String> columns = new LinkedHashMap<>();
-    for (ColumnSpec c : spec.format().columns()) {
+    for (ColumnSpec c : format.columns()) {
       columns.put(c.name(), c.type().canonical());
     }
     JsonRecordParser parser;
     try {
-      parser = JsonRecordParser.forColumns(columns, spec.format().maxRecordSize().bytes());
+      parser = JsonRecordParser.forColumns(columns, format.maxRecordSize().bytes());
     } catch (IllegalArgumentException e) {
       problems.add("format.json.schema: " + e.getMessage());
       throw new PipelineDefinitionException(spec.id(), problems);
     }
-    StructType parsed = parser.schema();
+    return compileQuery(spec, parser, StatelessProcessor.transformInput(parser.schema()),
+        transforms -> new StatelessProcessor(spec.id(), parser, transforms), problems, "");
+  }
+
+  /**
+   * Compiles the query of a pipeline with a Delta source against the source table's schema, read at
+   * start; the pipeline itself when its source is Kafka (compiled already).
+   *
+   * @param sourceTable the source table's location, recorded in quarantine rows
+   * @throws PipelineDefinitionException naming the pipeline and the column that is wrong, with the table's columns
+   */
+  public static CompiledPipeline bindSource(CompiledPipeline compiled, String sourceTable, StructType schema) {
+    if (!compiled.awaitsSourceSchema()) {
+      return compiled;
+    }
+    PipelineSpec spec = compiled.spec();
+    String where = " (the columns of the source table " + sourceTable + ", read at start: "
+        + String.join(", ", schema.fieldNames()) + ")";
+    return compileQuery(spec, null, schema,
+        transforms -> StatelessProcessor.forRows(spec.id(), sourceTable, schema, transforms, List.of(), null)
+            .rebuild(null, null),
+        new ArrayList<>(), where);
+  }
+
+  /**
+   * Compiles transforms and stateful operators over {@code input}, the columns the transforms see.
+   *
+   * @param steps makes the stateless steps of a stateful pipeline from the compiled transforms
+   * @param where appended to each problem: where the input columns come from ("" when declared)
+   */
+  private static CompiledPipeline compileQuery(PipelineSpec spec, JsonRecordParser parser, StructType input,
+      java.util.function.Function<CompiledTransforms, StatelessProcessor> steps, List<String> problems,
+      String where) {
     CompiledTransforms transforms = null;
     try {
-      transforms = Transforms.compile(StatelessProcessor.transformInput(parsed), steps(spec.transforms()));
+      transforms = Transforms.compile(input, steps(spec.transforms()));
     } catch (ExpressionException e) {
-      problems.add(e.getMessage());
+      problems.add(e.getMessage() + where);
     } catch (IllegalArgumentException e) {
       problems.add("transform: " + e.getMessage()); // e.g. a derived column name that cannot be a column
     }
     StatelessProcessor processor = null;
     Optional<StatefulPlan> stateful = Optional.empty();
     if (transforms != null) {
-      processor = new StatelessProcessor(spec.id(), parser, transforms);
+      processor = steps.apply(transforms);
+      List<String> queryProblems = new ArrayList<>();
       // With joins, the plan is compiled again at start against the joined rows (bindJoins); here
       // the columns a join may add are left to that check.
-      stateful = spec.joins().isEmpty() ? StatefulPlan.compile(spec, processor.outputSchema(), problems)
-          : StatefulPlan.compileBeforeJoins(spec, processor.outputSchema(), fromJoin(spec), problems);
+      stateful = spec.joins().isEmpty() ? StatefulPlan.compile(spec, processor.outputSchema(), queryProblems)
+          : StatefulPlan.compileBeforeJoins(spec, processor.outputSchema(), fromJoin(spec), queryProblems);
+      queryProblems.forEach(p -> problems.add(p + where));
       if (stateful.isEmpty() && partitionColumnsExist(spec, processor.outputSchema())) {
         try {
-          processor = new StatelessProcessor(spec.id(), parser, transforms, spec.sink().partitionBy());
+          processor = processor.rebuild(spec.sink().partitionBy(), null);
         } catch (IllegalArgumentException e) {
           problems.add("sink.delta.partition-by: " + e.getMessage()); // e.g. a struct column
         }
@@ -144,10 +195,8 @@ public final class PipelineFactory {
               + "' is not an output column; output columns are " + output.fieldNames()));
         }
       }
-      StatelessProcessor processor = stateful.isPresent()
-          ? new StatelessProcessor(spec.id(), pipeline.parser(), pipeline.transforms(), joins)
-          : new StatelessProcessor(spec.id(), pipeline.parser(), pipeline.transforms(), spec.sink().partitionBy(),
-              joins);
+      StatelessProcessor processor = pipeline.processor()
+          .rebuild(stateful.isPresent() ? null : spec.sink().partitionBy(), joins);
       return new CompiledPipeline(spec, pipeline.parser(), pipeline.transforms(), processor, stateful);
     } catch (RuntimeException e) {
       joins.close();
@@ -215,7 +264,7 @@ public final class PipelineFactory {
   }
 
   public static KafkaSourceSettings sourceSettings(PipelineSpec spec, boolean ignoreRateLimit) {
-    var kafka = spec.source();
+    var kafka = spec.kafkaSource().orElseThrow();
     List<String> topics = List.of();
     Optional<java.util.regex.Pattern> pattern = Optional.empty();
     if (kafka.topics() instanceof TopicSelection.Topics t) {
@@ -226,6 +275,33 @@ public final class PipelineFactory {
     return new KafkaSourceSettings(spec.id(), kafka.bootstrapServers(), topics, pattern, kafka.startingOffsets(),
         ignoreRateLimit ? OptionalLong.empty() : kafka.maxOffsetsPerTrigger(), kafka.failOnDataLoss(),
         kafka.properties(), Duration.ofMinutes(2));
+  }
+
+  /**
+   * Opens the Delta source table of a pipeline ({@code source.delta}) in {@code store}: its latest
+   * snapshot, whose schema is the input schema.
+   *
+   * @param ignoreRateLimit a {@code once} trigger: one batch with everything available (as Kafka's)
+   */
+  public static DeltaTableSource deltaSource(PipelineSpec spec, ObjectStore store, boolean ignoreRateLimit)
+      throws IOException {
+    DeltaSourceSpec delta = spec.deltaSource().orElseThrow();
+    StartingVersion version = delta.startingVersion();
+    StartingPoint start;
+    if (version instanceof StartingVersion.AtVersion v) {
+      start = new StartingPoint.AtVersion(v.version());
+    } else if (version instanceof StartingVersion.AtTimestamp t) {
+      start = new StartingPoint.AtTimestamp(t.instant());
+    } else if (version instanceof StartingVersion.Latest) {
+      start = new StartingPoint.Latest();
+    } else {
+      start = new StartingPoint.Earliest();
+    }
+    SourceLimits limits = ignoreRateLimit ? SourceLimits.unlimited()
+        : SourceLimits.of(delta.maxFilesPerTrigger().isPresent() ? delta.maxFilesPerTrigger().getAsLong() : null,
+            delta.maxBytesPerTrigger().map(Size::bytes).orElse(null));
+    return new DeltaTableSource(spec.id(), DeltaTable.open(store, TableOptions.defaults()), start, limits,
+        new ChangeOptions(delta.ignoreDeletes(), delta.skipChangeCommits()));
   }
 
   public static DataWriteOptions writeOptions(DeltaSinkSpec sink) {

@@ -10,7 +10,11 @@ import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.checkpoint.SourcePartition;
 import java.util.Map;
+import dev.tributary.config.DeltaSourceSpec;
+import dev.tributary.service.engine.Source;
+import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSource;
+import dev.tributary.storage.ObjectStores;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.data.WarmUp;
 import java.io.IOException;
@@ -42,7 +46,7 @@ public final class PipelineRun implements AutoCloseable {
 
   /**
    * Opens everything the pipeline needs: checkpoint (refusing a mismatched one), tables (creating
-   * them on first use) and the Kafka source.
+   * them on first use) and the source (Kafka, or the Delta source table).
    *
    * @param trigger the trigger to run with (the declared one, or an override from the command line)
    */
@@ -53,8 +57,21 @@ public final class PipelineRun implements AutoCloseable {
     WarmUp.startInBackground(PipelineFactory.writeOptions(spec.sink()).codec());
     List<AutoCloseable> resources = new ArrayList<>();
     try {
-      // First: the sink's schema ends with the dimension tables' columns, known once they are read.
-      CompiledPipeline pipeline = PipelineFactory.bindJoins(compiled);
+      // First the sources' schemas: a Delta source's table's is the input schema, and the sink's
+      // ends with the dimension tables' columns, known once they are read.
+      Source source = null;
+      CompiledPipeline bound = compiled;
+      if (spec.deltaSource().isPresent()) {
+        DeltaSourceSpec delta = spec.deltaSource().get();
+        ObjectStore sourceStore = ObjectStores.open(delta.path(),
+            PipelineFactory.s3Settings(delta.storage().or(spec::storage)));
+        resources.add(sourceStore);
+        DeltaTableSource table = PipelineFactory.deltaSource(spec, sourceStore, trigger instanceof TriggerSpec.Once);
+        resources.add(0, table);
+        source = table;
+        bound = PipelineFactory.bindSource(compiled, delta.path(), table.schema());
+      }
+      CompiledPipeline pipeline = PipelineFactory.bindJoins(bound);
       pipeline.processor().joins().ifPresent(resources::add);
       ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());
       resources.add(checkpointStore);
@@ -74,13 +91,18 @@ public final class PipelineRun implements AutoCloseable {
       TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
       List<TableSink> tables = new ArrayList<>(List.of(sink, quarantine));
       late.ifPresent(tables::add);
-      Map<SourcePartition, Long> startAfter = NewCheckpointStart.startAfter(spec.id(),
-          spec.source().startingOffsets(), checkpoint, txns, sink, tables);
+      // starting-offsets: table is Kafka's; a Delta source starts at its starting-version
+      Map<SourcePartition, Long> startAfter = spec.kafkaSource().isEmpty() ? Map.of()
+          : NewCheckpointStart.startAfter(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint, txns,
+              sink, tables);
       RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec));
       resources.add(0, processor);
-      KafkaSource source = new KafkaSource(
-          PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
-      resources.add(0, source);
+      if (source == null) {
+        KafkaSource kafka = new KafkaSource(
+            PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+        resources.add(0, kafka);
+        source = kafka;
+      }
       MicroBatchEngine engine = new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink,
           quarantine, late, progress, Clock.systemUTC());
       return new PipelineRun(spec, trigger, resources, engine, progress);

@@ -93,7 +93,10 @@ final class HealthChecks implements AutoCloseable {
           continue;
         }
         PipelineSpec spec = p.spec().get();
-        String cluster = spec.source().bootstrapServers();
+        if (spec.kafkaSource().isEmpty()) {
+          continue; // a Delta source: no Kafka cluster to check
+        }
+        String cluster = spec.kafkaSource().get().bootstrapServers();
         String shown = p.mask(cluster);
         if (details.containsKey(shown)) {
           continue;
@@ -205,8 +208,9 @@ final class HealthChecks implements AutoCloseable {
   private static String describeCluster(PipelineSpec spec, Duration timeout) throws Exception {
     Properties props = new Properties();
     // The pipeline's consumer properties carry the security settings (SASL, TLS) the broker needs.
-    props.putAll(spec.source().properties());
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, spec.source().bootstrapServers());
+    var kafka = spec.kafkaSource().orElseThrow();
+    props.putAll(kafka.properties());
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     props.put(AdminClientConfig.CLIENT_ID_CONFIG, "tributary-health");

@@ -7,6 +7,7 @@ import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.data.RowChecks;
+import dev.tributary.table.stream.SourceRow;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -36,6 +37,10 @@ public final class StatefulProcessor implements RecordProcessor {
   private String lastTopic;
   private int lastPartition = -1;
   private int lastIndex;
+  /** The partition index of a table source's rows: -1 until the first. */
+  private int tableIndex = -1;
+  /** The key of a table source in {@link #partitionIndexes}: no Kafka topic can be named so (a space). */
+  private static final TopicPartition TABLE_SOURCE = new TopicPartition("table source", 0);
 
   /**
    * @param parser the record parser and {@code transforms} the compiled transforms: the stateless
@@ -89,9 +94,34 @@ public final class StatefulProcessor implements RecordProcessor {
     int partition = partitionIndex(record);
     query.read(partition);
     Object[] row = stateless.toRow(record, outputs);
-    if (row == null) {
-      return;
+    if (row != null) {
+      accept(row, partition, outputs, problem -> stateless.quarantine(record, problem, outputs));
     }
+  }
+
+  /**
+   * A typed row of a table source (a Delta table): the same operators as a record's row, its
+   * transforms applied to the table's columns; a row set aside is quarantined with its provenance.
+   * The table is one ordered input, one "partition" for the watermark.
+   */
+  @Override
+  public void processRow(SourceRow source, BatchOutputs outputs) throws Exception {
+    if (tableIndex < 0) {
+      tableIndex = partitionIndexes.computeIfAbsent(TABLE_SOURCE, tp -> partitionIndexes.size());
+    }
+    query.read(tableIndex);
+    Object[] row = stateless.toRow(source, outputs);
+    if (row != null) {
+      accept(row, tableIndex, outputs, problem -> stateless.quarantine(source, problem, outputs));
+    }
+  }
+
+  /** How a row that cannot enter state is set aside: its record or source row goes to quarantine. */
+  private interface SetAside {
+    void quarantine(String problem) throws IOException;
+  }
+
+  private void accept(Object[] row, int partition, BatchOutputs outputs, SetAside setAside) throws Exception {
     // The join runs before the watermark: a record gives no row (an inner join without a match),
     // one, or one per matching dimension row, and each goes through the operators.
     List<Object[]> rows = stateless.join(row);
@@ -109,7 +139,7 @@ public final class StatefulProcessor implements RecordProcessor {
         problem = lateRows.problem(joined);
       }
       if (problem != null) {
-        stateless.quarantine(record, problem, outputs);
+        setAside.quarantine(problem);
         return;
       }
     }
