@@ -140,4 +140,16 @@ class DeltaSourceConfigTest {
         sink:"""));
     assertThat(spec.outputColumns()).isEqualTo(List.of("window_start", "window_end", "name", "n"));
   }
+
+  @Test
+  void refusesASourceTableThePipelineWrites() {
+    assertThat(errors(SILVER.replace("path: /lake/silver/events", "path: /lake/bronze/events")))
+        .singleElement().asString()
+        .isEqualTo("orders.yaml:4:11: source.delta.path: the source table '/lake/bronze/events' overlaps the"
+            + " sink.delta.path location '/lake/bronze/events': a pipeline cannot read what it writes (each batch"
+            + " would read the previous batch's output again); read another table, or move the sink.delta.path"
+            + " location");
+    assertThat(errors(SILVER.replace("checkpoint: /chk/silver", "checkpoint: /lake/bronze/events/_chk")))
+        .anySatisfy(e -> assertThat(e).contains("source.delta.path: the source table").contains("checkpoint"));
+  }
 }

@@ -70,6 +70,23 @@ class PipelineSchemaTest {
   }
 
   @Test
+  void acceptsADeltaSourceWithoutFormatAndRefusesAFormatOrASecondSource() throws Exception {
+    assertThat(validate(DeltaSourceConfigTest.SILVER)).isEmpty();
+    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("    path: /lake/bronze/events\n", ""
+        + "    path: /lake/bronze/events\n    starting-version: 12\n    max-bytes-per-trigger: 1GB\n"
+        + "    ignore-deletes: true\n    skip-change-commits: false\n"))).isEmpty();
+    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("transform:",
+        "format: { json: { schema: { id: long } } }\ntransform:"))).isNotEmpty();
+    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("  delta:\n    path: /lake/bronze/events\n",
+        "  delta:\n    path: /lake/bronze/events\n  kafka: { bootstrap-servers: b:9092, topics: [t] }\n")))
+        .isNotEmpty();
+    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("path: /lake/bronze/events",
+        "path: /lake/bronze/events\n    starting-offsets: latest"))).isNotEmpty();
+    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("path: /lake/bronze/events",
+        "path: /lake/bronze/events\n    starting-version: yesterday"))).isNotEmpty();
+  }
+
+  @Test
   void acceptsJoinsAndRefusesABadJoinType() throws Exception {
     String join = """
         join:

@@ -126,6 +126,12 @@ final class Messages {
         + " or source: { delta: { path: s3://lake/bronze/events } }";
   }
 
+  static String sourceOverlapsOwnLocation(String source, String key, String text) {
+    return "the source table '" + source + "' overlaps the " + key + " location '" + text + "': a pipeline"
+        + " cannot read what it writes (each batch would read the previous batch's output again); read another"
+        + " table, or move the " + key + " location";
+  }
+
   static String formatWithDeltaSource() {
     return "a Delta source's rows are already typed: the source table's schema is the input schema;"
         + " remove the format section";

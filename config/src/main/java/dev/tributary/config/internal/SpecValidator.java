@@ -3,6 +3,7 @@ package dev.tributary.config.internal;
 import dev.tributary.config.AggregateSpec;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
+import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.JoinSpec;
 import dev.tributary.config.Measure;
@@ -220,6 +221,18 @@ final class SpecValidator {
     List<LocationRules.Declared> declared = LocationRules.declared(locations, Path.of(""));
     for (LocationRules.Conflict conflict : LocationRules.conflicts(declared)) {
       problems.atValue(conflict.reported().key(), LocationRules.message(conflict));
+    }
+    if (draft.source() instanceof DeltaSourceSpec delta) {
+      // A pipeline reading what it writes would read each batch's output again in the next batch.
+      List<LocationRules.Declared> source = LocationRules.declared(Map.of("source.delta.path", delta.path()),
+          Path.of(""));
+      for (LocationRules.Declared own : declared) {
+        if (!source.isEmpty() && source.get(0).location().overlaps(own.location())) {
+          problems.atValue("source.delta.path", Messages.sourceOverlapsOwnLocation(delta.path(), own.key(),
+              own.text()));
+          break;
+        }
+      }
     }
   }
 
