@@ -374,10 +374,14 @@ public final class PipelineFactory {
         checkpointStore, localDir);
   }
 
-  /** Opens the quarantine table (creating it on first use). */
+  /**
+   * Opens the quarantine table (creating it on first use): Kafka records with their provenance, or,
+   * with a Delta source, the table rows with theirs ({@link QuarantineRows#SOURCE_ROW_SCHEMA}).
+   */
   public static DeltaTableSink quarantine(PipelineSpec spec, ObjectStore store) throws IOException {
     DataWriteOptions options = new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
-    return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)), QuarantineRows.SCHEMA,
+    StructType schema = spec.deltaSource().isPresent() ? QuarantineRows.SOURCE_ROW_SCHEMA : QuarantineRows.SCHEMA;
+    return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)), schema,
         List.of(), options);
   }
 

@@ -230,4 +230,34 @@ class DeltaSourcePipelineIT {
     assertThat(run("run", "--pipeline", file.toString(), "--available-now")).isNotZero();
     assertThat(err()).contains("customer_id").contains("the columns of the source table").contains("id, name, at");
   }
+
+  @Test
+  void aRowTheSinkCannotHoldGoesToQuarantineWithItsTableProvenance() throws Exception {
+    try (AppendTransaction tx = bronze.newAppend(new TransactionId("bronze-writer", 0))) {
+      tx.write(new Object[] {0L, "eu", at(0)});
+      tx.write(new Object[] {1L, "E\u0000U", at(1)}); // a NUL cannot be in a partition directory name
+      tx.write(new Object[] {2L, "us", at(2)});
+      tx.commit(Map.of());
+    }
+    Path file = write("regions.yaml", """
+        pipeline: regions
+        source:
+          delta: { path: %1$s/bronze }
+        transform:
+          - derive: { region: "name" }
+        sink:
+          delta: { path: %1$s/regions, partition-by: [region] }
+        checkpoint: %1$s/chk/regions
+        """.formatted(dir));
+    assertThat(run("run", "--pipeline", file.toString(), "--available-now")).as(err()).isZero();
+    assertThat(rows("regions")).extracting(r -> r[0]).containsExactlyInAnyOrder(0L, 2L);
+    List<Object[]> quarantined = rows("regions-quarantine");
+    assertThat(quarantined).singleElement().satisfies(q -> {
+      assertThat(q[0]).isEqualTo(dir + "/bronze"); // source_table
+      assertThat(q[2]).isEqualTo(1L); // source_version: the commit that added the file
+      assertThat(q[4]).isEqualTo(1L); // source_row
+      assertThat((String) q[5]).contains("\"id\":1"); // the row as JSON
+      assertThat((String) q[6]).startsWith("partition column 'region': the value contains a NUL");
+    });
+  }
 }
