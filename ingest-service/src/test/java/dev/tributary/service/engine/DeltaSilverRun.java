@@ -25,8 +25,8 @@ import java.util.Optional;
 
 /**
  * The silver pipeline of the Delta source tests, wired by hand (no YAML): bronze {@code (id, name)}
- * → silver {@code (id, name, id_times_two)}, two files per batch, available-now. A main, so the
- * crash test can run it in a child JVM and halt it at the engine's crash points.
+ * → silver {@code (id, name, id_times_two)}, two files per batch, available-now, for the engine
+ * tests. DeltaSourceCrashIT runs the same pipeline from YAML through the command line.
  */
 public final class DeltaSilverRun {
   /** Bronze's schema. */

@@ -2,6 +2,7 @@ package dev.tributary.service.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.service.cli.Main;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -25,8 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Exactly once for a Delta source under kill -9: the silver pipeline ({@link DeltaSilverRun}) runs
- * in a child JVM halted at each of the engine's crash points in turn (the same as kill -9: no
+ * Exactly once for a Delta source under kill -9: the silver pipeline of {@link DeltaSilverRun}
+ * (bronze {@code (id, name)} plus {@code id_times_two}, two files per batch), declared in YAML and
+ * run by the command line ({@code run --pipeline silver.yaml --available-now}), runs in a child JVM halted at each of the engine's crash points in turn (the same as kill -9: no
  * shutdown hooks, no flushing), with fresh bronze commits before every run and a compaction of
  * bronze in between; a final run drains. Silver must then equal the batch computation over bronze:
  * every bronze row once, with its derived column. Each halt is reachable by construction: the run
@@ -56,6 +58,28 @@ class DeltaSourceCrashIT {
     }
   }
 
+  /** Writes the silver pipeline file (once) and returns the command line that runs it available-now. */
+  private List<String> silverRun() throws Exception {
+    Path file = dir.resolve("silver.yaml");
+    if (!Files.exists(file)) {
+      Files.writeString(file, """
+          pipeline: silver
+          source:
+            delta:
+              path: %1$s/bronze
+              max-files-per-trigger: 2
+          transform:
+            - derive: { id_times_two: "id * 2" }
+          sink:
+            delta: { path: %1$s/silver }
+          quarantine:
+            delta: { path: %1$s/quarantine }
+          checkpoint: %1$s/chk
+          """.formatted(dir));
+    }
+    return List.of("run", "--pipeline", file.toString(), "--available-now");
+  }
+
   @Test
   void silverEqualsTheBatchComputationOverBronzeAfterAHaltAtEveryCrashPoint() throws Exception {
     Random random = new Random(20261201L);
@@ -74,7 +98,7 @@ class DeltaSourceCrashIT {
         String crashAt = point + ":" + occurrence;
         Path log = dir.resolve("run-" + i + ".log");
         Process child = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-Dtributary.test.crash-at=" + crashAt), DeltaSilverRun.class.getName(), List.of(dir.toString()), log, dir);
+            "-Dtributary.test.crash-at=" + crashAt), Main.class.getName(), silverRun(), log, dir);
         boolean exited = child.waitFor(120, TimeUnit.SECONDS);
         if (!exited) {
           child.destroyForcibly().waitFor();
@@ -84,8 +108,7 @@ class DeltaSourceCrashIT {
         assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
       }
       Path log = dir.resolve("drain.log");
-      Process drain = ChildJvm.start(List.of("-Xmx256m"), DeltaSilverRun.class.getName(), List.of(dir.toString()),
-          log, dir);
+      Process drain = ChildJvm.start(List.of("-Xmx256m"), Main.class.getName(), silverRun(), log, dir);
       assertThat(drain.waitFor(120, TimeUnit.SECONDS)).as("drain finished").isTrue();
       assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
 
