@@ -260,4 +260,42 @@ class DeltaSourcePipelineIT {
       assertThat((String) q[6]).startsWith("partition column 'region': the value contains a NUL");
     });
   }
+
+  @Test
+  void aDeltaSourceJoinsWithADimensionTable() throws Exception {
+    append(0, 0, 8);
+    StructType customers = StructType.of(StructField.nullable("name", PrimitiveType.STRING),
+        StructField.nullable("segment", PrimitiveType.STRING));
+    try (ObjectStore dimStore = ObjectStores.open(dir.resolve("dims").toString(), null)) {
+      DeltaTable dim = DeltaTable.open(dimStore, TableOptions.defaults());
+      dim.create(customers, List.of(), Map.of());
+      try (AppendTransaction tx = dim.newAppend(new TransactionId("dim-writer", 0))) {
+        for (long id = 0; id < 4; id++) {
+          tx.write(new Object[] {"name-" + id, "segment-" + id % 2});
+        }
+        tx.commit(Map.of());
+      }
+    }
+    Path file = write("enriched.yaml", """
+        pipeline: enriched
+        source:
+          delta: { path: %1$s/bronze }
+        join:
+          - delta: { path: %1$s/dims }
+            on: [name]
+            type: left
+        sink:
+          delta: { path: %1$s/enriched }
+        checkpoint: %1$s/chk/enriched
+        """.formatted(dir));
+    assertThat(run("run", "--pipeline", file.toString(), "--available-now")).as(err()).isZero();
+    Map<Long, Object> segments = new TreeMap<>();
+    for (Object[] row : rows("enriched")) {
+      assertThat(row).hasSize(4); // id, name, at, segment
+      segments.put((Long) row[0], row[3] == null ? "none" : row[3]);
+    }
+    assertThat(segments).containsExactly(Map.entry(0L, "segment-0"), Map.entry(1L, "segment-1"),
+        Map.entry(2L, "segment-0"), Map.entry(3L, "segment-1"), Map.entry(4L, "none"), Map.entry(5L, "none"),
+        Map.entry(6L, "none"), Map.entry(7L, "none"));
+  }
 }
