@@ -45,7 +45,7 @@ class PipelineSchemaTest {
   }
 
   static Stream<Path> examples() throws Exception {
-    return Files.list(PipelineParserTest.PIPELINES).filter(p -> p.toString().endsWith(".yaml")).sorted();
+    return Files.walk(PipelineParserTest.PIPELINES).filter(p -> p.toString().endsWith(".yaml")).sorted();
   }
 
   @ParameterizedTest

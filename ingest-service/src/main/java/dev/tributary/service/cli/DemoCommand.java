@@ -52,12 +52,19 @@ final class DemoCommand {
   int run(CliArguments args) throws Exception {
     int events = Integer.parseInt(args.option("events").orElse("20000"));
     Path dir = Path.of(args.option("dir").orElse("demo-output")).toAbsolutePath();
+    if (args.positional().equals(List.of("medallion"))) {
+      return new MedallionDemo(out).run(events, dir);
+    }
+    if (!args.positional().isEmpty()) {
+      throw new CliArguments.UsageException("unknown demo '" + String.join(" ", args.positional())
+          + "'; the variants are: tributary demo, tributary demo medallion");
+    }
     prepare(dir);
     out.println("Tributary demo: output in " + dir);
     out.println("1. Starting an embedded Kafka broker (KRaft)...");
     try (EmbeddedBroker broker = EmbeddedBroker.start(3, TOPIC)) {
       SampleEvents.Batch sample = SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
-      produce(broker.bootstrapServers(), sample);
+      produce(broker.bootstrapServers(), TOPIC, sample);
       out.printf("2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
           + " %,d late, %,d malformed%n", events, TOPIC, sample.valid(), sample.duplicates(), sample.late(),
           sample.malformed());
@@ -158,7 +165,7 @@ final class DemoCommand {
     }
   }
 
-  private static void produce(String bootstrap, SampleEvents.Batch sample) throws Exception {
+  static void produce(String bootstrap, String topic, SampleEvents.Batch sample) throws Exception {
     Map<String, Object> config = Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
@@ -168,7 +175,7 @@ final class DemoCommand {
       int i = 0;
       List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
       for (byte[] value : sample.values()) {
-        sent.add(producer.send(new ProducerRecord<>(TOPIC, i++ % 3, null, value)));
+        sent.add(producer.send(new ProducerRecord<>(topic, i++ % 3, null, value)));
       }
       producer.flush();
       for (var f : sent) {
@@ -177,7 +184,7 @@ final class DemoCommand {
     }
   }
 
-  private static String resource(String name) throws IOException {
+  static String resource(String name) throws IOException {
     try (InputStream in = DemoCommand.class.getClassLoader().getResourceAsStream(name)) {
       if (in == null) {
         throw new IOException("missing resource " + name);
@@ -187,7 +194,7 @@ final class DemoCommand {
   }
 
   /** Empties a previous demo's output; refuses to touch a non-empty folder that is not one. */
-  private static void prepare(Path dir) throws IOException {
+  static void prepare(Path dir) throws IOException {
     Path marker = dir.resolve(".tributary-demo");
     if (Files.isDirectory(dir)) {
       try (Stream<Path> entries = Files.list(dir)) {
