@@ -154,6 +154,19 @@ class MedallionDemoIT {
   }
 
   @Test
+  void validateAcceptsEachExampleFile() {
+    for (String layer : List.of("bronze", "silver", "gold")) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      Path file = Path.of("..", "pipelines", "medallion", layer + ".yaml");
+      int code = Main.run(new String[] {"validate", file.toString()},
+          new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+      assertThat(code).as("%s: %s", file, err.toString(StandardCharsets.UTF_8)).isZero();
+      assertThat(out.toString(StandardCharsets.UTF_8)).contains("medallion-" + layer);
+    }
+  }
+
+  @Test
   void anUnknownDemoVariantIsAUsageError() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = Main.run(new String[] {"demo", "platinum", "--dir", dir.resolve("x").toString()},
