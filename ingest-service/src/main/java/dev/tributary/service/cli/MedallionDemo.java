@@ -108,8 +108,8 @@ final class MedallionDemo {
       run.run();
     }
     List<BatchProgress> batches = progress.last(1000);
-    out.printf("   %d batches, %,d rows in, %,d rows out, %,d quarantined, %,d filtered out, %,d late%n",
-        batches.size(), batches.stream().mapToLong(BatchProgress::inputRows).sum(),
+    out.printf("   %d batch%s, %,d rows in, %,d rows out, %,d quarantined, %,d filtered out, %,d late%n",
+        batches.size(), batches.size() == 1 ? "" : "es", batches.stream().mapToLong(BatchProgress::inputRows).sum(),
         batches.stream().mapToLong(BatchProgress::outputRows).sum(),
         batches.stream().mapToLong(BatchProgress::quarantinedRows).sum(),
         batches.stream().mapToLong(BatchProgress::filteredRows).sum(),
