@@ -2,6 +2,7 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.AppendTransaction;
@@ -26,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -156,5 +158,37 @@ class DeltaSourceMaintenanceIT {
         .contains("of the Delta source " + dir + "/bronze (added by commit 2) is gone")
         .contains("a VACUUM with a retention shorter").contains("start with a new checkpoint");
     assertThat(silverIds()).as("nothing from the vacuumed commits, nothing twice").isEqualTo(range(0, 10));
+  }
+
+  /**
+   * A batch planned (its range in the offsets log) but never read, because the process died, then
+   * a compaction and vacuum remove the files of that range: the restart replays the recorded range
+   * and must fail loudly, never commit the batch without those rows.
+   */
+  @Test
+  void aVacuumThatDeletedAPlannedButUnreadRangeFailsTheReplay() throws Exception {
+    append(0, 0, 10);
+    append(1, 10, 20);
+    runSilver(); // writes silver.yaml; silver holds 0..20
+    append(2, 20, 30);
+    Path log = dir.resolve("halted.log");
+    Process child = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-Dtributary.test.crash-at=after-offsets-log:1"), Main.class.getName(),
+        List.of("run", "--pipeline", dir.resolve("silver.yaml").toString(), "--available-now"), log, dir);
+    boolean exited = child.waitFor(120, TimeUnit.SECONDS);
+    if (!exited) {
+      child.destroyForcibly().waitFor();
+    }
+    assertThat(exited).as("halted run finished; log:%n%s", Files.readString(log)).isTrue();
+    assertThat(child.exitValue()).as("halted after planning; log:%n%s", Files.readString(log)).isEqualTo(137);
+    assertThat(Files.readString(log)).contains("crash point after-offsets-log:1 reached");
+
+    append(3, 30, 40);
+    bronze.compact(COMPACT_ALL);
+    bronze.vacuum(Duration.ZERO); // among them the file of commit 3, planned by the halted run
+
+    assertThat(runSilver()).as("the replay cannot read its range").isNotZero();
+    assertThat(err()).contains("of the Delta source " + dir + "/bronze (added by commit 3) is gone");
+    assertThat(silverIds()).as("the planned batch was not committed without its rows").isEqualTo(range(0, 20));
   }
 }
