@@ -1,5 +1,6 @@
 package dev.tributary.table.stream;
 
+import dev.tributary.storage.ObjectNotFoundException;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableException;
@@ -187,9 +188,17 @@ public final class DeltaSourcePlanner {
    * The rows of a planned file in the {@link #readSchema() read schema}: partition columns come
    * from the file's {@code partitionValues}, columns the file lacks are null. The caller closes
    * the iterator.
+   *
+   * @throws TableException if the file is gone (a VACUUM deleted it before the stream read it):
+   *     the message names the file and its commit; the stream never skips a planned file
    */
   public CloseableIterator<SourceRow> read(SourceFile file) throws IOException {
-    return new SourceRowIterator(file, DataFiles.read(table.store(), file.toDataFile(), readSchema()));
+    try {
+      return new SourceRowIterator(file, DataFiles.read(table.store(), file.toDataFile(), readSchema()));
+    } catch (ObjectNotFoundException e) {
+      // A planned file that is gone is a vacuum that outran the stream: fail, never skip its rows.
+      throw SourceErrors.fileGone(table.location(), file, e);
+    }
   }
 
   /**

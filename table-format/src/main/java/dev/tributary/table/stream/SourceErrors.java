@@ -67,6 +67,18 @@ final class SourceErrors {
         + " checkpoint.");
   }
 
+  static TableException fileGone(String location, SourceFile file, Throwable cause) {
+    String where = file.initialSnapshot()
+        ? "in the snapshot of version " + file.version()
+        : "added by commit " + file.version();
+    return new TableException("Data file '" + file.add().path() + "' of the Delta source " + location
+        + " (" + where + ") is gone before this pipeline read it: a VACUUM with a retention shorter"
+        + " than how far behind the pipeline is deleted it. Its rows cannot be read, so the batch"
+        + " fails rather than skip them. Restore the file, or start with a new checkpoint (from"
+        + " earliest: the current snapshot, or a later starting-version); keep the VACUUM retention"
+        + " longer than the lag of every pipeline that reads the table.", cause);
+  }
+
   static TableException schemaChanged(String location, long version, String change) {
     return new TableException("The schema of the Delta source " + location + " changed at version "
         + version + ": " + change + ". The stream reads the schema the table had when it started;"
