@@ -1,0 +1,183 @@
+package dev.tributary.service.parse.protobuf;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import dev.tributary.service.parse.EpochUnit;
+import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.ParseResult;
+import dev.tributary.table.types.StructType;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Decodes the Protobuf records of one schema id into rows of the declared columns.
+ *
+ * <p>Input: a record value (or key) with the Confluent 5-byte header (magic byte, schema id)
+ * already stripped, so it starts at the {@link MessageIndexes}, followed by the Protobuf payload.
+ * The indexes pick the message type; when a {@code message} name is configured, any other type is a
+ * failure. Output: as {@link JsonRecordParser#parse}, a {@link ParseResult.Success} whose row is
+ * aligned with the declared struct and holds the same Java value classes (String, Integer, Long,
+ * Double, Boolean, Instant truncated to microseconds, LocalDate, BigDecimal at the declared scale,
+ * Object[] for nested structs), or a {@link ParseResult.Failure} naming the field and the problem.
+ * {@link #decode} never throws for any input bytes.
+ *
+ * <p>All schema work happens in the constructor (for the configured message) or once per message
+ * type the first time a record uses it (when no message is configured): per record there is a
+ * varint read, a map lookup, the protobuf parse and the field reads.
+ *
+ * <p>Instances are immutable (apart from that cache) and thread-safe; build one per (schema id,
+ * message, declared columns) and share it.
+ */
+public final class ProtobufRecordDecoder {
+  private static final Pattern EPOCH_TIMESTAMP =
+      Pattern.compile("timestamp\\s*\\(\\s*(seconds|millis|micros|nanos)\\s*\\)");
+
+  private final ProtobufSchema schema;
+  private final String message;
+  private final StructType columns;
+  private final Map<String, EpochUnit> units;
+  private final JsonFormat.Printer printer;
+  // Per message type: its converter, or the ProtobufSchemaException that refused it (reported
+  // for each record of that type; only reachable when no message name is configured).
+  private final Map<Descriptor, Object> converters = new ConcurrentHashMap<>();
+
+  /**
+   * A decoder for records of {@code schema} into {@code columns}.
+   *
+   * @param message the configured message's full name ({@code com.example.Order}), or null to accept
+   *     whichever message the indexes name
+   * @param epochUnits the epoch unit of timestamp columns read from integer fields, by dotted path
+   *     (absent: milliseconds)
+   * @throws ProtobufSchemaException if {@code message} is not in the schema, or one of its fields
+   *     cannot be a column at all (repeated, map, bytes)
+   */
+  public ProtobufRecordDecoder(ProtobufSchema schema, String message, StructType columns,
+      Map<String, EpochUnit> epochUnits) {
+    this.schema = Objects.requireNonNull(schema, "schema");
+    this.message = message;
+    this.columns = Objects.requireNonNull(columns, "columns");
+    this.units = Map.copyOf(epochUnits);
+    this.printer = JsonFormat.printer()
+        .usingTypeRegistry(JsonFormat.TypeRegistry.newBuilder().add(schema.file().getMessageTypes()).build())
+        .preservingProtoFieldNames()
+        .omittingInsignificantWhitespace();
+    if (message != null) {
+      Descriptor d = schema.message(message).orElseThrow(
+          () -> new ProtobufSchemaException(ProtobufErrors.noSuchMessage(message, schema.topLevelNames())));
+      converters.put(d, new MessageConverter("", d, columns, units));
+    }
+  }
+
+  /**
+   * A decoder for PIPELINES.md's {@code format.protobuf.schema} declarations (the same syntax as
+   * {@code format.json.schema}: dotted paths for nested columns, {@code timestamp(seconds|micros|nanos)}
+   * for epoch integers).
+   *
+   * @throws IllegalArgumentException naming the column, for an invalid declaration
+   * @throws ProtobufSchemaException as the constructor
+   */
+  public static ProtobufRecordDecoder forColumns(ProtobufSchema schema, String message,
+      LinkedHashMap<String, String> columnTypes) {
+    StructType columns = JsonRecordParser.schemaOf(columnTypes);
+    Map<String, EpochUnit> units = new HashMap<>();
+    columnTypes.forEach((path, type) -> {
+      Matcher m = EPOCH_TIMESTAMP.matcher(type.trim().toLowerCase(java.util.Locale.ROOT));
+      if (m.matches()) {
+        units.put(path, EpochUnit.valueOf(m.group(1).toUpperCase(java.util.Locale.ROOT)));
+      }
+    });
+    return new ProtobufRecordDecoder(schema, message, columns, units);
+  }
+
+  /** The struct rows are aligned with. */
+  public StructType columns() {
+    return columns;
+  }
+
+  /** Decodes a whole header-stripped value; see the class comment. */
+  public ParseResult decode(byte[] value) {
+    return decode(value, 0, value == null ? 0 : value.length);
+  }
+
+  /** Decodes {@code length} bytes of {@code buffer} from {@code offset}; never throws. */
+  public ParseResult decode(byte[] buffer, int offset, int length) {
+    return decode(buffer, offset, length, false);
+  }
+
+  /**
+   * As {@link #decode(byte[], int, int)}, with one more element at the end of the row: the
+   * message's fields that no declared column reads, as JSON text (proto field names, protobuf's
+   * JSON mapping: int64 as strings, enums by name, bytes as base64, Timestamps as RFC 3339), or
+   * null when there are none. For {@code schema-evolution.rescue}'s {@code _rescued_data} column.
+   */
+  public ParseResult decodeWithRescued(byte[] buffer, int offset, int length) {
+    return decode(buffer, offset, length, true);
+  }
+
+  private ParseResult decode(byte[] buffer, int offset, int length, boolean rescue) {
+    if (buffer == null || length == 0) {
+      return ParseResult.failure(ProtobufErrors.empty());
+    }
+    MessageIndexes.Read read;
+    try {
+      read = MessageIndexes.read(buffer, offset, length);
+    } catch (IllegalArgumentException e) {
+      return ParseResult.failure(e.getMessage());
+    }
+    Optional<Descriptor> type = schema.messageAt(read.indexes());
+    if (type.isEmpty()) {
+      return ParseResult.failure(ProtobufErrors.noMessageAt(read.indexes(), schema.topLevelNames()));
+    }
+    Descriptor d = type.get();
+    if (message != null && !d.getFullName().equals(message)) {
+      return ParseResult.failure(ProtobufErrors.wrongMessage(d.getFullName(), message));
+    }
+    Object converter = converters.computeIfAbsent(d, this::compile);
+    if (converter instanceof ProtobufSchemaException refused) {
+      return ParseResult.failure(refused.getMessage());
+    }
+    MessageConverter c = (MessageConverter) converter;
+    try {
+      Message m = DynamicMessage.parseFrom(d,
+          CodedInputStream.newInstance(buffer, offset + read.length(), length - read.length()));
+      Object[] row = c.toRow(m);
+      if (!rescue) {
+        return ParseResult.success(row);
+      }
+      Object[] withRescued = java.util.Arrays.copyOf(row, row.length + 1);
+      withRescued[row.length] = rescued(c, m);
+      return ParseResult.success(withRescued);
+    } catch (ProtobufValueException e) {
+      return ParseResult.failure(e.getMessage());
+    } catch (InvalidProtocolBufferException e) {
+      return ParseResult.failure(ProtobufErrors.malformed(d.getFullName(), e.getMessage()));
+    } catch (java.io.IOException | RuntimeException e) {
+      // The bytes are untrusted: whatever protobuf-java throws on them must quarantine this
+      // record, never stop the pipeline.
+      return ParseResult.failure(ProtobufErrors.unreadable(d.getFullName(), e));
+    }
+  }
+
+  private Object compile(Descriptor d) {
+    try {
+      return new MessageConverter("", d, columns, units);
+    } catch (ProtobufSchemaException e) {
+      return e;
+    }
+  }
+
+  private String rescued(MessageConverter c, Message m) throws java.io.IOException {
+    Message rest = c.undeclared(m);
+    return rest.getAllFields().isEmpty() ? null : printer.print(rest);
+  }
+}
