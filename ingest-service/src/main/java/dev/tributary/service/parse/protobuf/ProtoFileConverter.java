@@ -19,6 +19,7 @@ import com.squareup.wire.schema.internal.parser.OptionElement;
 import com.squareup.wire.schema.internal.parser.ProtoFileElement;
 import com.squareup.wire.schema.internal.parser.TypeElement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -55,6 +56,8 @@ final class ProtoFileConverter {
       Map.entry("sfixed64", FieldDescriptorProto.Type.TYPE_SFIXED64),
       Map.entry("sint32", FieldDescriptorProto.Type.TYPE_SINT32),
       Map.entry("sint64", FieldDescriptorProto.Type.TYPE_SINT64));
+
+  private record Positioned(FieldElement element, FieldDescriptorProto.Builder field) {}
 
   private final String fileName;
   private final boolean proto3;
@@ -106,13 +109,15 @@ final class ProtoFileConverter {
         b.addEnumType(enumType(e));
       }
     }
+    // wire-schema lists plain fields and oneofs apart; the descriptor keeps the source order
+    // (what JsonFormat and the rescued data print in), so fields are placed by source position.
+    List<Positioned> fields = new ArrayList<>();
     List<FieldElement> proto3Optionals = new ArrayList<>();
     for (FieldElement f : m.getFields()) {
-      FieldDescriptorProto.Builder field = field(f, b);
       if (proto3 && f.getLabel() == Field.Label.OPTIONAL) {
         proto3Optionals.add(f);
       } else {
-        b.addField(field);
+        fields.add(new Positioned(f, field(f, b)));
       }
     }
     for (OneOfElement o : m.getOneOfs()) {
@@ -122,14 +127,20 @@ final class ProtoFileConverter {
       int index = b.getOneofDeclCount();
       b.addOneofDecl(OneofDescriptorProto.newBuilder().setName(o.getName()));
       for (FieldElement f : o.getFields()) {
-        b.addField(field(f, b).setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL).setOneofIndex(index));
+        fields.add(new Positioned(f,
+            field(f, b).setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL).setOneofIndex(index)));
       }
     }
     // Synthetic oneofs must follow every real one (descriptor.proto's rule for proto3_optional).
     for (FieldElement f : proto3Optionals) {
       int index = b.getOneofDeclCount();
       b.addOneofDecl(OneofDescriptorProto.newBuilder().setName("_" + f.getName()));
-      b.addField(field(f, b).setProto3Optional(true).setOneofIndex(index));
+      fields.add(new Positioned(f, field(f, b).setProto3Optional(true).setOneofIndex(index)));
+    }
+    fields.sort(Comparator.comparingInt((Positioned x) -> x.element.getLocation().getLine())
+        .thenComparingInt(x -> x.element.getLocation().getColumn()));
+    for (Positioned f : fields) {
+      b.addField(f.field);
     }
     return b.build();
   }

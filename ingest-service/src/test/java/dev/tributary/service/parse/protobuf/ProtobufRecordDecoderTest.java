@@ -129,6 +129,10 @@ class ProtobufRecordDecoderTest {
         .build();
 
     assertThat(success(decoder.decode(payload(schema, m)))).containsExactly("o-2", new BigDecimal("12.50"));
+    byte[] value = payload(schema, m);
+    byte[] framed = new byte[value.length + 7];
+    System.arraycopy(value, 0, framed, 5, value.length);
+    assertThat(success(decoder.decode(framed, 5, value.length))).containsExactly("o-2", new BigDecimal("12.50"));
   }
 
   @Test
@@ -304,14 +308,16 @@ class ProtobufRecordDecoderTest {
         .addRepeatedField(f("tags"), "b")
         .setField(f("signature"), ByteString.copyFromUtf8("sig"))
         .setField(f("customer"), customer("c-1", "gold", 7))
+        .setField(f("note"), "n")
+        .setField(f("card_token"), "t")
         .build();
     byte[] value = payload(schema, m);
 
     Object[] row = success(decoder.decodeWithRescued(value, 0, value.length));
 
     assertThat(row).containsExactly("o-1", new Object[] {"c-1", new Object[] {7}},
-        "{\"big\":\"5\",\"customer\":{\"tier\":\"gold\"},\"tags\":[\"a\",\"b\"],\"signature\":\"c2ln\","
-            + "\"extra_text\":\"fragile\"}");
+        "{\"big\":\"5\",\"customer\":{\"tier\":\"gold\"},\"note\":\"n\",\"card_token\":\"t\","
+            + "\"tags\":[\"a\",\"b\"],\"signature\":\"c2ln\",\"extra_text\":\"fragile\"}");
     DynamicMessage onlyDeclared = DynamicMessage.newBuilder(order).setField(f("order_id"), "o-2").build();
     byte[] plain = payload(schema, onlyDeclared);
     assertThat(success(decoder.decodeWithRescued(plain, 0, plain.length))).containsExactly("o-2", null, null);

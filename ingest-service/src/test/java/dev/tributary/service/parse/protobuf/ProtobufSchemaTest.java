@@ -49,6 +49,9 @@ class ProtobufSchemaTest {
     assertThat(order.findFieldByName("counters").getMessageType().getName()).isEqualTo("CountersEntry");
     assertThat(order.findFieldByName("tags").isRepeated()).isTrue();
     assertThat(order.findFieldByName("tags").isMapField()).isFalse();
+    // Source order, though wire-schema lists plain, oneof and optional fields apart.
+    assertThat(order.getFields().subList(19, 25)).extracting(FieldDescriptor::getName).containsExactly(
+        "discount_cents", "coupon", "note", "card_token", "voucher_id", "created_millis");
   }
 
   @Test
