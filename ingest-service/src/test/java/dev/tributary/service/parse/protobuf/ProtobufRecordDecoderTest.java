@@ -105,6 +105,9 @@ class ProtobufRecordDecoderTest {
     assertThat(value[0]).as("count 2, zig-zag").isEqualTo((byte) 4);
     assertThat(success(decoder.decode(value))).containsExactly("c-1", "silver", new Object[] {42, ""});
     assertThat(schema.indexesOf(customer).indexes()).containsExactly(0, 0);
+    ProtobufRecordDecoder configured = ProtobufRecordDecoder.forColumns(schema, "com.example.Order.Customer",
+        columns("tier", "string"));
+    assertThat(success(configured.decode(value))).containsExactly("silver");
   }
 
   @Test
