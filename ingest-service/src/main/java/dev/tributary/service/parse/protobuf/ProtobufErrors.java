@@ -56,6 +56,10 @@ final class ProtobufErrors {
         + " (package.Message) the schema defines";
   }
 
+  static String noColumns() {
+    return "format.protobuf.schema declares no column; declare at least one (column: type)";
+  }
+
   static String unsupportedField(String path, String message, String protoType, String why) {
     return "column '" + path + "': field " + path + " of message " + message + " is " + protoType
         + ", and " + why + "; remove '" + path + "' from the declared columns"

@@ -88,6 +88,10 @@ public final class ProtobufRecordDecoder {
    */
   public static ProtobufRecordDecoder forColumns(ProtobufSchema schema, String message,
       LinkedHashMap<String, String> columnTypes) {
+    if (columnTypes.isEmpty()) {
+      // Checked here: the shared builder's message names format.json.schema.
+      throw new IllegalArgumentException(ProtobufErrors.noColumns());
+    }
     StructType columns = JsonRecordParser.schemaOf(columnTypes);
     Map<String, EpochUnit> units = new HashMap<>();
     columnTypes.forEach((path, type) -> {

@@ -30,6 +30,17 @@ final class ProtoFixtures {
         Map.of("common/address.proto", text("common/address.proto")));
   }
 
+  /** A .hex golden file: hex digits, whitespace and # comment lines. */
+  static byte[] hex(String name) {
+    StringBuilder digits = new StringBuilder();
+    for (String line : text(name).split("\n")) {
+      if (!line.startsWith("#")) {
+        digits.append(line.replaceAll("\\s", ""));
+      }
+    }
+    return java.util.HexFormat.of().parseHex(digits);
+  }
+
   static Descriptor type(ProtobufSchema schema, String fullName) {
     return schema.message(fullName).orElseThrow();
   }

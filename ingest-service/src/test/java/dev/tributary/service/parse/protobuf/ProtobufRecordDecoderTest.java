@@ -82,6 +82,18 @@ class ProtobufRecordDecoderTest {
   }
 
   @Test
+  void decodesBytesEncodedByHandFromTheProtobufEncodingRules() {
+    ProtobufRecordDecoder decoder = ProtobufRecordDecoder.forColumns(schema, "com.example.Order", columns(
+        "order_id", "string", "quantity", "int", "delta", "long", "price", "decimal(5,2)",
+        "event_time", "timestamp", "status", "string", "amount", "decimal(8,1)", "paid", "boolean"));
+
+    Object[] row = success(decoder.decode(ProtoFixtures.hex("order-golden.hex")));
+
+    assertThat(row).containsExactly("o-1", 3, -5L, new BigDecimal("19.99"),
+        Instant.parse("2026-01-01T00:00:00.123456Z"), "SHIPPED", new BigDecimal("1234.5"), false);
+  }
+
+  @Test
   void unsetFieldsWithPresenceAreNullAndImplicitOnesTheirDefault() {
     ProtobufRecordDecoder decoder = ProtobufRecordDecoder.forColumns(schema, null, columns(
         "order_id", "string", "quantity", "int", "paid", "boolean", "status", "string",
@@ -157,6 +169,13 @@ class ProtobufRecordDecoderTest {
         .hasMessage("format.protobuf.message is com.example.Orders, but the schema has no such message"
             + " (its top-level messages: com.example.Order, com.example.Refund); set message to a full"
             + " name (package.Message) the schema defines");
+  }
+
+  @Test
+  void atLeastOneColumnMustBeDeclared() {
+    assertThatThrownBy(() -> ProtobufRecordDecoder.forColumns(schema, null, columns()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("format.protobuf.schema declares no column; declare at least one (column: type)");
   }
 
   @Test

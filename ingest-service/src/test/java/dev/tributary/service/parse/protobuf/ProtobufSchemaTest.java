@@ -106,6 +106,20 @@ class ProtobufSchemaTest {
   }
 
   @Test
+  void publicImportsAreReexported() {
+    String root = "syntax = \"proto3\";\nimport \"facade.proto\";\nmessage A { inner.B b = 1; }";
+    String facade = "syntax = \"proto3\";\nimport public \"inner.proto\";";
+    String inner = "syntax = \"proto3\";\npackage inner;\nmessage B { string y = 1; }";
+
+    ProtobufSchema schema = ProtobufSchema.compile(root, Map.of("facade.proto", facade, "inner.proto", inner));
+
+    Descriptor a = schema.message("A").orElseThrow();
+    assertThat(a.findFieldByName("b").getMessageType().getFullName()).isEqualTo("inner.B");
+    assertThat(schema.file().getDependencies().get(0).getPublicDependencies()).extracting(f -> f.getName())
+        .containsExactly("inner.proto");
+  }
+
+  @Test
   void importCyclesAreRefused() {
     String a = "syntax = \"proto3\";\nimport \"b.proto\";\nmessage A { string x = 1; }";
     String b = "syntax = \"proto3\";\nimport \"a.proto\";\nmessage B { string y = 1; }";
