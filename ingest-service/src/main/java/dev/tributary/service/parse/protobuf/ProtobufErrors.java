@@ -106,6 +106,10 @@ final class ProtobufErrors {
     return "could not decode the Protobuf payload as " + message + ": " + e;
   }
 
+  static String unrenderable(String message, String detail) {
+    return "could not render the undeclared fields of " + message + " as JSON for _rescued_data: " + detail;
+  }
+
   static String misfit(String path, DataType declared, String message, String protoType, Collection<String> fits) {
     return "field '" + path + "': declared " + declaredName(declared) + ", but message " + message
         + " has it as " + protoType + (fits.isEmpty() ? ""

@@ -180,8 +180,16 @@ public final class ProtobufRecordDecoder {
     }
   }
 
-  private String rescued(MessageConverter c, Message m) throws java.io.IOException {
+  private String rescued(MessageConverter c, Message m) throws ProtobufValueException {
     Message rest = c.undeclared(m);
-    return rest.getAllFields().isEmpty() ? null : printer.print(rest);
+    if (rest.getAllFields().isEmpty()) {
+      return null;
+    }
+    try {
+      return printer.print(rest);
+    } catch (InvalidProtocolBufferException e) {
+      // An Any packing a type the schema does not know has no JSON form.
+      throw new ProtobufValueException(ProtobufErrors.unrenderable(m.getDescriptorForType().getFullName(), e.getMessage()));
+    }
   }
 }

@@ -97,6 +97,11 @@ final class ValueConverters {
 
   private static ValueConverter message(String path, Descriptor type, DataType declared,
       Map<String, EpochUnit> units, String owner) {
+    if (declared instanceof StructType struct) {
+      // Any message, well-known ones too: a Timestamp declared as nested columns reads its
+      // seconds and nanos fields like any other message.
+      return new Nested(new MessageConverter(path, type, struct, units));
+    }
     String name = type.getFullName();
     if (name.equals(WellKnownFiles.TIMESTAMP)) {
       if (declared != PrimitiveType.TIMESTAMP) {
@@ -124,9 +129,6 @@ final class ValueConverters {
       FieldDescriptor value = type.findFieldByNumber(1);
       ValueConverter inner = singular(path, value, declared, units, owner);
       return inner == null ? null : v -> inner.convert(((Message) v).getField(value));
-    }
-    if (declared instanceof StructType struct) {
-      return new Nested(new MessageConverter(path, type, struct, units));
     }
     return null;
   }

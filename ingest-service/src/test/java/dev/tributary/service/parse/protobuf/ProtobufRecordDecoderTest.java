@@ -345,6 +345,33 @@ class ProtobufRecordDecoderTest {
     assertThat(success(decoder.decodeWithRescued(plain, 0, plain.length))).containsExactly("o-2", null, null);
   }
 
+  @Test
+  void anUndeclaredAnyOfATypeTheSchemaDoesNotKnowFailsTheRescueNamingIt() {
+    ProtobufRecordDecoder decoder = ProtobufRecordDecoder.forColumns(schema, "com.example.Order", columns("order_id", "string"));
+    DynamicMessage m = DynamicMessage.newBuilder(order)
+        .setField(f("order_id"), "o-1")
+        .setField(f("attachment"), com.google.protobuf.Any.newBuilder()
+            .setTypeUrl("type.googleapis.com/other.Thing").setValue(ByteString.copyFromUtf8("x")).build())
+        .build();
+    byte[] value = payload(schema, m);
+
+    assertThat(success(decoder.decode(value))).containsExactly("o-1");
+    assertThat(failure(decoder.decodeWithRescued(value, 0, value.length))).startsWith(
+        "could not render the undeclared fields of com.example.Order as JSON for _rescued_data: ")
+        .contains("other.Thing");
+  }
+
+  @Test
+  void aWellKnownMessageDeclaredAsNestedColumnsReadsItsFields() {
+    ProtobufRecordDecoder decoder = ProtobufRecordDecoder.forColumns(schema, "com.example.Order",
+        columns("event_time.seconds", "long", "event_time.nanos", "int", "coupon.value", "string"));
+    DynamicMessage m = DynamicMessage.newBuilder(order)
+        .setField(f("event_time"), Timestamp.newBuilder().setSeconds(12).setNanos(34).build())
+        .build();
+
+    assertThat(success(decoder.decode(payload(schema, m)))).containsExactly(new Object[] {12L, 34}, null);
+  }
+
   private com.google.protobuf.Descriptors.FieldDescriptor f(String name) {
     return order.findFieldByName(name);
   }

@@ -21,7 +21,7 @@ class ProtobufSchemaTest {
 
     assertThat(schema.file().getPackage()).isEqualTo("com.example");
     assertThat(schema.file().getDependencies()).extracting(f -> f.getName()).containsExactly(
-        "google/protobuf/timestamp.proto", "google/protobuf/wrappers.proto", "google/type/date.proto",
+        "google/protobuf/any.proto", "google/protobuf/timestamp.proto", "google/protobuf/wrappers.proto", "google/type/date.proto",
         "common/address.proto");
     assertThat(order.findFieldByName("event_time").getMessageType().getFullName())
         .isEqualTo("google.protobuf.Timestamp");
