@@ -107,8 +107,8 @@ class FormatSpecTest {
         "orders.yaml:10:19: format.avro.registry.basic-auth: basic-auth must be written user:password (for example"
             + " \"${SR_USER}:${SR_PASSWORD}\")",
         "orders.yaml:11:21: format.avro.registry.bearer-token: declare either basic-auth or bearer-token, not both",
-        "orders.yaml:13:12: format.avro.key.id: key column 'id' is also a column of format.avro.schema (or nested in"
-            + " one); rename one of them: key and value columns share the row");
+        "orders.yaml:13:12: format.avro.key.id: key column 'id' has the same top-level name as a column of"
+            + " format.avro.schema; rename one of them: key and value columns share the row");
     assertThat(String.join("\n", errors)).doesNotContain("nocolonsecret").doesNotContain("token-1234").doesNotContain("pw@");
   }
 

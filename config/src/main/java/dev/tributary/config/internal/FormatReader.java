@@ -135,8 +135,9 @@ final class FormatReader {
     }
     for (ColumnSpec key : keys) {
       for (ColumnSpec value : values) {
-        if (key.name().equals(value.name()) || key.name().startsWith(value.name() + ".")
-            || value.name().startsWith(key.name() + ".")) {
+        // Top-level names must differ: nested key and value columns under one parent would make
+        // one struct column of two sources.
+        if (key.jsonPath().get(0).equals(value.jsonPath().get(0))) {
           nodes.problems().atKey(path + ".key." + key.name(), Messages.keyColumnClash(key.name(), path));
           return null;
         }

@@ -190,7 +190,7 @@ final class Messages {
   }
 
   static String keyColumnClash(String column, String section) {
-    return "key column '" + column + "' is also a column of " + section + ".schema (or nested in one);"
+    return "key column '" + column + "' has the same top-level name as a column of " + section + ".schema;"
         + " rename one of them: key and value columns share the row";
   }
 

@@ -65,7 +65,7 @@ final class ValidateCommand {
               ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
           + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets"));
       var format = spec.format().orElseThrow();
-      line(b, "records", "json, " + format.columns().size() + " columns, at most "
+      line(b, "records", format.keyword() + ", " + format.columns().size() + " columns, at most "
           + format.maxRecordSize() + " each; unparseable records go to quarantine");
     }
     line(b, "transforms", spec.transforms().isEmpty() ? "none"
