@@ -6,7 +6,7 @@ public final class UnknownSchemaException extends Exception {
 
   private final int id;
 
-  UnknownSchemaException(int id, String message) {
+  public UnknownSchemaException(int id, String message) {
     super(message, null, false, false);
     this.id = id;
   }
