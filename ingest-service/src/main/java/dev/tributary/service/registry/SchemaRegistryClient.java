@@ -158,6 +158,7 @@ public final class SchemaRegistryClient {
         .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
     authorization.ifPresent(a -> request.header("Authorization", a));
     String last = "";
+    IOException lastError = null;
     for (int attempt = 1; attempt <= retry.attempts(); attempt++) {
       if (attempt > 1) {
         pause(retry.delay(attempt - 1));
@@ -167,6 +168,7 @@ public final class SchemaRegistryClient {
         response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       } catch (IOException e) {
         last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        lastError = e;
         continue;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -179,6 +181,7 @@ public final class SchemaRegistryClient {
       }
       if (status >= 500 || status == 429 || status == 408) {
         last = "HTTP " + status;
+        lastError = null;
         continue;
       }
       if (status != 200) {
@@ -193,7 +196,7 @@ public final class SchemaRegistryClient {
       }
     }
     throw new SchemaRegistryUnavailableException(secrets.mask(RegistryMessages.unavailable(pipelineId, url, what,
-        retry.attempts(), last)), null);
+        retry.attempts(), last)), lastError);
   }
 
   private String text(JsonNode answer, String what) {
