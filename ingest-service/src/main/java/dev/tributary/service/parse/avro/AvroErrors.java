@@ -75,7 +75,7 @@ final class AvroErrors {
     return switch (s.getType()) {
       case UNION -> "a union " + s.getTypes().stream().map(AvroErrors::name).toList();
       case RECORD -> "a record " + s.getFullName();
-      case ARRAY, MAP, ENUM, INT -> "an " + name(s);
+      case ARRAY, ENUM, INT -> "an " + name(s);
       default -> "a " + name(s);
     };
   }

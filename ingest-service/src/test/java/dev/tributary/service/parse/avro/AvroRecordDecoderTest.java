@@ -198,6 +198,27 @@ class AvroRecordDecoderTest {
   }
 
   @Test
+  void parsesTheReferencedSchemasBeforeTheWriterSchema() {
+    String customer = "{\"type\": \"record\", \"name\": \"Customer\", \"namespace\": \"shop\", \"fields\": ["
+        + "{\"name\": \"name\", \"type\": \"string\"}]}";
+    String order = "{\"type\": \"record\", \"name\": \"Order\", \"namespace\": \"shop\", \"fields\": ["
+        + "{\"name\": \"buyer\", \"type\": \"shop.Customer\"}]}";
+    registry.put(20, new RegisteredSchema(20, "AVRO", order,
+        List.of(new RegisteredSchema.Reference("shop.Customer", "customer", 1, customer))));
+    Schema.Parser parser = new Schema.Parser();
+    parser.parse(customer);
+    Schema schema = parser.parse(order);
+    GenericRecord buyer = new GenericData.Record(schema.getField("buyer").schema());
+    buyer.put("name", "Ada");
+    GenericRecord r = new GenericData.Record(schema);
+    r.put("buyer", buyer);
+
+    Object[] row = row(decoder(columns("buyer.name", "string")).decode("t", 0, 0, null, AvroWire.encode(20, schema, r)));
+
+    assertThat((Object[]) row[0]).containsExactly("Ada");
+  }
+
+  @Test
   void compilesEachWriterSchemaOnce() {
     Schema schema = register(4, "{\"type\": \"record\", \"name\": \"E\", \"fields\": [{\"name\": \"n\", \"type\": \"int\"}]}");
     AvroRecordDecoder decoder = decoder(columns("n", "int"));
