@@ -26,6 +26,12 @@ final class RegistryMessages {
         + " " + shorten(body) + hint;
   }
 
+  static String untrusted(String pipelineId, String url, String what, String problem) {
+    return "Pipeline " + pipelineId + ": the TLS handshake with the schema registry at " + url + " failed for " + what
+        + " (" + problem + "); if the registry's certificate is signed by a private CA, declare it in"
+        + " format.*.registry.tls.ca-file";
+  }
+
   static String notTheApi(String pipelineId, String url, String what, String problem) {
     return "Pipeline " + pipelineId + ": the schema registry at " + url + " answered " + what
         + " with something that is not the Confluent Schema Registry API (" + problem

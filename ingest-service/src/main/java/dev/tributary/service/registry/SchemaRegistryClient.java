@@ -38,8 +38,8 @@ import javax.net.ssl.TrustManagerFactory;
  * asks once per writer schema. Failures are sorted: a 404 is {@link UnknownSchemaException} (the
  * record's problem: quarantined); no answer, a timeout, 5xx or 429 are retried with exponential
  * backoff ({@link Retry}) and then {@link SchemaRegistryUnavailableException} (transient: the batch
- * fails and is replayed); any other refusal is {@link SchemaRegistryException} (the settings are
- * wrong). Every message names the registry by its URL, with the pipeline's secrets masked.
+ * fails and is replayed); any other refusal, and a TLS handshake that fails (an untrusted
+ * certificate), is {@link SchemaRegistryException} (the settings are wrong). Every message names the registry by its URL, with the pipeline's secrets masked.
  *
  * <p>Thread-safe.
  */
@@ -166,6 +166,10 @@ public final class SchemaRegistryClient {
       HttpResponse<String> response;
       try {
         response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      } catch (javax.net.ssl.SSLHandshakeException e) {
+        // An untrusted or mismatched certificate: the settings are wrong, retrying cannot help.
+        throw new SchemaRegistryException(secrets.mask(RegistryMessages.untrusted(pipelineId, url, what,
+            String.valueOf(e.getMessage()))));
       } catch (IOException e) {
         last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
         lastError = e;

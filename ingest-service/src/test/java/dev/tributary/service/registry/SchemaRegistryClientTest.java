@@ -127,6 +127,24 @@ class SchemaRegistryClientTest {
   }
 
   @Test
+  void trustsAnHttpsRegistryThroughTheDeclaredCaFileOnly() throws Exception {
+    Path pem = dir.resolve("registry-ca.pem");
+    String tls = TestSchemaRegistry.selfSignedTls(dir.resolve("tls"), pem);
+    registry = TestSchemaRegistry.startWith(dir.resolve("registry"), List.of(tls));
+    int id = registry.registerAvro("e", "\"boolean\"");
+    RegistrySpec trusting = new RegistrySpec(registry.url(), Optional.empty(), Optional.empty(),
+        Optional.of(pem.toString()), Duration.ofSeconds(5));
+
+    assertThat(registry.url()).startsWith("https://");
+    assertThat(client(trusting, Secrets.NONE).schemaById(id).text()).isEqualTo("\"boolean\"");
+    assertThatThrownBy(() -> client(RegistrySpec.at(registry.url()), Secrets.NONE).schemaById(id))
+        .as("the JVM's default trust store does not know the self-signed certificate")
+        .isInstanceOf(SchemaRegistryException.class)
+        .hasMessageStartingWith("Pipeline orders: the TLS handshake with the schema registry at " + registry.url())
+        .hasMessageEndingWith("declare it in format.*.registry.tls.ca-file");
+  }
+
+  @Test
   void refusesACaFileThatHoldsNoCertificate() throws Exception {
     Path pem = dir.resolve("ca.pem");
     java.nio.file.Files.writeString(pem, "not a certificate");

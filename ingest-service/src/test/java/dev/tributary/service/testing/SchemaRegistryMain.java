@@ -36,7 +36,7 @@ import java.util.TreeMap;
  * its schemas.
  *
  * <p>Arguments: parent pid, port, state file, then optionally {@code basic=user:pass} or
- * {@code bearer=token}.
+ * {@code bearer=token}, and {@code tls=<PKCS12 key store>:<password>} to serve https.
  */
 public final class SchemaRegistryMain {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -63,14 +63,38 @@ public final class SchemaRegistryMain {
         () -> Runtime.getRuntime().halt(0));
     int port = Integer.parseInt(args[1]);
     String auth = null;
-    if (args.length > 3) {
-      String a = args[3];
-      auth = a.startsWith("basic=")
-          ? "Basic " + Base64.getEncoder().encodeToString(a.substring(6).getBytes(StandardCharsets.UTF_8))
-          : "Bearer " + a.substring("bearer=".length());
+    String tls = null;
+    for (int i = 3; i < args.length; i++) {
+      String a = args[i];
+      if (a.startsWith("basic=")) {
+        auth = "Basic " + Base64.getEncoder().encodeToString(a.substring(6).getBytes(StandardCharsets.UTF_8));
+      } else if (a.startsWith("bearer=")) {
+        auth = "Bearer " + a.substring("bearer=".length());
+      } else if (a.startsWith("tls=")) {
+        tls = a.substring(4);
+      }
     }
     SchemaRegistryMain registry = new SchemaRegistryMain(Path.of(args[2]), auth);
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+    InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+    HttpServer server;
+    if (tls == null) {
+      server = HttpServer.create(address, 50);
+    } else {
+      int cut = tls.lastIndexOf(':');
+      char[] password = tls.substring(cut + 1).toCharArray();
+      java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+      try (var in = Files.newInputStream(Path.of(tls.substring(0, cut)))) {
+        keys.load(in, password);
+      }
+      javax.net.ssl.KeyManagerFactory kmf =
+          javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(keys, password);
+      javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+      context.init(kmf.getKeyManagers(), null, null);
+      com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(address, 50);
+      https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(context));
+      server = https;
+    }
     server.createContext("/", registry::handle);
     server.start();
     System.out.println("registry listening on " + port);

@@ -27,13 +27,38 @@ public final class TestSchemaRegistry implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final List<String> auth;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http;
   private Process process;
 
   private TestSchemaRegistry(Path dir, List<String> auth) {
     this.dir = dir;
     this.port = ChildJvm.freePort();
     this.auth = auth;
+    this.http = client(auth);
+  }
+
+  /** A client for registering schemas; it trusts the registry's own certificate when it serves https. */
+  private static HttpClient client(List<String> auth) {
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+    String tls = auth.stream().filter(a -> a.startsWith("tls=")).findFirst().orElse(null);
+    if (tls != null) {
+      try {
+        int cut = tls.lastIndexOf(':');
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(Path.of(tls.substring(4, cut)))) {
+          trust.load(in, tls.substring(cut + 1).toCharArray());
+        }
+        javax.net.ssl.TrustManagerFactory tmf =
+            javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+        builder.sslContext(context);
+      } catch (IOException | java.security.GeneralSecurityException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    return builder.build();
   }
 
   /** Starts a registry without authentication, keeping its state and log under {@code dir}. */
@@ -49,9 +74,33 @@ public final class TestSchemaRegistry implements AutoCloseable {
     return registry;
   }
 
-  /** The base URL, {@code http://127.0.0.1:<port>}. */
+  /** The base URL, {@code http://127.0.0.1:<port>} ({@code https} when started with a {@code tls=} option). */
   public String url() {
-    return "http://127.0.0.1:" + port;
+    return (auth.stream().anyMatch(a -> a.startsWith("tls=")) ? "https" : "http") + "://127.0.0.1:" + port;
+  }
+
+  /**
+   * Makes a self-signed certificate for 127.0.0.1 with the JDK's keytool: the PKCS12 key store the
+   * registry serves with ({@code tls=} option, returned) and its certificate as PEM in {@code caFile}.
+   */
+  public static String selfSignedTls(Path dir, Path caFile) throws IOException, InterruptedException {
+    Files.createDirectories(dir);
+    Path store = dir.resolve("registry.p12");
+    String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+    run(List.of(keytool, "-genkeypair", "-alias", "registry", "-keyalg", "RSA", "-keysize", "2048", "-dname",
+        "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore",
+        store.toString(), "-storepass", "test-pass", "-keypass", "test-pass"));
+    run(List.of(keytool, "-exportcert", "-rfc", "-alias", "registry", "-keystore", store.toString(), "-storepass",
+        "test-pass", "-file", caFile.toString()));
+    return "tls=" + store + ":test-pass";
+  }
+
+  private static void run(List<String> command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes());
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException(command.get(1) + " failed: " + output);
+    }
   }
 
   /** (Re)starts the process on the same port; returns once it answers. */
@@ -119,10 +168,10 @@ public final class TestSchemaRegistry implements AutoCloseable {
   }
 
   private List<String> authHeaders() {
-    if (auth.isEmpty()) {
+    String a = auth.stream().filter(o -> !o.startsWith("tls=")).findFirst().orElse(null);
+    if (a == null) {
       return List.of();
     }
-    String a = auth.get(0);
     return List.of("Authorization", a.startsWith("basic=")
         ? "Basic " + java.util.Base64.getEncoder().encodeToString(a.substring(6).getBytes())
         : "Bearer " + a.substring(7));
