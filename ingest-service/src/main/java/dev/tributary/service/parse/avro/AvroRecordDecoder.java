@@ -155,8 +155,6 @@ public final class AvroRecordDecoder implements RecordDecoder {
         // Untrusted bytes: whatever Avro throws on them (EOF, negative lengths, limits, a union
         // index out of range) quarantines this record, never stops the pipeline.
         throw new AvroMisfit(AvroErrors.undecodable(c.id, e));
-      } catch (OutOfMemoryError e) {
-        throw new AvroMisfit(AvroErrors.undecodable(c.id, new IOException("a length in the body is too large")));
       }
     }
 
