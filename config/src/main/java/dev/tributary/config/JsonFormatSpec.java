@@ -2,7 +2,6 @@ package dev.tributary.config;
 
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The {@code format.json} section: record values are JSON objects decoded with a declared schema.
@@ -10,7 +9,7 @@ import java.util.Optional;
  * @param columns the declared columns in declaration order, at least one
  * @param maxRecordSize records with a larger value go to quarantine instead of being parsed (default 1MB)
  */
-public record JsonFormatSpec(List<ColumnSpec> columns, Size maxRecordSize) {
+public record JsonFormatSpec(List<ColumnSpec> columns, Size maxRecordSize) implements FormatSpec {
 
   /** The default of {@code max-record-size}. */
   public static final Size DEFAULT_MAX_RECORD_SIZE = Size.ofMegabytes(1);
@@ -24,8 +23,8 @@ public record JsonFormatSpec(List<ColumnSpec> columns, Size maxRecordSize) {
     }
   }
 
-  /** Returns the declared column with this name (as written, e.g. {@code customer.id}), if any. */
-  public Optional<ColumnSpec> column(String name) {
-    return columns.stream().filter(c -> c.name().equals(name)).findFirst();
+  @Override
+  public String keyword() {
+    return "json";
   }
 }

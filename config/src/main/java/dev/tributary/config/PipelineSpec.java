@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * @param id the pipeline id ({@code [a-z0-9-]+}, at most {@link #MAX_ID_LENGTH} characters); also the
  *     Delta {@code txn} appId
  * @param source the Kafka source or the Delta source table
- * @param format how record values are decoded (JSON with a declared schema); present exactly when the
+ * @param format how record values are decoded (JSON, or Avro/Protobuf with a schema registry); present exactly when the
  *     source is Kafka (a Delta table's schema is the input schema)
  * @param transforms filter and derive steps, in the order they apply; empty when none
  * @param joins the stream-static joins with Delta dimension tables, in the order they apply (after the
@@ -43,7 +43,7 @@ import java.util.stream.Collectors;
 public record PipelineSpec(
     String id,
     SourceSpec source,
-    Optional<JsonFormatSpec> format,
+    Optional<FormatSpec> format,
     List<TransformStep> transforms,
     List<JoinSpec> joins,
     Optional<WatermarkSpec> watermark,

@@ -17,7 +17,8 @@ import java.util.stream.Stream;
  * {@code validate} plan and progress records all pass through it, because any of them may echo a
  * value (an error names the value it refuses; a client library's exception names its endpoint).
  *
- * <p>Secrets are: every value under {@code storage} (endpoint, region and keys), every Kafka
+ * <p>Secrets are: every value under {@code storage} (endpoint, region and keys), a schema
+ * registry's {@code basic-auth} and {@code bearer-token}, every Kafka
  * consumer property whose name looks secret ({@link #isSecretProperty}), and every value a
  * {@code ${NAME}} reference substituted, whatever its key, since the file cannot tell which
  * environment variables hold credentials. Values shorter than {@link #MIN_LENGTH} characters are
@@ -90,13 +91,15 @@ public final class Secrets {
 
   /**
    * Returns whether the value at a key path of a pipeline file is secret: everything under
-   * {@code storage}, and the Kafka consumer properties {@link #isSecretProperty} names.
+   * {@code storage}, a registry's {@code basic-auth} and {@code bearer-token}, and the Kafka consumer
+   * properties {@link #isSecretProperty} names.
    */
   public static boolean isSecretPath(String keyPath) {
     String properties = "source.kafka.properties.";
     // The top-level section, and a table's own storage section (join[0].delta.storage, ...).
     return keyPath.equals("storage") || keyPath.startsWith("storage.")
         || keyPath.endsWith(".storage") || keyPath.contains(".storage.")
+        || keyPath.endsWith(".registry.basic-auth") || keyPath.endsWith(".registry.bearer-token")
         || (keyPath.startsWith(properties) && isSecretProperty(keyPath.substring(properties.length())));
   }
 

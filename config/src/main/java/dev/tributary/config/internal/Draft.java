@@ -6,7 +6,7 @@ import dev.tributary.config.DeduplicateSpec;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.JoinSpec;
-import dev.tributary.config.JsonFormatSpec;
+import dev.tributary.config.FormatSpec;
 import dev.tributary.config.MaintenanceSpec;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.SourceSpec;
@@ -24,7 +24,7 @@ import java.util.List;
 record Draft(
     String id,
     SourceSpec source,
-    JsonFormatSpec format,
+    FormatSpec format,
     List<TransformStep> transforms,
     List<JoinSpec> joins,
     WatermarkSpec watermark,

@@ -23,7 +23,8 @@ public final class Keys {
 
   /** Sections whose keys are names chosen by the user. */
   public static final Set<String> FREE_FORM = Set.of(
-      "source.kafka.properties", "format.json.schema", "transform[].derive", "aggregate.measures");
+      "source.kafka.properties", "format.json.schema", "format.avro.schema", "format.avro.key",
+      "format.protobuf.schema", "format.protobuf.key", "transform[].derive", "aggregate.measures");
 
   private Keys() {
   }
@@ -40,8 +41,14 @@ public final class Keys {
         "ignore-deletes", "skip-change-commits", "storage"));
     s.put("source.delta.storage", List.of("s3"));
     s.put("source.delta.storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
-    s.put("format", List.of("json"));
+    s.put("format", List.of("json", "avro", "protobuf"));
     s.put("format.json", List.of("schema", "max-record-size"));
+    s.put("format.avro", List.of("registry", "schema", "key", "max-record-size"));
+    s.put("format.avro.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
+    s.put("format.avro.registry.tls", List.of("ca-file"));
+    s.put("format.protobuf", List.of("message", "registry", "schema", "key", "max-record-size"));
+    s.put("format.protobuf.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
+    s.put("format.protobuf.registry.tls", List.of("ca-file"));
     s.put("transform[]", List.of("filter", "derive"));
     s.put("join[]", List.of("delta", "on", "type", "max-size", "columns"));
     s.put("join[].delta", List.of("path", "storage"));

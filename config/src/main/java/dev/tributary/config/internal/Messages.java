@@ -183,6 +183,32 @@ final class Messages {
         + " slide boundaries; choose a slide that divides the size (e.g. 15 minutes for 1 hour)";
   }
 
+  static String formatKind(Collection<String> found) {
+    return "declare exactly one format: { json: { schema: ... } }, { avro: { registry: ..., schema: ... } } or"
+        + " { protobuf: { message: ..., registry: ..., schema: ... } }; found "
+        + (found.isEmpty() ? "none" : String.join(", ", found));
+  }
+
+  static String keyColumnClash(String column, String section) {
+    return "key column '" + column + "' has the same top-level name as a column of " + section + ".schema;"
+        + " rename one of them: key and value columns share the row";
+  }
+
+  static String badRegistryUrl(String url) {
+    // A URL with user info may hold a password: it is not echoed then.
+    String shown = url.contains("@") ? "" : " '" + url + "'";
+    return "registry url" + shown + " is not an http(s) URL without credentials; write it like"
+        + " http://localhost:8081 and put credentials in basic-auth or bearer-token";
+  }
+
+  static String badBasicAuth() {
+    return "basic-auth must be written user:password (for example \"${SR_USER}:${SR_PASSWORD}\")";
+  }
+
+  static String twoRegistryAuths() {
+    return "declare either basic-auth or bearer-token, not both";
+  }
+
   static String triggerKind(Collection<String> found) {
     return "declare exactly one trigger: { processing-time: 30s }, { available-now: true } or"
         + " { once: true }; found " + (found.isEmpty() ? "none" : String.join(", ", found));

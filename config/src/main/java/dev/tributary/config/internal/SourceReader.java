@@ -3,7 +3,6 @@ package dev.tributary.config.internal;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaSourceSpec;
-import dev.tributary.config.JsonFormatSpec;
 import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.Size;
 import dev.tributary.config.SourceSpec;
@@ -182,77 +181,9 @@ final class SourceReader {
     return ok ? properties : null;
   }
 
-  /**
-   * Reads {@code format}: required with a Kafka source, refused with a Delta source (whose table's
-   * schema is the input schema); with a broken source, read when present (required when the
-   * source is missing: the example source is Kafka's).
-   */
-  JsonFormatSpec format(YamlMap root, SourceSpec source) {
-    if (source instanceof DeltaSourceSpec) {
-      root.optional("format").ifPresent(n -> nodes.fail(n, "format", Messages.formatWithDeltaSource()));
-      return null;
-    }
-    YamlMap format;
-    if (source == null && nodes.problems().declared("source")) {
-      Node node = root.optional("format").orElse(null);
-      format = node == null ? null : nodes.map(node, "format", "format");
-    } else {
-      format = section(root, "format", "format: { json: { schema: { order_id: string } } }");
-    }
-    if (format == null) {
-      return null;
-    }
-    Node jsonNode = format.required("json", "json: { schema: { order_id: string } }");
-    format.finish();
-    YamlMap json = jsonNode == null ? null : nodes.map(jsonNode, "format.json", "format.json");
-    if (json == null) {
-      return null;
-    }
-    Node schemaNode = json.required("schema", "schema: { order_id: string, event_time: timestamp }");
-    List<ColumnSpec> columns = schemaNode == null ? null : columns(schemaNode);
-    Size maxRecordSize = json.read("max-record-size", n -> positiveSize(n, "format.json.max-record-size"),
-        JsonFormatSpec.DEFAULT_MAX_RECORD_SIZE);
-    json.finish();
-    if (columns == null || maxRecordSize == null) {
-      return null;
-    }
-    return new JsonFormatSpec(columns, maxRecordSize);
-  }
-
-  private List<ColumnSpec> columns(Node schemaNode) {
-    YamlMap schema = nodes.map(schemaNode, "format.json.schema", null);
-    if (schema == null) {
-      return null;
-    }
-    Map<String, Node> entries = schema.all();
-    if (entries.isEmpty()) {
-      nodes.fail(schemaNode, "format.json.schema", Messages.empty("the schema"));
-      return null;
-    }
-    List<ColumnSpec> columns = new ArrayList<>();
-    boolean ok = true;
-    for (Map.Entry<String, Node> entry : entries.entrySet()) {
-      String name = entry.getKey();
-      String path = schema.child(name);
-      ColumnType type = nodes.convert(entry.getValue(), path, ColumnType::parse);
-      if (name.isEmpty() || name.startsWith(".") || name.endsWith(".") || name.contains("..")) {
-        nodes.problems().atKey(path, Messages.badColumnName(name));
-        type = null;
-      }
-      ok &= type != null;
-      if (type != null) {
-        columns.add(new ColumnSpec(name, type));
-      }
-    }
-    for (ColumnSpec parent : columns) {
-      for (ColumnSpec child : columns) {
-        if (child.name().startsWith(parent.name() + ".")) {
-          nodes.problems().atKey(schema.child(parent.name()), Messages.columnConflict(parent.name(), child.name()));
-          ok = false;
-        }
-      }
-    }
-    return ok ? columns : null;
+  /** Reads {@code format}; see {@link FormatReader#format}. */
+  dev.tributary.config.FormatSpec format(YamlMap root, SourceSpec source) {
+    return new FormatReader(nodes, this).format(root, source);
   }
 
   Size positiveSize(Node node, String path) {

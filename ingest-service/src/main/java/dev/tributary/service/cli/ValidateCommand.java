@@ -65,7 +65,9 @@ final class ValidateCommand {
               ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
           + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets"));
       var format = spec.format().orElseThrow();
-      line(b, "records", "json, " + format.columns().size() + " columns, at most "
+      String registry = format instanceof dev.tributary.config.AvroFormatSpec avro ? " (registry " + avro.registry().url() + ")"
+          : format instanceof dev.tributary.config.ProtobufFormatSpec proto ? " (registry " + proto.registry().url() + ")" : "";
+      line(b, "records", format.keyword() + registry + ", " + format.columns().size() + " columns, at most "
           + format.maxRecordSize() + " each; unparseable records go to quarantine");
     }
     line(b, "transforms", spec.transforms().isEmpty() ? "none"

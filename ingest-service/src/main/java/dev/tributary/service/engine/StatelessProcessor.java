@@ -2,7 +2,7 @@ package dev.tributary.service.engine;
 
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.join.StreamJoins;
-import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.types.PrimitiveType;
@@ -39,7 +39,7 @@ public final class StatelessProcessor implements RecordProcessor {
 
   private final String pipelineId;
   /** Null for a processor of typed rows. */
-  private final JsonRecordParser parser;
+  private final RecordDecoder parser;
   /** The typed rows' source table and schema; null for a processor of records. */
   private final String rowSource;
   private final StructType rowSchema;
@@ -57,7 +57,7 @@ public final class StatelessProcessor implements RecordProcessor {
    * A processor whose rows are the sink's rows, checked with {@link RowChecks} for the sink's
    * {@code partitionColumns} before they are written (a row the table cannot hold is quarantined).
    */
-  public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
       List<String> partitionColumns) {
     this(pipelineId, parser, transforms, partitionColumns, null);
   }
@@ -66,7 +66,7 @@ public final class StatelessProcessor implements RecordProcessor {
    * A processor whose rows, joined by {@code joins} (opened for {@link #transformedSchema}), are the
    * sink's rows; it closes {@code joins} when closed.
    */
-  public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
       List<String> partitionColumns, StreamJoins joins) {
     this(pipelineId, parser, transforms, partitionColumns, true, joins);
   }
@@ -75,7 +75,7 @@ public final class StatelessProcessor implements RecordProcessor {
    * The stateless steps of a stateful pipeline ({@link #toRow}): its rows go on to the stateful
    * operators, which check them themselves.
    */
-  public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms) {
+  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms) {
     this(pipelineId, parser, null, null, transforms, List.of(), false, null);
   }
 
@@ -97,7 +97,7 @@ public final class StatelessProcessor implements RecordProcessor {
    * the rows the stateful operators get, unchecked (they check them themselves); closes
    * {@code joins} when closed.
    */
-  public StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
       StreamJoins joins) {
     this(pipelineId, parser, transforms, List.of(), false, joins);
   }
@@ -112,12 +112,12 @@ public final class StatelessProcessor implements RecordProcessor {
         partitionColumns == null ? List.of() : partitionColumns, partitionColumns != null, joins);
   }
 
-  private StatelessProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+  private StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
       List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
     this(pipelineId, parser, null, null, transforms, partitionColumns, sinkRows, joins);
   }
 
-  private StatelessProcessor(String pipelineId, JsonRecordParser parser, String rowSource, StructType rowSchema,
+  private StatelessProcessor(String pipelineId, RecordDecoder parser, String rowSource, StructType rowSchema,
       CompiledTransforms transforms, List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
     this.pipelineId = pipelineId;
     this.parser = parser;
@@ -286,8 +286,7 @@ public final class StatelessProcessor implements RecordProcessor {
    */
   public Object[] toRow(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws IOException {
     outputs.countInput();
-    byte[] value = record.value();
-    ParseResult result = value == null ? ParseResult.failure("record value is null (a tombstone)") : parser.parse(value);
+    ParseResult result = parser.decode(record.topic(), record.partition(), record.offset(), record.key(), record.value());
     if (result instanceof ParseResult.Failure failure) {
       quarantine(record, failure.error(), outputs);
       return null;

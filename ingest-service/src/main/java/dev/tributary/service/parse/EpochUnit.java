@@ -26,7 +26,7 @@ public enum EpochUnit {
   }
 
   /** The unit in words, for messages: {@code seconds}, {@code milliseconds}, ... */
-  String words() {
+  public String words() {
     return switch (this) {
       case SECONDS -> "seconds";
       case MILLIS -> "milliseconds";
@@ -45,7 +45,7 @@ public enum EpochUnit {
    * precision), or null when it is outside the years 0001-9999 (no overflow is possible: the range
    * is checked before any multiplication).
    */
-  Instant toInstant(long value) {
+  public Instant toInstant(long value) {
     long second = Math.floorDiv(value, perSecond);
     if (second < MIN_SECOND || second > MAX_SECOND) {
       return null;

@@ -22,7 +22,7 @@ import java.util.Objects;
  *
  * <p>Instances are immutable and thread-safe; build one per pipeline and share it.
  */
-public final class JsonRecordParser {
+public final class JsonRecordParser implements RecordDecoder {
   /** Kafka's default maximum message size, a sensible default for {@code max-record-size}. */
   public static final long DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
 
@@ -83,8 +83,23 @@ public final class JsonRecordParser {
   }
 
   /** The schema rows are aligned with. */
+  @Override
   public StructType schema() {
     return schema;
+  }
+
+  /** Parses the record's value (the key is not read); a null value (a tombstone) is a failure. */
+  @Override
+  public ParseResult decode(String topic, int partition, long offset, byte[] key, byte[] value) {
+    return value == null ? ParseResult.failure(RecordErrors.tombstone()) : parse(value);
+  }
+
+  /**
+   * The epoch unit of every timestamp column declared with one other than milliseconds
+   * ({@code timestamp(seconds)}, ...), by dotted path: other formats read plain numbers the same way.
+   */
+  public static java.util.Map<String, EpochUnit> epochUnitsOf(LinkedHashMap<String, String> columnTypes) {
+    return SchemaBuilder.epochUnits(columnTypes);
   }
 
   /** Parses a whole record value; see the class comment for the contract. */

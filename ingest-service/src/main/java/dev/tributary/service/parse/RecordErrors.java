@@ -109,6 +109,10 @@ final class RecordErrors {
             + quote(text, true));
   }
 
+  static String tombstone() {
+    return "record value is null (a tombstone)";
+  }
+
   static String empty() {
     return "record is empty (0 bytes); expected a JSON object";
   }

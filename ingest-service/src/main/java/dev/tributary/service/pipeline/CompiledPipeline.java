@@ -3,7 +3,7 @@ package dev.tributary.service.pipeline;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
-import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.table.types.StructType;
@@ -16,7 +16,7 @@ import java.util.Optional;
  * @param stateful the watermark, deduplication and aggregation, when declared
  */
 public record CompiledPipeline(
-    PipelineSpec spec, JsonRecordParser parser, CompiledTransforms transforms, StatelessProcessor processor,
+    PipelineSpec spec, RecordDecoder parser, CompiledTransforms transforms, StatelessProcessor processor,
     Optional<StatefulPlan> stateful) {
 
   /**

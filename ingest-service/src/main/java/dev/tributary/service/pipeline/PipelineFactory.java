@@ -10,7 +10,6 @@ import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.table.stream.ChangeOptions;
 import dev.tributary.table.stream.SourceLimits;
 import dev.tributary.table.stream.StartingPoint;
-import dev.tributary.config.JsonFormatSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
@@ -23,7 +22,7 @@ import dev.tributary.service.expr.ExpressionException;
 import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.join.StreamJoins;
-import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.stateful.CompleteModeSink;
@@ -77,16 +76,11 @@ public final class PipelineFactory {
       }
       return new CompiledPipeline(spec, null, null, null, Optional.empty());
     }
-    JsonFormatSpec format = spec.format().orElseThrow();
-    LinkedHashMap<String, String> columns = new LinkedHashMap<>();
-    for (ColumnSpec c : format.columns()) {
-      columns.put(c.name(), c.type().canonical());
-    }
-    JsonRecordParser parser;
+    RecordDecoder parser;
     try {
-      parser = JsonRecordParser.forColumns(columns, format.maxRecordSize().bytes());
+      parser = RecordDecoders.forFormat(spec.id(), spec.format().orElseThrow(), spec.secrets());
     } catch (IllegalArgumentException e) {
-      problems.add("format.json.schema: " + e.getMessage());
+      problems.add(e.getMessage());
       throw new PipelineDefinitionException(spec.id(), problems);
     }
     return compileQuery(spec, parser, StatelessProcessor.transformInput(parser.schema()),
@@ -119,7 +113,7 @@ public final class PipelineFactory {
    * @param steps makes the stateless steps of a stateful pipeline from the compiled transforms
    * @param where appended to each problem: where the input columns come from ("" when declared)
    */
-  private static CompiledPipeline compileQuery(PipelineSpec spec, JsonRecordParser parser, StructType input,
+  private static CompiledPipeline compileQuery(PipelineSpec spec, RecordDecoder parser, StructType input,
       java.util.function.Function<CompiledTransforms, StatelessProcessor> steps, List<String> problems,
       String where) {
     CompiledTransforms transforms = null;

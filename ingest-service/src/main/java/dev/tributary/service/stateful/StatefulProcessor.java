@@ -4,7 +4,7 @@ import dev.tributary.service.engine.BatchOutputs;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
-import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.stream.SourceRow;
@@ -48,7 +48,7 @@ public final class StatefulProcessor implements RecordProcessor {
    * @param checkpointStore the store rooted at the pipeline's checkpoint; not closed by this processor
    * @param localDir a directory this processor owns for the state stores' working copies
    */
-  public StatefulProcessor(String pipelineId, JsonRecordParser parser, CompiledTransforms transforms,
+  public StatefulProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
       StatefulPlan plan, ObjectStore checkpointStore, Path localDir) {
     this(pipelineId, new StatelessProcessor(pipelineId, parser, transforms), plan, checkpointStore, localDir);
   }

@@ -66,6 +66,25 @@ class MainTest {
   }
 
   @Test
+  void validatePrintsTheAvroFormatWithItsRegistryAndKeyColumnsAndMasksTheCredentials() throws Exception {
+    Path file = write("orders.yaml", VALID.replace("""
+          json:
+            schema:
+              order_id: string
+              amount_cents: long
+        """, """
+          avro:
+            registry: { url: "http://127.0.0.1:8081", basic-auth: "reader:plain-secret" }
+            schema: { order_id: string, amount_cents: long }
+            key: { customer_id: string }
+        """));
+
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out()).contains("avro (registry http://127.0.0.1:8081), 3 columns").contains("customer_id string")
+        .doesNotContain("plain-secret");
+  }
+
+  @Test
   void validatePrintsEachJoinWithItsTableKeysTypeAndColumns() throws Exception {
     Path file = write("orders.yaml", VALID + """
         join:

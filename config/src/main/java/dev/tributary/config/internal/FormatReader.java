@@ -1,0 +1,260 @@
+package dev.tributary.config.internal;
+
+import dev.tributary.config.AvroFormatSpec;
+import dev.tributary.config.ColumnSpec;
+import dev.tributary.config.ColumnType;
+import dev.tributary.config.DeltaSourceSpec;
+import dev.tributary.config.Durations;
+import dev.tributary.config.FormatSpec;
+import dev.tributary.config.JsonFormatSpec;
+import dev.tributary.config.ProtobufFormatSpec;
+import dev.tributary.config.RegistrySpec;
+import dev.tributary.config.Size;
+import dev.tributary.config.SourceSpec;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads the {@code format} section: exactly one of {@code json}, {@code avro} or {@code protobuf},
+ * with its declared columns and, for the registry formats, the {@code registry} settings.
+ */
+final class FormatReader {
+  static final List<String> KINDS = List.of("json", "avro", "protobuf");
+
+  private final YamlNodes nodes;
+  private final SourceReader source;
+
+  FormatReader(YamlNodes nodes, SourceReader source) {
+    this.nodes = nodes;
+    this.source = source;
+  }
+
+  /**
+   * Reads {@code format}: required with a Kafka source, refused with a Delta source (whose table's
+   * schema is the input schema); with a broken source, read when present (required when the
+   * source is missing: the example source is Kafka's).
+   */
+  FormatSpec format(YamlMap root, SourceSpec sourceSpec) {
+    if (sourceSpec instanceof DeltaSourceSpec) {
+      root.optional("format").ifPresent(n -> nodes.fail(n, "format", Messages.formatWithDeltaSource()));
+      return null;
+    }
+    YamlMap format;
+    if (sourceSpec == null && nodes.problems().declared("source")) {
+      Node node = root.optional("format").orElse(null);
+      format = node == null ? null : nodes.map(node, "format", "format");
+    } else {
+      Node node = root.required("format", "format: { json: { schema: { order_id: string } } }");
+      format = node == null ? null : nodes.map(node, "format", "format");
+    }
+    if (format == null) {
+      return null;
+    }
+    List<String> kinds = format.present(KINDS);
+    if (kinds.size() != 1) {
+      if (!format.hasOtherKeys(KINDS) || !kinds.isEmpty()) {
+        nodes.problems().atValue("format", Messages.formatKind(kinds));
+      }
+      KINDS.forEach(format::optional); // taken: the kind problem is reported once, above
+      format.finish();
+      return null;
+    }
+    String kind = kinds.get(0);
+    Node node = format.required(kind, kind + ": { schema: { order_id: string } }");
+    format.finish();
+    YamlMap section = node == null ? null : nodes.map(node, "format." + kind, "format." + kind);
+    if (section == null) {
+      return null;
+    }
+    return switch (kind) {
+      case "json" -> json(section);
+      case "avro" -> avro(section);
+      default -> protobuf(section);
+    };
+  }
+
+  private JsonFormatSpec json(YamlMap json) {
+    Node schemaNode = json.required("schema", "schema: { order_id: string, event_time: timestamp }");
+    List<ColumnSpec> columns = schemaNode == null ? null : columns(schemaNode, "format.json.schema");
+    Size maxRecordSize = maxRecordSize(json, "format.json");
+    json.finish();
+    if (columns == null || maxRecordSize == null) {
+      return null;
+    }
+    return new JsonFormatSpec(columns, maxRecordSize);
+  }
+
+  private AvroFormatSpec avro(YamlMap avro) {
+    RegistrySpec registry = registry(avro, "format.avro");
+    Node schemaNode = avro.required("schema", "schema: { order_id: string, event_time: timestamp }");
+    List<ColumnSpec> values = schemaNode == null ? null : columns(schemaNode, "format.avro.schema");
+    List<ColumnSpec> keys = keyColumns(avro, "format.avro", values);
+    Size maxRecordSize = maxRecordSize(avro, "format.avro");
+    avro.finish();
+    if (registry == null || values == null || keys == null || maxRecordSize == null) {
+      return null;
+    }
+    return new AvroFormatSpec(registry, values, keys, maxRecordSize);
+  }
+
+  private ProtobufFormatSpec protobuf(YamlMap protobuf) {
+    Node messageNode = protobuf.required("message", "message: com.example.Order");
+    String message = messageNode == null ? null
+        : nodes.nonEmptyText(messageNode, "format.protobuf.message", "the message name");
+    RegistrySpec registry = registry(protobuf, "format.protobuf");
+    Node schemaNode = protobuf.required("schema", "schema: { order_id: string, event_time: timestamp }");
+    List<ColumnSpec> values = schemaNode == null ? null : columns(schemaNode, "format.protobuf.schema");
+    List<ColumnSpec> keys = keyColumns(protobuf, "format.protobuf", values);
+    Size maxRecordSize = maxRecordSize(protobuf, "format.protobuf");
+    protobuf.finish();
+    if (message == null || registry == null || values == null || keys == null || maxRecordSize == null) {
+      return null;
+    }
+    return new ProtobufFormatSpec(message.strip(), registry, values, keys, maxRecordSize);
+  }
+
+  private Size maxRecordSize(YamlMap section, String path) {
+    return section.read("max-record-size", n -> source.positiveSize(n, path + ".max-record-size"),
+        JsonFormatSpec.DEFAULT_MAX_RECORD_SIZE);
+  }
+
+  /** The {@code key} columns, none when absent; a name the value declares too is refused. */
+  private List<ColumnSpec> keyColumns(YamlMap section, String path, List<ColumnSpec> values) {
+    Optional<Node> keyNode = section.optional("key");
+    if (keyNode.isEmpty()) {
+      return List.of();
+    }
+    List<ColumnSpec> keys = columns(keyNode.get(), path + ".key");
+    if (keys == null || values == null) {
+      return keys;
+    }
+    for (ColumnSpec key : keys) {
+      for (ColumnSpec value : values) {
+        // Top-level names must differ: nested key and value columns under one parent would make
+        // one struct column of two sources.
+        if (key.jsonPath().get(0).equals(value.jsonPath().get(0))) {
+          nodes.problems().atKey(path + ".key." + key.name(), Messages.keyColumnClash(key.name(), path));
+          return null;
+        }
+      }
+    }
+    return keys;
+  }
+
+  private RegistrySpec registry(YamlMap section, String path) {
+    Node node = section.required("registry", "registry: { url: http://localhost:8081 }");
+    YamlMap registry = node == null ? null : nodes.map(node, path + ".registry", path + ".registry");
+    if (registry == null) {
+      return null;
+    }
+    String at = path + ".registry";
+    Node urlNode = registry.required("url", "url: http://localhost:8081");
+    String url = urlNode == null ? null : nodes.nonEmptyText(urlNode, at + ".url", "the registry URL");
+    if (url != null && !isHttpUrl(url.strip())) {
+      nodes.fail(urlNode, at + ".url", Messages.badRegistryUrl(url));
+      url = null;
+    }
+    Node basicNode = registry.optional("basic-auth").orElse(null);
+    String basic = basicNode == null ? null : nodes.nonEmptyText(basicNode, at + ".basic-auth", "basic-auth");
+    boolean ok = basicNode == null || basic != null;
+    if (basic != null && basic.indexOf(':') > 0) {
+      nodes.problems().secret(basic.substring(basic.indexOf(':') + 1)); // the password alone is a secret too
+    }
+    if (basic != null && basic.indexOf(':') <= 0) {
+      nodes.fail(basicNode, at + ".basic-auth", Messages.badBasicAuth());
+      ok = false;
+    }
+    Node bearerNode = registry.optional("bearer-token").orElse(null);
+    String bearer = bearerNode == null ? null : nodes.nonEmptyText(bearerNode, at + ".bearer-token", "bearer-token");
+    ok &= bearerNode == null || bearer != null;
+    if (basic != null && bearer != null) {
+      nodes.fail(bearerNode, at + ".bearer-token", Messages.twoRegistryAuths());
+      ok = false;
+    }
+    String caFile = null;
+    Optional<Node> tlsNode = registry.optional("tls");
+    if (tlsNode.isPresent()) {
+      YamlMap tls = nodes.map(tlsNode.get(), at + ".tls", at + ".tls");
+      if (tls == null) {
+        ok = false;
+      } else {
+        Node caNode = tls.required("ca-file", "ca-file: /etc/ssl/registry-ca.pem");
+        caFile = caNode == null ? null : nodes.nonEmptyText(caNode, at + ".tls.ca-file", "the CA file");
+        ok &= caFile != null;
+        tls.finish();
+      }
+    }
+    Duration timeout = registry.read("timeout", n -> positiveDuration(n, at + ".timeout"), RegistrySpec.DEFAULT_TIMEOUT);
+    registry.finish();
+    if (url == null || !ok || timeout == null) {
+      return null;
+    }
+    return new RegistrySpec(stripTrailingSlash(url.strip()), Optional.ofNullable(basic), Optional.ofNullable(bearer),
+        Optional.ofNullable(caFile), timeout);
+  }
+
+  private Duration positiveDuration(Node node, String path) {
+    Duration d = nodes.convert(node, path, Durations::parse);
+    if (d != null && (d.isZero() || d.isNegative())) {
+      nodes.fail(node, path, Messages.notPositive("the timeout"));
+      return null;
+    }
+    return d;
+  }
+
+  private static boolean isHttpUrl(String url) {
+    try {
+      URI uri = URI.create(url);
+      return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+          && uri.getQuery() == null && uri.getUserInfo() == null;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private static String stripTrailingSlash(String url) {
+    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+  }
+
+  /** Reads a mapping of column names to types; null (with the problems recorded) when broken. */
+  List<ColumnSpec> columns(Node schemaNode, String path) {
+    YamlMap schema = nodes.map(schemaNode, path, null);
+    if (schema == null) {
+      return null;
+    }
+    Map<String, Node> entries = schema.all();
+    if (entries.isEmpty()) {
+      nodes.fail(schemaNode, path, Messages.empty("the schema"));
+      return null;
+    }
+    List<ColumnSpec> columns = new ArrayList<>();
+    boolean ok = true;
+    for (Map.Entry<String, Node> entry : entries.entrySet()) {
+      String name = entry.getKey();
+      String columnPath = schema.child(name);
+      ColumnType type = nodes.convert(entry.getValue(), columnPath, ColumnType::parse);
+      if (name.isEmpty() || name.startsWith(".") || name.endsWith(".") || name.contains("..")) {
+        nodes.problems().atKey(columnPath, Messages.badColumnName(name));
+        type = null;
+      }
+      ok &= type != null;
+      if (type != null) {
+        columns.add(new ColumnSpec(name, type));
+      }
+    }
+    for (ColumnSpec parent : columns) {
+      for (ColumnSpec child : columns) {
+        if (child.name().startsWith(parent.name() + ".")) {
+          nodes.problems().atKey(schema.child(parent.name()), Messages.columnConflict(parent.name(), child.name()));
+          ok = false;
+        }
+      }
+    }
+    return ok ? columns : null;
+  }
+}

@@ -1,0 +1,40 @@
+package dev.tributary.service.parse;
+
+import dev.tributary.table.types.StructType;
+
+/**
+ * Turns one Kafka record (key and value bytes, with its provenance for messages) into a row of the
+ * pipeline's declared columns: the format SPI. {@link JsonRecordParser} is the JSON implementation,
+ * {@code parse.avro.AvroRecordDecoder} the Avro one; a Protobuf decoder plugs in the same way.
+ *
+ * <p>Contract of {@link #decode}:
+ * <ul>
+ *   <li>it never throws for any bytes a producer can send: a record that cannot become a row is a
+ *       {@link ParseResult.Failure} whose message names what is wrong (field path, schema id, ...),
+ *       and goes to the quarantine table;
+ *   <li>a {@link ParseResult.Success}'s row is aligned with {@link #schema()}: nested structs as
+ *       nested {@code Object[]}, values in the Java classes of
+ *       {@link dev.tributary.table.types.DataType} (String, Integer, Long, Double, Boolean,
+ *       {@code Instant} truncated to microseconds, {@code LocalDate}, {@code BigDecimal} at the
+ *       declared scale), exactly as {@link JsonRecordParser} produces them;
+ *   <li>it throws {@link DecoderUnavailableException} only when it cannot decide now (a schema
+ *       registry that is down): that is not the record's fault, so the batch fails and is
+ *       replayed, and nothing is quarantined.
+ * </ul>
+ *
+ * <p>Implementations are thread-safe and built once per pipeline; the hot path should not
+ * allocate beyond the row itself.
+ */
+public interface RecordDecoder {
+
+  /** The schema rows are aligned with: the declared columns (value columns, then key columns). */
+  StructType schema();
+
+  /**
+   * Decodes one record; see the class comment. {@code key} and {@code value} may be null (a null
+   * key, a tombstone).
+   *
+   * @throws DecoderUnavailableException when the outcome cannot be known now (retry later)
+   */
+  ParseResult decode(String topic, int partition, long offset, byte[] key, byte[] value);
+}

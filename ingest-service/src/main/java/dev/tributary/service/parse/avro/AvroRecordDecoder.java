@@ -1,0 +1,204 @@
+package dev.tributary.service.parse.avro;
+
+import dev.tributary.service.parse.EpochUnit;
+import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.ParseResult;
+import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.registry.ConfluentWireFormat;
+import dev.tributary.service.registry.RegisteredSchema;
+import dev.tributary.service.registry.UnknownSchemaException;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.avro.Schema;
+
+/**
+ * Decodes Avro records in the Confluent wire format ({@link ConfluentWireFormat}) into rows of the
+ * declared columns: the value's columns, then the key's when {@code format.avro.key} is declared.
+ *
+ * <p>Per writer schema id, once: the schema is fetched from the {@link SchemaSource} (the registry;
+ * its references parsed first), projected on the declared columns and compiled ({@link
+ * WriterProjection}); the outcome is cached, so the hot path does no schema work. Per record: the
+ * header is checked, the body decoded with the compiled reader, the values converted.
+ *
+ * <p>Quarantined (a {@link ParseResult.Failure} whose message starts {@code topic/partition offset
+ * N: value:} or {@code key:}): a null value, a value above max-record-size, a header that is not
+ * the wire format (too short, magic byte not 0), an id the registry does not know (404), a schema
+ * that is not Avro or does not parse, bytes that do not decode with the writer schema (or are
+ * followed by more), and a value that does not fit its declared column (a writer type that cannot
+ * become the declared type, a decimal that does not fit, a time outside 0001-9999). A null key
+ * leaves the key columns null. A registry that is down is not the record's fault: the
+ * {@link dev.tributary.service.parse.DecoderUnavailableException} propagates and fails the batch.
+ *
+ * <p>Thread-safe.
+ */
+public final class AvroRecordDecoder implements RecordDecoder {
+  /** How long an unknown id is remembered before the registry is asked again. */
+  private static final long UNKNOWN_RETRY_NANOS = 60_000_000_000L;
+
+  private final SchemaSource schemas;
+  private final Part value;
+  private final Part key;
+  private final StructType schema;
+  private final long maxRecordBytes;
+
+  /**
+   * A decoder of the declared columns ({@code column: type}, as {@code format.avro.schema}).
+   *
+   * @param keyColumns the key's columns; empty: the key is not decoded
+   * @throws IllegalArgumentException naming the column, for an unknown type or a conflict
+   */
+  public AvroRecordDecoder(SchemaSource schemas, LinkedHashMap<String, String> valueColumns,
+      LinkedHashMap<String, String> keyColumns, long maxRecordBytes) {
+    this.schemas = Objects.requireNonNull(schemas, "schemas");
+    if (maxRecordBytes <= 0) {
+      throw new IllegalArgumentException("max-record-size must be positive, was " + maxRecordBytes + " bytes");
+    }
+    this.maxRecordBytes = maxRecordBytes;
+    this.value = new Part("value", JsonRecordParser.schemaOf(valueColumns), JsonRecordParser.epochUnitsOf(valueColumns));
+    this.key = keyColumns.isEmpty() ? null
+        : new Part("key", JsonRecordParser.schemaOf(keyColumns), JsonRecordParser.epochUnitsOf(keyColumns));
+    List<StructField> fields = new ArrayList<>(value.declared.fields());
+    if (key != null) {
+      fields.addAll(key.declared.fields());
+    }
+    this.schema = new StructType(fields);
+  }
+
+  @Override
+  public StructType schema() {
+    return schema;
+  }
+
+  @Override
+  public ParseResult decode(String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
+    if (valueBytes == null) {
+      return failure(topic, partition, offset, "value", AvroErrors.tombstone());
+    }
+    if (valueBytes.length > maxRecordBytes) {
+      return failure(topic, partition, offset, "value", AvroErrors.tooLarge(valueBytes.length, maxRecordBytes));
+    }
+    Object[] valueRow;
+    try {
+      valueRow = value.read(valueBytes);
+    } catch (AvroMisfit e) {
+      return failure(topic, partition, offset, "value", e.getMessage());
+    }
+    if (key == null) {
+      return ParseResult.success(valueRow);
+    }
+    Object[] keyRow;
+    try {
+      keyRow = keyBytes == null ? new Object[key.declared.size()] : key.read(keyBytes);
+    } catch (AvroMisfit e) {
+      return failure(topic, partition, offset, "key", e.getMessage());
+    }
+    Object[] row = new Object[valueRow.length + keyRow.length];
+    System.arraycopy(valueRow, 0, row, 0, valueRow.length);
+    System.arraycopy(keyRow, 0, row, valueRow.length, keyRow.length);
+    return ParseResult.success(row);
+  }
+
+  /**
+   * The fields of writer schema {@code id} that the value's declared columns do not read (dotted
+   * paths), compiling it if needed: what a rescue column would keep. Empty for an id that cannot be
+   * compiled.
+   */
+  public List<String> undeclaredValueFields(int id) {
+    Compiled c = value.compiled(id);
+    return c.projection == null ? List.of() : c.projection.undeclaredFields();
+  }
+
+  private static ParseResult failure(String topic, int partition, long offset, String part, String problem) {
+    return ParseResult.failure(AvroErrors.where(topic, partition, offset, part) + problem);
+  }
+
+  /** A compiled writer schema, or why its records are quarantined. */
+  private record Compiled(int id, WriterProjection projection, String problem, long failedAt) {}
+
+  /** The value or the key: its declared struct and its compiled writer schemas. */
+  private final class Part {
+    private final String name;
+    private final StructType declared;
+    private final Map<String, EpochUnit> units;
+    private final ConcurrentHashMap<Integer, Compiled> byId = new ConcurrentHashMap<>();
+    // Most topics carry one writer schema at a time: one comparison instead of a boxed map lookup.
+    private volatile Compiled last;
+
+    Part(String name, StructType declared, Map<String, EpochUnit> units) {
+      this.name = name;
+      this.declared = declared;
+      this.units = units;
+    }
+
+    Object[] read(byte[] bytes) {
+      String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
+      if (header != null) {
+        throw new AvroMisfit(header);
+      }
+      Compiled c = compiled(ConfluentWireFormat.schemaId(bytes, 0));
+      if (c.projection == null) {
+        throw new AvroMisfit(c.problem);
+      }
+      try {
+        return c.projection.read(bytes, ConfluentWireFormat.HEADER_SIZE, bytes.length - ConfluentWireFormat.HEADER_SIZE,
+            declared.size());
+      } catch (AvroMisfit e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        // Untrusted bytes: whatever Avro throws on them (EOF, negative lengths, limits, a union
+        // index out of range) quarantines this record, never stops the pipeline.
+        throw new AvroMisfit(AvroErrors.undecodable(c.id, e));
+      }
+    }
+
+    Compiled compiled(int id) {
+      Compiled c = last;
+      if (c != null && c.id == id) {
+        return c;
+      }
+      c = byId.get(id);
+      if (c == null || c.failedAt != 0 && System.nanoTime() - c.failedAt > UNKNOWN_RETRY_NANOS) {
+        c = compile(id);
+        byId.put(id, c);
+      }
+      if (c.projection != null) {
+        last = c;
+      }
+      return c;
+    }
+
+    private Compiled compile(int id) {
+      RegisteredSchema registered;
+      try {
+        registered = schemas.schemaById(id);
+      } catch (UnknownSchemaException e) {
+        return new Compiled(id, null, e.getMessage(), System.nanoTime());
+      }
+      if (!registered.type().equalsIgnoreCase("AVRO")) {
+        return new Compiled(id, null, AvroErrors.notAvro(id, registered.type()), 0);
+      }
+      Schema writer;
+      try {
+        Schema.Parser parser = new Schema.Parser();
+        for (RegisteredSchema.Reference ref : registered.references()) {
+          parser.parse(ref.text());
+        }
+        writer = parser.parse(registered.text());
+      } catch (RuntimeException e) {
+        return new Compiled(id, null, AvroErrors.badSchema(id, e.getMessage()), 0);
+      }
+      try {
+        return new Compiled(id, new WriterProjection(id, writer, declared, units), null, 0);
+      } catch (IllegalArgumentException e) {
+        return new Compiled(id, null, e.getMessage(), 0);
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.tributary.service.pipeline;
+
+import dev.tributary.config.AvroFormatSpec;
+import dev.tributary.config.ColumnSpec;
+import dev.tributary.config.FormatSpec;
+import dev.tributary.config.JsonFormatSpec;
+import dev.tributary.config.ProtobufFormatSpec;
+import dev.tributary.config.Secrets;
+import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.parse.avro.AvroRecordDecoder;
+import dev.tributary.service.registry.SchemaRegistryClient;
+import java.util.LinkedHashMap;
+import java.util.List;
+
+/**
+ * Builds the {@link RecordDecoder} of a declared {@code format}: the one place that knows every
+ * format. A new format (Protobuf) adds its case here.
+ */
+public final class RecordDecoders {
+  private RecordDecoders() {}
+
+  /**
+   * The decoder of {@code format}.
+   *
+   * @throws IllegalArgumentException naming the key, for a column the format cannot produce or a
+   *     format this build cannot decode
+   */
+  public static RecordDecoder forFormat(String pipelineId, FormatSpec format, Secrets secrets) {
+    String at = "format." + format.keyword();
+    try {
+      if (format instanceof JsonFormatSpec json) {
+        return JsonRecordParser.forColumns(types(json.columns()), json.maxRecordSize().bytes());
+      }
+      if (format instanceof AvroFormatSpec avro) {
+        SchemaRegistryClient registry = new SchemaRegistryClient(pipelineId, avro.registry(), secrets,
+            SchemaRegistryClient.Retry.DEFAULT);
+        return new AvroRecordDecoder(registry::schemaById, types(avro.valueColumns()), types(avro.keyColumns()),
+            avro.maxRecordSize().bytes());
+      }
+      if (format instanceof ProtobufFormatSpec) {
+        // TODO(#13): wire the Protobuf decoder (parse.protobuf) here.
+        throw new IllegalArgumentException("protobuf decoding is not available yet; use format.avro or format.json");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
+    }
+    throw new IllegalStateException("unknown format " + format.keyword());
+  }
+
+  private static LinkedHashMap<String, String> types(List<ColumnSpec> columns) {
+    LinkedHashMap<String, String> types = new LinkedHashMap<>();
+    columns.forEach(c -> types.put(c.name(), c.type().canonical()));
+    return types;
+  }
+}

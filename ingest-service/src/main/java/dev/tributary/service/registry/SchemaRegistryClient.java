@@ -1,0 +1,248 @@
+package dev.tributary.service.registry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tributary.config.RegistrySpec;
+import dev.tributary.config.Secrets;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * Looks up writer schemas by id in a registry speaking the Confluent Schema Registry REST API:
+ * {@code GET /schemas/ids/{id}} ({@code schemaType}, {@code schema}, {@code references}), each
+ * reference resolved with {@code GET /subjects/{subject}/versions/{version}}.
+ *
+ * <p>Answers by id are cached for the client's life (an id never changes meaning), so a pipeline
+ * asks once per writer schema. Failures are sorted: a 404 is {@link UnknownSchemaException} (the
+ * record's problem: quarantined); no answer, a timeout, 5xx or 429 are retried with exponential
+ * backoff ({@link Retry}) and then {@link SchemaRegistryUnavailableException} (transient: the batch
+ * fails and is replayed); any other refusal, and a TLS handshake that fails (an untrusted
+ * certificate), is {@link SchemaRegistryException} (the settings are wrong). Every message names the registry by its URL, with the pipeline's secrets masked.
+ *
+ * <p>Thread-safe.
+ */
+public final class SchemaRegistryClient {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * How often and how patiently a request is retried.
+   *
+   * @param attempts tries in all, at least 1
+   * @param initialDelay wait before the second try; doubled each time up to {@code maxDelay}
+   */
+  public record Retry(int attempts, Duration initialDelay, Duration maxDelay) {
+    /** Five tries over about 8 seconds. */
+    public static final Retry DEFAULT = new Retry(5, Duration.ofMillis(500), Duration.ofSeconds(4));
+
+    public Retry {
+      if (attempts < 1) {
+        throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
+      }
+    }
+
+    Duration delay(int retry) {
+      Duration d = initialDelay.multipliedBy(1L << Math.min(retry - 1, 20));
+      return d.compareTo(maxDelay) > 0 ? maxDelay : d;
+    }
+  }
+
+  private final String pipelineId;
+  private final String url;
+  private final Optional<String> authorization;
+  private final Duration timeout;
+  private final Retry retry;
+  private final Secrets secrets;
+  private final HttpClient http;
+  private final ConcurrentHashMap<Integer, RegisteredSchema> byId = new ConcurrentHashMap<>();
+
+  /**
+   * A client for the registry of {@code spec}.
+   *
+   * @throws IllegalArgumentException when the TLS CA file cannot be read (message masked)
+   */
+  public SchemaRegistryClient(String pipelineId, RegistrySpec spec, Secrets secrets, Retry retry) {
+    this.pipelineId = pipelineId;
+    this.url = spec.url();
+    this.timeout = spec.timeout();
+    this.retry = retry;
+    this.secrets = secrets;
+    this.authorization = spec.basicAuth()
+        .map(b -> "Basic " + Base64.getEncoder().encodeToString(b.getBytes(StandardCharsets.UTF_8)))
+        .or(() -> spec.bearerToken().map(t -> "Bearer " + t));
+    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(timeout)
+        .followRedirects(HttpClient.Redirect.NEVER);
+    spec.caFile().ifPresent(file -> builder.sslContext(sslContext(file)));
+    this.http = builder.build();
+  }
+
+  /** The registry's base URL, as declared. */
+  public String url() {
+    return url;
+  }
+
+  /**
+   * The schema registered under {@code id}, with its references resolved; from the cache after the
+   * first call.
+   *
+   * @throws UnknownSchemaException the registry does not know the id (404)
+   * @throws SchemaRegistryUnavailableException the registry did not answer through every retry
+   * @throws SchemaRegistryException the registry refused the request (bad credentials, wrong URL)
+   */
+  public RegisteredSchema schemaById(int id) throws UnknownSchemaException {
+    RegisteredSchema cached = byId.get(id);
+    if (cached != null) {
+      return cached;
+    }
+    String what = "schema id " + id;
+    JsonNode answer = get("/schemas/ids/" + id, what);
+    if (answer == null) {
+      throw new UnknownSchemaException(id, secrets.mask(RegistryMessages.unknownId(url, id)));
+    }
+    List<RegisteredSchema.Reference> references = new ArrayList<>();
+    resolve(answer.path("references"), references, new HashSet<>(), what);
+    RegisteredSchema schema = new RegisteredSchema(id, type(answer), text(answer, what), references);
+    byId.putIfAbsent(id, schema);
+    return schema;
+  }
+
+  /** Appends the references depth first (a reference's own references before it). */
+  private void resolve(JsonNode refs, List<RegisteredSchema.Reference> out, Set<String> seen, String what)
+      throws UnknownSchemaException {
+    if (!refs.isArray()) {
+      return;
+    }
+    for (JsonNode ref : refs) {
+      String name = ref.path("name").asText();
+      String subject = ref.path("subject").asText();
+      int version = ref.path("version").asInt(-1);
+      if (!seen.add(subject + "/" + version)) {
+        continue;
+      }
+      String refWhat = "reference " + name + " (subject " + subject + " version " + version + ") of " + what;
+      JsonNode answer = get("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions/"
+          + version, refWhat);
+      if (answer == null) {
+        throw new UnknownSchemaException(-1, secrets.mask("the schema registry at " + url + " has no " + refWhat
+            + " (404)"));
+      }
+      resolve(answer.path("references"), out, seen, refWhat);
+      out.add(new RegisteredSchema.Reference(name, subject, version, text(answer, refWhat)));
+    }
+  }
+
+  /** GETs a path with retries; null for a 404. */
+  private JsonNode get(String path, String what) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path)).timeout(timeout).GET()
+        .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
+    authorization.ifPresent(a -> request.header("Authorization", a));
+    String last = "";
+    IOException lastError = null;
+    for (int attempt = 1; attempt <= retry.attempts(); attempt++) {
+      if (attempt > 1) {
+        pause(retry.delay(attempt - 1));
+      }
+      HttpResponse<String> response;
+      try {
+        response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      } catch (javax.net.ssl.SSLHandshakeException e) {
+        // An untrusted or mismatched certificate: the settings are wrong, retrying cannot help.
+        throw new SchemaRegistryException(secrets.mask(RegistryMessages.untrusted(pipelineId, url, what,
+            String.valueOf(e.getMessage()))));
+      } catch (IOException e) {
+        last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        lastError = e;
+        continue;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new SchemaRegistryUnavailableException(secrets.mask(RegistryMessages.unavailable(pipelineId, url, what,
+            attempt, "interrupted")), e);
+      }
+      int status = response.statusCode();
+      if (status == 404) {
+        return null;
+      }
+      if (status >= 500 || status == 429 || status == 408) {
+        last = "HTTP " + status;
+        lastError = null;
+        continue;
+      }
+      if (status != 200) {
+        throw new SchemaRegistryException(secrets.mask(RegistryMessages.refused(pipelineId, url, what, status,
+            response.body())));
+      }
+      try {
+        return JSON.readTree(response.body());
+      } catch (IOException e) {
+        throw new SchemaRegistryException(secrets.mask(RegistryMessages.notTheApi(pipelineId, url, what,
+            String.valueOf(e.getMessage()).lines().findFirst().orElse("unreadable JSON"))));
+      }
+    }
+    throw new SchemaRegistryUnavailableException(secrets.mask(RegistryMessages.unavailable(pipelineId, url, what,
+        retry.attempts(), last)), lastError);
+  }
+
+  private String text(JsonNode answer, String what) {
+    JsonNode schema = answer.get("schema");
+    if (schema == null || !schema.isTextual()) {
+      throw new SchemaRegistryException(secrets.mask(RegistryMessages.notTheApi(pipelineId, url, what,
+          "no \"schema\" text in the answer")));
+    }
+    return schema.asText();
+  }
+
+  private static String type(JsonNode answer) {
+    JsonNode type = answer.get("schemaType");
+    return type == null || type.isNull() ? "AVRO" : type.asText();
+  }
+
+  private static void pause(Duration delay) {
+    try {
+      Thread.sleep(delay.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private SSLContext sslContext(String file) {
+    try (InputStream in = Files.newInputStream(Path.of(file))) {
+      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+      trust.load(null, null);
+      int i = 0;
+      for (Certificate cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        trust.setCertificateEntry("registry-ca-" + i++, cert);
+      }
+      if (i == 0) {
+        throw new GeneralSecurityException("no certificate in the file");
+      }
+      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, tmf.getTrustManagers(), null);
+      return context;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException(secrets.mask(RegistryMessages.badCaFile(pipelineId, file, e.toString())), e);
+    }
+  }
+}
