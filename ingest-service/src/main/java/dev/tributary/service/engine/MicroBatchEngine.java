@@ -135,7 +135,7 @@ public final class MicroBatchEngine {
       log.info("Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
-      watermark = runBatch(entry, PlannedBatch.replay(BatchRange.of(entry)), true, timer);
+      watermark = runBatch(entry, source.replayed(BatchRange.of(entry)), true, timer);
       lateWatermark = entry.watermarkMicros();
     } else if (recovery.latestCommit().isPresent()) {
       processor.restored(recovery.latestOffsets().orElseThrow().watermarkMicros(), watermark);

@@ -33,6 +33,16 @@ public interface Source extends AutoCloseable {
   PlannedBatch plan(BatchRange previous, boolean firstBatch) throws IOException;
 
   /**
+   * The plan of a batch the offsets log recorded before a restart, to run again: exactly its
+   * {@code range}, with the lag measured now (where the input is now, which the first attempt's
+   * plan knew but the log does not keep), so the replayed batch's progress reports its lag like any
+   * other. The default reports each partition's range end as the latest (no lag known).
+   */
+  default PlannedBatch replayed(BatchRange range) throws IOException {
+    return PlannedBatch.replay(range);
+  }
+
+  /**
    * Reads exactly {@code range} into {@code input}. Input skipped because it vanished while
    * reading (a source configured to tolerate that) is returned, for the commit's history.
    *

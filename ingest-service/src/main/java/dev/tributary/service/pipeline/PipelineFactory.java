@@ -280,22 +280,26 @@ public final class PipelineFactory {
   public static DeltaTableSource deltaSource(PipelineSpec spec, ObjectStore store, boolean ignoreRateLimit)
       throws IOException {
     DeltaSourceSpec delta = spec.deltaSource().orElseThrow();
-    StartingVersion version = delta.startingVersion();
-    StartingPoint start;
-    if (version instanceof StartingVersion.AtVersion v) {
-      start = new StartingPoint.AtVersion(v.version());
-    } else if (version instanceof StartingVersion.AtTimestamp t) {
-      start = new StartingPoint.AtTimestamp(t.instant());
-    } else if (version instanceof StartingVersion.Latest) {
-      start = new StartingPoint.Latest();
-    } else {
-      start = new StartingPoint.Earliest();
-    }
+    StartingPoint start = startingPoint(delta.startingVersion());
     SourceLimits limits = ignoreRateLimit ? SourceLimits.unlimited()
         : SourceLimits.of(delta.maxFilesPerTrigger().isPresent() ? delta.maxFilesPerTrigger().getAsLong() : null,
             delta.maxBytesPerTrigger().map(Size::bytes).orElse(null));
     return new DeltaTableSource(spec.id(), DeltaTable.open(store, TableOptions.defaults()), start, limits,
         new ChangeOptions(delta.ignoreDeletes(), delta.skipChangeCommits()));
+  }
+
+  /**
+   * The table format's starting point of a parsed {@code starting-version}: the key is parsed once,
+   * by {@link StartingVersion#parse}, and only mapped here.
+   */
+  public static StartingPoint startingPoint(StartingVersion version) {
+    if (version instanceof StartingVersion.AtVersion v) {
+      return new StartingPoint.AtVersion(v.version());
+    }
+    if (version instanceof StartingVersion.AtTimestamp t) {
+      return new StartingPoint.AtTimestamp(t.instant());
+    }
+    return version instanceof StartingVersion.Latest ? new StartingPoint.Latest() : new StartingPoint.Earliest();
   }
 
   public static DataWriteOptions writeOptions(DeltaSinkSpec sink) {

@@ -1,13 +1,22 @@
 package dev.tributary.service.server;
 
+import dev.tributary.config.JoinSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.storage.ObjectInfo;
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.storage.S3Settings;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -28,8 +37,9 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * The actuator health contributions of serve mode: {@code pipelines} (each pipeline's state; DOWN
  * when one is FAILED), {@code kafka} (every distinct bootstrap-servers list answers a cluster
- * description) and {@code storage} (every distinct sink and checkpoint location answers a metadata
- * request).
+ * description), {@code storage} (every distinct sink and checkpoint location answers a metadata
+ * request) and {@code sourceTables} (every distinct table a pipeline reads, its {@code source.delta}
+ * table and its {@code join} dimension tables, has a {@code _delta_log/} that can be listed and read).
  *
  * <p>Remote checks are cheap for the service and its dependencies whatever the request rate: a
  * check's outcome is reused for {@link ServeSettings#healthCacheFor()}; at most one check per
@@ -44,9 +54,12 @@ final class HealthChecks implements AutoCloseable {
   private final Duration timeout;
   private final long cacheNanos;
   private final LongSupplier nanoTime;
+  private static final String DELTA_LOG = "_delta_log";
+
   private final Map<String, Probe> probes = new ConcurrentHashMap<>();
   private final Counter kafkaChecks;
   private final Counter storageChecks;
+  private final Counter tableChecks;
   private final ExecutorService executor;
 
   HealthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry, LongSupplier nanoTime) {
@@ -67,6 +80,7 @@ final class HealthChecks implements AutoCloseable {
     this.nanoTime = nanoTime;
     this.kafkaChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "kafka");
     this.storageChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "storage");
+    this.tableChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "source-table");
   }
 
   /** Pipelines: UP unless one is FAILED; details map each id to its state (and reason). */
@@ -128,6 +142,45 @@ final class HealthChecks implements AutoCloseable {
           }
           Probe probe = probes.computeIfAbsent("storage " + location, k -> new Probe(storageChecks,
               () -> probe(spec, location)));
+          String outcome = p.mask(probe.outcome());
+          down |= !outcome.startsWith("UP");
+          details.put(shown, outcome);
+        }
+      }
+      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
+    };
+  }
+
+  /**
+   * Tables read: every distinct {@code source.delta} table and {@code join} dimension table, with
+   * the storage settings the pipeline reads it with, lists its {@code _delta_log/} (one object) and
+   * reads a byte of what it lists. DOWN when the log is missing or empty (no table there, or a
+   * wrong path) or cannot be listed or read (credentials, permissions, endpoint). UNKNOWN when no
+   * pipeline reads a table.
+   */
+  HealthIndicator sourceTables() {
+    return () -> {
+      Map<String, Object> details = new LinkedHashMap<>();
+      boolean down = false;
+      for (ManagedPipeline p : pipelines.all()) {
+        if (p.spec().isEmpty()) {
+          continue;
+        }
+        PipelineSpec spec = p.spec().get();
+        Map<String, S3Settings> tables = new LinkedHashMap<>();
+        spec.deltaSource().ifPresent(d -> tables.put(d.path(),
+            PipelineFactory.s3Settings(d.storage().or(spec::storage))));
+        for (JoinSpec join : spec.joins()) {
+          tables.putIfAbsent(join.path(), PipelineFactory.s3Settings(join.storage().or(spec::storage)));
+        }
+        for (Map.Entry<String, S3Settings> table : tables.entrySet()) {
+          String location = table.getKey();
+          String shown = p.mask(location);
+          if (details.containsKey(shown)) {
+            continue;
+          }
+          Probe probe = probes.computeIfAbsent("table " + location, k -> new Probe(tableChecks,
+              () -> probeTable(location, table.getValue())));
           String outcome = p.mask(probe.outcome());
           down |= !outcome.startsWith("UP");
           details.put(shown, outcome);
@@ -227,6 +280,34 @@ final class HealthChecks implements AutoCloseable {
       // credentials without listing a large prefix.
       store.stat("_tributary_health_probe");
       return "UP";
+    }
+  }
+
+  /**
+   * One listing of the table's log (bounded: one object) and a one-byte read of what it lists: a
+   * round trip that proves the table is there and that its log is readable with these settings,
+   * without reading a large log. A local path is looked at first, because opening a local store
+   * creates its directory.
+   */
+  static String probeTable(String location, S3Settings settings) throws Exception {
+    if (!ObjectStores.isS3(location)) {
+      Path root = location.regionMatches(true, 0, "file:", 0, 5) ? Path.of(URI.create(location)) : Path.of(location);
+      if (!Files.isDirectory(root.resolve(DELTA_LOG))) {
+        return ServerMessages.noDeltaLog(location);
+      }
+    }
+    try (ObjectStore store = ObjectStores.open(location, settings)) {
+      List<ObjectInfo> log = store.sample(DELTA_LOG + "/", 1);
+      if (log.isEmpty()) {
+        return ServerMessages.noDeltaLog(location);
+      }
+      ObjectInfo first = log.get(0);
+      if (first.size() > 0) {
+        store.readRange(first.key(), 0, 1);
+      }
+      return "UP";
+    } catch (IOException | RuntimeException e) {
+      return ServerMessages.unreadableDeltaLog(location, Failures.describe(e, Secrets.NONE));
     }
   }
 }

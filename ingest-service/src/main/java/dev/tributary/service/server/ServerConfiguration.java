@@ -80,4 +80,9 @@ class ServerConfiguration {
   HealthIndicator storageHealthIndicator(HealthChecks checks) {
     return checks.storage();
   }
+
+  @Bean
+  HealthIndicator sourceTablesHealthIndicator(HealthChecks checks) {
+    return checks.sourceTables();
+  }
 }

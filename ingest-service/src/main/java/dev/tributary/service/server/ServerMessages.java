@@ -91,4 +91,16 @@ final class ServerMessages {
     return "Missing or wrong bearer token: send 'Authorization: Bearer <token>' with the value of"
         + " TRIBUTARY_API_TOKEN configured for the service.";
   }
+
+  /** The source-table health outcome of a location without a Delta log. */
+  static String noDeltaLog(String location) {
+    return "DOWN: no Delta table at " + location + ": its _delta_log/ is missing or empty. Check source.delta.path"
+        + " (or the join's delta.path), or start the pipeline that writes that table first.";
+  }
+
+  /** The source-table health outcome of a Delta log that cannot be listed or read; the caller masks it. */
+  static String unreadableDeltaLog(String location, String failure) {
+    return "DOWN: the Delta log of " + location + " cannot be read: " + failure + ". Check the table's storage"
+        + " settings (source.delta.storage, the join's delta.storage or storage) and its read permissions.";
+  }
 }

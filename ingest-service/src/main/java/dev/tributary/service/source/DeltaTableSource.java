@@ -87,15 +87,26 @@ public final class DeltaTableSource implements Source {
     }
     SourceRange range = planner.plan(from, limits, lastVersion);
     planned = range;
-    SourceLag lag = planner.lag(range.to());
     Map<String, String> facts = new LinkedHashMap<>();
     facts.put(FROM, range.from().toJson());
     facts.put(TO, range.to().toJson());
+    return planned(new BatchRange(Map.of(), facts), range.from(), range.to(), !range.isEmpty());
+  }
+
+  /** A recorded range run again: its lag is the table's now, after the range's end. */
+  @Override
+  public PlannedBatch replayed(BatchRange range) throws IOException {
+    return planned(range, position(range, FROM), position(range, TO), true);
+  }
+
+  private PlannedBatch planned(BatchRange range, SourcePosition from, SourcePosition to, boolean hasInput)
+      throws IOException {
+    SourceLag lag = planner.lag(to);
     BatchProgress.PartitionProgress progress = new BatchProgress.PartitionProgress(location, 0,
-        range.from().version(), range.to().version(), lag.latestVersion());
+        from.version(), to.version(), lag.latestVersion());
     Map<String, Long> sourceLag = Map.of("versionsBehind", lag.versionsBehind(), "filesBehind", lag.filesBehind(),
         "bytesBehind", lag.bytesBehind());
-    return new PlannedBatch(new BatchRange(Map.of(), facts), !range.isEmpty(), List.of(progress), sourceLag);
+    return new PlannedBatch(range, hasInput, List.of(progress), sourceLag);
   }
 
   /** How far the table is ahead of {@code range}'s end: versions, files and bytes behind. */

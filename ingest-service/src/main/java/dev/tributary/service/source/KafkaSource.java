@@ -406,6 +406,25 @@ public final class KafkaSource implements Source {
   }
 
   /**
+   * A recorded range run again after a restart: each partition's lag is measured now, after the
+   * range's end (the latest offsets when it was first planned are not recorded).
+   */
+  @Override
+  public PlannedBatch replayed(BatchRange range) {
+    Map<TopicPartition, Long> latest;
+    try {
+      latest = latestOffsets(toKafka(range.endOffsets()).keySet());
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+    List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
+    range.offsets().forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
+        r.start(), r.end(), Math.max(r.end(), latest.getOrDefault(new TopicPartition(p.topic(), p.partition()),
+            r.end())))));
+    return new PlannedBatch(range, true, progress);
+  }
+
+  /**
    * A plan's facts for the offsets log: the data gaps, and the partitions the plan leaves behind
    * (range end before the latest offset when planned), which the processor is told and a replay
    * must see again.

@@ -35,8 +35,13 @@ public final class DeltaSilverRun {
 
   private DeltaSilverRun() {}
 
-  /** Runs silver once over {@code dir}/bronze into {@code dir}/silver, checkpoint {@code dir}/chk. */
-  public static void run(Path dir) throws Exception {
+  /**
+   * Runs silver once over {@code dir}/bronze into {@code dir}/silver, checkpoint {@code dir}/chk.
+   *
+   * @return the progress records of the run's batches, oldest first
+   */
+  public static List<BatchProgress> run(Path dir) throws Exception {
+    ProgressLog progress = new ProgressLog(100);
     try (ObjectStore bronze = open(dir, "bronze");
         ObjectStore checkpointStore = open(dir, "chk");
         ObjectStore silverStore = open(dir, "silver");
@@ -54,9 +59,10 @@ public final class DeltaSilverRun {
       try (DeltaTableSource source = new DeltaTableSource("silver", DeltaTable.open(bronze, TableOptions.defaults()),
           new StartingPoint.Earliest(), SourceLimits.of(2L, null), ChangeOptions.strict())) {
         new MicroBatchEngine(new TableTxns("silver", checkpoint.metadata().checkpointId()), Map.of(), source,
-            checkpoint, processor, silver, quarantine, Optional.empty(), new ProgressLog(100), Clock.systemUTC())
+            checkpoint, processor, silver, quarantine, Optional.empty(), progress, Clock.systemUTC())
             .run(new TriggerSpec.AvailableNow());
       }
+      return progress.last(100);
     }
   }
 

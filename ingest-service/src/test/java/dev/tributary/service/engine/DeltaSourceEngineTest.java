@@ -21,12 +21,17 @@ import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.CommitInfo;
 import dev.tributary.table.log.DeltaLog;
+import dev.tributary.table.stream.ChangeOptions;
+import dev.tributary.table.stream.SourceLimits;
+import dev.tributary.table.stream.StartingPoint;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,8 +82,8 @@ class DeltaSourceEngineTest {
   }
 
   /** One run of the silver pipeline with a fresh engine, source and sinks, as a new process would. */
-  private void runSilver() throws Exception {
-    DeltaSilverRun.run(dir);
+  private List<BatchProgress> runSilver() throws Exception {
+    return DeltaSilverRun.run(dir);
   }
 
   private List<Long> silverIds() throws IOException {
@@ -145,5 +150,39 @@ class DeltaSourceEngineTest {
         .hasMessageContaining("Commit " + version + " (DELETE)")
         .hasMessageContaining("ignore-deletes: true");
     assertThat(silverIds()).isEqualTo(range(0, 10));
+  }
+
+  @Test
+  void aBatchReplayedAfterARestartReportsTheSourceLagMeasuredAfterItsRange() throws Exception {
+    for (int b = 0; b < 5; b++) {
+      append(b, b * 10L, b * 10L + 10);
+    }
+    // A first attempt planned batch 0 (two of the snapshot's five files), wrote it ahead and died.
+    try (DeltaTableSource source = new DeltaTableSource("silver", bronze, new StartingPoint.Earliest(),
+        SourceLimits.of(2L, null), ChangeOptions.strict())) {
+      PlannedBatch plan = source.plan(BatchRange.startingAt(Map.of()), true);
+      assertThat(plan.sourceLag()).containsEntry("filesBehind", 3L);
+      Checkpoint.open(store("chk"), "silver", Map.of()).writeOffsets(new OffsetsEntry(0, Map.of(),
+          OptionalLong.empty(), Instant.now(), plan.range().facts()));
+    }
+    append(5, 50, 60);
+    append(6, 60, 70);
+    long bytesAfterTheRange = 0;
+    Snapshot now = bronze.snapshot();
+    for (DataFile f : now.files()) {
+      bytesAfterTheRange += f.size();
+    }
+
+    List<BatchProgress> batches = runSilver();
+
+    BatchProgress replayed = batches.get(0);
+    assertThat(replayed.replayed()).isTrue();
+    assertThat(replayed.inputRows()).isEqualTo(20);
+    // Measured at the replay: the snapshot's three unread files and the two commits made since.
+    assertThat(replayed.sourceLag()).containsEntry("versionsBehind", 3L).containsEntry("filesBehind", 5L);
+    assertThat(replayed.sourceLag().get("bytesBehind")).isPositive().isLessThan(bytesAfterTheRange);
+    assertThat(replayed.partitions()).singleElement().satisfies(p -> assertThat(p.latestOffset()).isEqualTo(7));
+    assertThat(batches.get(batches.size() - 1).sourceLag()).containsEntry("filesBehind", 0L);
+    assertThat(silverIds()).isEqualTo(range(0, 70));
   }
 }

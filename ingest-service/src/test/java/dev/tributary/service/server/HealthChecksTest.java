@@ -3,6 +3,8 @@ package dev.tributary.service.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tributary.config.Secrets;
+import dev.tributary.service.join.DimensionTables;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -155,5 +157,63 @@ class HealthChecksTest {
       checks.storage().health();
       assertThat(ran("storage")).isEqualTo(4.0);
     }
+  }
+
+  @Test
+  void everyTableAPipelineReadsIsProbedAndAMissingOrEmptyLogIsDownWithItsReasonMasked() throws Exception {
+    DimensionTables.create(dir.resolve("bronze"), List.<Object[]>of(DimensionTables.customer("c1", "s1", "EU", 1)));
+    DimensionTables.create(dir.resolve("customers"), List.<Object[]>of(DimensionTables.customer("c1", "s1", "EU", 1)));
+    Files.createDirectories(dir.resolve("empty/_delta_log"));
+    // A storage value is a secret wherever it appears, a path included.
+    Files.writeString(dir.resolve("silver.yaml"), """
+        pipeline: silver
+        source:
+          delta: { path: %1$s/bronze }
+        join:
+          - delta: { path: %1$s/customers }
+            on: [customer_id]
+            columns: [segment]
+          - delta: { path: %1$s/tenant-secret-77/missing }
+            on: [customer_id]
+            columns: [region]
+          - delta: { path: %1$s/empty }
+            on: [customer_id]
+            columns: [tier]
+        sink:
+          delta: { path: %1$s/silver }
+        checkpoint: %1$s/chk
+        storage:
+          s3: { access-key: tenant-secret-77, secret-key: tenant-secret-88 }
+        """.formatted(dir));
+    try (HealthChecks checks = checks()) {
+      Health health = checks.sourceTables().health();
+      String missing = dir + "/" + Secrets.MASK + "/missing";
+      assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+      assertThat(health.getDetails()).containsOnlyKeys(dir + "/bronze", dir + "/customers", missing, dir + "/empty");
+      assertThat(health.getDetails().get(dir + "/bronze")).isEqualTo("UP");
+      assertThat(health.getDetails().get(dir + "/customers")).isEqualTo("UP");
+      assertThat(health.getDetails().get(missing)).isEqualTo("DOWN: no Delta table at " + missing
+          + ": its _delta_log/ is missing or empty. Check source.delta.path (or the join's delta.path), or start"
+          + " the pipeline that writes that table first.");
+      assertThat(health.getDetails().get(dir + "/empty")).asString().startsWith("DOWN: no Delta table at " + dir + "/empty");
+      assertThat(health.toString()).doesNotContain("tenant-secret-77");
+      assertThat(dir.resolve("tenant-secret-77")).as("a health check creates nothing").doesNotExist();
+      assertThat(ran("source-table")).isEqualTo(4.0);
+
+      checks.sourceTables().health(); // within the cache period: no new check
+      assertThat(ran("source-table")).isEqualTo(4.0);
+      // The Kafka-only pipeline has no table to read; the storage check is not the table check.
+      assertThat(checks.storage().health().getDetails()).doesNotContainKey(dir + "/bronze");
+    }
+  }
+
+  @Test
+  void aTableWhoseLogCannotBeReadIsDownNamingTheCause() throws Exception {
+    Path log = Files.createDirectories(dir.resolve("broken/_delta_log"));
+    Files.writeString(log.resolve("00000000000000000000.json"), "{}");
+    assertThat(HealthChecks.probeTable(dir + "/broken", null)).isEqualTo("UP");
+    // A file where the table's directory should be: there is no log to list.
+    Files.writeString(dir.resolve("plain-file"), "not a table");
+    assertThat(HealthChecks.probeTable(dir + "/plain-file", null)).startsWith("DOWN: no Delta table at " + dir + "/plain-file");
   }
 }

@@ -168,4 +168,26 @@ class KafkaSourceIT {
       assertThat(offsets.get(new TopicPartition(topic, 0)).offset()).isEqualTo(5L);
     }
   }
+
+  @Test
+  void aReplayedRangeReportsThePartitionsLatestOffsetsAtTheReplay() throws Exception {
+    String topic = broker.createTopic("replay-lag", 1);
+    broker.send(topic, 0, values("a", 30));
+    try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.of(10), true))) {
+      dev.tributary.service.engine.PlannedBatch planned = source.plan(
+          dev.tributary.service.engine.BatchRange.startingAt(Map.of()), true);
+      assertThat(planned.progress()).singleElement().satisfies(p -> assertThat(p.lag()).isEqualTo(20));
+      broker.send(topic, 0, values("b", 5)); // after the plan, before the replay
+
+      dev.tributary.service.engine.PlannedBatch replayed = source.replayed(planned.range());
+      assertThat(replayed.range()).isEqualTo(planned.range());
+      assertThat(replayed.hasInput()).isTrue();
+      assertThat(replayed.progress()).singleElement().satisfies(p -> {
+        assertThat(p.startOffset()).isZero();
+        assertThat(p.endOffset()).isEqualTo(10);
+        assertThat(p.latestOffset()).isEqualTo(35);
+        assertThat(p.lag()).isEqualTo(25);
+      });
+    }
+  }
 }

@@ -12,12 +12,6 @@ final class SourceErrors {
         + ". The offsets log holds positions as the source wrote them; do not edit them by hand.");
   }
 
-  static IllegalArgumentException badStartingPoint(String text) {
-    return new IllegalArgumentException("starting-version '" + text + "' is not valid: write"
-        + " earliest, latest, a version number (e.g. 12) or timestamp:<instant>"
-        + " (e.g. timestamp:2026-01-01T00:00:00Z or timestamp:2026-01-01).");
-  }
-
   static TableException otherTable(String location, String expected, String found) {
     return new TableException("The stored position of the Delta source " + location
         + " belongs to table id " + found + ", but the table there now has id " + expected

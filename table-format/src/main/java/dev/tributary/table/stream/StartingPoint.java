@@ -1,13 +1,12 @@
 package dev.tributary.table.stream;
 
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 
 /**
  * Where a new stream (one without a stored position) starts, the {@code starting-version} key:
- * Delta's {@code startingVersion} / {@code startingTimestamp} options.
+ * Delta's {@code startingVersion} / {@code startingTimestamp} options. The key's text is parsed in
+ * one place, the config module's {@code StartingVersion.parse}; the ingest service maps its value
+ * to this (the table format does not depend on the configuration).
  */
 public sealed interface StartingPoint {
 
@@ -41,34 +40,4 @@ public sealed interface StartingPoint {
    * @param timestamp the instant
    */
   record AtTimestamp(Instant timestamp) implements StartingPoint {}
-
-  /**
-   * Parses {@code earliest}, {@code latest}, a version number, or {@code timestamp:<ISO instant>}
-   * (or {@code timestamp:<yyyy-MM-dd>}, midnight UTC).
-   *
-   * @throws IllegalArgumentException saying which forms are accepted
-   */
-  static StartingPoint parse(String text) {
-    String t = text == null ? "" : text.trim();
-    if (t.equalsIgnoreCase("earliest")) {
-      return new Earliest();
-    }
-    if (t.equalsIgnoreCase("latest")) {
-      return new Latest();
-    }
-    if (t.startsWith("timestamp:")) {
-      String when = t.substring("timestamp:".length()).trim();
-      try {
-        return new AtTimestamp(when.length() == 10
-            ? LocalDate.parse(when).atStartOfDay(ZoneOffset.UTC).toInstant() : Instant.parse(when));
-      } catch (DateTimeParseException e) {
-        throw SourceErrors.badStartingPoint(text);
-      }
-    }
-    try {
-      return new AtVersion(Long.parseLong(t));
-    } catch (IllegalArgumentException e) {
-      throw SourceErrors.badStartingPoint(text);
-    }
-  }
 }

@@ -40,21 +40,6 @@ class SourceValuesTest {
   }
 
   @Test
-  void startingPointsParseEveryDocumentedForm() {
-    assertThat(StartingPoint.parse("earliest")).isEqualTo(new StartingPoint.Earliest());
-    assertThat(StartingPoint.parse("latest")).isEqualTo(new StartingPoint.Latest());
-    assertThat(StartingPoint.parse("12")).isEqualTo(new StartingPoint.AtVersion(12));
-    assertThat(StartingPoint.parse("timestamp:2026-01-01T00:00:00Z"))
-        .isEqualTo(new StartingPoint.AtTimestamp(Instant.parse("2026-01-01T00:00:00Z")));
-    assertThat(StartingPoint.parse("timestamp:2026-01-02"))
-        .isEqualTo(new StartingPoint.AtTimestamp(Instant.parse("2026-01-02T00:00:00Z")));
-    for (String bad : List.of("", "first", "-3", "timestamp:yesterday")) {
-      assertThatThrownBy(() -> StartingPoint.parse(bad)).as(bad)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("starting-version");
-    }
-  }
-
-  @Test
   void limitsDefaultAsDeltaDoes() {
     assertThat(SourceLimits.defaults()).isEqualTo(new SourceLimits(1000, Long.MAX_VALUE));
     assertThat(SourceLimits.of(null, 1024L)).isEqualTo(new SourceLimits(Long.MAX_VALUE, 1024));
