@@ -104,7 +104,7 @@ public final class PipelineRun implements AutoCloseable {
         source = kafka;
       }
       MicroBatchEngine engine = new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink,
-          quarantine, late, progress, Clock.systemUTC());
+          quarantine, late, progress, Clock.systemUTC(), spec.quarantineLimit());
       return new PipelineRun(spec, trigger, resources, engine, progress);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
