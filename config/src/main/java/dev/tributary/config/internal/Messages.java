@@ -71,11 +71,11 @@ final class Messages {
         + " batch's records)";
   }
 
-  static String addColumnsWithState(String part) {
-    return "schema-evolution.mode add-columns works for stateless pipelines only: this pipeline declares " + part
-        + ", whose output columns are fixed by the declaration, so a new input field could never reach the"
-        + " table. Declare the new field in format.json.schema instead, or use rescue: true to keep it in"
-        + " _rescued_data";
+  static String evolutionWithState(String part) {
+    return "schema-evolution works for stateless pipelines only: this pipeline declares " + part
+        + ", whose output columns (and state) are fixed by the declaration, so neither a new input column nor"
+        + " _rescued_data could reach the table. Declare the new field in format.json.schema instead, or"
+        + " ingest the raw records with a stateless pipeline that has schema-evolution";
   }
 
   static String evolutionNeedsRecords() {

@@ -59,12 +59,11 @@ final class SpecValidator {
       problems.atKey("schema-evolution", Messages.evolutionNeedsRecords());
       return;
     }
-    if (evolution.addsColumns()) {
-      String stateful = problems.declared("aggregate") ? "aggregate"
-          : problems.declared("deduplicate") ? "deduplicate" : null;
-      if (stateful != null) {
-        problems.atValue("schema-evolution.mode", Messages.addColumnsWithState(stateful));
-      }
+    String stateful = problems.declared("aggregate") ? "aggregate"
+        : problems.declared("deduplicate") ? "deduplicate" : null;
+    if (stateful != null) {
+      problems.atKey("schema-evolution", Messages.evolutionWithState(stateful));
+      return;
     }
     if (evolution.rescue()) {
       if (draft.format() != null && draft.format().columns().stream()

@@ -27,6 +27,11 @@ public final class BatchOutputs {
     main.write(row);
   }
 
+  /** Adds nullable columns to the sink table in this batch's commit (schema evolution, see {@link EvolvingLayout}). */
+  public void addColumns(java.util.List<dev.tributary.table.types.StructField> columns) throws IOException {
+    main.addColumns(columns);
+  }
+
   /** A record that could not be parsed or transformed (see {@link QuarantineRows}). */
   public void quarantine(Object[] row) throws IOException {
     if (quarantinedRows++ == 0 && row.length > QuarantineRows.ERROR_INDEX
