@@ -127,9 +127,20 @@ public final class DeltaTableSink implements TableSink {
     if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
     }
-    // Under evolution the table may have gained columns in an earlier batch of this run.
-    StructType current = layout == null ? schema : layout.tableSchema();
-    return new Writer(tag, current);
+    if (layout == null) {
+      return new Writer(tag, schema);
+    }
+    // Under evolution the table may have gained columns in an earlier batch of this run. The writer
+    // starts from the table's schema, and any column the layout holds beyond it (one a replay of an
+    // already committed batch met, whose writer ignored it) rides in this batch's commit, so rows are
+    // never written with a column the table's schema lacks.
+    StructType tableSchema = table.snapshot().schema();
+    StructType wanted = layout.tableSchema();
+    Writer writer = new Writer(tag, tableSchema);
+    if (wanted.size() > tableSchema.size()) {
+      writer.addColumns(wanted.fields().subList(tableSchema.size(), wanted.size()));
+    }
+    return writer;
   }
 
   private final class Writer implements BatchWriter {
