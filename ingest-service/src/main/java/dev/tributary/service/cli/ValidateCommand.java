@@ -93,7 +93,8 @@ final class ValidateCommand {
     } else {
       line(b, "output", pipeline.outputSchema().fields().stream()
           .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", "))
-          + joinedColumns(spec));
+          + joinedColumns(spec) + (spec.schemaEvolution().rescue() ? ", _rescued_data string" : "")
+          + (spec.schemaEvolution().addsColumns() ? ", then the columns new fields add" : ""));
     }
     line(b, "sink", "delta " + spec.sink().path() + (spec.sink().partitionBy().isEmpty() ? ""
         : " partitioned by " + spec.sink().partitionBy()) + ", files of " + spec.sink().targetFileSize()

@@ -71,6 +71,7 @@ class MainTest {
         + "quarantine: { max-fraction: 0.05 }\n");
     assertThat(run("validate", file.toString())).as(err()).isZero();
     assertThat(out())
+        .contains("_kafka_timestamp timestamp, _rescued_data string, then the columns new fields add")
         .contains("quarantine:  delta /tmp/tables/orders-quarantine, fail a batch that quarantines more than 0.05"
             + " of its records")
         .contains("schema-evolution: mode add-columns (new top-level fields become nullable sink columns), rescue"
