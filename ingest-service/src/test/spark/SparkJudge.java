@@ -56,6 +56,10 @@ import org.apache.spark.sql.streaming.Trigger;
  * off (a DELETE then removes or rewrites files, which is what the source rules judge). Tables are
  * written before the cases run; each leaves {@code <path>.ids.json}, the ids Spark reads from the
  * final table, sorted.
+ *
+ * <p>A third job kind reads tables Tributary wrote: optional {@code reads}, each with {@code path} and
+ * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
+ * null columns left out), ordered by the first column, and its column names to {@code out.columns}.
  */
 public class SparkJudge {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -89,6 +93,12 @@ public class SparkJudge {
     try {
       for (JsonNode t : job.path("tables")) {
         writeTable(spark, t);
+      }
+      for (JsonNode r : job.path("reads")) {
+        Dataset<Row> table = spark.read().format("delta").load(r.get("path").asText());
+        Files.write(Path.of(r.get("out").asText()),
+            table.orderBy(table.columns()[0]).toJSON().collectAsList());
+        Files.writeString(Path.of(r.get("out").asText() + ".columns"), String.join(",", table.columns()));
       }
       for (JsonNode c : job.path("cases")) {
         runCase(spark, job, c);

@@ -39,6 +39,8 @@ import java.util.stream.Collectors;
  * @param secrets the declaration's secret values (storage settings, secret Kafka properties, every
  *     {@code ${NAME}} substitution); whatever is shown to a user about this pipeline is passed
  *     through {@link Secrets#mask}
+ * @param schemaEvolution the {@code schema-evolution} section ({@link SchemaEvolutionSpec#DEFAULT} when absent)
+ * @param quarantineLimit {@code quarantine.max-fraction}, if declared (else no limit)
  */
 public record PipelineSpec(
     String id,
@@ -58,7 +60,9 @@ public record PipelineSpec(
     MaintenanceSpec maintenance,
     Optional<BackfillSpec> backfill,
     Optional<StorageSpec> storage,
-    Secrets secrets) {
+    Secrets secrets,
+    SchemaEvolutionSpec schemaEvolution,
+    Optional<QuarantineLimit> quarantineLimit) {
 
   /**
    * The longest pipeline id, in characters: the id names folders, the Kafka consumer group and
@@ -90,6 +94,8 @@ public record PipelineSpec(
     Objects.requireNonNull(backfill, "backfill");
     Objects.requireNonNull(storage, "storage");
     Objects.requireNonNull(secrets, "secrets");
+    Objects.requireNonNull(schemaEvolution, "schemaEvolution");
+    Objects.requireNonNull(quarantineLimit, "quarantineLimit");
   }
 
   /**

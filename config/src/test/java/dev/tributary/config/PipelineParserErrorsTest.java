@@ -64,7 +64,8 @@ class PipelineParserErrorsTest {
   void listsTheValidKeysWhenNoneIsClose() {
     assertThat(errors(MINIMAL + "colour: blue\n")).containsExactly("orders.yaml:15:1: colour: unknown key 'colour';"
         + " valid keys here are pipeline, source, format, transform, join, watermark, deduplicate, aggregate,"
-        + " output-mode, sink, quarantine, late-events, checkpoint, trigger, maintenance, backfill, storage");
+        + " output-mode, sink, quarantine, late-events, checkpoint, trigger, maintenance, backfill,"
+        + " schema-evolution, storage");
   }
 
   @Test

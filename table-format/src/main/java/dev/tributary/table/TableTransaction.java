@@ -34,6 +34,8 @@ public abstract sealed class TableTransaction implements AutoCloseable
   private final List<DataFile> files = new ArrayList<>();
   private final List<TransactionId> alsoRecorded = new ArrayList<>();
   private PartitionedDataWriter writer;
+  /** The schema this commit gives the table ({@link #addColumns}), or null: unchanged. */
+  private dev.tributary.table.types.StructType newSchema;
   private boolean done;
 
   TableTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
@@ -71,7 +73,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
       return;
     }
     if (writer == null) {
-      writer = DataFiles.newWriter(table.store(), readSnapshot.schema(),
+      writer = DataFiles.newWriter(table.store(), newSchema != null ? newSchema : readSnapshot.schema(),
           readSnapshot.partitionColumns(), table.options().dataWriteOptions());
     }
     writer.write(row);
@@ -113,6 +115,41 @@ public abstract sealed class TableTransaction implements AutoCloseable
   }
 
   /**
+   * Makes this commit also add {@code columns} (nullable, after the existing ones) to the table's schema:
+   * the commit then carries a {@code metaData} action with the whole wider schema and everything else of
+   * the metadata unchanged, so the data files of the same commit may hold the new columns (Delta's
+   * schema evolution on write: files written before, including earlier files of this commit, read them
+   * as null). A concurrent commit that changes the metadata makes this one fail as a conflict; a column
+   * already in the read snapshot with the same type is not added twice. Call before {@link #write}.
+   *
+   * @throws IllegalArgumentException if a column is not nullable or exists with another type
+   */
+  public void addColumns(List<dev.tributary.table.types.StructField> columns) {
+    checkOpen();
+    dev.tributary.table.types.StructType current = newSchema != null ? newSchema : readSnapshot.schema();
+    List<dev.tributary.table.types.StructField> fields = new ArrayList<>(current.fields());
+    for (dev.tributary.table.types.StructField c : columns) {
+      if (!c.nullable()) {
+        throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at "
+            + table.location() + ": an added column must be nullable (the files written before hold no value for it)");
+      }
+      int existing = current.indexOf(c.name());
+      if (existing >= 0) {
+        if (!current.fields().get(existing).equals(c)) {
+          throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at "
+              + table.location() + ": it already has a column of that name with type "
+              + current.fields().get(existing).type().deltaName());
+        }
+        continue;
+      }
+      fields.add(c);
+    }
+    if (fields.size() > current.size()) {
+      newSchema = new dev.tributary.table.types.StructType(fields);
+    }
+  }
+
+  /**
    * Finishes the data files and commits them with this transaction's {@code txn} action.
    *
    * @param commitInfoExtras extra fields of the commit's {@code commitInfo} (e.g. offsets)
@@ -136,13 +173,28 @@ public abstract sealed class TableTransaction implements AutoCloseable
       }
     }
     long now = table.options().clock().millis();
-    List<Action> actions = new ArrayList<>(removals(now));
+    List<Action> actions = new ArrayList<>();
+    dev.tributary.table.types.StructType statsSchema = readSnapshot.dataSchema();
+    if (newSchema != null) {
+      dev.tributary.table.log.Metadata old = readSnapshot.state().metadata();
+      actions.add(new dev.tributary.table.log.Metadata(old.id(), old.name(), old.description(), old.format(),
+          dev.tributary.table.log.SchemaJson.toJson(newSchema), old.partitionColumns(), old.configuration(),
+          old.createdTime()));
+      List<dev.tributary.table.types.StructField> data = new ArrayList<>();
+      for (dev.tributary.table.types.StructField f : newSchema.fields()) {
+        if (!readSnapshot.partitionColumns().contains(f.name())) {
+          data.add(f);
+        }
+      }
+      statsSchema = new dev.tributary.table.types.StructType(data);
+    }
+    actions.addAll(removals(now));
     for (TransactionId t : alsoRecorded) {
       actions.add(new SetTransaction(t.appId(), t.version(), now));
     }
     for (DataFile f : files) {
       actions.add(new AddFile(f.path(), f.partitionValues(), f.size(), f.modificationTime(),
-          true /* dataChange */, StatsJson.toJson(f.stats(), readSnapshot.dataSchema()), Map.of()));
+          true /* dataChange */, StatsJson.toJson(f.stats(), statsSchema), Map.of()));
     }
     return table.commit(readSnapshot.state(), txn, actions, operation(), commitInfoExtras,
         overwritesAll());

@@ -79,6 +79,38 @@ class DeltaTableTest {
   }
 
   @Test
+  void anAppendCanAddColumnsInTheCommitOfItsFirstRows() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of("delta.appendOnly", "false"));
+    append(table, "pipe", 0, 0, 3);
+    long before = table.snapshot().version();
+    StructField note = StructField.nullable("note", PrimitiveType.STRING);
+
+    try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 1))) {
+      tx.addColumns(List.of(note));
+      tx.addColumns(List.of(note)); // idempotent within the transaction
+      tx.write(new Object[] {10L, "n", Instant.parse("2025-01-01T00:00:00Z"), "EU", "hello"});
+      assertThat(tx.commit(Map.of()).tableVersion()).isEqualTo(before + 1);
+    }
+
+    Snapshot after = table.snapshot();
+    // one commit: the metaData action and the rows that carry the column
+    assertThat(after.version()).isEqualTo(before + 1);
+    List<dev.tributary.table.log.Action> commit = new DeltaLog(store).readCommit(after.version());
+    assertThat(commit).filteredOn(a -> a instanceof dev.tributary.table.log.Metadata).hasSize(1);
+    assertThat(commit).filteredOn(a -> a instanceof AddFile).hasSize(1);
+    assertThat(after.schema().fieldNames()).containsExactly("id", "name", "ts", "region", "note");
+    assertThat(after.properties()).containsEntry("delta.appendOnly", "false");
+    List<Object[]> rows = rows(store, after);
+    assertThat(rows).hasSize(4);
+    assertThat(rows).extracting(r -> r[4]).containsExactlyInAnyOrder(null, null, null, "hello");
+    assertThatThrownBy(() -> {
+      try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 2))) {
+        tx.addColumns(List.of(StructField.nullable("note", PrimitiveType.LONG)));
+      }
+    }).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already has a column of that name");
+  }
+
+  @Test
   void replayedTransactionIsSkippedWithoutWritingData() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     append(table, "pipe", 5, 0, 10);

@@ -9,6 +9,8 @@ import dev.tributary.config.JoinSpec;
 import dev.tributary.config.FormatSpec;
 import dev.tributary.config.MaintenanceSpec;
 import dev.tributary.config.OutputMode;
+import dev.tributary.config.QuarantineLimit;
+import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.SourceSpec;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TransformStep;
@@ -38,5 +40,7 @@ record Draft(
     TriggerSpec trigger,
     MaintenanceSpec maintenance,
     BackfillSpec backfill,
-    StorageSpec storage) {
+    StorageSpec storage,
+    SchemaEvolutionSpec schemaEvolution,
+    QuarantineLimit quarantineLimit) {
 }

@@ -33,7 +33,7 @@ public final class Keys {
     Map<String, List<String>> s = new LinkedHashMap<>();
     s.put(ROOT, List.of("pipeline", "source", "format", "transform", "join", "watermark", "deduplicate", "aggregate",
         "output-mode", "sink", "quarantine", "late-events", "checkpoint", "trigger", "maintenance", "backfill",
-        "storage"));
+        "schema-evolution", "storage"));
     s.put("source", List.of("kafka", "delta"));
     s.put("source.kafka", List.of("bootstrap-servers", "topics", "topic-pattern", "starting-offsets",
         "max-offsets-per-trigger", "fail-on-data-loss", "properties"));
@@ -60,7 +60,8 @@ public final class Keys {
     s.put("aggregate.window", List.of("column", "size", "slide", "session-gap"));
     s.put("sink", List.of("delta"));
     s.put("sink.delta", List.of("path", "partition-by", "target-file-size", "compression"));
-    s.put("quarantine", List.of("delta"));
+    s.put("quarantine", List.of("delta", "max-fraction"));
+    s.put("schema-evolution", List.of("mode", "rescue"));
     s.put("quarantine.delta", List.of("path"));
     s.put("late-events", List.of("delta"));
     s.put("late-events.delta", List.of("path"));

@@ -66,6 +66,28 @@ final class Messages {
     return "'" + text + "' is too small; the minimum is " + min;
   }
 
+  static String badFraction(String text) {
+    return "cannot use '" + text + "' as a fraction; write a number above 0 and at most 1, e.g. 0.05 (5% of a"
+        + " batch's records)";
+  }
+
+  static String evolutionWithState(String part) {
+    return "schema-evolution works for stateless pipelines only: this pipeline declares " + part
+        + ", whose output columns (and state) are fixed by the declaration, so neither a new input column nor"
+        + " _rescued_data could reach the table. Declare the new field in format.json.schema instead, or"
+        + " ingest the raw records with a stateless pipeline that has schema-evolution";
+  }
+
+  static String evolutionNeedsRecords() {
+    return "schema-evolution applies to decoded records (a Kafka source with a format); a Delta source's rows"
+        + " already have the source table's schema. Remove the section";
+  }
+
+  static String rescuedColumnTaken(String where) {
+    return "the column name _rescued_data is reserved by schema-evolution.rescue: true; rename the " + where
+        + " or set rescue: false";
+  }
+
   static String notBoolean(String text) {
     return "cannot parse '" + text + "' as a boolean; write true or false";
   }

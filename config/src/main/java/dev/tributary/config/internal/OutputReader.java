@@ -63,6 +63,13 @@ final class OutputReader {
     return path == null ? null : new DeltaTableSpec(path);
   }
 
+  /** The path of a side table's {@code delta} map (finished here), or null when invalid. */
+  DeltaTableSpec sideTablePath(YamlMap delta) {
+    String path = path(delta);
+    delta.finish();
+    return path == null ? null : new DeltaTableSpec(path);
+  }
+
   String checkpoint(YamlMap root) {
     Node node = root.required("checkpoint", "checkpoint: s3://checkpoints/orders-hourly");
     return node == null ? null : nodes.nonEmptyText(node, "checkpoint", "the checkpoint location");

@@ -2,6 +2,7 @@ package dev.tributary.config.internal;
 
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.Secrets;
 import dev.tributary.config.SourceSpec;
@@ -113,8 +114,10 @@ public final class PipelineReader {
     QueryReader query = new QueryReader(nodes);
     OutputReader output = new OutputReader(nodes, source);
     ScheduleReader schedules = new ScheduleReader(nodes, query);
+    EvolutionReader evolution = new EvolutionReader(nodes, output);
     String id = output.id(root);
     SourceSpec sourceSpec = source.source(root, output);
+    EvolutionReader.Quarantine quarantine = evolution.quarantine(root);
     Draft draft = new Draft(
         id,
         sourceSpec,
@@ -126,13 +129,15 @@ public final class PipelineReader {
         query.aggregate(root),
         output.outputMode(root),
         output.sink(root),
-        output.sideTable(root, "quarantine"),
+        quarantine.table(),
         output.sideTable(root, "late-events"),
         output.checkpoint(root),
         schedules.trigger(root),
         schedules.maintenance(root),
         schedules.backfill(root),
-        output.storage(root));
+        output.storage(root),
+        evolution.schemaEvolution(root),
+        quarantine.limit());
     root.finish();
     return draft;
   }
@@ -144,6 +149,8 @@ public final class PipelineReader {
         d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),
         Optional.ofNullable(d.lateEvents()), d.checkpoint(),
         d.trigger() != null ? d.trigger() : TriggerSpec.DEFAULT, d.maintenance(),
-        Optional.ofNullable(d.backfill()), Optional.ofNullable(d.storage()), secrets);
+        Optional.ofNullable(d.backfill()), Optional.ofNullable(d.storage()), secrets,
+        d.schemaEvolution() != null ? d.schemaEvolution() : SchemaEvolutionSpec.DEFAULT,
+        Optional.ofNullable(d.quarantineLimit()));
   }
 }

@@ -9,6 +9,7 @@ import dev.tributary.config.JoinSpec;
 import dev.tributary.config.Measure;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.TransformStep;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -45,6 +46,36 @@ final class SpecValidator {
     }
     checkOutputMode();
     checkLocations();
+    checkSchemaEvolution();
+  }
+
+  /** add-columns only where a new input column reaches the table as it is; rescue's column name is reserved. */
+  private void checkSchemaEvolution() {
+    SchemaEvolutionSpec evolution = draft.schemaEvolution();
+    if (evolution == null || evolution.equals(SchemaEvolutionSpec.DEFAULT)) {
+      return;
+    }
+    if (draft.source() instanceof DeltaSourceSpec) {
+      problems.atKey("schema-evolution", Messages.evolutionNeedsRecords());
+      return;
+    }
+    String stateful = problems.declared("aggregate") ? "aggregate"
+        : problems.declared("deduplicate") ? "deduplicate" : null;
+    if (stateful != null) {
+      problems.atKey("schema-evolution", Messages.evolutionWithState(stateful));
+      return;
+    }
+    if (evolution.rescue()) {
+      if (draft.format() != null && draft.format().columns().stream()
+          .anyMatch(c -> c.name().equals(SchemaEvolutionSpec.RESCUED_COLUMN))) {
+        problems.atKey("format.json.schema." + SchemaEvolutionSpec.RESCUED_COLUMN,
+            Messages.rescuedColumnTaken("column in format.json.schema"));
+      }
+      if (draft.transforms() != null && draft.transforms().stream()
+          .anyMatch(t -> t instanceof TransformStep.Derive d && d.columns().containsKey(SchemaEvolutionSpec.RESCUED_COLUMN))) {
+        problems.atKey("transform", Messages.rescuedColumnTaken("derived column"));
+      }
+    }
   }
 
   /**
@@ -207,7 +238,7 @@ final class SpecValidator {
     if (draft.sink() != null) {
       locations.put("sink.delta.path", draft.sink().path());
       DeltaTableSpec quarantine = draft.quarantine() != null ? draft.quarantine()
-          : problems.declared("quarantine") ? null : DeltaTableSpec.quarantineFor(draft.sink());
+          : problems.declared("quarantine.delta") ? null : DeltaTableSpec.quarantineFor(draft.sink());
       if (quarantine != null) {
         locations.put("quarantine.delta.path", quarantine.path());
       }

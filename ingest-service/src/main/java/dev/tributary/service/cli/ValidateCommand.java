@@ -95,12 +95,21 @@ final class ValidateCommand {
     } else {
       line(b, "output", pipeline.outputSchema().fields().stream()
           .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", "))
-          + joinedColumns(spec));
+          + joinedColumns(spec) + (spec.schemaEvolution().rescue() ? ", _rescued_data string" : "")
+          + (spec.schemaEvolution().addsColumns() ? ", then the columns new fields add" : ""));
     }
     line(b, "sink", "delta " + spec.sink().path() + (spec.sink().partitionBy().isEmpty() ? ""
         : " partitioned by " + spec.sink().partitionBy()) + ", files of " + spec.sink().targetFileSize()
         + ", " + spec.sink().compression().keyword());
-    line(b, "quarantine", "delta " + spec.quarantine().path());
+    line(b, "quarantine", "delta " + spec.quarantine().path() + spec.quarantineLimit()
+        .map(l -> ", fail a batch that quarantines more than " + java.math.BigDecimal.valueOf(l.maxFraction())
+            .stripTrailingZeros().toPlainString() + " of its records").orElse(""));
+    if (!spec.schemaEvolution().equals(dev.tributary.config.SchemaEvolutionSpec.DEFAULT)) {
+      line(b, "schema-evolution", "mode " + spec.schemaEvolution().mode().keyword()
+          + (spec.schemaEvolution().addsColumns() ? " (new top-level fields become nullable sink columns)" : "")
+          + ", rescue " + spec.schemaEvolution().rescue()
+          + (spec.schemaEvolution().rescue() ? " (undeclared fields and misfit values kept in _rescued_data)" : ""));
+    }
     line(b, "checkpoint", spec.checkpoint());
     line(b, "trigger", trigger(spec.trigger()));
     line(b, "output-mode", spec.outputMode().keyword());

@@ -10,6 +10,8 @@ public final class BatchOutputs {
   private long inputRows;
   private long filteredRows;
   private long lateRows;
+  private long quarantinedRows;
+  private String firstQuarantineError;
 
   /**
    * @param late the late-events table's writer, or null when late events are only counted
@@ -25,8 +27,17 @@ public final class BatchOutputs {
     main.write(row);
   }
 
+  /** Adds nullable columns to the sink table in this batch's commit (schema evolution, see {@link EvolvingLayout}). */
+  public void addColumns(java.util.List<dev.tributary.table.types.StructField> columns) throws IOException {
+    main.addColumns(columns);
+  }
+
   /** A record that could not be parsed or transformed (see {@link QuarantineRows}). */
   public void quarantine(Object[] row) throws IOException {
+    if (quarantinedRows++ == 0 && row.length > QuarantineRows.ERROR_INDEX
+        && row[QuarantineRows.ERROR_INDEX] instanceof String error) {
+      firstQuarantineError = error;
+    }
     quarantine.write(row);
   }
 
@@ -60,6 +71,16 @@ public final class BatchOutputs {
 
   long filteredRows() {
     return filteredRows;
+  }
+
+  /** Records sent to quarantine in this batch, counted even when the quarantine table already holds the batch. */
+  long quarantinedRows() {
+    return quarantinedRows;
+  }
+
+  /** The error of the batch's first quarantined record, or null. */
+  String firstQuarantineError() {
+    return firstQuarantineError;
   }
 
   long lateRows() {

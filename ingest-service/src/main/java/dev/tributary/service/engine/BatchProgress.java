@@ -91,6 +91,16 @@ public record BatchProgress(
         sourceLag);
   }
 
+  /**
+   * The share of this batch's records that went to the quarantine table: {@code quarantinedRows /
+   * inputRows}, 0 without input. Part of the JSON progress record; {@code quarantine.max-fraction}
+   * judges the same share before the batch commits.
+   */
+  @com.fasterxml.jackson.annotation.JsonProperty("quarantinedFraction")
+  public double quarantinedFraction() {
+    return inputRows == 0 ? 0 : (double) quarantinedRows / inputRows;
+  }
+
   /** Total lag (latest - end) over all partitions after this batch. */
   public long lag() {
     return partitions.stream().mapToLong(PartitionProgress::lag).sum();

@@ -24,6 +24,8 @@ public final class DeltaTableSink implements TableSink {
   private final StructType schema;
   private final List<String> partitionColumns;
   private final DataWriteOptions writeOptions;
+  /** The table's columns under schema evolution, or null: exactly {@link #schema}. */
+  private final EvolvingLayout layout;
 
   /**
    * Opens the table, creating it with {@code schema} if it does not exist yet.
@@ -37,7 +39,29 @@ public final class DeltaTableSink implements TableSink {
     this.schema = schema;
     this.partitionColumns = List.copyOf(partitionColumns);
     this.writeOptions = writeOptions;
+    this.layout = null;
     createOrCheck(pipelineId, store, table, schema, this.partitionColumns);
+  }
+
+  /**
+   * A sink whose columns evolve ({@code schema-evolution}): the table is opened (created, checked,
+   * given {@code _rescued_data}) by {@link EvolvingLayout#open}, and a batch can add columns to it in its
+   * own commit ({@link BatchWriter#addColumns}).
+   */
+  public DeltaTableSink(String pipelineId, ObjectStore store, DeltaTable table, EvolvingLayout layout,
+      List<String> partitionColumns, DataWriteOptions writeOptions) throws IOException {
+    this.store = store;
+    this.table = table;
+    this.schema = layout.tableSchema();
+    this.partitionColumns = List.copyOf(partitionColumns);
+    this.writeOptions = writeOptions;
+    this.layout = layout;
+    createOrCheck(pipelineId, store, table, schema, this.partitionColumns);
+  }
+
+  /** The evolving layout of this sink's table, if it has one. */
+  public java.util.Optional<EvolvingLayout> layout() {
+    return java.util.Optional.ofNullable(layout);
   }
 
   /**
@@ -58,11 +82,21 @@ public final class DeltaTableSink implements TableSink {
       }
     }
     var snapshot = table.snapshot();
+    for (var f : schema.fields()) {
+      var existing = snapshot.schema().field(f.name());
+      if (existing.isPresent() && !existing.get().type().equals(f.type())) {
+        // A type change is named on its own, with what to do (type widening is not written, see
+        // docs/SCHEMA_EVOLUTION.md), rather than as two schemas to compare by eye.
+        throw new IllegalStateException(EvolvingLayout.SchemaMessages.typeChanged(pipelineId, store.location(),
+            f.name(), existing.get().type(), f.type()));
+      }
+    }
     if (!snapshot.schema().equals(schema) || !snapshot.partitionColumns().equals(partitionColumns)) {
       throw new IllegalStateException("Pipeline " + pipelineId + ": the table at " + store.location()
           + " has schema " + describe(snapshot.schema()) + " partitioned by " + snapshot.partitionColumns()
           + " but the pipeline writes " + describe(schema) + " partitioned by " + partitionColumns
-          + ". Schema evolution is not supported yet: write to a new table path, or restore the declaration.");
+          + ". Write to a new table path, restore the declaration, or let new columns in with"
+          + " schema-evolution.mode: add-columns (docs/SCHEMA_EVOLUTION.md).");
     }
   }
 
@@ -93,18 +127,50 @@ public final class DeltaTableSink implements TableSink {
     if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
     }
-    return new Writer(tag, DataFiles.newWriter(store, schema, partitionColumns, writeOptions));
+    if (layout == null) {
+      return new Writer(tag, schema);
+    }
+    // Under evolution the table may have gained columns in an earlier batch of this run. The writer
+    // starts from the table's schema, and any column the layout holds beyond it (one a replay of an
+    // already committed batch met, whose writer ignored it) rides in this batch's commit, so rows are
+    // never written with a column the table's schema lacks.
+    StructType tableSchema = table.snapshot().schema();
+    StructType wanted = layout.tableSchema();
+    Writer writer = new Writer(tag, tableSchema);
+    if (wanted.size() > tableSchema.size()) {
+      writer.addColumns(wanted.fields().subList(tableSchema.size(), wanted.size()));
+    }
+    return writer;
   }
 
   private final class Writer implements BatchWriter {
     private final BatchTag tag;
-    private final PartitionedDataWriter files;
+    private final List<DataFile> finished = new java.util.ArrayList<>();
+    private final List<dev.tributary.table.types.StructField> added = new java.util.ArrayList<>();
+    private StructType current;
+    private PartitionedDataWriter files;
     private long rows;
     private boolean done;
 
-    Writer(BatchTag tag, PartitionedDataWriter files) {
+    Writer(BatchTag tag, StructType schema) {
       this.tag = tag;
-      this.files = files;
+      this.current = schema;
+      this.files = DataFiles.newWriter(store, schema, partitionColumns, writeOptions);
+    }
+
+    /**
+     * The files written so far keep the columns they have (readers see the new ones as null in them);
+     * the rows from here on go to new files with the wider schema, all committed together with the
+     * metaData action that adds the columns.
+     */
+    @Override
+    public void addColumns(List<dev.tributary.table.types.StructField> columns) throws IOException {
+      finished.addAll(files.finish());
+      List<dev.tributary.table.types.StructField> wider = new java.util.ArrayList<>(current.fields());
+      wider.addAll(columns);
+      current = new StructType(wider);
+      added.addAll(columns);
+      files = DataFiles.newWriter(store, current, partitionColumns, writeOptions);
     }
 
     @Override
@@ -125,10 +191,14 @@ public final class DeltaTableSink implements TableSink {
 
     @Override
     public long commit(Map<String, String> commitInfo) throws IOException {
-      List<DataFile> written = files.finish();
+      List<DataFile> written = new java.util.ArrayList<>(finished);
+      written.addAll(files.finish());
       done = true;
       CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
       var txn = table.newAppend(tag.batch());
+      if (!added.isEmpty()) {
+        txn.addColumns(added); // the metaData action rides in the commit of the first rows that carry them
+      }
       txn.alsoRecord(tag.sourcePositions());
       txn.addFiles(written);
       CommitResult result = txn.commit(commitInfo);
@@ -152,6 +222,9 @@ public final class DeltaTableSink implements TableSink {
 
     @Override
     public void write(Object[] row) {}
+
+    @Override
+    public void addColumns(List<dev.tributary.table.types.StructField> columns) {}
 
     @Override
     public long rows() {

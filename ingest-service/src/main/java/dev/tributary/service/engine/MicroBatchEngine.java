@@ -57,6 +57,7 @@ public final class MicroBatchEngine {
   private final Optional<TableSink> lateEvents;
   private final ProgressLog progress;
   private final Clock clock;
+  private final Optional<dev.tributary.config.QuarantineLimit> quarantineLimit;
   private final AtomicBoolean stopRequested = new AtomicBoolean();
   private volatile boolean inBatch;
   private Instant previousBatchStart;
@@ -79,6 +80,27 @@ public final class MicroBatchEngine {
       Optional<TableSink> lateEvents,
       ProgressLog progress,
       Clock clock) {
+    this(txns, startAfter, source, checkpoint, processor, sink, quarantine, lateEvents, progress, clock,
+        Optional.empty());
+  }
+
+  /**
+   * As the other constructor, failing a batch before it commits anything when it quarantines more than
+   * {@code quarantineLimit} of its records ({@link QuarantineLimitExceededException}).
+   */
+  public MicroBatchEngine(
+      TableTxns txns,
+      Map<SourcePartition, Long> startAfter,
+      Source source,
+      Checkpoint checkpoint,
+      RecordProcessor processor,
+      TableSink sink,
+      TableSink quarantine,
+      Optional<TableSink> lateEvents,
+      ProgressLog progress,
+      Clock clock,
+      Optional<dev.tributary.config.QuarantineLimit> quarantineLimit) {
+    this.quarantineLimit = quarantineLimit;
     this.pipelineId = txns.pipelineId();
     this.txns = txns;
     this.startAfter = Map.copyOf(startAfter);
@@ -198,7 +220,7 @@ public final class MicroBatchEngine {
     inBatch = true;
     try {
       return runBatchSteps(entry, plan, replayed, timer);
-    } catch (SourceStoppedException | BatchFailedException e) {
+    } catch (SourceStoppedException | BatchFailedException | QuarantineLimitExceededException e) {
       throw e; // a stop, or already named
     } catch (Exception e) {
       // Per-record problems never get here (they are quarantined): name the batch the failure holds up.
@@ -225,6 +247,7 @@ public final class MicroBatchEngine {
       processor.endBatch(outputs);
       OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
+      checkQuarantineLimit(entry, plan, outputs);
       CommitTally tally = new CommitTally();
       Map<String, String> info = commitInfo(entry, source.commitInfo(range), readGaps);
       quarantineWriter.commit(info);
@@ -251,6 +274,15 @@ public final class MicroBatchEngine {
           quarantineWriter.rows(), sinkVersion, tally);
       progress.add(done);
       return nextWatermark;
+    }
+  }
+
+  /** Before any commit: a batch above {@code quarantine.max-fraction} fails here, leaving every table as it was. */
+  private void checkQuarantineLimit(OffsetsEntry entry, PlannedBatch plan, BatchOutputs outputs)
+      throws QuarantineLimitExceededException {
+    if (quarantineLimit.isPresent() && quarantineLimit.get().exceededBy(outputs.quarantinedRows(), outputs.inputRows())) {
+      throw new QuarantineLimitExceededException(pipelineId, entry.batchId(), source.describe(plan.range()),
+          outputs.quarantinedRows(), outputs.inputRows(), quarantineLimit.get(), outputs.firstQuarantineError());
     }
   }
 

@@ -24,7 +24,8 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final TableSink.BatchWriter delegate;
-  private final BlockingQueue<Object[][]> queue = new ArrayBlockingQueue<>(8);
+  // Chunks of rows, and now and then a ColumnsAdded, in the order the engine's thread wrote them.
+  private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(8);
   private final Thread writer;
   private final Duration closeWait;
   private volatile Throwable failure;
@@ -58,11 +59,15 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
   private void drain() {
     try {
       while (true) {
-        Object[][] next = queue.take();
-        if (next == END || aborted) {
+        Object item = queue.take();
+        if (item == END || aborted) {
           return;
         }
-        for (Object[] row : next) {
+        if (item instanceof ColumnsAdded added) {
+          delegate.addColumns(added.columns());
+          continue;
+        }
+        for (Object[] row : (Object[][]) item) {
           if (row == null) {
             break;
           }
@@ -98,10 +103,25 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
     }
   }
 
+  /** Columns added between two rows: the writer thread adds them after the rows before, in order. */
+  private record ColumnsAdded(java.util.List<dev.tributary.table.types.StructField> columns) {}
+
+  @Override
+  public void addColumns(java.util.List<dev.tributary.table.types.StructField> columns) throws IOException {
+    if (filled > 0) {
+      handOver();
+    }
+    enqueue(new ColumnsAdded(java.util.List.copyOf(columns)));
+  }
+
   private void handOver() throws IOException {
     Object[][] full = chunk;
     chunk = new Object[CHUNK_ROWS][];
     filled = 0;
+    enqueue(full);
+  }
+
+  private void enqueue(Object full) throws IOException {
     try {
       while (!queue.offer(full, 100, TimeUnit.MILLISECONDS)) {
         rethrowFailure();

@@ -47,6 +47,9 @@ public final class QuarantineRows {
       StructField.nullable("batch_id", PrimitiveType.LONG),
       StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
 
+  /** The position of the {@code error} column in both schemas. */
+  static final int ERROR_INDEX = 6;
+
   private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
       new com.fasterxml.jackson.databind.ObjectMapper();
 

@@ -50,6 +50,8 @@ public final class StatelessProcessor implements RecordProcessor {
   private final StreamJoins joins;
   private final StructType outputSchema;
   private final RowChecks sinkChecks;
+  /** The sink table's evolving columns ({@code schema-evolution}), or null: rows go to the sink as they are. */
+  private final EvolvingLayout layout;
   private long batchId;
   private Instant batchStartedAt;
 
@@ -119,6 +121,27 @@ public final class StatelessProcessor implements RecordProcessor {
 
   private StatelessProcessor(String pipelineId, RecordDecoder parser, String rowSource, StructType rowSchema,
       CompiledTransforms transforms, List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
+    this(pipelineId, parser, rowSource, rowSchema, transforms, partitionColumns, sinkRows, joins, null);
+  }
+
+  /**
+   * This processor writing to a sink whose columns evolve: its parser reports what records carry beyond
+   * the declared columns ({@link RecordDecoder#withEvolution}), and {@code layout} turns each row into
+   * the table's row, adding columns to the batch's commit when new fields appear. For the rows of a
+   * stateless pipeline of Kafka records only.
+   */
+  public StatelessProcessor evolving(EvolvingLayout layout, List<String> partitionColumns) {
+    if (parser == null) {
+      throw new IllegalStateException("Pipeline " + pipelineId + ": schema evolution applies to decoded records");
+    }
+    return new StatelessProcessor(pipelineId, parser.withEvolution(layout.rescues(), layout.reportsNewFields()),
+        rowSource, rowSchema, transforms, partitionColumns, true, joins, layout);
+  }
+
+  private StatelessProcessor(String pipelineId, RecordDecoder parser, String rowSource, StructType rowSchema,
+      CompiledTransforms transforms, List<String> partitionColumns, boolean sinkRows, StreamJoins joins,
+      EvolvingLayout layout) {
+    this.layout = layout;
     this.pipelineId = pipelineId;
     this.parser = parser;
     this.rowSource = rowSource;
@@ -191,6 +214,10 @@ public final class StatelessProcessor implements RecordProcessor {
 
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+    if (layout != null) {
+      processEvolving(record, outputs);
+      return;
+    }
     Object[] row = toRow(record, outputs);
     String problem = row == null ? null : emit(row, outputs);
     if (problem != null) {
@@ -204,6 +231,51 @@ public final class StatelessProcessor implements RecordProcessor {
     String problem = row == null ? null : emit(row, outputs);
     if (problem != null) {
       quarantine(source, problem, outputs);
+    }
+  }
+
+  /**
+   * {@link #process} under schema evolution: the same steps, then each row becomes the table's row with
+   * the record's extras (rescued data, values of added columns), adding columns first when the record
+   * brings new ones. A record none of whose rows the table can take is quarantined, adding nothing.
+   */
+  private void processEvolving(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws IOException {
+    outputs.countInput();
+    byte[] value = record.value();
+    ParseResult result = value == null ? ParseResult.failure("record value is null (a tombstone)")
+        : parser.decode(record.topic(), record.partition(), record.offset(), record.key(), value);
+    if (result instanceof ParseResult.Failure failure) {
+      quarantine(record, failure.error(), outputs);
+      return;
+    }
+    ParseResult.Success success = (ParseResult.Success) result;
+    Object[] row = afterParse(record, success.row(), outputs);
+    if (row == null) {
+      return;
+    }
+    List<Object[]> rows = join(row);
+    if (rows.isEmpty()) {
+      outputs.countFiltered();
+      return;
+    }
+    for (Object[] out : rows) {
+      String problem = sinkChecks.problem(out);
+      if (problem != null) {
+        quarantine(record, problem, outputs);
+        return;
+      }
+    }
+    List<Object[]> tableRows = new ArrayList<>(rows.size());
+    try {
+      for (Object[] out : rows) {
+        tableRows.add(layout.tableRow(out, success.extras(), outputs::addColumns));
+      }
+    } catch (EvolvingLayout.Misfit misfit) {
+      quarantine(record, misfit.getMessage(), outputs);
+      return;
+    }
+    for (Object[] out : tableRows) {
+      outputs.output(out);
     }
   }
 
@@ -291,7 +363,12 @@ public final class StatelessProcessor implements RecordProcessor {
       quarantine(record, failure.error(), outputs);
       return null;
     }
-    Object[] parsed = ((ParseResult.Success) result).row();
+    return afterParse(record, ((ParseResult.Success) result).row(), outputs);
+  }
+
+  /** The steps after parsing: the Kafka columns, the transforms, the projection (see {@link #toRow}). */
+  private Object[] afterParse(ConsumerRecord<byte[], byte[]> record, Object[] parsed, BatchOutputs outputs)
+      throws IOException {
     Object[] row = new Object[parsedWidth + KAFKA_COLUMNS.size()];
     System.arraycopy(parsed, 0, row, 0, parsedWidth);
     row[parsedWidth] = record.topic();

@@ -34,6 +34,17 @@ public interface TableSink {
     /** Adds a row (aligned with the table schema). Ignored if {@link #alreadyCommitted()}. */
     void write(Object[] row) throws IOException;
 
+    /**
+     * Adds nullable columns after the table's current ones, in this batch's commit (a {@code metaData}
+     * action with the whole wider schema): rows written after this call carry them at the end. Ignored
+     * if {@link #alreadyCommitted()}. Default: this table's schema does not evolve.
+     *
+     * @throws UnsupportedOperationException for a table that does not evolve
+     */
+    default void addColumns(java.util.List<dev.tributary.table.types.StructField> columns) throws IOException {
+      throw new UnsupportedOperationException("this table's schema does not evolve");
+    }
+
     /** Rows written so far. */
     long rows();
 

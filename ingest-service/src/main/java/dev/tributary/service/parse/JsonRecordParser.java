@@ -33,6 +33,9 @@ public final class JsonRecordParser implements RecordDecoder {
   private final StructType schema;
   private final StructReader root;
   private final long maxRecordBytes;
+  // Schema evolution (docs/SCHEMA_EVOLUTION.md); both false: the plain path, unchanged.
+  private final boolean rescue;
+  private final boolean reportNewFields;
 
   /**
    * A parser for records of {@code schema}, rejecting records larger than {@code maxRecordBytes}.
@@ -56,6 +59,28 @@ public final class JsonRecordParser implements RecordDecoder {
     }
     this.maxRecordBytes = maxRecordBytes;
     this.root = new StructReader("", schema, java.util.Map.copyOf(epochUnits));
+    this.rescue = false;
+    this.reportNewFields = false;
+  }
+
+  private JsonRecordParser(JsonRecordParser base, boolean rescue, boolean reportNewFields) {
+    this.schema = base.schema;
+    this.root = base.root;
+    this.maxRecordBytes = base.maxRecordBytes;
+    this.rescue = rescue;
+    this.reportNewFields = reportNewFields;
+  }
+
+  /**
+   * This parser with schema evolution (docs/SCHEMA_EVOLUTION.md): its successes carry {@link
+   * ParseResult.Success#extras()}. With {@code rescue}, undeclared fields (top level and inside declared
+   * structs) and values that do not fit their declared field are kept there as JSON and the field is
+   * left null, instead of being skipped or failing the record; with {@code reportNewFields}, undeclared
+   * top-level fields are reported with an inferred type ({@link DecodedExtras.NewField}) instead of
+   * being rescued. Both false: this parser.
+   */
+  public JsonRecordParser withEvolution(boolean rescue, boolean reportNewFields) {
+    return rescue || reportNewFields ? new JsonRecordParser(this, rescue, reportNewFields) : this;
   }
 
   /**
@@ -122,6 +147,14 @@ public final class JsonRecordParser implements RecordDecoder {
       }
       if (first != JsonToken.START_OBJECT) {
         return ParseResult.failure(RecordErrors.notAnObject(p, first));
+      }
+      if (rescue || reportNewFields) {
+        Rescue found = new Rescue(rescue, reportNewFields);
+        Object[] row = root.readObject(p, found);
+        if (p.nextToken() != null) {
+          return ParseResult.failure(RecordErrors.trailing(p));
+        }
+        return new ParseResult.Success(row, found.extras());
       }
       Object[] row = root.readObject(p);
       if (p.nextToken() != null) {

@@ -25,11 +25,18 @@ public sealed interface ParseResult permits ParseResult.Success, ParseResult.Fai
   /**
    * A parsed row aligned with the parser's schema. The array is handed over, not copied: the
    * parser allocates a fresh one per record and keeps no reference to it, and a copy per record on
-   * the hot path would cost throughput for no safety gain.
+   * the hot path would cost throughput for no safety gain. {@code extras} is what a parser with schema
+   * evolution found beyond the declared columns ({@link JsonRecordParser#withEvolution}), null when
+   * nothing (always null without evolution).
    */
-  record Success(Object[] row) implements ParseResult {
+  record Success(Object[] row, DecodedExtras extras) implements ParseResult {
     public Success {
       Objects.requireNonNull(row, "row");
+    }
+
+    /** A row without schema-evolution extras. */
+    public Success(Object[] row) {
+      this(row, null);
     }
 
     @Override

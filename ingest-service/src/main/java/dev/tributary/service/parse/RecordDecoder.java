@@ -37,4 +37,14 @@ public interface RecordDecoder {
    * @throws DecoderUnavailableException when the outcome cannot be known now (retry later)
    */
   ParseResult decode(String topic, int partition, long offset, byte[] key, byte[] value);
+
+  /**
+   * This decoder reporting, with each row, what a record carries beyond the declared columns
+   * ({@link DecodedExtras}): the rescued fields as JSON when {@code rescue}, and new top-level
+   * fields with their inferred types when {@code reportNewFields}. Formats that cannot do so refuse;
+   * the pipeline's validation refuses {@code schema-evolution} for them first.
+   */
+  default RecordDecoder withEvolution(boolean rescue, boolean reportNewFields) {
+    throw new UnsupportedOperationException("schema evolution is not available for " + getClass().getSimpleName());
+  }
 }

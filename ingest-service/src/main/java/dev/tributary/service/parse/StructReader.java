@@ -70,6 +70,40 @@ final class StructReader extends FieldReader {
     return row;
   }
 
+  /**
+   * {@link #readObject(JsonParser)} for schema evolution: undeclared fields go to {@code rescue} (see
+   * {@link Rescue#undeclared}) instead of being skipped, and, when {@code rescue} keeps misfits, a value
+   * that does not fit its declared field is kept there and the field left null instead of failing the
+   * record. A separate method so that the plain path pays nothing for it.
+   */
+  Object[] readObject(JsonParser p, Rescue rescue) throws IOException {
+    Object[] row = new Object[width];
+    String name;
+    while ((name = p.nextFieldName()) != null) {
+      JsonToken t = p.nextToken();
+      Slot slot = slots.get(name);
+      if (slot == null) {
+        rescue.undeclared(path, name, p, t);
+      } else if (t == JsonToken.VALUE_NULL) {
+        row[slot.index] = null;
+      } else if (slot.reader instanceof StructReader nested && t == JsonToken.START_OBJECT) {
+        row[slot.index] = nested.readObject(p, rescue);
+      } else if (!rescue.rescuesMisfits()) {
+        row[slot.index] = slot.reader.read(p, t);
+      } else {
+        try {
+          row[slot.index] = slot.reader.read(p, t);
+        } catch (BadRecordException misfit) {
+          // Scalar readers and a struct reader given a non-object throw on the value's first token,
+          // before consuming anything: the value is still there to keep as it was sent.
+          row[slot.index] = null;
+          rescue.keep(path, name, p);
+        }
+      }
+    }
+    return row;
+  }
+
   private Slot slotAt(int position, String name) {
     if (position >= SHAPE_POSITIONS) {
       return slots.get(name);

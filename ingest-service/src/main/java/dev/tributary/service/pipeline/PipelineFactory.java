@@ -11,6 +11,8 @@ import dev.tributary.table.stream.ChangeOptions;
 import dev.tributary.table.stream.SourceLimits;
 import dev.tributary.table.stream.StartingPoint;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.SchemaEvolutionSpec;
+import dev.tributary.service.engine.EvolvingLayout;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
 import dev.tributary.config.TransformStep;
@@ -321,6 +323,12 @@ public final class PipelineFactory {
   /** Opens the sink table (creating it on first use) for the compiled pipeline. */
   public static DeltaTableSink sink(CompiledPipeline pipeline, ObjectStore store) throws IOException {
     PipelineSpec spec = pipeline.spec();
+    if (evolves(pipeline)) {
+      DeltaTable table = DeltaTable.open(store, tableOptions(spec));
+      EvolvingLayout layout = EvolvingLayout.open(spec.id(), table, pipeline.outputSchema(),
+          spec.sink().partitionBy(), spec.schemaEvolution());
+      return new DeltaTableSink(spec.id(), store, table, layout, spec.sink().partitionBy(), writeOptions(spec.sink()));
+    }
     return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)),
         pipeline.outputSchema(), spec.sink().partitionBy(), writeOptions(spec.sink()));
   }
@@ -364,7 +372,25 @@ public final class PipelineFactory {
    * the checkpoint store and whose working copies live under {@code localDir}.
    */
   public static RecordProcessor processor(CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir) {
+    return processor(pipeline, checkpointStore, localDir, null);
+  }
+
+  /** Whether the sink's columns evolve: a stateless pipeline of records with a schema-evolution section. */
+  public static boolean evolves(CompiledPipeline pipeline) {
+    return !pipeline.spec().schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT) && pipeline.stateful().isEmpty()
+        && pipeline.spec().deltaSource().isEmpty();
+  }
+
+  /**
+   * {@link #processor(CompiledPipeline, ObjectStore, Path)} writing to {@code sink}: when the sink's
+   * columns evolve ({@link DeltaTableSink#layout}), the stateless processor turns rows into the table's.
+   */
+  public static RecordProcessor processor(CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir,
+      TableSink sink) {
     if (pipeline.stateful().isEmpty()) {
+      if (sink instanceof DeltaTableSink delta && delta.layout().isPresent()) {
+        return pipeline.processor().evolving(delta.layout().get(), pipeline.spec().sink().partitionBy());
+      }
       return pipeline.processor();
     }
     // the bound stateless steps: with the joins, if any (bindJoins)

@@ -95,7 +95,7 @@ public final class PipelineRun implements AutoCloseable {
       Map<SourcePartition, Long> startAfter = spec.kafkaSource().isEmpty() ? Map.of()
           : NewCheckpointStart.startAfter(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint, txns,
               sink, tables);
-      RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec));
+      RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
       if (source == null) {
         KafkaSource kafka = new KafkaSource(
@@ -104,7 +104,7 @@ public final class PipelineRun implements AutoCloseable {
         source = kafka;
       }
       MicroBatchEngine engine = new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink,
-          quarantine, late, progress, Clock.systemUTC());
+          quarantine, late, progress, Clock.systemUTC(), spec.quarantineLimit());
       return new PipelineRun(spec, trigger, resources, engine, progress);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);

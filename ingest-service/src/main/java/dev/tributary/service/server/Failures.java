@@ -20,6 +20,7 @@ final class Failures {
       CheckpointMismatchException.class,
       ConcurrentPipelineException.class,
       DataLossException.class,
+      dev.tributary.service.engine.QuarantineLimitExceededException.class,
       TableWrittenByAnotherCheckpointException.class);
 
   private Failures() {}

@@ -16,6 +16,11 @@ public final class MetricNames {
   public static final String RECORDS_OUT = "tributary.records.out";
   /** Records that failed to parse, written to the quarantine table. Tags: pipeline. */
   public static final String RECORDS_QUARANTINED = "tributary.records.quarantined";
+  /**
+   * The share of the last batch's records that went to the quarantine table (quarantined / read, 0 for a
+   * batch without input; progress record {@code quarantinedFraction}). Tags: pipeline.
+   */
+  public static final String QUARANTINED_FRACTION = "tributary.batch.quarantined.fraction";
   /** Rows behind the watermark (dropped or written to the late-events table). Tags: pipeline. */
   public static final String RECORDS_LATE = "tributary.records.late";
   /** Rows removed by filters. Tags: pipeline. */

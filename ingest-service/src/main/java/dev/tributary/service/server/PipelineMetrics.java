@@ -34,6 +34,8 @@ final class PipelineMetrics {
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
   private final AtomicLong stateRows = new AtomicLong();
   private final AtomicLong stateBytes = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicReference<Double> quarantinedFraction =
+      new java.util.concurrent.atomic.AtomicReference<>(0.0);
 
   PipelineMetrics(MeterRegistry registry, String pipeline, String table, Supplier<PipelineState> state, Clock clock) {
     this.registry = registry;
@@ -52,6 +54,8 @@ final class PipelineMetrics {
     }
     Gauge.builder(MetricNames.WATERMARK_DELAY, watermark, this::watermarkDelaySeconds).tags(tags)
         .baseUnit("seconds").description("now minus the watermark of the last batch").register(registry);
+    Gauge.builder(MetricNames.QUARANTINED_FRACTION, quarantinedFraction, AtomicReference::get).tags(tags)
+        .description("quarantined / read records of the last batch").register(registry);
     Gauge.builder(MetricNames.STATE_ROWS, stateRows, AtomicLong::get).tags(tags).register(registry);
     Gauge.builder(MetricNames.STATE_BYTES, stateBytes, AtomicLong::get).tags(tags).baseUnit("bytes").register(registry);
     // Created up front so that dashboards see zeros rather than missing series.
@@ -89,6 +93,7 @@ final class PipelineMetrics {
     lag.forEach((topic, value) -> lagGauge(topic).set(value));
     p.sourceLag().forEach((measure, value) -> sourceLagGauge(measure).set(value));
     watermark.set(p.watermark());
+    quarantinedFraction.set(p.quarantinedFraction());
     // The stateful processor reports its total as "keys" (rows held across its stores).
     stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
     stateBytes.set(p.state().getOrDefault("bytes", 0L));

@@ -85,6 +85,22 @@ class MainTest {
   }
 
   @Test
+  void validateShowsSchemaEvolutionAndTheQuarantineThreshold() throws Exception {
+    Path file = write("orders.yaml", VALID + "schema-evolution: { mode: add-columns, rescue: true }\n"
+        + "quarantine: { max-fraction: 0.05 }\n");
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out())
+        .contains("_kafka_timestamp timestamp, _rescued_data string, then the columns new fields add")
+        .contains("quarantine:  delta /tmp/tables/orders-quarantine, fail a batch that quarantines more than 0.05"
+            + " of its records")
+        .contains("schema-evolution: mode add-columns (new top-level fields become nullable sink columns), rescue"
+            + " true (undeclared fields and misfit values kept in _rescued_data)");
+    Path plain = write("plain.yaml", VALID);
+    assertThat(run("validate", plain.toString())).isZero();
+    assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("schema-evolution");
+  }
+
+  @Test
   void validatePrintsEachJoinWithItsTableKeysTypeAndColumns() throws Exception {
     Path file = write("orders.yaml", VALID + """
         join:

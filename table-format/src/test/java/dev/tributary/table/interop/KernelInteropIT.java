@@ -207,4 +207,33 @@ class KernelInteropIT {
       assertThat(rows).extracting(r -> r[ALL_TYPES.size()]).containsExactly(null, null, null, null, null, "new");
     }
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local"})
+  void columnsAddedInTheCommitOfTheirFirstRowsReadAsNullInOlderFiles(String kind) throws Exception {
+    try (ObjectStore store = store(kind)) {
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      table.create(ALL_TYPES, List.of(), Map.of());
+      append(table, "pipe", 0, 0, 3, new ArrayList<>());
+      long before = table.snapshot().version();
+      try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 1))) {
+        tx.addColumns(List.of(StructField.nullable("tier", PrimitiveType.STRING),
+            StructField.nullable("score", PrimitiveType.LONG)));
+        Object[] r = Arrays.copyOf(row(3), ALL_TYPES.size() + 2);
+        r[ALL_TYPES.size()] = "gold";
+        r[ALL_TYPES.size() + 1] = 7L;
+        tx.write(r);
+        tx.commit(Map.of());
+      }
+      assertThat(table.snapshot().version()).isEqualTo(before + 1);
+
+      KernelReader kernel = new KernelReader(store);
+      assertThat(kernel.snapshot.getSchema().fieldNames()).endsWith("tier", "score");
+      List<Object[]> rows = new ArrayList<>(kernel.rows());
+      rows.sort(Comparator.comparingLong(r -> (Long) r[0]));
+      assertThat(rows).extracting(r -> r[ALL_TYPES.size()]).containsExactly(null, null, null, "gold");
+      assertThat(rows).extracting(r -> r[ALL_TYPES.size() + 1]).containsExactly(null, null, null, 7L);
+      assertThat(kernel.transactionVersion("pipe")).contains(1L);
+    }
+  }
 }

@@ -52,6 +52,11 @@ public final class KernelReader {
     return snapshot.getLatestTransactionVersion(engine, appId);
   }
 
+  /** The table's column names, as Kernel reads the schema (the order of {@link #rows()}' values). */
+  public List<String> columnNames() {
+    return snapshot.getSchema().fieldNames();
+  }
+
   /** Every row, as Java values of our type model (nested structs as Object[]). */
   public List<Object[]> rows() throws IOException {
     Scan scan = snapshot.getScanBuilder().build();
