@@ -1,5 +1,6 @@
 package dev.tributary.service.parse.avro;
 
+import dev.tributary.service.parse.DecodedExtras;
 import dev.tributary.service.parse.EpochUnit;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
@@ -47,6 +48,9 @@ public final class AvroRecordDecoder implements RecordDecoder {
   private final Part key;
   private final StructType schema;
   private final long maxRecordBytes;
+  // Schema evolution (docs/SCHEMA_EVOLUTION.md); both false: the plain projected path, unchanged.
+  private final boolean rescue;
+  private final boolean reportNewFields;
 
   /**
    * A decoder of the declared columns ({@code column: type}, as {@code format.avro.schema}).
@@ -69,6 +73,33 @@ public final class AvroRecordDecoder implements RecordDecoder {
       fields.addAll(key.declared.fields());
     }
     this.schema = new StructType(fields);
+    this.rescue = false;
+    this.reportNewFields = false;
+  }
+
+  private AvroRecordDecoder(AvroRecordDecoder base, boolean rescue, boolean reportNewFields) {
+    this.schemas = base.schemas;
+    this.value = base.value;
+    this.key = base.key;
+    this.schema = base.schema;
+    this.maxRecordBytes = base.maxRecordBytes;
+    this.rescue = rescue;
+    this.reportNewFields = reportNewFields;
+  }
+
+  /**
+   * This decoder with schema evolution (docs/SCHEMA_EVOLUTION.md, "Avro"): its successes carry {@link
+   * ParseResult.Success#extras()} for the value. With {@code rescue}, the writer's fields beyond the
+   * declared columns (top level and inside declared records) and values that do not fit their declared
+   * column are kept there as JSON, the column left null; with {@code reportNewFields}, the writer's
+   * undeclared top-level fields are reported with a column type mapped from their Avro type ({@link
+   * DecodedExtras.NewField}) instead. Such a decoder reads each record's whole writer datum (compiled
+   * once per schema id, next to the projection); both false: this decoder, whose projected read skips
+   * the undeclared fields. The key is decoded as without evolution.
+   */
+  @Override
+  public AvroRecordDecoder withEvolution(boolean rescue, boolean reportNewFields) {
+    return rescue || reportNewFields ? new AvroRecordDecoder(this, rescue, reportNewFields) : this;
   }
 
   @Override
@@ -85,13 +116,20 @@ public final class AvroRecordDecoder implements RecordDecoder {
       return failure(topic, partition, offset, "value", AvroErrors.tooLarge(valueBytes.length, maxRecordBytes));
     }
     Object[] valueRow;
+    DecodedExtras extras = null;
     try {
-      valueRow = value.read(valueBytes);
+      if (rescue || reportNewFields) {
+        AvroEvolution.Read read = value.readEvolving(valueBytes, rescue, reportNewFields);
+        valueRow = read.row();
+        extras = read.extras();
+      } else {
+        valueRow = value.read(valueBytes);
+      }
     } catch (AvroMisfit e) {
       return failure(topic, partition, offset, "value", e.getMessage());
     }
     if (key == null) {
-      return ParseResult.success(valueRow);
+      return new ParseResult.Success(valueRow, extras);
     }
     Object[] keyRow;
     try {
@@ -102,7 +140,7 @@ public final class AvroRecordDecoder implements RecordDecoder {
     Object[] row = new Object[valueRow.length + keyRow.length];
     System.arraycopy(valueRow, 0, row, 0, valueRow.length);
     System.arraycopy(keyRow, 0, row, valueRow.length, keyRow.length);
-    return ParseResult.success(row);
+    return new ParseResult.Success(row, extras);
   }
 
   /**
@@ -120,7 +158,7 @@ public final class AvroRecordDecoder implements RecordDecoder {
   }
 
   /** A compiled writer schema, or why its records are quarantined. */
-  private record Compiled(int id, WriterProjection projection, String problem, long failedAt) {}
+  private record Compiled(int id, Schema writer, WriterProjection projection, String problem, long failedAt) {}
 
   /** The value or the key: its declared struct and its compiled writer schemas. */
   private final class Part {
@@ -128,6 +166,8 @@ public final class AvroRecordDecoder implements RecordDecoder {
     private final StructType declared;
     private final Map<String, EpochUnit> units;
     private final ConcurrentHashMap<Integer, Compiled> byId = new ConcurrentHashMap<>();
+    // Only filled when schema evolution is on: the whole-datum readers, by schema id.
+    private final ConcurrentHashMap<Integer, AvroEvolution> evolving = new ConcurrentHashMap<>();
     // Most topics carry one writer schema at a time: one comparison instead of a boxed map lookup.
     private volatile Compiled last;
 
@@ -158,6 +198,30 @@ public final class AvroRecordDecoder implements RecordDecoder {
       }
     }
 
+    /** As {@link #read}, reading the whole writer datum for schema evolution. */
+    AvroEvolution.Read readEvolving(byte[] bytes, boolean rescue, boolean reportNewFields) {
+      String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
+      if (header != null) {
+        throw new AvroMisfit(header);
+      }
+      Compiled c = compiled(ConfluentWireFormat.schemaId(bytes, 0));
+      if (c.projection == null) {
+        throw new AvroMisfit(c.problem);
+      }
+      if (c.projection.wholeValue()) {
+        return new AvroEvolution.Read(read(bytes), null); // not a record: nothing beyond the one column
+      }
+      AvroEvolution evolution = evolving.computeIfAbsent(c.id, id -> new AvroEvolution(id, c.writer, declared, units));
+      try {
+        return evolution.read(bytes, ConfluentWireFormat.HEADER_SIZE, bytes.length - ConfluentWireFormat.HEADER_SIZE,
+            declared.size(), rescue, reportNewFields);
+      } catch (AvroMisfit e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        throw new AvroMisfit(AvroErrors.undecodable(c.id, e));
+      }
+    }
+
     Compiled compiled(int id) {
       Compiled c = last;
       if (c != null && c.id == id) {
@@ -179,10 +243,10 @@ public final class AvroRecordDecoder implements RecordDecoder {
       try {
         registered = schemas.schemaById(id);
       } catch (UnknownSchemaException e) {
-        return new Compiled(id, null, e.getMessage(), System.nanoTime());
+        return new Compiled(id, null, null, e.getMessage(), System.nanoTime());
       }
       if (!registered.type().equalsIgnoreCase("AVRO")) {
-        return new Compiled(id, null, AvroErrors.notAvro(id, registered.type()), 0);
+        return new Compiled(id, null, null, AvroErrors.notAvro(id, registered.type()), 0);
       }
       Schema writer;
       try {
@@ -192,12 +256,12 @@ public final class AvroRecordDecoder implements RecordDecoder {
         }
         writer = parser.parse(registered.text());
       } catch (RuntimeException e) {
-        return new Compiled(id, null, AvroErrors.badSchema(id, e.getMessage()), 0);
+        return new Compiled(id, null, null, AvroErrors.badSchema(id, e.getMessage()), 0);
       }
       try {
-        return new Compiled(id, new WriterProjection(id, writer, declared, units), null, 0);
+        return new Compiled(id, writer, new WriterProjection(id, writer, declared, units), null, 0);
       } catch (IllegalArgumentException e) {
-        return new Compiled(id, null, e.getMessage(), 0);
+        return new Compiled(id, null, null, e.getMessage(), 0);
       }
     }
   }

@@ -64,6 +64,11 @@ final class WriterProjection {
     return row == null ? new Object[width] : (Object[]) row;
   }
 
+  /** Whether the writer schema is not a record and its value fills the one declared column. */
+  boolean wholeValue() {
+    return wholeValue;
+  }
+
   /**
    * The writer's field paths that no declared column reads (dotted, in writer order): what a
    * {@code rescue} column would keep.
