@@ -94,4 +94,54 @@ class SchemaEvolutionConfigTest {
     assertThat(new QuarantineLimit(0.05).exceededBy(0, 0)).isFalse();
     assertThatThrownBy(() -> new QuarantineLimit(0)).hasMessageContaining("(0, 1]");
   }
+
+  private static final String JSON_FORMAT = """
+      format:
+        json:
+          schema:
+            order_id: string
+            customer.id: string
+            event_time: timestamp
+            amount_cents: long
+            day: date
+      """;
+
+  private static String withFormat(String format) {
+    assertThat(BASE).contains(JSON_FORMAT);
+    return BASE.replace(JSON_FORMAT, format);
+  }
+
+  @Test
+  void acceptsBothModesAndRescueForAvro() {
+    String avro = withFormat("""
+        format:
+          avro:
+            registry: { url: "http://127.0.0.1:8081" }
+            schema: { order_id: string, event_time: timestamp, amount_cents: long, day: date }
+        """);
+    PipelineSpec spec = parse(avro.replace("customer.id", "order_id") + "schema-evolution: { mode: add-columns, rescue: true }\n");
+    assertThat(spec.schemaEvolution()).isEqualTo(new SchemaEvolutionSpec(SchemaEvolutionSpec.Mode.ADD_COLUMNS, true));
+
+    assertThat(errors(avro.replace("day: date }", "day: date, _rescued_data: string }")
+        + "schema-evolution: { rescue: true }\n")).singleElement().asString()
+        .contains("format.avro.schema._rescued_data: the column name _rescued_data is reserved");
+  }
+
+  @Test
+  void protobufTakesRescueButRefusesAddColumnsAtTheModeLine() {
+    String protobuf = withFormat("""
+        format:
+          protobuf:
+            message: com.example.Order
+            registry: { url: "http://127.0.0.1:8081" }
+            schema: { order_id: string, event_time: timestamp, amount_cents: long, day: date }
+        """);
+    assertThat(parse(protobuf + "schema-evolution: { rescue: true }\n").schemaEvolution().rescue()).isTrue();
+
+    assertThat(errors(protobuf + "schema-evolution: { mode: add-columns, rescue: true }\n")).singleElement().asString()
+        .isEqualTo("orders.yaml:16:21: schema-evolution.mode: mode: add-columns is available for format.json and"
+            + " format.avro; the Protobuf decoder keeps undeclared fields with rescue: true only"
+            + " (docs/SCHEMA_EVOLUTION.md). Declare the new fields in format.protobuf.schema, or use"
+            + " schema-evolution: { rescue: true }");
+  }
 }

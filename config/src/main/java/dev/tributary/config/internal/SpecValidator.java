@@ -9,6 +9,7 @@ import dev.tributary.config.JoinSpec;
 import dev.tributary.config.Measure;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.ProtobufFormatSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.TransformStep;
 import java.nio.file.Path;
@@ -65,11 +66,16 @@ final class SpecValidator {
       problems.atKey("schema-evolution", Messages.evolutionWithState(stateful));
       return;
     }
+    if (evolution.addsColumns() && draft.format() instanceof ProtobufFormatSpec) {
+      // The Protobuf decoder reports rescued fields only (docs/SCHEMA_EVOLUTION.md, "Protobuf").
+      problems.atKey("schema-evolution.mode", Messages.addColumnsNeedsJsonOrAvro());
+    }
     if (evolution.rescue()) {
+      String schemaKey = "format." + (draft.format() == null ? "json" : draft.format().keyword()) + ".schema";
       if (draft.format() != null && draft.format().columns().stream()
           .anyMatch(c -> c.name().equals(SchemaEvolutionSpec.RESCUED_COLUMN))) {
-        problems.atKey("format.json.schema." + SchemaEvolutionSpec.RESCUED_COLUMN,
-            Messages.rescuedColumnTaken("column in format.json.schema"));
+        problems.atKey(schemaKey + "." + SchemaEvolutionSpec.RESCUED_COLUMN,
+            Messages.rescuedColumnTaken("column in " + schemaKey));
       }
       if (draft.transforms() != null && draft.transforms().stream()
           .anyMatch(t -> t instanceof TransformStep.Derive d && d.columns().containsKey(SchemaEvolutionSpec.RESCUED_COLUMN))) {
