@@ -128,6 +128,37 @@ public final class ProtobufRecordDecoder {
     return decode(buffer, offset, length, true);
   }
 
+  /**
+   * The schema-evolution form of {@link #decodeWithRescued} (docs/SCHEMA_EVOLUTION.md, "Protobuf"), what a
+   * {@code RecordDecoder}'s {@code withEvolution(true, false)} calls per record: a row of the declared columns
+   * only, whose {@link ParseResult.Success#extras()} holds the undeclared fields as the {@code _rescued_data}
+   * object (the same JSON as {@link #decodeWithRescued}), null when the message has none. Failures are
+   * {@link #decode(byte[], int, int)}'s, plus an undeclared {@code Any} that cannot be rendered.
+   */
+  public ParseResult decodeWithExtras(byte[] buffer, int offset, int length) {
+    ParseResult r = decode(buffer, offset, length, true);
+    if (!(r instanceof ParseResult.Success s)) {
+      return r;
+    }
+    Object[] withRescued = s.row();
+    Object[] row = java.util.Arrays.copyOf(withRescued, withRescued.length - 1);
+    String rescued = (String) withRescued[withRescued.length - 1];
+    if (rescued == null) {
+      return ParseResult.success(row);
+    }
+    try {
+      com.fasterxml.jackson.databind.node.ObjectNode object =
+          (com.fasterxml.jackson.databind.node.ObjectNode) RESCUED_JSON.readTree(rescued);
+      return new ParseResult.Success(row, new dev.tributary.service.parse.DecodedExtras(java.util.List.of(), object));
+    } catch (java.io.IOException | ClassCastException e) {
+      // JsonFormat prints a message as one JSON object; anything else is a bug here, not bad input.
+      throw new IllegalStateException("JsonFormat printed something that is not a JSON object: " + rescued, e);
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper RESCUED_JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
   private ParseResult decode(byte[] buffer, int offset, int length, boolean rescue) {
     if (buffer == null || length == 0) {
       return ParseResult.failure(ProtobufErrors.empty());

@@ -346,6 +346,28 @@ class ProtobufRecordDecoderTest {
   }
 
   @Test
+  void theEvolutionFormReportsTheRescuedFieldsAsExtrasBesideTheDeclaredRow() {
+    ProtobufRecordDecoder decoder = ProtobufRecordDecoder.forColumns(schema, "com.example.Order",
+        columns("order_id", "string", "customer.id", "string"));
+    DynamicMessage m = DynamicMessage.newBuilder(order)
+        .setField(f("order_id"), "o-1")
+        .setField(f("big"), 5L)
+        .setField(f("customer"), customer("c-1", "gold", 7))
+        .build();
+    byte[] value = payload(schema, m);
+
+    ParseResult r = decoder.decodeWithExtras(value, 0, value.length);
+    assertThat(success(r)).containsExactly("o-1", new Object[] {"c-1"});
+    assertThat(((ParseResult.Success) r).extras().newFields()).isEmpty();
+    assertThat(((ParseResult.Success) r).extras().rescued().toString())
+        .isEqualTo("{\"big\":\"5\",\"customer\":{\"tier\":\"gold\",\"loyalty\":{\"points\":7}}}");
+    byte[] plain = payload(schema, DynamicMessage.newBuilder(order).setField(f("order_id"), "o-2").build());
+    ParseResult none = decoder.decodeWithExtras(plain, 0, plain.length);
+    assertThat(success(none)).containsExactly("o-2", null);
+    assertThat(((ParseResult.Success) none).extras()).isNull();
+  }
+
+  @Test
   void anUndeclaredAnyOfATypeTheSchemaDoesNotKnowFailsTheRescueNamingIt() {
     ProtobufRecordDecoder decoder = ProtobufRecordDecoder.forColumns(schema, "com.example.Order", columns("order_id", "string"));
     DynamicMessage m = DynamicMessage.newBuilder(order)
