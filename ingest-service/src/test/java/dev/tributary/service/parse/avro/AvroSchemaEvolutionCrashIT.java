@@ -1,0 +1,230 @@
+package dev.tributary.service.parse.avro;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.service.cli.Main;
+import dev.tributary.service.engine.CrashPoints;
+import dev.tributary.service.engine.TableContents;
+import dev.tributary.service.testing.TestSchemaRegistry;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterEach;
+import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.KafkaTestBroker;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.interop.KernelReader;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.DeltaLog;
+import dev.tributary.table.log.Metadata;
+import dev.tributary.table.types.StructType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link dev.tributary.service.engine.SchemaEvolutionCrashIT} for Avro: the new columns come from new
+ * writer schemas in the test registry (a child process), each adding one field. Exactly once for
+ * {@code schema-evolution.mode: add-columns} under kill -9: the pipeline runs from YAML
+ * in a child JVM ({@code run --pipeline ... --available-now}) halted at each of the engine's crash points
+ * in turn, each time in a batch whose records bring a column the table does not have yet (a new one per
+ * round, first carried by the batch's fourth record). A halt before the sink commit leaves the column
+ * out of the table; the replay adds it again, in its commit; a halt after leaves it there and the replay
+ * skips the batch. After a final drain the table holds every record once, every new column was added by
+ * exactly one commit (its metaData action), rows written before a column read null in it, and Delta
+ * Kernel reads the evolved table the same way.
+ */
+class AvroSchemaEvolutionCrashIT {
+  private static final String[] POINTS = {
+    CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_COMMITS_LOG,
+  };
+  private static final int PER_ROUND = 8;
+
+  private final KafkaTestBroker broker = KafkaTestBroker.shared();
+  @TempDir Path dir;
+  private String topic;
+  private int produced;
+  /** id -> the new column its record carries (null: none), and that column's value. */
+  private final Map<Integer, String> columnOf = new HashMap<>();
+  private TestSchemaRegistry registry;
+
+  @AfterEach
+  void stopRegistry() throws Exception {
+    if (registry != null) {
+      registry.close();
+    }
+  }
+
+  private Path pipeline() throws Exception {
+    Path file = dir.resolve("events.yaml");
+    if (!Files.exists(file)) {
+      Files.writeString(file, """
+          pipeline: evolving-events
+          source:
+            kafka:
+              bootstrap-servers: %s
+              topics: [%s]
+              max-offsets-per-trigger: %d
+          format:
+            avro:
+              registry: { url: "%s" }
+              schema:
+                id: long
+          schema-evolution: { mode: add-columns }
+          sink:
+            delta: { path: %s/table }
+          checkpoint: %s/checkpoint
+          """.formatted(broker.bootstrapServers(), topic, PER_ROUND, registry.url(), dir, dir));
+    }
+    return file;
+  }
+
+  /**
+   * One round's records: the first three with the writer schema {id}, the rest with a new writer schema
+   * {id, column} (registered now).
+   */
+  private void produce(String column) throws Exception {
+    String base = "{\"type\": \"record\", \"name\": \"Event\", \"fields\": [{\"name\": \"id\", \"type\": \"long\"}%s]}";
+    Schema plain = new Schema.Parser().parse(base.formatted(""));
+    int plainId = registry.registerAvro(topic + "-value", base.formatted(""));
+    Schema wider = null;
+    int widerId = -1;
+    if (column != null) {
+      String text = base.formatted(", {\"name\": \"" + column + "\", \"type\": \"string\"}");
+      wider = new Schema.Parser().parse(text);
+      widerId = registry.registerAvro(topic + "-value", text);
+    }
+    try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+      for (int i = 0; i < PER_ROUND; i++, produced++) {
+        GenericRecord r;
+        int id;
+        if (column != null && i >= 3) {
+          columnOf.put(produced, column);
+          r = new GenericData.Record(wider);
+          r.put(column, "v" + produced);
+          id = widerId;
+        } else {
+          r = new GenericData.Record(plain);
+          id = plainId;
+        }
+        r.put("id", (long) produced);
+        producer.send(new ProducerRecord<>(topic, 0, null, AvroWire.encode(id, r.getSchema(), r))).get();
+      }
+    }
+  }
+
+  private Process child(String crashAt, Path log) throws Exception {
+    List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    if (crashAt != null) {
+      jvm.add("-Dtributary.test.crash-at=" + crashAt);
+    }
+    return ChildJvm.start(jvm, Main.class.getName(),
+        List.of("run", "--pipeline", pipeline().toString(), "--available-now"), log, dir);
+  }
+
+  @Test
+  void everyRecordOnceAndEveryNewColumnAddedOnceAfterAHaltAtEveryCrashPoint() throws Exception {
+    topic = broker.createTopic("avro-evolving", 1);
+    registry = TestSchemaRegistry.start(dir.resolve("registry"));
+    produce(null);
+    Path first = dir.resolve("first.log");
+    Process p = child(null, first);
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as("first run; log:%n%s", Files.readString(first)).isZero();
+
+    for (int i = 0; i < POINTS.length; i++) {
+      produce("col_" + i); // the next batch is exactly this round: it first carries col_i
+      String crashAt = POINTS[i] + ":" + (POINTS[i].equals(CrashPoints.MID_BATCH) ? 5 : 1);
+      Path log = dir.resolve("run-" + i + ".log");
+      Process child = child(crashAt, log);
+      boolean exited = child.waitFor(120, TimeUnit.SECONDS);
+      if (!exited) {
+        child.destroyForcibly().waitFor();
+      }
+      assertThat(exited).as("crash point %s reached; log:%n%s", crashAt, Files.readString(log)).isTrue();
+      assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
+      assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
+    }
+    Path drainLog = dir.resolve("drain.log");
+    Process drain = child(null, drainLog);
+    assertThat(drain.waitFor(120, TimeUnit.SECONDS)).as("drain finished").isTrue();
+    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(drainLog)).isZero();
+
+    try (ObjectStore store = ObjectStores.open(dir.resolve("table").toString(), null)) {
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      StructType schema = table.snapshot().schema();
+      List<String> added = new ArrayList<>();
+      for (int i = 0; i < POINTS.length; i++) {
+        added.add("col_" + i);
+      }
+      assertThat(schema.fieldNames()).containsExactly(concat(List.of("id", "_kafka_topic", "_kafka_partition",
+          "_kafka_offset", "_kafka_timestamp"), added).toArray(String[]::new));
+      assertThat(addingCommits(store, table.snapshot().version(), added))
+          .as("each column added by exactly one commit").allSatisfy((column, commits) ->
+              assertThat(commits).as(column).isEqualTo(1));
+
+      assertExpected(TableContents.rows(store), schema.fieldNames(), "our reader");
+      KernelReader kernel = new KernelReader(store);
+      assertThat(kernel.columnNames()).isEqualTo(schema.fieldNames());
+      assertExpected(kernel.rows(), kernel.columnNames(), "Delta Kernel");
+    }
+  }
+
+  /** Every produced id once; its new column holds its value, every other new column is null. */
+  private void assertExpected(List<Object[]> rows, List<String> names, String reader) {
+    Map<Long, Object[]> byId = new TreeMap<>();
+    for (Object[] r : rows) {
+      assertThat(byId.put((Long) r[0], r)).as("%s: id %s once", reader, r[0]).isNull();
+    }
+    assertThat(byId).as(reader).hasSize(produced);
+    for (Map.Entry<Long, Object[]> e : byId.entrySet()) {
+      int id = e.getKey().intValue();
+      for (int c = 5; c < names.size(); c++) {
+        Object value = c < e.getValue().length ? e.getValue()[c] : null;
+        Object expected = names.get(c).equals(columnOf.get(id)) ? "v" + id : null;
+        assertThat(value).as("%s: id %d column %s", reader, id, names.get(c)).isEqualTo(expected);
+      }
+    }
+  }
+
+  /** Per column: how many commits hold a metaData action that adds it (its schema has it, the one before not). */
+  private static Map<String, Integer> addingCommits(ObjectStore store, long latest, List<String> columns)
+      throws Exception {
+    DeltaLog log = new DeltaLog(store);
+    Map<String, Integer> count = new TreeMap<>();
+    columns.forEach(c -> count.put(c, 0));
+    String previous = "";
+    for (long v = 0; v <= latest; v++) {
+      for (Action a : log.readCommit(v)) {
+        if (a instanceof Metadata m) {
+          for (String c : columns) {
+            if (m.schemaString().contains("\"" + c + "\"") && !previous.contains("\"" + c + "\"")) {
+              count.merge(c, 1, Integer::sum);
+            }
+          }
+          previous = m.schemaString();
+        }
+      }
+    }
+    return count;
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
+}
