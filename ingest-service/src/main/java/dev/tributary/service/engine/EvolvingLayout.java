@@ -304,7 +304,8 @@ public final class EvolvingLayout {
           + f.type().deltaName() + ") that the pipeline does not write"
           + (addColumns ? " and that schema-evolution cannot fill (only long, double, boolean and string"
               + " columns evolve)" : " (added by schema-evolution.mode: add-columns, or by another writer)")
-          + ". Declare it in format.json.schema" + (addColumns ? "" : ", set schema-evolution.mode: add-columns")
+          + ". Declare it in the format's schema (format.json.schema, format.avro.schema)"
+          + (addColumns ? "" : ", set schema-evolution.mode: add-columns")
           + ", or write to a new table path.";
     }
 

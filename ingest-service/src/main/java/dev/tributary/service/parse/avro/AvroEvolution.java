@@ -81,14 +81,16 @@ final class AvroEvolution {
       }
       case BOOLEAN -> new DecodedExtras.NewField(name, PrimitiveType.BOOLEAN, value, false);
       case STRING, ENUM, BYTES, FIXED -> textField(name, s, value);
-      case RECORD, ARRAY, MAP -> new DecodedExtras.NewField(name, PrimitiveType.STRING, AvroJson.of(s, value).toString(), true);
+      case RECORD, ARRAY, MAP ->
+          new DecodedExtras.NewField(name, PrimitiveType.STRING, AvroJson.of(s, value).toString(), true);
       case NULL, UNION -> null;
     };
   }
 
   private static DecodedExtras.NewField textField(String name, Schema s, Object value) {
     JsonNode json = AvroJson.of(s, value);
-    return new DecodedExtras.NewField(name, PrimitiveType.STRING, json.isTextual() ? json.textValue() : json.toString(), false);
+    String text = json.isTextual() ? json.textValue() : json.toString();
+    return new DecodedExtras.NewField(name, PrimitiveType.STRING, text, false);
   }
 
   /** The extras of one record, collected as its fields are converted. */
