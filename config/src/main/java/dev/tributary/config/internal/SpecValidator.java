@@ -44,7 +44,26 @@ final class SpecValidator {
       checkPartitionBy(columns);
     }
     checkOutputMode();
+    checkAssignment();
     checkLocations();
+  }
+
+  /** Consumer-group mode shares partitions between instances: only stateless queries allow that yet. */
+  private void checkAssignment() {
+    if (!(draft.source() instanceof dev.tributary.config.KafkaSourceSpec kafka)
+        || kafka.assignment() != dev.tributary.config.Assignment.GROUP) {
+      return;
+    }
+    List<String> stateful = new java.util.ArrayList<>();
+    if (problems.declared("deduplicate")) {
+      stateful.add("deduplicate");
+    }
+    if (problems.declared("aggregate")) {
+      stateful.add("aggregate");
+    }
+    if (!stateful.isEmpty()) {
+      problems.atValue("source.kafka.assignment", Messages.groupAssignmentNeedsStatelessQuery(draft.id(), stateful));
+    }
   }
 
   /**
