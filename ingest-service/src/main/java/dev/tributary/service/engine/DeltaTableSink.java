@@ -1,7 +1,9 @@
 package dev.tributary.service.engine;
 
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.CommitResult;
+import dev.tributary.table.PositionFence;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableException;
 import dev.tributary.table.data.DataFile;
@@ -93,17 +95,33 @@ public final class DeltaTableSink implements TableSink {
     if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
     }
-    return new Writer(tag, DataFiles.newWriter(store, schema, partitionColumns, writeOptions));
+    return new Writer(() -> {
+      var txn = table.newAppend(tag.batch());
+      txn.alsoRecord(tag.sourcePositions());
+      return txn;
+    }, DataFiles.newWriter(store, schema, partitionColumns, writeOptions));
+  }
+
+  @Override
+  public BatchWriter beginFenced(List<PositionFence> fences) throws IOException {
+    List<PositionFence> copy = List.copyOf(fences);
+    return new Writer(() -> table.newFencedAppend(copy),
+        DataFiles.newWriter(store, schema, partitionColumns, writeOptions));
+  }
+
+  /** Opens the batch's transaction on the table's latest snapshot, when the files are written. */
+  private interface TransactionOpener {
+    AppendTransaction open() throws IOException;
   }
 
   private final class Writer implements BatchWriter {
-    private final BatchTag tag;
+    private final TransactionOpener opener;
     private final PartitionedDataWriter files;
     private long rows;
     private boolean done;
 
-    Writer(BatchTag tag, PartitionedDataWriter files) {
-      this.tag = tag;
+    Writer(TransactionOpener opener, PartitionedDataWriter files) {
+      this.opener = opener;
       this.files = files;
     }
 
@@ -128,8 +146,7 @@ public final class DeltaTableSink implements TableSink {
       List<DataFile> written = files.finish();
       done = true;
       CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
-      var txn = table.newAppend(tag.batch());
-      txn.alsoRecord(tag.sourcePositions());
+      AppendTransaction txn = opener.open();
       txn.addFiles(written);
       CommitResult result = txn.commit(commitInfo);
       return result.committed() ? result.tableVersion() : -1;
