@@ -125,7 +125,8 @@ public final class GroupBatchEngine implements BatchLoop {
             throw e;
           }
           droppedBatches++;
-          log.info("Pipeline {}: batch {} dropped, nothing of it committed: {}", pipelineId, batchId, moved);
+          // a warning: this instance was a zombie, or a rebalance cut a batch short (work done twice)
+          log.warn("Pipeline {}: batch {} dropped, nothing of it committed: {}", pipelineId, batchId, moved);
         }
         batchId++;
       }

@@ -59,14 +59,16 @@ final class GroupMembership implements ConsumerRebalanceListener {
 
   @Override
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
-    remove(partitions, "lost (this instance missed the session timeout; the group gave them to others)");
+    remove(partitions, "lost (this instance missed its session timeout, the group gave them to others)");
   }
 
   private void remove(Collection<TopicPartition> partitions, String how) {
     assigned.removeAll(partitions);
     taken.addAll(partitions);
     if (!partitions.isEmpty()) {
-      log.info("Pipeline {}: group {} {} {}; this instance now owns {}", pipelineId, group, how,
+      // losing partitions (not handing them over) is worth a warning: the instance was unresponsive
+      org.slf4j.event.Level level = how.startsWith("lost") ? org.slf4j.event.Level.WARN : org.slf4j.event.Level.INFO;
+      log.atLevel(level).log("Pipeline {}: group {} {} {}; this instance now owns {}", pipelineId, group, how,
           names(partitions), names(assigned));
     }
   }
