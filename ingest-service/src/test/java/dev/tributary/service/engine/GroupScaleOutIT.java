@@ -164,6 +164,18 @@ class GroupScaleOutIT {
     awaitEveryRecordOnce(sinkPath, quarantinePath);
     assertThat(zombie.isAlive()).as("the zombie goes on as a member; log:%n%s", log(work, "zombie")).isTrue();
     assertThat(survivor.isAlive()).as("survivor; log:%n%s", log(work, "survivor")).isTrue();
+
+    // available-now as the only member: ends once its partitions (all of them) are caught up
+    for (Process p : instances) {
+      p.destroyForcibly().waitFor();
+    }
+    produce(topic, 1500);
+    Process availableNow = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC"), "dev.tributary.service.cli.Main",
+        List.of("run", "--pipeline", pipeline.toString(), "--available-now"), work.resolve("available-now.log"), work);
+    instances.add(availableNow);
+    assertThat(availableNow.waitFor(120, TimeUnit.SECONDS)).as("available-now ended").isTrue();
+    assertThat(availableNow.exitValue()).as("exit code; log:%n%s", log(work, "available-now")).isZero();
+    assertAllRecordsOnce(sinkPath, quarantinePath);
   }
 
   private Process start(Path pipeline, Path work, String name, List<String> options) throws Exception {
