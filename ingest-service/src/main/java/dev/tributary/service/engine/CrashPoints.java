@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>{@code tributary.test.hold-at=<point>:<n>} with {@code tributary.test.hold-release=<file>}
  * instead holds the engine's thread at the n-th occurrence until the file exists (the Kafka
  * consumer's heartbeat goes on): a test then freezes the process there with SIGSTOP, to make a
- * zombie that is certain to hold a read batch (the consumer-group fencing test).
+ * zombie that is certain to hold a read batch (the consumer-group fencing test). With {@code
+ * tributary.test.hold-armed=<file>} occurrences only count once that file exists.
  */
 public final class CrashPoints {
   /** Points in the order a batch reaches them. */
@@ -61,9 +62,14 @@ public final class CrashPoints {
       System.err.println("tributary: crash point " + point + ":" + AT + " reached, halting");
       Runtime.getRuntime().halt(137);
     }
-    if (HOLD_POINT != null && HOLD_POINT.equals(point) && HOLD_REACHED.incrementAndGet() == HOLD_AT) {
+    if (HOLD_POINT != null && HOLD_POINT.equals(point) && holdArmed() && HOLD_REACHED.incrementAndGet() == HOLD_AT) {
       hold(point);
     }
+  }
+
+  private static boolean holdArmed() {
+    String armed = System.getProperty("tributary.test.hold-armed");
+    return armed == null || java.nio.file.Files.exists(java.nio.file.Path.of(armed));
   }
 
   private static void hold(String point) {

@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * a topic with 12 partitions, and instances of one stateless pipeline, each a child JVM running
  * {@code run --pipeline}, sharing one checkpoint location and one sink and quarantine table. Three
  * instances run; one is SIGKILLed; another is frozen with SIGSTOP while it holds a read batch
- * (held, by a test hook, between its quarantine commit and its sink commit) until the group gives
+ * (held, by a test hook armed once all three have committed, between its quarantine commit and its
+ * sink commit) until the group gives
  * its partitions to the survivor, then resumed with SIGCONT as a zombie whose sink commit must be
  * fenced off; a fourth instance joins and takes partitions over. Records are produced throughout,
  * one in twenty malformed. The tables must end up holding every produced record exactly once, with
@@ -120,18 +121,25 @@ class GroupScaleOutIT {
         trigger: { processing-time: 100ms }
         """.formatted(broker.bootstrapServers(), topic, sinkPath, quarantinePath, work.resolve("checkpoint")));
     Path release = work.resolve("release-zombie");
+    Path armed = work.resolve("arm-zombie");
 
     produce(topic, 3000);
     Process killed = start(pipeline, work, "killed", List.of());
     Process zombie = start(pipeline, work, "zombie", List.of(
-        "-Dtributary.test.hold-at=" + CrashPoints.AFTER_QUARANTINE_COMMIT + ":3",
+        "-Dtributary.test.hold-at=" + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1",
+        "-Dtributary.test.hold-armed=" + armed,
         "-Dtributary.test.hold-release=" + release));
     Process survivor = start(pipeline, work, "survivor", List.of());
-    // each of the three commits a share; the zombie then stops at its hold point with a read batch
+    // each of the three commits a share: every one has its partitions, the group is stable
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
       produce(topic, 300);
-      return committedBy(sinkPath, killed) && committedBy(sinkPath, survivor)
-          && log(work, "zombie").contains("hold point " + CrashPoints.AFTER_QUARANTINE_COMMIT + ":3 reached");
+      return committedBy(sinkPath, killed) && committedBy(sinkPath, zombie) && committedBy(sinkPath, survivor);
+    });
+    // only now the zombie's next batch holds (with no rebalance pending, which a held member would stall)
+    Files.writeString(armed, "armed");
+    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
+      produce(topic, 300);
+      return log(work, "zombie").contains("hold point " + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 reached");
     });
 
     signal("STOP", zombie);
@@ -153,7 +161,7 @@ class GroupScaleOutIT {
       return log(work, "zombie").contains("dropped, nothing of it committed");
     });
     assertThat(log(work, "zombie")).as("the zombie's sink commit is fenced off")
-        .contains(CrashPoints.AFTER_QUARANTINE_COMMIT + ":3 released").contains("fenced off");
+        .contains(CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 released").contains("fenced off");
 
     Process added = start(pipeline, work, "added", List.of());
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
