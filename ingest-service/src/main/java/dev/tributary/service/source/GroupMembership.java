@@ -45,6 +45,10 @@ final class GroupMembership implements ConsumerRebalanceListener {
   public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
     joined = true;
     consumer.pause(partitions);
+    // A position of our own, so the consumer never looks for one: with auto.offset.reset none (kept
+    // so that offsets deleted under a batch's read fail it as in exclusive mode) a partition without
+    // a committed group offset would make the next poll throw. A batch seeks to its range start.
+    partitions.forEach(tp -> consumer.seek(tp, 0));
     assigned.addAll(partitions);
     if (!partitions.isEmpty()) {
       log.info("Pipeline {}: group {} assigned {} to this instance; it now owns {}", pipelineId, group,

@@ -127,9 +127,6 @@ public final class KafkaSource implements Source {
       config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
           org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName());
     }
-    // Positions are always set by a seek before a batch reads; a newly assigned partition without a
-    // committed group offset would otherwise make the next poll throw NoOffsetForPartitionException.
-    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     // Members are told apart in the group's description and the logs by their process.
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId() + "-" + instanceId());
   }

@@ -51,6 +51,7 @@ class KafkaConsumerConfigTest {
             org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName())
         .containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "tributary-orders")
         .containsEntry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false)
+        .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none")
         .containsEntry(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-orders-" + KafkaSource.instanceId());
     assertThat(kip848).doesNotContainKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)
         .containsEntry("group.protocol", "consumer");
