@@ -34,6 +34,7 @@ final class PipelineMetrics {
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
   private final AtomicLong stateRows = new AtomicLong();
   private final AtomicLong stateBytes = new AtomicLong();
+  private final AtomicLong partitionsOwned = new AtomicLong();
 
   PipelineMetrics(MeterRegistry registry, String pipeline, String table, Supplier<PipelineState> state, Clock clock) {
     this.registry = registry;
@@ -54,6 +55,8 @@ final class PipelineMetrics {
         .baseUnit("seconds").description("now minus the watermark of the last batch").register(registry);
     Gauge.builder(MetricNames.STATE_ROWS, stateRows, AtomicLong::get).tags(tags).register(registry);
     Gauge.builder(MetricNames.STATE_BYTES, stateBytes, AtomicLong::get).tags(tags).baseUnit("bytes").register(registry);
+    Gauge.builder(MetricNames.PARTITIONS_OWNED, partitionsOwned, AtomicLong::get).tags(tags)
+        .description("source partitions the last batch planned (a consumer-group member: its share)").register(registry);
     // Created up front so that dashboards see zeros rather than missing series.
     counter(MetricNames.RECORDS_IN, tags);
     counter(MetricNames.RECORDS_OUT, tableTags);
@@ -92,6 +95,7 @@ final class PipelineMetrics {
     // The stateful processor reports its total as "keys" (rows held across its stores).
     stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
     stateBytes.set(p.state().getOrDefault("bytes", 0L));
+    partitionsOwned.set(p.partitions().size());
   }
 
   void failure(boolean permanent) {
