@@ -14,6 +14,7 @@ import java.util.OptionalLong;
  * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true, the default) or are
  *     skipped and recorded (false)
  * @param properties consumer properties passed through unchanged; secret ones are masked in {@link #toString}
+ * @param assignment whether this instance reads every partition or shares them through the consumer group
  */
 public record KafkaSourceSpec(
     String bootstrapServers,
@@ -21,7 +22,8 @@ public record KafkaSourceSpec(
     StartingOffsets startingOffsets,
     OptionalLong maxOffsetsPerTrigger,
     boolean failOnDataLoss,
-    Map<String, String> properties) implements SourceSpec {
+    Map<String, String> properties,
+    Assignment assignment) implements SourceSpec {
 
   /** Checks that no part is null and copies the properties. */
   public KafkaSourceSpec {
@@ -30,6 +32,14 @@ public record KafkaSourceSpec(
     Objects.requireNonNull(startingOffsets, "startingOffsets");
     Objects.requireNonNull(maxOffsetsPerTrigger, "maxOffsetsPerTrigger");
     properties = Map.copyOf(properties);
+    Objects.requireNonNull(assignment, "assignment");
+  }
+
+  /** A source read by one instance alone ({@link Assignment#EXCLUSIVE}). */
+  public KafkaSourceSpec(String bootstrapServers, TopicSelection topics, StartingOffsets startingOffsets,
+      OptionalLong maxOffsetsPerTrigger, boolean failOnDataLoss, Map<String, String> properties) {
+    this(bootstrapServers, topics, startingOffsets, maxOffsetsPerTrigger, failOnDataLoss, properties,
+        Assignment.EXCLUSIVE);
   }
 
   @Override

@@ -115,7 +115,14 @@ public record PipelineSpec(
     if (source instanceof DeltaSourceSpec delta) {
       identity.put("source.delta", delta.path());
     } else {
-      identity.put("source.topics", ((KafkaSourceSpec) source).topics().canonical());
+      KafkaSourceSpec kafka = (KafkaSourceSpec) source;
+      identity.put("source.topics", kafka.topics().canonical());
+      if (kafka.assignment() == Assignment.GROUP) {
+        // Only then, so that exclusive checkpoints keep their identity. A group checkpoint keeps its
+        // progress in the sink table, not in its offsets log: switching modes on one checkpoint is
+        // refused rather than silently reading the other mode's (absent) progress.
+        identity.put("source.assignment", kafka.assignment().keyword());
+      }
     }
     identity.put("format.schema", format.map(f -> f.columns().stream()
         .map(c -> c.name() + ":" + c.type().canonical()).collect(Collectors.joining(",", "[", "]")))

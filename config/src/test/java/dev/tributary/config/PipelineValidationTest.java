@@ -78,6 +78,28 @@ class PipelineValidationTest {
   }
 
   @Test
+  void readsTheAssignmentExclusiveByDefault() {
+    assertThat(parse(BASE).kafkaSource().orElseThrow().assignment()).isEqualTo(Assignment.EXCLUSIVE);
+    String group = BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: group");
+    assertThat(parse(group).kafkaSource().orElseThrow().assignment()).isEqualTo(Assignment.GROUP);
+    assertThat(errors(BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: shared")))
+        .singleElement().asString()
+        .contains("source.kafka.assignment").contains("'shared'").contains("exclusive").contains("group");
+  }
+
+  @Test
+  void refusesStatefulOperatorsWithGroupAssignmentNamingThePipelineAndLine() {
+    String group = BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: group")
+        + "watermark: { column: event_time, delay: 10 minutes }\n"
+        + "deduplicate: { keys: [order_id, event_time] }\n";
+    assertThat(errors(group)).singleElement().asString()
+        .startsWith("orders.yaml:6:")
+        .contains("source.kafka.assignment")
+        .contains("pipeline orders: stateful operators with assignment: group need repartitioning, not yet supported")
+        .contains("deduplicate");
+  }
+
+  @Test
   void refusesABadPipelineId() {
     assertThat(errors(BASE.replace("pipeline: orders", "pipeline: orders_2026"))).containsExactly(
         "orders.yaml:1:11: pipeline: pipeline id 'orders_2026' may only contain lower-case letters, digits and"

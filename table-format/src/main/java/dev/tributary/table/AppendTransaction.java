@@ -13,6 +13,10 @@ public final class AppendTransaction extends TableTransaction {
     super(table, txn, readSnapshot);
   }
 
+  AppendTransaction(DeltaTable table, List<PositionFence> fences, Snapshot readSnapshot) {
+    super(table, fences, readSnapshot);
+  }
+
   @Override
   List<Action> removals(long now) {
     return List.of();

@@ -5,7 +5,7 @@ package dev.tributary.table;
  * protocol change, a file we remove was removed by someone else). Not retryable as is: the caller
  * must re-read the table and redo its work. Nothing of ours was committed.
  */
-public final class CommitConflictException extends TableException {
+public class CommitConflictException extends TableException {
 
   public CommitConflictException(String message) {
     super(message);

@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  *       put-if-absent can never create a second copy at the version an earlier attempt may still
  *       take. Nothing is ever deleted.
  * </ul>
+ * A fenced commit ({@link PositionFence}) is checked against the state it commits on top of before
+ * every attempt, and a winner that records one of its positions is a conflict: a fence never
+ * retries past another writer's move.
  * Attempts are bounded by the {@link RetryPolicy}, with backoff between them.
  */
 final class Committer {
@@ -49,8 +52,8 @@ final class Committer {
   /** A commit's outcome with the table state just after it (or the state that made us skip). */
   record Outcome(CommitResult result, TableState state) {}
 
-  Outcome commit(TableState readState, TransactionId txn, List<Action> fileActions,
-      String operation, Map<String, String> extras, boolean appendsConflict) {
+  Outcome commit(TableState readState, TransactionId txn, List<PositionFence> fences,
+      List<Action> fileActions, String operation, Map<String, String> extras, boolean appendsConflict) {
     String txnId = UUID.randomUUID().toString();
     List<String> removed = new ArrayList<>();
     int adds = 0;
@@ -61,7 +64,8 @@ final class Committer {
         adds++;
       }
     }
-    ConflictRules rules = new ConflictRules(txnId, txn, new java.util.HashSet<>(removed), appendsConflict);
+    ConflictRules rules = new ConflictRules(txnId, txn, new java.util.HashSet<>(removed), appendsConflict,
+        fences);
     RetryPolicy retry = options.commitRetry();
     TableState state = readState;
     Exception lastError = null;
@@ -71,6 +75,12 @@ final class Committer {
       if (held.isPresent() && held.getAsLong() >= txn.version()) {
         counters.skipped.increment();
         return new Outcome(CommitResult.skipped(state.version(), attempt - 1), state);
+      }
+      try {
+        rules.checkFences(log.location(), state);
+      } catch (CommitConflictException e) {
+        counters.conflicts.increment();
+        throw e;
       }
       ProtocolSupport.checkWritable(log.location(), state.version(), state.protocol(), state.metadata());
       long version = state.version() + 1;

@@ -20,6 +20,8 @@ import java.util.Set;
  *   <li>it changes metaData or protocol: conflict (our files may not fit the new schema);
  *   <li>it removes a file we remove: conflict (the rows were deleted or rewritten already);
  *   <li>it adds data while we overwrite the whole table: conflict (we would hide its rows);
+ *   <li>it records one of our fenced positions ({@link PositionFence}): conflict, not retried
+ *       (another writer moved the position: it owns that source partition now);
  *   <li>anything else (blind appends, compaction of other files) does not conflict: retry at the
  *       next version.
  * </ul>
@@ -28,10 +30,37 @@ import java.util.Set;
  * @param txn our transaction id, or null
  * @param removedPaths paths our commit removes
  * @param appendsConflict true for whole-table overwrites
+ * @param fences the positions a fenced commit moves; empty otherwise
  */
-record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict) {
+record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict,
+    List<PositionFence> fences) {
   ConflictRules {
     removedPaths = Set.copyOf(removedPaths);
+    fences = List.copyOf(fences);
+  }
+
+  ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict) {
+    this(txnId, txn, removedPaths, appendsConflict, List.of());
+  }
+
+  /**
+   * Checks that {@code state}, the snapshot the next attempt commits on top of, holds every fence's
+   * expected position.
+   *
+   * @throws PositionConflictException naming the position, what the table holds and what we expected
+   */
+  void checkFences(String location, dev.tributary.table.log.TableState state) {
+    for (PositionFence f : fences) {
+      java.util.OptionalLong held = state.transactionVersion(f.appId());
+      if (!f.admits(held)) {
+        throw new PositionConflictException(f.appId(), "Commit to Delta table at " + location
+            + " is fenced off: position " + f.appId() + " is at "
+            + (held.isPresent() ? Long.toString(held.getAsLong()) : "(none)") + " in table version "
+            + state.version() + " but this commit continues from "
+            + (f.expected().isPresent() ? Long.toString(f.expected().getAsLong()) : "(none)")
+            + "; another writer committed it meanwhile. Nothing was committed; re-read the position.");
+      }
+    }
   }
 
   /** Verdict on one winning commit. */
@@ -50,6 +79,17 @@ record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, 
       }
     }
     for (Action a : winner) {
+      if (a instanceof SetTransaction t) {
+        for (PositionFence f : fences) {
+          if (f.appId().equals(t.appId())) {
+            throw new PositionConflictException(f.appId(), "Commit to Delta table at " + location
+                + " is fenced off: concurrent commit " + version + " moved position " + f.appId() + " to "
+                + t.version() + " while this commit continued from "
+                + (f.expected().isPresent() ? Long.toString(f.expected().getAsLong()) : "(none)")
+                + ". Nothing was committed; another writer owns that position now.");
+          }
+        }
+      }
       if (a instanceof Metadata || a instanceof Protocol) {
         throw conflict(location, version, "it changed the table's " + a.kind()
             + " (schema, partitioning, properties or protocol)");

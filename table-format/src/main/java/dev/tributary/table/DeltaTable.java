@@ -245,6 +245,30 @@ public final class DeltaTable {
   }
 
   /**
+   * Starts a fenced append: a blind append whose commit moves each fence's position (a {@code txn}
+   * action) from {@link PositionFence#expected} to {@link PositionFence#next}, and is valid only if
+   * the table holds exactly the expected versions in the snapshot it commits on top of. Concurrent
+   * appends that touch none of the positions are retried over as usual; one that records any of
+   * them, or a table already past an expected version, fails the commit with a {@link
+   * PositionConflictException} (not retried). This is the fence of writers that share a table by
+   * source partition (Tributary's consumer-group mode, docs/DESIGN.md "Scale-out"): a writer that
+   * lost a partition can never commit a range its new owner has committed, and of two writers
+   * planning the same range only one commits it.
+   *
+   * @param fences at least one, with distinct app ids
+   * @throws IllegalArgumentException if there is no fence or two share an app id
+   */
+  public AppendTransaction newFencedAppend(List<PositionFence> fences) throws IOException {
+    if (fences.isEmpty()) {
+      throw new IllegalArgumentException("a fenced append needs at least one position");
+    }
+    if (fences.stream().map(PositionFence::appId).distinct().count() != fences.size()) {
+      throw new IllegalArgumentException("two fences share an app id: " + fences);
+    }
+    return new AppendTransaction(this, fences, new Snapshot(location(), latestState()));
+  }
+
+  /**
    * Starts a transaction that replaces the whole table content (every live file is removed, the
    * new files are added, in one commit). Same idempotency as {@link #newAppend}.
    */
@@ -311,8 +335,13 @@ public final class DeltaTable {
   /** Commits file actions on top of {@code readState}; checkpoints if the version calls for it. */
   CommitResult commit(TableState readState, TransactionId txn, List<Action> fileActions,
       String operation, Map<String, String> extras, boolean appendsConflict) {
+    return commit(readState, txn, List.of(), fileActions, operation, extras, appendsConflict);
+  }
+
+  CommitResult commit(TableState readState, TransactionId txn, List<PositionFence> fences,
+      List<Action> fileActions, String operation, Map<String, String> extras, boolean appendsConflict) {
     Committer.Outcome outcome =
-        committer.commit(readState, txn, fileActions, operation, extras, appendsConflict);
+        committer.commit(readState, txn, fences, fileActions, operation, extras, appendsConflict);
     remember(outcome.state());
     CommitResult result = outcome.result();
     if (result.committed() && result.tableVersion() % options.logCheckpointInterval() == 0

@@ -33,6 +33,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
   private final boolean alreadyCommitted;
   private final List<DataFile> files = new ArrayList<>();
   private final List<TransactionId> alsoRecorded = new ArrayList<>();
+  private final List<PositionFence> fences;
   private PartitionedDataWriter writer;
   /** The schema this commit gives the table ({@link #addColumns}), or null: unchanged. */
   private dev.tributary.table.types.StructType newSchema;
@@ -40,15 +41,33 @@ public abstract sealed class TableTransaction implements AutoCloseable
 
   TableTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
     this.table = table;
-    this.txn = txn;
+    this.txn = java.util.Objects.requireNonNull(txn, "txn");
     this.readSnapshot = readSnapshot;
+    this.fences = List.of();
     OptionalLong held = readSnapshot.latestTransactionVersion(txn.appId());
     this.alreadyCommitted = held.isPresent() && held.getAsLong() >= txn.version();
   }
 
-  /** The transaction id. */
+  /**
+   * A fenced transaction ({@link DeltaTable#newFencedAppend}): no idempotency key of its own; the
+   * fences' positions decide whether it may commit.
+   */
+  TableTransaction(DeltaTable table, List<PositionFence> fences, Snapshot readSnapshot) {
+    this.table = table;
+    this.txn = null;
+    this.readSnapshot = readSnapshot;
+    this.fences = List.copyOf(fences);
+    this.alreadyCommitted = false;
+  }
+
+  /** The transaction id; null for a fenced transaction, which is identified by its fences. */
   public TransactionId id() {
     return txn;
+  }
+
+  /** The positions a fenced transaction moves; empty for a transaction with an id. */
+  public List<PositionFence> fences() {
+    return fences;
   }
 
   /** The snapshot this transaction reads and builds on. */
@@ -107,8 +126,9 @@ public abstract sealed class TableTransaction implements AutoCloseable
   public void alsoRecord(List<TransactionId> transactions) {
     checkOpen();
     for (TransactionId t : transactions) {
-      if (t.appId().equals(txn.appId())) {
-        throw new IllegalArgumentException("txn " + t.appId() + " is this transaction's own id");
+      if (txn != null && t.appId().equals(txn.appId())
+          || fences.stream().anyMatch(f -> f.appId().equals(t.appId()))) {
+        throw new IllegalArgumentException("txn " + t.appId() + " is this transaction's own id or fence");
       }
     }
     alsoRecorded.addAll(transactions);
@@ -153,7 +173,8 @@ public abstract sealed class TableTransaction implements AutoCloseable
    * Finishes the data files and commits them with this transaction's {@code txn} action.
    *
    * @param commitInfoExtras extra fields of the commit's {@code commitInfo} (e.g. offsets)
-   * @throws CommitConflictException if a concurrent commit conflicts (nothing committed)
+   * @throws CommitConflictException if a concurrent commit conflicts (nothing committed); a
+   *     {@link PositionConflictException} if a fence's position is not (or no longer) the expected one
    * @throws CommitFailedException if retries ran out (see {@link CommitFailedException#stateUnknown()})
    */
   public CommitResult commit(Map<String, String> commitInfoExtras) throws IOException {
@@ -192,11 +213,14 @@ public abstract sealed class TableTransaction implements AutoCloseable
     for (TransactionId t : alsoRecorded) {
       actions.add(new SetTransaction(t.appId(), t.version(), now));
     }
+    for (PositionFence f : fences) {
+      actions.add(new SetTransaction(f.appId(), f.next(), now));
+    }
     for (DataFile f : files) {
       actions.add(new AddFile(f.path(), f.partitionValues(), f.size(), f.modificationTime(),
           true /* dataChange */, StatsJson.toJson(f.stats(), statsSchema), Map.of()));
     }
-    return table.commit(readSnapshot.state(), txn, actions, operation(), commitInfoExtras,
+    return table.commit(readSnapshot.state(), txn, fences, actions, operation(), commitInfoExtras,
         overwritesAll());
   }
 
@@ -226,9 +250,13 @@ public abstract sealed class TableTransaction implements AutoCloseable
     }
   }
 
+  private String describe() {
+    return txn != null ? txn.appId() + "/" + txn.version() : "fenced by " + fences;
+  }
+
   private void checkOpen() {
     if (done) {
-      throw new IllegalStateException("transaction " + txn.appId() + "/" + txn.version()
+      throw new IllegalStateException("transaction " + describe()
           + " on " + table.location() + " was already committed or aborted");
     }
   }

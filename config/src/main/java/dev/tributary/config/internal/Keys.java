@@ -36,7 +36,7 @@ public final class Keys {
         "schema-evolution", "storage"));
     s.put("source", List.of("kafka", "delta"));
     s.put("source.kafka", List.of("bootstrap-servers", "topics", "topic-pattern", "starting-offsets",
-        "max-offsets-per-trigger", "fail-on-data-loss", "properties"));
+        "max-offsets-per-trigger", "fail-on-data-loss", "properties", "assignment"));
     s.put("source.delta", List.of("path", "starting-version", "max-files-per-trigger", "max-bytes-per-trigger",
         "ignore-deletes", "skip-change-commits", "storage"));
     s.put("source.delta.storage", List.of("s3"));

@@ -285,6 +285,13 @@ final class Messages {
         + " group-by column); rename the measure";
   }
 
+  static String groupAssignmentNeedsStatelessQuery(String pipeline, java.util.List<String> statefulParts) {
+    return "pipeline " + pipeline + ": stateful operators with assignment: group need repartitioning, not yet"
+        + " supported (this pipeline declares " + String.join(" and ", statefulParts) + "). Every instance would"
+        + " keep state for the keys of its own partitions only; remove source.kafka.assignment (exclusive: one"
+        + " instance reads every partition) or make the pipeline stateless";
+  }
+
   static String appendNeedsWatermark() {
     return "output-mode append with an aggregation needs a watermark on the window column, so that a"
         + " window is written once it can no longer change; add watermark: { column: ..., delay: ... }"

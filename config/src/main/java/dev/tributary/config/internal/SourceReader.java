@@ -1,5 +1,6 @@
 package dev.tributary.config.internal;
 
+import dev.tributary.config.Assignment;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaSourceSpec;
@@ -75,12 +76,14 @@ final class SourceReader {
     Boolean failOnDataLoss = kafka.read("fail-on-data-loss", n -> nodes.bool(n, "source.kafka.fail-on-data-loss"),
         Boolean.TRUE);
     Map<String, String> properties = properties(kafka);
+    Assignment assignment = kafka.read("assignment", n -> nodes.keyword(n, "source.kafka.assignment", "assignment",
+        Assignment.values(), Assignment::keyword), Assignment.EXCLUSIVE);
     kafka.finish();
     if (servers == null || topics == null || starting == null || maxOffsets == null || failOnDataLoss == null
-        || properties == null) {
+        || properties == null || assignment == null) {
       return null;
     }
-    return new KafkaSourceSpec(servers, topics, starting, maxOffsets, failOnDataLoss, properties);
+    return new KafkaSourceSpec(servers, topics, starting, maxOffsets, failOnDataLoss, properties, assignment);
   }
 
   private DeltaSourceSpec delta(Node deltaNode, OutputReader tables) {

@@ -46,6 +46,7 @@ final class SpecValidator {
       checkPartitionBy(columns);
     }
     checkOutputMode();
+    checkAssignment();
     checkLocations();
     checkSchemaEvolution();
   }
@@ -81,6 +82,24 @@ final class SpecValidator {
           .anyMatch(t -> t instanceof TransformStep.Derive d && d.columns().containsKey(SchemaEvolutionSpec.RESCUED_COLUMN))) {
         problems.atKey("transform", Messages.rescuedColumnTaken("derived column"));
       }
+    }
+  }
+
+  /** Consumer-group mode shares partitions between instances: only stateless queries allow that yet. */
+  private void checkAssignment() {
+    if (!(draft.source() instanceof dev.tributary.config.KafkaSourceSpec kafka)
+        || kafka.assignment() != dev.tributary.config.Assignment.GROUP) {
+      return;
+    }
+    List<String> stateful = new java.util.ArrayList<>();
+    if (problems.declared("deduplicate")) {
+      stateful.add("deduplicate");
+    }
+    if (problems.declared("aggregate")) {
+      stateful.add("aggregate");
+    }
+    if (!stateful.isEmpty()) {
+      problems.atValue("source.kafka.assignment", Messages.groupAssignmentNeedsStatelessQuery(draft.id(), stateful));
     }
   }
 

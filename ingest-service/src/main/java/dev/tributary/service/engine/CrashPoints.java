@@ -8,6 +8,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * time the engine reaches {@code <point>} (counting from 1 in this process), the JVM halts at once
  * with exit code 137, exactly like {@code kill -9}: no shutdown hooks, no flushing, no cleanup.
  * Without the property every call is a single volatile-free field check.
+ *
+ * <p>{@code tributary.test.hold-at=<point>:<n>} with {@code tributary.test.hold-release=<file>}
+ * instead holds the engine's thread at the n-th occurrence until the file exists (the Kafka
+ * consumer's heartbeat goes on): a test then freezes the process there with SIGSTOP, to make a
+ * zombie that is certain to hold a read batch (the consumer-group fencing test). With {@code
+ * tributary.test.hold-armed=<file>} occurrences only count once that file exists.
  */
 public final class CrashPoints {
   /** Points in the order a batch reaches them. */
@@ -23,8 +29,20 @@ public final class CrashPoints {
   private static final String POINT;
   private static final long AT;
   private static final AtomicLong REACHED = new AtomicLong();
+  private static final String HOLD_POINT;
+  private static final long HOLD_AT;
+  private static final AtomicLong HOLD_REACHED = new AtomicLong();
 
   static {
+    String hold = System.getProperty("tributary.test.hold-at");
+    if (hold == null || hold.isBlank()) {
+      HOLD_POINT = null;
+      HOLD_AT = -1;
+    } else {
+      int colon = hold.lastIndexOf(':');
+      HOLD_POINT = hold.substring(0, colon);
+      HOLD_AT = Long.parseLong(hold.substring(colon + 1));
+    }
     String spec = System.getProperty("tributary.test.crash-at");
     if (spec == null || spec.isBlank()) {
       POINT = null;
@@ -44,5 +62,27 @@ public final class CrashPoints {
       System.err.println("tributary: crash point " + point + ":" + AT + " reached, halting");
       Runtime.getRuntime().halt(137);
     }
+    if (HOLD_POINT != null && HOLD_POINT.equals(point) && holdArmed() && HOLD_REACHED.incrementAndGet() == HOLD_AT) {
+      hold(point);
+    }
+  }
+
+  private static boolean holdArmed() {
+    String armed = System.getProperty("tributary.test.hold-armed");
+    return armed == null || java.nio.file.Files.exists(java.nio.file.Path.of(armed));
+  }
+
+  private static void hold(String point) {
+    java.nio.file.Path release = java.nio.file.Path.of(System.getProperty("tributary.test.hold-release"));
+    System.err.println("tributary: hold point " + point + ":" + HOLD_AT + " reached, waiting for " + release);
+    while (!java.nio.file.Files.exists(release)) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    System.err.println("tributary: hold point " + point + ":" + HOLD_AT + " released");
   }
 }

@@ -1,7 +1,9 @@
 package dev.tributary.service.engine;
 
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.CommitResult;
+import dev.tributary.table.PositionFence;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableException;
 import dev.tributary.table.data.DataFile;
@@ -127,8 +129,22 @@ public final class DeltaTableSink implements TableSink {
     if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
     }
+    return newWriter(() -> {
+      AppendTransaction txn = table.newAppend(tag.batch());
+      txn.alsoRecord(tag.sourcePositions());
+      return txn;
+    });
+  }
+
+  @Override
+  public BatchWriter beginFenced(List<PositionFence> fences) throws IOException {
+    List<PositionFence> copy = List.copyOf(fences);
+    return newWriter(() -> table.newFencedAppend(copy));
+  }
+
+  private Writer newWriter(TransactionOpener opener) throws IOException {
     if (layout == null) {
-      return new Writer(tag, schema);
+      return new Writer(opener, schema);
     }
     // Under evolution the table may have gained columns in an earlier batch of this run. The writer
     // starts from the table's schema, and any column the layout holds beyond it (one a replay of an
@@ -136,15 +152,20 @@ public final class DeltaTableSink implements TableSink {
     // never written with a column the table's schema lacks.
     StructType tableSchema = table.snapshot().schema();
     StructType wanted = layout.tableSchema();
-    Writer writer = new Writer(tag, tableSchema);
+    Writer writer = new Writer(opener, tableSchema);
     if (wanted.size() > tableSchema.size()) {
       writer.addColumns(wanted.fields().subList(tableSchema.size(), wanted.size()));
     }
     return writer;
   }
 
+  /** Opens the batch's transaction on the table's latest snapshot, when the files are written. */
+  private interface TransactionOpener {
+    AppendTransaction open() throws IOException;
+  }
+
   private final class Writer implements BatchWriter {
-    private final BatchTag tag;
+    private final TransactionOpener opener;
     private final List<DataFile> finished = new java.util.ArrayList<>();
     private final List<dev.tributary.table.types.StructField> added = new java.util.ArrayList<>();
     private StructType current;
@@ -152,8 +173,8 @@ public final class DeltaTableSink implements TableSink {
     private long rows;
     private boolean done;
 
-    Writer(BatchTag tag, StructType schema) {
-      this.tag = tag;
+    Writer(TransactionOpener opener, StructType schema) {
+      this.opener = opener;
       this.current = schema;
       this.files = DataFiles.newWriter(store, schema, partitionColumns, writeOptions);
     }
@@ -195,11 +216,10 @@ public final class DeltaTableSink implements TableSink {
       written.addAll(files.finish());
       done = true;
       CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
-      var txn = table.newAppend(tag.batch());
+      AppendTransaction txn = opener.open();
       if (!added.isEmpty()) {
         txn.addColumns(added); // the metaData action rides in the commit of the first rows that carry them
       }
-      txn.alsoRecord(tag.sourcePositions());
       txn.addFiles(written);
       CommitResult result = txn.commit(commitInfo);
       return result.committed() ? result.tableVersion() : -1;

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called from any thread and
  * lets the current batch finish.
  */
-public final class MicroBatchEngine {
+public final class MicroBatchEngine implements BatchLoop {
   private static final Logger log = LoggerFactory.getLogger(MicroBatchEngine.class);
 
   /** How often old offsets/commits entries are deleted (every N batches). */
@@ -118,6 +118,7 @@ public final class MicroBatchEngine {
    * Asks the engine to stop after the batch in progress; returns at once. Between batches (planning,
    * waiting for the next trigger, or stuck on an unreachable broker) the engine stops promptly.
    */
+  @Override
   public void stop() {
     stopRequested.set(true);
     if (!inBatch) {
@@ -133,6 +134,7 @@ public final class MicroBatchEngine {
    * Runs batches until the trigger says the run is over (available-now, once) or {@link #stop} is
    * called. Returns normally after a clean stop; throws what made a batch fail.
    */
+  @Override
   public void run(TriggerSpec trigger) throws Exception {
     try {
       runBatches(trigger);

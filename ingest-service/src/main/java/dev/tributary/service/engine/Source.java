@@ -12,7 +12,9 @@ import java.util.Map;
  * from the engine's thread (except {@link #wakeup}).
  *
  * <p>A range names its partitions explicitly, so a source that owns only some partitions of its
- * input (a member of a consumer group, issue 14) plans and reads ranges of those alone.
+ * input (a member of a consumer group, issue 14) plans and reads ranges of those alone; {@link
+ * #read} then throws {@link RangeRevokedException} when the group takes a partition of the range
+ * away mid-read.
  */
 public interface Source extends AutoCloseable {
 
@@ -64,6 +66,14 @@ public interface Source extends AutoCloseable {
    * consumer group's offsets, for lag tools). Best effort; never decides where a batch starts.
    */
   default void committed(BatchRange range) {}
+
+  /**
+   * Waits up to {@code wait} between batches. A source that shares its input with other instances
+   * (a consumer-group member) uses the time to stay a member and to take part in rebalances.
+   */
+  default void idle(java.time.Duration wait) throws InterruptedException {
+    Thread.sleep(wait.toMillis());
+  }
 
   /**
    * Aborts the blocking call in progress (or the next one) with a {@link SourceStoppedException};

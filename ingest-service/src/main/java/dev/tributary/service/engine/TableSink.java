@@ -26,6 +26,18 @@ public interface TableSink {
    */
   BatchWriter begin(BatchTag tag) throws IOException;
 
+  /**
+   * Starts writing a batch of consumer-group mode (docs/DESIGN.md, "Scale-out"): the commit moves
+   * each fence's source position and is valid only while the table holds the positions the fences
+   * expect. No batch key: the positions are the idempotency. A commit whose position another
+   * instance moved fails with {@link dev.tributary.table.PositionConflictException}.
+   *
+   * @throws UnsupportedOperationException for a table that does not append (update, complete mode)
+   */
+  default BatchWriter beginFenced(java.util.List<dev.tributary.table.PositionFence> fences) throws IOException {
+    throw new UnsupportedOperationException("the table at " + location() + " is not written in group mode");
+  }
+
   /** The rows of one batch, written to data files as they come and committed at once. */
   interface BatchWriter extends AutoCloseable {
     /** True when the table held this batch before it started: nothing will be written. */

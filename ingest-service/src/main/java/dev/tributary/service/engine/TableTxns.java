@@ -49,7 +49,11 @@ public record TableTxns(String pipelineId, Optional<String> checkpointId) {
     return new BatchTag(new TransactionId(batchAppId(), batchId), positions);
   }
 
-  private String positionAppId(SourcePartition p) {
+  /**
+   * The app id of a partition's position, {@code <pipeline>:<topic>:<partition>}: in consumer-group
+   * mode also the fence a commit moves (docs/DESIGN.md, "Scale-out").
+   */
+  public String positionAppId(SourcePartition p) {
     return pipelineId + ":" + p.topic() + ":" + p.partition();
   }
 

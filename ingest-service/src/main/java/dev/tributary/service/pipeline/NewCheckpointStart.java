@@ -56,7 +56,33 @@ final class NewCheckpointStart {
       if (history.writtenByAnotherCheckpoint()) {
         throw TableWrittenByAnotherCheckpointException.refused(pipelineId, checkpoint.location(), declared, history);
       }
+      if (!history.positions().isEmpty()) {
+        // positions without any batch key: instances in consumer-group mode wrote the table
+        throw TableWrittenByAnotherCheckpointException.writtenInGroupMode(pipelineId, checkpoint.location(), declared,
+            history);
+      }
     }
     return Map.of();
+  }
+
+  /**
+   * Consumer-group mode keeps its progress in the sink table, so a checkpoint (old or new) only has
+   * to agree with the tables on who wrote them: tables written by exclusive-mode checkpoints of the
+   * pipeline are refused, unless the declaration says {@code starting-offsets: table} (group mode
+   * then continues after the sink table's per-partition positions, as always).
+   *
+   * @throws TableWrittenByAnotherCheckpointException if a table holds batches of an exclusive checkpoint
+   */
+  static void checkGroupStart(String pipelineId, StartingOffsets declared, Checkpoint checkpoint, TableTxns txns,
+      List<TableSink> tables) throws IOException {
+    if (declared instanceof StartingOffsets.FromTable) {
+      return;
+    }
+    for (TableSink table : tables) {
+      TableHistory history = txns.historyIn(table.snapshot());
+      if (history.writtenByAnotherCheckpoint()) {
+        throw TableWrittenByAnotherCheckpointException.refused(pipelineId, checkpoint.location(), declared, history);
+      }
+    }
   }
 }

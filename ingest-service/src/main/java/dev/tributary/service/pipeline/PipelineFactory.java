@@ -270,7 +270,7 @@ public final class PipelineFactory {
     }
     return new KafkaSourceSettings(spec.id(), kafka.bootstrapServers(), topics, pattern, kafka.startingOffsets(),
         ignoreRateLimit ? OptionalLong.empty() : kafka.maxOffsetsPerTrigger(), kafka.failOnDataLoss(),
-        kafka.properties(), Duration.ofMinutes(2));
+        kafka.properties(), Duration.ofMinutes(2), kafka.assignment());
   }
 
   /**

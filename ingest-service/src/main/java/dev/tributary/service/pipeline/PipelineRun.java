@@ -3,6 +3,9 @@ package dev.tributary.service.pipeline;
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.config.Assignment;
+import dev.tributary.service.engine.BatchLoop;
+import dev.tributary.service.engine.GroupBatchEngine;
 import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
@@ -32,11 +35,11 @@ public final class PipelineRun implements AutoCloseable {
   private final PipelineSpec spec;
   private final TriggerSpec trigger;
   private final List<AutoCloseable> resources;
-  private final MicroBatchEngine engine;
+  private final BatchLoop engine;
   private final ProgressLog progress;
 
   private PipelineRun(PipelineSpec spec, TriggerSpec trigger, List<AutoCloseable> resources,
-      MicroBatchEngine engine, ProgressLog progress) {
+      BatchLoop engine, ProgressLog progress) {
     this.spec = spec;
     this.trigger = trigger;
     this.resources = resources;
@@ -91,10 +94,16 @@ public final class PipelineRun implements AutoCloseable {
       TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
       List<TableSink> tables = new ArrayList<>(List.of(sink, quarantine));
       late.ifPresent(tables::add);
+      boolean group = spec.kafkaSource().map(k -> k.assignment() == Assignment.GROUP).orElse(false);
       // starting-offsets: table is Kafka's; a Delta source starts at its starting-version
-      Map<SourcePartition, Long> startAfter = spec.kafkaSource().isEmpty() ? Map.of()
-          : NewCheckpointStart.startAfter(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint, txns,
-              sink, tables);
+      Map<SourcePartition, Long> startAfter = Map.of();
+      if (group) {
+        NewCheckpointStart.checkGroupStart(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint, txns,
+            tables);
+      } else if (spec.kafkaSource().isPresent()) {
+        startAfter = NewCheckpointStart.startAfter(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint,
+            txns, sink, tables);
+      }
       RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
       if (source == null) {
@@ -103,8 +112,11 @@ public final class PipelineRun implements AutoCloseable {
         resources.add(0, kafka);
         source = kafka;
       }
-      MicroBatchEngine engine = new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink,
-          quarantine, late, progress, Clock.systemUTC(), spec.quarantineLimit());
+      BatchLoop engine = group
+          ? new GroupBatchEngine(txns, source, processor, sink, quarantine, progress, Clock.systemUTC(),
+              spec.quarantineLimit())
+          : new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink, quarantine, late, progress,
+              Clock.systemUTC(), spec.quarantineLimit());
       return new PipelineRun(spec, trigger, resources, engine, progress);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);

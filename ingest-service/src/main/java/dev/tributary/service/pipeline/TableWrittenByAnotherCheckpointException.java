@@ -28,6 +28,19 @@ public final class TableWrittenByAnotherCheckpointException extends RuntimeExcep
         + " to process the data again from starting-offsets.");
   }
 
+  static TableWrittenByAnotherCheckpointException writtenInGroupMode(String pipelineId, String checkpoint,
+      StartingOffsets declared, TableHistory history) {
+    return new TableWrittenByAnotherCheckpointException("Cannot start pipeline " + pipelineId
+        + " with the new checkpoint " + checkpoint + ": the table " + history.location()
+        + " already holds data of this pipeline written in consumer-group mode (source.kafka.assignment:"
+        + " group; table version " + history.tableVersion() + ", offsets " + history.positions().entrySet().stream()
+            .map(e -> e.getKey().topic() + "/" + e.getKey().partition() + ":" + e.getValue())
+            .collect(Collectors.joining(", "))
+        + "). Starting from starting-offsets " + declared + " would write those records a second time. Choose"
+        + " one: (1) set source.kafka.starting-offsets: table to continue right after those offsets; (2) run"
+        + " the pipeline with assignment: group again; (3) write to new sink and quarantine table paths.");
+  }
+
   static TableWrittenByAnotherCheckpointException withoutPositions(String pipelineId, String checkpoint,
       TableHistory history) {
     return new TableWrittenByAnotherCheckpointException("Cannot start pipeline " + pipelineId

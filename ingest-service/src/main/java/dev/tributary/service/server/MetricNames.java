@@ -42,6 +42,11 @@ public final class MetricNames {
   public static final String STATE_ROWS = "tributary.state.rows";
   /** Bytes held in the state stores after the last batch (progress record {@code state.bytes}). Tags: pipeline. */
   public static final String STATE_BYTES = "tributary.state.bytes";
+  /**
+   * Source partitions the last batch planned: every partition of the topics, or, with {@code
+   * source.kafka.assignment: group}, this instance's share when the batch was planned. Tags: pipeline.
+   */
+  public static final String PARTITIONS_OWNED = "tributary.partitions.owned";
   /** 1 while the pipeline is in a given state, else 0. Tags: pipeline, outcome (the state name). */
   public static final String PIPELINE_STATE = "tributary.pipeline.state";
   /** Runs that ended with a failure. Tags: pipeline, outcome (transient, permanent). */

@@ -36,6 +36,7 @@ final class PipelineMetrics {
   private final AtomicLong stateBytes = new AtomicLong();
   private final java.util.concurrent.atomic.AtomicReference<Double> quarantinedFraction =
       new java.util.concurrent.atomic.AtomicReference<>(0.0);
+  private final AtomicLong partitionsOwned = new AtomicLong();
 
   PipelineMetrics(MeterRegistry registry, String pipeline, String table, Supplier<PipelineState> state, Clock clock) {
     this.registry = registry;
@@ -58,6 +59,8 @@ final class PipelineMetrics {
         .description("quarantined / read records of the last batch").register(registry);
     Gauge.builder(MetricNames.STATE_ROWS, stateRows, AtomicLong::get).tags(tags).register(registry);
     Gauge.builder(MetricNames.STATE_BYTES, stateBytes, AtomicLong::get).tags(tags).baseUnit("bytes").register(registry);
+    Gauge.builder(MetricNames.PARTITIONS_OWNED, partitionsOwned, AtomicLong::get).tags(tags)
+        .description("source partitions the last batch planned (a consumer-group member: its share)").register(registry);
     // Created up front so that dashboards see zeros rather than missing series.
     counter(MetricNames.RECORDS_IN, tags);
     counter(MetricNames.RECORDS_OUT, tableTags);
@@ -97,6 +100,7 @@ final class PipelineMetrics {
     // The stateful processor reports its total as "keys" (rows held across its stores).
     stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
     stateBytes.set(p.state().getOrDefault("bytes", 0L));
+    partitionsOwned.set(p.partitions().size());
   }
 
   void failure(boolean permanent) {

@@ -7,6 +7,7 @@ import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.PlannedBatch;
+import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.Source;
 import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.SourceStoppedException;
@@ -60,8 +61,14 @@ public final class KafkaSource implements Source {
       Duration.parse(System.getProperty("tributary.kafka.metadata-timeout", "PT30S"));
   private static final Duration POLL = Duration.ofMillis(200);
 
+  /** How long the first assignment of a group member may take (a join, possibly two rebalances). */
+  private final Duration joinTimeout =
+      Duration.parse(System.getProperty("tributary.kafka.join-timeout", "PT2M"));
+
   private final KafkaSourceSettings settings;
   private final KafkaConsumer<byte[], byte[]> consumer;
+  /** Group assignment only: this instance's share of the partitions. */
+  private final GroupMembership membership;
   private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets;
   /** Available-now: the latest offsets when the run started, which no batch goes past. */
   private Map<TopicPartition, Long> ceiling = Map.of();
@@ -69,6 +76,16 @@ public final class KafkaSource implements Source {
   public KafkaSource(KafkaSourceSettings settings) {
     this.settings = settings;
     this.consumer = new KafkaConsumer<>(consumerConfig(settings));
+    if (settings.groupAssignment()) {
+      membership = new GroupMembership(settings.pipelineId(), settings.consumerGroup(), consumer);
+      if (settings.topicPattern().isPresent()) {
+        consumer.subscribe(settings.topicPattern().get(), membership);
+      } else {
+        consumer.subscribe(settings.topics(), membership);
+      }
+    } else {
+      membership = null;
+    }
   }
 
   static Map<String, Object> consumerConfig(KafkaSourceSettings settings) {
@@ -91,7 +108,38 @@ public final class KafkaSource implements Source {
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId());
     config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    if (settings.groupAssignment()) {
+      groupConfig(settings, config);
+    }
     return config;
+  }
+
+  /**
+   * Group assignment: the classic group protocol with cooperative rebalancing by default (a rebalance
+   * moves only the partitions that change owner; the others keep being read), because it works with
+   * every broker since Kafka 2.4 and its session timeout is the client's to choose (KIP-848's
+   * {@code group.protocol=consumer} sets it on the broker, 45 s at least by default). A user who sets
+   * {@code group.protocol: consumer} in the properties gets KIP-848, whose assignor is the broker's.
+   */
+  private static void groupConfig(KafkaSourceSettings settings, Map<String, Object> config) {
+    boolean kip848 = "consumer".equalsIgnoreCase(String.valueOf(config.get("group.protocol")));
+    if (!kip848 && !settings.properties().containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
+      config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+          org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName());
+    }
+    // Members are told apart in the group's description and the logs by their process.
+    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId() + "-" + instanceId());
+  }
+
+  /** This process, as {@code <host>/<pid>}: recorded in group-mode commits, shown in the group's members. */
+  public static String instanceId() {
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "localhost";
+    }
+    return host + "/" + ProcessHandle.current().pid();
   }
 
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
@@ -171,9 +219,13 @@ public final class KafkaSource implements Source {
       Map<TopicPartition, Long> committedEnds,
       boolean firstBatch,
       Map<TopicPartition, Long> upTo) {
-    List<TopicPartition> partitions = partitions();
-    Set<TopicPartition> all = new HashSet<>(partitions);
-    all.addAll(committedEnds.keySet());
+    List<TopicPartition> partitions;
+    if (membership != null) {
+      membership.refresh(joinTimeout);
+      partitions = membership.assigned();
+    } else {
+      partitions = partitions();
+    }
     Map<TopicPartition, Long> latest = latestOffsets(partitions);
     Map<TopicPartition, Long> earliest = earliestOffsets(partitions);
     Map<TopicPartition, Long> starts = new LinkedHashMap<>();
@@ -289,6 +341,13 @@ public final class KafkaSource implements Source {
     if (pending.isEmpty()) {
       return gaps;
     }
+    if (membership != null) {
+      try {
+        return readOwned(pending, handler, inPartitionOrder, gaps);
+      } finally {
+        membership.pauseAll();
+      }
+    }
     consumer.assign(pending.keySet());
     pending.forEach((tp, r) -> consumer.seek(tp, r.start()));
     if (inPartitionOrder) {
@@ -296,6 +355,41 @@ public final class KafkaSource implements Source {
       consumer.pause(pending.keySet());
       consumer.resume(List.of(pending.keySet().iterator().next()));
     }
+    readPending(pending, handler, inPartitionOrder, gaps);
+    consumer.assign(List.of());
+    return gaps;
+  }
+
+  /**
+   * Group assignment: the partitions stay the group's; the range's partitions are sought and
+   * resumed (every assigned partition is paused otherwise), and a partition the group takes away
+   * mid-read ends the batch with a {@link RangeRevokedException}.
+   */
+  private List<SourcePlan.DataGap> readOwned(Map<TopicPartition, OffsetRange> pending, SourceRecordHandler handler,
+      boolean inPartitionOrder, List<SourcePlan.DataGap> gaps) throws Exception {
+    membership.beginRead();
+    checkOwned(pending.keySet());
+    pending.forEach((tp, r) -> consumer.seek(tp, r.start()));
+    consumer.resume(inPartitionOrder ? List.of(pending.keySet().iterator().next()) : pending.keySet());
+    readPending(pending, handler, inPartitionOrder, gaps);
+    return gaps;
+  }
+
+  private void checkOwned(Collection<TopicPartition> partitions) {
+    if (membership == null) {
+      return;
+    }
+    Set<TopicPartition> taken = membership.takenAmong(partitions);
+    if (!taken.isEmpty()) {
+      throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
+          + settings.consumerGroup() + " moved " + GroupMembership.names(taken)
+          + " to another instance while this batch read them; the batch is dropped and the new owner"
+          + " continues from the sink table's positions");
+    }
+  }
+
+  private void readPending(Map<TopicPartition, OffsetRange> pending, SourceRecordHandler handler,
+      boolean inPartitionOrder, List<SourcePlan.DataGap> gaps) throws Exception {
     Instant lastProgress = Instant.now();
     while (!pending.isEmpty()) {
       ConsumerRecords<byte[], byte[]> records;
@@ -306,6 +400,7 @@ public final class KafkaSource implements Source {
         resumeFirst(pending, inPartitionOrder);
         continue;
       }
+      checkOwned(pending.keySet()); // before position(): it throws for a partition no longer assigned
       for (TopicPartition tp : records.partitions()) {
         OffsetRange r = pending.get(tp);
         if (r == null) {
@@ -344,8 +439,6 @@ public final class KafkaSource implements Source {
                 + " reachable and the partition's leader available?");
       }
     }
-    consumer.assign(List.of());
-    return gaps;
   }
 
   private static final java.util.Comparator<TopicPartition> PARTITION_ORDER =
@@ -401,8 +494,11 @@ public final class KafkaSource implements Source {
     List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
     offsets.forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
         r.start(), r.end(), plan.latest().getOrDefault(new TopicPartition(p.topic(), p.partition()), r.end()))));
+    // A group member's partition the sink table has no position for yet is pinned by a batch even
+    // without records: its starting point (latest, a timestamp) is then fixed for whoever owns it next.
+    boolean unpinned = membership != null && !previous.offsets().keySet().containsAll(offsets.keySet());
     return new PlannedBatch(new BatchRange(offsets, planFacts(plan)),
-        plan.offsetCount() > 0 || !plan.gaps().isEmpty(), progress);
+        plan.offsetCount() > 0 || !plan.gaps().isEmpty() || unpinned, progress);
   }
 
   /**
@@ -463,6 +559,9 @@ public final class KafkaSource implements Source {
     StringBuilder offsets = new StringBuilder();
     range.offsets().forEach((p, r) -> offsets.append(offsets.length() == 0 ? "" : ",")
         .append(p.topic()).append('/').append(p.partition()).append(':').append(r.start()).append('-').append(r.end()));
+    if (membership != null) {
+      return Map.of("offsets", offsets.toString(), "instance", instanceId());
+    }
     return Map.of("offsets", offsets.toString());
   }
 
@@ -479,7 +578,25 @@ public final class KafkaSource implements Source {
 
   @Override
   public void committed(BatchRange range) {
-    commitToGroup(toKafka(range.endOffsets()));
+    Map<TopicPartition, Long> ends = toKafka(range.endOffsets());
+    if (membership != null) {
+      // Only a member's own partitions can be committed; the others' are their new owners' to record.
+      ends.keySet().retainAll(new HashSet<>(membership.assigned()));
+    }
+    commitToGroup(ends);
+  }
+
+  @Override
+  public void idle(Duration wait) throws InterruptedException {
+    if (membership == null) {
+      Thread.sleep(wait.toMillis());
+      return;
+    }
+    try {
+      membership.idle(wait);
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
   }
 
   private static Map<SourcePartition, OffsetRange> toCheckpoint(Map<TopicPartition, OffsetRange> ranges) {

@@ -1,5 +1,6 @@
 package dev.tributary.service.source;
 
+import dev.tributary.config.Assignment;
 import dev.tributary.config.StartingOffsets;
 
 import java.time.Duration;
@@ -22,6 +23,8 @@ import java.util.regex.Pattern;
  * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true) or are skipped
  * @param properties passed through to the consumer (security, SASL, TLS, fetch tuning)
  * @param readTimeout how long a read may go without progress before it fails
+ * @param assignment exclusive (this instance reads every partition, by {@code assign}) or group
+ *     (partitions assigned by the consumer group {@code tributary-<pipelineId>})
  */
 public record KafkaSourceSettings(
     String pipelineId,
@@ -32,7 +35,8 @@ public record KafkaSourceSettings(
     OptionalLong maxOffsetsPerTrigger,
     boolean failOnDataLoss,
     Map<String, String> properties,
-    Duration readTimeout) {
+    Duration readTimeout,
+    Assignment assignment) {
 
   public KafkaSourceSettings {
     Objects.requireNonNull(pipelineId, "pipelineId");
@@ -42,9 +46,26 @@ public record KafkaSourceSettings(
     if (topics.isEmpty() == topicPattern.isEmpty()) {
       throw new IllegalArgumentException("exactly one of topics and topic-pattern must be given");
     }
+    Objects.requireNonNull(assignment, "assignment");
   }
 
-  /** The consumer group the source commits processed offsets to, for lag monitoring only. */
+  /** Settings of a source that reads every partition itself ({@link Assignment#EXCLUSIVE}). */
+  public KafkaSourceSettings(String pipelineId, String bootstrapServers, List<String> topics,
+      Optional<Pattern> topicPattern, StartingOffsets startingOffsets, OptionalLong maxOffsetsPerTrigger,
+      boolean failOnDataLoss, Map<String, String> properties, Duration readTimeout) {
+    this(pipelineId, bootstrapServers, topics, topicPattern, startingOffsets, maxOffsetsPerTrigger, failOnDataLoss,
+        properties, readTimeout, Assignment.EXCLUSIVE);
+  }
+
+  /** Whether partitions come from the consumer group rather than from this instance's own assign. */
+  public boolean groupAssignment() {
+    return assignment == Assignment.GROUP;
+  }
+
+  /**
+   * The consumer group the source commits processed offsets to, for lag monitoring only; in group
+   * assignment also the group whose members share the partitions.
+   */
   public String consumerGroup() {
     return "tributary-" + pipelineId;
   }

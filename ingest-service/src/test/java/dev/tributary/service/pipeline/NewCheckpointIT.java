@@ -149,6 +149,42 @@ class NewCheckpointIT {
     assertExactlyOnce("table-legacy", 130);
   }
 
+  @Test
+  void switchingAnExclusiveCheckpointToGroupNeedsANewCheckpointThatContinuesAfterTheTable() throws Exception {
+    assertThatThrownBy(() -> runAvailableNow(group("checkpoint-a", "table", "earliest")))
+        .isInstanceOf(dev.tributary.checkpoint.CheckpointMismatchException.class)
+        .hasMessageContaining("source.assignment");
+    assertThatThrownBy(() -> runAvailableNow(group("checkpoint-g", "table", "earliest")))
+        .isInstanceOf(TableWrittenByAnotherCheckpointException.class)
+        .hasMessageContaining("already holds batches of this pipeline");
+
+    runAvailableNow(group("checkpoint-g", "table", "table"));
+
+    assertExactlyOnce("table", 130);
+  }
+
+  @Test
+  void aNewExclusiveCheckpointIsRefusedOnTablesWrittenInGroupModeUnlessItContinuesAfterThem() throws Exception {
+    runAvailableNow(group("checkpoint-g", "group-table", "earliest"));
+    assertExactlyOnce("group-table", 130);
+    broker.send(topic, 1, records(130, 140));
+
+    assertThatThrownBy(() -> runAvailableNow(spec("checkpoint-e", "group-table", "earliest")))
+        .isInstanceOf(TableWrittenByAnotherCheckpointException.class)
+        .hasMessageContaining("already holds data of this pipeline written in consumer-group mode")
+        .hasMessageContaining(topic + "/0:80, " + topic + "/1:50");
+    runAvailableNow(spec("checkpoint-e", "group-table", "table"));
+
+    assertExactlyOnce("group-table", 140);
+  }
+
+  /** The declaration of {@link #spec} with {@code assignment: group}. */
+  private PipelineSpec group(String checkpoint, String table, String startingOffsets) {
+    return PipelineParser.parse(yaml(checkpoint, table, startingOffsets)
+        .replace("max-offsets-per-trigger: 30", "max-offsets-per-trigger: 30\n    assignment: group"),
+        "new-checkpoint-it.yaml", Map.of());
+  }
+
   private void assertExactlyOnce(String table, int upTo) throws Exception {
     List<Long> ids = ids(table);
     Set<Long> expected = new TreeSet<>();
@@ -174,7 +210,11 @@ class NewCheckpointIT {
   }
 
   private PipelineSpec spec(String checkpoint, String table, String startingOffsets, String... extra) {
-    String yaml = """
+    return PipelineParser.parse(yaml(checkpoint, table, startingOffsets, extra), "new-checkpoint-it.yaml", Map.of());
+  }
+
+  private String yaml(String checkpoint, String table, String startingOffsets, String... extra) {
+    return """
         pipeline: new-checkpoint-it
         source:
           kafka:
@@ -193,7 +233,6 @@ class NewCheckpointIT {
         trigger: { available-now: true }
         %s""".formatted(broker.bootstrapServers(), topic, startingOffsets, dir.resolve(table),
         dir.resolve(checkpoint), String.join("\n", extra));
-    return PipelineParser.parse(yaml, "new-checkpoint-it.yaml", Map.of());
   }
 
   private static void runAvailableNow(PipelineSpec spec) throws Exception {

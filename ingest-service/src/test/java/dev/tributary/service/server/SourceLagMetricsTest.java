@@ -26,6 +26,17 @@ class SourceLagMetricsTest {
         .isEqualTo(100);
   }
 
+  @Test
+  void partitionsOwnedIsTheNumberOfPartitionsTheLastBatchPlanned() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    PipelineMetrics metrics = new PipelineMetrics(registry, "clicks", "/tmp/none/clicks",
+        () -> PipelineState.values()[0], Clock.systemUTC());
+    metrics.batchDone(progress(Map.of()));
+
+    assertThat(registry.get(MetricNames.PARTITIONS_OWNED).tag(MetricNames.PIPELINE, "clicks").gauge().value())
+        .isEqualTo(1);
+  }
+
   private static BatchProgress progress(Map<String, Long> sourceLag) {
     return new BatchProgress("silver", 1, false, Instant.now(), 10, 10, 0, 0, 0, 1, 1, 5, Map.of("plan", 1L),
         List.of(new BatchProgress.PartitionProgress("/lake/bronze", 0, 3, 4, 7)), 2, null, List.of(), Map.of(), 0, 0,

@@ -37,4 +37,29 @@ class KafkaConsumerConfigTest {
     assertThat(config).containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "250")
         .containsEntry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
   }
+
+  @Test
+  void groupAssignmentRebalancesCooperativelyUnlessTheUserChoseKip848() {
+    Map<String, Object> exclusive = KafkaSource.consumerConfig(settings(Map.of()));
+    Map<String, Object> group = KafkaSource.consumerConfig(groupSettings(Map.of()));
+    Map<String, Object> kip848 = KafkaSource.consumerConfig(groupSettings(Map.of("group.protocol", "consumer")));
+
+    assertThat(exclusive).doesNotContainKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)
+        .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    assertThat(group)
+        .containsEntry(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName())
+        .containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "tributary-orders")
+        .containsEntry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false)
+        .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none")
+        .containsEntry(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-orders-" + KafkaSource.instanceId());
+    assertThat(kip848).doesNotContainKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)
+        .containsEntry("group.protocol", "consumer");
+  }
+
+  private static KafkaSourceSettings groupSettings(Map<String, String> properties) {
+    return new KafkaSourceSettings("orders", "broker:9092", List.of("t"), Optional.empty(),
+        new StartingOffsets.Earliest(), OptionalLong.empty(), true, properties, Duration.ofSeconds(20),
+        dev.tributary.config.Assignment.GROUP);
+  }
 }

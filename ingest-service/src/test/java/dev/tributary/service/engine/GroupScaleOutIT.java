@@ -1,0 +1,322 @@
+package dev.tributary.service.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.KafkaBrokerProcess;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.CommitInfo;
+import dev.tributary.table.log.DeltaLog;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Scale-out with {@code source.kafka.assignment: group} on one machine: a broker in its own process,
+ * a topic with 12 partitions, and instances of one stateless pipeline, each a child JVM running
+ * {@code run --pipeline}, sharing one checkpoint location and one sink and quarantine table. Three
+ * instances run; one is SIGKILLed; another is frozen with SIGSTOP while it holds a read batch
+ * (held, by a test hook armed once all three have committed, between its quarantine commit and its
+ * sink commit) until the group gives
+ * its partitions to the survivor, then resumed with SIGCONT as a zombie whose sink commit must be
+ * fenced off; a fourth instance joins and takes partitions over. Records are produced throughout,
+ * one in twenty malformed. The tables must end up holding every produced record exactly once, with
+ * its contents, and each of the steps must have happened as named (the zombie's batch dropped, the
+ * added instance's commits in the table).
+ */
+class GroupScaleOutIT {
+  private static final int PARTITIONS = 12;
+  private static final Duration AWAIT = Duration.ofSeconds(150);
+
+  @TempDir static Path dir;
+  static KafkaBrokerProcess broker;
+
+  private final List<Process> instances = new ArrayList<>();
+  private final Map<String, String> validValues = new ConcurrentHashMap<>();
+  private final Map<String, Boolean> malformed = new ConcurrentHashMap<>();
+  private final Random random = new Random(20261201L);
+  private int produced;
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
+  }
+
+  @AfterAll
+  static void stopBroker() throws Exception {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @AfterEach
+  void killInstances() throws Exception {
+    for (Process p : instances) {
+      signal("CONT", p); // a frozen process cannot die of SIGKILL until the kernel schedules it
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void instancesKilledFrozenAndAddedMidRunLeaveEveryRecordExactlyOnceInTheTables() throws Exception {
+    // under target/, not the temp dir: the instances' logs stay for a look after a failure
+    Path work = Path.of("target", "group-scale-out").toAbsolutePath();
+    if (Files.exists(work)) {
+      try (var files = Files.walk(work)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
+    Files.createDirectories(work);
+    String topic = "orders-group";
+    broker.createTopic(topic, PARTITIONS);
+    Path sinkPath = work.resolve("tables/orders");
+    Path quarantinePath = work.resolve("tables/orders-quarantine");
+    Path pipeline = work.resolve("pipeline.yaml");
+    Files.writeString(pipeline, """
+        pipeline: group-test
+        source:
+          kafka:
+            bootstrap-servers: %s
+            topics: [%s]
+            assignment: group
+            max-offsets-per-trigger: 600
+            properties:
+              session.timeout.ms: "6000"
+              heartbeat.interval.ms: "1000"
+        format:
+          json:
+            schema:
+              id: long
+              name: string
+        transform:
+          - derive: { doubled: "id * 2" }
+        sink:
+          delta: { path: %s }
+        quarantine:
+          delta: { path: "%s" }
+        checkpoint: %s
+        trigger: { processing-time: 100ms }
+        """.formatted(broker.bootstrapServers(), topic, sinkPath, quarantinePath, work.resolve("checkpoint")));
+    Path release = work.resolve("release-zombie");
+    Path armed = work.resolve("arm-zombie");
+
+    produce(topic, 3000);
+    Process killed = start(pipeline, work, "killed", List.of());
+    Process zombie = start(pipeline, work, "zombie", List.of(
+        "-Dtributary.test.hold-at=" + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1",
+        "-Dtributary.test.hold-armed=" + armed,
+        "-Dtributary.test.hold-release=" + release));
+    Process survivor = start(pipeline, work, "survivor", List.of());
+    // each of the three commits a share: every one has its partitions, the group is stable
+    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
+      produce(topic, 300);
+      return committedBy(sinkPath, killed) && committedBy(sinkPath, zombie) && committedBy(sinkPath, survivor);
+    });
+    // only now the zombie's next batch holds (with no rebalance pending, which a held member would stall)
+    Files.writeString(armed, "armed");
+    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
+      produce(topic, 300);
+      return log(work, "zombie").contains("hold point " + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 reached");
+    });
+
+    signal("STOP", zombie);
+    killed.destroyForcibly().waitFor(); // SIGKILL
+    produce(topic, 2000);
+    // the group gives the dead and the frozen instance's partitions to the survivor once their
+    // sessions time out: every record produced so far reaches the tables
+    awaitEveryRecordOnce(sinkPath, quarantinePath);
+
+    signal("CONT", zombie);
+    Files.writeString(release, "go");
+    // the held batch is dropped: had its sink commit gone through, the offsets the survivor
+    // committed meanwhile would be in the sink twice (checked on every poll, to fail at once)
+    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
+      if (duplicates(sinkPath) > 0) {
+        throw new IllegalStateException("the zombie's commit went through: the sink holds offsets twice; log:\n"
+            + log(work, "zombie"));
+      }
+      return log(work, "zombie").contains("dropped, nothing of it committed");
+    });
+    assertThat(log(work, "zombie")).as("the zombie's sink commit is fenced off")
+        .contains(CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 released").contains("fenced off");
+
+    Process added = start(pipeline, work, "added", List.of());
+    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
+      produce(topic, 300);
+      return committedBy(sinkPath, added);
+    });
+    produce(topic, 1000);
+    awaitEveryRecordOnce(sinkPath, quarantinePath);
+    assertThat(zombie.isAlive()).as("the zombie goes on as a member; log:%n%s", log(work, "zombie")).isTrue();
+    assertThat(survivor.isAlive()).as("survivor; log:%n%s", log(work, "survivor")).isTrue();
+
+    // available-now as the only member: ends once its partitions (all of them) are caught up
+    for (Process p : instances) {
+      p.destroyForcibly().waitFor();
+    }
+    produce(topic, 1500);
+    Process availableNow = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC"), "dev.tributary.service.cli.Main",
+        List.of("run", "--pipeline", pipeline.toString(), "--available-now"), work.resolve("available-now.log"), work);
+    instances.add(availableNow);
+    assertThat(availableNow.waitFor(120, TimeUnit.SECONDS)).as("available-now ended").isTrue();
+    assertThat(availableNow.exitValue()).as("exit code; log:%n%s", log(work, "available-now")).isZero();
+    assertAllRecordsOnce(sinkPath, quarantinePath);
+  }
+
+  private Process start(Path pipeline, Path work, String name, List<String> options) throws Exception {
+    List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    jvm.addAll(options);
+    Process p = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
+        List.of("run", "--pipeline", pipeline.toString()), work.resolve(name + ".log"), work);
+    instances.add(p);
+    return p;
+  }
+
+  private static String log(Path work, String name) throws Exception {
+    return Files.readString(work.resolve(name + ".log"));
+  }
+
+  private static void signal(String signal, Process p) throws Exception {
+    if (p.isAlive()) {
+      new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor();
+    }
+  }
+
+  /** Whether a commit of the table with data of the given instance exists (its commitInfo names it). */
+  private static boolean committedBy(Path table, Process instance) throws Exception {
+    if (!Files.exists(table.resolve("_delta_log"))) {
+      return false;
+    }
+    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
+      DeltaLog log = new DeltaLog(store);
+      for (long v : log.commitsAfter(0)) {
+        for (Action a : log.readCommit(v)) {
+          if (a instanceof CommitInfo info && String.valueOf(info.values().get("instance")).endsWith("/" + instance.pid())
+              && hasRecords(String.valueOf(info.values().get("offsets")))) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Whether a commit's {@code offsets} ({@code topic/p:start-end,...}) covers a record. */
+  private static boolean hasRecords(String offsets) {
+    for (String range : offsets.split(",")) {
+      String[] startEnd = range.substring(range.lastIndexOf(':') + 1).split("-");
+      if (startEnd.length == 2 && Long.parseLong(startEnd[0]) < Long.parseLong(startEnd[1])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Produces records, one in twenty malformed, to random partitions; remembers where each landed. */
+  private void produce(String topic, int count) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      List<String> values = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        boolean bad = random.nextInt(20) == 0;
+        String value = bad ? "{\"id\": " + produced + ", \"name\": " : "{\"id\":" + produced + ",\"name\":\"n" + produced + "\"}";
+        values.add(bad ? null : produced + "|n" + produced);
+        produced++;
+        sent.add(producer.send(new ProducerRecord<>(topic, random.nextInt(PARTITIONS), null,
+            value.getBytes(StandardCharsets.UTF_8))));
+      }
+      for (int i = 0; i < sent.size(); i++) {
+        RecordMetadata m = sent.get(i).get();
+        String key = m.partition() + "/" + m.offset();
+        if (values.get(i) == null) {
+          malformed.put(key, true);
+        } else {
+          validValues.put(key, values.get(i));
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits until the tables hold a row of every record produced so far, then checks that they hold
+   * each once (a duplicate is there for good: no point waiting for it to go).
+   */
+  private void awaitEveryRecordOnce(Path sinkPath, Path quarantinePath) throws Exception {
+    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() ->
+        keys(sinkPath, 4, 5).containsAll(validValues.keySet()) && keys(quarantinePath, 1, 2).containsAll(malformed.keySet()));
+    assertAllRecordsOnce(sinkPath, quarantinePath);
+  }
+
+  private static long duplicates(Path table) throws Exception {
+    Map<String, Integer> counts = new HashMap<>();
+    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
+      for (Object[] row : TableContents.rows(store)) {
+        counts.merge(row[4] + "/" + row[5], 1, Integer::sum);
+      }
+    }
+    return counts.values().stream().filter(c -> c > 1).count();
+  }
+
+  private static java.util.Set<String> keys(Path table, int partitionColumn, int offsetColumn) throws Exception {
+    java.util.Set<String> keys = new java.util.HashSet<>();
+    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
+      for (Object[] row : TableContents.rows(store)) {
+        keys.add(row[partitionColumn] + "/" + row[offsetColumn]);
+      }
+    }
+    return keys;
+  }
+
+  /** The sink holds every valid record produced so far once, with its values; quarantine every malformed one. */
+  private void assertAllRecordsOnce(Path sinkPath, Path quarantinePath) throws Exception {
+    try (ObjectStore sink = ObjectStores.open(sinkPath.toString(), null);
+        ObjectStore quarantine = ObjectStores.open(quarantinePath.toString(), null)) {
+      Map<String, Integer> sinkCounts = new HashMap<>();
+      Map<String, String> sinkValues = new HashMap<>();
+      for (Object[] row : TableContents.rows(sink)) {
+        // columns: id, name, doubled, _kafka_topic, _kafka_partition, _kafka_offset, _kafka_timestamp
+        String key = row[4] + "/" + row[5];
+        sinkCounts.merge(key, 1, Integer::sum);
+        sinkValues.put(key, row[0] + "|" + row[1]);
+        assertThat((Long) row[2]).isEqualTo(2 * (Long) row[0]);
+      }
+      Map<String, Integer> quarantineCounts = new HashMap<>();
+      for (Object[] row : TableContents.rows(quarantine)) {
+        quarantineCounts.merge(row[1] + "/" + row[2], 1, Integer::sum);
+      }
+      assertThat(sinkCounts.values()).as("no offset twice in the sink").allMatch(c -> c == 1);
+      assertThat(quarantineCounts.values()).as("no offset twice in quarantine").allMatch(c -> c == 1);
+      assertThat(sinkValues).as("every valid record once in the sink, with its values").isEqualTo(validValues);
+      assertThat(quarantineCounts.keySet()).as("every malformed record once in quarantine")
+          .isEqualTo(malformed.keySet());
+    }
+  }
+}
