@@ -55,9 +55,12 @@ final class DemoCommand {
     if (args.positional().equals(List.of("medallion"))) {
       return new MedallionDemo(out).run(events, dir);
     }
+    if (args.positional().equals(List.of("avro"))) {
+      return new AvroDemo(out, this).run(events, dir);
+    }
     if (!args.positional().isEmpty()) {
       throw new CliArguments.UsageException("unknown demo '" + String.join(" ", args.positional())
-          + "'; the variants are: tributary demo, tributary demo medallion");
+          + "'; the variants are: tributary demo, tributary demo avro, tributary demo medallion");
     }
     prepare(dir);
     out.println("Tributary demo: output in " + dir);
@@ -82,7 +85,7 @@ final class DemoCommand {
       try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
         run.run();
       }
-      summarize(spec, pipeline.outputSchema(), progress.last(1000));
+      summarize(spec, pipeline.outputSchema(), progress.last(1000), v -> new String(v, StandardCharsets.UTF_8));
       runHourly(broker.bootstrapServers(), dir);
       return 0;
     }
@@ -118,7 +121,9 @@ final class DemoCommand {
     }
   }
 
-  private void summarize(PipelineSpec spec, StructType schema, List<BatchProgress> batches) throws IOException {
+  /** Step 4: the totals, the table's state and a sample of it, and of the quarantine ({@code value} renders its values). */
+  void summarize(PipelineSpec spec, StructType schema, List<BatchProgress> batches,
+      java.util.function.Function<byte[], String> value) throws IOException {
     long in = batches.stream().mapToLong(BatchProgress::inputRows).sum();
     long outRows = batches.stream().mapToLong(BatchProgress::outputRows).sum();
     long quarantined = batches.stream().mapToLong(BatchProgress::quarantinedRows).sum();
@@ -144,7 +149,7 @@ final class DemoCommand {
             break;
           }
           out.printf("  %s/%s@%s: %s%n      value: %s%n", row[0], row[1], row[2], row[6],
-              new String((byte[]) row[5], StandardCharsets.UTF_8));
+              value.apply((byte[]) row[5]));
         }
       }
     }
@@ -166,6 +171,11 @@ final class DemoCommand {
   }
 
   static void produce(String bootstrap, String topic, SampleEvents.Batch sample) throws Exception {
+    produce(bootstrap, topic, sample.values());
+  }
+
+  /** Sends {@code values} round-robin over the topic's 3 partitions, without keys. */
+  static void produce(String bootstrap, String topic, List<byte[]> values) throws Exception {
     Map<String, Object> config = Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
@@ -174,7 +184,7 @@ final class DemoCommand {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       int i = 0;
       List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
-      for (byte[] value : sample.values()) {
+      for (byte[] value : values) {
         sent.add(producer.send(new ProducerRecord<>(topic, i++ % 3, null, value)));
       }
       producer.flush();

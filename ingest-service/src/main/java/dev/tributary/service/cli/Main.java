@@ -17,6 +17,7 @@ public final class Main {
   static final String USAGE = """
       Usage:
         tributary demo [--events N]                       run the embedded end-to-end demo
+        tributary demo avro [--events N]                  the demo with Avro values and a schema registry
         tributary demo medallion [--events N]             the demo as bronze -> silver -> gold
         tributary validate PIPELINE.yaml                  parse + validate, print the plan
         tributary run --pipeline PIPELINE.yaml [--available-now | --once]

@@ -66,7 +66,7 @@ final class ValidateCommand {
           + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets"));
       var format = spec.format().orElseThrow();
       String registry = format instanceof dev.tributary.config.AvroFormatSpec avro ? " (registry " + avro.registry().url() + ")"
-          : format instanceof dev.tributary.config.ProtobufFormatSpec proto ? " (registry " + proto.registry().url() + ")" : "";
+          : format instanceof dev.tributary.config.ProtobufFormatSpec proto ? " message " + proto.message() + " (registry " + proto.registry().url() + ")" : "";
       line(b, "records", format.keyword() + registry + ", " + format.columns().size() + " columns, at most "
           + format.maxRecordSize() + " each; unparseable records go to quarantine");
     }

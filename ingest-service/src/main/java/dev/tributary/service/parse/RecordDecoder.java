@@ -5,7 +5,8 @@ import dev.tributary.table.types.StructType;
 /**
  * Turns one Kafka record (key and value bytes, with its provenance for messages) into a row of the
  * pipeline's declared columns: the format SPI. {@link JsonRecordParser} is the JSON implementation,
- * {@code parse.avro.AvroRecordDecoder} the Avro one; a Protobuf decoder plugs in the same way.
+ * {@code parse.avro.AvroRecordDecoder} the Avro one, {@code parse.protobuf.ProtobufWireDecoder} the
+ * Protobuf one.
  *
  * <p>Contract of {@link #decode}:
  * <ul>

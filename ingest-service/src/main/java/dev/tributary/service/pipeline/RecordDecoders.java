@@ -9,13 +9,14 @@ import dev.tributary.config.Secrets;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.avro.AvroRecordDecoder;
+import dev.tributary.service.parse.protobuf.ProtobufWireDecoder;
 import dev.tributary.service.registry.SchemaRegistryClient;
 import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
  * Builds the {@link RecordDecoder} of a declared {@code format}: the one place that knows every
- * format. A new format (Protobuf) adds its case here.
+ * format. A new format adds its case here.
  */
 public final class RecordDecoders {
   private RecordDecoders() {}
@@ -38,9 +39,11 @@ public final class RecordDecoders {
         return new AvroRecordDecoder(registry::schemaById, types(avro.valueColumns()), types(avro.keyColumns()),
             avro.maxRecordSize().bytes());
       }
-      if (format instanceof ProtobufFormatSpec) {
-        // TODO(#13): wire the Protobuf decoder (parse.protobuf) here.
-        throw new IllegalArgumentException("protobuf decoding is not available yet; use format.avro or format.json");
+      if (format instanceof ProtobufFormatSpec proto) {
+        SchemaRegistryClient registry = new SchemaRegistryClient(pipelineId, proto.registry(), secrets,
+            SchemaRegistryClient.Retry.DEFAULT);
+        return new ProtobufWireDecoder(registry::schemaById, proto.message(), types(proto.valueColumns()),
+            types(proto.keyColumns()), proto.maxRecordSize().bytes());
       }
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(at + ": " + e.getMessage(), e);

@@ -21,7 +21,10 @@ final class Failures {
       ConcurrentPipelineException.class,
       DataLossException.class,
       dev.tributary.service.engine.QuarantineLimitExceededException.class,
-      TableWrittenByAnotherCheckpointException.class);
+      TableWrittenByAnotherCheckpointException.class,
+      // 401/403, another 4xx, an answer that is not the registry API, an untrusted certificate: the
+      // registry settings are wrong and a restart would ask the same question again.
+      dev.tributary.service.registry.SchemaRegistryException.class);
 
   private Failures() {}
 

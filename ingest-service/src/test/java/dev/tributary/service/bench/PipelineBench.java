@@ -6,11 +6,14 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.demo.LocalSchemaRegistry;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
+import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.testing.KafkaBrokerProcess;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -29,6 +32,15 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -46,6 +58,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (2) the stateless pipeline, available-now, into a local Delta table. Prints both rates and their
  * ratio (the goal is >= 0.6), time to first batch, peak heap and peak RSS of this process. With the
  * second argument {@code seed-query} the pipeline is the stateful seed query instead (goal >= 0.4).
+ * With {@code avro} the events are Avro in the Confluent wire format, their schema in a registry in
+ * this process ({@link LocalSchemaRegistry}); the baseline is then a bare KafkaConsumer + Avro
+ * GenericDatumReader loop over the same records, and the pipeline the stateless one with
+ * {@code format.avro}.
  * Both are measured twice ({@code -Dbench.rounds}, default 2): round 1 in a cold JVM, as a service
  * that just started; round 2 in the same, now warm JVM, as a service that has been running.
  * Never part of the test suite: timings are measured, not asserted.
@@ -56,13 +72,21 @@ public final class PipelineBench {
 
   public static void main(String[] args) throws Exception {
     int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
-    boolean seedQuery = args.length > 1 && args[1].equals("seed-query");
+    String mode = args.length > 1 ? args[1] : "stateless";
+    if (!List.of("stateless", "seed-query", "avro").contains(mode)) {
+      throw new IllegalArgumentException("mode must be stateless, seed-query or avro, was " + mode);
+    }
+    boolean seedQuery = mode.equals("seed-query");
     Path dir = Files.createTempDirectory("tributary-pipeline-bench");
-    System.out.printf("Pipeline benchmark: %,d events on %d partitions, work dir %s%n", events, PARTITIONS, dir);
-    try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
+    System.out.printf("Pipeline benchmark (%s): %,d events on %d partitions, work dir %s%n", mode, events,
+        PARTITIONS, dir);
+    try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"));
+        LocalSchemaRegistry registry = mode.equals("avro") ? LocalSchemaRegistry.start(0, null, null, null) : null) {
       long produceStart = System.nanoTime();
       broker.createTopic(TOPIC, PARTITIONS);
-      long bytes = produce(broker.bootstrapServers(), events);
+      Avro avro = registry == null ? null
+          : new Avro(registry.url(), registry.register(TOPIC + "-value", "AVRO", AVRO_SCHEMA));
+      long bytes = produce(broker.bootstrapServers(), events, avro);
       System.out.printf("produced %,d events (%,d bytes, %.0f bytes/event) in %.1f s%n", events, bytes,
           (double) bytes / events, (System.nanoTime() - produceStart) / 1e9);
 
@@ -71,7 +95,7 @@ public final class PipelineBench {
       List<Double> ratios = new ArrayList<>();
       for (int round = 1; round <= ROUNDS; round++) {
         System.out.printf("-- round %d of %d (%s JVM)%n", round, ROUNDS, round == 1 ? "cold" : "warm");
-        ratios.add(round(broker.bootstrapServers(), dir.resolve("round-" + round), events, seedQuery));
+        ratios.add(round(broker.bootstrapServers(), dir.resolve("round-" + round), events, seedQuery, avro));
       }
       System.out.printf("ratios by round: %s (goal >= %s)%n",
           ratios.stream().map(r -> String.format("%.2f", r)).toList(), seedQuery ? "0.4" : "0.6");
@@ -91,17 +115,21 @@ public final class PipelineBench {
   private static final int ROUNDS = Integer.getInteger("bench.rounds", 2);
 
   /** One baseline and one pipeline measurement; prints them and returns the ratio. */
-  private static double round(String bootstrap, Path dir, int events, boolean seedQuery) throws Exception {
+  private static double round(String bootstrap, Path dir, int events, boolean seedQuery, Avro avro)
+      throws Exception {
     resetPeaks();
-    double baseline = baseline(bootstrap, events);
-    System.out.printf("baseline  (KafkaConsumer + Jackson streaming parse): %,.0f records/s%n", baseline);
+    double baseline = avro == null ? baseline(bootstrap, events) : avroBaseline(bootstrap, events);
+    System.out.printf("baseline  (KafkaConsumer + %s): %,.0f records/s%n",
+        avro == null ? "Jackson streaming parse" : "Avro GenericDatumReader", baseline);
     Memory baselineMemory = Memory.read();
 
     resetPeaks();
-    Result pipeline = pipeline(bootstrap, dir, events, seedQuery ? SEED_QUERY : STATELESS);
+    Result pipeline = avro != null ? pipeline(bootstrap, dir, events, STATELESS_AVRO.replace("%REGISTRY%", avro.url))
+        : pipeline(bootstrap, dir, events, seedQuery ? SEED_QUERY : STATELESS);
     Memory pipelineMemory = Memory.read();
     System.out.printf("pipeline  (%s, available-now, local Delta table): %,.0f records/s in %d batches%n",
-        seedQuery ? "seed query: watermark + dedup + 5-minute windows, append" : "stateless",
+        seedQuery ? "seed query: watermark + dedup + 5-minute windows, append"
+            : avro != null ? "stateless, format.avro" : "stateless",
         pipeline.rate, pipeline.batches);
     double ratio = pipeline.rate / baseline;
     System.out.printf("ratio pipeline/baseline: %.2f (goal >= %s)%n", ratio, seedQuery ? "0.4" : "0.6");
@@ -115,7 +143,22 @@ public final class PipelineBench {
     return ratio;
   }
 
-  private static long produce(String bootstrap, int events) throws Exception {
+  /** The registry of the Avro mode and the id of {@link #AVRO_SCHEMA} in it. */
+  private record Avro(String url, int schemaId) {}
+
+  /** The Avro mode's writer schema: the JSON events' fields, event_ts as timestamp-micros. */
+  private static final String AVRO_SCHEMA = """
+      {"type": "record", "name": "Event", "namespace": "bench", "fields": [
+        {"name": "event_id", "type": "string"},
+        {"name": "event_type", "type": "string"},
+        {"name": "event_ts", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {"name": "user_id", "type": "string"},
+        {"name": "amount", "type": "long"},
+        {"name": "currency", "type": "string"},
+        {"name": "page", "type": "string"},
+        {"name": "session", "type": "string"}]}""";
+
+  private static long produce(String bootstrap, int events, Avro avro) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -127,8 +170,32 @@ public final class PipelineBench {
     String[] types = {"view", "click", "purchase", "refund"};
     long bytes = 0;
     Instant start = Instant.parse("2026-11-01T00:00:00Z");
+    Schema schema = new Schema.Parser().parse(AVRO_SCHEMA);
+    GenericDatumWriter<GenericRecord> writer = new GenericDatumWriter<>(schema);
+    BinaryEncoder encoder = null;
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
       for (int i = 0; i < events; i++) {
+        if (avro != null) {
+          GenericRecord r = new GenericData.Record(schema);
+          r.put("event_id", "e-" + i);
+          r.put("event_type", types[random.nextInt(4)]);
+          Instant ts = start.plusMillis(i * 10L + random.nextInt(5000));
+          r.put("event_ts", ts.toEpochMilli() * 1000);
+          r.put("user_id", "u-" + random.nextInt(100_000));
+          r.put("amount", (long) random.nextInt(100_000));
+          r.put("currency", "EUR");
+          r.put("page", "/products/" + random.nextInt(5000));
+          r.put("session", "s-" + random.nextLong());
+          ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+          out.writeBytes(ConfluentWireFormat.header(avro.schemaId));
+          encoder = EncoderFactory.get().binaryEncoder(out, encoder);
+          writer.write(r, encoder);
+          encoder.flush();
+          byte[] value = out.toByteArray();
+          bytes += value.length;
+          producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value));
+          continue;
+        }
         String json = "{\"event_id\":\"e-" + i + "\",\"event_type\":\"" + types[random.nextInt(4)]
             + "\",\"event_ts\":\"" + start.plusMillis(i * 10L + random.nextInt(5000)) + "\",\"user_id\":\"u-"
             + random.nextInt(100_000) + "\",\"amount\":" + random.nextInt(100_000) + ",\"currency\":\"EUR\","
@@ -140,6 +207,54 @@ public final class PipelineBench {
       producer.flush();
     }
     return bytes;
+  }
+
+  /**
+   * A bare consumer over the whole topic, decoding every value after its 5-byte header with Avro's
+   * GenericDatumReader and the writer schema (decoder and record reused, as a tuned loop would).
+   */
+  private static double avroBaseline(String bootstrap, int events) throws Exception {
+    Schema schema = new Schema.Parser().parse(AVRO_SCHEMA);
+    GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(schema);
+    BinaryDecoder decoder = null;
+    GenericRecord reuse = null;
+    long start = System.nanoTime();
+    long seen = 0;
+    long checksum = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrap))) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (int i = 0; i < PARTITIONS; i++) {
+        partitions.add(new TopicPartition(TOPIC, i));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      while (seen < events) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          byte[] v = record.value();
+          decoder = DecoderFactory.get().binaryDecoder(v, ConfluentWireFormat.HEADER_SIZE,
+              v.length - ConfluentWireFormat.HEADER_SIZE, decoder);
+          reuse = reader.read(reuse, decoder);
+          checksum += (Long) reuse.get("amount") + (Long) reuse.get("event_ts");
+          seen++;
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (checksum == 42) {
+      System.out.println(); // keeps the decode from being optimised away
+    }
+    return seen / seconds;
+  }
+
+  private static Map<String, Object> consumerConfig(String bootstrap) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+    config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    return config;
   }
 
   /** A bare consumer over the whole topic, parsing every value with Jackson's streaming parser. */
@@ -213,6 +328,11 @@ public final class PipelineBench {
             path: %s/tables/events
         checkpoint: %s/checkpoints/events
         """;
+
+  /** The stateless pipeline on the Avro events: the same columns and transforms, format.avro. */
+  private static final String STATELESS_AVRO = STATELESS
+      .replace("\n  json:\n", "\n  avro:\n    registry: { url: \"%REGISTRY%\" }\n")
+      .replace("bench-stateless", "bench-stateless-avro");
 
   /**
    * The seed query of a Spark user: withWatermark("event_ts", "10 minutes").dropDuplicates("event_id",

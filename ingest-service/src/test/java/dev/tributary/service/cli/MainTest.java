@@ -85,6 +85,26 @@ class MainTest {
   }
 
   @Test
+  void validatePrintsTheProtobufFormatWithItsMessageRegistryAndKeyColumns() throws Exception {
+    Path file = write("orders.yaml", VALID.replace("""
+          json:
+            schema:
+              order_id: string
+              amount_cents: long
+        """, """
+          protobuf:
+            message: shop.Order
+            registry: { url: "http://127.0.0.1:8081", bearer-token: "plain-token" }
+            schema: { order_id: string, amount_cents: long }
+            key: { customer_id: string }
+        """));
+
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out()).contains("protobuf message shop.Order (registry http://127.0.0.1:8081), 3 columns")
+        .contains("customer_id string").doesNotContain("plain-token");
+  }
+
+  @Test
   void validateShowsSchemaEvolutionAndTheQuarantineThreshold() throws Exception {
     Path file = write("orders.yaml", VALID + "schema-evolution: { mode: add-columns, rescue: true }\n"
         + "quarantine: { max-fraction: 0.05 }\n");

@@ -1,12 +1,12 @@
 package dev.tributary.service.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.avro.AvroRecordDecoder;
+import dev.tributary.service.parse.protobuf.ProtobufWireDecoder;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -46,15 +46,16 @@ class RecordDecodersTest {
   }
 
   @Test
-  void refusesProtobufUntilItsDecoderIsWired() {
-    PipelineSpec spec = spec("""
+  void buildsTheProtobufDecoderWithTheKeyColumnsAfterTheValueColumns() {
+    CompiledPipeline compiled = PipelineFactory.compile(spec("""
         protobuf:
           message: shop.Order
           registry: { url: "http://127.0.0.1:8081" }
-          schema: { id: long }""");
+          schema: { id: long, customer.name: string }
+          key: { customer_id: string }"""));
 
-    assertThatThrownBy(() -> PipelineFactory.compile(spec)).isInstanceOf(PipelineDefinitionException.class)
-        .hasMessage("Pipeline formats cannot run:\n  - format.protobuf: protobuf decoding is not available yet;"
-            + " use format.avro or format.json");
+    assertThat(compiled.parser()).isInstanceOf(ProtobufWireDecoder.class);
+    assertThat(compiled.outputSchema().fieldNames()).containsExactly("id", "customer", "customer_id", "_kafka_topic",
+        "_kafka_partition", "_kafka_offset", "_kafka_timestamp");
   }
 }

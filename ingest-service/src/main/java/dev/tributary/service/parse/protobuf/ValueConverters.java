@@ -21,7 +21,7 @@ import java.util.Set;
 
 /**
  * Chooses the {@link ValueConverter} of one declared column from the Protobuf field's type; the
- * mapping table is in docs/FORMATS_PROTOBUF.md. Like Avro's schema resolution, only widening is
+ * mapping table is in docs/FORMATS.md (section Protobuf). Like Avro's schema resolution, only widening is
  * accepted (int32 into long or double, int64 into double), never narrowing (int64 into int): the
  * writer's type says values may not fit, so the mismatch is reported for the schema, not
  * discovered record by record.

@@ -8,6 +8,6 @@
  * same Java value classes as the JSON parser. It fetches nothing: the registry client and the
  * 5-byte header belong to the caller. Plain Java + protobuf-java + Square's wire-schema parser +
  * the table type model: no Spring, no Kafka. The framing and the type mapping are documented in
- * {@code docs/FORMATS_PROTOBUF.md}.
+ * {@code docs/FORMATS.md (section Protobuf)}.
  */
 package dev.tributary.service.parse.protobuf;

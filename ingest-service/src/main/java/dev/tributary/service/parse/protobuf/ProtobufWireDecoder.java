@@ -1,0 +1,193 @@
+package dev.tributary.service.parse.protobuf;
+
+import dev.tributary.service.parse.EpochUnit;
+import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.parse.ParseResult;
+import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.parse.avro.SchemaSource;
+import dev.tributary.service.registry.ConfluentWireFormat;
+import dev.tributary.service.registry.RegisteredSchema;
+import dev.tributary.service.registry.UnknownSchemaException;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The {@code format.protobuf} {@link RecordDecoder}: Protobuf records in the Confluent wire format
+ * ({@link ConfluentWireFormat}: magic byte, schema id, message indexes, message) into rows of the
+ * declared columns, the value's columns then the key's when {@code format.protobuf.key} is declared.
+ *
+ * <p>Per schema id, once: the schema is fetched from the {@link SchemaSource} (the registry), must
+ * be of type {@code PROTOBUF}, is compiled with its references ({@link ProtobufSchema#compile}) and
+ * bound to the declared columns ({@link ProtobufRecordDecoder}); the outcome, a decoder or the reason
+ * its records are quarantined, is cached, so the hot path does no schema work. The value must be
+ * the configured {@code message}; the key may be any message of its schema.
+ *
+ * <p>Quarantined, with a reason starting {@code topic/partition offset N: value:} (or {@code key:}):
+ * a null value, a value above max-record-size, a header that is not the wire format, an unknown id
+ * (404), a schema that is not Protobuf or does not compile, a schema without the configured message
+ * or whose message cannot fill the declared columns, message indexes naming another message, bytes
+ * that do not decode, a value that does not fit its column. A registry that is down throws {@link
+ * dev.tributary.service.parse.DecoderUnavailableException} (the batch fails and is replayed). A null
+ * key leaves the key columns null.
+ *
+ * <p>Thread-safe.
+ */
+public final class ProtobufWireDecoder implements RecordDecoder {
+  /** How long an unknown id is remembered before the registry is asked again. */
+  private static final long UNKNOWN_RETRY_NANOS = 60_000_000_000L;
+
+  private final SchemaSource schemas;
+  private final Part value;
+  private final Part key;
+  private final StructType schema;
+  private final long maxRecordBytes;
+
+  /**
+   * A decoder of the declared columns ({@code column: type}, as {@code format.protobuf.schema}).
+   *
+   * @param message the value's message full name ({@code com.example.Order})
+   * @param keyColumns the key's columns; empty: the key is not decoded
+   * @throws IllegalArgumentException naming the column, for an invalid declaration
+   */
+  public ProtobufWireDecoder(SchemaSource schemas, String message, LinkedHashMap<String, String> valueColumns,
+      LinkedHashMap<String, String> keyColumns, long maxRecordBytes) {
+    this.schemas = Objects.requireNonNull(schemas, "schemas");
+    Objects.requireNonNull(message, "message");
+    if (maxRecordBytes <= 0) {
+      throw new IllegalArgumentException("max-record-size must be positive, was " + maxRecordBytes + " bytes");
+    }
+    if (valueColumns.isEmpty()) {
+      throw new IllegalArgumentException(ProtobufErrors.noColumns());
+    }
+    this.maxRecordBytes = maxRecordBytes;
+    this.value = new Part("value", message, valueColumns);
+    this.key = keyColumns.isEmpty() ? null : new Part("key", null, keyColumns);
+    List<StructField> fields = new ArrayList<>(value.declared.fields());
+    if (key != null) {
+      fields.addAll(key.declared.fields());
+    }
+    this.schema = new StructType(fields);
+  }
+
+  @Override
+  public StructType schema() {
+    return schema;
+  }
+
+  @Override
+  public ParseResult decode(String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
+    if (valueBytes == null) {
+      return failure(topic, partition, offset, "value", ProtobufErrors.tombstone());
+    }
+    if (valueBytes.length > maxRecordBytes) {
+      return failure(topic, partition, offset, "value", ProtobufErrors.tooLarge(valueBytes.length, maxRecordBytes));
+    }
+    ParseResult v = value.read(valueBytes);
+    if (!(v instanceof ParseResult.Success valueRow)) {
+      return failure(topic, partition, offset, "value", ((ParseResult.Failure) v).error());
+    }
+    if (key == null) {
+      return v;
+    }
+    Object[] keyRow;
+    if (keyBytes == null) {
+      keyRow = new Object[key.declared.size()];
+    } else {
+      ParseResult k = key.read(keyBytes);
+      if (!(k instanceof ParseResult.Success s)) {
+        return failure(topic, partition, offset, "key", ((ParseResult.Failure) k).error());
+      }
+      keyRow = s.row();
+    }
+    Object[] row = new Object[valueRow.row().length + keyRow.length];
+    System.arraycopy(valueRow.row(), 0, row, 0, valueRow.row().length);
+    System.arraycopy(keyRow, 0, row, valueRow.row().length, keyRow.length);
+    return ParseResult.success(row);
+  }
+
+  private static ParseResult failure(String topic, int partition, long offset, String part, String problem) {
+    return ParseResult.failure(ProtobufErrors.where(topic, partition, offset, part) + problem);
+  }
+
+  /** A schema id bound to the declared columns, or why its records are quarantined. */
+  private record Compiled(int id, ProtobufRecordDecoder decoder, String problem, long failedAt) {}
+
+  /** The value or the key: its declared columns and its compiled schemas. */
+  private final class Part {
+    private final String name;
+    private final String message;
+    private final StructType declared;
+    private final Map<String, EpochUnit> units;
+    private final ConcurrentHashMap<Integer, Compiled> byId = new ConcurrentHashMap<>();
+    // Most topics carry one schema at a time: one comparison instead of a boxed map lookup.
+    private volatile Compiled last;
+
+    Part(String name, String message, LinkedHashMap<String, String> columns) {
+      this.name = name;
+      this.message = message;
+      this.declared = JsonRecordParser.schemaOf(columns);
+      this.units = JsonRecordParser.epochUnitsOf(columns);
+    }
+
+    ParseResult read(byte[] bytes) {
+      String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
+      if (header != null) {
+        return ParseResult.failure(header);
+      }
+      Compiled c = compiled(ConfluentWireFormat.schemaId(bytes, 0));
+      if (c.decoder == null) {
+        return ParseResult.failure(c.problem);
+      }
+      ParseResult r = c.decoder.decode(bytes, ConfluentWireFormat.HEADER_SIZE,
+          bytes.length - ConfluentWireFormat.HEADER_SIZE);
+      return r instanceof ParseResult.Failure f ? ParseResult.failure(ProtobufErrors.withSchemaId(c.id, f.error())) : r;
+    }
+
+    Compiled compiled(int id) {
+      Compiled c = last;
+      if (c != null && c.id == id) {
+        return c;
+      }
+      c = byId.get(id);
+      if (c == null || c.failedAt != 0 && System.nanoTime() - c.failedAt > UNKNOWN_RETRY_NANOS) {
+        c = compile(id);
+        byId.put(id, c);
+      }
+      if (c.decoder != null) {
+        last = c;
+      }
+      return c;
+    }
+
+    private Compiled compile(int id) {
+      RegisteredSchema registered;
+      try {
+        registered = schemas.schemaById(id);
+      } catch (UnknownSchemaException e) {
+        return new Compiled(id, null, e.getMessage(), System.nanoTime());
+      }
+      if (!registered.type().equalsIgnoreCase("PROTOBUF")) {
+        return new Compiled(id, null, ProtobufErrors.notProtobuf(id, registered.type()), 0);
+      }
+      Map<String, String> references = new HashMap<>();
+      for (RegisteredSchema.Reference ref : registered.references()) {
+        references.put(ref.name(), ref.text());
+      }
+      try {
+        ProtobufSchema compiled = ProtobufSchema.compile(registered.text(), references);
+        return new Compiled(id, new ProtobufRecordDecoder(compiled, message, declared, units), null, 0);
+      } catch (IllegalArgumentException e) {
+        // ProtobufSchemaException (the schema does not compile, lacks the message, or a field cannot be
+        // a column) is one; the record is quarantined, the next schema id may be fine.
+        return new Compiled(id, null, ProtobufErrors.unusableSchema(id, name, e.getMessage()), 0);
+      }
+    }
+  }
+}
