@@ -48,6 +48,8 @@ public final class ProtobufWireDecoder implements RecordDecoder {
   private final Part key;
   private final StructType schema;
   private final long maxRecordBytes;
+  /** Whether each row carries the fields no declared column reads, as JSON ({@code rescue: true}). */
+  private final boolean rescue;
 
   /**
    * A decoder of the declared columns ({@code column: type}, as {@code format.protobuf.schema}).
@@ -74,6 +76,29 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       fields.addAll(key.declared.fields());
     }
     this.schema = new StructType(fields);
+    this.rescue = false;
+  }
+
+  private ProtobufWireDecoder(ProtobufWireDecoder plain, boolean rescue) {
+    this.schemas = plain.schemas;
+    this.value = plain.value;
+    this.key = plain.key;
+    this.schema = plain.schema;
+    this.maxRecordBytes = plain.maxRecordBytes;
+    this.rescue = rescue;
+  }
+
+  /**
+   * With {@code rescue}, each row's extras hold the message's undeclared fields as JSON
+   * ({@link ProtobufRecordDecoder#decodeWithExtras}); the compiled schemas are shared. New columns
+   * from Protobuf fields ({@code mode: add-columns}) are refused by validation before this is reached.
+   */
+  @Override
+  public RecordDecoder withEvolution(boolean rescue, boolean reportNewFields) {
+    if (reportNewFields) {
+      throw new UnsupportedOperationException("schema-evolution.mode: add-columns is not available for format.protobuf");
+    }
+    return rescue ? new ProtobufWireDecoder(this, true) : this;
   }
 
   @Override
@@ -89,7 +114,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     if (valueBytes.length > maxRecordBytes) {
       return failure(topic, partition, offset, "value", ProtobufErrors.tooLarge(valueBytes.length, maxRecordBytes));
     }
-    ParseResult v = value.read(valueBytes);
+    ParseResult v = value.read(valueBytes, rescue);
     if (!(v instanceof ParseResult.Success valueRow)) {
       return failure(topic, partition, offset, "value", ((ParseResult.Failure) v).error());
     }
@@ -100,7 +125,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     if (keyBytes == null) {
       keyRow = new Object[key.declared.size()];
     } else {
-      ParseResult k = key.read(keyBytes);
+      ParseResult k = key.read(keyBytes, false);
       if (!(k instanceof ParseResult.Success s)) {
         return failure(topic, partition, offset, "key", ((ParseResult.Failure) k).error());
       }
@@ -109,7 +134,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     Object[] row = new Object[valueRow.row().length + keyRow.length];
     System.arraycopy(valueRow.row(), 0, row, 0, valueRow.row().length);
     System.arraycopy(keyRow, 0, row, valueRow.row().length, keyRow.length);
-    return ParseResult.success(row);
+    return new ParseResult.Success(row, valueRow.extras());
   }
 
   private static ParseResult failure(String topic, int partition, long offset, String part, String problem) {
@@ -136,7 +161,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       this.units = JsonRecordParser.epochUnitsOf(columns);
     }
 
-    ParseResult read(byte[] bytes) {
+    ParseResult read(byte[] bytes, boolean withExtras) {
       String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
       if (header != null) {
         return ParseResult.failure(header);
@@ -145,8 +170,9 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       if (c.decoder == null) {
         return ParseResult.failure(c.problem);
       }
-      ParseResult r = c.decoder.decode(bytes, ConfluentWireFormat.HEADER_SIZE,
-          bytes.length - ConfluentWireFormat.HEADER_SIZE);
+      int length = bytes.length - ConfluentWireFormat.HEADER_SIZE;
+      ParseResult r = withExtras ? c.decoder.decodeWithExtras(bytes, ConfluentWireFormat.HEADER_SIZE, length)
+          : c.decoder.decode(bytes, ConfluentWireFormat.HEADER_SIZE, length);
       return r instanceof ParseResult.Failure f ? ParseResult.failure(ProtobufErrors.withSchemaId(c.id, f.error())) : r;
     }
 

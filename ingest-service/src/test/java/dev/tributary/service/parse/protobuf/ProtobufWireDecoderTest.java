@@ -109,6 +109,27 @@ class ProtobufWireDecoderTest {
   }
 
   @Test
+  void withRescueEachRowCarriesTheUndeclaredFieldsAsJsonAndTheKeyColumnsStillFollow() {
+    ProtobufWireDecoder plain = decoder(columns("customer_id", "string"));
+    var rescuing = plain.withEvolution(true, false);
+    Descriptor d = order.message("com.example.Order").orElseThrow();
+    DynamicMessage withNote = order("o-1", 2).toBuilder().setField(d.findFieldByName("note"), "fragile").build();
+
+    ParseResult.Success r = (ParseResult.Success) rescuing.decode("orders", 0, 0, wire(2, key, orderKey("c-1")),
+        wire(1, order, withNote));
+
+    assertThat(r.row()).containsExactly("o-1", 2L, Instant.ofEpochSecond(1_767_225_600L), new Object[] {"Lyon"}, "c-1");
+    assertThat(r.extras()).isNotNull();
+    assertThat(r.extras().rescued().toString()).contains("\"note\":\"fragile\"").doesNotContain("order_id");
+    assertThat(r.extras().newFields()).isEmpty();
+    ParseResult.Success unrescued = (ParseResult.Success) plain.decode("orders", 0, 0, null, wire(1, order, withNote));
+    assertThat(unrescued.extras()).as("the plain decoder pays nothing for rescue").isNull();
+    assertThat(plain.withEvolution(false, false)).isSameAs(plain);
+    assertThatThrownBy(() -> plain.withEvolution(false, true)).isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("add-columns");
+  }
+
+  @Test
   void quarantinesEveryBadRecordWithTheTopicPartitionOffsetAndReason() {
     ProtobufWireDecoder decoder = decoder(columns("customer_id", "string"));
     Descriptor refund = order.message("com.example.Refund").orElseThrow();
