@@ -196,6 +196,20 @@ public final class DeltaTable {
    *     Delta allows ({@link TypeWidening#allowed})
    */
   public Snapshot widenColumns(Map<String, DataType> types) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return widenOnce(types);
+      } catch (CommitConflictException e) {
+        // Another writer changed the metadata meanwhile (often: the same widening, by another
+        // instance of the pipeline). Judge the change again on the table as it is now.
+        if (attempt == 3) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private Snapshot widenOnce(Map<String, DataType> types) throws IOException {
     Snapshot current = snapshot();
     List<StructField> fields = new ArrayList<>(current.schema().fields());
     List<String> widened = new ArrayList<>();
