@@ -184,4 +184,16 @@ class TypeWideningTest {
     assertThat(TypeWidening.allowed(PrimitiveType.DATE, PrimitiveType.TIMESTAMP)).isFalse();
     assertThat(TypeWidening.allowed(PrimitiveType.LONG, PrimitiveType.INTEGER)).isFalse();
   }
+
+  @Test
+  void typeChangesWrittenBySparkAreReadIncludingThePreviewsTableVersion() {
+    StructType parsed = dev.tributary.table.log.SchemaJson.parse("{\"type\":\"struct\",\"fields\":[{\"name\":\"a\","
+        + "\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":[{\"tableVersion\":2,"
+        + "\"fromType\":\"integer\",\"toType\":\"long\"}],\"comment\":\"x\"}}]}");
+    assertThat(parsed.fields().get(0).typeChanges())
+        .containsExactly(new TypeChange(PrimitiveType.INTEGER, PrimitiveType.LONG));
+    assertThat(dev.tributary.table.log.SchemaJson.toJson(parsed)).isEqualTo("{\"type\":\"struct\",\"fields\":["
+        + "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+        + "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}]}");
+  }
 }
