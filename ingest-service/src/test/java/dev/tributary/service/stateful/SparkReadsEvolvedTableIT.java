@@ -55,6 +55,12 @@ class SparkReadsEvolvedTableIT {
     run(widening(widenTopic, "long"));
     run(widening(widenTopic, "long")); // a restart finds it widened
     assertThat(version(widenedTable)).isEqualTo(beforeWidening + 2);
+    try (var store = dev.tributary.storage.ObjectStores.open(widenedTable.toString(), null)) {
+      var kernel = new dev.tributary.table.interop.KernelReader(store);
+      int amount = kernel.columnNames().indexOf("amount");
+      assertThat(kernel.rows()).extracting(r -> r[amount])
+          .containsExactlyInAnyOrder(7L, -8L, 3_000_000_000L); // Delta Kernel reads the INT32 file as long too
+    }
 
     Path work = Files.createDirectories(dir.resolve("spark"));
     Path out = work.resolve("rows.jsonl");
