@@ -196,4 +196,18 @@ class TypeWideningTest {
         + "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
         + "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}]}");
   }
+
+  @Test
+  void wholeNumbersWidenedToDecimalsReadAsDecimalsOfTheTableScale() throws Exception {
+    table.create(StructType.of(new StructField("id", PrimitiveType.LONG, false),
+        StructField.nullable("i", PrimitiveType.INTEGER), StructField.nullable("l", PrimitiveType.LONG)),
+        List.of(), Map.of());
+    append(0, List.<Object[]>of(new Object[] {1L, -12, 9_000_000_000L}, new Object[] {2L, null, null}));
+    table.widenColumns(Map.of("i", new DecimalType(12, 2), "l", new DecimalType(22, 1)));
+
+    List<Object[]> rows = TestTables.rows(store, table.snapshot());
+
+    assertThat(rows.get(0)).containsExactly(1L, new BigDecimal("-12.00"), new BigDecimal("9000000000.0"));
+    assertThat(rows.get(1)).containsExactly(2L, null, null);
+  }
 }

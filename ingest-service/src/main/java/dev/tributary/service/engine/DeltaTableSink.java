@@ -70,7 +70,8 @@ public final class DeltaTableSink implements TableSink {
   }
 
   /**
-   * Creates the table with {@code schema} on first use; refuses a table that exists with another
+   * Creates the table with {@code schema} on first use; widens columns whose declared type is a
+   * widening Delta allows ({@link #widenDeclared}); refuses a table that exists with another
    * schema or partitioning (schema evolution is not supported), and refuses to create one in a
    * folder that already holds files (see {@link DeltaTable#create}). Every sink of a pipeline uses it.
    *
