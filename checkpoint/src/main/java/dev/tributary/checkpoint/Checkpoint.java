@@ -84,12 +84,27 @@ public final class Checkpoint {
       Map<String, String> identity,
       Set<String> compatibleParts)
       throws IOException {
+    Set<String> compatible = Set.copyOf(compatibleParts);
+    return open(store, pipelineId, identity, (part, recorded, declared) -> compatible.contains(part));
+  }
+
+  /**
+   * Opens the checkpoint as {@link #open(ObjectStore, String, Map, Set)} does, judging each changed
+   * part with {@code compatible} (which sees the recorded and the declared value) rather than by
+   * its name alone.
+   */
+  public static Checkpoint open(
+      ObjectStore store,
+      String pipelineId,
+      Map<String, String> identity,
+      CompatibleChange compatible)
+      throws IOException {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(pipelineId, "pipelineId");
     if (pipelineId.isBlank()) {
       throw new IllegalArgumentException("pipelineId must not be blank");
     }
-    Set<String> compatible = Set.copyOf(compatibleParts);
+    Objects.requireNonNull(compatible, "compatible");
     LogFiles files = new LogFiles(store, pipelineId);
     CheckpointMetadata metadata =
         MetadataLog.openOrCreate(

@@ -9,6 +9,7 @@ import dev.tributary.table.log.Metadata;
 import dev.tributary.table.log.Protocol;
 import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.TableState;
+import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
@@ -176,6 +177,76 @@ public final class DeltaTable {
         SchemaJson.toJson(new StructType(fields)), old.partitionColumns(), old.configuration(), old.createdTime());
     commit(current.state(), null, List.of(wider), "ADD COLUMNS", Map.of(), false);
     LOG.info("Added columns {} to Delta table at {}", columns.stream().map(StructField::name).toList(), location());
+    return snapshot();
+  }
+
+  /**
+   * Widens top-level columns to the given types (Delta's type widening, {@code ALTER TABLE ALTER
+   * COLUMN ... TYPE}): one commit holding a {@code protocol} action that supports the reader-writer
+   * feature {@code typeWidening} (reader 3 / writer 7) and a {@code metaData} action with the wide
+   * types, each change appended to the column's {@code delta.typeChanges}, and the table property
+   * {@code delta.enableTypeWidening=true}; everything else of the metadata is unchanged. Data files
+   * are not rewritten: readers convert their narrower values on read. Retrying after a crash, an
+   * unknown outcome or a concurrent widening is safe: a column that already has the wide type is
+   * left as it is, and nothing is committed when every column already has it.
+   *
+   * @param types the wide type of each column to widen, by name
+   * @return the snapshot after the change
+   * @throws IllegalArgumentException if a column is unknown, or the change is not a widening that
+   *     Delta allows ({@link TypeWidening#allowed})
+   */
+  public Snapshot widenColumns(Map<String, DataType> types) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return widenOnce(types);
+      } catch (CommitConflictException e) {
+        // Another writer changed the metadata meanwhile (often: the same widening, by another
+        // instance of the pipeline). Judge the change again on the table as it is now.
+        if (attempt == 3) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private Snapshot widenOnce(Map<String, DataType> types) throws IOException {
+    Snapshot current = snapshot();
+    List<StructField> fields = new ArrayList<>(current.schema().fields());
+    List<String> widened = new ArrayList<>();
+    for (var e : new java.util.TreeMap<>(types).entrySet()) {
+      int i = current.schema().indexOf(e.getKey());
+      if (i < 0) {
+        throw new IllegalArgumentException("Cannot widen column '" + e.getKey() + "' of the Delta table at "
+            + location() + ": it has no such column");
+      }
+      StructField field = fields.get(i);
+      if (field.type().equals(e.getValue())) {
+        continue;
+      }
+      if (!TypeWidening.allowed(field.type(), e.getValue())) {
+        throw new IllegalArgumentException("Cannot change column '" + e.getKey() + "' of the Delta table at "
+            + location() + " from " + field.type().deltaName() + " to " + e.getValue().deltaName()
+            + ": Delta's type widening allows only integer to long, double or decimal, long to decimal,"
+            + " and decimal to a decimal with at least as many integral and fractional digits");
+      }
+      if (current.partitionColumns().contains(e.getKey())) {
+        throw new IllegalArgumentException("Cannot widen column '" + e.getKey() + "' of the Delta table at "
+            + location() + ": it is a partition column");
+      }
+      fields.set(i, field.widenedTo(e.getValue()));
+      widened.add(e.getKey() + " " + field.type().deltaName() + " -> " + e.getValue().deltaName());
+    }
+    if (widened.isEmpty()) {
+      return current;
+    }
+    Metadata old = current.state().metadata();
+    Map<String, String> configuration = new java.util.LinkedHashMap<>(old.configuration());
+    configuration.put(TypeWidening.ENABLE_PROPERTY, "true");
+    Metadata wider = new Metadata(old.id(), old.name(), old.description(), old.format(),
+        SchemaJson.toJson(new StructType(fields)), old.partitionColumns(), configuration, old.createdTime());
+    Protocol protocol = current.state().protocol().withReaderWriterFeature(TypeWidening.FEATURE);
+    commit(current.state(), null, List.of(protocol, wider), "CHANGE COLUMN", Map.of(), false);
+    LOG.info("Widened columns {} of Delta table at {} (table feature typeWidening)", widened, location());
     return snapshot();
   }
 

@@ -33,7 +33,7 @@ public final class MetadataLog {
 
   /**
    * The metadata in force after this start: the existing one if the identity is unchanged, a new
-   * version if only {@code compatibleParts} changed, a first version for a new checkpoint.
+   * version if only parts {@code compatibleParts} accepts changed, a first version for a new checkpoint.
    *
    * @throws dev.tributary.checkpoint.CheckpointMismatchException if the pipeline id or any other
    *     part changed
@@ -43,7 +43,7 @@ public final class MetadataLog {
       int formatVersion,
       String pipelineId,
       Map<String, String> identity,
-      Set<String> compatibleParts)
+      dev.tributary.checkpoint.CompatibleChange compatibleParts)
       throws IOException {
     for (int attempt = 1; ; attempt++) {
       OptionalLong latest = files.latest(LogKeys.METADATA_DIR);
@@ -100,7 +100,7 @@ public final class MetadataLog {
       CheckpointMetadata current,
       String pipelineId,
       Map<String, String> identity,
-      Set<String> compatibleParts)
+      dev.tributary.checkpoint.CompatibleChange compatibleParts)
       throws IOException {
     List<String> changedParts = new ArrayList<>();
     List<String> changes = new ArrayList<>();
@@ -109,7 +109,7 @@ public final class MetadataLog {
       changes.add(change(PIPELINE_ID_PART, current.pipelineId(), pipelineId));
     }
     for (String part : changedParts(current.identity(), identity)) {
-      if (!compatibleParts.contains(part)) {
+      if (!compatibleParts.compatible(part, current.identity().get(part), identity.get(part))) {
         changedParts.add(part);
         changes.add(change(part, current.identity().get(part), identity.get(part)));
       }

@@ -14,6 +14,8 @@ import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Delta table as a batch sink. Rows stream into Parquet files as they arrive; the batch's files
@@ -21,6 +23,7 @@ import java.util.Map;
  * skipped when the table already holds it.
  */
 public final class DeltaTableSink implements TableSink {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaTableSink.class);
   private final ObjectStore store;
   private final DeltaTable table;
   private final StructType schema;
@@ -67,7 +70,8 @@ public final class DeltaTableSink implements TableSink {
   }
 
   /**
-   * Creates the table with {@code schema} on first use; refuses a table that exists with another
+   * Creates the table with {@code schema} on first use; widens columns whose declared type is a
+   * widening Delta allows ({@link #widenDeclared}); refuses a table that exists with another
    * schema or partitioning (schema evolution is not supported), and refuses to create one in a
    * folder that already holds files (see {@link DeltaTable#create}). Every sink of a pipeline uses it.
    *
@@ -83,16 +87,7 @@ public final class DeltaTableSink implements TableSink {
         throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
       }
     }
-    var snapshot = table.snapshot();
-    for (var f : schema.fields()) {
-      var existing = snapshot.schema().field(f.name());
-      if (existing.isPresent() && !existing.get().type().equals(f.type())) {
-        // A type change is named on its own, with what to do (type widening is not written, see
-        // docs/SCHEMA_EVOLUTION.md), rather than as two schemas to compare by eye.
-        throw new IllegalStateException(EvolvingLayout.SchemaMessages.typeChanged(pipelineId, store.location(),
-            f.name(), existing.get().type(), f.type()));
-      }
-    }
+    var snapshot = widenDeclared(pipelineId, table, schema);
     if (!snapshot.schema().equals(schema) || !snapshot.partitionColumns().equals(partitionColumns)) {
       throw new IllegalStateException("Pipeline " + pipelineId + ": the table at " + store.location()
           + " has schema " + describe(snapshot.schema()) + " partitioned by " + snapshot.partitionColumns()
@@ -100,6 +95,43 @@ public final class DeltaTableSink implements TableSink {
           + ". Write to a new table path, restore the declaration, or let new columns in with"
           + " schema-evolution.mode: add-columns (docs/SCHEMA_EVOLUTION.md).");
     }
+  }
+
+  /**
+   * Widens the table's columns whose declared type is a widening Delta allows (int to long, double
+   * or decimal, a decimal with more digits; docs/SCHEMA_EVOLUTION.md), in one commit that moves the
+   * table to the {@code typeWidening} table feature. Only declared types widen, never types seen
+   * in data. Idempotent: after a crash or on another instance, the table already has the declared
+   * types and nothing is committed. Any other declared type change is refused, naming the column,
+   * both types and what to do, rather than as two schemas to compare by eye.
+   *
+   * @return the table's snapshot after the widening (or as it was, if nothing widened)
+   * @throws IllegalStateException if a declared type differs from the table's in another way
+   */
+  static dev.tributary.table.Snapshot widenDeclared(String pipelineId, DeltaTable table, StructType declared)
+      throws IOException {
+    var snapshot = table.snapshot();
+    Map<String, dev.tributary.table.types.DataType> widen = new java.util.LinkedHashMap<>();
+    for (var f : declared.fields()) {
+      var existing = snapshot.schema().field(f.name());
+      if (existing.isEmpty() || existing.get().type().equals(f.type())) {
+        continue;
+      }
+      var has = existing.get().type();
+      if (!dev.tributary.table.TypeWidening.allowed(has, f.type())
+          || snapshot.partitionColumns().contains(f.name())) {
+        throw new IllegalStateException(EvolvingLayout.SchemaMessages.typeChanged(pipelineId, table.location(),
+            f.name(), has, f.type(), snapshot.partitionColumns().contains(f.name())));
+      }
+      widen.put(f.name(), f.type());
+    }
+    if (widen.isEmpty()) {
+      return snapshot;
+    }
+    var widened = table.widenColumns(widen);
+    LOG.info("Pipeline {}: widened columns {} of the Delta table at {} as declared (table feature typeWidening)",
+        pipelineId, widen.keySet(), table.location());
+    return widened;
   }
 
   private static String describe(StructType schema) {

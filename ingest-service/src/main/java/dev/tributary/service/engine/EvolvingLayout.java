@@ -100,6 +100,7 @@ public final class EvolvingLayout {
       throw new IllegalStateException(SchemaMessages.partitioning(pipelineId, table.location(),
           snapshot.partitionColumns(), partitionColumns));
     }
+    snapshot = DeltaTableSink.widenDeclared(pipelineId, table, new StructType(wanted));
     StructType current = snapshot.schema();
     List<StructField> missing = new ArrayList<>();
     for (StructField f : wanted) {
@@ -112,7 +113,7 @@ public final class EvolvingLayout {
         missing.add(f);
       } else if (!existing.get().type().equals(f.type())) {
         throw new IllegalStateException(SchemaMessages.typeChanged(pipelineId, table.location(), f.name(),
-            existing.get().type(), f.type()));
+            existing.get().type(), f.type(), partitionColumns.contains(f.name())));
       }
     }
     if (!missing.isEmpty()) {
@@ -288,13 +289,15 @@ public final class EvolvingLayout {
           + " it (nullable; older rows read null), restore the declaration, or write to a new table path.";
     }
 
-    static String typeChanged(String pipeline, String table, String column, DataType has, DataType wants) {
-      String widening = has == PrimitiveType.INTEGER && wants == PrimitiveType.LONG
-          ? " Widening int to long needs Delta's typeWidening table feature, which this release does not write"
-              + " (docs/SCHEMA_EVOLUTION.md);"
-          : " Only the declared type can be written;";
+    static String typeChanged(String pipeline, String table, String column, DataType has, DataType wants,
+        boolean partitionColumn) {
+      String why = partitionColumn
+          ? " A partition column's type never changes;"
+          : " Only widenings that Delta's type widening allows are applied (integer to long, double or decimal,"
+              + " long to decimal, decimal to a decimal with at least as many integral and fractional digits;"
+              + " docs/SCHEMA_EVOLUTION.md);";
       return "Pipeline " + pipeline + ": column " + column + " of the table at " + table + " is "
-          + has.deltaName() + " but the pipeline declares " + wants.deltaName() + "." + widening
+          + has.deltaName() + " but the pipeline declares " + wants.deltaName() + "." + why
           + " declare " + column + " as " + has.deltaName() + " again, or write to a new table path (or rewrite"
           + " the table with the new type in Spark, then restart).";
     }

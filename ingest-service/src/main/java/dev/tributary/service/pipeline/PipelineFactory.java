@@ -409,9 +409,12 @@ public final class PipelineFactory {
         List.of(), options);
   }
 
-  /** Opens the checkpoint, refusing one written for a different query. */
+  /**
+   * Opens the checkpoint, refusing one written for a different query; a stateless pipeline's
+   * declared type widening is not a different query ({@link SchemaWidening}).
+   */
   public static Checkpoint checkpoint(PipelineSpec spec, ObjectStore store) throws IOException {
-    return Checkpoint.open(store, spec.id(), spec.checkpointIdentity());
+    return Checkpoint.open(store, spec.id(), spec.checkpointIdentity(), SchemaWidening.judge(spec));
   }
 
 }

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Schema evolution through the real sink and a real local Delta table: rescue, add-columns in the commit of
- * the first rows that carry the column, restarts and replays, type changes refused at start.
+ * the first rows that carry the column, restarts and replays, declared
+ * widenings applied and other type changes refused at start.
  */
 class SchemaEvolutionSinkTest {
   private static final SchemaEvolutionSpec ADD = new SchemaEvolutionSpec(SchemaEvolutionSpec.Mode.ADD_COLUMNS, false);
@@ -228,18 +229,54 @@ class SchemaEvolutionSinkTest {
   }
 
   @Test
-  void aColumnWhoseDeclaredTypeWidenedIsRefusedAtStartWithWhatToDo() throws Exception {
+  void aDeclaredWideningWidensTheTableOnceAtStartAndOldRowsReadAsTheWideType() throws Exception {
     Run run = start(ADD, "int");
+    batch(run, 0, true, "{\"id\":\"a\",\"amount\":1}", "{\"id\":\"b\",\"amount\":3000000000}");
+    assertThat(quarantine.rows).hasSize(1); // beyond int while int is declared: quarantined, as before
+
+    Run widened = start(ADD, "long");
+    long version = DeltaTable.open(store, TableOptions.defaults()).snapshot().version();
+    batch(widened, 1, true, "{\"id\":\"c\",\"amount\":3000000000}");
+
+    var snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
+    assertThat(snapshot.schema().field("amount").orElseThrow().type()).isEqualTo(PrimitiveType.LONG);
+    assertThat(snapshot.state().protocol().supports("typeWidening")).isTrue();
+    assertThat(rows("id", "amount")).containsExactly(listOf("a", 1L), listOf("c", 3_000_000_000L));
+    assertThat(quarantine.rows).hasSize(1);
+    // A restart (or a crash right after the widening commit) finds the table widened: nothing is committed.
+    start(ADD, "long");
+    new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
+        declared("long").outputSchema(), List.of(), DataWriteOptions.defaults());
+    assertThat(DeltaTable.open(store, TableOptions.defaults()).snapshot().version()).isEqualTo(version + 1);
+  }
+
+  @Test
+  void thePlainSinkWidensADeclaredColumnToo() throws Exception {
+    new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
+        declared("int").outputSchema(), List.of(), DataWriteOptions.defaults());
+    new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
+        declared("double").outputSchema(), List.of(), DataWriteOptions.defaults());
+    assertThat(schema().field("amount").orElseThrow().type()).isEqualTo(PrimitiveType.DOUBLE);
+  }
+
+  @Test
+  void aDeclaredNarrowingOrOtherTypeChangeIsRefusedAtStartWithWhatToDo() throws Exception {
+    Run run = start(ADD, "long");
     batch(run, 0, true, "{\"id\":\"a\",\"amount\":1}");
-    String expected = "Pipeline orders: column amount of the table at " + store.location() + " is integer but the"
-        + " pipeline declares long. Widening int to long needs Delta's typeWidening table feature, which this"
-        + " release does not write (docs/SCHEMA_EVOLUTION.md); declare amount as integer again, or write to a new"
-        + " table path (or rewrite the table with the new type in Spark, then restart).";
-    assertThatThrownBy(() -> start(ADD, "long")).isInstanceOf(IllegalStateException.class).hasMessage(expected);
+    String expected = "Pipeline orders: column amount of the table at " + store.location() + " is long but the"
+        + " pipeline declares integer. Only widenings that Delta's type widening allows are applied (integer to"
+        + " long, double or decimal, long to decimal, decimal to a decimal with at least as many integral and"
+        + " fractional digits; docs/SCHEMA_EVOLUTION.md); declare amount as long again, or write to a new table"
+        + " path (or rewrite the table with the new type in Spark, then restart).";
+    assertThatThrownBy(() -> start(ADD, "int")).isInstanceOf(IllegalStateException.class).hasMessage(expected);
     // the same without schema-evolution: the plain sink names the column too
     assertThatThrownBy(() -> new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
-        declared("long").outputSchema(), List.of(), DataWriteOptions.defaults()))
+        declared("int").outputSchema(), List.of(), DataWriteOptions.defaults()))
         .isInstanceOf(IllegalStateException.class).hasMessage(expected);
+    assertThatThrownBy(() -> start(ADD, "double")).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("is long but the pipeline declares double");
+    assertThat(DeltaTable.open(store, TableOptions.defaults()).snapshot().state().protocol().minWriterVersion())
+        .isEqualTo(2);
   }
 
   @Test

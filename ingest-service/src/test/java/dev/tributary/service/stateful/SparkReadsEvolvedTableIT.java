@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Spark 4 + Delta 4 read a sink table that schema evolution changed: {@code _rescued_data} and a
  * column added by {@code mode: add-columns} in the commit of its first rows; the rows written before
- * the column read null in it.
+ * the column read null in it; and a table whose declared {@code amount} widened from int to long
+ * (the typeWidening table feature): rows of the older INT32 files and the new ones read as long.
  */
 class SparkReadsEvolvedTableIT {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
@@ -44,10 +45,32 @@ class SparkReadsEvolvedTableIT {
     broker.send(topic, 0, List.of("{\"id\":\"o3\",\"amount\":30,\"tier\":\"gold\",\"meta\":{\"a\":1}}"));
     run(spec);
 
+    // In the same Spark run (a Spark start costs ~30 s): a table whose declared amount widened int -> long.
+    String widenTopic = broker.createTopic("widened-spark", 1);
+    broker.send(widenTopic, 0, List.of("{\"id\":\"w1\",\"amount\":7}", "{\"id\":\"w2\",\"amount\":-8}"));
+    run(widening(widenTopic, "int"));
+    Path widenedTable = dir.resolve("widened");
+    long beforeWidening = version(widenedTable);
+    broker.send(widenTopic, 0, List.of("{\"id\":\"w3\",\"amount\":3000000000}"));
+    run(widening(widenTopic, "long"));
+    run(widening(widenTopic, "long")); // a restart finds it widened
+    assertThat(version(widenedTable)).isEqualTo(beforeWidening + 2);
+    try (var store = dev.tributary.storage.ObjectStores.open(widenedTable.toString(), null)) {
+      var kernel = new dev.tributary.table.interop.KernelReader(store);
+      int amount = kernel.columnNames().indexOf("amount");
+      assertThat(kernel.rows()).extracting(r -> r[amount])
+          .containsExactlyInAnyOrder(7L, -8L, 3_000_000_000L); // Delta Kernel reads the INT32 file as long too
+    }
+
     Path work = Files.createDirectories(dir.resolve("spark"));
     Path out = work.resolve("rows.jsonl");
+    Path widenedOut = work.resolve("widened.jsonl");
     SparkReference.run(Map.of("reads", List.of(Map.of("path", dir.resolve("table").toString(),
-        "out", out.toString()))), work);
+        "out", out.toString()), Map.of("path", widenedTable.toString(), "out", widenedOut.toString()))), work);
+
+    assertThat(Files.readAllLines(widenedOut)).extracting(r -> r.substring(0, r.indexOf(",\"_kafka_topic")) + "}")
+        .containsExactly("{\"id\":\"w1\",\"amount\":7}",
+        "{\"id\":\"w2\",\"amount\":-8}", "{\"id\":\"w3\",\"amount\":3000000000}");
 
     assertThat(Files.readString(out.resolveSibling("rows.jsonl.columns"))).isEqualTo("id,amount,_kafka_topic,"
         + "_kafka_partition,_kafka_offset,_kafka_timestamp,_rescued_data,tier,meta");
@@ -58,6 +81,30 @@ class SparkReadsEvolvedTableIT {
         .contains("\"_rescued_data\":\"{\\\"amount\\\":\\\"x\\\"}\"");
     assertThat(rows.get(2)).startsWith("{\"id\":\"o3\",\"amount\":30,")
         .endsWith("\"tier\":\"gold\",\"meta\":\"{\\\"a\\\":1}\"}");
+  }
+
+  /** A plain pipeline (no schema evolution) declaring {@code amount} as {@code amountType}. */
+  private dev.tributary.config.PipelineSpec widening(String topic, String amountType) {
+    return PipelineParser.parse("""
+        pipeline: widened-spark
+        source:
+          kafka: { bootstrap-servers: %s, topics: [%s] }
+        format:
+          json:
+            schema: { id: string, amount: %s }
+        sink:
+          delta: { path: %s/widened }
+        checkpoint: %s/widened-checkpoint
+        """.formatted(broker.bootstrapServers(), topic, amountType, dir, dir), "widened-spark.yaml", Map.of());
+  }
+
+  private static long version(Path table) throws Exception {
+    try (var store = dev.tributary.storage.ObjectStores.open(table.toString(), null)) {
+      var snapshot = dev.tributary.table.DeltaTable.open(store, dev.tributary.table.TableOptions.defaults()).snapshot();
+      assertThat(snapshot.state().protocol().supports("typeWidening"))
+          .as("typeWidening at version %s", snapshot.version()).isEqualTo(snapshot.version() > 1);
+      return snapshot.version();
+    }
   }
 
   private static void run(dev.tributary.config.PipelineSpec spec) throws Exception {

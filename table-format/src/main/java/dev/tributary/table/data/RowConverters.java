@@ -88,14 +88,28 @@ final class RowConverters {
     PrimitiveTypeName physical = primitive.getPrimitiveTypeName();
     LogicalTypeAnnotation logical = primitive.getLogicalTypeAnnotation();
     if (type instanceof DecimalType decimal) {
-      boolean scaleMatches = logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d
-          && d.getScale() == decimal.scale();
+      // A file written before the column widened (typeWidening) stores a smaller scale, or a whole
+      // number (integer or long, no decimal annotation): its values are rescaled without loss.
       boolean physicalOk = physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64
           || physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY || physical == PrimitiveTypeName.BINARY;
-      if (!scaleMatches || !physicalOk) {
+      int fileScale;
+      if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
+        fileScale = d.getScale();
+      } else if (wholeNumber(physical, logical)) {
+        fileScale = 0;
+      } else {
         throw incompatible(key, path, type, fileField);
       }
-      return new DecimalConverter(owner, index, decimal.scale());
+      if (fileScale > decimal.scale() || !physicalOk) {
+        throw incompatible(key, path, type, fileField);
+      }
+      return new DecimalConverter(owner, index, fileScale, decimal.scale());
+    }
+    if (type == PrimitiveType.LONG && physical == PrimitiveTypeName.INT32 && wholeNumber(physical, logical)) {
+      return new IntAsLongConverter(owner, index); // integer widened to long
+    }
+    if (type == PrimitiveType.DOUBLE && physical == PrimitiveTypeName.INT32 && wholeNumber(physical, logical)) {
+      return new IntAsDoubleConverter(owner, index); // integer widened to double
     }
     PrimitiveTypeName expected = switch ((PrimitiveType) type) {
       case STRING, BINARY -> PrimitiveTypeName.BINARY;
@@ -123,6 +137,13 @@ final class RowConverters {
       case DOUBLE -> new DoubleConverter(owner, index);
       case BOOLEAN -> new BooleanConverter(owner, index);
     };
+  }
+
+  /** A plain or signed-integer-annotated INT32/INT64: a file's integer or long column. */
+  private static boolean wholeNumber(PrimitiveTypeName physical, LogicalTypeAnnotation logical) {
+    boolean integral = physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
+    return integral && (logical == null
+        || logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i && i.isSigned());
   }
 
   private static IllegalStateException incompatible(String key, String path, DataType type, Type fileField) {
@@ -198,6 +219,28 @@ final class RowConverters {
     }
   }
 
+  private static final class IntAsLongConverter extends SlotConverter {
+    IntAsLongConverter(StructConverter owner, int index) {
+      super(owner, index);
+    }
+
+    @Override
+    public void addInt(int value) {
+      set((long) value);
+    }
+  }
+
+  private static final class IntAsDoubleConverter extends SlotConverter {
+    IntAsDoubleConverter(StructConverter owner, int index) {
+      super(owner, index);
+    }
+
+    @Override
+    public void addInt(int value) {
+      set((double) value);
+    }
+  }
+
   private static final class DateConverter extends SlotConverter {
     DateConverter(StructConverter owner, int index) {
       super(owner, index);
@@ -254,26 +297,33 @@ final class RowConverters {
   }
 
   private static final class DecimalConverter extends SlotConverter {
+    private final int fileScale;
     private final int scale;
 
-    DecimalConverter(StructConverter owner, int index, int scale) {
+    /** Reads unscaled values of {@code fileScale} as decimals of the table's {@code scale}. */
+    DecimalConverter(StructConverter owner, int index, int fileScale, int scale) {
       super(owner, index);
+      this.fileScale = fileScale;
       this.scale = scale;
+    }
+
+    private void setScaled(BigDecimal value) {
+      set(fileScale == scale ? value : value.setScale(scale)); // only ever grows: exact
     }
 
     @Override
     public void addInt(int value) {
-      set(BigDecimal.valueOf(value, scale));
+      setScaled(BigDecimal.valueOf(value, fileScale));
     }
 
     @Override
     public void addLong(long value) {
-      set(BigDecimal.valueOf(value, scale));
+      setScaled(BigDecimal.valueOf(value, fileScale));
     }
 
     @Override
     public void addBinary(Binary value) {
-      set(new BigDecimal(new BigInteger(value.getBytes()), scale));
+      setScaled(new BigDecimal(new BigInteger(value.getBytes()), fileScale));
     }
   }
 }

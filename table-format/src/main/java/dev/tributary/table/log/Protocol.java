@@ -25,6 +25,37 @@ public record Protocol(
     return new Protocol(1, 2, Set.of(), Set.of());
   }
 
+  /**
+   * This protocol with a reader-writer table feature supported: a legacy protocol moves to reader
+   * 3 / writer 7, naming the features its legacy writer version implied (writer 2: {@code
+   * appendOnly} and {@code invariants}), as PROTOCOL.md requires so that nothing a legacy version
+   * guaranteed is lost. Idempotent.
+   *
+   * @throws IllegalStateException for legacy reader 2 or writers 3..6, whose implied features
+   *     (column mapping, constraints, CDF, ...) Tributary does not write
+   */
+  public Protocol withReaderWriterFeature(String feature) {
+    if (minReaderVersion == 2 || (minWriterVersion > 2 && minWriterVersion < 7)) {
+      throw new IllegalStateException("protocol " + minReaderVersion + "/" + minWriterVersion
+          + " cannot be moved to table features by Tributary");
+    }
+    Set<String> readers = new TreeSet<>(minReaderVersion == 3 ? readerFeatures : Set.of());
+    Set<String> writers = new TreeSet<>(minWriterVersion == 7 ? writerFeatures : Set.of());
+    if (minWriterVersion == 2) {
+      writers.add("appendOnly");
+      writers.add("invariants");
+    }
+    readers.add(feature);
+    writers.add(feature);
+    return new Protocol(3, 7, readers, writers);
+  }
+
+  /** True if this protocol supports the named reader-writer feature. */
+  public boolean supports(String feature) {
+    return minReaderVersion == 3 && minWriterVersion == 7 && readerFeatures.contains(feature)
+        && writerFeatures.contains(feature);
+  }
+
   @Override
   public String kind() {
     return "protocol";

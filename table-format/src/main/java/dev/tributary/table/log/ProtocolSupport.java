@@ -7,17 +7,21 @@ import java.util.TreeSet;
 
 /**
  * Which protocols we read and write. We read reader versions 1..3 as long as the table uses no
- * feature that changes how files or rows are read (column mapping, deletion vectors, v2
- * checkpoints, type widening...). We write reader 1 / writer 2 tables, and tables whose writer
- * features we honour: {@code appendOnly} (we refuse data-changing removes on such tables).
- * Legacy writer 2 implies column invariants, which we do not evaluate, so a schema declaring
- * {@code delta.invariants} is refused for writing.
+ * feature that changes how files or rows are read in a way we do not implement (column mapping,
+ * deletion vectors, v2 checkpoints...). {@code typeWidening} we read: a data file that stores a
+ * column in a narrower type than the table's is converted on read (see the row converters). We
+ * write reader 1 / writer 2 tables, and tables whose writer features we honour: {@code appendOnly}
+ * (we refuse data-changing removes on such tables), {@code typeWidening} (we record every change
+ * in {@code delta.typeChanges} and write the wide type) and {@code invariants}. Column invariants
+ * (implied by legacy writer 2, and named once a table moves to table features) we do not
+ * evaluate, so a schema declaring {@code delta.invariants} is refused for writing.
  */
 public final class ProtocolSupport {
   /** Reader features that do not change what a reader must do to read rows. */
-  static final Set<String> READER_FEATURES = Set.of("vacuumProtocolCheck");
+  static final Set<String> READER_FEATURES = Set.of("vacuumProtocolCheck", "typeWidening");
   /** Writer features we honour. */
-  static final Set<String> WRITER_FEATURES = Set.of("appendOnly", "vacuumProtocolCheck");
+  static final Set<String> WRITER_FEATURES =
+      Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening");
 
   private ProtocolSupport() {}
 
@@ -60,7 +64,8 @@ public final class ProtocolSupport {
         throw TableErrors.unsupportedWriter(location, version, writer, unsupported);
       }
     }
-    if (writer == 2 && m.schemaString().contains("delta.invariants")) {
+    boolean invariants = writer == 2 || (writer == 7 && p.writerFeatures().contains("invariants"));
+    if (invariants && m.schemaString().contains("delta.invariants")) {
       throw TableErrors.unsupportedWriter(location, version, writer, List.of("invariants"));
     }
   }

@@ -9,6 +9,7 @@ import dev.tributary.table.types.DecimalType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.types.TypeChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -26,6 +27,8 @@ import java.util.regex.Pattern;
  * (array, map, byte, short, float, timestamp_ntz, variant...) are refused on parse.
  */
 public final class SchemaJson {
+  /** The field metadata key holding a column's type-widening history. */
+  public static final String TYPE_CHANGES = "delta.typeChanges";
   private static final Pattern DECIMAL = Pattern.compile("decimal\\(\\s*(\\d+)\\s*,\\s*(\\d+)\\s*\\)");
 
   private SchemaJson() {}
@@ -48,7 +51,14 @@ public final class SchemaJson {
         field.put("type", f.type().deltaName());
       }
       field.put("nullable", f.nullable());
-      field.putObject("metadata");
+      ObjectNode metadata = field.putObject("metadata");
+      if (!f.typeChanges().isEmpty()) {
+        // Delta 4's shape: fromType and toType only (tableVersion was written by the preview).
+        ArrayNode changes = metadata.putArray(TYPE_CHANGES);
+        for (TypeChange c : f.typeChanges()) {
+          changes.addObject().put("fromType", c.fromType().deltaName()).put("toType", c.toType().deltaName());
+        }
+      }
     }
     return node;
   }
@@ -80,9 +90,24 @@ public final class SchemaJson {
         throw new IllegalArgumentException("column '" + path + "' uses column mapping");
       }
       fields.add(new StructField(name, parseType(f.get("type"), path),
-          f.path("nullable").asBoolean(true)));
+          f.path("nullable").asBoolean(true), typeChanges(f.path("metadata").path(TYPE_CHANGES), path)));
     }
     return new StructType(fields);
+  }
+
+  /** A field's recorded type changes; keys we do not use (tableVersion) are ignored. */
+  private static List<TypeChange> typeChanges(JsonNode changes, String path) {
+    if (!changes.isArray()) {
+      return List.of();
+    }
+    List<TypeChange> result = new ArrayList<>();
+    for (JsonNode c : changes) {
+      if (c.has("fieldPath")) {
+        throw new IllegalArgumentException("column '" + path + "' has a type change inside a map or array");
+      }
+      result.add(new TypeChange(parseType(c.get("fromType"), path), parseType(c.get("toType"), path)));
+    }
+    return result;
   }
 
   private static DataType parseType(JsonNode type, String path) {

@@ -1,5 +1,6 @@
 package dev.tributary.table.stream;
 
+import dev.tributary.table.TypeWidening;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
@@ -13,7 +14,9 @@ import java.util.Optional;
  * restart); an older schema (a restarted stream going over history) is accepted if the read
  * schema can read its files (Delta's {@code SchemaUtils.isReadCompatible}): each of its columns is
  * in the read schema with the same type, and a column nullable there is nullable in the read
- * schema. Columns the read schema has in addition are null in the older files.
+ * schema, or a type the column has widened from since (Delta's type widening: the files' narrower
+ * values are converted on read; a widening committed after the read schema stops the stream like
+ * any other change). Columns the read schema has in addition are null in the older files.
  */
 final class SchemaCheck {
   private SchemaCheck() {}
@@ -29,6 +32,8 @@ final class SchemaCheck {
       if (r.isEmpty()) {
         changes.add(older ? "column " + c.name() + " was dropped or renamed since"
             : "column " + c.name() + " (" + c.type().deltaName() + ") was added");
+      } else if (older && TypeWidening.allowed(c.type(), r.get().type())) {
+        continue; // widened since (typeWidening): the older files' values are converted on read
       } else if (!r.get().type().equals(c.type())) {
         changes.add("column " + c.name() + " changed type between " + c.type().deltaName()
             + " and " + r.get().type().deltaName());

@@ -236,4 +236,37 @@ class KernelInteropIT {
       assertThat(kernel.transactionVersion("pipe")).contains(1L);
     }
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local"})
+  void widenedColumnsReadAsTheWideTypeInOlderFiles(String kind) throws Exception {
+    try (ObjectStore store = store(kind)) {
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      table.create(ALL_TYPES, List.of(), Map.of());
+      append(table, "pipe", 0, 0, 3, new ArrayList<>());
+      table.widenColumns(Map.of("i", PrimitiveType.LONG, "dec", new DecimalType(16, 5)));
+      StructType wide = table.snapshot().schema();
+      try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 1))) {
+        Object[] r = row(3);
+        r[2] = Integer.MAX_VALUE + 7L;
+        r[8] = new BigDecimal("12345678901.12345");
+        tx.write(r);
+        tx.commit(Map.of());
+      }
+      table.compact(new CompactionOptions(10, 1024 * 1024)); // not due: the old files stay narrow
+
+      KernelReader kernel = new KernelReader(store);
+      assertThat(kernel.snapshot.getSchema().get("i").getDataType())
+          .isEqualTo(io.delta.kernel.types.LongType.LONG);
+      List<Object[]> rows = new ArrayList<>(kernel.rows());
+      rows.sort(Comparator.comparingLong(r -> (Long) r[0]));
+      assertThat(rows).extracting(r -> r[2]).containsExactly(-50L, -47L, -44L, Integer.MAX_VALUE + 7L);
+      assertThat(rows).extracting(r -> r[8]).containsExactly(new BigDecimal("0.00000"),
+          new BigDecimal("1.00100"), new BigDecimal("2.00200"), new BigDecimal("12345678901.12345"));
+      assertThat(wide.field("i").orElseThrow().typeChanges()).hasSize(1);
+
+      table.compact(new CompactionOptions(2, 1024 * 1024));
+      assertThat(normalized(new KernelReader(store).rows())).isEqualTo(normalized(rows));
+    }
+  }
 }

@@ -175,6 +175,36 @@ class CommitRulesTest {
   }
 
   @Test
+  void aWideningStopsTheStreamAndARestartReadsTheOlderFilesAsTheWideType() throws IOException {
+    ObjectStore intStore = ObjectStores.open(dir.resolve("ints").toString(), null);
+    try (intStore) {
+      DeltaTable ints = DeltaTable.open(intStore, table.options());
+      ints.create(StructType.of(new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("amount", PrimitiveType.INTEGER)), List.of(), Map.of());
+      DeltaSourcePlanner planner = DeltaSourcePlanner.open(ints, new ChangeOptions(false, false));
+      SourcePosition start = planner.start(new StartingPoint.Earliest());
+      try (var tx = ints.newAppend(new TransactionId("w", 0))) {
+        tx.write(new Object[] {1L, 7});
+        tx.commit(Map.of());
+      }
+      long widening = ints.widenColumns(Map.of("amount", PrimitiveType.LONG)).version();
+      try (var tx = ints.newAppend(new TransactionId("w", 1))) {
+        tx.write(new Object[] {2L, 5_000_000_000L});
+        tx.commit(Map.of());
+      }
+
+      assertThatThrownBy(() -> drain(planner, start, SourceLimits.defaults()))
+          .isInstanceOf(TableException.class).hasMessageContaining("changed at version " + widening)
+          .hasMessageContaining("column amount changed type");
+
+      DeltaSourcePlanner restarted = DeltaSourcePlanner.open(DeltaTable.open(intStore, table.options()),
+          new ChangeOptions(false, false));
+      List<SourceRow> rows = SourceTables.rows(restarted, files(drain(restarted, start, SourceLimits.defaults())));
+      assertThat(rows).extracting(r -> r.values()[1]).containsExactlyInAnyOrder(7L, 5_000_000_000L);
+    }
+  }
+
+  @Test
   void aDroppedColumnOrAPartitioningChangeStops() throws IOException {
     DeltaSourcePlanner planner = planner(false, false);
     SourcePosition start = planner.start(new StartingPoint.Latest());
