@@ -128,7 +128,7 @@ class SchemaEvolutionConfigTest {
   }
 
   @Test
-  void protobufTakesRescueButRefusesAddColumnsAtTheModeLine() {
+  void protobufTakesRescueAndAddColumns() {
     String protobuf = withFormat("""
         format:
           protobuf:
@@ -138,10 +138,10 @@ class SchemaEvolutionConfigTest {
         """);
     assertThat(parse(protobuf + "schema-evolution: { rescue: true }\n").schemaEvolution().rescue()).isTrue();
 
-    assertThat(errors(protobuf + "schema-evolution: { mode: add-columns, rescue: true }\n")).singleElement().asString()
-        .isEqualTo("orders.yaml:16:21: schema-evolution.mode: mode: add-columns is available for format.json and"
-            + " format.avro; the Protobuf decoder keeps undeclared fields with rescue: true only"
-            + " (docs/SCHEMA_EVOLUTION.md). Declare the new fields in format.protobuf.schema, or use"
-            + " schema-evolution: { rescue: true }");
+    SchemaEvolutionSpec both = parse(protobuf + "schema-evolution: { mode: add-columns, rescue: true }\n")
+        .schemaEvolution();
+    assertThat(both.addsColumns()).isTrue();
+    assertThat(both.rescue()).isTrue();
+    assertThat(parse(protobuf + "schema-evolution: { mode: add-columns }\n").schemaEvolution().addsColumns()).isTrue();
   }
 }

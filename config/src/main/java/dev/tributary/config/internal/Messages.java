@@ -83,12 +83,6 @@ final class Messages {
         + " already have the source table's schema. Remove the section";
   }
 
-  static String addColumnsNeedsJsonOrAvro() {
-    return "mode: add-columns is available for format.json and format.avro; the Protobuf decoder keeps undeclared"
-        + " fields with rescue: true only (docs/SCHEMA_EVOLUTION.md). Declare the new fields in"
-        + " format.protobuf.schema, or use schema-evolution: { rescue: true }";
-  }
-
   static String rescuedColumnTaken(String where) {
     return "the column name _rescued_data is reserved by schema-evolution.rescue: true; rename the " + where
         + " or set rescue: false";

@@ -9,7 +9,6 @@ import dev.tributary.config.JoinSpec;
 import dev.tributary.config.Measure;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
-import dev.tributary.config.ProtobufFormatSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.TransformStep;
 import java.nio.file.Path;
@@ -66,10 +65,6 @@ final class SpecValidator {
     if (stateful != null) {
       problems.atKey("schema-evolution", Messages.evolutionWithState(stateful));
       return;
-    }
-    if (evolution.addsColumns() && draft.format() instanceof ProtobufFormatSpec) {
-      // The Protobuf decoder reports rescued fields only (docs/SCHEMA_EVOLUTION.md, "Protobuf").
-      problems.atKey("schema-evolution.mode", Messages.addColumnsNeedsJsonOrAvro());
     }
     if (evolution.rescue()) {
       String schemaKey = "format." + (draft.format() == null ? "json" : draft.format().keyword()) + ".schema";

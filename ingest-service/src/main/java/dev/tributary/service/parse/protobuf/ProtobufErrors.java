@@ -149,6 +149,12 @@ final class ProtobufErrors {
     return "field '" + path + "': " + value + " is out of range for " + declaredName(declared);
   }
 
+  static String newFieldOutOfRange(String field, String message, String value) {
+    return "field '" + field + "' of " + message + " is new (schema-evolution.mode: add-columns) and holds the"
+        + " uint64 " + value + ", above the long range of a new column; declare it in format.protobuf.schema as"
+        + " decimal(20,0) or double, or turn on schema-evolution.rescue to keep it in _rescued_data";
+  }
+
   static String unknownEnumValue(String path, String enumName, int number) {
     return "field '" + path + "': " + number + " is not a value of enum " + enumName
         + " (a newer producer's value? register the schema that defines it)";

@@ -1,17 +1,20 @@
 package dev.tributary.service.parse.protobuf;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import dev.tributary.service.parse.DecodedExtras;
 import dev.tributary.service.parse.EpochUnit;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.table.types.StructType;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -50,6 +53,8 @@ public final class ProtobufRecordDecoder {
   // Per message type: its converter, or the ProtobufSchemaException that refused it (reported
   // for each record of that type; only reachable when no message name is configured).
   private final Map<Descriptor, Object> converters = new ConcurrentHashMap<>();
+  // Per message type: its undeclared top-level fields, for mode: add-columns.
+  private final Map<Descriptor, NewFields> newFields = new ConcurrentHashMap<>();
 
   /**
    * A decoder for records of {@code schema} into {@code columns}.
@@ -136,30 +141,74 @@ public final class ProtobufRecordDecoder {
    * {@link #decode(byte[], int, int)}'s, plus an undeclared {@code Any} that cannot be rendered.
    */
   public ParseResult decodeWithExtras(byte[] buffer, int offset, int length) {
-    ParseResult r = decode(buffer, offset, length, true);
-    if (!(r instanceof ParseResult.Success s)) {
-      return r;
+    return decodeWithExtras(buffer, offset, length, true, false);
+  }
+
+  /**
+   * What {@code withEvolution(rescue, reportNewFields)} calls per record (docs/SCHEMA_EVOLUTION.md,
+   * "Protobuf"): a row of the declared columns only, with {@link ParseResult.Success#extras()} holding, with
+   * {@code reportNewFields}, the message's undeclared top-level fields as {@link DecodedExtras.NewField}s
+   * ({@link NewFields}: their types and the presence rules), and with {@code rescue} the rest of the
+   * undeclared fields (those inside declared structs, and values no new column holds) as the {@code
+   * _rescued_data} object; null extras when there is none of either. Failures are {@link #decode(byte[], int,
+   * int)}'s, plus an undeclared {@code Any} that cannot be rendered and, without rescue, a new uint64 field
+   * above the long range.
+   */
+  public ParseResult decodeWithExtras(byte[] buffer, int offset, int length, boolean rescue,
+      boolean reportNewFields) {
+    Object located = locate(buffer, offset, length);
+    if (located instanceof ParseResult.Failure f) {
+      return f;
     }
-    Object[] withRescued = s.row();
-    Object[] row = java.util.Arrays.copyOf(withRescued, withRescued.length - 1);
-    String rescued = (String) withRescued[withRescued.length - 1];
-    if (rescued == null) {
-      return ParseResult.success(row);
-    }
+    Located at = (Located) located;
     try {
-      com.fasterxml.jackson.databind.node.ObjectNode object =
-          (com.fasterxml.jackson.databind.node.ObjectNode) RESCUED_JSON.readTree(rescued);
-      return new ParseResult.Success(row, new dev.tributary.service.parse.DecodedExtras(java.util.List.of(), object));
+      Message m = at.parse(buffer, offset, length);
+      Object[] row = at.converter.toRow(m);
+      NewFields.Found found = reportNewFields ? at.newFields().read(m, rescue, printer) : null;
+      ObjectNode rescued = null;
+      if (rescue) {
+        Message rest = at.converter.undeclared(m);
+        if (found != null && !rest.getAllFields().isEmpty()) {
+          Message.Builder b = rest.toBuilder();
+          found.taken().forEach(b::clearField);
+          rest = b.buildPartial();
+        }
+        String text = rest.getAllFields().isEmpty() ? null : print(m, rest);
+        rescued = text == null ? null : asObject(text);
+      }
+      if (found == null && rescued == null) {
+        return ParseResult.success(row);
+      }
+      return new ParseResult.Success(row, new DecodedExtras(found == null ? List.of() : found.newFields(), rescued));
+    } catch (ProtobufValueException e) {
+      return ParseResult.failure(e.getMessage());
+    } catch (InvalidProtocolBufferException e) {
+      return ParseResult.failure(ProtobufErrors.malformed(at.type.getFullName(), e.getMessage()));
+    } catch (java.io.IOException | RuntimeException e) {
+      // Untrusted bytes: whatever protobuf-java throws on them quarantines this record.
+      return ParseResult.failure(ProtobufErrors.unreadable(at.type.getFullName(), e));
+    }
+  }
+
+  private static ObjectNode asObject(String rescued) {
+    try {
+      return (ObjectNode) RESCUED_JSON.readTree(rescued);
     } catch (java.io.IOException | ClassCastException e) {
       // JsonFormat prints a message as one JSON object; anything else is a bug here, not bad input.
       throw new IllegalStateException("JsonFormat printed something that is not a JSON object: " + rescued, e);
     }
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper RESCUED_JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
+  /** The record's message type, its converter and new-field reader, and where the message bytes start. */
+  private record Located(Descriptor type, MessageConverter converter, NewFields newFields, int indexLength) {
+    Message parse(byte[] buffer, int offset, int length) throws java.io.IOException {
+      return DynamicMessage.parseFrom(type,
+          CodedInputStream.newInstance(buffer, offset + indexLength, length - indexLength));
+    }
+  }
 
-  private ParseResult decode(byte[] buffer, int offset, int length, boolean rescue) {
+  /** The {@link Located} of a record, or the {@link ParseResult.Failure} saying why there is none. */
+  private Object locate(byte[] buffer, int offset, int length) {
     if (buffer == null || length == 0) {
       return ParseResult.failure(ProtobufErrors.empty());
     }
@@ -182,24 +231,35 @@ public final class ProtobufRecordDecoder {
       return ParseResult.failure(refused.getMessage());
     }
     MessageConverter c = (MessageConverter) converter;
+    return new Located(d, c, newFields.computeIfAbsent(d, t -> new NewFields(t, columns)), read.length());
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper RESCUED_JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private ParseResult decode(byte[] buffer, int offset, int length, boolean rescue) {
+    Object located = locate(buffer, offset, length);
+    if (located instanceof ParseResult.Failure f) {
+      return f;
+    }
+    Located at = (Located) located;
     try {
-      Message m = DynamicMessage.parseFrom(d,
-          CodedInputStream.newInstance(buffer, offset + read.length(), length - read.length()));
-      Object[] row = c.toRow(m);
+      Message m = at.parse(buffer, offset, length);
+      Object[] row = at.converter.toRow(m);
       if (!rescue) {
         return ParseResult.success(row);
       }
       Object[] withRescued = java.util.Arrays.copyOf(row, row.length + 1);
-      withRescued[row.length] = rescued(c, m);
+      withRescued[row.length] = rescued(at.converter, m);
       return ParseResult.success(withRescued);
     } catch (ProtobufValueException e) {
       return ParseResult.failure(e.getMessage());
     } catch (InvalidProtocolBufferException e) {
-      return ParseResult.failure(ProtobufErrors.malformed(d.getFullName(), e.getMessage()));
+      return ParseResult.failure(ProtobufErrors.malformed(at.type.getFullName(), e.getMessage()));
     } catch (java.io.IOException | RuntimeException e) {
       // The bytes are untrusted: whatever protobuf-java throws on them must quarantine this
       // record, never stop the pipeline.
-      return ParseResult.failure(ProtobufErrors.unreadable(d.getFullName(), e));
+      return ParseResult.failure(ProtobufErrors.unreadable(at.type.getFullName(), e));
     }
   }
 
@@ -213,9 +273,10 @@ public final class ProtobufRecordDecoder {
 
   private String rescued(MessageConverter c, Message m) throws ProtobufValueException {
     Message rest = c.undeclared(m);
-    if (rest.getAllFields().isEmpty()) {
-      return null;
-    }
+    return rest.getAllFields().isEmpty() ? null : print(m, rest);
+  }
+
+  private String print(Message m, Message rest) throws ProtobufValueException {
     try {
       return printer.print(rest);
     } catch (InvalidProtocolBufferException e) {

@@ -50,6 +50,8 @@ public final class ProtobufWireDecoder implements RecordDecoder {
   private final long maxRecordBytes;
   /** Whether each row carries the fields no declared column reads, as JSON ({@code rescue: true}). */
   private final boolean rescue;
+  /** Whether each row reports its undeclared top-level fields as new columns ({@code mode: add-columns}). */
+  private final boolean reportNewFields;
 
   /**
    * A decoder of the declared columns ({@code column: type}, as {@code format.protobuf.schema}).
@@ -77,28 +79,28 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     }
     this.schema = new StructType(fields);
     this.rescue = false;
+    this.reportNewFields = false;
   }
 
-  private ProtobufWireDecoder(ProtobufWireDecoder plain, boolean rescue) {
+  private ProtobufWireDecoder(ProtobufWireDecoder plain, boolean rescue, boolean reportNewFields) {
     this.schemas = plain.schemas;
     this.value = plain.value;
     this.key = plain.key;
     this.schema = plain.schema;
     this.maxRecordBytes = plain.maxRecordBytes;
     this.rescue = rescue;
+    this.reportNewFields = reportNewFields;
   }
 
   /**
-   * With {@code rescue}, each row's extras hold the message's undeclared fields as JSON
-   * ({@link ProtobufRecordDecoder#decodeWithExtras}); the compiled schemas are shared. New columns
-   * from Protobuf fields ({@code mode: add-columns}) are refused by validation before this is reached.
+   * With {@code reportNewFields} ({@code mode: add-columns}), each row's extras report the value message's
+   * undeclared top-level fields as new columns; with {@code rescue}, they hold the undeclared fields left
+   * (all of them without {@code reportNewFields}) as JSON ({@link ProtobufRecordDecoder#decodeWithExtras}).
+   * The compiled schemas are shared; the key is decoded as without evolution.
    */
   @Override
   public RecordDecoder withEvolution(boolean rescue, boolean reportNewFields) {
-    if (reportNewFields) {
-      throw new UnsupportedOperationException("schema-evolution.mode: add-columns is not available for format.protobuf");
-    }
-    return rescue ? new ProtobufWireDecoder(this, true) : this;
+    return rescue || reportNewFields ? new ProtobufWireDecoder(this, rescue, reportNewFields) : this;
   }
 
   @Override
@@ -114,7 +116,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     if (valueBytes.length > maxRecordBytes) {
       return failure(topic, partition, offset, "value", ProtobufErrors.tooLarge(valueBytes.length, maxRecordBytes));
     }
-    ParseResult v = value.read(valueBytes, rescue);
+    ParseResult v = value.read(valueBytes, rescue, reportNewFields);
     if (!(v instanceof ParseResult.Success valueRow)) {
       return failure(topic, partition, offset, "value", ((ParseResult.Failure) v).error());
     }
@@ -125,7 +127,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     if (keyBytes == null) {
       keyRow = new Object[key.declared.size()];
     } else {
-      ParseResult k = key.read(keyBytes, false);
+      ParseResult k = key.read(keyBytes, false, false);
       if (!(k instanceof ParseResult.Success s)) {
         return failure(topic, partition, offset, "key", ((ParseResult.Failure) k).error());
       }
@@ -161,7 +163,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       this.units = JsonRecordParser.epochUnitsOf(columns);
     }
 
-    ParseResult read(byte[] bytes, boolean withExtras) {
+    ParseResult read(byte[] bytes, boolean rescue, boolean reportNewFields) {
       String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
       if (header != null) {
         return ParseResult.failure(header);
@@ -171,7 +173,8 @@ public final class ProtobufWireDecoder implements RecordDecoder {
         return ParseResult.failure(c.problem);
       }
       int length = bytes.length - ConfluentWireFormat.HEADER_SIZE;
-      ParseResult r = withExtras ? c.decoder.decodeWithExtras(bytes, ConfluentWireFormat.HEADER_SIZE, length)
+      ParseResult r = rescue || reportNewFields
+          ? c.decoder.decodeWithExtras(bytes, ConfluentWireFormat.HEADER_SIZE, length, rescue, reportNewFields)
           : c.decoder.decode(bytes, ConfluentWireFormat.HEADER_SIZE, length);
       return r instanceof ParseResult.Failure f ? ParseResult.failure(ProtobufErrors.withSchemaId(c.id, f.error())) : r;
     }

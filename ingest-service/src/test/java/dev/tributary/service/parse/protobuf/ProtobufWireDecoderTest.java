@@ -125,8 +125,15 @@ class ProtobufWireDecoderTest {
     ParseResult.Success unrescued = (ParseResult.Success) plain.decode("orders", 0, 0, null, wire(1, order, withNote));
     assertThat(unrescued.extras()).as("the plain decoder pays nothing for rescue").isNull();
     assertThat(plain.withEvolution(false, false)).isSameAs(plain);
-    assertThatThrownBy(() -> plain.withEvolution(false, true)).isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("add-columns");
+    ParseResult.Success added = (ParseResult.Success) plain.withEvolution(false, true)
+        .decode("orders", 0, 0, wire(2, key, orderKey("c-1")), wire(1, order, withNote));
+    assertThat(added.row()).containsExactly("o-1", 2L, Instant.ofEpochSecond(1_767_225_600L), new Object[] {"Lyon"},
+        "c-1");
+    // proto3 scalars without presence read their default, so every undeclared one is reported; note too.
+    assertThat(added.extras().newFields()).contains(
+        new dev.tributary.service.parse.DecodedExtras.NewField("note", dev.tributary.table.types.PrimitiveType.STRING,
+            "fragile", false));
+    assertThat(added.extras().rescued()).isNull();
   }
 
   @Test
