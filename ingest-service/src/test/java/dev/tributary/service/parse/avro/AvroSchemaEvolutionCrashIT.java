@@ -29,29 +29,52 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link dev.tributary.service.engine.SchemaEvolutionCrashIT} for Avro: the new columns come from new
- * writer schemas in the test registry (a child process), each adding one field. Exactly once for
- * {@code schema-evolution.mode: add-columns} under kill -9: the pipeline runs from YAML
- * in a child JVM ({@code run --pipeline ... --available-now}) halted at each of the engine's crash points
- * in turn, each time in a batch whose records bring a column the table does not have yet (a new one per
- * round, first carried by the batch's fourth record). A halt before the sink commit leaves the column
- * out of the table; the replay adds it again, in its commit; a halt after leaves it there and the replay
- * skips the batch. After a final drain the table holds every record once, every new column was added by
- * exactly one commit (its metaData action), rows written before a column read null in it, and Delta
- * Kernel reads the evolved table the same way.
+ * {@link dev.tributary.service.engine.SchemaEvolutionCrashIT} for Avro, with a producer that changes its
+ * writer schema mid-batch in all three ways: exactly once for {@code schema-evolution.mode: add-columns}
+ * (rescue off) under kill -9. The pipeline runs from YAML in a child JVM ({@code run --pipeline ...
+ * --available-now}) halted at each of the engine's crash points in turn, each time in a batch (one
+ * round, {@link #MIX}) that mixes writer schemas from the test registry (a child process): the declared
+ * {id, amount, note}; one that removed {@code note} (the row lands with it null); one whose
+ * {@code amount} is a string, incompatible with the declared long (the record is quarantined, its error
+ * naming the field); and one that adds the round's new column (first carried by the batch's fourth
+ * record). A halt before the sink commit leaves the column out of the table; the replay adds it again,
+ * in its commit; a halt after leaves it there and the replay skips the batch. A halt after the
+ * quarantine commit but before the sink's leaves the batch's quarantine rows committed: the replay must
+ * not write them twice. After a final drain the table holds every good record exactly once with its
+ * values, the quarantine table holds every incompatible record exactly once (the same (partition,
+ * offset) set, equal counts), every new column was added by exactly one commit (its metaData action),
+ * rows written before a column read null in it, and Delta Kernel reads the evolved table the same way.
  */
 class AvroSchemaEvolutionCrashIT {
   private static final String[] POINTS = {
     CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
     CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_COMMITS_LOG,
   };
-  private static final int PER_ROUND = 8;
+  /** The writer schema of each record of a round, by position: the batch is one round. */
+  private enum Kind { DECLARED, REMOVED_NOTE, AMOUNT_AS_STRING, NEW_COLUMN }
+
+  private static final Kind[] MIX = {
+    Kind.DECLARED, Kind.REMOVED_NOTE, Kind.AMOUNT_AS_STRING, Kind.NEW_COLUMN,
+    Kind.REMOVED_NOTE, Kind.NEW_COLUMN, Kind.AMOUNT_AS_STRING, Kind.NEW_COLUMN,
+  };
+  private static final int PER_ROUND = MIX.length;
+  private static final String DECLARED = """
+      {"type": "record", "name": "Event", "fields": [{"name": "id", "type": "long"},
+        {"name": "amount", "type": "long"}, {"name": "note", "type": ["null", "string"], "default": null}%s]}""";
+  private static final String REMOVED_NOTE = """
+      {"type": "record", "name": "Event", "fields": [{"name": "id", "type": "long"},
+        {"name": "amount", "type": "long"}]}""";
+  private static final String AMOUNT_AS_STRING = """
+      {"type": "record", "name": "Event", "fields": [{"name": "id", "type": "long"},
+        {"name": "amount", "type": "string"}, {"name": "note", "type": ["null", "string"], "default": null}]}""";
 
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
   @TempDir Path dir;
@@ -59,6 +82,10 @@ class AvroSchemaEvolutionCrashIT {
   private int produced;
   /** id -> the new column its record carries (null: none), and that column's value. */
   private final Map<Integer, String> columnOf = new HashMap<>();
+  /** id -> its writer schema's kind. */
+  private final Map<Integer, Kind> kindOf = new HashMap<>();
+  /** The offset (= id) of every record with amount as a string -> the reason its quarantine row must name. */
+  private final Map<Long, String> incompatible = new TreeMap<>();
   private TestSchemaRegistry registry;
 
   @AfterEach
@@ -81,8 +108,7 @@ class AvroSchemaEvolutionCrashIT {
           format:
             avro:
               registry: { url: "%s" }
-              schema:
-                id: long
+              schema: { id: long, amount: long, note: string }
           schema-evolution: { mode: add-columns }
           sink:
             delta: { path: %s/table }
@@ -93,34 +119,58 @@ class AvroSchemaEvolutionCrashIT {
   }
 
   /**
-   * One round's records: the first three with the writer schema {id}, the rest with a new writer schema
-   * {id, column} (registered now).
+   * One round's records, by {@link #MIX}: with the declared writer schema {id, amount, note}, one without
+   * note, one with amount as a string, and (when {@code column} is not null) one with the new {@code
+   * column} too (registered now; without a column those records use the declared schema).
    */
   private void produce(String column) throws Exception {
-    String base = "{\"type\": \"record\", \"name\": \"Event\", \"fields\": [{\"name\": \"id\", \"type\": \"long\"}%s]}";
-    Schema plain = new Schema.Parser().parse(base.formatted(""));
-    int plainId = registry.registerAvro(topic + "-value", base.formatted(""));
-    Schema wider = null;
-    int widerId = -1;
+    String subject = topic + "-value";
+    Schema declared = new Schema.Parser().parse(DECLARED.formatted(""));
+    int declaredId = registry.registerAvro(subject, DECLARED.formatted(""));
+    Schema removed = new Schema.Parser().parse(REMOVED_NOTE);
+    int removedId = registry.registerAvro(subject, REMOVED_NOTE);
+    Schema misfit = new Schema.Parser().parse(AMOUNT_AS_STRING);
+    int misfitId = registry.registerAvro(subject, AMOUNT_AS_STRING);
+    Schema wider = declared;
+    int widerId = declaredId;
     if (column != null) {
-      String text = base.formatted(", {\"name\": \"" + column + "\", \"type\": \"string\"}");
+      String text = DECLARED.formatted(", {\"name\": \"" + column + "\", \"type\": \"string\"}");
       wider = new Schema.Parser().parse(text);
-      widerId = registry.registerAvro(topic + "-value", text);
+      widerId = registry.registerAvro(subject, text);
     }
     try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
       for (int i = 0; i < PER_ROUND; i++, produced++) {
+        Kind kind = MIX[i] == Kind.NEW_COLUMN && column == null ? Kind.DECLARED : MIX[i];
+        kindOf.put(produced, kind);
         GenericRecord r;
         int id;
-        if (column != null && i >= 3) {
-          columnOf.put(produced, column);
-          r = new GenericData.Record(wider);
-          r.put(column, "v" + produced);
-          id = widerId;
-        } else {
-          r = new GenericData.Record(plain);
-          id = plainId;
+        switch (kind) {
+          case REMOVED_NOTE -> {
+            r = new GenericData.Record(removed);
+            id = removedId;
+          }
+          case AMOUNT_AS_STRING -> {
+            r = new GenericData.Record(misfit);
+            id = misfitId;
+            incompatible.put((long) produced, "value: field 'amount': writer schema id " + misfitId
+                + " has a string, which does not fit the declared long");
+          }
+          case NEW_COLUMN -> {
+            columnOf.put(produced, column);
+            r = new GenericData.Record(wider);
+            r.put(column, "v" + produced);
+            id = widerId;
+          }
+          default -> {
+            r = new GenericData.Record(declared);
+            id = declaredId;
+          }
         }
         r.put("id", (long) produced);
+        r.put("amount", kind == Kind.AMOUNT_AS_STRING ? produced + " EUR" : produced * 10L);
+        if (kind != Kind.REMOVED_NOTE) {
+          r.put("note", "n" + produced);
+        }
         producer.send(new ProducerRecord<>(topic, 0, null, AvroWire.encode(id, r.getSchema(), r))).get();
       }
     }
@@ -170,7 +220,8 @@ class AvroSchemaEvolutionCrashIT {
       for (int i = 0; i < POINTS.length; i++) {
         added.add("col_" + i);
       }
-      assertThat(schema.fieldNames()).containsExactly(concat(List.of("id", "_kafka_topic", "_kafka_partition",
+      assertThat(schema.fieldNames()).containsExactly(concat(List.of("id", "amount", "note", "_kafka_topic",
+          "_kafka_partition",
           "_kafka_offset", "_kafka_timestamp"), added).toArray(String[]::new));
       assertThat(addingCommits(store, table.snapshot().version(), added))
           .as("each column added by exactly one commit").allSatisfy((column, commits) ->
@@ -181,18 +232,60 @@ class AvroSchemaEvolutionCrashIT {
       assertThat(kernel.columnNames()).isEqualTo(schema.fieldNames());
       assertExpected(kernel.rows(), kernel.columnNames(), "Delta Kernel");
     }
+    assertQuarantinedOnce();
   }
 
-  /** Every produced id once; its new column holds its value, every other new column is null. */
+  /**
+   * The quarantine table holds exactly the records with amount as a string, each once (a replay that
+   * wrote a committed batch's quarantine rows again, or lost them, fails here), each naming the field.
+   */
+  private void assertQuarantinedOnce() throws Exception {
+    try (ObjectStore store = ObjectStores.open(dir.resolve("table-quarantine").toString(), null)) {
+      StructType schema = DeltaTable.open(store, TableOptions.defaults()).snapshot().schema();
+      int topicAt = schema.indexOf("topic");
+      int partitionAt = schema.indexOf("partition");
+      int offsetAt = schema.indexOf("offset");
+      int errorAt = schema.indexOf("error");
+      List<Object[]> rows = TableContents.rows(store);
+      Map<List<Object>, String> byPosition = new HashMap<>();
+      for (Object[] q : rows) {
+        assertThat(q[topicAt]).isEqualTo(topic);
+        assertThat(byPosition.put(List.of(q[partitionAt], q[offsetAt]), (String) q[errorAt]))
+            .as("(partition, offset) (%s, %s) quarantined once", q[partitionAt], q[offsetAt]).isNull();
+      }
+      assertThat(rows).as("quarantine rows").hasSize(incompatible.size());
+      Map<List<Object>, String> expected = new HashMap<>();
+      incompatible.forEach((offset, reason) -> expected.put(List.of(0, offset), reason));
+      assertThat(byPosition.keySet()).as("quarantined (partition, offset)s").isEqualTo(expected.keySet());
+      expected.forEach((position, reason) ->
+          assertThat(byPosition.get(position)).as("error of %s", position).contains(reason));
+    }
+  }
+
+  /**
+   * Every produced id but the quarantined ones once, with its amount, its note (null when its writer
+   * schema removed it) and its new column's value; every other new column is null.
+   */
   private void assertExpected(List<Object[]> rows, List<String> names, String reader) {
+    assertThat(rows).as("%s: rows", reader).hasSize(produced - incompatible.size());
     Map<Long, Object[]> byId = new TreeMap<>();
     for (Object[] r : rows) {
       assertThat(byId.put((Long) r[0], r)).as("%s: id %s once", reader, r[0]).isNull();
     }
-    assertThat(byId).as(reader).hasSize(produced);
+    Set<Long> good = new TreeSet<>();
+    for (long id = 0; id < produced; id++) {
+      if (!incompatible.containsKey(id)) {
+        good.add(id);
+      }
+    }
+    assertThat(byId.keySet()).as("%s: ids", reader).isEqualTo(good);
     for (Map.Entry<Long, Object[]> e : byId.entrySet()) {
       int id = e.getKey().intValue();
-      for (int c = 5; c < names.size(); c++) {
+      assertThat(e.getValue()[1]).as("%s: id %d amount", reader, id).isEqualTo(id * 10L);
+      Object note = kindOf.get(id) == Kind.REMOVED_NOTE ? null : "n" + id;
+      assertThat(e.getValue()[2]).as("%s: id %d note", reader, id).isEqualTo(note);
+      assertThat(e.getValue()[5]).as("%s: id %d _kafka_offset", reader, id).isEqualTo((long) id);
+      for (int c = 7; c < names.size(); c++) {
         Object value = c < e.getValue().length ? e.getValue()[c] : null;
         Object expected = names.get(c).equals(columnOf.get(id)) ? "v" + id : null;
         assertThat(value).as("%s: id %d column %s", reader, id, names.get(c)).isEqualTo(expected);
