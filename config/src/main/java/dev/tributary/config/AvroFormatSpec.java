@@ -1,8 +1,6 @@
 package dev.tributary.config;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The {@code format.avro} section: record values (and optionally keys) are Avro in the Confluent
@@ -20,21 +18,15 @@ public record AvroFormatSpec(RegistrySpec registry, List<ColumnSpec> valueColumn
 
   /** Copies the columns and checks there is at least one value column. */
   public AvroFormatSpec {
-    Objects.requireNonNull(registry, "registry");
     valueColumns = List.copyOf(valueColumns);
     keyColumns = List.copyOf(keyColumns);
-    Objects.requireNonNull(maxRecordSize, "maxRecordSize");
-    if (valueColumns.isEmpty()) {
-      throw new IllegalArgumentException("an Avro schema needs at least one column");
-    }
+    RegistryFormats.check(registry, valueColumns, maxRecordSize, "an Avro schema needs at least one column");
   }
 
   /** The value's columns, then the key's. */
   @Override
   public List<ColumnSpec> columns() {
-    List<ColumnSpec> all = new ArrayList<>(valueColumns);
-    all.addAll(keyColumns);
-    return List.copyOf(all);
+    return RegistryFormats.valueThenKey(valueColumns, keyColumns);
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.tributary.config;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -21,21 +20,15 @@ public record ProtobufFormatSpec(String message, RegistrySpec registry, List<Col
   /** Copies the columns and checks there is at least one value column. */
   public ProtobufFormatSpec {
     Objects.requireNonNull(message, "message");
-    Objects.requireNonNull(registry, "registry");
     valueColumns = List.copyOf(valueColumns);
     keyColumns = List.copyOf(keyColumns);
-    Objects.requireNonNull(maxRecordSize, "maxRecordSize");
-    if (valueColumns.isEmpty()) {
-      throw new IllegalArgumentException("a Protobuf schema needs at least one column");
-    }
+    RegistryFormats.check(registry, valueColumns, maxRecordSize, "a Protobuf schema needs at least one column");
   }
 
   /** The value's columns, then the key's. */
   @Override
   public List<ColumnSpec> columns() {
-    List<ColumnSpec> all = new ArrayList<>(valueColumns);
-    all.addAll(keyColumns);
-    return List.copyOf(all);
+    return RegistryFormats.valueThenKey(valueColumns, keyColumns);
   }
 
   @Override

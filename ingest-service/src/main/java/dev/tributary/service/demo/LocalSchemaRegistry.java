@@ -144,13 +144,7 @@ public final class LocalSchemaRegistry implements AutoCloseable {
     }
     JsonNode s = schemas.get(id - 1);
     ObjectNode out = JSON.createObjectNode();
-    if (!s.get("schemaType").asText().equals("AVRO")) {
-      out.put("schemaType", s.get("schemaType").asText());
-    }
-    out.put("schema", s.get("schema").asText());
-    if (s.get("references").size() > 0) {
-      out.set("references", s.get("references"));
-    }
+    putSchema(out, s);
     answer(exchange, 200, out);
   }
 
@@ -225,6 +219,12 @@ public final class LocalSchemaRegistry implements AutoCloseable {
     out.put("subject", subject);
     out.put("version", v);
     out.put("id", id);
+    putSchema(out, s);
+    answer(exchange, 200, out);
+  }
+
+  /** The schema's fields of a registry answer; the type and references only when not the defaults (Avro, none). */
+  private static void putSchema(ObjectNode out, JsonNode s) {
     if (!s.get("schemaType").asText().equals("AVRO")) {
       out.put("schemaType", s.get("schemaType").asText());
     }
@@ -232,7 +232,6 @@ public final class LocalSchemaRegistry implements AutoCloseable {
     if (s.get("references").size() > 0) {
       out.set("references", s.get("references"));
     }
-    answer(exchange, 200, out);
   }
 
   private static ObjectNode error(int code, String message) {

@@ -13,19 +13,6 @@ import org.apache.avro.Schema;
 final class AvroErrors {
   private AvroErrors() {}
 
-  /** The prefix naming the record: {@code orders/3 offset 1234: value: }. */
-  static String where(String topic, int partition, long offset, String part) {
-    return topic + "/" + partition + " offset " + offset + ": " + part + ": ";
-  }
-
-  static String tombstone() {
-    return "record value is null (a tombstone)";
-  }
-
-  static String tooLarge(int length, long max) {
-    return "record is " + length + " bytes, above max-record-size (" + max + " bytes)";
-  }
-
   static String notAvro(int id, String type) {
     return "schema id " + id + " is a " + type + " schema, not Avro; format.avro reads Avro only";
   }

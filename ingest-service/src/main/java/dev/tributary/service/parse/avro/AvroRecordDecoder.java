@@ -2,16 +2,16 @@ package dev.tributary.service.parse.avro;
 
 import dev.tributary.service.parse.DecodedExtras;
 import dev.tributary.service.parse.EpochUnit;
+import dev.tributary.service.parse.FramedDecoding;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.parse.SchemaIdCache;
 import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.registry.RegisteredSchema;
 import dev.tributary.service.registry.UnknownSchemaException;
-import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,9 +40,6 @@ import org.apache.avro.Schema;
  * <p>Thread-safe.
  */
 public final class AvroRecordDecoder implements RecordDecoder {
-  /** How long an unknown id is remembered before the registry is asked again. */
-  private static final long UNKNOWN_RETRY_NANOS = 60_000_000_000L;
-
   private final SchemaSource schemas;
   private final Part value;
   private final Part key;
@@ -61,18 +58,11 @@ public final class AvroRecordDecoder implements RecordDecoder {
   public AvroRecordDecoder(SchemaSource schemas, LinkedHashMap<String, String> valueColumns,
       LinkedHashMap<String, String> keyColumns, long maxRecordBytes) {
     this.schemas = Objects.requireNonNull(schemas, "schemas");
-    if (maxRecordBytes <= 0) {
-      throw new IllegalArgumentException("max-record-size must be positive, was " + maxRecordBytes + " bytes");
-    }
-    this.maxRecordBytes = maxRecordBytes;
+    this.maxRecordBytes = FramedDecoding.checkedMaxRecordBytes(maxRecordBytes);
     this.value = new Part("value", JsonRecordParser.schemaOf(valueColumns), JsonRecordParser.epochUnitsOf(valueColumns));
     this.key = keyColumns.isEmpty() ? null
         : new Part("key", JsonRecordParser.schemaOf(keyColumns), JsonRecordParser.epochUnitsOf(keyColumns));
-    List<StructField> fields = new ArrayList<>(value.declared.fields());
-    if (key != null) {
-      fields.addAll(key.declared.fields());
-    }
-    this.schema = new StructType(fields);
+    this.schema = FramedDecoding.rowSchema(value.declared, key == null ? null : key.declared);
     this.rescue = false;
     this.reportNewFields = false;
   }
@@ -109,11 +99,9 @@ public final class AvroRecordDecoder implements RecordDecoder {
 
   @Override
   public ParseResult decode(String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
-    if (valueBytes == null) {
-      return failure(topic, partition, offset, "value", AvroErrors.tombstone());
-    }
-    if (valueBytes.length > maxRecordBytes) {
-      return failure(topic, partition, offset, "value", AvroErrors.tooLarge(valueBytes.length, maxRecordBytes));
+    ParseResult refused = FramedDecoding.precheck(topic, partition, offset, valueBytes, maxRecordBytes);
+    if (refused != null) {
+      return refused;
     }
     Object[] valueRow;
     DecodedExtras extras = null;
@@ -126,7 +114,7 @@ public final class AvroRecordDecoder implements RecordDecoder {
         valueRow = value.read(valueBytes);
       }
     } catch (AvroMisfit e) {
-      return failure(topic, partition, offset, "value", e.getMessage());
+      return FramedDecoding.failure(topic, partition, offset, "value", e.getMessage());
     }
     if (key == null) {
       return new ParseResult.Success(valueRow, extras);
@@ -135,12 +123,9 @@ public final class AvroRecordDecoder implements RecordDecoder {
     try {
       keyRow = keyBytes == null ? new Object[key.declared.size()] : key.read(keyBytes);
     } catch (AvroMisfit e) {
-      return failure(topic, partition, offset, "key", e.getMessage());
+      return FramedDecoding.failure(topic, partition, offset, "key", e.getMessage());
     }
-    Object[] row = new Object[valueRow.length + keyRow.length];
-    System.arraycopy(valueRow, 0, row, 0, valueRow.length);
-    System.arraycopy(keyRow, 0, row, valueRow.length, keyRow.length);
-    return new ParseResult.Success(row, extras);
+    return new ParseResult.Success(FramedDecoding.join(valueRow, keyRow), extras);
   }
 
   /**
@@ -149,27 +134,27 @@ public final class AvroRecordDecoder implements RecordDecoder {
    * compiled.
    */
   public List<String> undeclaredValueFields(int id) {
-    Compiled c = value.compiled(id);
+    Compiled c = value.byId.get(id);
     return c.projection == null ? List.of() : c.projection.undeclaredFields();
   }
 
-  private static ParseResult failure(String topic, int partition, long offset, String part, String problem) {
-    return ParseResult.failure(AvroErrors.where(topic, partition, offset, part) + problem);
-  }
-
   /** A compiled writer schema, or why its records are quarantined. */
-  private record Compiled(int id, Schema writer, WriterProjection projection, String problem, long failedAt) {}
+  private record Compiled(int id, Schema writer, WriterProjection projection, String problem, long failedAt)
+      implements SchemaIdCache.Entry {
+    @Override
+    public boolean usable() {
+      return projection != null;
+    }
+  }
 
   /** The value or the key: its declared struct and its compiled writer schemas. */
   private final class Part {
     private final String name;
     private final StructType declared;
     private final Map<String, EpochUnit> units;
-    private final ConcurrentHashMap<Integer, Compiled> byId = new ConcurrentHashMap<>();
+    private final SchemaIdCache<Compiled> byId = new SchemaIdCache<>(this::compile);
     // Only filled when schema evolution is on: the whole-datum readers, by schema id.
     private final ConcurrentHashMap<Integer, AvroEvolution> evolving = new ConcurrentHashMap<>();
-    // Most topics carry one writer schema at a time: one comparison instead of a boxed map lookup.
-    private volatile Compiled last;
 
     Part(String name, StructType declared, Map<String, EpochUnit> units) {
       this.name = name;
@@ -178,14 +163,7 @@ public final class AvroRecordDecoder implements RecordDecoder {
     }
 
     Object[] read(byte[] bytes) {
-      String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
-      if (header != null) {
-        throw new AvroMisfit(header);
-      }
-      Compiled c = compiled(ConfluentWireFormat.schemaId(bytes, 0));
-      if (c.projection == null) {
-        throw new AvroMisfit(c.problem);
-      }
+      Compiled c = usable(bytes);
       try {
         return c.projection.read(bytes, ConfluentWireFormat.HEADER_SIZE, bytes.length - ConfluentWireFormat.HEADER_SIZE,
             declared.size());
@@ -200,14 +178,7 @@ public final class AvroRecordDecoder implements RecordDecoder {
 
     /** As {@link #read}, reading the whole writer datum for schema evolution. */
     AvroEvolution.Read readEvolving(byte[] bytes, boolean rescue, boolean reportNewFields) {
-      String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
-      if (header != null) {
-        throw new AvroMisfit(header);
-      }
-      Compiled c = compiled(ConfluentWireFormat.schemaId(bytes, 0));
-      if (c.projection == null) {
-        throw new AvroMisfit(c.problem);
-      }
+      Compiled c = usable(bytes);
       if (c.projection.wholeValue()) {
         return new AvroEvolution.Read(read(bytes), null); // not a record: nothing beyond the one column
       }
@@ -222,18 +193,15 @@ public final class AvroRecordDecoder implements RecordDecoder {
       }
     }
 
-    Compiled compiled(int id) {
-      Compiled c = last;
-      if (c != null && c.id == id) {
-        return c;
+    /** The compiled writer schema of {@code bytes}, checking the header; throws the reason it is not usable. */
+    private Compiled usable(byte[] bytes) {
+      String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
+      if (header != null) {
+        throw new AvroMisfit(header);
       }
-      c = byId.get(id);
-      if (c == null || c.failedAt != 0 && System.nanoTime() - c.failedAt > UNKNOWN_RETRY_NANOS) {
-        c = compile(id);
-        byId.put(id, c);
-      }
-      if (c.projection != null) {
-        last = c;
+      Compiled c = byId.get(ConfluentWireFormat.schemaId(bytes, 0));
+      if (c.projection == null) {
+        throw new AvroMisfit(c.problem);
       }
       return c;
     }

@@ -17,19 +17,6 @@ final class ProtobufErrors {
 
   // --- the wire decoder (ProtobufWireDecoder) ---
 
-  /** The prefix naming the record: {@code orders/3 offset 1234: value: }. */
-  static String where(String topic, int partition, long offset, String part) {
-    return topic + "/" + partition + " offset " + offset + ": " + part + ": ";
-  }
-
-  static String tombstone() {
-    return "record value is null (a tombstone)";
-  }
-
-  static String tooLarge(int length, long max) {
-    return "record is " + length + " bytes, above max-record-size (" + max + " bytes)";
-  }
-
   static String notProtobuf(int id, String type) {
     return "schema id " + id + " is a " + type + " schema, not Protobuf; format.protobuf reads Protobuf only"
         + " (is the topic written by another serializer? use format." + type.toLowerCase(java.util.Locale.ROOT)

@@ -180,13 +180,8 @@ public final class ProtobufRecordDecoder {
         return ParseResult.success(row);
       }
       return new ParseResult.Success(row, new DecodedExtras(found == null ? List.of() : found.newFields(), rescued));
-    } catch (ProtobufValueException e) {
-      return ParseResult.failure(e.getMessage());
-    } catch (InvalidProtocolBufferException e) {
-      return ParseResult.failure(ProtobufErrors.malformed(at.type.getFullName(), e.getMessage()));
-    } catch (java.io.IOException | RuntimeException e) {
-      // Untrusted bytes: whatever protobuf-java throws on them quarantines this record.
-      return ParseResult.failure(ProtobufErrors.unreadable(at.type.getFullName(), e));
+    } catch (ProtobufValueException | java.io.IOException | RuntimeException e) {
+      return unreadable(at, e);
     }
   }
 
@@ -252,15 +247,22 @@ public final class ProtobufRecordDecoder {
       Object[] withRescued = java.util.Arrays.copyOf(row, row.length + 1);
       withRescued[row.length] = rescued(at.converter, m);
       return ParseResult.success(withRescued);
-    } catch (ProtobufValueException e) {
-      return ParseResult.failure(e.getMessage());
-    } catch (InvalidProtocolBufferException e) {
-      return ParseResult.failure(ProtobufErrors.malformed(at.type.getFullName(), e.getMessage()));
-    } catch (java.io.IOException | RuntimeException e) {
-      // The bytes are untrusted: whatever protobuf-java throws on them must quarantine this
-      // record, never stop the pipeline.
-      return ParseResult.failure(ProtobufErrors.unreadable(at.type.getFullName(), e));
+    } catch (ProtobufValueException | java.io.IOException | RuntimeException e) {
+      return unreadable(at, e);
     }
+  }
+
+  /** Why a located record's message does not parse or does not convert to the declared columns. */
+  private static ParseResult unreadable(Located at, Exception e) {
+    if (e instanceof ProtobufValueException) {
+      return ParseResult.failure(e.getMessage());
+    }
+    if (e instanceof InvalidProtocolBufferException) {
+      return ParseResult.failure(ProtobufErrors.malformed(at.type.getFullName(), e.getMessage()));
+    }
+    // The bytes are untrusted: whatever protobuf-java throws on them must quarantine this
+    // record, never stop the pipeline.
+    return ParseResult.failure(ProtobufErrors.unreadable(at.type.getFullName(), e));
   }
 
   private Object compile(Descriptor d) {

@@ -1,22 +1,20 @@
 package dev.tributary.service.parse.protobuf;
 
 import dev.tributary.service.parse.EpochUnit;
+import dev.tributary.service.parse.FramedDecoding;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.parse.SchemaIdCache;
 import dev.tributary.service.parse.avro.SchemaSource;
 import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.registry.RegisteredSchema;
 import dev.tributary.service.registry.UnknownSchemaException;
-import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@code format.protobuf} {@link RecordDecoder}: Protobuf records in the Confluent wire format
@@ -40,9 +38,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe.
  */
 public final class ProtobufWireDecoder implements RecordDecoder {
-  /** How long an unknown id is remembered before the registry is asked again. */
-  private static final long UNKNOWN_RETRY_NANOS = 60_000_000_000L;
-
   private final SchemaSource schemas;
   private final Part value;
   private final Part key;
@@ -64,20 +59,13 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       LinkedHashMap<String, String> keyColumns, long maxRecordBytes) {
     this.schemas = Objects.requireNonNull(schemas, "schemas");
     Objects.requireNonNull(message, "message");
-    if (maxRecordBytes <= 0) {
-      throw new IllegalArgumentException("max-record-size must be positive, was " + maxRecordBytes + " bytes");
-    }
+    this.maxRecordBytes = FramedDecoding.checkedMaxRecordBytes(maxRecordBytes);
     if (valueColumns.isEmpty()) {
       throw new IllegalArgumentException(ProtobufErrors.noColumns());
     }
-    this.maxRecordBytes = maxRecordBytes;
     this.value = new Part("value", message, valueColumns);
     this.key = keyColumns.isEmpty() ? null : new Part("key", null, keyColumns);
-    List<StructField> fields = new ArrayList<>(value.declared.fields());
-    if (key != null) {
-      fields.addAll(key.declared.fields());
-    }
-    this.schema = new StructType(fields);
+    this.schema = FramedDecoding.rowSchema(value.declared, key == null ? null : key.declared);
     this.rescue = false;
     this.reportNewFields = false;
   }
@@ -110,15 +98,13 @@ public final class ProtobufWireDecoder implements RecordDecoder {
 
   @Override
   public ParseResult decode(String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
-    if (valueBytes == null) {
-      return failure(topic, partition, offset, "value", ProtobufErrors.tombstone());
-    }
-    if (valueBytes.length > maxRecordBytes) {
-      return failure(topic, partition, offset, "value", ProtobufErrors.tooLarge(valueBytes.length, maxRecordBytes));
+    ParseResult refused = FramedDecoding.precheck(topic, partition, offset, valueBytes, maxRecordBytes);
+    if (refused != null) {
+      return refused;
     }
     ParseResult v = value.read(valueBytes, rescue, reportNewFields);
     if (!(v instanceof ParseResult.Success valueRow)) {
-      return failure(topic, partition, offset, "value", ((ParseResult.Failure) v).error());
+      return FramedDecoding.failure(topic, partition, offset, "value", ((ParseResult.Failure) v).error());
     }
     if (key == null) {
       return v;
@@ -129,22 +115,21 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     } else {
       ParseResult k = key.read(keyBytes, false, false);
       if (!(k instanceof ParseResult.Success s)) {
-        return failure(topic, partition, offset, "key", ((ParseResult.Failure) k).error());
+        return FramedDecoding.failure(topic, partition, offset, "key", ((ParseResult.Failure) k).error());
       }
       keyRow = s.row();
     }
-    Object[] row = new Object[valueRow.row().length + keyRow.length];
-    System.arraycopy(valueRow.row(), 0, row, 0, valueRow.row().length);
-    System.arraycopy(keyRow, 0, row, valueRow.row().length, keyRow.length);
-    return new ParseResult.Success(row, valueRow.extras());
-  }
-
-  private static ParseResult failure(String topic, int partition, long offset, String part, String problem) {
-    return ParseResult.failure(ProtobufErrors.where(topic, partition, offset, part) + problem);
+    return new ParseResult.Success(FramedDecoding.join(valueRow.row(), keyRow), valueRow.extras());
   }
 
   /** A schema id bound to the declared columns, or why its records are quarantined. */
-  private record Compiled(int id, ProtobufRecordDecoder decoder, String problem, long failedAt) {}
+  private record Compiled(int id, ProtobufRecordDecoder decoder, String problem, long failedAt)
+      implements SchemaIdCache.Entry {
+    @Override
+    public boolean usable() {
+      return decoder != null;
+    }
+  }
 
   /** The value or the key: its declared columns and its compiled schemas. */
   private final class Part {
@@ -152,9 +137,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     private final String message;
     private final StructType declared;
     private final Map<String, EpochUnit> units;
-    private final ConcurrentHashMap<Integer, Compiled> byId = new ConcurrentHashMap<>();
-    // Most topics carry one schema at a time: one comparison instead of a boxed map lookup.
-    private volatile Compiled last;
+    private final SchemaIdCache<Compiled> byId = new SchemaIdCache<>(this::compile);
 
     Part(String name, String message, LinkedHashMap<String, String> columns) {
       this.name = name;
@@ -168,7 +151,7 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       if (header != null) {
         return ParseResult.failure(header);
       }
-      Compiled c = compiled(ConfluentWireFormat.schemaId(bytes, 0));
+      Compiled c = byId.get(ConfluentWireFormat.schemaId(bytes, 0));
       if (c.decoder == null) {
         return ParseResult.failure(c.problem);
       }
@@ -177,22 +160,6 @@ public final class ProtobufWireDecoder implements RecordDecoder {
           ? c.decoder.decodeWithExtras(bytes, ConfluentWireFormat.HEADER_SIZE, length, rescue, reportNewFields)
           : c.decoder.decode(bytes, ConfluentWireFormat.HEADER_SIZE, length);
       return r instanceof ParseResult.Failure f ? ParseResult.failure(ProtobufErrors.withSchemaId(c.id, f.error())) : r;
-    }
-
-    Compiled compiled(int id) {
-      Compiled c = last;
-      if (c != null && c.id == id) {
-        return c;
-      }
-      c = byId.get(id);
-      if (c == null || c.failedAt != 0 && System.nanoTime() - c.failedAt > UNKNOWN_RETRY_NANOS) {
-        c = compile(id);
-        byId.put(id, c);
-      }
-      if (c.decoder != null) {
-        last = c;
-      }
-      return c;
     }
 
     private Compiled compile(int id) {
