@@ -52,6 +52,39 @@ class FormatSpecTest {
   }
 
   @Test
+  void aDecimalInAFlowMappingIsOneColumnAsPipelinesMdWritesIt() {
+    // YAML ends a plain scalar at a comma inside { }: the reader must rejoin decimal(12 and 2)
+    String yaml = withFormat("""
+        format:
+          avro:
+            registry: { url: http://registry:8081 }
+            schema: { order_id: string, event_time: timestamp, amount: decimal(12,2) }
+            key: { customer_id: string }
+        """);
+
+    AvroFormatSpec avro = (AvroFormatSpec) PipelineParser.parse(yaml, "a.yaml", Map.of()).format().orElseThrow();
+
+    assertThat(avro.valueColumns()).extracting(ColumnSpec::name).containsExactly("order_id", "event_time", "amount");
+    assertThat(avro.valueColumns().get(2).type()).isEqualTo(ColumnType.parse("decimal(12,2)"));
+    var json = PipelineParser.parse(withFormat("""
+        format:
+          json:
+            schema: { id: string, price: decimal( 10 , 3 ), at: timestamp }
+        """), "j.yaml", Map.of());
+    assertThat(json.format().orElseThrow().columns()).extracting(ColumnSpec::name).containsExactly("id", "price", "at");
+    assertThat(json.format().orElseThrow().columns().get(1).type()).isEqualTo(ColumnType.parse("decimal(10,3)"));
+  }
+
+  @Test
+  void aHalfDecimalWithoutItsScaleIsStillAnError() {
+    assertThat(errors(withFormat("""
+        format:
+          json:
+            schema: { id: string, amount: decimal(12 }
+        """))).anyMatch(e -> e.contains("format.json.schema.amount: unknown column type 'decimal(12'"));
+  }
+
+  @Test
   void readsAProtobufFormatWithABearerToken() {
     String yaml = withFormat("""
         format:

@@ -17,13 +17,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
 
 /**
  * Reads the {@code format} section: exactly one of {@code json}, {@code avro} or {@code protobuf},
  * with its declared columns and, for the registry formats, the {@code registry} settings.
  */
 final class FormatReader {
+  private static final Pattern DECIMAL_HEAD = Pattern.compile("decimal\\(\\s*\\d+\\s*");
+  private static final Pattern DECIMAL_TAIL = Pattern.compile("\\s*\\d+\\s*\\)");
+
   static final List<String> KINDS = List.of("json", "avro", "protobuf");
 
   private final YamlNodes nodes;
@@ -234,10 +240,19 @@ final class FormatReader {
     }
     List<ColumnSpec> columns = new ArrayList<>();
     boolean ok = true;
-    for (Map.Entry<String, Node> entry : entries.entrySet()) {
-      String name = entry.getKey();
+    List<Map.Entry<String, Node>> list = new ArrayList<>(entries.entrySet());
+    for (int i = 0; i < list.size(); i++) {
+      String name = list.get(i).getKey();
+      Node typeNode = list.get(i).getValue();
       String columnPath = schema.child(name);
-      ColumnType type = nodes.convert(entry.getValue(), columnPath, ColumnType::parse);
+      String rejoined = i + 1 < list.size() ? rejoinedDecimal(typeNode, list.get(i + 1)) : null;
+      ColumnType type;
+      if (rejoined != null) {
+        type = nodes.convertText(typeNode, columnPath, rejoined, ColumnType::parse);
+        i++; // the scale half is part of this column's type, not a column
+      } else {
+        type = nodes.convert(typeNode, columnPath, ColumnType::parse);
+      }
       if (name.isEmpty() || name.startsWith(".") || name.endsWith(".") || name.contains("..")) {
         nodes.problems().atKey(columnPath, Messages.badColumnName(name));
         type = null;
@@ -256,5 +271,21 @@ final class FormatReader {
       }
     }
     return ok ? columns : null;
+  }
+
+
+  /**
+   * In a flow mapping ({@code { amount: decimal(12,2) }}, as PIPELINES.md writes it) YAML ends a plain
+   * scalar at the comma, so the type arrives as {@code amount: "decimal(12"} followed by a key
+   * {@code "2)"} without a value. That pair is the declared {@code decimal(12,2)}: returns its text,
+   * or null when the entries are anything else (a quoted value, a next key with a value).
+   */
+  private static String rejoinedDecimal(Node typeNode, Map.Entry<String, Node> next) {
+    if (typeNode instanceof ScalarNode head && head.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN
+        && DECIMAL_HEAD.matcher(head.getValue()).matches() && DECIMAL_TAIL.matcher(next.getKey()).matches()
+        && next.getValue() instanceof ScalarNode empty && empty.getValue().isEmpty()) {
+      return head.getValue() + "," + next.getKey().strip();
+    }
+    return null;
   }
 }
