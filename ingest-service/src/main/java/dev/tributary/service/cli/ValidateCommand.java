@@ -63,7 +63,9 @@ final class ValidateCommand {
       line(b, "source", "kafka " + kafka.bootstrapServers() + " " + kafka.topics().canonical()
           + ", new partitions from " + kafka.startingOffsets() + (kafka.maxOffsetsPerTrigger().isPresent()
               ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
-          + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets"));
+          + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets")
+          + (kafka.assignment() == dev.tributary.config.Assignment.GROUP
+              ? ", partitions shared by the instances of consumer group tributary-" + spec.id() : ""));
       var format = spec.format().orElseThrow();
       String registry = format instanceof dev.tributary.config.AvroFormatSpec avro ? " (registry " + avro.registry().url() + ")"
           : format instanceof dev.tributary.config.ProtobufFormatSpec proto ? " message " + proto.message() + " (registry " + proto.registry().url() + ")" : "";

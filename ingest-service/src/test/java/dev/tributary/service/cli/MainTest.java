@@ -105,6 +105,15 @@ class MainTest {
   }
 
   @Test
+  void validateSaysAGroupPipelineSharesItsPartitions() throws Exception {
+    Path file = write("orders.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    assignment: group"));
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out()).contains("partitions shared by the instances of consumer group tributary-orders-raw");
+    assertThat(run("validate", write("plain.yaml", VALID).toString())).isZero();
+    assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("consumer group");
+  }
+
+  @Test
   void validateShowsSchemaEvolutionAndTheQuarantineThreshold() throws Exception {
     Path file = write("orders.yaml", VALID + "schema-evolution: { mode: add-columns, rescue: true }\n"
         + "quarantine: { max-fraction: 0.05 }\n");
