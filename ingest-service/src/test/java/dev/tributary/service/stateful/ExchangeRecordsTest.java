@@ -55,6 +55,22 @@ class ExchangeRecordsTest {
   }
 
   @Test
+  void everyValueTypeOfARowSurvivesTheExchange() {
+    Object[] values = {null, "s\u00e9", 7, 8L, -0.5, true, java.time.Instant.parse("2026-01-02T03:04:05.123456Z"),
+        java.time.LocalDate.of(2026, 2, 3), new byte[] {1, 2, 3}, new java.math.BigDecimal("-12.340"),
+        new Object[] {"nested", new Object[] {1L, null}}};
+    Codec.Writer w = new Codec.Writer();
+    for (Object v : values) {
+      w.value(v);
+    }
+    Object[] back = Codec.values(w.toBytes(), 0, values.length);
+    assertThat(back).usingRecursiveFieldByFieldElementComparator().containsExactly(values);
+    assertThat((byte[]) back[8]).containsExactly(1, 2, 3);
+    assertThat((Object[]) back[10]).hasSize(2);
+    assertThat(((Object[]) ((Object[]) back[10])[1])).containsExactly(1L, null);
+  }
+
+  @Test
   void markersGoToEveryPartitionAndAForeignRecordIsRefused() {
     ExchangeRecords records = records(SEED, 3);
     List<ExchangeRecords.Outgoing> markers = records.markers(1_234_567L);
