@@ -50,6 +50,7 @@ final class ConsumerGroups implements AutoCloseable {
   private final LongSupplier nanoTime;
   private final Clock clock;
   private final Map<String, Lookup> lookups = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong requests = new java.util.concurrent.atomic.AtomicLong();
 
   ConsumerGroups(Duration timeout, Duration cacheFor, LongSupplier nanoTime, Clock clock) {
     this.timeout = timeout;
@@ -114,6 +115,11 @@ final class ConsumerGroups implements AutoCloseable {
 
   private static String name(SourcePartition p) {
     return p.topic() + "/" + p.partition();
+  }
+
+  /** Description requests sent to brokers so far (what the cache saves is visible in tests). */
+  long requests() {
+    return requests.get();
   }
 
   @Override
@@ -190,6 +196,7 @@ final class ConsumerGroups implements AutoCloseable {
       if (admin == null) {
         admin = Admin.create(adminProperties(spec, timeout));
       }
+      requests.incrementAndGet();
       KafkaFuture<Map<String, ConsumerGroupDescription>> started = admin.describeConsumerGroups(ids,
           new DescribeConsumerGroupsOptions().timeoutMs((int) timeout.toMillis())).all();
       started.whenComplete((groups, error) -> {
