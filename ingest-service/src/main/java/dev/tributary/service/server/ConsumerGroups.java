@@ -173,18 +173,17 @@ final class ConsumerGroups implements AutoCloseable {
       if (stale != null) {
         return stale; // the refresh serves the next request
       }
+      // The outcome from the future itself: done() runs in a callback that may not have run yet.
       try {
-        waitFor.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return new Described(Map.copyOf(waitFor.get(timeout.toMillis(), TimeUnit.MILLISECONDS)), clock.instant(),
+            null);
       } catch (TimeoutException e) {
         return new Described(Map.of(), null, ServerMessages.groupNoAnswer(ids, timeout));
       } catch (ExecutionException e) {
-        // done() has recorded it
+        return new Described(Map.of(), null, failure(ids, e));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return new Described(Map.of(), null, ServerMessages.groupNoAnswer(ids, timeout));
-      }
-      synchronized (this) {
-        return last;
       }
     }
 
@@ -217,18 +216,27 @@ final class ConsumerGroups implements AutoCloseable {
         last = new Described(Map.copyOf(groups), clock.instant(), null);
         return;
       }
-      Throwable cause = error instanceof ExecutionException && error.getCause() != null ? error.getCause() : error;
-      String message = ServerMessages.groupDescribeFailed(ids, Failures.describe(cause,
-          dev.tributary.config.Secrets.NONE));
+      String message = failure(ids, error);
       last = last == null || !sameGroups ? new Described(Map.of(), null, message)
           : new Described(last.groups(), last.describedAt(), message);
     }
 
-    synchronized void close() {
-      if (admin != null) {
-        admin.close(Duration.ofSeconds(1));
+    void close() {
+      Admin open;
+      synchronized (this) {
+        open = admin;
+        admin = null;
+      }
+      // outside the lock: closing completes the request in flight, whose callback takes the lock
+      if (open != null) {
+        open.close(Duration.ofSeconds(1));
       }
     }
+  }
+
+  private static String failure(List<String> ids, Throwable error) {
+    Throwable cause = error instanceof ExecutionException && error.getCause() != null ? error.getCause() : error;
+    return ServerMessages.groupDescribeFailed(ids, Failures.describe(cause, dev.tributary.config.Secrets.NONE));
   }
 
   private static Properties adminProperties(PipelineSpec spec, Duration timeout) {
