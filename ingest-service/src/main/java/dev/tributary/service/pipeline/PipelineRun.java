@@ -6,6 +6,7 @@ import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.Assignment;
 import dev.tributary.service.engine.BatchLoop;
 import dev.tributary.service.engine.GroupBatchEngine;
+import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
@@ -37,9 +38,11 @@ public final class PipelineRun implements AutoCloseable {
   private final List<AutoCloseable> resources;
   private final BatchLoop engine;
   private final ProgressLog progress;
+  private final List<GroupMember> groups;
 
   private PipelineRun(PipelineSpec spec, TriggerSpec trigger, List<AutoCloseable> resources,
-      BatchLoop engine, ProgressLog progress) {
+      BatchLoop engine, ProgressLog progress, List<GroupMember> groups) {
+    this.groups = List.copyOf(groups);
     this.spec = spec;
     this.trigger = trigger;
     this.resources = resources;
@@ -104,12 +107,14 @@ public final class PipelineRun implements AutoCloseable {
         startAfter = NewCheckpointStart.startAfter(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint,
             txns, sink, tables);
       }
+      List<GroupMember> groups = new ArrayList<>();
       RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
       if (source == null) {
         KafkaSource kafka = new KafkaSource(
             PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
         resources.add(0, kafka);
+        kafka.groupMember().ifPresent(groups::add);
         source = kafka;
       }
       BatchLoop engine = group
@@ -117,7 +122,7 @@ public final class PipelineRun implements AutoCloseable {
               spec.quarantineLimit())
           : new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink, quarantine, late, progress,
               Clock.systemUTC(), spec.quarantineLimit());
-      return new PipelineRun(spec, trigger, resources, engine, progress);
+      return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
       throw e;
@@ -140,6 +145,14 @@ public final class PipelineRun implements AutoCloseable {
 
   public ProgressLog progress() {
     return progress;
+  }
+
+  /**
+   * This instance's memberships of consumer groups that share the pipeline's partitions (group
+   * assignment; empty in exclusive assignment), for the REST API and the rebalance metrics.
+   */
+  public List<GroupMember> groups() {
+    return groups;
   }
 
   /** Runs batches until the trigger ends the run or {@link #stop()} is called. */

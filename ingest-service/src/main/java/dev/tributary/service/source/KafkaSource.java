@@ -6,6 +6,7 @@ import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.BatchRange;
+import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.PlannedBatch;
 import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.Source;
@@ -21,6 +22,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -75,9 +77,11 @@ public final class KafkaSource implements Source {
 
   public KafkaSource(KafkaSourceSettings settings) {
     this.settings = settings;
-    this.consumer = new KafkaConsumer<>(consumerConfig(settings));
+    Map<String, Object> config = consumerConfig(settings);
+    this.consumer = new KafkaConsumer<>(config);
     if (settings.groupAssignment()) {
-      membership = new GroupMembership(settings.pipelineId(), settings.consumerGroup(), consumer);
+      membership = new GroupMembership(settings.pipelineId(), settings.consumerGroup(),
+          String.valueOf(config.get(ConsumerConfig.CLIENT_ID_CONFIG)), consumer);
       if (settings.topicPattern().isPresent()) {
         consumer.subscribe(settings.topicPattern().get(), membership);
       } else {
@@ -140,6 +144,14 @@ public final class KafkaSource implements Source {
       host = "localhost";
     }
     return host + "/" + ProcessHandle.current().pid();
+  }
+
+  /**
+   * Group assignment: this instance's membership of the consumer group {@code tributary-<pipeline>}
+   * (what the REST API and the rebalance metrics show); empty in exclusive assignment.
+   */
+  public Optional<GroupMember> groupMember() {
+    return Optional.ofNullable(membership);
   }
 
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
