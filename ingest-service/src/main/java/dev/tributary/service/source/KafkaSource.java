@@ -142,6 +142,11 @@ public final class KafkaSource implements Source {
     return host + "/" + ProcessHandle.current().pid();
   }
 
+  /** What this source was configured with. */
+  public KafkaSourceSettings settings() {
+    return settings;
+  }
+
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
   public List<TopicPartition> partitions() {
     return metadata(this::listPartitions);
