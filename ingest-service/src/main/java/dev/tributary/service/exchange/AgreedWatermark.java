@@ -29,7 +29,7 @@ public final class AgreedWatermark implements WatermarkAgreement {
 
   private final Checkpoints checkpoints;
   private final int partitions;
-  private OptionalLong agreed = OptionalLong.empty();
+  private volatile OptionalLong agreed = OptionalLong.empty();
   private boolean read;
 
   AgreedWatermark(Checkpoints checkpoints, int partitions) {

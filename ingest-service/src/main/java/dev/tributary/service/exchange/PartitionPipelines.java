@@ -115,9 +115,12 @@ public final class PartitionPipelines implements AutoCloseable {
   private final Clock clock;
   private final String topic;
   private final int partitions;
-  private final Map<Integer, Checkpoint> checkpoints = new HashMap<>();
+  /** Opened once each; thread-safe (the REST API reads {@link #facts} while a round runs). */
+  private final Map<Integer, Checkpoint> checkpoints = new java.util.concurrent.ConcurrentHashMap<>();
   private final AgreedWatermark agreement;
   private final Map<Integer, SubPipeline> open = new TreeMap<>();
+  /** {@link #open}'s partitions after the last round, for other threads. */
+  private volatile List<Integer> owned = List.of();
 
   /**
    * @param repartition the source on the repartition topic ({@link #repartitionSettings}); closed by
@@ -183,7 +186,7 @@ public final class PartitionPipelines implements AutoCloseable {
    * @throws Exception what made a sub-pipeline's batch fail, other than a lost log race or a revocation
    */
   public void runRound() throws Exception {
-    TreeSet<Integer> owned = owned();
+    TreeSet<Integer> owned = assignedNow();
     for (var it = open.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       if (!owned.contains(e.getKey())) {
@@ -198,6 +201,7 @@ public final class PartitionPipelines implements AutoCloseable {
         open.put(n, openSubPipeline(n));
       }
     }
+    this.owned = List.copyOf(open.keySet());
     agreement.refresh();
     for (int n : owned) {
       SubPipeline sub = open.get(n);
@@ -229,7 +233,7 @@ public final class PartitionPipelines implements AutoCloseable {
     return null;
   }
 
-  private TreeSet<Integer> owned() {
+  private TreeSet<Integer> assignedNow() {
     List<TopicPartition> assigned = repartition.settings().groupAssignment()
         ? repartition.refreshAssignment() : repartition.partitions();
     TreeSet<Integer> out = new TreeSet<>();
@@ -259,7 +263,8 @@ public final class PartitionPipelines implements AutoCloseable {
       identity.put("partition", Integer.toString(n));
       cp = Checkpoint.open(ObjectStores.under(checkpointStore, "partitions/" + n), settings.pipelineId(), identity,
           settings.compatible());
-      checkpoints.put(n, cp);
+      Checkpoint raced = checkpoints.putIfAbsent(n, cp);
+      cp = raced == null ? cp : raced;
     }
     return cp;
   }
@@ -297,9 +302,9 @@ public final class PartitionPipelines implements AutoCloseable {
     return plans.stream().allMatch(p -> p.latestOffsets().orElseThrow().watermarkMicros().equals(agreed));
   }
 
-  /** The partitions this instance runs now, in order. */
+  /** The partitions this instance runs, in order, as of the last round; thread-safe. */
   public List<Integer> ownedPartitions() {
-    return List.copyOf(open.keySet());
+    return owned;
   }
 
   /** The agreed watermark of the last round (empty: not every partition recorded one yet). */
@@ -307,10 +312,10 @@ public final class PartitionPipelines implements AutoCloseable {
     return agreement.current();
   }
 
-  /** The facts of every partition this instance runs, from their checkpoints. */
+  /** The facts of every partition this instance runs (as of the last round), from their checkpoints; thread-safe. */
   public List<PartitionFacts> facts() throws IOException {
     List<PartitionFacts> out = new ArrayList<>();
-    for (int n : open.keySet()) {
+    for (int n : owned) {
       RecoveryPlan plan = checkpoint(n).recover();
       Optional<OffsetsEntry> latest = plan.latestOffsets();
       OffsetRange range = latest.map(e -> e.ranges().get(new SourcePartition(topic, n))).orElse(null);
@@ -327,6 +332,7 @@ public final class PartitionPipelines implements AutoCloseable {
     try {
       open.values().forEach(SubPipeline::close);
       open.clear();
+      owned = List.of();
     } finally {
       repartition.close();
     }
