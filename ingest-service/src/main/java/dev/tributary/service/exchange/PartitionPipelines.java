@@ -326,6 +326,15 @@ public final class PartitionPipelines implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Aborts a blocking Kafka call of the round in progress (or the next one), which then throws a
+   * {@link dev.tributary.service.engine.SourceStoppedException}; thread-safe. For a prompt stop while
+   * the broker is unreachable; an unfinished batch is replayed by whoever opens its partition next.
+   */
+  public void wakeup() {
+    repartition.wakeup();
+  }
+
   /** Closes the sub-pipelines and the repartition source (leaving its group: others take its partitions). */
   @Override
   public void close() {
