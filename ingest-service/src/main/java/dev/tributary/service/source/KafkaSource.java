@@ -154,6 +154,11 @@ public final class KafkaSource implements Source {
     return Optional.ofNullable(membership);
   }
 
+  /** What this source was configured with. */
+  public KafkaSourceSettings settings() {
+    return settings;
+  }
+
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
   public List<TopicPartition> partitions() {
     return metadata(this::listPartitions);
@@ -238,6 +243,71 @@ public final class KafkaSource implements Source {
     } else {
       partitions = partitions();
     }
+    return planFor(partitions, committedEnds, firstBatch, upTo);
+  }
+
+  /**
+   * Group assignment: lets a pending rebalance run (waiting for the first assignment, bounded by
+   * {@code tributary.kafka.join-timeout}) and returns the partitions assigned to this instance now,
+   * sorted. A stateful group-mode pipeline's stage 2 opens and closes its sub-pipelines by it.
+   *
+   * @throws IllegalStateException for a source that is not a group member
+   */
+  public List<TopicPartition> refreshAssignment() {
+    if (membership == null) {
+      throw new IllegalStateException("Pipeline " + settings.pipelineId() + ": not a consumer-group source");
+    }
+    try {
+      return metadata(() -> {
+        membership.refresh(joinTimeout);
+        return membership.assigned();
+      });
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+  }
+
+  /**
+   * Plans the next batch of ONE partition of a group member's assignment, for a sub-pipeline that
+   * reads only it (stage 2 of a stateful group-mode pipeline): its range starts where {@code
+   * previous} ends, at the partition's earliest offset when {@code previous} does not name it, and
+   * ends at the latest offset (read_committed: the last stable offset), with no available-now
+   * ceiling of the source's own (the caller decides when the run ends).
+   *
+   * @throws RangeRevokedException if the group does not assign {@code partition} to this instance now
+   */
+  public PlannedBatch planPartition(BatchRange previous, TopicPartition partition) {
+    SourcePlan plan;
+    try {
+      plan = metadata(() -> {
+        if (membership != null) {
+          membership.refresh(joinTimeout);
+          if (!membership.assigned().contains(partition)) {
+            throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
+                + settings.consumerGroup() + " does not assign " + partition.topic() + "/" + partition.partition()
+                + " to this instance (any more); its new owner runs it");
+          }
+        }
+        Map<TopicPartition, Long> ends = toKafka(previous.endOffsets());
+        ends.keySet().retainAll(List.of(partition));
+        return planFor(List.of(partition), ends, false, Map.of());
+      });
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+    Map<SourcePartition, OffsetRange> offsets = toCheckpoint(plan.ranges());
+    List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
+    offsets.forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
+        r.start(), r.end(), plan.latest().getOrDefault(partition, r.end()))));
+    return new PlannedBatch(new BatchRange(offsets, planFacts(plan)),
+        plan.offsetCount() > 0 || !plan.gaps().isEmpty(), progress);
+  }
+
+  private SourcePlan planFor(
+      List<TopicPartition> partitions,
+      Map<TopicPartition, Long> committedEnds,
+      boolean firstBatch,
+      Map<TopicPartition, Long> upTo) {
     Map<TopicPartition, Long> latest = latestOffsets(partitions);
     Map<TopicPartition, Long> earliest = earliestOffsets(partitions);
     Map<TopicPartition, Long> starts = new LinkedHashMap<>();

@@ -29,6 +29,9 @@ public final class KafkaTestBroker {
   private KafkaTestBroker() {
     broker = new EmbeddedKafkaKraftBroker(1, 1);
     broker.brokerProperty("log.retention.check.interval.ms", "1000");
+    // Kafka transactions (the repartition topic of stateful group mode): one broker holds the log.
+    broker.brokerProperty("transaction.state.log.replication.factor", "1");
+    broker.brokerProperty("transaction.state.log.min.isr", "1");
     broker.afterPropertiesSet();
   }
 
