@@ -98,6 +98,15 @@ class PipelineValidationTest {
   }
 
   @Test
+  void refusesStartingOffsetsTableForAStatefulGroupPipeline() {
+    String group = BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: group\n    starting-offsets: table")
+        + "watermark: { column: event_time, delay: 10 minutes }\n"
+        + "deduplicate: { keys: [order_id, event_time] }\n";
+    assertThat(errors(group)).singleElement().asString().contains("source.kafka.starting-offsets")
+        .contains("pipeline orders: starting-offsets: table is not supported for a stateful pipeline with assignment: group");
+  }
+
+  @Test
   void refusesUpdateModeAndPerPartitionWatermarkWithGroupAssignmentNamingTheLine() {
     String group = BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: group")
         .replace("partition-by: [day]", "partition-by: []")

@@ -286,6 +286,12 @@ final class Messages {
         + " partition)";
   }
 
+  static String groupStatefulStartsFromGroupOffsets(String pipeline) {
+    return "pipeline " + pipeline + ": starting-offsets: table is not supported for a stateful pipeline with"
+        + " assignment: group: its sink table holds the positions of the repartition topic, not of the source;"
+        + " the source's progress is the consumer group's committed offsets. Use earliest, latest or a timestamp";
+  }
+
   static String groupAssignmentNeedsGlobalWatermark(String pipeline) {
     return "pipeline " + pipeline + ": watermark.policy per-partition is not supported with assignment: group:"
         + " the source partitions are read by different instances and their rows mixed in the repartition"

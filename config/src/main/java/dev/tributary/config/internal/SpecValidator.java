@@ -96,6 +96,9 @@ final class SpecValidator {
     if (draft.outputMode() != null && draft.outputMode() != OutputMode.APPEND) {
       problems.atValue("output-mode", Messages.groupAssignmentNeedsAppend(draft.id(), draft.outputMode().keyword()));
     }
+    if (kafka.startingOffsets() instanceof dev.tributary.config.StartingOffsets.FromTable) {
+      problems.atValue("source.kafka.starting-offsets", Messages.groupStatefulStartsFromGroupOffsets(draft.id()));
+    }
     if (draft.watermark() != null && draft.watermark().policy() == dev.tributary.config.WatermarkSpec.Policy.PER_PARTITION) {
       problems.atValue("watermark.policy", Messages.groupAssignmentNeedsGlobalWatermark(draft.id()));
     }
