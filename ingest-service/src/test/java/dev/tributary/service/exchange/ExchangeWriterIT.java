@@ -158,10 +158,10 @@ class ExchangeWriterIT {
 
     zombie.kill.release.countDown();
     ExchangeWriter.Outcome outcome = frozen.get(60, TimeUnit.SECONDS);
+    assertThat(ids(owner, readCommitted())).containsExactlyInAnyOrderElementsOf(range(0, 200));
     assertThat(outcome.wasFenced()).as("the zombie's commit").isTrue();
     assertThat(outcome.committed()).isFalse();
     assertThat(zombie.writer.fencedBatches()).isEqualTo(1);
-    assertThat(ids(owner, readCommitted())).containsExactlyInAnyOrderElementsOf(range(0, 200));
   }
 
   @Test
@@ -185,6 +185,25 @@ class ExchangeWriterIT {
         .hasSize(12);
     assertThat(ids(next, readCommitted())).containsExactlyInAnyOrderElementsOf(
         range(0, 60).stream().filter(i -> i % 5 != 0).toList());
+  }
+
+  @Test
+  void aPartitionWithoutAGroupOffsetIsPinnedWhereItStartsEvenWithNothingToRead() throws Exception {
+    setUp();
+    produce(0, 40, 0); // before the pipeline starts: "latest" skips them
+    Instance first = new Instance(Map.of(), new StartingOffsets.Latest());
+    Map<TopicPartition, Long> before = ceiling(first);
+    ExchangeWriter.Outcome pinned = first.writer.runBatch(Map.of());
+    assertThat(pinned.readAnything()).isFalse();
+    assertThat(pinned.committed()).as("an empty transaction carrying the starting offsets").isTrue();
+    assertThat(first.source.committedOffsets(before.keySet())).isEqualTo(before);
+    first.close();
+
+    produce(40, 80, 0);
+    Instance next = new Instance(Map.of(), new StartingOffsets.Latest());
+    drain(next, ceiling(next));
+    assertThat(ids(next, readCommitted())).as("the next owner starts where the first pinned, not at a new latest")
+        .containsExactlyInAnyOrderElementsOf(range(40, 80));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -375,12 +394,16 @@ class ExchangeWriterIT {
     private boolean closed;
 
     Instance(Map<String, String> extraProperties) throws Exception {
+      this(extraProperties, new StartingOffsets.Earliest());
+    }
+
+    Instance(Map<String, String> extraProperties, StartingOffsets startingOffsets) throws Exception {
       PipelineSpec spec = spec();
       CompiledPipeline compiled = PipelineFactory.compile(spec);
       Map<String, String> properties = new HashMap<>(Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"));
       properties.putAll(extraProperties);
       KafkaSourceSettings settings = new KafkaSourceSettings(pipeline, broker.bootstrapServers(), List.of(sourceTopic),
-          Optional.empty(), new StartingOffsets.Earliest(), OptionalLong.empty(), true, properties,
+          Optional.empty(), startingOffsets, OptionalLong.empty(), true, properties,
           Duration.ofSeconds(20), Assignment.GROUP);
       source = new KafkaSource(settings);
       front = new ExchangeFront(pipeline, compiled.processor(), compiled.stateful().orElseThrow(), false);
