@@ -242,6 +242,9 @@ public final class KafkaSource implements Source {
     }
     Map<TopicPartition, Long> committed = new HashMap<>();
     SourcePlan plan = metadata(() -> planOrTimeout(partitions -> {
+      // Revocations count from here (no poll since the assignment was refreshed): a batch that
+      // reads nothing, only pinning offsets, is checked against them too (checkStillOwned).
+      membership.beginRead();
       committed.putAll(committedOffsets(partitions));
       return committed;
     }, true, upTo));
@@ -276,7 +279,8 @@ public final class KafkaSource implements Source {
 
   /**
    * Group assignment: fails with a {@link RangeRevokedException} if any of {@code partitions} was
-   * revoked or lost since the current batch began reading (or is not assigned). Call it without a
+   * revoked or lost since the current batch was planned ({@link #planFromGroupOffsets}) or began
+   * reading (or is not assigned). Call it without a
    * poll in between before committing a batch's offsets, so that the generation committed with is
    * the one that owns the partitions.
    */
@@ -466,7 +470,7 @@ public final class KafkaSource implements Source {
       throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
           + settings.consumerGroup() + " moved " + GroupMembership.names(taken)
           + " to another instance while this batch read them; the batch is dropped and the new owner"
-          + " continues from the sink table's positions");
+          + " continues from the partition's last committed position");
     }
   }
 
