@@ -188,6 +188,21 @@ class ExchangeWriterIT {
   }
 
   @Test
+  void aBatchOverTheQuarantineLimitFailsBeforeAnyCommit() throws Exception {
+    setUp();
+    produce(0, 40, 5); // a fifth of the records is not JSON
+    Instance limited = new Instance(Map.of(), new StartingOffsets.Earliest(),
+        Optional.of(new dev.tributary.config.QuarantineLimit(0.1)));
+    Map<TopicPartition, Long> ceiling = ceiling(limited);
+    assertThatThrownBy(() -> limited.writer.runBatch(ceiling))
+        .isInstanceOf(dev.tributary.service.engine.QuarantineLimitExceededException.class);
+
+    assertThat(quarantined()).isEmpty();
+    assertThat(limited.source.committedOffsets(ceiling.keySet())).isEmpty();
+    assertThat(readCommitted()).isEmpty();
+  }
+
+  @Test
   void aPartitionWithoutAGroupOffsetIsPinnedWhereItStartsEvenWithNothingToRead() throws Exception {
     setUp();
     produce(0, 40, 0); // before the pipeline starts: "latest" skips them
@@ -398,6 +413,11 @@ class ExchangeWriterIT {
     }
 
     Instance(Map<String, String> extraProperties, StartingOffsets startingOffsets) throws Exception {
+      this(extraProperties, startingOffsets, Optional.empty());
+    }
+
+    Instance(Map<String, String> extraProperties, StartingOffsets startingOffsets,
+        Optional<dev.tributary.config.QuarantineLimit> quarantineLimit) throws Exception {
       PipelineSpec spec = spec();
       CompiledPipeline compiled = PipelineFactory.compile(spec);
       Map<String, String> properties = new HashMap<>(Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"));
@@ -417,7 +437,7 @@ class ExchangeWriterIT {
       DeltaTableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
       writer = new ExchangeWriter(source, front, records,
           () -> killable(new KafkaProducer<>(ExchangeWriter.producerConfig(settings)), kill), quarantine,
-          new TableTxns(pipeline, Optional.empty()), Clock.systemUTC(), Optional.empty(), null);
+          new TableTxns(pipeline, Optional.empty()), Clock.systemUTC(), quarantineLimit, null);
       closing.add(this);
     }
 
