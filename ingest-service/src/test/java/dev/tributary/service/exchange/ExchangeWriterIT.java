@@ -110,6 +110,10 @@ class ExchangeWriterIT {
     assertThat(maxMarker).hasSize(a.records.partitions())
         .allSatisfy((p, micros) -> assertThat(micros).isEqualTo(eventTimeMicros(199)));
     assertThat(a.writer.allPartitionsAtCeiling(ceiling)).isTrue();
+    List<dev.tributary.service.engine.BatchProgress> batches = a.progress.last(100);
+    assertThat(batches).isNotEmpty().allSatisfy(b -> assertThat(b.pipeline()).isEqualTo(pipeline));
+    assertThat(batches.stream().mapToLong(dev.tributary.service.engine.BatchProgress::inputRows).sum()).isEqualTo(200);
+    assertThat(batches.stream().mapToLong(dev.tributary.service.engine.BatchProgress::outputRows).sum()).isEqualTo(200);
     // nothing more to do: no transaction at all
     ExchangeWriter.Outcome idle = a.writer.runBatch(ceiling);
     assertThat(idle.committed()).isFalse();
@@ -405,6 +409,7 @@ class ExchangeWriterIT {
     final ExchangeFront front;
     final ExchangeRecords records;
     final ExchangeWriter writer;
+    final dev.tributary.service.engine.ProgressLog progress = new dev.tributary.service.engine.ProgressLog(100);
     private final ObjectStore quarantineStore;
     private boolean closed;
 
@@ -437,7 +442,7 @@ class ExchangeWriterIT {
       DeltaTableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
       writer = new ExchangeWriter(source, front, records,
           () -> killable(new KafkaProducer<>(ExchangeWriter.producerConfig(settings)), kill), quarantine,
-          new TableTxns(pipeline, Optional.empty()), Clock.systemUTC(), quarantineLimit, null);
+          new TableTxns(pipeline, Optional.empty()), Clock.systemUTC(), quarantineLimit, progress);
       closing.add(this);
     }
 
