@@ -6,7 +6,6 @@ import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.table.PositionConflictException;
 import dev.tributary.table.PositionFence;
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
