@@ -221,7 +221,12 @@ public final class ExchangeWriter implements AutoCloseable {
     ranges.forEach((tp, r) -> fences.add(AlreadyQuarantined.fence(txns, partition(tp), quarantined, r.end())));
     Map<String, String> extras = front.planBatch(batchId);
     Producer<byte[], byte[]> producer = producer();
-    producer.beginTransaction();
+    try {
+      producer.beginTransaction();
+    } catch (RuntimeException e) {
+      discardProducer(); // in an error state a previous batch left: the next batch gets a new one
+      throw e;
+    }
     SendErrors sendErrors = new SendErrors();
     long[] sent = {0};
     try (TableSink.BatchWriter quarantineWriter = new AlreadyQuarantined(quarantine.beginFenced(fences), quarantined)) {
