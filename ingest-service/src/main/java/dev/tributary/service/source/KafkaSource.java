@@ -217,7 +217,92 @@ public final class KafkaSource implements Source {
       Map<TopicPartition, Long> committedEnds,
       boolean firstBatch,
       Map<TopicPartition, Long> upTo) {
-    return metadata(() -> planOrTimeout(committedEnds, firstBatch, upTo));
+    return metadata(() -> planOrTimeout(partitions -> committedEnds, firstBatch, upTo));
+  }
+
+  /**
+   * A plan of group assignment whose ranges start at the consumer group's committed offsets (stage
+   * 1 of a stateful pipeline, docs/DESIGN.md "Stateful pipelines in group mode").
+   *
+   * @param plan ranges for the partitions assigned to this instance when planned
+   * @param committed the group's committed offset of each planned partition that has one; a planned
+   *     partition without one starts at the declared starting offsets and must be committed (pinned)
+   *     by the batch even if its range is empty
+   */
+  public record GroupPlan(SourcePlan plan, Map<TopicPartition, Long> committed) {
+    public GroupPlan {
+      committed = Map.copyOf(committed);
+    }
+
+    /** The planned partitions without a committed offset. */
+    public Set<TopicPartition> unpinned() {
+      Set<TopicPartition> out = new java.util.TreeSet<>(PARTITION_ORDER);
+      out.addAll(plan.ranges().keySet());
+      out.removeAll(committed.keySet());
+      return out;
+    }
+  }
+
+  /**
+   * Group assignment: plans the partitions assigned now from the consumer group's committed offsets,
+   * read after the assignment is refreshed (so every planned partition's start is its committed
+   * offset, or the starting offsets for a partition without one). Kafka's consumer asks for stable
+   * offsets: a committed offset still pending in another member's open transaction is waited for
+   * (until that transaction commits or aborts), never read stale.
+   *
+   * @param upTo optional per-partition ceiling (available-now)
+   */
+  public GroupPlan planFromGroupOffsets(Map<TopicPartition, Long> upTo) {
+    if (membership == null) {
+      throw new IllegalStateException("Pipeline " + settings.pipelineId() + ": planning from the consumer group's"
+          + " offsets needs source.kafka.assignment: group");
+    }
+    Map<TopicPartition, Long> committed = new HashMap<>();
+    SourcePlan plan = metadata(() -> planOrTimeout(partitions -> {
+      // Revocations count from here (no poll since the assignment was refreshed): a batch that
+      // reads nothing, only pinning offsets, is checked against them too (checkStillOwned).
+      membership.beginRead();
+      committed.putAll(committedOffsets(partitions));
+      return committed;
+    }, true, upTo));
+    return new GroupPlan(plan, committed);
+  }
+
+  /**
+   * The consumer group's committed offsets of {@code partitions}; a partition without one is left
+   * out. Waits for offsets pending in an open transaction (Kafka's stable offsets fetch).
+   */
+  public Map<TopicPartition, Long> committedOffsets(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    if (partitions.isEmpty()) {
+      return out;
+    }
+    metadata(() -> consumer.committed(new HashSet<>(partitions), metadataTimeout)).forEach((tp, o) -> {
+      if (o != null) {
+        out.put(tp, o.offset());
+      }
+    });
+    return out;
+  }
+
+  /**
+   * The consumer's group metadata (member id, generation) for {@code sendOffsetsToTransaction}:
+   * the broker refuses a transaction's offsets from a member whose generation is no longer the
+   * group's, which is what fences a member that lost its partitions (KIP-447).
+   */
+  public org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata() {
+    return consumer.groupMetadata();
+  }
+
+  /**
+   * Group assignment: fails with a {@link RangeRevokedException} if any of {@code partitions} was
+   * revoked or lost since the current batch was planned ({@link #planFromGroupOffsets}) or began
+   * reading (or is not assigned). Call it without a
+   * poll in between before committing a batch's offsets, so that the generation committed with is
+   * the one that owns the partitions.
+   */
+  public void checkStillOwned(Collection<TopicPartition> partitions) {
+    checkOwned(partitions);
   }
 
   /** Runs a metadata call, turning Kafka's bare timeout into a message that says where and what to check. */
@@ -233,7 +318,7 @@ public final class KafkaSource implements Source {
   }
 
   private SourcePlan planOrTimeout(
-      Map<TopicPartition, Long> committedEnds,
+      java.util.function.Function<List<TopicPartition>, Map<TopicPartition, Long>> committedEndsOf,
       boolean firstBatch,
       Map<TopicPartition, Long> upTo) {
     List<TopicPartition> partitions;
@@ -243,7 +328,7 @@ public final class KafkaSource implements Source {
     } else {
       partitions = partitions();
     }
-    return planFor(partitions, committedEnds, firstBatch, upTo);
+    return planFor(partitions, committedEndsOf.apply(partitions), firstBatch, upTo);
   }
 
   /**
@@ -466,7 +551,7 @@ public final class KafkaSource implements Source {
       throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
           + settings.consumerGroup() + " moved " + GroupMembership.names(taken)
           + " to another instance while this batch read them; the batch is dropped and the new owner"
-          + " continues from the sink table's positions");
+          + " continues from the partition's last committed position");
     }
   }
 

@@ -6,7 +6,6 @@ import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.stream.SourceRow;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,8 +35,7 @@ public final class StatefulProcessor implements RecordProcessor {
   private java.time.Instant batchStartedAt;
   private final StatefulQuery query;
   private final StatefulPlan plan;
-  private final InputChecks inputChecks;
-  private final RowChecks lateRows;
+  private final CheckedRows checkedRows;
   private OutputsEmitter emitter;
   private final Map<TopicPartition, Integer> partitionIndexes = new HashMap<>();
   private String lastTopic;
@@ -104,8 +102,7 @@ public final class StatefulProcessor implements RecordProcessor {
           + plan.inputSchema().fieldNames() + (plan.provisional() ? " before its joins were bound" : "")
           + " but the stateless steps produce " + stateless.outputSchema().fieldNames());
     }
-    this.inputChecks = new InputChecks(plan, plan.partitionColumns());
-    this.lateRows = RowChecks.forTable(plan.inputSchema(), List.of());
+    this.checkedRows = new CheckedRows(stateless, plan);
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
     this.plan = plan;
   }
@@ -187,32 +184,12 @@ public final class StatefulProcessor implements RecordProcessor {
     }
   }
 
-  /** How a row that cannot enter state is set aside: its record or source row goes to quarantine. */
-  private interface SetAside {
-    void quarantine(String problem) throws IOException;
-  }
-
-  private void accept(Object[] row, int partition, BatchOutputs outputs, SetAside setAside) throws Exception {
-    // The join runs before the watermark: a record gives no row (an inner join without a match),
-    // one, or one per matching dimension row, and each goes through the operators.
-    List<Object[]> rows = stateless == null ? List.<Object[]>of(row) : stateless.join(row);
-    if (rows.isEmpty()) {
-      outputs.countFiltered();
+  private void accept(Object[] row, int partition, BatchOutputs outputs, CheckedRows.SetAside setAside)
+      throws Exception {
+    List<Object[]> rows = checkedRows.check(row, outputs,
+        joined -> outputs.writesLateRows() && query.mayBeLate(joined), setAside);
+    if (rows == null) {
       return;
-    }
-    // Every row is checked before the first enters state: afterwards the record cannot be set aside alone.
-    for (Object[] joined : rows) {
-      String problem = inputChecks.problem(joined);
-      if (problem == null && outputs.writesLateRows() && query.mayBeLate(joined)) {
-        // A late row goes whole to the late-events table, so all of it must be writable (the input
-        // checks only cover what reaches state or the sink). Checked now: an aggregation drops it
-        // after deduplication, when this record is no longer the one at hand.
-        problem = lateRows.problem(joined);
-      }
-      if (problem != null) {
-        setAside.quarantine(problem);
-        return;
-      }
     }
     for (Object[] joined : rows) {
       query.accept(joined, partition, emitter(outputs));
