@@ -5,8 +5,17 @@ import java.util.List;
 import java.util.Map;
 
 /** A batch writer that keeps what the processor writes in memory, for tests that drive a processor. */
-final class InMemoryBatchWriter implements TableSink.BatchWriter {
-  final List<Object[]> rows = new ArrayList<>();
+public final class InMemoryBatchWriter implements TableSink.BatchWriter {
+  final List<Object[]> rows;
+
+  public InMemoryBatchWriter() {
+    this(new ArrayList<>());
+  }
+
+  /** A writer that adds the rows to {@code rows}. */
+  public InMemoryBatchWriter(List<Object[]> rows) {
+    this.rows = rows;
+  }
 
   @Override
   public boolean alreadyCommitted() {

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.BatchOutputs;
+import dev.tributary.service.engine.InMemoryBatchWriter;
 import dev.tributary.service.engine.RecordProcessor;
-import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.join.DimensionTables;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
@@ -72,7 +72,7 @@ class ExchangeFrontTest {
   }
 
   private BatchOutputs outputs() {
-    return new BatchOutputs(writer(new ArrayList<>()), writer(quarantined), null);
+    return new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(quarantined), null);
   }
 
   private void process(long offset, String json) throws Exception {
@@ -168,30 +168,4 @@ class ExchangeFrontTest {
     return outputs.filteredRows();
   }
 
-  private static TableSink.BatchWriter writer(List<Object[]> rows) {
-    return new TableSink.BatchWriter() {
-      @Override
-      public boolean alreadyCommitted() {
-        return false;
-      }
-
-      @Override
-      public void write(Object[] row) {
-        rows.add(row);
-      }
-
-      @Override
-      public long rows() {
-        return rows.size();
-      }
-
-      @Override
-      public long commit(Map<String, String> commitInfo) {
-        return 0;
-      }
-
-      @Override
-      public void close() {}
-    };
-  }
 }
