@@ -25,6 +25,12 @@ public final class CrashPoints {
   public static final String AFTER_SINK_COMMIT = "after-sink-commit";
   public static final String AFTER_STATE_COMMIT = "after-state-commit";
   public static final String AFTER_COMMITS_LOG = "after-commits-log";
+  /** Stage 1 of a stateful group-mode pipeline (exchange.ExchangeWriter): between two source records. */
+  public static final String EXCHANGE_MID_BATCH = "exchange-mid-batch";
+  /** Stage 1: the quarantine table is committed, the Kafka transaction is not. */
+  public static final String EXCHANGE_AFTER_QUARANTINE_COMMIT = "exchange-after-quarantine-commit";
+  /** Stage 1: the Kafka transaction (rows, markers, source offsets) is committed. */
+  public static final String EXCHANGE_AFTER_KAFKA_COMMIT = "exchange-after-kafka-commit";
 
   private static final String POINT;
   private static final long AT;

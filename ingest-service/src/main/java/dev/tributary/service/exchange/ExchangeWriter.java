@@ -238,7 +238,7 @@ public final class ExchangeWriter implements AutoCloseable {
         sent[0]++;
       };
       List<SourcePlan.DataGap> gaps = source.read(ranges, record -> {
-        CrashPoints.reached(CrashPoints.MID_BATCH);
+        CrashPoints.reached(CrashPoints.EXCHANGE_MID_BATCH);
         front.process(record, outputs, rows);
       });
       OptionalLong maxEventTime = front.maxEventTimeMicros();
@@ -256,11 +256,12 @@ public final class ExchangeWriter implements AutoCloseable {
       // No poll from here to sendOffsetsToTransaction: the generation sent is the one that owns these.
       source.checkStillOwned(ranges.keySet());
       quarantineWriter.commit(commitInfo(batchId, extras, ranges, gaps));
-      CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
+      CrashPoints.reached(CrashPoints.EXCHANGE_AFTER_QUARANTINE_COMMIT);
       Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
       ranges.forEach((tp, r) -> offsets.put(tp, new OffsetAndMetadata(r.end())));
       producer.sendOffsetsToTransaction(offsets, source.groupMetadata());
       producer.commitTransaction();
+      CrashPoints.reached(CrashPoints.EXCHANGE_AFTER_KAFKA_COMMIT);
       Outcome outcome = new Outcome(batchId, plan.ranges(), outputs.inputRows(), sent[0], quarantineWriter.rows(),
           outputs.filteredRows(), readAnything, true, Optional.empty(), atCeiling);
       if (progress != null) {

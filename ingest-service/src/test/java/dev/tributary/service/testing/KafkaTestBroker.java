@@ -35,6 +35,9 @@ public final class KafkaTestBroker {
     broker.brokerProperty("transaction.state.log.replication.factor", "1");
     broker.brokerProperty("transaction.state.log.min.isr", "1");
     broker.brokerProperty("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
+    // Crash tests of group mode restart an instance while its dead predecessor is still a member:
+    // a short session timeout (2 s) lets its partitions move on at once.
+    broker.brokerProperty("group.min.session.timeout.ms", "1000");
     broker.afterPropertiesSet();
   }
 
