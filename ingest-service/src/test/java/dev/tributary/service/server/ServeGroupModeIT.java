@@ -160,6 +160,148 @@ class ServeGroupModeIT {
     awaitGroupOffsetsAtTablePositions(sink);
   }
 
+  /**
+   * The seed query with {@code assignment: group}, served by both instances: each one owns some
+   * source partitions (group {@code tributary-<pipeline>}) and some repartition partitions (group
+   * {@code tributary-<pipeline>-repartition}), both shown by REST; the sink holds exactly the windows
+   * the agreed watermark closed; after one instance stops, the other owns every partition of both
+   * groups and the windows of later events land too, none twice.
+   */
+  @Test
+  void aServedStatefulPipelineSharesItsSourceAndRepartitionPartitions() throws Exception {
+    String windowsPipeline = "shared-windows";
+    topic = broker.createTopic("group-serve-windows", PARTITIONS);
+    Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
+    Path sink = dir.resolve("tables/windows");
+    Files.writeString(pipelines.resolve("windows.yaml"), """
+        pipeline: %s
+        source:
+          kafka:
+            bootstrap-servers: %s
+            topics: [%s]
+            assignment: group
+            properties:
+              session.timeout.ms: "15000"
+              heartbeat.interval.ms: "1000"
+        format:
+          json:
+            schema: { event_id: string, event_type: string, event_ts: timestamp, amount: long }
+        watermark: { column: event_ts, delay: 10 minutes }
+        deduplicate: { keys: [event_id, event_ts] }
+        aggregate:
+          window: { column: event_ts, size: 5 minutes }
+          group-by: [event_type]
+          measures: { events: count(), amount: sum(amount) }
+        output-mode: append
+        sink:
+          delta: { path: %s }
+        checkpoint: %s
+        trigger: { processing-time: 200ms }
+        """.formatted(windowsPipeline, broker.bootstrapServers(), topic, sink, dir.resolve("windows-checkpoint")));
+    String source = "tributary-" + windowsPipeline;
+    String repartition = source + "-repartition";
+    Instance a = start("wa", pipelines);
+    Instance b = start("wb", pipelines);
+    a.awaitUp();
+    b.awaitUp();
+    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      for (Instance i : List.of(a, b)) {
+        Map<String, JsonNode> groups = i.groups(windowsPipeline);
+        assertThat(groups).as(i.tail()).containsOnlyKeys(source, repartition);
+        for (JsonNode g : groups.values()) {
+          assertThat(strings(g.get("assigned"))).as("%s of %s", g, i.tail()).isNotEmpty();
+          assertThat(g.get("members")).as(g.toString()).hasSize(2);
+        }
+      }
+    });
+    WindowEvents events = new WindowEvents();
+    events.produce(400);
+    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+        assertThat(WindowEvents.render(windows(sink))).as(a.tail()).isEqualTo(WindowEvents.render(events.expected())));
+
+    b.process.destroy();
+    assertThat(b.process.waitFor(90, TimeUnit.SECONDS)).as("b stopped").isTrue();
+    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      Map<String, JsonNode> groups = a.groups(windowsPipeline);
+      assertThat(strings(groups.get(source).get("assigned"))).as(a.tail()).hasSize(PARTITIONS);
+      assertThat(strings(groups.get(repartition).get("assigned"))).as(a.tail()).hasSize(PARTITIONS);
+    });
+    events.produce(200);
+    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+        assertThat(WindowEvents.render(windows(sink))).as(a.tail()).isEqualTo(WindowEvents.render(events.expected())));
+  }
+
+  /** Seed-query events in rising event time (jitter below the delay), every 5th re-sent, and their windows. */
+  private final class WindowEvents {
+    private final java.util.Random random = new java.util.Random(5);
+    private final Map<String, long[]> windows = new TreeMap<>();
+    private java.time.Instant max = java.time.Instant.parse("2026-11-30T00:00:00Z");
+    private int next;
+
+    void produce(int count) {
+      List<List<String>> byPartition = new ArrayList<>();
+      for (int p = 0; p < PARTITIONS; p++) {
+        byPartition.add(new ArrayList<>());
+      }
+      for (int k = 0; k < count; k++) {
+        int i = next++;
+        java.time.Instant ts = java.time.Instant.parse("2026-11-30T00:00:00Z").plusSeconds(i * 15L + random.nextInt(90));
+        String type = "t" + random.nextInt(4);
+        String json = "{\"event_id\":\"e" + i + "\",\"event_type\":\"" + type + "\",\"event_ts\":\"" + ts
+            + "\",\"amount\":" + i + "}";
+        byPartition.get(i % PARTITIONS).add(json);
+        if (i % 5 == 0) {
+          byPartition.get(i % PARTITIONS).add(json);
+        }
+        long[] w = windows.computeIfAbsent(java.time.Instant.ofEpochSecond(ts.getEpochSecond() / 300 * 300) + "|" + type,
+            key -> new long[2]);
+        w[0]++;
+        w[1] += i;
+        max = ts.isAfter(max) ? ts : max;
+      }
+      for (int p = 0; p < PARTITIONS; p++) {
+        broker.send(topic, p, byPartition.get(p));
+      }
+    }
+
+    /** The windows that end at or before max(event time) - 10 minutes. */
+    Map<String, long[]> expected() {
+      long watermark = max.getEpochSecond() - 600;
+      Map<String, long[]> out = new TreeMap<>(windows);
+      out.keySet().removeIf(k -> java.time.Instant.parse(k.substring(0, k.indexOf('|'))).getEpochSecond() + 300 > watermark);
+      return out;
+    }
+
+    static String render(Map<String, long[]> windows) {
+      StringBuilder b = new StringBuilder();
+      windows.forEach((k, v) -> b.append(k).append('=').append(v[0]).append('/').append(v[1]).append('\n'));
+      return b.toString();
+    }
+  }
+
+  /** The sink's windows, (window start, type) to (events, amount); a window written twice fails. */
+  private static Map<String, long[]> windows(Path sink) throws Exception {
+    Map<String, long[]> out = new TreeMap<>();
+    if (!Files.exists(sink.resolve("_delta_log"))) {
+      return out;
+    }
+    try (ObjectStore store = ObjectStores.open(sink.toString(), null)) {
+      Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
+      int start = snapshot.schema().indexOf("window_start");
+      int type = snapshot.schema().indexOf("event_type");
+      int events = snapshot.schema().indexOf("events");
+      int amount = snapshot.schema().indexOf("amount");
+      for (DataFile f : snapshot.files()) {
+        for (Object[] row : DataFiles.readAll(store, f, snapshot.schema())) {
+          long[] previous = out.put(row[start] + "|" + row[type],
+              new long[] {((Number) row[events]).longValue(), ((Number) row[amount]).longValue()});
+          assertThat(previous).as("window %s|%s written twice", row[start], row[type]).isNull();
+        }
+      }
+    }
+    return out;
+  }
+
   /** Sends {@code perPartition} records to every partition; remembers them as partition/offset. */
   private void produce(int perPartition) {
     for (int p = 0; p < PARTITIONS; p++) {
@@ -282,6 +424,17 @@ class ServeGroupModeIT {
       await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
           .failFast("serve exited:\n" + tail(), () -> !process.isAlive())
           .until(() -> http.get("/api/pipelines", AUTH).statusCode() == 200);
+    }
+
+    /** The groups of {@code pipeline} in {@code GET /api/pipelines/{id}}, by group id. */
+    Map<String, JsonNode> groups(String pipeline) throws Exception {
+      HttpResponse<String> response = http.get("/api/pipelines/" + pipeline + "?last=1", AUTH);
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      Map<String, JsonNode> out = new TreeMap<>();
+      JsonNode groups = JSON.readTree(response.body()).get("groups");
+      assertThat(groups).as(response.body()).isNotNull();
+      groups.forEach(g -> out.put(g.get("groupId").asText(), g));
+      return out;
     }
 
     /** The pipeline's one group in {@code GET /api/pipelines/{id}}. */
