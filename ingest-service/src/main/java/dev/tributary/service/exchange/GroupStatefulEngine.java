@@ -32,6 +32,8 @@ public final class GroupStatefulEngine implements BatchLoop {
   private static final Logger log = LoggerFactory.getLogger(GroupStatefulEngine.class);
   /** How long a bounded run waits between rounds in which nothing was read. */
   private static final Duration IDLE_ROUND = Duration.ofMillis(200);
+  /** One short poll of the repartition consumer before the first round: it sends the group join. */
+  private static final Duration JOIN_KICK = Duration.ofMillis(100);
 
   private final String pipelineId;
   private final KafkaSource sourceTopics;
@@ -71,6 +73,9 @@ public final class GroupStatefulEngine implements BatchLoop {
   private void runRounds(TriggerSpec trigger) throws Exception {
     boolean bounded = !(trigger instanceof TriggerSpec.ProcessingTime);
     Map<TopicPartition, Long> ceiling = bounded ? sourceTopics.latestOffsets(sourceTopics.partitions()) : Map.of();
+    // Both groups are joined at once: a join waits out the broker's group.initial.rebalance.delay.ms
+    // (3 s by default), and the repartition consumer is otherwise first polled after stage 1's batch.
+    repartition.idle(JOIN_KICK);
     while (!stopRequested.get()) {
       Instant started = clock.instant();
       ExchangeWriter.Outcome written;

@@ -50,7 +50,9 @@ class GroupStatefulScaleBench {
 
   private double run(KafkaBrokerProcess broker, String assignment, int instances, int events) throws Exception {
     String id = "seed-" + assignment + "-" + instances;
-    Path work = Files.createDirectories(dir.resolve(id));
+    // -Dbench.dir keeps the instances' logs and tables for a look afterwards
+    Path base = System.getProperty("bench.dir") == null ? dir : Path.of(System.getProperty("bench.dir"));
+    Path work = Files.createDirectories(base.resolve(id));
     Path pipeline = work.resolve("pipeline.yaml");
     Files.writeString(pipeline, """
         pipeline: %s
@@ -81,7 +83,7 @@ class GroupStatefulScaleBench {
     Instant start = Instant.now();
     List<Process> running = new ArrayList<>();
     for (int i = 0; i < instances; i++) {
-      running.add(ChildJvm.start(List.of("-Xmx512m", "-XX:+UseParallelGC"), "dev.tributary.service.cli.Main",
+      running.add(ChildJvm.start(List.of("-Xmx512m", "-XX:+UseParallelGC", "-DTRIBUTARY_LOG_LEVEL=INFO"), "dev.tributary.service.cli.Main",
           List.of("run", "--pipeline", pipeline.toString()), work.resolve("instance-" + i + ".log"), work));
     }
     for (Process p : running) {
