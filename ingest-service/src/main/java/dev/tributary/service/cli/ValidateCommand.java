@@ -77,8 +77,10 @@ final class ValidateCommand {
     for (int i = 0; i < spec.joins().size(); i++) {
       line(b, "join[" + i + "]", join(spec.joins().get(i)));
     }
+    boolean repartitioned = repartition(spec).isPresent();
     spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + dev.tributary.config.Durations.format(w.delay())
-        + (w.policy() == dev.tributary.config.WatermarkSpec.Policy.GLOBAL
+        + (repartitioned ? " (group: the minimum over the repartition partitions of their max event time)"
+            : w.policy() == dev.tributary.config.WatermarkSpec.Policy.GLOBAL
             ? " (global: the max event time over all partitions)"
             : " (per-partition: follows the slowest partition with records)")));
     spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
@@ -130,7 +132,7 @@ final class ValidateCommand {
     String topic = dev.tributary.service.stateful.ExchangeRecords.topic(spec.id());
     return java.util.Optional.of("topic " + topic + " keyed by " + (by.isEmpty() ? "nothing (one partition: no key)" : by)
         + ", its partitions shared by consumer group " + topic + "; state per partition under "
-        + spec.checkpoint() + "/partitions/<n>/, watermark the minimum the partitions agree on");
+        + spec.checkpoint() + "/partitions/<n>/");
   }
 
   /** A Delta source's rate limits as the plan shows them: Spark's defaulting (1000 files unless bytes are limited). */

@@ -126,7 +126,8 @@ class MainTest {
         """);
     assertThat(run("validate", file.toString())).as(err()).isZero();
     assertThat(out()).contains("topic tributary-orders-raw-repartition keyed by [customer], its partitions shared by"
-        + " consumer group tributary-orders-raw-repartition").contains("/tmp/checkpoints/orders/partitions/<n>/");
+        + " consumer group tributary-orders-raw-repartition").contains("/tmp/checkpoints/orders/partitions/<n>/")
+        .contains("ts - 10 minutes (group: the minimum over the repartition partitions of their max event time)");
     assertThat(run("validate", write("plain.yaml", VALID).toString())).isZero();
     assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("repartition");
   }
