@@ -3,6 +3,7 @@ package dev.tributary.service.engine;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.log.Action;
+import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.CommitInfo;
 import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.log.SetTransaction;
@@ -21,8 +22,8 @@ import java.util.Map;
 public final class TableCommits {
   private TableCommits() {}
 
-  /** One commit: its version, commitInfo values (empty without one) and {@code txn} actions. */
-  public record Commit(long version, Map<String, Object> info, List<SetTransaction> txns) {
+  /** One commit: its version, commitInfo values (empty without one), {@code txn} actions and how many files it adds. */
+  public record Commit(long version, Map<String, Object> info, List<SetTransaction> txns, int addedFiles) {
     /** Whether the commitInfo names {@code instance}'s process as the writer. */
     public boolean by(Process instance) {
       return String.valueOf(info.get("instance")).endsWith("/" + instance.pid());
@@ -55,14 +56,17 @@ public final class TableCommits {
       for (long v : log.commitsAfter(-1)) {
         Map<String, Object> info = Map.of();
         List<SetTransaction> txns = new ArrayList<>();
+        int added = 0;
         for (Action a : log.readCommit(v)) {
-          if (a instanceof CommitInfo commitInfo) {
+          if (a instanceof AddFile) {
+            added++;
+          } else if (a instanceof CommitInfo commitInfo) {
             info = commitInfo.values();
           } else if (a instanceof SetTransaction txn) {
             txns.add(txn);
           }
         }
-        out.add(new Commit(v, info, txns));
+        out.add(new Commit(v, info, txns, added));
       }
     }
     return out;
