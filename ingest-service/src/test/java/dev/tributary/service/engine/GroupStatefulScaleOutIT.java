@@ -170,8 +170,10 @@ class GroupStatefulScaleOutIT {
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     producer = new KafkaProducer<>(p);
 
-    Path pipeline = writePipeline(work, PIPELINE, "group");
-    Path reference = writePipeline(work, REFERENCE, "exclusive");
+    // small batches in the group (many batch cuts, a backlog read in several batches), larger
+    // ones in the reference (batch cuts do not change the result: nothing is late)
+    Path pipeline = writePipeline(work, PIPELINE, "group", 100);
+    Path reference = writePipeline(work, REFERENCE, "exclusive", 1000);
     StatefulPlan plan = PipelineFactory.compile(PipelineParser.parse(pipeline)).stateful().orElseThrow();
     ExchangeRecords exchange = new ExchangeRecords(plan, PARTITIONS);
     chooseTypes(plan, exchange);
@@ -225,15 +227,19 @@ class GroupStatefulScaleOutIT {
 
     // 3. freeze the zombie while it holds its sub-pipeline's batch, kill another: the survivor takes
     // every partition of both groups over, and stage 1 reads everything
+    Set<Integer> movedPartitions = new HashSet<>(heldPartitions);
+    movedPartitions.addAll(owned(stage2Group, killed));
+    long beforeTakeover = latestVersion(sink);
     InstanceProcesses.signal("STOP", zombie);
     InstanceProcesses.kill(killed);
     produceChunk(allPartitions());
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() ->
         owned(sourceGroup, survivor).size() == PARTITIONS && owned(stage2Group, survivor).size() == PARTITIONS
             && caughtUp(sourceGroup));
-    // the survivor committed the held partitions' windows after the takeover: their state moved
-    // (the sink's txn app ids are <pipeline>.<n>@<checkpoint id>)
-    awaitCommitted(sink, survivor, heldPartitions, "the zombie's partitions taken over");
+    // the survivor committed the frozen and the killed instance's partitions' windows after the
+    // takeover: their state moved (the sink's txn app ids are <pipeline>.<n>@<checkpoint id>)
+    awaitCommitted(sink, survivor, movedPartitions, beforeTakeover, "the zombie's and the killed instance's "
+        + movedPartitions + " taken over");
 
     // 4. the zombie resumes: its held batch is adopted or fenced off, it must not write twice
     InstanceProcesses.signal("CONT", zombie);
@@ -291,7 +297,7 @@ class GroupStatefulScaleOutIT {
         .as("every repartition partition's windows were committed").isEqualTo(allPartitions());
   }
 
-  private Path writePipeline(Path work, String id, String assignment) throws Exception {
+  private Path writePipeline(Path work, String id, String assignment, int maxOffsetsPerTrigger) throws Exception {
     Path tables = work.resolve("tables");
     Path file = work.resolve(id + ".yaml");
     Files.writeString(file, """
@@ -302,7 +308,7 @@ class GroupStatefulScaleOutIT {
             topics: [%s]
             starting-offsets: earliest
             assignment: %s
-            max-offsets-per-trigger: 100
+            max-offsets-per-trigger: %d
             properties:
               session.timeout.ms: "6000"
               heartbeat.interval.ms: "1000"
@@ -330,7 +336,7 @@ class GroupStatefulScaleOutIT {
           delta: { path: "%s" }
         checkpoint: "%s"
         trigger: { processing-time: 200ms }
-        """.formatted(id, broker.bootstrapServers(), topic, assignment, tables.resolve(id + "-late"),
+        """.formatted(id, broker.bootstrapServers(), topic, assignment, maxOffsetsPerTrigger, tables.resolve(id + "-late"),
         tables.resolve(id + "-quarantine"), tables.resolve(id), work.resolve("checkpoints/" + id)));
     return file;
   }
@@ -459,13 +465,18 @@ class GroupStatefulScaleOutIT {
     return TableCommits.of(sink).stream().anyMatch(c -> c.by(instance) && c.addedFiles() > 0 && !subPartitions(c).isEmpty());
   }
 
-  /** Waits until {@code instance} committed a sink commit for every one of {@code partitions}. */
-  private void awaitCommitted(Path sink, Process instance, Set<Integer> partitions, String what) {
+  private static long latestVersion(Path table) throws Exception {
+    List<TableCommits.Commit> commits = TableCommits.of(table);
+    return commits.isEmpty() ? -1 : commits.get(commits.size() - 1).version();
+  }
+
+  /** Waits until {@code instance} committed windows of every one of {@code partitions} after {@code afterVersion}. */
+  private void awaitCommitted(Path sink, Process instance, Set<Integer> partitions, long afterVersion, String what) {
     Awaitility.await(what).atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
       produceChunkWhenCaughtUp("tributary-" + PIPELINE, allPartitions());
       Set<Integer> committed = new HashSet<>();
       for (TableCommits.Commit c : TableCommits.of(sink)) {
-        if (c.by(instance)) {
+        if (c.version() > afterVersion && c.by(instance) && c.addedFiles() > 0) {
           committed.addAll(subPartitions(c));
         }
       }
