@@ -2,6 +2,8 @@ package dev.tributary.service.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.stateful.ExchangeRecords;
@@ -58,8 +60,8 @@ import org.junit.jupiter.api.io.TempDir;
  * per event_type, count and sum, append, 10-minute watermark delay) with {@code assignment: group}
  * (docs/DESIGN.md, "Stateful pipelines in group mode"): a broker in its own process, a topic with 12
  * partitions, instance child JVMs sharing one checkpoint location and one sink, quarantine and
- * late-events table. Three instances run; one instance's stage 2 is held (a test hook, its stage 1
- * and heartbeats go on) while the stream moves 16 minutes of event time on, then that instance is
+ * late-events table. Three instances run; one instance's stage 2 is held (a test hook in a
+ * sub-pipeline's batch; heartbeats go on) while the stream moves 16 minutes of event time on, then that instance is
  * frozen with SIGSTOP past the session timeout while another is SIGKILLed; the survivor takes over
  * every partition of both stages; the frozen one is resumed as a zombie; a fourth instance joins and
  * takes partitions over; then three available-now instances drain the topic and end by themselves.
@@ -80,14 +82,20 @@ import org.junit.jupiter.api.io.TempDir;
  * partition, with probability 1/5, right after the original) are in the same chunk, so every one is
  * still in the dedup state when it arrives: dropped as a duplicate, never as late.
  *
- * <p><b>What would fail.</b> With the agreed watermark the maximum instead of the minimum of the
- * partitions' watermarks, the held partitions, whose rows fall 16 minutes behind what the others
- * have seen, would have their backlog judged late against the others' progress once they resume:
- * rows dropped (the late-events table is not empty, the windows miss them). Duplicates counted
- * twice (dedup not co-located with its keys, or a zombie's stage-1 transaction not fenced) make the
- * counts exceed the direct computation, and a repeated stage-1 transaction also puts a source
- * offset twice into the repartition topic, which is checked directly. A window emitted twice (a
- * zombie's sink commit not fenced) is a duplicate row in the sink.
+ * <p><b>What would fail.</b> The agreed watermark is checked on the sub-checkpoints: no batch of
+ * any partition applied a watermark above what its own partition recorded in the commits entry
+ * before it (the minimum of all partitions' never is; a maximum is, for every partition behind
+ * another, in particular the held ones, 16 minutes behind the rest when they resume), and every
+ * partition's last batch applied the single-instance watermark, max(event time) - delay (a
+ * minimum that never caught up would leave windows unemitted, too). The windows alone would not
+ * show a maximum here: since every stage-1 batch sends its markers to every partition and the
+ * chunks keep stage 1 within 6 minutes, a row is always in its partition's log before any marker
+ * 10 minutes ahead of it exists, and a sub-pipeline reads its whole backlog in one batch, so no
+ * row could be judged late even by a maximum. Duplicates counted twice (dedup not co-located with
+ * its keys, its state lost when a partition moves) make the counts exceed the direct computation;
+ * a zombie's stage-1 transaction that went through would also put source offsets twice into the
+ * repartition topic, which is checked directly (dedup would hide it in the counts). A window
+ * emitted twice (a zombie's sink commit not fenced) is a duplicate row in the sink.
  */
 class GroupStatefulScaleOutIT {
   private static final int PARTITIONS = 12;
@@ -104,6 +112,7 @@ class GroupStatefulScaleOutIT {
   private static final String REFERENCE = "stateful-reference";
   /** A stage-2 only point (stage 1 keeps no state): holds a sub-pipeline, not the source reader. */
   private static final String HOLD_POINT = CrashPoints.AFTER_STATE_COMMIT;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
@@ -180,6 +189,7 @@ class GroupStatefulScaleOutIT {
     String sourceGroup = "tributary-" + PIPELINE;
     String stage2Group = "tributary-" + PIPELINE + "-repartition";
     Path sink = work.resolve("tables/" + PIPELINE);
+    Path checkpoint = work.resolve("checkpoints/" + PIPELINE);
     Path release = work.resolve("release-zombie");
     Path armed = work.resolve("arm-zombie");
 
@@ -206,24 +216,38 @@ class GroupStatefulScaleOutIT {
     });
     awaitCaughtUp(sourceGroup, "three instances");
 
-    // 2. hold the zombie's stage 2 (its stage 1 and heartbeats go on, no rebalance): its partitions
-    // of the repartition topic fall 16 minutes of event time behind the others'
+    // 2. hold the zombie's stage 2 inside a sub-pipeline's batch (its consumers' heartbeats go on:
+    // no rebalance): its partitions of the repartition topic fall 16 minutes of event time behind
+    // the others'. From now on records go only where another instance's stage 1 reads, in case the
+    // zombie's stage 1 runs on the held thread (they would wait for the takeover, 16 minutes behind).
+    Set<Integer> heldPartitions = owned(stage2Group, zombie);
+    Set<Integer> notZombies = new HashSet<>(allPartitions());
+    notZombies.removeAll(owned(sourceGroup, zombie));
     Files.writeString(armed, "armed");
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
-      produceChunkWhenCaughtUp(sourceGroup, allPartitions());
+      produceChunkWhenCaughtUp(sourceGroup, notZombies); // its markers reach the zombie's partitions
       return instances.log("zombie").contains("hold point " + HOLD_POINT + ":1 reached");
     });
     awaitCaughtUp(sourceGroup, "before the hold");
-    Set<Integer> heldPartitions = owned(stage2Group, zombie);
-    Set<Integer> notZombies = new HashSet<>(allPartitions());
-    // produced only where another instance reads, in case the zombie's stage 1 shares the held thread
-    notZombies.removeAll(owned(sourceGroup, zombie));
+    assertThat(owned(stage2Group, zombie)).as("the zombie's partitions, held").isEqualTo(heldPartitions);
     Instant holdStart = eventTime(nextEvent);
     while (eventTime(nextEvent).isBefore(holdStart.plus(Duration.ofMinutes(16)))) {
       produceChunk(notZombies);
       awaitCaughtUp(sourceGroup, "while the zombie's stage 2 is held");
     }
     assertThat(instances.log("zombie")).as("still held").doesNotContain("hold point " + HOLD_POINT + ":1 released");
+    // the other partitions have recorded the watermark of everything produced: the held ones are
+    // 16 minutes behind them (what a maximum would apply to them once they resume)
+    long everything = maxEventTimeMicros() - DELAY.toNanos() / 1000;
+    Awaitility.await("the partitions not held record " + everything).atMost(AWAIT).pollInterval(Duration.ofMillis(300))
+        .until(() -> {
+          for (int n = 0; n < PARTITIONS; n++) {
+            if (!heldPartitions.contains(n) && ownWatermark(checkpoint, n) < everything) {
+              return false;
+            }
+          }
+          return true;
+        });
 
     // 3. freeze the zombie while it holds its sub-pipeline's batch, kill another: the survivor takes
     // every partition of both groups over, and stage 1 reads everything
@@ -241,13 +265,17 @@ class GroupStatefulScaleOutIT {
     awaitCommitted(sink, survivor, movedPartitions, beforeTakeover, "the zombie's and the killed instance's "
         + movedPartitions + " taken over");
 
-    // 4. the zombie resumes: its held batch is adopted or fenced off, it must not write twice
+    // 4. the zombie resumes inside its held batch, whose sink commit went through before the hold
+    // (the survivor's replay of it found the txn and wrote nothing) and whose commits entry the
+    // survivor wrote meanwhile: the zombie loses the race for it and closes the sub-pipeline
     InstanceProcesses.signal("CONT", zombie);
     Files.writeString(release, "go");
-    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
-      produceChunkWhenCaughtUp(sourceGroup, allPartitions());
-      return instances.log("zombie").contains("hold point " + HOLD_POINT + ":1 released");
-    });
+    Awaitility.await("the zombie's held batch loses the race for its commits entry").atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(300)).until(() -> {
+          produceChunkWhenCaughtUp(sourceGroup, allPartitions());
+          return instances.log("zombie").contains("hold point " + HOLD_POINT + ":1 released")
+              && instances.log("zombie").contains("lost the race for a checkpoint entry");
+        });
 
     // 5. a fourth instance joins and takes partitions of both stages over
     Process added = instances.start("added", pipeline, List.of());
@@ -292,9 +320,74 @@ class GroupStatefulScaleOutIT {
     assertQuarantinedOnce(work.resolve("tables/" + PIPELINE + "-quarantine"));
     assertQuarantinedOnce(work.resolve("tables/" + REFERENCE + "-quarantine"));
     assertEverySourceRecordOnceInTheRepartitionTopic(plan, exchange);
+    assertTheAgreedWatermarkIsTheMinimum(checkpoint);
     // every sub-pipeline committed, and the killed instance had committed before it died
     assertThat(TableCommits.of(sink).stream().flatMap(c -> subPartitions(c).stream()).collect(Collectors.toSet()))
         .as("every repartition partition's windows were committed").isEqualTo(allPartitions());
+  }
+
+  private long maxEventTimeMicros() {
+    Instant max = events.values().stream().map(Event::ts).max(Instant::compareTo).orElseThrow();
+    return max.getEpochSecond() * 1_000_000L;
+  }
+
+  /** A sub-checkpoint's log entries ({@code partitions/<n>/offsets|commits/<batch>}: a version line, then JSON). */
+  private static TreeMap<Long, JsonNode> entries(Path checkpoint, int partition, String log) throws Exception {
+    TreeMap<Long, JsonNode> out = new TreeMap<>();
+    Path dir = checkpoint.resolve("partitions").resolve(Integer.toString(partition)).resolve(log);
+    if (!Files.isDirectory(dir)) {
+      return out;
+    }
+    try (var files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        String name = f.getFileName().toString();
+        if (!name.matches("\\d+")) {
+          continue; // a temp file of a write in progress
+        }
+        String text = Files.readString(f);
+        out.put(Long.parseLong(name), JSON.readTree(text.substring(text.indexOf('\n') + 1)));
+      }
+    }
+    return out;
+  }
+
+  /** The watermark partition {@code n}'s latest commits entry records (its own), or MIN_VALUE. */
+  private static long ownWatermark(Path checkpoint, int partition) throws Exception {
+    TreeMap<Long, JsonNode> commits = entries(checkpoint, partition, "commits");
+    JsonNode w = commits.isEmpty() ? null : commits.lastEntry().getValue().get("nextWatermarkMicros");
+    return w == null || w.isNull() ? Long.MIN_VALUE : w.asLong();
+  }
+
+  /**
+   * The watermark every batch of every partition applied is the minimum of what the partitions
+   * recorded: never above what the partition itself recorded in the commits entry before (a
+   * maximum would be, for the partitions behind, such as the held ones after their takeover); and
+   * in the end every partition applied the single-instance watermark, max(event time) - delay.
+   */
+  private void assertTheAgreedWatermarkIsTheMinimum(Path checkpoint) throws Exception {
+    long single = maxEventTimeMicros() - DELAY.toNanos() / 1000;
+    List<String> above = new ArrayList<>();
+    int checked = 0;
+    for (int n = 0; n < PARTITIONS; n++) {
+      TreeMap<Long, JsonNode> offsets = entries(checkpoint, n, "offsets");
+      TreeMap<Long, JsonNode> commits = entries(checkpoint, n, "commits");
+      for (var e : offsets.entrySet()) {
+        JsonNode applied = e.getValue().get("watermarkMicros");
+        JsonNode before = commits.containsKey(e.getKey() - 1) ? commits.get(e.getKey() - 1).get("nextWatermarkMicros") : null;
+        if (applied == null || applied.isNull() || before == null) {
+          continue;
+        }
+        checked++;
+        if (before.isNull() || applied.asLong() > before.asLong()) {
+          above.add("partition " + n + " batch " + e.getKey() + " applied " + applied + ", its own " + before);
+        }
+      }
+      assertThat(offsets).as("partition %d's batches", n).isNotEmpty();
+      assertThat(offsets.lastEntry().getValue().path("watermarkMicros").asLong())
+          .as("partition %d's last batch applied max(event time) - delay", n).isEqualTo(single);
+    }
+    assertThat(checked).as("batches checked").isGreaterThan(PARTITIONS * 10);
+    assertThat(above).as("batches that applied a watermark above their partition's own").isEmpty();
   }
 
   private Path writePipeline(Path work, String id, String assignment, int maxOffsetsPerTrigger) throws Exception {
