@@ -47,7 +47,7 @@ import org.apache.spark.sql.streaming.Trigger;
  * watermark it applied), so the test can check Spark cut the stream where we did, no-data
  * batches included. Any failure exits non-zero with the stack trace on stderr.
  *
- * <p>A second job kind writes source tables for SparkDeltaSourceIT: optional {@code tables}, each
+ * <p>A second job kind writes source tables for SparkInteropIT: optional {@code tables}, each
  * with {@code path}, {@code partitionBy} (a column name or empty), {@code checkpointInterval} and
  * {@code steps}: {@code {"op":"append","from":a,"to":b}} (rows a..b-1: {@code id},
  * {@code name = 'name-'||id}, {@code region} EU/US/null by {@code id % 3}, in two files per

@@ -88,15 +88,37 @@ class PipelineValidationTest {
   }
 
   @Test
-  void refusesStatefulOperatorsWithGroupAssignmentNamingThePipelineAndLine() {
+  void acceptsStatefulAppendWithGroupAssignment() {
     String group = BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: group")
         + "watermark: { column: event_time, delay: 10 minutes }\n"
         + "deduplicate: { keys: [order_id, event_time] }\n";
-    assertThat(errors(group)).singleElement().asString()
-        .startsWith("orders.yaml:6:")
-        .contains("source.kafka.assignment")
-        .contains("pipeline orders: stateful operators with assignment: group need repartitioning, not yet supported")
-        .contains("deduplicate");
+    PipelineSpec spec = parse(group);
+    assertThat(spec.kafkaSource().orElseThrow().assignment()).isEqualTo(Assignment.GROUP);
+    assertThat(spec.deduplicate()).isPresent();
+  }
+
+  @Test
+  void refusesStartingOffsetsTableForAStatefulGroupPipeline() {
+    String group = BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: group\n    starting-offsets: table")
+        + "watermark: { column: event_time, delay: 10 minutes }\n"
+        + "deduplicate: { keys: [order_id, event_time] }\n";
+    assertThat(errors(group)).singleElement().asString().contains("source.kafka.starting-offsets")
+        .contains("pipeline orders: starting-offsets: table is not supported for a stateful pipeline with assignment: group");
+  }
+
+  @Test
+  void refusesUpdateModeAndPerPartitionWatermarkWithGroupAssignmentNamingTheLine() {
+    String group = BASE.replace("topics: [orders]", "topics: [orders]\n    assignment: group")
+        .replace("partition-by: [day]", "partition-by: []")
+        + "watermark: { column: event_time, delay: 10 minutes, policy: per-partition }\n"
+        + "aggregate:\n  window: { column: event_time, size: 1 hour }\n  group-by: [order_id]\n"
+        + "  measures: { orders: count() }\n"
+        + "output-mode: update\n";
+    assertThat(errors(group)).hasSize(2)
+        .anySatisfy(e -> assertThat(e).contains("output-mode")
+            .contains("pipeline orders: output-mode update is not supported with assignment: group"))
+        .anySatisfy(e -> assertThat(e).contains("watermark.policy")
+            .contains("pipeline orders: watermark.policy per-partition is not supported with assignment: group"));
   }
 
   @Test

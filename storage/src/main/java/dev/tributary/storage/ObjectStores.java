@@ -89,4 +89,16 @@ public final class ObjectStores {
           e.getMessage() + "; give a directory path or a file:///absolute/path URI"), e);
     }
   }
+
+  /**
+   * The objects of {@code store} under {@code prefix} as a store of its own: key {@code k} is
+   * {@code <prefix>/k} of {@code store}, listings strip the prefix, and closing the view does not
+   * close {@code store} (so many views share one S3 client).
+   *
+   * @param prefix a key prefix such as {@code partitions/3} (a trailing slash is ignored)
+   * @throws IllegalArgumentException if the prefix is not a valid key
+   */
+  public static ObjectStore under(ObjectStore store, String prefix) {
+    return new PrefixedObjectStore(store, prefix);
+  }
 }

@@ -279,11 +279,24 @@ final class Messages {
         + " group-by column); rename the measure";
   }
 
-  static String groupAssignmentNeedsStatelessQuery(String pipeline, java.util.List<String> statefulParts) {
-    return "pipeline " + pipeline + ": stateful operators with assignment: group need repartitioning, not yet"
-        + " supported (this pipeline declares " + String.join(" and ", statefulParts) + "). Every instance would"
-        + " keep state for the keys of its own partitions only; remove source.kafka.assignment (exclusive: one"
-        + " instance reads every partition) or make the pipeline stateless";
+  static String groupAssignmentNeedsAppend(String pipeline, String mode) {
+    return "pipeline " + pipeline + ": output-mode " + mode + " is not supported with assignment: group: the"
+        + " instances own different keys, and an " + mode + " of the sink by one of them would rewrite rows or"
+        + " files of the others; use output-mode append, or assignment: exclusive (one instance reads every"
+        + " partition)";
+  }
+
+  static String groupStatefulStartsFromGroupOffsets(String pipeline) {
+    return "pipeline " + pipeline + ": starting-offsets: table is not supported for a stateful pipeline with"
+        + " assignment: group: its sink table holds the positions of the repartition topic, not of the source;"
+        + " the source's progress is the consumer group's committed offsets. Use earliest, latest or a timestamp";
+  }
+
+  static String groupAssignmentNeedsGlobalWatermark(String pipeline) {
+    return "pipeline " + pipeline + ": watermark.policy per-partition is not supported with assignment: group:"
+        + " the source partitions are read by different instances and their rows mixed in the repartition"
+        + " topic, so the instances agree on one watermark (the slowest repartition partition's); remove"
+        + " watermark.policy";
   }
 
   static String appendNeedsWatermark() {

@@ -80,21 +80,27 @@ final class SpecValidator {
     }
   }
 
-  /** Consumer-group mode shares partitions between instances: only stateless queries allow that yet. */
+  /**
+   * Consumer-group mode shares partitions between instances. A stateful query runs there through a
+   * repartition topic (docs/DESIGN.md, "Stateful pipelines in group mode"): append output only, one
+   * watermark the partitions agree on.
+   */
   private void checkAssignment() {
     if (!(draft.source() instanceof dev.tributary.config.KafkaSourceSpec kafka)
         || kafka.assignment() != dev.tributary.config.Assignment.GROUP) {
       return;
     }
-    List<String> stateful = new java.util.ArrayList<>();
-    if (problems.declared("deduplicate")) {
-      stateful.add("deduplicate");
+    if (!problems.declared("deduplicate") && !problems.declared("aggregate")) {
+      return;
     }
-    if (problems.declared("aggregate")) {
-      stateful.add("aggregate");
+    if (draft.outputMode() != null && draft.outputMode() != OutputMode.APPEND) {
+      problems.atValue("output-mode", Messages.groupAssignmentNeedsAppend(draft.id(), draft.outputMode().keyword()));
     }
-    if (!stateful.isEmpty()) {
-      problems.atValue("source.kafka.assignment", Messages.groupAssignmentNeedsStatelessQuery(draft.id(), stateful));
+    if (kafka.startingOffsets() instanceof dev.tributary.config.StartingOffsets.FromTable) {
+      problems.atValue("source.kafka.starting-offsets", Messages.groupStatefulStartsFromGroupOffsets(draft.id()));
+    }
+    if (draft.watermark() != null && draft.watermark().policy() == dev.tributary.config.WatermarkSpec.Policy.PER_PARTITION) {
+      problems.atValue("watermark.policy", Messages.groupAssignmentNeedsGlobalWatermark(draft.id()));
     }
   }
 

@@ -86,6 +86,7 @@ final class ValidateCommand {
         + " group by " + a.groupBy() + " measures " + a.canonicalMeasures()));
     spec.aggregate().filter(a -> a.running()).ifPresent(a -> line(b, "state", runningState(a)));
     spec.lateEvents().ifPresent(l -> line(b, "late-events", "delta " + l.path()));
+    repartition(spec).ifPresent(r -> line(b, "repartition", r));
     if (pipeline.awaitsSourceSchema()) {
       // validate reads no table: the source table's columns (and so the types) are known at start
       line(b, "output", (spec.aggregate().isPresent() ? String.join(", ", spec.outputColumns())
@@ -116,6 +117,20 @@ final class ValidateCommand {
     line(b, "trigger", trigger(spec.trigger()));
     line(b, "output-mode", spec.outputMode().keyword());
     return b.toString();
+  }
+
+  /** How a stateful pipeline in group mode spreads its keys over the instances (docs/DESIGN.md). */
+  private static java.util.Optional<String> repartition(dev.tributary.config.PipelineSpec spec) {
+    boolean group = spec.kafkaSource().map(k -> k.assignment() == dev.tributary.config.Assignment.GROUP).orElse(false);
+    if (!group || spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    List<String> by = dev.tributary.service.stateful.ExchangeRecords.repartitionBy(
+        spec.deduplicate().map(d -> d.keys()).orElse(null), spec.aggregate().map(a -> a.groupBy()).orElse(null));
+    String topic = dev.tributary.service.stateful.ExchangeRecords.topic(spec.id());
+    return java.util.Optional.of("topic " + topic + " keyed by " + (by.isEmpty() ? "nothing (one partition: no key)" : by)
+        + ", its partitions shared by consumer group " + topic + "; state per partition under "
+        + spec.checkpoint() + "/partitions/<n>/, watermark the minimum the partitions agree on");
   }
 
   /** A Delta source's rate limits as the plan shows them: Spark's defaulting (1000 files unless bytes are limited). */

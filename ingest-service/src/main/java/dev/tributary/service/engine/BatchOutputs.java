@@ -16,7 +16,7 @@ public final class BatchOutputs {
   /**
    * @param late the late-events table's writer, or null when late events are only counted
    */
-  BatchOutputs(TableSink.BatchWriter main, TableSink.BatchWriter quarantine, TableSink.BatchWriter late) {
+  public BatchOutputs(TableSink.BatchWriter main, TableSink.BatchWriter quarantine, TableSink.BatchWriter late) {
     this.main = main;
     this.quarantine = quarantine;
     this.late = late;
@@ -65,25 +65,25 @@ public final class BatchOutputs {
     filteredRows++;
   }
 
-  long inputRows() {
+  public long inputRows() {
     return inputRows;
   }
 
-  long filteredRows() {
+  public long filteredRows() {
     return filteredRows;
   }
 
   /** Records sent to quarantine in this batch, counted even when the quarantine table already holds the batch. */
-  long quarantinedRows() {
+  public long quarantinedRows() {
     return quarantinedRows;
   }
 
   /** The error of the batch's first quarantined record, or null. */
-  String firstQuarantineError() {
+  public String firstQuarantineError() {
     return firstQuarantineError;
   }
 
-  long lateRows() {
+  public long lateRows() {
     return lateRows;
   }
 }

@@ -6,7 +6,6 @@ import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.table.PositionConflictException;
 import dev.tributary.table.PositionFence;
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -192,8 +191,7 @@ public final class GroupBatchEngine implements BatchLoop {
       // conflicting with a partition's new owner for no reason.
       if (!r.isEmpty() || at == null || at != r.start()) {
         sinkFences.add(new PositionFence(txns.positionAppId(p), optional(at), r.end()));
-        Long q = quarantined.get(p);
-        quarantineFences.add(new PositionFence(txns.positionAppId(p), optional(q), Math.max(q == null ? 0 : q, r.end())));
+        quarantineFences.add(AlreadyQuarantined.fence(txns, p, quarantined, r.end()));
       }
     });
     if (sinkFences.isEmpty()) {
@@ -276,50 +274,5 @@ public final class GroupBatchEngine implements BatchLoop {
         outputs.filteredRows(), outputs.lateRows(), inputRate, outputs.inputRows() * 1000.0 / durationMs, durationMs,
         timer.phases(), plan.progress(), sinkVersion, null, gaps, processor.stateMetrics(), retries, conflicts,
         plan.sourceLag());
-  }
-
-  /**
-   * The quarantine writer of a group batch: a record whose offset is below the quarantine table's
-   * position for its partition is already in the table (an earlier batch over the same offsets
-   * committed the quarantine table and then lost its sink commit to a crash or to the partition's
-   * new owner), so it is not written again. Quarantine rows start with topic, partition, offset
-   * ({@link QuarantineRows#SCHEMA}).
-   */
-  private static final class AlreadyQuarantined implements TableSink.BatchWriter {
-    private final TableSink.BatchWriter delegate;
-    private final Map<SourcePartition, Long> positions;
-
-    AlreadyQuarantined(TableSink.BatchWriter delegate, Map<SourcePartition, Long> positions) {
-      this.delegate = delegate;
-      this.positions = Map.copyOf(positions);
-    }
-
-    @Override
-    public boolean alreadyCommitted() {
-      return delegate.alreadyCommitted();
-    }
-
-    @Override
-    public void write(Object[] row) throws IOException {
-      Long position = positions.get(new SourcePartition((String) row[0], (Integer) row[1]));
-      if (position == null || (Long) row[2] >= position) {
-        delegate.write(row);
-      }
-    }
-
-    @Override
-    public long rows() {
-      return delegate.rows();
-    }
-
-    @Override
-    public long commit(Map<String, String> commitInfo) throws IOException {
-      return delegate.commit(commitInfo);
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-    }
   }
 }

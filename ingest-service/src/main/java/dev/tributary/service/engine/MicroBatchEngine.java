@@ -58,6 +58,10 @@ public final class MicroBatchEngine implements BatchLoop {
   private final ProgressLog progress;
   private final Clock clock;
   private final Optional<dev.tributary.config.QuarantineLimit> quarantineLimit;
+  /** Null: the watermark is this engine's own (every pipeline but a stateful group-mode sub-pipeline). */
+  private final WatermarkAgreement agreement;
+  /** The watermark the commits entry before the running batch recorded (see {@link #own}). */
+  private OptionalLong ownBefore = OptionalLong.empty();
   private final AtomicBoolean stopRequested = new AtomicBoolean();
   private volatile boolean inBatch;
   private Instant previousBatchStart;
@@ -100,6 +104,36 @@ public final class MicroBatchEngine implements BatchLoop {
       ProgressLog progress,
       Clock clock,
       Optional<dev.tributary.config.QuarantineLimit> quarantineLimit) {
+    this(txns, startAfter, source, checkpoint, processor, sink, quarantine, lateEvents, progress, clock,
+        quarantineLimit, null);
+  }
+
+  /**
+   * As the other constructors, each batch applying the watermark {@code agreement} decides rather
+   * than the one the previous batch computed (docs/DESIGN.md, "Stateful pipelines in group mode"):
+   * at planning the offsets entry gets {@code agreement.agreed(own)}, where {@code own} is the
+   * watermark the latest commits entry recorded, but never less than the one the previous batch
+   * applied; a batch without data runs when the agreed watermark is above the one the last batch
+   * applied (and then only then: the processor's own no-data wish follows its own watermark, which
+   * the agreement replaces). The commits entry records this sub-pipeline's own watermark, which
+   * never goes back either.
+   *
+   * @param agreement null for an engine whose watermark is its own
+   */
+  public MicroBatchEngine(
+      TableTxns txns,
+      Map<SourcePartition, Long> startAfter,
+      Source source,
+      Checkpoint checkpoint,
+      RecordProcessor processor,
+      TableSink sink,
+      TableSink quarantine,
+      Optional<TableSink> lateEvents,
+      ProgressLog progress,
+      Clock clock,
+      Optional<dev.tributary.config.QuarantineLimit> quarantineLimit,
+      WatermarkAgreement agreement) {
+    this.agreement = agreement;
     this.quarantineLimit = quarantineLimit;
     this.pipelineId = txns.pipelineId();
     this.txns = txns;
@@ -159,6 +193,7 @@ public final class MicroBatchEngine implements BatchLoop {
       log.info("Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
+      ownBefore = watermark;
       watermark = runBatch(entry, source.replayed(BatchRange.of(entry)), true, timer);
       lateWatermark = entry.watermarkMicros();
     } else if (recovery.latestCommit().isPresent()) {
@@ -173,26 +208,29 @@ public final class MicroBatchEngine implements BatchLoop {
       PhaseTimer timer = new PhaseTimer(clock);
       Instant started = timer.start();
       PlannedBatch plan = source.plan(previous, first);
+      OptionalLong applies = agreement == null ? watermark : agreed(watermark, lateWatermark);
       // The very first batch is written even when empty: it pins the starting point (latest,
       // timestamp) so that a restart does not recompute it and skip what arrived meanwhile.
-      boolean hasWork = plan.hasInput() || first || processor.wantsNoDataBatch();
+      boolean hasWork = plan.hasInput() || first || noDataBatchWanted(applies, lateWatermark);
       if (hasWork) {
         timer.mark("plan");
         CrashPoints.reached(CrashPoints.AFTER_PLAN);
         Map<String, String> extras = new LinkedHashMap<>(plan.range().facts());
         extras.putAll(processor.planBatch(batchId)); // e.g. the dimension versions the batch joins with
-        OffsetsEntry entry = new OffsetsEntry(batchId, plan.range().offsets(), watermark, lateWatermark,
+        OffsetsEntry entry = new OffsetsEntry(batchId, plan.range().offsets(), applies, lateWatermark,
             started, extras);
         checkpoint.writeOffsets(entry);
         CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
         timer.mark("walCommit");
+        ownBefore = watermark;
         watermark = runBatch(entry, plan, false, timer);
         lateWatermark = entry.watermarkMicros();
         previous = BatchRange.of(entry);
         batchId++;
         first = false;
       }
-      if (trigger instanceof TriggerSpec.Once && !processor.wantsNoDataBatch()
+      if (trigger instanceof TriggerSpec.Once
+          && !noDataBatchWanted(agreement == null ? watermark : agreed(watermark, lateWatermark), lateWatermark)
           || trigger instanceof TriggerSpec.AvailableNow && !hasWork) {
         return;
       }
@@ -200,6 +238,41 @@ public final class MicroBatchEngine implements BatchLoop {
         sleepUntil(started.plus(p.interval()));
       }
     }
+  }
+
+  /** The agreed watermark, never below the one the last batch applied ({@code applied}). */
+  private OptionalLong agreed(OptionalLong own, OptionalLong applied) throws java.io.IOException {
+    OptionalLong agreed = agreement.agreed(own);
+    if (applied.isPresent() && (agreed.isEmpty() || agreed.getAsLong() < applied.getAsLong())) {
+      return applied;
+    }
+    return agreed;
+  }
+
+  /**
+   * Whether a batch without data is wanted: the processor's wish, or, with an agreement, whether
+   * the watermark the next batch would apply is above the one the last batch applied.
+   */
+  private boolean noDataBatchWanted(OptionalLong next, OptionalLong applied) {
+    if (agreement == null) {
+      return processor.wantsNoDataBatch();
+    }
+    return next.isPresent() && (applied.isEmpty() || next.getAsLong() > applied.getAsLong());
+  }
+
+  /**
+   * The watermark the commits entry records. With an agreement, the processor computes its next
+   * watermark from the agreed one it applied (lower than its own), so this sub-pipeline's own
+   * watermark is kept from going back: the max of the previous own one and the processor's.
+   */
+  private OptionalLong own(OptionalLong previousOwn, OptionalLong computed) {
+    if (agreement == null || previousOwn.isEmpty()) {
+      return computed;
+    }
+    if (computed.isEmpty() || computed.getAsLong() < previousOwn.getAsLong()) {
+      return previousOwn;
+    }
+    return computed;
   }
 
   private void sleepUntil(Instant deadline) throws InterruptedException {
@@ -247,7 +320,7 @@ public final class MicroBatchEngine implements BatchLoop {
           entry.lateWatermarkMicros(), range.backlogged(), entry.extras()));
       List<String> readGaps = source.read(range, processor.dependsOnRecordOrder(), new ProcessorInput(processor, outputs));
       processor.endBatch(outputs);
-      OptionalLong nextWatermark = processor.nextWatermarkMicros();
+      OptionalLong nextWatermark = own(ownBefore, processor.nextWatermarkMicros());
       timer.mark("process");
       checkQuarantineLimit(entry, plan, outputs);
       CommitTally tally = new CommitTally();

@@ -6,11 +6,23 @@ import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.Assignment;
 import dev.tributary.service.engine.BatchLoop;
 import dev.tributary.service.engine.GroupBatchEngine;
+import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.exchange.ExchangeTopic;
+import dev.tributary.service.exchange.ExchangeWriter;
+import dev.tributary.service.exchange.GroupStatefulEngine;
+import dev.tributary.service.exchange.PartitionPipelines;
+import dev.tributary.service.stateful.ExchangeFront;
+import dev.tributary.service.stateful.ExchangeRecords;
+import dev.tributary.service.stateful.StatefulPlan;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import dev.tributary.checkpoint.SourcePartition;
 import java.util.Map;
 import dev.tributary.config.DeltaSourceSpec;
@@ -37,9 +49,11 @@ public final class PipelineRun implements AutoCloseable {
   private final List<AutoCloseable> resources;
   private final BatchLoop engine;
   private final ProgressLog progress;
+  private final List<GroupMember> groups;
 
   private PipelineRun(PipelineSpec spec, TriggerSpec trigger, List<AutoCloseable> resources,
-      BatchLoop engine, ProgressLog progress) {
+      BatchLoop engine, ProgressLog progress, List<GroupMember> groups) {
+    this.groups = List.copyOf(groups);
     this.spec = spec;
     this.trigger = trigger;
     this.resources = resources;
@@ -104,12 +118,19 @@ public final class PipelineRun implements AutoCloseable {
         startAfter = NewCheckpointStart.startAfter(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint,
             txns, sink, tables);
       }
+      List<GroupMember> groups = new ArrayList<>();
+      if (group && pipeline.stateful().isPresent()) {
+        BatchLoop engine = groupStateful(pipeline, trigger, checkpointStore, sink, quarantine, late, txns, progress,
+            resources, groups);
+        return new PipelineRun(spec, trigger, resources, engine, progress, groups);
+      }
       RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
       if (source == null) {
         KafkaSource kafka = new KafkaSource(
             PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
         resources.add(0, kafka);
+        kafka.groupMember().ifPresent(groups::add);
         source = kafka;
       }
       BatchLoop engine = group
@@ -117,11 +138,62 @@ public final class PipelineRun implements AutoCloseable {
               spec.quarantineLimit())
           : new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink, quarantine, late, progress,
               Clock.systemUTC(), spec.quarantineLimit());
-      return new PipelineRun(spec, trigger, resources, engine, progress);
+      return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
       throw e;
     }
+  }
+
+  /**
+   * The two stages of a stateful pipeline in consumer-group mode (docs/DESIGN.md, "Stateful pipelines
+   * in group mode"): the exchange writer over the source topics and the sub-pipelines of the
+   * repartition partitions this instance owns; creates the repartition topic on first start.
+   */
+  private static BatchLoop groupStateful(CompiledPipeline pipeline, TriggerSpec trigger, ObjectStore checkpointStore,
+      TableSink sink, TableSink quarantine, Optional<TableSink> late, TableTxns txns, ProgressLog progress,
+      List<AutoCloseable> resources, List<GroupMember> groups) throws IOException {
+    PipelineSpec spec = pipeline.spec();
+    var kafkaSpec = spec.kafkaSource().orElseThrow();
+    StatefulPlan plan = pipeline.stateful().orElseThrow();
+    KafkaSource sourceTopics = new KafkaSource(PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+    resources.add(0, sourceTopics);
+    sourceTopics.groupMember().ifPresent(groups::add);
+    int partitions;
+    Properties admin = new Properties();
+    admin.putAll(kafkaSpec.properties()); // the security settings (SASL, TLS) the broker needs
+    admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaSpec.bootstrapServers());
+    admin.put(AdminClientConfig.CLIENT_ID_CONFIG, "tributary-" + spec.id() + "-admin");
+    try (Admin client = Admin.create(admin)) {
+      partitions = ExchangeTopic.ensure(client, ExchangeRecords.topic(spec.id()),
+          ExchangeTopic.partitionsFor(sourceTopics.partitions()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while creating the repartition topic");
+    }
+    ExchangeRecords records = new ExchangeRecords(plan, partitions);
+    ExchangeFront front = new ExchangeFront(spec.id(), pipeline.processor(), plan, late.isPresent());
+    resources.add(0, front);
+    var producerSettings = sourceTopics.settings();
+    ExchangeWriter stage1 = new ExchangeWriter(sourceTopics, front, records,
+        () -> new KafkaProducer<byte[], byte[]>(ExchangeWriter.producerConfig(producerSettings)), quarantine, txns,
+        Clock.systemUTC(), spec.quarantineLimit(), progress);
+    resources.add(0, stage1);
+    KafkaSource repartition = new KafkaSource(PartitionPipelines.repartitionSettings(spec.id(),
+        kafkaSpec.bootstrapServers(), kafkaSpec.properties(), producerSettings.readTimeout(), Assignment.GROUP));
+    repartition.groupMember().ifPresent(groups::add);
+    PartitionPipelines stage2;
+    try {
+      stage2 = new PartitionPipelines(new PartitionPipelines.Settings(spec.id(), spec.checkpointIdentity(),
+          SchemaWidening.judge(spec), stateDir(spec), spec.quarantineLimit()), repartition, checkpointStore,
+          PartitionPipelines.statefulProcessors(spec.id(), plan, records), sink, quarantine, late, progress,
+          Clock.systemUTC());
+    } catch (RuntimeException e) {
+      repartition.close();
+      throw e;
+    }
+    resources.add(0, stage2); // closes the repartition source
+    return new GroupStatefulEngine(spec.id(), sourceTopics, stage1, repartition, stage2, Clock.systemUTC());
   }
 
   /**
@@ -140,6 +212,14 @@ public final class PipelineRun implements AutoCloseable {
 
   public ProgressLog progress() {
     return progress;
+  }
+
+  /**
+   * This instance's memberships of consumer groups that share the pipeline's partitions (group
+   * assignment; empty in exclusive assignment), for the REST API and the rebalance metrics.
+   */
+  public List<GroupMember> groups() {
+    return groups;
   }
 
   /** Runs batches until the trigger ends the run or {@link #stop()} is called. */

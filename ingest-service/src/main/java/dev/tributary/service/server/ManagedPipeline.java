@@ -4,6 +4,7 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.ProgressLog;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -211,6 +212,10 @@ final class ManagedPipeline {
       PipelineLauncher.ActiveRun run = null;
       try {
         run = launcher.orElseThrow().open(runTrigger, progress);
+        if (metrics != null) {
+          // before the run polls: its first assignment is a rebalance too
+          run.groups().forEach(g -> g.onRebalance(metrics::rebalanced));
+        }
         synchronized (lock) {
           if (stopRequested) {
             closeQuietly(run);
@@ -311,6 +316,18 @@ final class ManagedPipeline {
     }
     state = next;
     reason = secrets.mask(why);
+  }
+
+  /**
+   * The consumer groups the active run is a member of, with this instance's member id and
+   * assignment (group assignment; empty in exclusive assignment or without an active run).
+   */
+  List<GroupMember.Snapshot> groupMembers() {
+    PipelineLauncher.ActiveRun run;
+    synchronized (lock) {
+      run = current;
+    }
+    return run == null ? List.of() : run.groups().stream().map(GroupMember::snapshot).toList();
   }
 
   /** A consistent snapshot for the REST API and health. */

@@ -4,7 +4,7 @@ package dev.tributary.service.server;
  * Every metric the service publishes, in one place (docs/OPERATIONS.md lists them with their
  * Prometheus names: dots become underscores, counters gain {@code _total}, timers {@code _seconds}).
  * Tags are low-cardinality only: {@link #PIPELINE}, {@link #TOPIC}, {@link #TABLE},
- * {@link #OUTCOME}, {@link #CHECK} (two names) and, for batch phases, {@link #PHASE} (a fixed set of five
+ * {@link #OUTCOME}, {@link #KIND} (three names), {@link #CHECK} (two names) and, for batch phases, {@link #PHASE} (a fixed set of five
  * names + total).
  */
 public final class MetricNames {
@@ -44,9 +44,17 @@ public final class MetricNames {
   public static final String STATE_BYTES = "tributary.state.bytes";
   /**
    * Source partitions the last batch planned: every partition of the topics, or, with {@code
-   * source.kafka.assignment: group}, this instance's share when the batch was planned. Tags: pipeline.
+   * source.kafka.assignment: group}, this instance's share of the consumer group {@code
+   * tributary-<pipeline>}, updated at every rebalance. Tags: pipeline.
    */
   public static final String PARTITIONS_OWNED = "tributary.partitions.owned";
+  /**
+   * Changes of this instance's assignment in a consumer group ({@code source.kafka.assignment:
+   * group}): partitions assigned to it, revoked from it (handed over), or lost (it missed its session
+   * timeout). One per callback that moved partitions, whatever their number. Tags: pipeline, kind
+   * (assigned, revoked, lost).
+   */
+  public static final String REBALANCES = "tributary.rebalances";
   /** 1 while the pipeline is in a given state, else 0. Tags: pipeline, outcome (the state name). */
   public static final String PIPELINE_STATE = "tributary.pipeline.state";
   /** Runs that ended with a failure. Tags: pipeline, outcome (transient, permanent). */
@@ -89,6 +97,8 @@ public final class MetricNames {
   public static final String CHECK = "check";
   /** Tag: a batch phase. */
   public static final String PHASE = "phase";
+  /** Tag: how a {@link #REBALANCES} change moved partitions (assigned, revoked, lost). */
+  public static final String KIND = "kind";
   /** Tag: the name of a {@link #SOURCE_LAG} measure. */
   public static final String MEASURE = "measure";
 }

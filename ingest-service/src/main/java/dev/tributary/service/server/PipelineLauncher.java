@@ -1,9 +1,11 @@
 package dev.tributary.service.server;
 
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineRun;
+import java.util.List;
 
 /**
  * Opens one run of a pipeline. The seam between the supervisor ({@link ManagedPipeline}) and the
@@ -26,6 +28,11 @@ interface PipelineLauncher {
     /** Lets the batch in progress finish, then ends {@link #run()}. */
     void stop();
 
+    /** This run's memberships of consumer groups (group assignment; empty otherwise). Any thread. */
+    default List<GroupMember> groups() {
+      return List.of();
+    }
+
     /** Releases the run's resources; never throws. */
     @Override
     void close();
@@ -44,6 +51,11 @@ interface PipelineLauncher {
         @Override
         public void stop() {
           run.stop();
+        }
+
+        @Override
+        public List<GroupMember> groups() {
+          return run.groups();
         }
 
         @Override

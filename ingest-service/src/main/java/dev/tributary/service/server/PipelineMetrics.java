@@ -1,6 +1,7 @@
 package dev.tributary.service.server;
 
 import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.service.engine.GroupMember;
 import dev.tributary.table.CommitCounters;
 import dev.tributary.table.CompactionResult;
 import dev.tributary.table.VacuumResult;
@@ -37,6 +38,8 @@ final class PipelineMetrics {
   private final java.util.concurrent.atomic.AtomicReference<Double> quarantinedFraction =
       new java.util.concurrent.atomic.AtomicReference<>(0.0);
   private final AtomicLong partitionsOwned = new AtomicLong();
+  /** Set by the first rebalance of the source's group: from then on the gauge follows the group. */
+  private volatile boolean ownedByGroup;
 
   PipelineMetrics(MeterRegistry registry, String pipeline, String table, Supplier<PipelineState> state, Clock clock) {
     this.registry = registry;
@@ -100,7 +103,32 @@ final class PipelineMetrics {
     // The stateful processor reports its total as "keys" (rows held across its stores).
     stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
     stateBytes.set(p.state().getOrDefault("bytes", 0L));
-    partitionsOwned.set(p.partitions().size());
+    if (!ownedByGroup) {
+      partitionsOwned.set(p.partitions().size());
+    }
+  }
+
+  /**
+   * Creates the rebalance counters of a group-assignment pipeline up front, so that dashboards see
+   * zeros rather than missing series.
+   */
+  void groupAssignment() {
+    for (GroupMember.Kind kind : GroupMember.Kind.values()) {
+      counter(MetricNames.REBALANCES, tags.and(MetricNames.KIND, kind.tag()));
+    }
+  }
+
+  /**
+   * Counts one change of this instance's assignment; a change in the source's consumer group
+   * ({@code tributary-<pipeline>}) also sets {@link MetricNames#PARTITIONS_OWNED} at once, without
+   * waiting for the next batch. Called on the run's thread inside the consumer's poll.
+   */
+  void rebalanced(GroupMember.Rebalance change) {
+    counter(MetricNames.REBALANCES, tags.and(MetricNames.KIND, change.kind().tag())).increment();
+    if (change.groupId().equals(dev.tributary.service.source.KafkaSourceSettings.consumerGroup(pipeline))) {
+      ownedByGroup = true;
+      partitionsOwned.set(change.owned().size());
+    }
   }
 
   void failure(boolean permanent) {

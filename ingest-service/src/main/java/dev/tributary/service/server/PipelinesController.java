@@ -28,10 +28,12 @@ class PipelinesController {
 
   private final ServedPipelines pipelines;
   private final Maintenance maintenance;
+  private final ConsumerGroups groups;
 
-  PipelinesController(ServedPipelines pipelines, Maintenance maintenance) {
+  PipelinesController(ServedPipelines pipelines, Maintenance maintenance, ConsumerGroups groups) {
     this.pipelines = pipelines;
     this.maintenance = maintenance;
+    this.groups = groups;
   }
 
   /** Every served pipeline with its state, last batch, lag and watermark. */
@@ -40,7 +42,10 @@ class PipelinesController {
     return pipelines.all().stream().map(ManagedPipeline::status).toList();
   }
 
-  /** One pipeline and its last {@code last} progress records (1 to 100, default 20). */
+  /**
+   * One pipeline and its last {@code last} progress records (1 to 100, default 20); in group
+   * assignment also its consumer groups ({@link ConsumerGroups}: bounded and cached, never fails).
+   */
   @GetMapping("/{id}")
   PipelineDetails details(@PathVariable String id, @RequestParam(defaultValue = "20") int last) {
     if (last < 1 || last > MAX_PROGRESS) {
@@ -48,7 +53,7 @@ class PipelinesController {
           "Parameter 'last' must be between 1 and " + MAX_PROGRESS + ", was " + last + ".");
     }
     ManagedPipeline p = find(id);
-    return new PipelineDetails(p.status(), p.progress().last(last));
+    return new PipelineDetails(p.status(), p.progress().last(last), groups.of(p));
   }
 
   /** Starts the pipeline with its declared trigger. 409 if a run is active or the file is invalid. */

@@ -91,6 +91,10 @@ final class ServedPipelines implements SmartLifecycle {
     for (ManagedPipeline p : pipelines.values()) {
       if (p.spec().isPresent()) {
         PipelineMetrics m = new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
+        if (p.spec().get().kafkaSource().map(k -> k.assignment() == dev.tributary.config.Assignment.GROUP)
+            .orElse(false)) {
+          m.groupAssignment();
+        }
         p.attach(m);
         metrics.put(p.id(), m);
       }

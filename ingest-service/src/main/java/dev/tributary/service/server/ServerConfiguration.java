@@ -49,6 +49,11 @@ class ServerConfiguration {
     return new ServedPipelines(settings, registry, maintenance, Clock.systemUTC());
   }
 
+  @Bean(destroyMethod = "close")
+  ConsumerGroups consumerGroups(ServeSettings settings) {
+    return new ConsumerGroups(settings.healthTimeout(), settings.healthCacheFor(), System::nanoTime, Clock.systemUTC());
+  }
+
   @Bean
   FilterRegistrationBean<ApiAccessFilter> apiAccess(ServeSettings settings) {
     if (settings.apiToken().isEmpty()) {

@@ -103,4 +103,23 @@ final class ServerMessages {
     return "DOWN: the Delta log of " + location + " cannot be read: " + failure + ". Check the table's storage"
         + " settings (source.delta.storage, the join's delta.storage or storage) and its read permissions.";
   }
+
+  /** The broker did not describe a pipeline's consumer groups in time (the REST API's {@code groups}). */
+  static String groupNoAnswer(Collection<String> groups, Duration timeout) {
+    return "the broker did not describe consumer group(s) " + String.join(", ", groups) + " within "
+        + timeout.toMillis() + " ms; this instance's own membership above is current. Check that the brokers"
+        + " are reachable; the REST API asks again in a few seconds.";
+  }
+
+  /** Describing a pipeline's consumer groups failed (the REST API's {@code groups}). */
+  static String groupDescribeFailed(Collection<String> groups, String failure) {
+    return "describing consumer group(s) " + String.join(", ", groups) + " failed: " + failure
+        + "; this instance's own membership above is current. Check the broker and the security settings in"
+        + " source.kafka.properties (the description uses them, with the DESCRIBE permission on the group).";
+  }
+
+  /** The broker's answer had no description of a group. */
+  static String groupNotDescribed(String group) {
+    return "the broker's answer has no description of consumer group " + group;
+  }
 }

@@ -8,6 +8,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.service.engine.GroupMember;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -21,9 +25,14 @@ import org.slf4j.LoggerFactory;
  * <p>The consumer's position is never trusted: every partition is paused as soon as it is assigned,
  * so polls between batches (which keep the membership alive and run the rebalance callbacks) fetch
  * nothing; a batch seeks to its range start and resumes only its own partitions. Rebalance callbacks
- * run inside {@code poll}, on the engine's thread, like every other use of this class.
+ * run inside {@code poll}, on the engine's thread, like every other use of this class, except
+ * {@link #snapshot()}: operations (the REST API) read a copy the callbacks publish.
+ *
+ * <p>Every change is logged in one line naming the pipeline, the group, the generation, what moved
+ * and the whole assignment after it, partitions written compactly ({@code events-0..3,7}); a loss is
+ * a warning (the instance missed its session timeout), the rest INFO.
  */
-final class GroupMembership implements ConsumerRebalanceListener {
+final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
   private static final Logger log = LoggerFactory.getLogger(GroupMembership.class);
   static final Comparator<TopicPartition> ORDER =
       Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
@@ -33,12 +42,32 @@ final class GroupMembership implements ConsumerRebalanceListener {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Set<TopicPartition> assigned = new TreeSet<>(ORDER);
   private final Set<TopicPartition> taken = new HashSet<>();
+  private final String clientId;
+  private final List<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
   private boolean joined;
+  private volatile Snapshot snapshot;
 
-  GroupMembership(String pipelineId, String group, KafkaConsumer<byte[], byte[]> consumer) {
+  GroupMembership(String pipelineId, String group, String clientId, KafkaConsumer<byte[], byte[]> consumer) {
     this.pipelineId = pipelineId;
     this.group = group;
+    this.clientId = clientId;
     this.consumer = consumer;
+    this.snapshot = new Snapshot(group, "", clientId, -1, List.of());
+  }
+
+  @Override
+  public String groupId() {
+    return group;
+  }
+
+  @Override
+  public Snapshot snapshot() {
+    return snapshot;
+  }
+
+  @Override
+  public void onRebalance(Consumer<Rebalance> listener) {
+    listeners.add(listener);
   }
 
   @Override
@@ -50,31 +79,66 @@ final class GroupMembership implements ConsumerRebalanceListener {
     // a committed group offset would make the next poll throw. A batch seeks to its range start.
     partitions.forEach(tp -> consumer.seek(tp, 0));
     assigned.addAll(partitions);
-    if (!partitions.isEmpty()) {
-      log.info("Pipeline {}: group {} assigned {} to this instance; it now owns {}", pipelineId, group,
-          names(partitions), names(assigned));
-    }
+    changed(Kind.ASSIGNED, partitions, "assigned", org.slf4j.event.Level.INFO);
   }
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-    remove(partitions, "revoked (moved to another instance)");
+    remove(partitions);
+    changed(Kind.REVOKED, partitions, "revoked (moved to another instance)", org.slf4j.event.Level.INFO);
   }
 
   @Override
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
-    remove(partitions, "lost (this instance missed its session timeout, the group gave them to others)");
+    remove(partitions);
+    // losing partitions (not handing them over) is worth a warning: the instance was unresponsive
+    changed(Kind.LOST, partitions, "lost (this instance missed its session timeout, the group gave them to others)",
+        org.slf4j.event.Level.WARN);
   }
 
-  private void remove(Collection<TopicPartition> partitions, String how) {
+  private void remove(Collection<TopicPartition> partitions) {
     assigned.removeAll(partitions);
     taken.addAll(partitions);
-    if (!partitions.isEmpty()) {
-      // losing partitions (not handing them over) is worth a warning: the instance was unresponsive
-      org.slf4j.event.Level level = how.startsWith("lost") ? org.slf4j.event.Level.WARN : org.slf4j.event.Level.INFO;
-      log.atLevel(level).log("Pipeline {}: group {} {} {}; this instance now owns {}", pipelineId, group, how,
-          names(partitions), names(assigned));
+  }
+
+  /**
+   * Publishes the new snapshot (a cooperative rebalance that moved nothing still brings a new
+   * generation) and, when partitions moved, logs the change and tells the listeners.
+   */
+  private void changed(Kind kind, Collection<TopicPartition> partitions, String how, org.slf4j.event.Level level) {
+    String memberId = "";
+    int generation = -1;
+    try {
+      // on the consumer's own thread (inside poll), so the consumer allows the call
+      var metadata = consumer.groupMetadata();
+      memberId = metadata.memberId();
+      generation = metadata.generationId();
+    } catch (RuntimeException e) {
+      log.debug("Pipeline {}: group metadata of {} unavailable: {}", pipelineId, group, e.toString());
     }
+    List<SourcePartition> owned = sourcePartitions(assigned);
+    snapshot = new Snapshot(group, memberId, clientId, generation, owned);
+    if (partitions.isEmpty()) {
+      return;
+    }
+    log.atLevel(level).log("Pipeline {}: consumer group {} (generation {}) {} {} ({} partition{}); this instance now"
+        + " owns {} ({})", pipelineId, group, generation, how, names(partitions), partitions.size(),
+        partitions.size() == 1 ? "" : "s", names(assigned), assigned.size());
+    Rebalance change = new Rebalance(group, kind, sourcePartitions(partitions), owned);
+    for (Consumer<Rebalance> listener : listeners) {
+      try {
+        listener.accept(change);
+      } catch (RuntimeException e) {
+        // metrics must never break the membership: the callback runs inside the consumer's poll
+        log.warn("Pipeline {}: a rebalance listener failed: {}", pipelineId, e.toString());
+      }
+    }
+  }
+
+  private static List<SourcePartition> sourcePartitions(Collection<TopicPartition> partitions) {
+    Set<TopicPartition> sorted = new TreeSet<>(ORDER);
+    sorted.addAll(partitions);
+    return sorted.stream().map(tp -> new SourcePartition(tp.topic(), tp.partition())).toList();
   }
 
   /** The partitions assigned to this instance now, sorted. */
@@ -129,11 +193,45 @@ final class GroupMembership implements ConsumerRebalanceListener {
     consumer.pause(consumer.assignment());
   }
 
+  /**
+   * Partitions written compactly for logs and messages: per topic, runs of consecutive partitions
+   * as {@code first..last}, topics apart by "; " ({@code events-0..3,7; orders-1}); "none" for none.
+   */
   static String names(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return "none";
+    }
     Set<TopicPartition> sorted = new TreeSet<>(ORDER);
     sorted.addAll(partitions);
-    StringBuilder out = new StringBuilder("[");
-    sorted.forEach(tp -> out.append(out.length() > 1 ? ", " : "").append(tp.topic()).append('/').append(tp.partition()));
-    return out.append(']').toString();
+    StringBuilder out = new StringBuilder();
+    String topic = null;
+    int runStart = -1;
+    int previous = -1;
+    for (TopicPartition tp : sorted) {
+      if (tp.topic().equals(topic) && tp.partition() == previous + 1) {
+        previous = tp.partition();
+        continue;
+      }
+      if (topic != null) {
+        appendRun(out, runStart, previous);
+      }
+      if (!tp.topic().equals(topic)) {
+        out.append(topic == null ? "" : "; ").append(tp.topic()).append('-');
+        topic = tp.topic();
+      } else {
+        out.append(',');
+      }
+      runStart = tp.partition();
+      previous = tp.partition();
+    }
+    appendRun(out, runStart, previous);
+    return out.toString();
+  }
+
+  private static void appendRun(StringBuilder out, int first, int last) {
+    out.append(first);
+    if (last > first) {
+      out.append("..").append(last);
+    }
   }
 }

@@ -6,6 +6,7 @@ import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.BatchRange;
+import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.PlannedBatch;
 import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.Source;
@@ -21,6 +22,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -75,9 +77,11 @@ public final class KafkaSource implements Source {
 
   public KafkaSource(KafkaSourceSettings settings) {
     this.settings = settings;
-    this.consumer = new KafkaConsumer<>(consumerConfig(settings));
+    Map<String, Object> config = consumerConfig(settings);
+    this.consumer = new KafkaConsumer<>(config);
     if (settings.groupAssignment()) {
-      membership = new GroupMembership(settings.pipelineId(), settings.consumerGroup(), consumer);
+      membership = new GroupMembership(settings.pipelineId(), settings.consumerGroup(),
+          String.valueOf(config.get(ConsumerConfig.CLIENT_ID_CONFIG)), consumer);
       if (settings.topicPattern().isPresent()) {
         consumer.subscribe(settings.topicPattern().get(), membership);
       } else {
@@ -142,6 +146,19 @@ public final class KafkaSource implements Source {
     return host + "/" + ProcessHandle.current().pid();
   }
 
+  /**
+   * Group assignment: this instance's membership of the consumer group {@code tributary-<pipeline>}
+   * (what the REST API and the rebalance metrics show); empty in exclusive assignment.
+   */
+  public Optional<GroupMember> groupMember() {
+    return Optional.ofNullable(membership);
+  }
+
+  /** What this source was configured with. */
+  public KafkaSourceSettings settings() {
+    return settings;
+  }
+
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
   public List<TopicPartition> partitions() {
     return metadata(this::listPartitions);
@@ -200,7 +217,92 @@ public final class KafkaSource implements Source {
       Map<TopicPartition, Long> committedEnds,
       boolean firstBatch,
       Map<TopicPartition, Long> upTo) {
-    return metadata(() -> planOrTimeout(committedEnds, firstBatch, upTo));
+    return metadata(() -> planOrTimeout(partitions -> committedEnds, firstBatch, upTo));
+  }
+
+  /**
+   * A plan of group assignment whose ranges start at the consumer group's committed offsets (stage
+   * 1 of a stateful pipeline, docs/DESIGN.md "Stateful pipelines in group mode").
+   *
+   * @param plan ranges for the partitions assigned to this instance when planned
+   * @param committed the group's committed offset of each planned partition that has one; a planned
+   *     partition without one starts at the declared starting offsets and must be committed (pinned)
+   *     by the batch even if its range is empty
+   */
+  public record GroupPlan(SourcePlan plan, Map<TopicPartition, Long> committed) {
+    public GroupPlan {
+      committed = Map.copyOf(committed);
+    }
+
+    /** The planned partitions without a committed offset. */
+    public Set<TopicPartition> unpinned() {
+      Set<TopicPartition> out = new java.util.TreeSet<>(PARTITION_ORDER);
+      out.addAll(plan.ranges().keySet());
+      out.removeAll(committed.keySet());
+      return out;
+    }
+  }
+
+  /**
+   * Group assignment: plans the partitions assigned now from the consumer group's committed offsets,
+   * read after the assignment is refreshed (so every planned partition's start is its committed
+   * offset, or the starting offsets for a partition without one). Kafka's consumer asks for stable
+   * offsets: a committed offset still pending in another member's open transaction is waited for
+   * (until that transaction commits or aborts), never read stale.
+   *
+   * @param upTo optional per-partition ceiling (available-now)
+   */
+  public GroupPlan planFromGroupOffsets(Map<TopicPartition, Long> upTo) {
+    if (membership == null) {
+      throw new IllegalStateException("Pipeline " + settings.pipelineId() + ": planning from the consumer group's"
+          + " offsets needs source.kafka.assignment: group");
+    }
+    Map<TopicPartition, Long> committed = new HashMap<>();
+    SourcePlan plan = metadata(() -> planOrTimeout(partitions -> {
+      // Revocations count from here (no poll since the assignment was refreshed): a batch that
+      // reads nothing, only pinning offsets, is checked against them too (checkStillOwned).
+      membership.beginRead();
+      committed.putAll(committedOffsets(partitions));
+      return committed;
+    }, true, upTo));
+    return new GroupPlan(plan, committed);
+  }
+
+  /**
+   * The consumer group's committed offsets of {@code partitions}; a partition without one is left
+   * out. Waits for offsets pending in an open transaction (Kafka's stable offsets fetch).
+   */
+  public Map<TopicPartition, Long> committedOffsets(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    if (partitions.isEmpty()) {
+      return out;
+    }
+    metadata(() -> consumer.committed(new HashSet<>(partitions), metadataTimeout)).forEach((tp, o) -> {
+      if (o != null) {
+        out.put(tp, o.offset());
+      }
+    });
+    return out;
+  }
+
+  /**
+   * The consumer's group metadata (member id, generation) for {@code sendOffsetsToTransaction}:
+   * the broker refuses a transaction's offsets from a member whose generation is no longer the
+   * group's, which is what fences a member that lost its partitions (KIP-447).
+   */
+  public org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata() {
+    return consumer.groupMetadata();
+  }
+
+  /**
+   * Group assignment: fails with a {@link RangeRevokedException} if any of {@code partitions} was
+   * revoked or lost since the current batch was planned ({@link #planFromGroupOffsets}) or began
+   * reading (or is not assigned). Call it without a
+   * poll in between before committing a batch's offsets, so that the generation committed with is
+   * the one that owns the partitions.
+   */
+  public void checkStillOwned(Collection<TopicPartition> partitions) {
+    checkOwned(partitions);
   }
 
   /** Runs a metadata call, turning Kafka's bare timeout into a message that says where and what to check. */
@@ -216,7 +318,7 @@ public final class KafkaSource implements Source {
   }
 
   private SourcePlan planOrTimeout(
-      Map<TopicPartition, Long> committedEnds,
+      java.util.function.Function<List<TopicPartition>, Map<TopicPartition, Long>> committedEndsOf,
       boolean firstBatch,
       Map<TopicPartition, Long> upTo) {
     List<TopicPartition> partitions;
@@ -226,6 +328,71 @@ public final class KafkaSource implements Source {
     } else {
       partitions = partitions();
     }
+    return planFor(partitions, committedEndsOf.apply(partitions), firstBatch, upTo);
+  }
+
+  /**
+   * Group assignment: lets a pending rebalance run (waiting for the first assignment, bounded by
+   * {@code tributary.kafka.join-timeout}) and returns the partitions assigned to this instance now,
+   * sorted. A stateful group-mode pipeline's stage 2 opens and closes its sub-pipelines by it.
+   *
+   * @throws IllegalStateException for a source that is not a group member
+   */
+  public List<TopicPartition> refreshAssignment() {
+    if (membership == null) {
+      throw new IllegalStateException("Pipeline " + settings.pipelineId() + ": not a consumer-group source");
+    }
+    try {
+      return metadata(() -> {
+        membership.refresh(joinTimeout);
+        return membership.assigned();
+      });
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+  }
+
+  /**
+   * Plans the next batch of ONE partition of a group member's assignment, for a sub-pipeline that
+   * reads only it (stage 2 of a stateful group-mode pipeline): its range starts where {@code
+   * previous} ends, at the partition's earliest offset when {@code previous} does not name it, and
+   * ends at the latest offset (read_committed: the last stable offset), with no available-now
+   * ceiling of the source's own (the caller decides when the run ends).
+   *
+   * @throws RangeRevokedException if the group does not assign {@code partition} to this instance now
+   */
+  public PlannedBatch planPartition(BatchRange previous, TopicPartition partition) {
+    SourcePlan plan;
+    try {
+      plan = metadata(() -> {
+        if (membership != null) {
+          membership.refresh(joinTimeout);
+          if (!membership.assigned().contains(partition)) {
+            throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
+                + settings.consumerGroup() + " does not assign " + partition.topic() + "/" + partition.partition()
+                + " to this instance (any more); its new owner runs it");
+          }
+        }
+        Map<TopicPartition, Long> ends = toKafka(previous.endOffsets());
+        ends.keySet().retainAll(List.of(partition));
+        return planFor(List.of(partition), ends, false, Map.of());
+      });
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+    Map<SourcePartition, OffsetRange> offsets = toCheckpoint(plan.ranges());
+    List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
+    offsets.forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
+        r.start(), r.end(), plan.latest().getOrDefault(partition, r.end()))));
+    return new PlannedBatch(new BatchRange(offsets, planFacts(plan)),
+        plan.offsetCount() > 0 || !plan.gaps().isEmpty(), progress);
+  }
+
+  private SourcePlan planFor(
+      List<TopicPartition> partitions,
+      Map<TopicPartition, Long> committedEnds,
+      boolean firstBatch,
+      Map<TopicPartition, Long> upTo) {
     Map<TopicPartition, Long> latest = latestOffsets(partitions);
     Map<TopicPartition, Long> earliest = earliestOffsets(partitions);
     Map<TopicPartition, Long> starts = new LinkedHashMap<>();
@@ -384,7 +551,7 @@ public final class KafkaSource implements Source {
       throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
           + settings.consumerGroup() + " moved " + GroupMembership.names(taken)
           + " to another instance while this batch read them; the batch is dropped and the new owner"
-          + " continues from the sink table's positions");
+          + " continues from the partition's last committed position");
     }
   }
 

@@ -67,6 +67,11 @@ public record KafkaSourceSettings(
    * assignment also the group whose members share the partitions.
    */
   public String consumerGroup() {
+    return consumerGroup(pipelineId);
+  }
+
+  /** The consumer group of the Kafka source of pipeline {@code pipelineId}: {@code tributary-<pipelineId>}. */
+  public static String consumerGroup(String pipelineId) {
     return "tributary-" + pipelineId;
   }
 }

@@ -28,6 +28,8 @@ final class Codec {
   private static final byte DATE = 7;
   private static final byte BINARY = 8;
   private static final byte DECIMAL = 9;
+  /** A struct value ({@code Object[]}, e.g. a nested Avro record): its field count, then its values. */
+  private static final byte STRUCT = 10;
 
   private Codec() {}
 
@@ -74,6 +76,12 @@ final class Codec {
         return raw(BINARY).lengthPrefixed(b);
       } else if (v instanceof BigDecimal d) {
         return raw(DECIMAL).putInt(d.scale()).lengthPrefixed(d.unscaledValue().toByteArray());
+      } else if (v instanceof Object[] struct) {
+        raw(STRUCT).putInt(struct.length);
+        for (Object field : struct) {
+          value(field);
+        }
+        return this;
       }
       throw new IllegalArgumentException("cannot keep a " + v.getClass().getName() + " in state");
     }
@@ -150,6 +158,13 @@ final class Codec {
           case DECIMAL: {
             int scale = in.readInt();
             return new BigDecimal(new BigInteger(in.readNBytes(in.readInt())), scale);
+          }
+          case STRUCT: {
+            Object[] struct = new Object[in.readInt()];
+            for (int i = 0; i < struct.length; i++) {
+              struct[i] = value();
+            }
+            return struct;
           }
           default:
             throw new IllegalStateException("state value has unknown type tag " + tag

@@ -72,16 +72,26 @@ public final class ExchangeRecords {
    * </ul>
    */
   public static int[] keyColumns(StatefulPlan plan) {
-    if (!plan.aggregates()) {
-      return plan.deduplicates() ? plan.dedupColumns() : new int[0];
+    List<Integer> dedup = plan.deduplicates() ? Arrays.stream(plan.dedupColumns()).boxed().toList() : null;
+    List<Integer> group = plan.aggregates() ? Arrays.stream(plan.groupColumns()).boxed().toList() : null;
+    return repartitionBy(dedup, group).stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /**
+   * The rule of {@link #keyColumns(StatefulPlan)} over column names or indexes.
+   *
+   * @param dedupKeys the deduplication keys, null without deduplication
+   * @param groupBy the aggregation's group-by columns, null without aggregation
+   */
+  public static <T> List<T> repartitionBy(List<T> dedupKeys, List<T> groupBy) {
+    if (groupBy == null) {
+      return dedupKeys == null ? List.of() : List.copyOf(dedupKeys);
     }
-    int[] group = plan.groupColumns();
-    if (!plan.deduplicates()) {
-      return group;
+    if (dedupKeys == null) {
+      return List.copyOf(groupBy);
     }
-    int[] dedup = plan.dedupColumns();
-    int[] shared = Arrays.stream(group).filter(g -> Arrays.stream(dedup).anyMatch(d -> d == g)).toArray();
-    return shared.length > 0 ? shared : group;
+    List<T> shared = groupBy.stream().filter(dedupKeys::contains).toList();
+    return shared.isEmpty() ? List.copyOf(groupBy) : shared;
   }
 
   /** The repartition columns' indexes in the input schema. */

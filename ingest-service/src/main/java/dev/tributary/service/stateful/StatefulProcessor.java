@@ -6,7 +6,6 @@ import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.table.data.RowChecks;
 import dev.tributary.table.stream.SourceRow;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -27,11 +26,16 @@ import org.apache.kafka.common.TopicPartition;
  * checkpoint's versioned state stores ({@code state/dedup}, {@code state/aggregate}).
  */
 public final class StatefulProcessor implements RecordProcessor {
+  /** The stateless steps; null for a processor over exchange records ({@link #forExchange}). */
   private final StatelessProcessor stateless;
+  /** Stage 2 of a stateful group-mode pipeline: decodes the repartition topic's records; else null. */
+  private final ExchangeRecords exchange;
+  private final String pipelineId;
+  private long batchId;
+  private java.time.Instant batchStartedAt;
   private final StatefulQuery query;
   private final StatefulPlan plan;
-  private final InputChecks inputChecks;
-  private final RowChecks lateRows;
+  private final CheckedRows checkedRows;
   private OutputsEmitter emitter;
   private final Map<TopicPartition, Integer> partitionIndexes = new HashMap<>();
   private String lastTopic;
@@ -62,14 +66,43 @@ public final class StatefulProcessor implements RecordProcessor {
    */
   public StatefulProcessor(String pipelineId, StatelessProcessor stateless, StatefulPlan plan,
       ObjectStore checkpointStore, Path localDir) {
+    this(pipelineId, stateless, null, plan, checkpointStore, localDir);
+  }
+
+  /**
+   * The stateful operators of one sub-pipeline of a stateful group-mode pipeline (docs/DESIGN.md,
+   * "Stateful pipelines in group mode"): its records are those of one repartition-topic partition
+   * ({@link ExchangeRecords}), already parsed, transformed, joined and checked by stage 1. A row
+   * goes through the operators as a parsed row does (the input checks run again, cheaply); a marker
+   * advances the watermark's maximum event time without a row. The partition is one ordered input.
+   *
+   * @param subPipelineId names the sub-pipeline in messages and quarantine rows (e.g. {@code orders.3})
+   * @param plan the stateful plan with its joins bound (its input schema is the exchanged rows')
+   * @param exchange the codec of the repartition topic's records for {@code plan}
+   * @param checkpointStore the store rooted at the sub-pipeline's checkpoint; not closed by this processor
+   * @param localDir a directory this processor owns for the state stores' working copies
+   */
+  public static StatefulProcessor forExchange(String subPipelineId, StatefulPlan plan, ExchangeRecords exchange,
+      ObjectStore checkpointStore, Path localDir) {
+    return new StatefulProcessor(subPipelineId, null, java.util.Objects.requireNonNull(exchange, "exchange"), plan,
+        checkpointStore, localDir);
+  }
+
+  private StatefulProcessor(String pipelineId, StatelessProcessor stateless, ExchangeRecords exchange,
+      StatefulPlan plan, ObjectStore checkpointStore, Path localDir) {
     this.stateless = stateless;
-    if (plan.provisional() || !stateless.outputSchema().equals(plan.inputSchema())) {
+    this.exchange = exchange;
+    this.pipelineId = pipelineId;
+    if (plan.provisional() && stateless == null) {
+      throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled before its"
+          + " joins were bound; the exchanged rows hold the joined columns");
+    }
+    if (stateless != null && (plan.provisional() || !stateless.outputSchema().equals(plan.inputSchema()))) {
       throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled for "
           + plan.inputSchema().fieldNames() + (plan.provisional() ? " before its joins were bound" : "")
           + " but the stateless steps produce " + stateless.outputSchema().fieldNames());
     }
-    this.inputChecks = new InputChecks(plan, plan.partitionColumns());
-    this.lateRows = RowChecks.forTable(plan.inputSchema(), List.of());
+    this.checkedRows = new CheckedRows(stateless, plan);
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
     this.plan = plan;
   }
@@ -77,12 +110,16 @@ public final class StatefulProcessor implements RecordProcessor {
   /** The versions of the dimension tables the new batch joins with (none without joins). */
   @Override
   public Map<String, String> planBatch(long batchId) throws IOException {
-    return stateless.planBatch(batchId);
+    return stateless == null ? Map.of() : stateless.planBatch(batchId); // exchanged rows are joined already
   }
 
   @Override
   public void beginBatch(BatchContext batch) throws IOException {
-    stateless.beginBatch(batch);
+    this.batchId = batch.batchId();
+    this.batchStartedAt = batch.batchStartedAt();
+    if (stateless != null) {
+      stateless.beginBatch(batch);
+    }
     query.begin(batch.batchId(), batch.watermarkMicros(), batch.lateWatermarkMicros());
     for (TopicPartition tp : batch.backlogged()) {
       query.backlogged(partitionIndexes.computeIfAbsent(tp, k -> partitionIndexes.size()));
@@ -91,6 +128,10 @@ public final class StatefulProcessor implements RecordProcessor {
 
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+    if (exchange != null) {
+      processExchanged(record, outputs);
+      return;
+    }
     int partition = partitionIndex(record);
     query.read(partition);
     Object[] row = stateless.toRow(record, outputs);
@@ -100,12 +141,39 @@ public final class StatefulProcessor implements RecordProcessor {
   }
 
   /**
+   * A record of the repartition topic: one input ("partition" 0 of the watermark). A record this
+   * version cannot decode is a bug or a foreign writer on an internal topic, so it fails the batch
+   * (naming the record) rather than being quarantined as bad input.
+   */
+  private void processExchanged(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+    query.read(0);
+    ExchangeRecords.Decoded decoded;
+    try {
+      decoded = exchange.decode(record.value());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("Pipeline " + pipelineId + ": the repartition topic's record "
+          + record.topic() + "/" + record.partition() + "@" + record.offset() + " is not an exchange record: "
+          + e.getMessage(), e);
+    }
+    if (decoded instanceof ExchangeRecords.Marker marker) {
+      query.observeEventTime(0, marker.eventTimeMicros());
+      return;
+    }
+    outputs.countInput();
+    accept(((ExchangeRecords.Row) decoded).values(), 0, outputs, problem -> outputs.quarantine(
+        dev.tributary.service.engine.QuarantineRows.row(record, problem, pipelineId, batchId, batchStartedAt)));
+  }
+
+  /**
    * A typed row of a table source (a Delta table): the same operators as a record's row, its
    * transforms applied to the table's columns; a row set aside is quarantined with its provenance.
    * The table is one ordered input, one "partition" for the watermark.
    */
   @Override
   public void processRow(SourceRow source, BatchOutputs outputs) throws Exception {
+    if (stateless == null) {
+      throw new UnsupportedOperationException("Pipeline " + pipelineId + " reads the repartition topic, not rows");
+    }
     if (tableIndex < 0) {
       tableIndex = partitionIndexes.computeIfAbsent(TABLE_SOURCE, tp -> partitionIndexes.size());
     }
@@ -116,32 +184,12 @@ public final class StatefulProcessor implements RecordProcessor {
     }
   }
 
-  /** How a row that cannot enter state is set aside: its record or source row goes to quarantine. */
-  private interface SetAside {
-    void quarantine(String problem) throws IOException;
-  }
-
-  private void accept(Object[] row, int partition, BatchOutputs outputs, SetAside setAside) throws Exception {
-    // The join runs before the watermark: a record gives no row (an inner join without a match),
-    // one, or one per matching dimension row, and each goes through the operators.
-    List<Object[]> rows = stateless.join(row);
-    if (rows.isEmpty()) {
-      outputs.countFiltered();
+  private void accept(Object[] row, int partition, BatchOutputs outputs, CheckedRows.SetAside setAside)
+      throws Exception {
+    List<Object[]> rows = checkedRows.check(row, outputs,
+        joined -> outputs.writesLateRows() && query.mayBeLate(joined), setAside);
+    if (rows == null) {
       return;
-    }
-    // Every row is checked before the first enters state: afterwards the record cannot be set aside alone.
-    for (Object[] joined : rows) {
-      String problem = inputChecks.problem(joined);
-      if (problem == null && outputs.writesLateRows() && query.mayBeLate(joined)) {
-        // A late row goes whole to the late-events table, so all of it must be writable (the input
-        // checks only cover what reaches state or the sink). Checked now: an aggregation drops it
-        // after deduplication, when this record is no longer the one at hand.
-        problem = lateRows.problem(joined);
-      }
-      if (problem != null) {
-        setAside.quarantine(problem);
-        return;
-      }
     }
     for (Object[] joined : rows) {
       query.accept(joined, partition, emitter(outputs));
@@ -197,7 +245,9 @@ public final class StatefulProcessor implements RecordProcessor {
     try {
       query.close();
     } finally {
-      stateless.close(); // the joins' dimension stores
+      if (stateless != null) {
+        stateless.close(); // the joins' dimension stores
+      }
     }
   }
 

@@ -148,6 +148,17 @@ final class StatefulQuery implements AutoCloseable {
   }
 
   /**
+   * An event time seen without a row (a repartition topic's marker, {@link ExchangeRecords}): it
+   * advances the watermark as a row with that event time would, and reaches no operator. Ignored
+   * without a watermark.
+   */
+  void observeEventTime(int partition, long eventTimeMicros) {
+    if (plan.hasWatermark()) {
+      tracker.observe(partition, eventTimeMicros);
+    }
+  }
+
+  /**
    * Processes one row of the input schema, read from the source partition the caller numbers
    * {@code partition} (0, 1, ...: any dense numbering that stays the same within a batch).
    */

@@ -114,6 +114,24 @@ class MainTest {
   }
 
   @Test
+  void validateNamesTheRepartitionColumnsOfAStatefulGroupPipeline() throws Exception {
+    Path file = write("orders.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    assignment: group")
+        .replace("amount_cents: long", "amount_cents: long\n      customer: string\n      ts: timestamp") + """
+        watermark: { column: ts, delay: 10 minutes }
+        deduplicate: { keys: [order_id, ts] }
+        aggregate:
+          window: { column: ts, size: 5 minutes }
+          group-by: [customer]
+          measures: { orders: count() }
+        """);
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out()).contains("topic tributary-orders-raw-repartition keyed by [customer], its partitions shared by"
+        + " consumer group tributary-orders-raw-repartition").contains("/tmp/checkpoints/orders/partitions/<n>/");
+    assertThat(run("validate", write("plain.yaml", VALID).toString())).isZero();
+    assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("repartition");
+  }
+
+  @Test
   void validateShowsSchemaEvolutionAndTheQuarantineThreshold() throws Exception {
     Path file = write("orders.yaml", VALID + "schema-evolution: { mode: add-columns, rescue: true }\n"
         + "quarantine: { max-fraction: 0.05 }\n");

@@ -29,6 +29,12 @@ public final class KafkaTestBroker {
   private KafkaTestBroker() {
     broker = new EmbeddedKafkaKraftBroker(1, 1);
     broker.brokerProperty("log.retention.check.interval.ms", "1000");
+    // Kafka transactions on one broker (stage 1 of stateful group mode): the transaction log's
+    // defaults need three replicas; a transaction a test abandons is aborted within a second of its
+    // timeout instead of the default ten.
+    broker.brokerProperty("transaction.state.log.replication.factor", "1");
+    broker.brokerProperty("transaction.state.log.min.isr", "1");
+    broker.brokerProperty("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
     broker.afterPropertiesSet();
   }
 

@@ -12,21 +12,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Spark 4 + Delta 4 read a sink table that schema evolution changed: {@code _rescued_data} and a
+ * For {@link SparkInteropIT} (one Spark start for every Spark read): Spark 4 + Delta 4 read a sink table that schema evolution changed: {@code _rescued_data} and a
  * column added by {@code mode: add-columns} in the commit of its first rows; the rows written before
  * the column read null in it; and a table whose declared {@code amount} widened from int to long
  * (the typeWidening table feature): rows of the older INT32 files and the new ones read as long.
  */
-class SparkReadsEvolvedTableIT {
+final class EvolvedTablesForSpark {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
-  @TempDir Path dir;
+  private final Path dir;
+  private Path out;
+  private Path widenedOut;
 
-  @Test
-  void sparkReadsTheAddedColumnAndTheRescuedData() throws Exception {
+  EvolvedTablesForSpark(Path dir) {
+    this.dir = dir;
+  }
+
+  /** Writes the tables; returns the Spark reads of them (the {@code reads} of SparkJudge's job). */
+  List<Map<String, String>> prepare() throws Exception {
     String topic = broker.createTopic("evolved-spark", 1);
     var spec = PipelineParser.parse("""
         pipeline: evolved-spark
@@ -63,11 +67,14 @@ class SparkReadsEvolvedTableIT {
     }
 
     Path work = Files.createDirectories(dir.resolve("spark"));
-    Path out = work.resolve("rows.jsonl");
-    Path widenedOut = work.resolve("widened.jsonl");
-    SparkReference.run(Map.of("reads", List.of(Map.of("path", dir.resolve("table").toString(),
-        "out", out.toString()), Map.of("path", widenedTable.toString(), "out", widenedOut.toString()))), work);
+    out = work.resolve("rows.jsonl");
+    widenedOut = work.resolve("widened.jsonl");
+    return List.of(Map.of("path", dir.resolve("table").toString(), "out", out.toString()),
+        Map.of("path", widenedTable.toString(), "out", widenedOut.toString()));
+  }
 
+  /** What Spark read: the added column, the rescued data, the widened column. */
+  void check() throws Exception {
     assertThat(Files.readAllLines(widenedOut)).extracting(r -> r.substring(0, r.indexOf(",\"_kafka_topic")) + "}")
         .containsExactly("{\"id\":\"w1\",\"amount\":7}",
         "{\"id\":\"w2\",\"amount\":-8}", "{\"id\":\"w3\",\"amount\":3000000000}");

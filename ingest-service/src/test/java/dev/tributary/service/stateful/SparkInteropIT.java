@@ -38,9 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
  * log checkpoint at version 10), a DELETE, one more append; partitioned by region (the DELETE of
  * a whole partition only removes files) and not (the DELETE rewrites files). Spark writes both in
  * one child JVM ({@link SparkReference}, the {@code tables} job of SparkJudge.java) and reports
- * the ids of the final tables.
+ * the ids of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark}
+ * and {@link AvroEvolvedTableForSpark} (a Spark start costs ~30-40 s, so one start serves all).
  */
-class SparkDeltaSourceIT {
+class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
   static final long DELETE = 12;
   static final long OPTIMIZE = 9;
@@ -49,13 +50,30 @@ class SparkDeltaSourceIT {
   static Path flat;
   static final List<ObjectStore> stores = new ArrayList<>();
 
+  static EvolvedTablesForSpark evolved;
+  static AvroEvolvedTableForSpark avroEvolved;
+
   @BeforeAll
-  static void sparkWritesTheTables() throws Exception {
+  static void sparkWritesTheTablesAndReadsOurs() throws Exception {
     Path work = Files.createDirectories(dir.resolve("spark/work"));
     partitioned = dir.resolve("partitioned");
     flat = dir.resolve("flat");
+    evolved = new EvolvedTablesForSpark(Files.createDirectories(dir.resolve("evolved")));
+    avroEvolved = new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
+    List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
+    reads.add(avroEvolved.prepare());
     SparkReference.run(Map.of("warehouse", work.resolve("warehouse").toString(), "tables", List.of(
-        table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0"))), work);
+        table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")), "reads", reads), work);
+  }
+
+  @Test
+  void sparkReadsTheAddedColumnTheRescuedDataAndTheWidenedColumn() throws Exception {
+    evolved.check();
+  }
+
+  @Test
+  void sparkReadsTheColumnsAddedFromAvroAndTheRescuedData() throws Exception {
+    avroEvolved.check();
   }
 
   @AfterAll

@@ -19,16 +19,14 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Spark 4 + Delta 4 read a sink table that Avro schema evolution changed: a writer schema v2 brings a
+ * For {@link SparkInteropIT} (one Spark start for every Spark read): Spark 4 + Delta 4 read a sink table that Avro schema evolution changed: a writer schema v2 brings a
  * new field (added as a column in the commit of its first rows) and one of a record type (added as a
  * string column of its JSON text), and v3 an incompatible type for a declared column (kept in
  * {@code _rescued_data}); the v1 rows read null in the added columns.
  */
-class SparkReadsAvroEvolvedTableIT {
+final class AvroEvolvedTableForSpark {
   private static final String V1 = """
       {"type": "record", "name": "Order", "fields": [
         {"name": "id", "type": "string"}, {"name": "amount", "type": "long"}]}""";
@@ -40,10 +38,15 @@ class SparkReadsAvroEvolvedTableIT {
       "{\"name\": \"amount\", \"type\": \"string\"}");
 
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
-  @TempDir Path dir;
+  private final Path dir;
+  private Path out;
 
-  @Test
-  void sparkReadsTheColumnsAddedFromAvroAndTheRescuedData() throws Exception {
+  AvroEvolvedTableForSpark(Path dir) {
+    this.dir = dir;
+  }
+
+  /** Writes the table; returns the Spark read of it. */
+  Map<String, String> prepare() throws Exception {
     String topic = broker.createTopic("avro-evolved-spark", 1);
     try (TestSchemaRegistry registry = TestSchemaRegistry.start(dir.resolve("registry"))) {
       var spec = PipelineParser.parse("""
@@ -68,10 +71,12 @@ class SparkReadsAvroEvolvedTableIT {
     }
 
     Path work = Files.createDirectories(dir.resolve("spark"));
-    Path out = work.resolve("rows.jsonl");
-    SparkReference.run(Map.of("reads", List.of(Map.of("path", dir.resolve("table").toString(),
-        "out", out.toString()))), work);
+    out = work.resolve("rows.jsonl");
+    return Map.of("path", dir.resolve("table").toString(), "out", out.toString());
+  }
 
+  /** What Spark read: the columns added from Avro writer schemas, the rescued data. */
+  void check() throws Exception {
     assertThat(Files.readString(out.resolveSibling("rows.jsonl.columns"))).isEqualTo("id,amount,_kafka_topic,"
         + "_kafka_partition,_kafka_offset,_kafka_timestamp,_rescued_data,tier,meta");
     List<String> rows = Files.readAllLines(out);

@@ -1,0 +1,96 @@
+package dev.tributary.service.stateful;
+
+import static dev.tributary.service.stateful.StatefulOperatorsTest.event;
+import static dev.tributary.service.stateful.StatefulOperatorsTest.spec;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.service.pipeline.PipelineFactory;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ExchangeRecordsTest {
+  private static final String SEED = """
+      watermark: { column: event_ts, delay: 10 minutes }
+      deduplicate: { keys: [event_id, event_ts] }
+      aggregate:
+        window: { column: event_ts, size: 5 minutes }
+        group-by: [event_type]
+        measures: { events: count(), amount: sum(amount) }
+      """;
+
+  private static ExchangeRecords records(String query, int partitions) {
+    return new ExchangeRecords(PipelineFactory.compile(spec(query)).stateful().orElseThrow(), partitions);
+  }
+
+  @Test
+  void repartitionColumnsKeepEveryStatefulKeyInOnePartition() {
+    assertThat(ExchangeRecords.repartitionBy(List.of("id", "ts"), null)).containsExactly("id", "ts");
+    assertThat(ExchangeRecords.repartitionBy(null, List.of("type"))).containsExactly("type");
+    assertThat(ExchangeRecords.repartitionBy(List.of("user", "ts"), List.of("type", "user"))).containsExactly("user");
+    // nothing shared: the group-by columns (exact for duplicates that agree on them)
+    assertThat(ExchangeRecords.repartitionBy(List.of("id", "ts"), List.of("type"))).containsExactly("type");
+    assertThat(ExchangeRecords.repartitionBy(null, List.of())).isEmpty();
+    // the seed query: event_type is column 2 of the input schema
+    assertThat(records(SEED, 4).keyColumns()).containsExactly(2);
+  }
+
+  @Test
+  void aRowDecodesToItsValuesAndRowsOfOneKeyShareAPartition() {
+    ExchangeRecords records = records(SEED, 12);
+    Object[] a = event("a", "u1", "click", 3, "1.50", 2);
+    Object[] b = event("b", "u2", "click", 9, null, null);
+    ExchangeRecords.Outgoing outA = records.row(a);
+    ExchangeRecords.Outgoing outB = records.row(b);
+    assertThat(outA.partition()).isEqualTo(outB.partition()).isBetween(0, 11);
+    assertThat(((ExchangeRecords.Row) records.decode(outA.value())).values()).containsExactly(a);
+    assertThat(((ExchangeRecords.Row) records.decode(outB.value())).values()).containsExactly(b);
+    Set<Integer> partitions = new HashSet<>();
+    for (String type : List.of("click", "view", "buy", "cart", "search", "share", "like", "scroll")) {
+      partitions.add(records.row(event("x", "u", type, 1, "1.00", 1)).partition());
+    }
+    assertThat(partitions).as("types spread over partitions").hasSizeGreaterThan(1);
+  }
+
+  @Test
+  void everyValueTypeOfARowSurvivesTheExchange() {
+    Object[] values = {null, "s\u00e9", 7, 8L, -0.5, true, java.time.Instant.parse("2026-01-02T03:04:05.123456Z"),
+        java.time.LocalDate.of(2026, 2, 3), new byte[] {1, 2, 3}, new java.math.BigDecimal("-12.340"),
+        new Object[] {"nested", new Object[] {1L, null}}};
+    Codec.Writer w = new Codec.Writer();
+    for (Object v : values) {
+      w.value(v);
+    }
+    Object[] back = Codec.values(w.toBytes(), 0, values.length);
+    assertThat(back).usingRecursiveFieldByFieldElementComparator().containsExactly(values);
+    assertThat((byte[]) back[8]).containsExactly(1, 2, 3);
+    assertThat((Object[]) back[10]).hasSize(2);
+    assertThat(((Object[]) ((Object[]) back[10])[1])).containsExactly(1L, null);
+  }
+
+  @Test
+  void markersGoToEveryPartitionAndAForeignRecordIsRefused() {
+    ExchangeRecords records = records(SEED, 3);
+    List<ExchangeRecords.Outgoing> markers = records.markers(1_234_567L);
+    assertThat(markers).extracting(ExchangeRecords.Outgoing::partition).containsExactly(0, 1, 2);
+    assertThat(markers).allSatisfy(m -> assertThat(m.key()).isNull());
+    assertThat(records.decode(markers.get(1).value())).isEqualTo(new ExchangeRecords.Marker(1_234_567L));
+    assertThatThrownBy(() -> records.decode(new byte[] {7, 1})).hasMessageContaining("unknown kind 7");
+    assertThatThrownBy(() -> records.decode(new byte[] {ExchangeRecords.MARKER, 1})).hasMessageContaining("9");
+  }
+
+  @Test
+  void withoutKeyColumnsEveryRowIsPartitionZero() {
+    ExchangeRecords records = records("""
+        watermark: { column: event_ts, delay: 10 minutes }
+        aggregate:
+          window: { column: event_ts, size: 5 minutes }
+          measures: { events: count() }
+        """, 5);
+    assertThat(records.keyColumns()).isEmpty();
+    assertThat(records.row(event("a", "u", "click", 1, "1.00", 1)).partition()).isZero();
+    assertThat(records.row(event("b", "v", "view", 2, "2.00", 1)).partition()).isZero();
+  }
+}
