@@ -53,7 +53,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Scale-out of the seed stateful query (dedup by (event_id, event_ts), 5-minute tumbling windows
@@ -113,8 +112,9 @@ class GroupStatefulScaleOutIT {
   /** A stage-2 only point (stage 1 keeps no state): holds a sub-pipeline, not the source reader. */
   private static final String HOLD_POINT = CrashPoints.AFTER_STATE_COMMIT;
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Tributary's INFO lines in the instances' logs (the command line's default is WARN): what moved, who lost a race. */
+  private static final List<String> INFO = List.of("-DTRIBUTARY_LOG_LEVEL=INFO");
 
-  @TempDir static Path dir;
   static KafkaBrokerProcess broker;
 
   private InstanceProcesses instances;
@@ -142,7 +142,8 @@ class GroupStatefulScaleOutIT {
 
   @BeforeAll
   static void startBroker() throws Exception {
-    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
+    // under target/ (as the instances' logs): the broker's log stays for a look after a failure
+    broker = KafkaBrokerProcess.start(InstanceProcesses.freshWorkDirectory("group-stateful-scale-out-broker"));
   }
 
   @AfterAll
@@ -195,16 +196,16 @@ class GroupStatefulScaleOutIT {
 
     // 1. three instances, each a member of both groups with partitions of both, each has committed windows
     produceChunk(allPartitions());
-    Process killed = instances.start("killed", pipeline, List.of());
-    Process zombie = instances.start("zombie", pipeline, List.of(
+    Process killed = instances.start("killed", pipeline, INFO);
+    Process zombie = instances.start("zombie", pipeline, List.of(INFO.get(0),
         "-Dtributary.test.hold-at=" + HOLD_POINT + ":1",
         "-Dtributary.test.hold-armed=" + armed,
         "-Dtributary.test.hold-release=" + release));
-    Process survivor = instances.start("survivor", pipeline, List.of());
+    Process survivor = instances.start("survivor", pipeline, INFO);
     List<Process> three = List.of(killed, zombie, survivor);
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
       produceChunkWhenCaughtUp(sourceGroup, allPartitions());
-      if (members(sourceGroup) != 3 || members(stage2Group) != 3) {
+      if (memberCount(sourceGroup) != 3 || memberCount(stage2Group) != 3) {
         return false;
       }
       for (Process i : three) {
@@ -265,20 +266,37 @@ class GroupStatefulScaleOutIT {
     awaitCommitted(sink, survivor, movedPartitions, beforeTakeover, "the zombie's and the killed instance's "
         + movedPartitions + " taken over");
 
-    // 4. the zombie resumes inside its held batch, whose sink commit went through before the hold
-    // (the survivor's replay of it found the txn and wrote nothing) and whose commits entry the
-    // survivor wrote meanwhile: the zombie loses the race for it and closes the sub-pipeline
+    // the held batch (planned, its sink commit and state written, its commits entry not) was
+    // replayed by the survivor: whoever runs a batch, it is the one its offsets entry fixes
+    List<String> replayedHeld = new ArrayList<>();
+    for (JsonNode b : progress("survivor")) {
+      String id = b.path("pipeline").asText();
+      if (b.path("replayed").asBoolean() && heldPartitions.stream().anyMatch(n -> id.equals(PIPELINE + "." + n))) {
+        replayedHeld.add(id + "/" + b.path("batchId").asLong());
+      }
+    }
+    assertThat(replayedHeld).as("the survivor replayed the zombie's held batch").hasSize(1);
+
+    // 4. the zombie resumes inside its held batch: its commits entry loses the race to the
+    // survivor's (the batch is never reported as the zombie's), its sub-pipelines and stage 1 find
+    // their partitions lost and it joins again. (Its stage 1 may also read a batch on the partitions
+    // it still believes it owns and have it fenced off, "stage-1 batch N dropped": only if the
+    // survivor had not committed them yet, so that is not waited for.)
     InstanceProcesses.signal("CONT", zombie);
     Files.writeString(release, "go");
-    Awaitility.await("the zombie's held batch loses the race for its commits entry").atMost(AWAIT)
+    Awaitility.await("the zombie resumes and joins again").atMost(AWAIT)
         .pollInterval(Duration.ofMillis(300)).until(() -> {
           produceChunkWhenCaughtUp(sourceGroup, allPartitions());
           return instances.log("zombie").contains("hold point " + HOLD_POINT + ":1 released")
-              && instances.log("zombie").contains("lost the race for a checkpoint entry");
+              && !owned(sourceGroup, zombie).isEmpty() && !owned(stage2Group, zombie).isEmpty();
         });
+    for (JsonNode b : progress("zombie")) {
+      assertThat(b.path("pipeline").asText() + "/" + b.path("batchId").asLong())
+          .as("the zombie never reports the held batch as its own").isNotEqualTo(replayedHeld.get(0));
+    }
 
     // 5. a fourth instance joins and takes partitions of both stages over
-    Process added = instances.start("added", pipeline, List.of());
+    Process added = instances.start("added", pipeline, INFO);
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
       produceChunkWhenCaughtUp(sourceGroup, allPartitions());
       return !owned(sourceGroup, added).isEmpty() && !owned(stage2Group, added).isEmpty()
@@ -294,7 +312,7 @@ class GroupStatefulScaleOutIT {
     produceChunk(allPartitions());
     List<Process> drain = new ArrayList<>();
     for (int n = 1; n <= 3; n++) {
-      drain.add(instances.start("drain-" + n, pipeline, List.of(), List.of("--available-now")));
+      drain.add(instances.start("drain-" + n, pipeline, INFO, List.of("--available-now")));
     }
     for (int n = 1; n <= 3; n++) {
       Process d = drain.get(n - 1);
@@ -305,7 +323,7 @@ class GroupStatefulScaleOutIT {
     assertThat(caughtUp(sourceGroup)).as("stage 1 committed every source offset").isTrue();
 
     // 7. the reference: one process, exclusive, same topic, its own checkpoint and tables
-    Process single = instances.start("reference", reference, List.of(), List.of("--available-now"));
+    Process single = instances.start("reference", reference, INFO, List.of("--available-now"));
     assertThat(InstanceProcesses.awaitExit(single, AWAIT.toSeconds())).as("reference ended").isTrue();
     assertThat(single.exitValue()).as("reference's exit code; log:%n%s", instances.log("reference")).isZero();
 
@@ -324,6 +342,21 @@ class GroupStatefulScaleOutIT {
     // every sub-pipeline committed, and the killed instance had committed before it died
     assertThat(TableCommits.of(sink).stream().flatMap(c -> subPartitions(c).stream()).collect(Collectors.toSet()))
         .as("every repartition partition's windows were committed").isEqualTo(allPartitions());
+  }
+
+  /** The progress records (one JSON line per batch) instance {@code name} wrote. */
+  private List<JsonNode> progress(String name) throws Exception {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : instances.log(name).split("\n")) {
+      if (line.startsWith("{\"pipeline\"")) {
+        try {
+          out.add(JSON.readTree(line));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException partial) {
+          // the line being written right now; the next look sees it whole
+        }
+      }
+    }
+    return out;
   }
 
   private long maxEventTimeMicros() {
@@ -506,8 +539,15 @@ class GroupStatefulScaleOutIT {
 
   /** Whether the group's committed offsets are at the end of what was produced, on every partition. */
   private boolean caughtUp(String group) throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> committed =
-        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+    Map<TopicPartition, OffsetAndMetadata> committed;
+    try {
+      committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+        return false; // no member has joined yet
+      }
+      throw e;
+    }
     for (Map.Entry<Integer, Long> e : produced.entrySet()) {
       OffsetAndMetadata c = committed.get(new TopicPartition(topic, e.getKey()));
       if (c == null || c.offset() < e.getValue()) {
@@ -525,7 +565,7 @@ class GroupStatefulScaleOutIT {
   /** The partitions assigned to {@code instance} in {@code group} (its client id ends with {@code /<pid>}). */
   private Set<Integer> owned(String group, Process instance) throws Exception {
     Set<Integer> out = new HashSet<>();
-    for (MemberDescription m : describe(group).members()) {
+    for (MemberDescription m : members(group)) {
       if (m.clientId().matches(".*/" + instance.pid() + "(\\D.*)?")) {
         m.assignment().topicPartitions().forEach(tp -> out.add(tp.partition()));
       }
@@ -533,12 +573,21 @@ class GroupStatefulScaleOutIT {
     return out;
   }
 
-  private int members(String group) throws Exception {
-    return describe(group).members().size();
+  private int memberCount(String group) throws Exception {
+    return members(group).size();
   }
 
-  private ConsumerGroupDescription describe(String group) throws Exception {
-    return admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+  /** The group's members; none before the group exists. */
+  private java.util.Collection<MemberDescription> members(String group) throws Exception {
+    try {
+      ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+      return d.members();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+        return List.of();
+      }
+      throw e;
+    }
   }
 
   /** The repartition partitions whose sub-pipeline commits a sink commit holds ({@code txn <pipeline>.<n>@<checkpoint>}). */
