@@ -51,6 +51,8 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
    * new owner waits for this member to join it.
    */
   private int revokedInGeneration = -1;
+  /** What else a wait here polls: another group's consumer of the same thread (see {@link #pollAlongside}). */
+  private Runnable alongside = () -> {};
   private volatile Snapshot snapshot;
 
   GroupMembership(String pipelineId, String group, String clientId, KafkaConsumer<byte[], byte[]> consumer) {
@@ -180,6 +182,7 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
     // while the group stayed in PreparingRebalance, every revoked member blocked the same way.
     while (revokedInGeneration >= 0 && generation() <= revokedInGeneration && Instant.now().isBefore(deadline)) {
       consumer.poll(Duration.ofMillis(100));
+      alongside.run();
     }
     revokedInGeneration = -1;
     while (!joined) {
@@ -190,7 +193,18 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
             + " offsets.topic.replication.factor=1) and the security settings in source.kafka.properties.", null);
       }
       consumer.poll(Duration.ofMillis(100));
+      alongside.run();
     }
+  }
+
+  /**
+   * Has the waits of {@link #refresh} also run {@code poll} (a zero-timeout poll of another
+   * consumer on this thread). A stateful group instance is a member of two groups on one thread: a
+   * rebalance of one waits for every member to poll that group's consumer, so a member waiting in
+   * the other group without polling this one would hold both rebalances until a timeout.
+   */
+  void pollAlongside(Runnable poll) {
+    this.alongside = java.util.Objects.requireNonNull(poll, "poll");
   }
 
   /** Polls for up to {@code wait} with every partition paused (between batches). */
