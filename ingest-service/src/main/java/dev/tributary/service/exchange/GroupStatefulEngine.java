@@ -56,6 +56,9 @@ public final class GroupStatefulEngine implements BatchLoop {
     this.repartition = repartition;
     this.stage2 = stage2;
     this.clock = clock;
+    // one thread, two groups: a wait in either group keeps the other one's rebalances going
+    sourceTopics.pollAlongside(repartition);
+    repartition.pollAlongside(sourceTopics);
   }
 
   @Override

@@ -185,7 +185,7 @@ public final class PipelineRun implements AutoCloseable {
     PartitionPipelines stage2;
     try {
       stage2 = new PartitionPipelines(new PartitionPipelines.Settings(spec.id(), spec.checkpointIdentity(),
-          SchemaWidening.judge(spec), stateDir(spec), spec.quarantineLimit()), repartition, checkpointStore,
+          SchemaWidening.judge(spec), groupStateDir(spec), spec.quarantineLimit()), repartition, checkpointStore,
           PartitionPipelines.statefulProcessors(spec.id(), plan, records), sink, quarantine, late, progress,
           Clock.systemUTC());
     } catch (RuntimeException e) {
@@ -204,6 +204,15 @@ public final class PipelineRun implements AutoCloseable {
   private static Path stateDir(PipelineSpec spec) {
     String base = System.getProperty("tributary.state.dir", System.getProperty("java.io.tmpdir"));
     return Path.of(base, "tributary-state", spec.id());
+  }
+
+  /**
+   * {@link #stateDir} of one process: instances of a group on one host must not share the working
+   * copies of a partition that moves between them (the new owner would rebuild the copy the old one
+   * still has open, or is deleting). Copies are rebuilt from the checkpoint, so nothing is lost.
+   */
+  private static Path groupStateDir(PipelineSpec spec) {
+    return stateDir(spec).resolve("instance-" + ProcessHandle.current().pid());
   }
 
   public PipelineSpec spec() {

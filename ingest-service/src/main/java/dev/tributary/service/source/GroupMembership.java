@@ -45,6 +45,14 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
   private final String clientId;
   private final List<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
   private boolean joined;
+  /**
+   * The generation of the cooperative rebalance that last took partitions from this instance, or
+   * -1: until a later generation completes here, the follow-up rebalance that hands them to their
+   * new owner waits for this member to join it.
+   */
+  private int revokedInGeneration = -1;
+  /** What else a wait here polls: another group's consumer of the same thread (see {@link #pollAlongside}). */
+  private Runnable alongside = () -> {};
   private volatile Snapshot snapshot;
 
   GroupMembership(String pipelineId, String group, String clientId, KafkaConsumer<byte[], byte[]> consumer) {
@@ -84,6 +92,9 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+    if (!partitions.isEmpty()) {
+      revokedInGeneration = generation();
+    }
     remove(partitions);
     changed(Kind.REVOKED, partitions, "revoked (moved to another instance)", org.slf4j.event.Level.INFO);
   }
@@ -94,6 +105,15 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
     // losing partitions (not handing them over) is worth a warning: the instance was unresponsive
     changed(Kind.LOST, partitions, "lost (this instance missed its session timeout, the group gave them to others)",
         org.slf4j.event.Level.WARN);
+  }
+
+  /** The group generation this member is in (-1 outside one); on the consumer's thread only. */
+  private int generation() {
+    try {
+      return consumer.groupMetadata().generationId();
+    } catch (RuntimeException e) {
+      return -1;
+    }
   }
 
   private void remove(Collection<TopicPartition> partitions) {
@@ -156,6 +176,15 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
   void refresh(Duration joinTimeout) {
     consumer.poll(Duration.ZERO);
     Instant deadline = Instant.now().plus(joinTimeout);
+    // After a revocation the group waits for this member to join the follow-up rebalance, which
+    // only a poll does. Finish it before any other group call: a committed-offsets fetch made
+    // meanwhile (stage 1 plans from the group's offsets) was seen to block for its whole timeout
+    // while the group stayed in PreparingRebalance, every revoked member blocked the same way.
+    while (revokedInGeneration >= 0 && generation() <= revokedInGeneration && Instant.now().isBefore(deadline)) {
+      consumer.poll(Duration.ofMillis(100));
+      alongside.run();
+    }
+    revokedInGeneration = -1;
     while (!joined) {
       if (Instant.now().isAfter(deadline)) {
         throw new KafkaUnavailableException("Pipeline " + pipelineId + ": consumer group " + group
@@ -164,7 +193,18 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
             + " offsets.topic.replication.factor=1) and the security settings in source.kafka.properties.", null);
       }
       consumer.poll(Duration.ofMillis(100));
+      alongside.run();
     }
+  }
+
+  /**
+   * Has the waits of {@link #refresh} also run {@code poll} (a zero-timeout poll of another
+   * consumer on this thread). A stateful group instance is a member of two groups on one thread: a
+   * rebalance of one waits for every member to poll that group's consumer, so a member waiting in
+   * the other group without polling this one would hold both rebalances until a timeout.
+   */
+  void pollAlongside(Runnable poll) {
+    this.alongside = java.util.Objects.requireNonNull(poll, "poll");
   }
 
   /** Polls for up to {@code wait} with every partition paused (between batches). */

@@ -332,6 +332,18 @@ public final class KafkaSource implements Source {
   }
 
   /**
+   * Group assignment on a thread that also runs {@code other}'s group (a stateful group pipeline's
+   * two stages): while this source waits for a rebalance of its group it keeps polling {@code
+   * other}'s consumer too, so that a rebalance of the other group that waits for this instance goes
+   * on. Without it each instance can wait in one group while the other group waits for it.
+   */
+  public void pollAlongside(KafkaSource other) {
+    if (membership != null && other.membership != null) {
+      membership.pollAlongside(() -> other.membership.idle(Duration.ZERO));
+    }
+  }
+
+  /**
    * Group assignment: lets a pending rebalance run (waiting for the first assignment, bounded by
    * {@code tributary.kafka.join-timeout}) and returns the partitions assigned to this instance now,
    * sorted. A stateful group-mode pipeline's stage 2 opens and closes its sub-pipelines by it.

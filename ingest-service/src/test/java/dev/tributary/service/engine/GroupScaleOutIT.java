@@ -2,13 +2,10 @@ package dev.tributary.service.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.InstanceProcesses;
 import dev.tributary.service.testing.KafkaBrokerProcess;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
-import dev.tributary.table.log.Action;
-import dev.tributary.table.log.CommitInfo;
-import dev.tributary.table.log.DeltaLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +18,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -54,7 +50,7 @@ class GroupScaleOutIT {
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
 
-  private final List<Process> instances = new ArrayList<>();
+  private InstanceProcesses instances;
   private final Map<String, String> validValues = new ConcurrentHashMap<>();
   private final Map<String, Boolean> malformed = new ConcurrentHashMap<>();
   private final Random random = new Random(20261201L);
@@ -74,22 +70,15 @@ class GroupScaleOutIT {
 
   @AfterEach
   void killInstances() throws Exception {
-    for (Process p : instances) {
-      signal("CONT", p); // a frozen process cannot die of SIGKILL until the kernel schedules it
-      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    if (instances != null) {
+      instances.close();
     }
   }
 
   @Test
   void instancesKilledFrozenAndAddedMidRunLeaveEveryRecordExactlyOnceInTheTables() throws Exception {
-    // under target/, not the temp dir: the instances' logs stay for a look after a failure
-    Path work = Path.of("target", "group-scale-out").toAbsolutePath();
-    if (Files.exists(work)) {
-      try (var files = Files.walk(work)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
-    }
-    Files.createDirectories(work);
+    Path work = InstanceProcesses.freshWorkDirectory("group-scale-out");
+    instances = new InstanceProcesses(work);
     String topic = "orders-group";
     broker.createTopic(topic, PARTITIONS);
     Path sinkPath = work.resolve("tables/orders");
@@ -124,12 +113,12 @@ class GroupScaleOutIT {
     Path armed = work.resolve("arm-zombie");
 
     produce(topic, 3000);
-    Process killed = start(pipeline, work, "killed", List.of());
-    Process zombie = start(pipeline, work, "zombie", List.of(
+    Process killed = instances.start("killed", pipeline, List.of());
+    Process zombie = instances.start("zombie", pipeline, List.of(
         "-Dtributary.test.hold-at=" + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1",
         "-Dtributary.test.hold-armed=" + armed,
         "-Dtributary.test.hold-release=" + release));
-    Process survivor = start(pipeline, work, "survivor", List.of());
+    Process survivor = instances.start("survivor", pipeline, List.of());
     // each of the three commits a share: every one has its partitions, the group is stable
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
       produce(topic, 300);
@@ -139,100 +128,54 @@ class GroupScaleOutIT {
     Files.writeString(armed, "armed");
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
       produce(topic, 300);
-      return log(work, "zombie").contains("hold point " + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 reached");
+      return instances.log("zombie").contains("hold point " + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 reached");
     });
 
-    signal("STOP", zombie);
-    killed.destroyForcibly().waitFor(); // SIGKILL
+    InstanceProcesses.signal("STOP", zombie);
+    InstanceProcesses.kill(killed);
     produce(topic, 2000);
     // the group gives the dead and the frozen instance's partitions to the survivor once their
     // sessions time out: every record produced so far reaches the tables
     awaitEveryRecordOnce(sinkPath, quarantinePath);
 
-    signal("CONT", zombie);
+    InstanceProcesses.signal("CONT", zombie);
     Files.writeString(release, "go");
     // the held batch is dropped: had its sink commit gone through, the offsets the survivor
     // committed meanwhile would be in the sink twice (checked on every poll, to fail at once)
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
       if (duplicates(sinkPath) > 0) {
         throw new IllegalStateException("the zombie's commit went through: the sink holds offsets twice; log:\n"
-            + log(work, "zombie"));
+            + instances.log("zombie"));
       }
-      return log(work, "zombie").contains("dropped, nothing of it committed");
+      return instances.log("zombie").contains("dropped, nothing of it committed");
     });
-    assertThat(log(work, "zombie")).as("the zombie's sink commit is fenced off")
+    assertThat(instances.log("zombie")).as("the zombie's sink commit is fenced off")
         .contains(CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 released").contains("fenced off");
 
-    Process added = start(pipeline, work, "added", List.of());
+    Process added = instances.start("added", pipeline, List.of());
     Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
       produce(topic, 300);
       return committedBy(sinkPath, added);
     });
     produce(topic, 1000);
     awaitEveryRecordOnce(sinkPath, quarantinePath);
-    assertThat(zombie.isAlive()).as("the zombie goes on as a member; log:%n%s", log(work, "zombie")).isTrue();
-    assertThat(survivor.isAlive()).as("survivor; log:%n%s", log(work, "survivor")).isTrue();
+    assertThat(zombie.isAlive()).as("the zombie goes on as a member; log:%n%s", instances.log("zombie")).isTrue();
+    assertThat(survivor.isAlive()).as("survivor; log:%n%s", instances.log("survivor")).isTrue();
 
     // available-now as the only member: ends once its partitions (all of them) are caught up
-    for (Process p : instances) {
-      p.destroyForcibly().waitFor();
+    for (Process p : instances.all().values()) {
+      InstanceProcesses.kill(p);
     }
     produce(topic, 1500);
-    Process availableNow = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC"), "dev.tributary.service.cli.Main",
-        List.of("run", "--pipeline", pipeline.toString(), "--available-now"), work.resolve("available-now.log"), work);
-    instances.add(availableNow);
-    assertThat(availableNow.waitFor(120, TimeUnit.SECONDS)).as("available-now ended").isTrue();
-    assertThat(availableNow.exitValue()).as("exit code; log:%n%s", log(work, "available-now")).isZero();
+    Process availableNow = instances.start("available-now", pipeline, List.of(), List.of("--available-now"));
+    assertThat(InstanceProcesses.awaitExit(availableNow, 120)).as("available-now ended").isTrue();
+    assertThat(availableNow.exitValue()).as("exit code; log:%n%s", instances.log("available-now")).isZero();
     assertAllRecordsOnce(sinkPath, quarantinePath);
   }
 
-  private Process start(Path pipeline, Path work, String name, List<String> options) throws Exception {
-    List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
-    jvm.addAll(options);
-    Process p = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
-        List.of("run", "--pipeline", pipeline.toString()), work.resolve(name + ".log"), work);
-    instances.add(p);
-    return p;
-  }
-
-  private static String log(Path work, String name) throws Exception {
-    return Files.readString(work.resolve(name + ".log"));
-  }
-
-  private static void signal(String signal, Process p) throws Exception {
-    if (p.isAlive()) {
-      new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor();
-    }
-  }
-
-  /** Whether a commit of the table with data of the given instance exists (its commitInfo names it). */
+  /** Whether a commit of the table with rows of records written by the given instance exists. */
   private static boolean committedBy(Path table, Process instance) throws Exception {
-    if (!Files.exists(table.resolve("_delta_log"))) {
-      return false;
-    }
-    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
-      DeltaLog log = new DeltaLog(store);
-      for (long v : log.commitsAfter(0)) {
-        for (Action a : log.readCommit(v)) {
-          if (a instanceof CommitInfo info && String.valueOf(info.values().get("instance")).endsWith("/" + instance.pid())
-              && hasRecords(String.valueOf(info.values().get("offsets")))) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  }
-
-  /** Whether a commit's {@code offsets} ({@code topic/p:start-end,...}) covers a record. */
-  private static boolean hasRecords(String offsets) {
-    for (String range : offsets.split(",")) {
-      String[] startEnd = range.substring(range.lastIndexOf(':') + 1).split("-");
-      if (startEnd.length == 2 && Long.parseLong(startEnd[0]) < Long.parseLong(startEnd[1])) {
-        return true;
-      }
-    }
-    return false;
+    return TableCommits.of(table).stream().anyMatch(c -> c.by(instance) && c.coversRecords());
   }
 
   /** Produces records, one in twenty malformed, to random partitions; remembers where each landed. */
