@@ -212,7 +212,49 @@ public final class PipelineRun implements AutoCloseable {
    * still has open, or is deleting). Copies are rebuilt from the checkpoint, so nothing is lost.
    */
   private static Path groupStateDir(PipelineSpec spec) {
-    return stateDir(spec).resolve("instance-" + ProcessHandle.current().pid());
+    removeCopiesOfEndedProcesses(stateDir(spec));
+    // per run, not only per process: two instances in one JVM (tests, a serve reload) must not share either
+    return stateDir(spec).resolve("instance-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet());
+  }
+
+  private static final java.util.concurrent.atomic.AtomicInteger RUNS = new java.util.concurrent.atomic.AtomicInteger();
+
+  /**
+   * Deletes the {@code instance-<pid>-<run>} working copies of processes that no longer run (killed, or
+   * ended without cleaning up): they would otherwise pile up on a host that restarts instances.
+   * Best effort: a copy that cannot be deleted is left for the next start.
+   */
+  private static void removeCopiesOfEndedProcesses(Path dir) {
+    try (var children = java.nio.file.Files.list(dir)) {
+      for (Path child : children.toList()) {
+        String name = child.getFileName().toString();
+        if (!name.startsWith("instance-")) {
+          continue;
+        }
+        String id = name.substring("instance-".length());
+        long pid;
+        try {
+          pid = Long.parseLong(id.contains("-") ? id.substring(0, id.indexOf('-')) : id);
+        } catch (NumberFormatException notOurs) {
+          continue;
+        }
+        if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) {
+          deleteQuietly(child);
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // no directory yet, or not listable: nothing to clean
+    }
+  }
+
+  private static void deleteQuietly(Path tree) {
+    try (var paths = java.nio.file.Files.walk(tree)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.deleteIfExists(p);
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // left for the next start
+    }
   }
 
   public PipelineSpec spec() {
