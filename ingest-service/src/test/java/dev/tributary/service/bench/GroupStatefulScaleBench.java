@@ -2,6 +2,7 @@ package dev.tributary.service.bench;
 
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
+import dev.tributary.service.testing.SeedEvents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,20 +66,15 @@ class GroupStatefulScaleBench {
         format:
           json:
             schema: { event_id: string, event_type: string, event_ts: timestamp, amount: double }
-        watermark: { column: event_ts, delay: 10 minutes }
-        deduplicate: { keys: [event_id, event_ts] }
-        aggregate:
-          window: { column: event_ts, size: 5 minutes }
-          group-by: [event_type]
-          measures: { events: count(), amount: sum(amount) }
-        output-mode: append
+        %s
         sink:
           delta: { path: %s }
         quarantine:
           delta: { path: %s }
         checkpoint: %s
         trigger: { available-now: true }
-        """.formatted(id, broker.bootstrapServers(), assignment, work.resolve("sink"), work.resolve("quarantine"),
+        """.formatted(id, broker.bootstrapServers(), assignment, SeedEvents.QUERY.strip(), work.resolve("sink"),
+        work.resolve("quarantine"),
         work.resolve("checkpoint")));
     Instant start = Instant.now();
     List<Process> running = new ArrayList<>();

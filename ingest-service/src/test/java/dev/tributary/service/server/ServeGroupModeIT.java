@@ -9,6 +9,7 @@ import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaTestBroker;
+import dev.tributary.service.testing.SeedEvents;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
@@ -185,19 +186,14 @@ class ServeGroupModeIT {
               heartbeat.interval.ms: "1000"
         format:
           json:
-            schema: { event_id: string, event_type: string, event_ts: timestamp, amount: long }
-        watermark: { column: event_ts, delay: 10 minutes }
-        deduplicate: { keys: [event_id, event_ts] }
-        aggregate:
-          window: { column: event_ts, size: 5 minutes }
-          group-by: [event_type]
-          measures: { events: count(), amount: sum(amount) }
-        output-mode: append
+            schema: %s
+        %s
         sink:
           delta: { path: %s }
         checkpoint: %s
         trigger: { processing-time: 200ms }
-        """.formatted(windowsPipeline, broker.bootstrapServers(), topic, sink, dir.resolve("windows-checkpoint")));
+        """.formatted(windowsPipeline, broker.bootstrapServers(), topic, SeedEvents.SCHEMA, SeedEvents.QUERY.strip(),
+        sink, dir.resolve("windows-checkpoint")));
     String source = "tributary-" + windowsPipeline;
     String repartition = source + "-repartition";
     Instance a = start("wa", pipelines);
@@ -214,10 +210,10 @@ class ServeGroupModeIT {
         }
       }
     });
-    WindowEvents events = new WindowEvents();
-    events.produce(400);
+    SeedEvents events = new SeedEvents(5, PARTITIONS, 15, 90, 5, 0);
+    events.produce(broker, topic, 400);
     await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-        assertThat(WindowEvents.render(windows(sink))).as(a.tail()).isEqualTo(WindowEvents.render(events.expected())));
+        assertThat(SeedEvents.windows(sink)).as(a.tail()).isEqualTo(events.expected()));
 
     b.process.destroy();
     assertThat(b.process.waitFor(90, TimeUnit.SECONDS)).as("b stopped").isTrue();
@@ -226,80 +222,9 @@ class ServeGroupModeIT {
       assertThat(strings(groups.get(source).get("assigned"))).as(a.tail()).hasSize(PARTITIONS);
       assertThat(strings(groups.get(repartition).get("assigned"))).as(a.tail()).hasSize(PARTITIONS);
     });
-    events.produce(200);
+    events.produce(broker, topic, 200);
     await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-        assertThat(WindowEvents.render(windows(sink))).as(a.tail()).isEqualTo(WindowEvents.render(events.expected())));
-  }
-
-  /** Seed-query events in rising event time (jitter below the delay), every 5th re-sent, and their windows. */
-  private final class WindowEvents {
-    private final java.util.Random random = new java.util.Random(5);
-    private final Map<String, long[]> windows = new TreeMap<>();
-    private java.time.Instant max = java.time.Instant.parse("2026-11-30T00:00:00Z");
-    private int next;
-
-    void produce(int count) {
-      List<List<String>> byPartition = new ArrayList<>();
-      for (int p = 0; p < PARTITIONS; p++) {
-        byPartition.add(new ArrayList<>());
-      }
-      for (int k = 0; k < count; k++) {
-        int i = next++;
-        java.time.Instant ts = java.time.Instant.parse("2026-11-30T00:00:00Z").plusSeconds(i * 15L + random.nextInt(90));
-        String type = "t" + random.nextInt(4);
-        String json = "{\"event_id\":\"e" + i + "\",\"event_type\":\"" + type + "\",\"event_ts\":\"" + ts
-            + "\",\"amount\":" + i + "}";
-        byPartition.get(i % PARTITIONS).add(json);
-        if (i % 5 == 0) {
-          byPartition.get(i % PARTITIONS).add(json);
-        }
-        long[] w = windows.computeIfAbsent(java.time.Instant.ofEpochSecond(ts.getEpochSecond() / 300 * 300) + "|" + type,
-            key -> new long[2]);
-        w[0]++;
-        w[1] += i;
-        max = ts.isAfter(max) ? ts : max;
-      }
-      for (int p = 0; p < PARTITIONS; p++) {
-        broker.send(topic, p, byPartition.get(p));
-      }
-    }
-
-    /** The windows that end at or before max(event time) - 10 minutes. */
-    Map<String, long[]> expected() {
-      long watermark = max.getEpochSecond() - 600;
-      Map<String, long[]> out = new TreeMap<>(windows);
-      out.keySet().removeIf(k -> java.time.Instant.parse(k.substring(0, k.indexOf('|'))).getEpochSecond() + 300 > watermark);
-      return out;
-    }
-
-    static String render(Map<String, long[]> windows) {
-      StringBuilder b = new StringBuilder();
-      windows.forEach((k, v) -> b.append(k).append('=').append(v[0]).append('/').append(v[1]).append('\n'));
-      return b.toString();
-    }
-  }
-
-  /** The sink's windows, (window start, type) to (events, amount); a window written twice fails. */
-  private static Map<String, long[]> windows(Path sink) throws Exception {
-    Map<String, long[]> out = new TreeMap<>();
-    if (!Files.exists(sink.resolve("_delta_log"))) {
-      return out;
-    }
-    try (ObjectStore store = ObjectStores.open(sink.toString(), null)) {
-      Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
-      int start = snapshot.schema().indexOf("window_start");
-      int type = snapshot.schema().indexOf("event_type");
-      int events = snapshot.schema().indexOf("events");
-      int amount = snapshot.schema().indexOf("amount");
-      for (DataFile f : snapshot.files()) {
-        for (Object[] row : DataFiles.readAll(store, f, snapshot.schema())) {
-          long[] previous = out.put(row[start] + "|" + row[type],
-              new long[] {((Number) row[events]).longValue(), ((Number) row[amount]).longValue()});
-          assertThat(previous).as("window %s|%s written twice", row[start], row[type]).isNull();
-        }
-      }
-    }
-    return out;
+        assertThat(SeedEvents.windows(sink)).as(a.tail()).isEqualTo(events.expected()));
   }
 
   /** Sends {@code perPartition} records to every partition; remembers them as partition/offset. */
