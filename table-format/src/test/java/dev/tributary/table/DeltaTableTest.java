@@ -332,6 +332,75 @@ class DeltaTableTest {
   }
 
   @Test
+  void aCommitTheListingMissedWhileAnotherWriterCreatedItIsReadNotReportedMissing() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "p", 0, 0, 1);
+    append(table, "p", 1, 1, 2);
+    // a directory listing is no snapshot: version 1, created while the listing ran, is not in it
+    // although version 2 is (seen on local disk with several instances committing to one table)
+    ObjectStore listingMissesOne = new ListingWithout(store, LogFiles.commit(1));
+
+    assertThat(DeltaTable.open(listingMissesOne, TableOptions.defaults()).snapshot().version()).isEqualTo(2);
+    assertThat(DeltaTable.open(listingMissesOne, TableOptions.defaults()).snapshot().files()).hasSize(2);
+  }
+
+  /** A store whose listings leave one key out, as a listing that raced with that key's creation. */
+  private record ListingWithout(ObjectStore store, String hidden) implements ObjectStore {
+    @Override
+    public String location() {
+      return store.location();
+    }
+
+    @Override
+    public byte[] read(String key) throws java.io.IOException {
+      return store.read(key);
+    }
+
+    @Override
+    public byte[] readRange(String key, long offset, int length) throws java.io.IOException {
+      return store.readRange(key, offset, length);
+    }
+
+    @Override
+    public java.io.InputStream open(String key) throws java.io.IOException {
+      return store.open(key);
+    }
+
+    @Override
+    public java.util.Optional<dev.tributary.storage.ObjectInfo> stat(String key) throws java.io.IOException {
+      return store.stat(key);
+    }
+
+    @Override
+    public List<dev.tributary.storage.ObjectInfo> list(String prefix, String startAfter) throws java.io.IOException {
+      return store.list(prefix, startAfter).stream().filter(o -> !o.key().equals(hidden)).toList();
+    }
+
+    @Override
+    public void put(String key, byte[] data) throws java.io.IOException {
+      store.put(key, data);
+    }
+
+    @Override
+    public boolean putIfAbsent(String key, byte[] data) throws java.io.IOException {
+      return store.putIfAbsent(key, data);
+    }
+
+    @Override
+    public dev.tributary.storage.ObjectWriter create(String key) throws java.io.IOException {
+      return store.create(key);
+    }
+
+    @Override
+    public void delete(String key) throws java.io.IOException {
+      store.delete(key);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Test
   void gapInTheLogIsReported() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     append(table, "p", 0, 0, 1);

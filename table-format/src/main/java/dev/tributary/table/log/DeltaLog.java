@@ -178,11 +178,25 @@ public final class DeltaLog {
     long expected = builder.version() + 1;
     long last = commits.isEmpty() ? -1 : commits.get(commits.size() - 1);
     for (long v : commits) {
-      if (v != expected) {
-        throw TableErrors.missingVersion(location(), expected, last);
+      // A listing is not a snapshot of the directory: a commit another writer created while it ran
+      // can be absent although a later one is listed (a local directory's readdir, an S3 listing).
+      // Every version below a listed one was committed first, so a gap is read directly before it
+      // is called missing (seen with several instances committing to one table).
+      while (expected < v) {
+        builder.apply(expected, readListedGap(expected, last));
+        expected++;
       }
       builder.apply(v, readCommit(v));
       expected = v + 1;
+    }
+  }
+
+  /** A commit a listing did not show although later ones exist: it is there, or the log has a hole. */
+  private List<Action> readListedGap(long version, long last) throws IOException {
+    try {
+      return readCommit(version);
+    } catch (ObjectNotFoundException e) {
+      throw TableErrors.missingVersion(location(), version, last);
     }
   }
 
