@@ -10,6 +10,7 @@ import dev.tributary.service.stateful.ExchangeRecords;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.testing.InstanceProcesses;
 import dev.tributary.service.testing.KafkaBrokerProcess;
+import dev.tributary.service.testing.SeedEvents;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import java.math.BigDecimal;
@@ -443,20 +444,8 @@ class GroupStatefulScaleOutIT {
               heartbeat.interval.ms: "1000"
         format:
           json:
-            schema:
-              event_id: string
-              event_type: string
-              event_ts: timestamp
-              amount: decimal(10,2)
-        watermark: { column: event_ts, delay: 10 minutes }
-        deduplicate: { keys: [event_id, event_ts] }
-        aggregate:
-          window: { column: event_ts, size: 5 minutes }
-          group-by: [event_type]
-          measures:
-            events: count()
-            amount: sum(amount)
-        output-mode: append
+            schema: %s
+        %s
         late-events:
           delta: { path: "%s" }
         quarantine:
@@ -465,7 +454,8 @@ class GroupStatefulScaleOutIT {
           delta: { path: "%s" }
         checkpoint: "%s"
         trigger: { processing-time: 200ms }
-        """.formatted(id, broker.bootstrapServers(), topic, assignment, maxOffsetsPerTrigger, tables.resolve(id + "-late"),
+        """.formatted(id, broker.bootstrapServers(), topic, assignment, maxOffsetsPerTrigger, SeedEvents.SCHEMA,
+        SeedEvents.QUERY.strip(), tables.resolve(id + "-late"),
         tables.resolve(id + "-quarantine"), tables.resolve(id), work.resolve("checkpoints/" + id)));
     return file;
   }
