@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The checkpoint's behaviour, run against every kind of {@link ObjectStore} by the subclasses:
@@ -322,7 +324,7 @@ abstract class CheckpointContract {
       try {
         f.get(30, TimeUnit.SECONDS);
         outcomes.add(null);
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         outcomes.add(e.getCause());
       }
     }
@@ -369,7 +371,7 @@ abstract class CheckpointContract {
     checkpoint.writeOffsets(offsets(0));
     byte[] whole = store.read("offsets/00000000000000000000");
     for (int length : new int[] {1, 2, 3, 10, whole.length - 2, whole.length - 1}) {
-      store.put("offsets/00000000000000000000", java.util.Arrays.copyOf(whole, length));
+      store.put("offsets/00000000000000000000", Arrays.copyOf(whole, length));
 
       assertThatThrownBy(() -> checkpoint.offsets(0))
           .as("truncated to %d bytes", length)

@@ -83,7 +83,7 @@ class FileFormatTest {
     store.put("metadata/00000000000000000001", ("v1\n{\"formatVersion\":1,\"version\":1,"
         + "\"pipelineId\":\"orders-hourly\",\"createdAt\":\"2026-11-29T08:00:00.120Z\","
         + "\"writtenAt\":\"2026-11-29T08:00:00.120Z\",\"identity\":{\"source\":\"orders\"}}\n")
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        .getBytes(StandardCharsets.UTF_8));
 
     CheckpointMetadata m = Checkpoint.open(store, "orders-hourly", Map.of("source", "orders")).metadata();
 

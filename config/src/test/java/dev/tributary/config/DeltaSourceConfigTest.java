@@ -7,6 +7,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /** {@code source.delta}: its keys, its defaults, and what it excludes (format, Kafka keys, a second source). */
 class DeltaSourceConfigTest {
@@ -33,7 +35,7 @@ class DeltaSourceConfigTest {
     PipelineSpec spec = parse(SILVER);
     DeltaSourceSpec delta = spec.deltaSource().orElseThrow();
     assertThat(delta).isEqualTo(new DeltaSourceSpec("/lake/bronze/events", new StartingVersion.Earliest(),
-        java.util.OptionalLong.empty(), java.util.Optional.empty(), false, false, java.util.Optional.empty()));
+        OptionalLong.empty(), Optional.empty(), false, false, Optional.empty()));
     assertThat(spec.kafkaSource()).isEmpty();
     assertThat(spec.format()).isEmpty();
     assertThat(spec.outputColumns()).containsExactly("id_times_two");

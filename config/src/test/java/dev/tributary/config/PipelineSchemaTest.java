@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import java.nio.charset.StandardCharsets;
 
 /** The published JSON Schema accepts what the parser accepts, refuses typos, and lists the same keys. */
 class PipelineSchemaTest {
@@ -139,7 +140,7 @@ class PipelineSchemaTest {
   void theDocsCopyIsIdenticalToThePublishedSchema() throws Exception {
     try (InputStream in = PipelineSchemaTest.class.getResourceAsStream(RESOURCE)) {
       assertThat(Files.readString(Path.of("..", "docs", "pipeline.schema.json")))
-          .isEqualTo(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+          .isEqualTo(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
   }
 

@@ -9,12 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import java.nio.file.Files;
 
 /** The model's own rules: checkpoint identity, value parsers, invariants and defensive copies. */
 class PipelineSpecTest {
 
   static PipelineSpec orders(String... replacements) throws Exception {
-    String yaml = java.nio.file.Files.readString(PipelineParserTest.PIPELINES.resolve("orders.yaml"));
+    String yaml = Files.readString(PipelineParserTest.PIPELINES.resolve("orders.yaml"));
     for (int i = 0; i < replacements.length; i += 2) {
       assertThat(yaml).contains(replacements[i]);
       yaml = yaml.replace(replacements[i], replacements[i + 1]);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import java.time.Duration;
 
 /** Checks of meaning: references between parts, output modes, windows, schedules, locations. */
 class PipelineValidationTest {
@@ -504,7 +505,7 @@ class PipelineValidationTest {
         "orders.yaml:20:70: maintenance.vacuum.retention-check: cannot parse 'yes' as a boolean; write true or false");
     VacuumSpec unchecked = parse(BASE + vacuum.formatted(", retention-check: false")).maintenance().vacuum()
         .orElseThrow();
-    assertThat(unchecked.retention()).isEqualTo(java.time.Duration.ofSeconds(1));
+    assertThat(unchecked.retention()).isEqualTo(Duration.ofSeconds(1));
     assertThat(unchecked.retentionCheck()).isFalse();
     assertThat(unchecked.unsafeRetention()).isTrue();
     VacuumSpec floor = parse(BASE + vacuum.formatted("").replace("1s", "7 days")).maintenance().vacuum()

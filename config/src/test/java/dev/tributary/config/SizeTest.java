@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
 
 class SizeTest {
 
@@ -33,7 +34,7 @@ class SizeTest {
         .hasMessage("cannot parse '" + text + "' as a size; write it like 128MB or 1GB (units B, KB, MB, GB, TB)");
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void refusesSizesBeyondALong() {
     assertThatThrownBy(() -> Size.parse("9000000TB"))
         .hasMessage("the size '9000000TB' is too large; the maximum is 8191PB");
@@ -46,7 +47,7 @@ class SizeTest {
     assertThat(Size.parse(text).bytes()).isEqualTo(bytes);
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void refusesNegativeBytes() {
     assertThatThrownBy(() -> new Size(-1)).hasMessage("a size cannot be negative: -1 bytes");
   }

@@ -1,11 +1,12 @@
 package dev.tributary.service;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.SpringApplication;
 
 /** Entry point of the Tributary service and command line. */
 @SpringBootApplication
 public class TributaryApplication {
   public static void main(String[] args) {
-    org.springframework.boot.SpringApplication.run(TributaryApplication.class, args);
+    SpringApplication.run(TributaryApplication.class, args);
   }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Arrays;
 
 /**
  * A view of the objects of another store under one key prefix, as a store of its own: key
@@ -39,7 +40,7 @@ final class PrefixedObjectStore implements ObjectStore {
   /** A listing prefix may be empty or end with '/', so it is not a key: only kept from escaping. */
   private String fullPrefix(String listPrefix) {
     Objects.requireNonNull(listPrefix, "prefix");
-    if (listPrefix.startsWith("/") || java.util.Arrays.stream(listPrefix.split("/", -1))
+    if (listPrefix.startsWith("/") || Arrays.stream(listPrefix.split("/", -1))
         .anyMatch(segment -> segment.equals("..") || segment.equals("."))) {
       throw new IllegalArgumentException(StorageErrors.invalidKey(listPrefix,
           "a listing prefix of " + location() + " must be relative and stay inside it"));

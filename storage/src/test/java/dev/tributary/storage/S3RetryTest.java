@@ -10,6 +10,7 @@ import java.io.IOException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.assertj.core.groups.Tuple;
 
 /**
  * Retries and failure classification of the S3 store, against a server that replies from a script
@@ -63,8 +64,8 @@ class S3RetryTest {
     }
     assertThat(server.requests()).extracting(Request::method, Request::ifNoneMatch)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("PUT", "*"),
-            org.assertj.core.groups.Tuple.tuple("PUT", "*"));
+            Tuple.tuple("PUT", "*"),
+            Tuple.tuple("PUT", "*"));
   }
 
   @Test

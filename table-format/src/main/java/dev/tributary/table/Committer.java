@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.HashSet;
 
 /**
  * The optimistic commit loop. One attempt: put-if-absent {@code _delta_log/<read version + 1>.json}.
@@ -64,7 +65,7 @@ final class Committer {
         adds++;
       }
     }
-    ConflictRules rules = new ConflictRules(txnId, txn, new java.util.HashSet<>(removed), appendsConflict,
+    ConflictRules rules = new ConflictRules(txnId, txn, new HashSet<>(removed), appendsConflict,
         fences);
     RetryPolicy retry = options.commitRetry();
     TableState state = readState;

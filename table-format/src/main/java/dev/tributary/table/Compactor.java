@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.TreeMap;
 
 /**
  * Bin-packing compaction. Per partition, the files smaller than the target size are, if there
@@ -93,7 +94,7 @@ final class Compactor {
    * now {@code 2026-01-01T00:00:00.000000Z}) are compacted together.
    */
   private static Map<String, String> normalized(Map<String, String> values, StructType schema) {
-    Map<String, String> out = new java.util.TreeMap<>();
+    Map<String, String> out = new TreeMap<>();
     values.forEach((column, text) -> {
       var field = schema.field(column);
       out.put(column, field.isEmpty() ? text

@@ -9,6 +9,8 @@ import dev.tributary.table.log.RemoveFile;
 import dev.tributary.table.log.SetTransaction;
 import java.util.List;
 import java.util.Set;
+import dev.tributary.table.log.TableState;
+import java.util.OptionalLong;
 
 /**
  * What a commit that won the race for a version means for ours (Delta's optimistic concurrency,
@@ -49,9 +51,9 @@ record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, 
    *
    * @throws PositionConflictException naming the position, what the table holds and what we expected
    */
-  void checkFences(String location, dev.tributary.table.log.TableState state) {
+  void checkFences(String location, TableState state) {
     for (PositionFence f : fences) {
-      java.util.OptionalLong held = state.transactionVersion(f.appId());
+      OptionalLong held = state.transactionVersion(f.appId());
       if (!f.admits(held)) {
         throw new PositionConflictException(f.appId(), "Commit to Delta table at " + location
             + " is fenced off: position " + f.appId() + " is at "

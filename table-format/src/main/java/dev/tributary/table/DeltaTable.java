@@ -22,6 +22,9 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.tributary.table.log.CommitInfo;
+import java.util.LinkedHashMap;
+import java.util.TreeMap;
 
 /**
  * A Delta Lake table rooted at an {@link ObjectStore}: create it, read its latest snapshot, append
@@ -98,7 +101,7 @@ public final class DeltaTable {
       Metadata metadata = new Metadata(UUID.randomUUID().toString(), null, null,
           Metadata.Format.parquet(), SchemaJson.toJson(schema), partitionColumns, properties, now);
       List<Action> actions = List.of(
-          new dev.tributary.table.log.CommitInfo(Map.of("timestamp", now, "operation", "CREATE TABLE",
+          new CommitInfo(Map.of("timestamp", now, "operation", "CREATE TABLE",
               "engineInfo", "Tributary")),
           Protocol.ours(), metadata);
       try {
@@ -213,7 +216,7 @@ public final class DeltaTable {
     Snapshot current = snapshot();
     List<StructField> fields = new ArrayList<>(current.schema().fields());
     List<String> widened = new ArrayList<>();
-    for (var e : new java.util.TreeMap<>(types).entrySet()) {
+    for (var e : new TreeMap<>(types).entrySet()) {
       int i = current.schema().indexOf(e.getKey());
       if (i < 0) {
         throw new IllegalArgumentException("Cannot widen column '" + e.getKey() + "' of the Delta table at "
@@ -240,7 +243,7 @@ public final class DeltaTable {
       return current;
     }
     Metadata old = current.state().metadata();
-    Map<String, String> configuration = new java.util.LinkedHashMap<>(old.configuration());
+    Map<String, String> configuration = new LinkedHashMap<>(old.configuration());
     configuration.put(TypeWidening.ENABLE_PROPERTY, "true");
     Metadata wider = new Metadata(old.id(), old.name(), old.description(), old.format(),
         SchemaJson.toJson(new StructType(fields)), old.partitionColumns(), configuration, old.createdTime());
@@ -262,7 +265,7 @@ public final class DeltaTable {
    * @return the table another writer created meanwhile, or empty if the folder holds no object
    */
   private Optional<TableState> refuseForeignFiles() throws IOException {
-    List<String> found = new java.util.ArrayList<>();
+    List<String> found = new ArrayList<>();
     for (var object : log.store().sample("", TableErrors.FILES_SHOWN + 1)) {
       if (!object.key().startsWith(LogFiles.LOG_DIR)) {
         found.add(object.key());

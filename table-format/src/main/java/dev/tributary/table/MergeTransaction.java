@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.nio.ByteBuffer;
 
 /**
  * Upserts rows by key in one commit (update output mode): rows written to this transaction
@@ -129,7 +130,7 @@ public final class MergeTransaction extends TableTransaction {
     List<Object> k = new ArrayList<>(keyColumns.length);
     for (int c : keyColumns) {
       Object v = row[c];
-      k.add(v instanceof byte[] b ? java.nio.ByteBuffer.wrap(b) : v);
+      k.add(v instanceof byte[] b ? ByteBuffer.wrap(b) : v);
     }
     return k;
   }

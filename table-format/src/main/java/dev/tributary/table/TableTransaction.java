@@ -13,6 +13,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import dev.tributary.table.log.Metadata;
+import dev.tributary.table.log.SchemaJson;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.util.Objects;
 
 /**
  * One idempotent write to a table: rows or finished data files, committed once.
@@ -36,12 +41,12 @@ public abstract sealed class TableTransaction implements AutoCloseable
   private final List<PositionFence> fences;
   private PartitionedDataWriter writer;
   /** The schema this commit gives the table ({@link #addColumns}), or null: unchanged. */
-  private dev.tributary.table.types.StructType newSchema;
+  private StructType newSchema;
   private boolean done;
 
   TableTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
     this.table = table;
-    this.txn = java.util.Objects.requireNonNull(txn, "txn");
+    this.txn = Objects.requireNonNull(txn, "txn");
     this.readSnapshot = readSnapshot;
     this.fences = List.of();
     OptionalLong held = readSnapshot.latestTransactionVersion(txn.appId());
@@ -144,11 +149,11 @@ public abstract sealed class TableTransaction implements AutoCloseable
    *
    * @throws IllegalArgumentException if a column is not nullable or exists with another type
    */
-  public void addColumns(List<dev.tributary.table.types.StructField> columns) {
+  public void addColumns(List<StructField> columns) {
     checkOpen();
-    dev.tributary.table.types.StructType current = newSchema != null ? newSchema : readSnapshot.schema();
-    List<dev.tributary.table.types.StructField> fields = new ArrayList<>(current.fields());
-    for (dev.tributary.table.types.StructField c : columns) {
+    StructType current = newSchema != null ? newSchema : readSnapshot.schema();
+    List<StructField> fields = new ArrayList<>(current.fields());
+    for (StructField c : columns) {
       if (!c.nullable()) {
         throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at "
             + table.location() + ": an added column must be nullable (the files written before hold no value for it)");
@@ -165,7 +170,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
       fields.add(c);
     }
     if (fields.size() > current.size()) {
-      newSchema = new dev.tributary.table.types.StructType(fields);
+      newSchema = new StructType(fields);
     }
   }
 
@@ -195,19 +200,19 @@ public abstract sealed class TableTransaction implements AutoCloseable
     }
     long now = table.options().clock().millis();
     List<Action> actions = new ArrayList<>();
-    dev.tributary.table.types.StructType statsSchema = readSnapshot.dataSchema();
+    StructType statsSchema = readSnapshot.dataSchema();
     if (newSchema != null) {
-      dev.tributary.table.log.Metadata old = readSnapshot.state().metadata();
-      actions.add(new dev.tributary.table.log.Metadata(old.id(), old.name(), old.description(), old.format(),
-          dev.tributary.table.log.SchemaJson.toJson(newSchema), old.partitionColumns(), old.configuration(),
+      Metadata old = readSnapshot.state().metadata();
+      actions.add(new Metadata(old.id(), old.name(), old.description(), old.format(),
+          SchemaJson.toJson(newSchema), old.partitionColumns(), old.configuration(),
           old.createdTime()));
-      List<dev.tributary.table.types.StructField> data = new ArrayList<>();
-      for (dev.tributary.table.types.StructField f : newSchema.fields()) {
+      List<StructField> data = new ArrayList<>();
+      for (StructField f : newSchema.fields()) {
         if (!readSnapshot.partitionColumns().contains(f.name())) {
           data.add(f);
         }
       }
-      statsSchema = new dev.tributary.table.types.StructType(data);
+      statsSchema = new StructType(data);
     }
     actions.addAll(removals(now));
     for (TransactionId t : alsoRecorded) {

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import java.io.IOException;
 
 class CommitFaultTest {
   final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
@@ -39,7 +40,7 @@ class CommitFaultTest {
     store.failNext(Operation.PUT_IF_ABSENT, 1);
 
     assertThatThrownBy(() -> table.create(SCHEMA, List.of(), Map.of()))
-        .isInstanceOf(java.io.IOException.class)
+        .isInstanceOf(IOException.class)
         .hasMessageStartingWith(FaultInjectingObjectStore.MESSAGE_PREFIX);
   }
 

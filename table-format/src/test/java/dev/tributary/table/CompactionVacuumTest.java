@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
 
 class CompactionVacuumTest {
   final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
@@ -161,6 +162,6 @@ class CompactionVacuumTest {
   }
 
   private static List<String> concat(List<String> a, List<String> b) {
-    return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+    return Stream.concat(a.stream(), b.stream()).toList();
   }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import java.util.stream.LongStream;
 
 class ConcurrentCommitTest {
   final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
@@ -57,7 +58,7 @@ class ConcurrentCommitTest {
     DeltaLog log = new DeltaLog(store);
     assertThat(versions).doesNotHaveDuplicates().hasSize(writers * batches);
     assertThat(log.commitsAfter(-1)).hasSize(writers * batches + 1)
-        .isEqualTo(java.util.stream.LongStream.rangeClosed(0, writers * batches).boxed().toList());
+        .isEqualTo(LongStream.rangeClosed(0, writers * batches).boxed().toList());
     Map<String, Integer> txnCount = new HashMap<>();
     for (long v = 1; v <= writers * batches; v++) {
       for (Action a : log.readCommit(v)) {

@@ -31,6 +31,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.FileStats;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.Metadata;
 
 class DeltaTableTest {
   final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
@@ -95,8 +99,8 @@ class DeltaTableTest {
     Snapshot after = table.snapshot();
     // one commit: the metaData action and the rows that carry the column
     assertThat(after.version()).isEqualTo(before + 1);
-    List<dev.tributary.table.log.Action> commit = new DeltaLog(store).readCommit(after.version());
-    assertThat(commit).filteredOn(a -> a instanceof dev.tributary.table.log.Metadata).hasSize(1);
+    List<Action> commit = new DeltaLog(store).readCommit(after.version());
+    assertThat(commit).filteredOn(a -> a instanceof Metadata).hasSize(1);
     assertThat(commit).filteredOn(a -> a instanceof AddFile).hasSize(1);
     assertThat(after.schema().fieldNames()).containsExactly("id", "name", "ts", "region", "note");
     assertThat(after.properties()).containsEntry("delta.appendOnly", "false");
@@ -352,47 +356,47 @@ class DeltaTableTest {
     }
 
     @Override
-    public byte[] read(String key) throws java.io.IOException {
+    public byte[] read(String key) throws IOException {
       return store.read(key);
     }
 
     @Override
-    public byte[] readRange(String key, long offset, int length) throws java.io.IOException {
+    public byte[] readRange(String key, long offset, int length) throws IOException {
       return store.readRange(key, offset, length);
     }
 
     @Override
-    public java.io.InputStream open(String key) throws java.io.IOException {
+    public InputStream open(String key) throws IOException {
       return store.open(key);
     }
 
     @Override
-    public java.util.Optional<dev.tributary.storage.ObjectInfo> stat(String key) throws java.io.IOException {
+    public Optional<ObjectInfo> stat(String key) throws IOException {
       return store.stat(key);
     }
 
     @Override
-    public List<dev.tributary.storage.ObjectInfo> list(String prefix, String startAfter) throws java.io.IOException {
+    public List<ObjectInfo> list(String prefix, String startAfter) throws IOException {
       return store.list(prefix, startAfter).stream().filter(o -> !o.key().equals(hidden)).toList();
     }
 
     @Override
-    public void put(String key, byte[] data) throws java.io.IOException {
+    public void put(String key, byte[] data) throws IOException {
       store.put(key, data);
     }
 
     @Override
-    public boolean putIfAbsent(String key, byte[] data) throws java.io.IOException {
+    public boolean putIfAbsent(String key, byte[] data) throws IOException {
       return store.putIfAbsent(key, data);
     }
 
     @Override
-    public dev.tributary.storage.ObjectWriter create(String key) throws java.io.IOException {
+    public ObjectWriter create(String key) throws IOException {
       return store.create(key);
     }
 
     @Override
-    public void delete(String key) throws java.io.IOException {
+    public void delete(String key) throws IOException {
       store.delete(key);
     }
 
@@ -462,8 +466,8 @@ class DeltaTableTest {
   void addFilesRejectsWrongPartitioning() throws Exception {
     table.create(SCHEMA, List.of("region"), Map.of());
     AppendTransaction tx = table.newAppend(new TransactionId("p", 0));
-    var file = new dev.tributary.table.data.DataFile("x.parquet", Map.of(), 1, 1,
-        new dev.tributary.table.data.FileStats(1, Map.of(), Map.of(), Map.of()));
+    var file = new DataFile("x.parquet", Map.of(), 1, 1,
+        new FileStats(1, Map.of(), Map.of(), Map.of()));
     assertThatThrownBy(() -> tx.addFiles(List.of(file)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("data file 'x.parquet' has partition values for [] but table")

@@ -11,9 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import java.time.Instant;
 
 class MergeTransactionTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(java.time.Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
   final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
 

@@ -21,6 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.log.SchemaJson;
+import dev.tributary.table.types.DataType;
 
 /** Declared type widening: the commit it writes, and reading and compacting the older files. */
 class TypeWideningTest {
@@ -35,7 +38,7 @@ class TypeWideningTest {
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
   final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
 
-  static Map<String, dev.tributary.table.types.DataType> wide() {
+  static Map<String, DataType> wide() {
     return Map.of("amount", PrimitiveType.LONG, "score", PrimitiveType.DOUBLE, "price", new DecimalType(14, 4));
   }
 
@@ -148,7 +151,7 @@ class TypeWideningTest {
     assertThat(rows.get(0)[1]).isInstanceOf(Long.class);
     // The compacted file stores the wide types: read with the narrow schema, it is refused.
     var file = after.files().get(0);
-    assertThatThrownBy(() -> dev.tributary.table.data.DataFiles.read(store, file, NARROW).forEachRemaining(r -> { }))
+    assertThatThrownBy(() -> DataFiles.read(store, file, NARROW).forEachRemaining(r -> { }))
         .hasMessageContaining("amount");
   }
 
@@ -187,12 +190,12 @@ class TypeWideningTest {
 
   @Test
   void typeChangesWrittenBySparkAreReadIncludingThePreviewsTableVersion() {
-    StructType parsed = dev.tributary.table.log.SchemaJson.parse("{\"type\":\"struct\",\"fields\":[{\"name\":\"a\","
+    StructType parsed = SchemaJson.parse("{\"type\":\"struct\",\"fields\":[{\"name\":\"a\","
         + "\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":[{\"tableVersion\":2,"
         + "\"fromType\":\"integer\",\"toType\":\"long\"}],\"comment\":\"x\"}}]}");
     assertThat(parsed.fields().get(0).typeChanges())
         .containsExactly(new TypeChange(PrimitiveType.INTEGER, PrimitiveType.LONG));
-    assertThat(dev.tributary.table.log.SchemaJson.toJson(parsed)).isEqualTo("{\"type\":\"struct\",\"fields\":["
+    assertThat(SchemaJson.toJson(parsed)).isEqualTo("{\"type\":\"struct\",\"fields\":["
         + "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
         + "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}]}");
   }

@@ -4,6 +4,8 @@ import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.checkpoint.CorruptCheckpointException;
 import java.util.List;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
  * Every user-facing message of the checkpoint module, built in one place so they stay consistent:
@@ -75,9 +77,9 @@ public final class CheckpointErrors {
   }
 
   /** The local RocksDB working copy failed. */
-  public static java.io.UncheckedIOException localStateFailed(
+  public static UncheckedIOException localStateFailed(
       String operatorId, String dir, String action, Exception cause) {
-    return new java.io.UncheckedIOException(new java.io.IOException(
+    return new UncheckedIOException(new IOException(
         "State of operator " + operatorId + ": local working copy in " + dir + " failed to "
             + action + ": " + cause.getMessage() + ". Check free disk space and permissions of "
             + dir + "; the state can be reloaded from the checkpoint.", cause));

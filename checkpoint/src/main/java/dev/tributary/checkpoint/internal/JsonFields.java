@@ -8,6 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Optional;
 
 /**
  * Typed, checked access to the fields of one file's JSON object: every missing or mistyped field
@@ -60,10 +61,10 @@ final class JsonFields {
         : OptionalLong.empty();
   }
 
-  java.util.Optional<String> optionalText(String field) throws CorruptCheckpointException {
+  Optional<String> optionalText(String field) throws CorruptCheckpointException {
     return node.has(field) && !node.get(field).isNull()
-        ? java.util.Optional.of(text(field))
-        : java.util.Optional.empty();
+        ? Optional.of(text(field))
+        : Optional.empty();
   }
 
   String text(String field) throws CorruptCheckpointException {

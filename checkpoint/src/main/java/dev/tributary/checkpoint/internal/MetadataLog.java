@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.tributary.checkpoint.CompatibleChange;
 
 /**
  * The {@code metadata/<version>} files: created on first start, compared on every later start,
@@ -43,7 +44,7 @@ public final class MetadataLog {
       int formatVersion,
       String pipelineId,
       Map<String, String> identity,
-      dev.tributary.checkpoint.CompatibleChange compatibleParts)
+      CompatibleChange compatibleParts)
       throws IOException {
     for (int attempt = 1; ; attempt++) {
       OptionalLong latest = files.latest(LogKeys.METADATA_DIR);
@@ -100,7 +101,7 @@ public final class MetadataLog {
       CheckpointMetadata current,
       String pipelineId,
       Map<String, String> identity,
-      dev.tributary.checkpoint.CompatibleChange compatibleParts)
+      CompatibleChange compatibleParts)
       throws IOException {
     List<String> changedParts = new ArrayList<>();
     List<String> changes = new ArrayList<>();

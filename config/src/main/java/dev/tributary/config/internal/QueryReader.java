@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
+import dev.tributary.config.ExpressionBounds;
 
 /** Reads the query sections: {@code transform}, {@code watermark}, {@code deduplicate}, {@code aggregate}. */
 final class QueryReader {
@@ -80,7 +81,7 @@ final class QueryReader {
     if (expression == null) {
       return null;
     }
-    var violation = dev.tributary.config.ExpressionBounds.check(expression);
+    var violation = ExpressionBounds.check(expression);
     if (violation.isPresent()) {
       nodes.fail(node, path, violation.get().reason() + " (at character " + violation.get().position() + ")");
       return null;

@@ -20,6 +20,7 @@ import java.util.OptionalLong;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.yaml.snakeyaml.nodes.Node;
+import dev.tributary.config.FormatSpec;
 
 /** Reads the {@code source} and {@code format} sections. */
 final class SourceReader {
@@ -185,7 +186,7 @@ final class SourceReader {
   }
 
   /** Reads {@code format}; see {@link FormatReader#format}. */
-  dev.tributary.config.FormatSpec format(YamlMap root, SourceSpec source) {
+  FormatSpec format(YamlMap root, SourceSpec source) {
     return new FormatReader(nodes, this).format(root, source);
   }
 

@@ -18,6 +18,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.tributary.config.Assignment;
+import dev.tributary.config.KafkaSourceSpec;
+import dev.tributary.config.StartingOffsets;
+import dev.tributary.config.WatermarkSpec;
 
 /**
  * The checks that relate parts of a pipeline: referenced columns exist and have the right type, the
@@ -86,8 +90,8 @@ final class SpecValidator {
    * watermark the partitions agree on.
    */
   private void checkAssignment() {
-    if (!(draft.source() instanceof dev.tributary.config.KafkaSourceSpec kafka)
-        || kafka.assignment() != dev.tributary.config.Assignment.GROUP) {
+    if (!(draft.source() instanceof KafkaSourceSpec kafka)
+        || kafka.assignment() != Assignment.GROUP) {
       return;
     }
     if (!problems.declared("deduplicate") && !problems.declared("aggregate")) {
@@ -96,10 +100,10 @@ final class SpecValidator {
     if (draft.outputMode() != null && draft.outputMode() != OutputMode.APPEND) {
       problems.atValue("output-mode", Messages.groupAssignmentNeedsAppend(draft.id(), draft.outputMode().keyword()));
     }
-    if (kafka.startingOffsets() instanceof dev.tributary.config.StartingOffsets.FromTable) {
+    if (kafka.startingOffsets() instanceof StartingOffsets.FromTable) {
       problems.atValue("source.kafka.starting-offsets", Messages.groupStatefulStartsFromGroupOffsets(draft.id()));
     }
-    if (draft.watermark() != null && draft.watermark().policy() == dev.tributary.config.WatermarkSpec.Policy.PER_PARTITION) {
+    if (draft.watermark() != null && draft.watermark().policy() == WatermarkSpec.Policy.PER_PARTITION) {
       problems.atValue("watermark.policy", Messages.groupAssignmentNeedsGlobalWatermark(draft.id()));
     }
   }

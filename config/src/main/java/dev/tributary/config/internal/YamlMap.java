@@ -11,6 +11,7 @@ import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
+import java.util.function.Function;
 
 /**
  * One YAML mapping being read: duplicate keys are reported when it is opened, keys are taken one by
@@ -71,7 +72,7 @@ final class YamlMap {
    * Takes an optional key and reads its value: returns {@code absent} when the key is absent or null,
    * else what {@code read} returns (null when the value is invalid).
    */
-  <T> T read(String key, java.util.function.Function<Node, T> read, T absent) {
+  <T> T read(String key, Function<Node, T> read, T absent) {
     Optional<Node> value = optional(key);
     return value.isPresent() ? read.apply(value.get()) : absent;
   }

@@ -35,6 +35,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import java.util.concurrent.Future;
+import java.util.function.Function;
 
 /**
  * {@code tributary demo}: starts an embedded Kafka broker, produces sample order events (with
@@ -123,7 +125,7 @@ final class DemoCommand {
 
   /** Step 4: the totals, the table's state and a sample of it, and of the quarantine ({@code value} renders its values). */
   void summarize(PipelineSpec spec, StructType schema, List<BatchProgress> batches,
-      java.util.function.Function<byte[], String> value) throws IOException {
+      Function<byte[], String> value) throws IOException {
     long in = batches.stream().mapToLong(BatchProgress::inputRows).sum();
     long outRows = batches.stream().mapToLong(BatchProgress::outputRows).sum();
     long quarantined = batches.stream().mapToLong(BatchProgress::quarantinedRows).sum();
@@ -183,7 +185,7 @@ final class DemoCommand {
         ProducerConfig.LINGER_MS_CONFIG, 10);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       int i = 0;
-      List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+      List<Future<?>> sent = new ArrayList<>();
       for (byte[] value : values) {
         sent.add(producer.send(new ProducerRecord<>(topic, i++ % 3, null, value)));
       }

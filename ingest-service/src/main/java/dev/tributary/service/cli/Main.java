@@ -4,6 +4,7 @@ import dev.tributary.config.PipelineValidationException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import java.io.PrintStream;
 import java.util.Set;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code tributary} command line (see the README and PIPELINES.md): {@code demo},
@@ -33,7 +34,7 @@ public final class Main {
   public static void main(String[] args) {
     // Initialise logging on this thread before any other starts: SLF4J intercepts, and then
     // "replays" with a warning on stderr, the calls other threads make while it initialises.
-    org.slf4j.LoggerFactory.getILoggerFactory();
+    LoggerFactory.getILoggerFactory();
     int code = run(args, System.out, System.err);
     if (code != 0 || !"serve".equals(args.length > 0 ? args[0] : "")) {
       System.exit(code);

@@ -12,6 +12,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
+import dev.tributary.config.AggregateSpec;
+import dev.tributary.config.Assignment;
+import dev.tributary.config.AvroFormatSpec;
+import dev.tributary.config.DeltaSourceSpec;
+import dev.tributary.config.Durations;
+import dev.tributary.config.JoinSpec;
+import dev.tributary.config.ProtobufFormatSpec;
+import dev.tributary.config.SchemaEvolutionSpec;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.config.WatermarkSpec;
+import dev.tributary.service.stateful.ExchangeRecords;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Optional;
 
 /** {@code tributary validate FILE}: parse, validate and compile; print the plan. Exit 0 valid, 1 invalid. */
 final class ValidateCommand {
@@ -64,11 +78,11 @@ final class ValidateCommand {
           + ", new partitions from " + kafka.startingOffsets() + (kafka.maxOffsetsPerTrigger().isPresent()
               ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
           + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets")
-          + (kafka.assignment() == dev.tributary.config.Assignment.GROUP
+          + (kafka.assignment() == Assignment.GROUP
               ? ", partitions shared by the instances of consumer group tributary-" + spec.id() : ""));
       var format = spec.format().orElseThrow();
-      String registry = format instanceof dev.tributary.config.AvroFormatSpec avro ? " (registry " + avro.registry().url() + ")"
-          : format instanceof dev.tributary.config.ProtobufFormatSpec proto ? " message " + proto.message() + " (registry " + proto.registry().url() + ")" : "";
+      String registry = format instanceof AvroFormatSpec avro ? " (registry " + avro.registry().url() + ")"
+          : format instanceof ProtobufFormatSpec proto ? " message " + proto.message() + " (registry " + proto.registry().url() + ")" : "";
       line(b, "records", format.keyword() + registry + ", " + format.columns().size() + " columns, at most "
           + format.maxRecordSize() + " each; unparseable records go to quarantine");
     }
@@ -78,9 +92,9 @@ final class ValidateCommand {
       line(b, "join[" + i + "]", join(spec.joins().get(i)));
     }
     boolean repartitioned = repartition(spec).isPresent();
-    spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + dev.tributary.config.Durations.format(w.delay())
+    spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + Durations.format(w.delay())
         + (repartitioned ? " (group: the minimum over the repartition partitions of their max event time)"
-            : w.policy() == dev.tributary.config.WatermarkSpec.Policy.GLOBAL
+            : w.policy() == WatermarkSpec.Policy.GLOBAL
             ? " (global: the max event time over all partitions)"
             : " (per-partition: follows the slowest partition with records)")));
     spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
@@ -107,9 +121,9 @@ final class ValidateCommand {
         : " partitioned by " + spec.sink().partitionBy()) + ", files of " + spec.sink().targetFileSize()
         + ", " + spec.sink().compression().keyword());
     line(b, "quarantine", "delta " + spec.quarantine().path() + spec.quarantineLimit()
-        .map(l -> ", fail a batch that quarantines more than " + java.math.BigDecimal.valueOf(l.maxFraction())
+        .map(l -> ", fail a batch that quarantines more than " + BigDecimal.valueOf(l.maxFraction())
             .stripTrailingZeros().toPlainString() + " of its records").orElse(""));
-    if (!spec.schemaEvolution().equals(dev.tributary.config.SchemaEvolutionSpec.DEFAULT)) {
+    if (!spec.schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT)) {
       line(b, "schema-evolution", "mode " + spec.schemaEvolution().mode().keyword()
           + (spec.schemaEvolution().addsColumns() ? " (new top-level fields become nullable sink columns)" : "")
           + ", rescue " + spec.schemaEvolution().rescue()
@@ -122,22 +136,22 @@ final class ValidateCommand {
   }
 
   /** How a stateful pipeline in group mode spreads its keys over the instances (docs/DESIGN.md). */
-  private static java.util.Optional<String> repartition(dev.tributary.config.PipelineSpec spec) {
-    boolean group = spec.kafkaSource().map(k -> k.assignment() == dev.tributary.config.Assignment.GROUP).orElse(false);
+  private static Optional<String> repartition(PipelineSpec spec) {
+    boolean group = spec.kafkaSource().map(k -> k.assignment() == Assignment.GROUP).orElse(false);
     if (!group || spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    List<String> by = dev.tributary.service.stateful.ExchangeRecords.repartitionBy(
+    List<String> by = ExchangeRecords.repartitionBy(
         spec.deduplicate().map(d -> d.keys()).orElse(null), spec.aggregate().map(a -> a.groupBy()).orElse(null));
-    String topic = dev.tributary.service.stateful.ExchangeRecords.topic(spec.id());
-    return java.util.Optional.of("topic " + topic + " keyed by " + (by.isEmpty() ? "nothing (one partition: no key)" : by)
+    String topic = ExchangeRecords.topic(spec.id());
+    return Optional.of("topic " + topic + " keyed by " + (by.isEmpty() ? "nothing (one partition: no key)" : by)
         + ", its partitions shared by consumer group " + topic + "; state per partition under "
         + spec.checkpoint() + "/partitions/<n>/");
   }
 
   /** A Delta source's rate limits as the plan shows them: Spark's defaulting (1000 files unless bytes are limited). */
-  private static String deltaLimits(dev.tributary.config.DeltaSourceSpec delta) {
-    List<String> limits = new java.util.ArrayList<>();
+  private static String deltaLimits(DeltaSourceSpec delta) {
+    List<String> limits = new ArrayList<>();
     if (delta.maxFilesPerTrigger().isPresent() || delta.maxBytesPerTrigger().isEmpty()) {
       limits.add(delta.maxFilesPerTrigger().orElse(1000) + " files");
     }
@@ -146,7 +160,7 @@ final class ValidateCommand {
   }
 
   /** One join of the plan: its type, table, keys, the columns it adds and its size limit. */
-  private static String join(dev.tributary.config.JoinSpec join) {
+  private static String join(JoinSpec join) {
     return join.type().keyword() + " join with delta " + join.path() + " on " + join.on() + ", adds "
         + join.columns().map(c -> c.toString())
             .orElse("every dimension column but the keys and _kafka_* (read from the table at start)")
@@ -167,18 +181,18 @@ final class ValidateCommand {
    * What a running aggregation keeps: nothing is ever final, so nothing is evicted, and the
    * watermark cannot change that (its rows carry no event time).
    */
-  private static String runningState(dev.tributary.config.AggregateSpec a) {
+  private static String runningState(AggregateSpec a) {
     return a.groupBy().isEmpty()
         ? "one entry (a global aggregation: no group-by), never evicted"
         : "one entry per distinct " + a.groupBy() + " value, never evicted: bounded only by the number of"
             + " keys (the watermark does not evict a running aggregation)";
   }
 
-  private static String trigger(dev.tributary.config.TriggerSpec trigger) {
-    if (trigger instanceof dev.tributary.config.TriggerSpec.ProcessingTime p) {
-      return "processing-time " + dev.tributary.config.Durations.format(p.interval());
+  private static String trigger(TriggerSpec trigger) {
+    if (trigger instanceof TriggerSpec.ProcessingTime p) {
+      return "processing-time " + Durations.format(p.interval());
     }
-    return trigger instanceof dev.tributary.config.TriggerSpec.Once ? "once" : "available-now";
+    return trigger instanceof TriggerSpec.Once ? "once" : "available-now";
   }
 
   private static void line(StringBuilder b, String label, String text) {

@@ -1,6 +1,8 @@
 package dev.tributary.service.engine;
 
 import java.io.IOException;
+import dev.tributary.table.types.StructField;
+import java.util.List;
 
 /** Where a processor puts the rows of one batch; counts what went where. */
 public final class BatchOutputs {
@@ -28,7 +30,7 @@ public final class BatchOutputs {
   }
 
   /** Adds nullable columns to the sink table in this batch's commit (schema evolution, see {@link EvolvingLayout}). */
-  public void addColumns(java.util.List<dev.tributary.table.types.StructField> columns) throws IOException {
+  public void addColumns(List<StructField> columns) throws IOException {
     main.addColumns(columns);
   }
 

@@ -4,6 +4,7 @@ import dev.tributary.config.Secrets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
  * What one micro-batch did: logged as one JSON line per batch and kept in memory (the last N per
@@ -96,7 +97,7 @@ public record BatchProgress(
    * inputRows}, 0 without input. Part of the JSON progress record; {@code quarantine.max-fraction}
    * judges the same share before the batch commits.
    */
-  @com.fasterxml.jackson.annotation.JsonProperty("quarantinedFraction")
+  @JsonProperty("quarantinedFraction")
   public double quarantinedFraction() {
     return inputRows == 0 ? 0 : (double) quarantinedRows / inputRows;
   }

@@ -7,6 +7,8 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.Collections;
+import java.util.TreeSet;
 
 /**
  * The input of one batch as the checkpoint's offsets log records it, opaque to the engine: only the
@@ -28,8 +30,8 @@ public record BatchRange(Map<SourcePartition, OffsetRange> offsets, Map<String, 
 
   /** Copies both maps, sorted. */
   public BatchRange {
-    offsets = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(offsets));
-    facts = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(facts));
+    offsets = Collections.unmodifiableSortedMap(new TreeMap<>(offsets));
+    facts = Collections.unmodifiableSortedMap(new TreeMap<>(facts));
   }
 
   /** The range a recorded batch read: its entry's ranges and extras. */
@@ -74,7 +76,7 @@ public record BatchRange(Map<SourcePartition, OffsetRange> offsets, Map<String, 
   /** The {@link #BACKLOGGED} fact's value for a set of partitions: sorted, comma separated. */
   public static String backloggedValue(Set<SourcePartition> partitions) {
     StringBuilder out = new StringBuilder();
-    new java.util.TreeSet<>(partitions).forEach(p -> out.append(out.length() == 0 ? "" : ",")
+    new TreeSet<>(partitions).forEach(p -> out.append(out.length() == 0 ? "" : ",")
         .append(p.topic()).append('/').append(p.partition()));
     return out.toString();
   }

@@ -1,6 +1,8 @@
 package dev.tributary.service.engine;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * Deliberate process death at a named step of the batch lifecycle, for the exactly-once crash
@@ -75,13 +77,13 @@ public final class CrashPoints {
 
   private static boolean holdArmed() {
     String armed = System.getProperty("tributary.test.hold-armed");
-    return armed == null || java.nio.file.Files.exists(java.nio.file.Path.of(armed));
+    return armed == null || Files.exists(Path.of(armed));
   }
 
   private static void hold(String point) {
-    java.nio.file.Path release = java.nio.file.Path.of(System.getProperty("tributary.test.hold-release"));
+    Path release = Path.of(System.getProperty("tributary.test.hold-release"));
     System.err.println("tributary: hold point " + point + ":" + HOLD_AT + " reached, waiting for " + release);
-    while (!java.nio.file.Files.exists(release)) {
+    while (!Files.exists(release)) {
       try {
         Thread.sleep(50);
       } catch (InterruptedException e) {

@@ -16,6 +16,14 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.Snapshot;
+import dev.tributary.table.TypeWidening;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.StructField;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Optional;
 
 /**
  * A Delta table as a batch sink. Rows stream into Parquet files as they arrive; the batch's files
@@ -65,8 +73,8 @@ public final class DeltaTableSink implements TableSink {
   }
 
   /** The evolving layout of this sink's table, if it has one. */
-  public java.util.Optional<EvolvingLayout> layout() {
-    return java.util.Optional.ofNullable(layout);
+  public Optional<EvolvingLayout> layout() {
+    return Optional.ofNullable(layout);
   }
 
   /**
@@ -108,17 +116,17 @@ public final class DeltaTableSink implements TableSink {
    * @return the table's snapshot after the widening (or as it was, if nothing widened)
    * @throws IllegalStateException if a declared type differs from the table's in another way
    */
-  static dev.tributary.table.Snapshot widenDeclared(String pipelineId, DeltaTable table, StructType declared)
+  static Snapshot widenDeclared(String pipelineId, DeltaTable table, StructType declared)
       throws IOException {
     var snapshot = table.snapshot();
-    Map<String, dev.tributary.table.types.DataType> widen = new java.util.LinkedHashMap<>();
+    Map<String, DataType> widen = new LinkedHashMap<>();
     for (var f : declared.fields()) {
       var existing = snapshot.schema().field(f.name());
       if (existing.isEmpty() || existing.get().type().equals(f.type())) {
         continue;
       }
       var has = existing.get().type();
-      if (!dev.tributary.table.TypeWidening.allowed(has, f.type())
+      if (!TypeWidening.allowed(has, f.type())
           || snapshot.partitionColumns().contains(f.name())) {
         throw new IllegalStateException(EvolvingLayout.SchemaMessages.typeChanged(pipelineId, table.location(),
             f.name(), has, f.type(), snapshot.partitionColumns().contains(f.name())));
@@ -141,7 +149,7 @@ public final class DeltaTableSink implements TableSink {
   }
 
   @Override
-  public dev.tributary.table.CommitCounters commitCounters() {
+  public CommitCounters commitCounters() {
     return table.counters();
   }
 
@@ -151,7 +159,7 @@ public final class DeltaTableSink implements TableSink {
   }
 
   @Override
-  public dev.tributary.table.Snapshot snapshot() throws IOException {
+  public Snapshot snapshot() throws IOException {
     return table.snapshot();
   }
 
@@ -198,8 +206,8 @@ public final class DeltaTableSink implements TableSink {
 
   private final class Writer implements BatchWriter {
     private final TransactionOpener opener;
-    private final List<DataFile> finished = new java.util.ArrayList<>();
-    private final List<dev.tributary.table.types.StructField> added = new java.util.ArrayList<>();
+    private final List<DataFile> finished = new ArrayList<>();
+    private final List<StructField> added = new ArrayList<>();
     private StructType current;
     private PartitionedDataWriter files;
     private long rows;
@@ -217,9 +225,9 @@ public final class DeltaTableSink implements TableSink {
      * metaData action that adds the columns.
      */
     @Override
-    public void addColumns(List<dev.tributary.table.types.StructField> columns) throws IOException {
+    public void addColumns(List<StructField> columns) throws IOException {
       finished.addAll(files.finish());
-      List<dev.tributary.table.types.StructField> wider = new java.util.ArrayList<>(current.fields());
+      List<StructField> wider = new ArrayList<>(current.fields());
       wider.addAll(columns);
       current = new StructType(wider);
       added.addAll(columns);
@@ -244,7 +252,7 @@ public final class DeltaTableSink implements TableSink {
 
     @Override
     public long commit(Map<String, String> commitInfo) throws IOException {
-      List<DataFile> written = new java.util.ArrayList<>(finished);
+      List<DataFile> written = new ArrayList<>(finished);
       written.addAll(files.finish());
       done = true;
       CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
@@ -276,7 +284,7 @@ public final class DeltaTableSink implements TableSink {
     public void write(Object[] row) {}
 
     @Override
-    public void addColumns(List<dev.tributary.table.types.StructField> columns) {}
+    public void addColumns(List<StructField> columns) {}
 
     @Override
     public long rows() {

@@ -18,6 +18,9 @@ import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.tributary.table.stream.SourceRow;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Runs one instance of a stateless pipeline whose partitions are shared through a consumer group
@@ -236,13 +239,13 @@ public final class GroupBatchEngine implements BatchLoop {
   private SourceInput input(BatchOutputs outputs) {
     return new SourceInput() {
       @Override
-      public void record(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record) throws Exception {
+      public void record(ConsumerRecord<byte[], byte[]> record) throws Exception {
         CrashPoints.reached(CrashPoints.MID_BATCH);
         processor.process(record, outputs);
       }
 
       @Override
-      public void row(dev.tributary.table.stream.SourceRow row) throws Exception {
+      public void row(SourceRow row) throws Exception {
         CrashPoints.reached(CrashPoints.MID_BATCH);
         processor.processRow(row, outputs);
       }
@@ -253,7 +256,7 @@ public final class GroupBatchEngine implements BatchLoop {
       Map<String, String> sourceInfo, List<String> readGaps) {
     Map<String, String> info = new LinkedHashMap<>(extras);
     info.put("batchId", Long.toString(batchId));
-    info.putAll(new java.util.TreeMap<>(sourceInfo));
+    info.putAll(new TreeMap<>(sourceInfo));
     if (!readGaps.isEmpty()) {
       info.put("dataLossWhileReading", readGaps.toString());
     }

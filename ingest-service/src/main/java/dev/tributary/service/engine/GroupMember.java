@@ -4,6 +4,7 @@ import dev.tributary.checkpoint.SourcePartition;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.Locale;
 
 /**
  * This instance's membership of one Kafka consumer group, as operations see it: the REST API's
@@ -66,7 +67,7 @@ public interface GroupMember {
 
     /** The metric tag value: {@code assigned}, {@code revoked}, {@code lost}. */
     public String tag() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 }

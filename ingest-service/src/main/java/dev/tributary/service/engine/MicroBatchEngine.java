@@ -18,6 +18,12 @@ import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.tributary.config.QuarantineLimit;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.stream.SourceRow;
+import java.io.IOException;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Runs a pipeline as a sequence of micro-batches. Each batch goes through the same steps, and the
@@ -57,7 +63,7 @@ public final class MicroBatchEngine implements BatchLoop {
   private final Optional<TableSink> lateEvents;
   private final ProgressLog progress;
   private final Clock clock;
-  private final Optional<dev.tributary.config.QuarantineLimit> quarantineLimit;
+  private final Optional<QuarantineLimit> quarantineLimit;
   /** Null: the watermark is this engine's own (every pipeline but a stateful group-mode sub-pipeline). */
   private final WatermarkAgreement agreement;
   /** The watermark the commits entry before the running batch recorded (see {@link #own}). */
@@ -103,7 +109,7 @@ public final class MicroBatchEngine implements BatchLoop {
       Optional<TableSink> lateEvents,
       ProgressLog progress,
       Clock clock,
-      Optional<dev.tributary.config.QuarantineLimit> quarantineLimit) {
+      Optional<QuarantineLimit> quarantineLimit) {
     this(txns, startAfter, source, checkpoint, processor, sink, quarantine, lateEvents, progress, clock,
         quarantineLimit, null);
   }
@@ -131,7 +137,7 @@ public final class MicroBatchEngine implements BatchLoop {
       Optional<TableSink> lateEvents,
       ProgressLog progress,
       Clock clock,
-      Optional<dev.tributary.config.QuarantineLimit> quarantineLimit,
+      Optional<QuarantineLimit> quarantineLimit,
       WatermarkAgreement agreement) {
     this.agreement = agreement;
     this.quarantineLimit = quarantineLimit;
@@ -241,7 +247,7 @@ public final class MicroBatchEngine implements BatchLoop {
   }
 
   /** The agreed watermark, never below the one the last batch applied ({@code applied}). */
-  private OptionalLong agreed(OptionalLong own, OptionalLong applied) throws java.io.IOException {
+  private OptionalLong agreed(OptionalLong own, OptionalLong applied) throws IOException {
     OptionalLong agreed = agreement.agreed(own);
     if (applied.isPresent() && (agreed.isEmpty() || agreed.getAsLong() < applied.getAsLong())) {
       return applied;
@@ -367,7 +373,7 @@ public final class MicroBatchEngine implements BatchLoop {
     Map<String, String> info = new LinkedHashMap<>(entry.extras());
     info.remove(BatchRange.BACKLOGGED); // planning detail for the processor, not table history
     info.put("batchId", Long.toString(entry.batchId()));
-    info.putAll(new java.util.TreeMap<>(sourceInfo));
+    info.putAll(new TreeMap<>(sourceInfo));
     if (!readGaps.isEmpty()) {
       info.put("dataLossWhileReading", readGaps.toString());
     }
@@ -377,13 +383,13 @@ public final class MicroBatchEngine implements BatchLoop {
   /** Feeds a batch's input to the processor; the mid-batch crash point sits between two inputs. */
   private record ProcessorInput(RecordProcessor processor, BatchOutputs outputs) implements SourceInput {
     @Override
-    public void record(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> record) throws Exception {
+    public void record(ConsumerRecord<byte[], byte[]> record) throws Exception {
       CrashPoints.reached(CrashPoints.MID_BATCH);
       processor.process(record, outputs);
     }
 
     @Override
-    public void row(dev.tributary.table.stream.SourceRow row) throws Exception {
+    public void row(SourceRow row) throws Exception {
       CrashPoints.reached(CrashPoints.MID_BATCH);
       processor.processRow(row, outputs);
     }
@@ -411,7 +417,7 @@ public final class MicroBatchEngine implements BatchLoop {
   /** Commit retries and conflicts of one batch's table commits: counters after minus before. */
   private final class CommitTally {
     private final List<TableSink> tables = new ArrayList<>();
-    private final List<dev.tributary.table.CommitCounters> before = new ArrayList<>();
+    private final List<CommitCounters> before = new ArrayList<>();
     long retries;
     long conflicts;
 

@@ -6,6 +6,10 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import dev.tributary.table.types.StructField;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Encodes a batch's rows into Parquet on a second thread while the engine's thread reads and
@@ -18,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * rethrown by the next {@link #write} or by {@link #commit}.
  */
 final class PipelinedBatchWriter implements TableSink.BatchWriter {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PipelinedBatchWriter.class);
+  private static final Logger LOG = LoggerFactory.getLogger(PipelinedBatchWriter.class);
   private static final int CHUNK_ROWS = 2048;
   private static final Object[][] END = new Object[0][];
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
@@ -104,14 +108,14 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
   }
 
   /** Columns added between two rows: the writer thread adds them after the rows before, in order. */
-  private record ColumnsAdded(java.util.List<dev.tributary.table.types.StructField> columns) {}
+  private record ColumnsAdded(List<StructField> columns) {}
 
   @Override
-  public void addColumns(java.util.List<dev.tributary.table.types.StructField> columns) throws IOException {
+  public void addColumns(List<StructField> columns) throws IOException {
     if (filled > 0) {
       handOver();
     }
-    enqueue(new ColumnsAdded(java.util.List.copyOf(columns)));
+    enqueue(new ColumnsAdded(List.copyOf(columns)));
   }
 
   private void handOver() throws IOException {

@@ -7,6 +7,8 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.function.Consumer;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Keeps the last progress records of a pipeline and tells listeners about each new one. The JSON
@@ -21,7 +23,7 @@ public final class ProgressLog {
   private final int capacity;
   private final Secrets secrets;
   private final Deque<BatchProgress> recent = new ArrayDeque<>();
-  private final List<Consumer<BatchProgress>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Consumer<BatchProgress>> listeners = new CopyOnWriteArrayList<>();
 
   /** A log without secrets to mask (tests, a pipeline declared without any). */
   public ProgressLog(int capacity) {
@@ -57,7 +59,7 @@ public final class ProgressLog {
   public static String toJson(BatchProgress progress) {
     try {
       return JSON.writeValueAsString(progress);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -2,6 +2,7 @@ package dev.tributary.service.engine;
 
 import dev.tributary.config.QuarantineLimit;
 import java.util.Locale;
+import java.math.BigDecimal;
 
 /**
  * A batch sent a larger share of its records to the quarantine table than {@code quarantine.max-fraction}
@@ -28,6 +29,6 @@ public final class QuarantineLimitExceededException extends Exception {
   }
 
   private static String stripZeros(double d) {
-    return java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+    return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
   }
 }

@@ -8,6 +8,8 @@ import dev.tributary.table.stream.SourceRow;
 import java.time.Instant;
 import java.util.Base64;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.math.BigDecimal;
 
 /**
  * The quarantine table: every record that could not be parsed, with its provenance, so nothing is
@@ -50,8 +52,8 @@ public final class QuarantineRows {
   /** The position of the {@code error} column in both schemas. */
   static final int ERROR_INDEX = 6;
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final ObjectMapper JSON =
+      new ObjectMapper();
 
   private QuarantineRows() {}
 
@@ -90,7 +92,7 @@ public final class QuarantineRows {
         node.put(name, f);
       } else if (v instanceof Boolean b) {
         node.put(name, b);
-      } else if (v instanceof java.math.BigDecimal d) {
+      } else if (v instanceof BigDecimal d) {
         node.put(name, d);
       } else if (v instanceof byte[] bytes) {
         node.put(name, Base64.getEncoder().encodeToString(bytes));

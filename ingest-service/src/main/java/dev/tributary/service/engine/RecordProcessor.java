@@ -4,6 +4,12 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.table.stream.SourceRow;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Turns Kafka records into table rows: parse, transform, and (for stateful pipelines) update
@@ -37,7 +43,7 @@ public interface RecordProcessor extends AutoCloseable {
    * transform is quarantined with {@link dev.tributary.table.stream.SourceRow#provenance()}.
    * Default: this processor reads records only.
    */
-  default void processRow(dev.tributary.table.stream.SourceRow row, BatchOutputs outputs) throws Exception {
+  default void processRow(SourceRow row, BatchOutputs outputs) throws Exception {
     throw new UnsupportedOperationException("This pipeline's processor reads Kafka records, not table rows ("
         + row.provenance() + ")");
   }
@@ -103,12 +109,12 @@ public interface RecordProcessor extends AutoCloseable {
    *     when the batch was planned (the consumer is behind on them); the same set on replay
    * @param extras the batch's offsets entry extras, including what {@link #planBatch} returned
    */
-  record BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros,
-      OptionalLong lateWatermarkMicros, java.util.Set<org.apache.kafka.common.TopicPartition> backlogged,
+  record BatchContext(long batchId, Instant batchStartedAt, OptionalLong watermarkMicros,
+      OptionalLong lateWatermarkMicros, Set<TopicPartition> backlogged,
       Map<String, String> extras) {
     /** Copies the collections. */
     public BatchContext {
-      backlogged = java.util.Set.copyOf(backlogged);
+      backlogged = Set.copyOf(backlogged);
       extras = Map.copyOf(extras);
     }
 
@@ -116,17 +122,17 @@ public interface RecordProcessor extends AutoCloseable {
      * A batch whose backlogged partitions are named as the checkpoint names them ({@link
      * BatchRange#backlogged()}).
      */
-    public static BatchContext of(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros,
-        OptionalLong lateWatermarkMicros, java.util.Set<dev.tributary.checkpoint.SourcePartition> backlogged,
+    public static BatchContext of(long batchId, Instant batchStartedAt, OptionalLong watermarkMicros,
+        OptionalLong lateWatermarkMicros, Set<SourcePartition> backlogged,
         Map<String, String> extras) {
-      java.util.Set<org.apache.kafka.common.TopicPartition> partitions = new java.util.HashSet<>();
-      backlogged.forEach(p -> partitions.add(new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())));
+      Set<TopicPartition> partitions = new HashSet<>();
+      backlogged.forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
       return new BatchContext(batchId, batchStartedAt, watermarkMicros, lateWatermarkMicros, partitions, extras);
     }
 
     /** A batch that judges late rows against the watermark it applies, with no backlogged partition or extras. */
-    public BatchContext(long batchId, java.time.Instant batchStartedAt, OptionalLong watermarkMicros) {
-      this(batchId, batchStartedAt, watermarkMicros, watermarkMicros, java.util.Set.of(), Map.of());
+    public BatchContext(long batchId, Instant batchStartedAt, OptionalLong watermarkMicros) {
+      this(batchId, batchStartedAt, watermarkMicros, watermarkMicros, Set.of(), Map.of());
     }
   }
 }

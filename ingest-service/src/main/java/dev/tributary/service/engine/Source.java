@@ -3,6 +3,7 @@ package dev.tributary.service.engine;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.time.Duration;
 
 /**
  * Where a pipeline's input comes from, seen by the engine (docs/DESIGN.md, "Sources and sinks").
@@ -71,7 +72,7 @@ public interface Source extends AutoCloseable {
    * Waits up to {@code wait} between batches. A source that shares its input with other instances
    * (a consumer-group member) uses the time to stay a member and to take part in rebalances.
    */
-  default void idle(java.time.Duration wait) throws InterruptedException {
+  default void idle(Duration wait) throws InterruptedException {
     Thread.sleep(wait.toMillis());
   }
 

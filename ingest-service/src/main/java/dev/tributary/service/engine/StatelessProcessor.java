@@ -15,6 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.Optional;
 
 /**
  * Parse, append the Kafka metadata columns, transform, and project to the sink's column order
@@ -189,8 +192,8 @@ public final class StatelessProcessor implements RecordProcessor {
   }
 
   /** The joins, if this processor has any. */
-  public java.util.Optional<StreamJoins> joins() {
-    return java.util.Optional.ofNullable(joins);
+  public Optional<StreamJoins> joins() {
+    return Optional.ofNullable(joins);
   }
 
   /** Refreshes the dimension tables and returns their versions, which the batch's offsets entry records. */
@@ -207,7 +210,7 @@ public final class StatelessProcessor implements RecordProcessor {
       try {
         joins.pin(batch.extras()); // a replay joins with the versions its first attempt recorded
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e); // fails the batch like any read error
+        throw new UncheckedIOException(e); // fails the batch like any read error
       }
     }
   }
@@ -304,7 +307,7 @@ public final class StatelessProcessor implements RecordProcessor {
    * none (an inner join without a match), one, or one per matching dimension row.
    */
   public List<Object[]> join(Object[] row) {
-    return joins == null ? java.util.Collections.singletonList(row) : joins.apply(row);
+    return joins == null ? Collections.singletonList(row) : joins.apply(row);
   }
 
   /** Sends the record to the quarantine table with {@code error}, in this batch. */

@@ -2,6 +2,11 @@ package dev.tributary.service.engine;
 
 import java.io.IOException;
 import java.util.Map;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.PositionFence;
+import dev.tributary.table.Snapshot;
+import dev.tributary.table.types.StructField;
+import java.util.List;
 
 /**
  * A table the engine writes one batch at a time, idempotently by batch: the sink remembers (in the
@@ -14,10 +19,10 @@ public interface TableSink {
   String location();
 
   /** Cumulative commit counters of the table (attempts, retries, conflicts), for metrics. */
-  dev.tributary.table.CommitCounters commitCounters();
+  CommitCounters commitCounters();
 
   /** The table's latest snapshot (what it holds, its txn actions). */
-  dev.tributary.table.Snapshot snapshot() throws IOException;
+  Snapshot snapshot() throws IOException;
 
   /**
    * Starts writing a batch. If the table already holds it (its {@link BatchTag#batch()} key at this
@@ -34,7 +39,7 @@ public interface TableSink {
    *
    * @throws UnsupportedOperationException for a table that does not append (update, complete mode)
    */
-  default BatchWriter beginFenced(java.util.List<dev.tributary.table.PositionFence> fences) throws IOException {
+  default BatchWriter beginFenced(List<PositionFence> fences) throws IOException {
     throw new UnsupportedOperationException("the table at " + location() + " is not written in group mode");
   }
 
@@ -53,7 +58,7 @@ public interface TableSink {
      *
      * @throws UnsupportedOperationException for a table that does not evolve
      */
-    default void addColumns(java.util.List<dev.tributary.table.types.StructField> columns) throws IOException {
+    default void addColumns(List<StructField> columns) throws IOException {
       throw new UnsupportedOperationException("this table's schema does not evolve");
     }
 

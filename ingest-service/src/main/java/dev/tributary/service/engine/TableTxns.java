@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.Collections;
 
 /**
  * How one checkpoint of a pipeline names its batches in the Delta {@code txn} actions of its
@@ -107,7 +108,7 @@ public record TableTxns(String pipelineId, Optional<String> checkpointId) {
       Map<SourcePartition, Long> positions) {
     public TableHistory {
       otherCheckpoints = List.copyOf(otherCheckpoints);
-      positions = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(positions));
+      positions = Collections.unmodifiableSortedMap(new TreeMap<>(positions));
     }
 
     /** True if another checkpoint of the pipeline wrote batches to the table. */

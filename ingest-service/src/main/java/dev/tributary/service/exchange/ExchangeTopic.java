@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The repartition topic of a stateful group-mode pipeline ({@code tributary-<pipeline>-repartition},
@@ -47,7 +48,7 @@ public final class ExchangeTopic {
         if (!(e.getCause() instanceof TopicExistsException)) {
           throw failed("create", topic, e.getCause());
         }
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (TimeoutException e) {
         throw failed("create", topic, e);
       }
     }
@@ -74,7 +75,7 @@ public final class ExchangeTopic {
         return Optional.empty();
       }
       throw failed("describe", topic, e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       throw failed("describe", topic, e);
     }
   }

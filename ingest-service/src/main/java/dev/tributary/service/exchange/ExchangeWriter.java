@@ -50,6 +50,8 @@ import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * Stage 1 of a stateful pipeline in group mode (docs/DESIGN.md, "Stateful pipelines in group
@@ -419,11 +421,11 @@ public final class ExchangeWriter implements AutoCloseable {
   }
 
   /** The first error a send reported (surfacing as the commit's failure), added to the batch's failure. */
-  private static final class SendErrors implements org.apache.kafka.clients.producer.Callback {
+  private static final class SendErrors implements Callback {
     private volatile Exception first;
 
     @Override
-    public void onCompletion(org.apache.kafka.clients.producer.RecordMetadata metadata, Exception error) {
+    public void onCompletion(RecordMetadata metadata, Exception error) {
       if (error != null && first == null) {
         first = error;
       }

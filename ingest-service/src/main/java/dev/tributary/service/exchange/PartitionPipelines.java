@@ -41,6 +41,7 @@ import java.util.TreeSet;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Stage 2 of a stateful group-mode pipeline on this instance (docs/DESIGN.md, "Stateful pipelines in
@@ -116,7 +117,7 @@ public final class PartitionPipelines implements AutoCloseable {
   private final String topic;
   private final int partitions;
   /** Opened once each; thread-safe (the REST API reads {@link #facts} while a round runs). */
-  private final Map<Integer, Checkpoint> checkpoints = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Integer, Checkpoint> checkpoints = new ConcurrentHashMap<>();
   private final AgreedWatermark agreement;
   private final Map<Integer, SubPipeline> open = new TreeMap<>();
   /** {@link #open}'s partitions after the last round, for other threads. */

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Locale;
+import dev.tributary.table.types.StructType;
 
 /**
  * Value conversions. Implicit ones (numeric widening, date to timestamp) never fail. Explicit
@@ -46,7 +47,7 @@ final class Casts {
       return v -> v;
     }
     if (to == PrimitiveType.STRING) {
-      return from instanceof dev.tributary.table.types.StructType
+      return from instanceof StructType
           || from == PrimitiveType.BINARY ? null : Casts::toText;
     }
     if (to instanceof DecimalType d) {

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.time.DayOfWeek;
 
 /**
  * The built-in functions. Each takes compiled arguments and returns a node; all are deterministic
@@ -418,7 +419,7 @@ final class Functions {
         default -> {
           LocalDate d = LocalDate.ofInstant(i, ZoneOffset.UTC);
           LocalDate start = switch (unit) {
-            case "week" -> d.with(TemporalAdjusters.previousOrSame(java.time.DayOfWeek.MONDAY));
+            case "week" -> d.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
             case "month" -> d.withDayOfMonth(1);
             case "quarter" -> d.with(IsoFields.DAY_OF_QUARTER, 1);
             default -> d.withDayOfYear(1);

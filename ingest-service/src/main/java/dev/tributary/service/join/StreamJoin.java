@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.io.UncheckedIOException;
 
 /**
  * One join: a dimension table, the version of it in memory, and the join of a stream row with it.
@@ -114,7 +115,7 @@ final class StreamJoin {
     JoinLayout now = layout.check(pipeline, spec.path(), snapshot.version(), spec.on(), stream, snapshot.schema());
     try (SnapshotRows rows = new SnapshotRows(table.store(), snapshot)) {
       index = DimensionIndex.build(snapshot.version(), rows, now.dimensionKeys(), now.valueColumns(snapshot.schema()));
-    } catch (java.io.UncheckedIOException e) {
+    } catch (UncheckedIOException e) {
       throw e.getCause();
     }
     loads++;
@@ -161,7 +162,7 @@ final class StreamJoin {
         }
         return true;
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Collections;
 
 /**
  * A pipeline's {@code join} list as one operator over rows: each stream row (in the transforms'
@@ -115,7 +116,7 @@ public final class StreamJoins implements AutoCloseable {
    * when a dimension has several rows with the row's keys.
    */
   public List<Object[]> apply(Object[] row) {
-    List<Object[]> rows = java.util.Collections.singletonList(row);
+    List<Object[]> rows = Collections.singletonList(row);
     for (StreamJoin join : joins) {
       List<Object[]> next = new ArrayList<>(rows.size());
       for (Object[] r : rows) {

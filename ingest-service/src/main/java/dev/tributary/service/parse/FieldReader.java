@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.util.Map;
 
 /**
  * Reads the value of one declared field from the parser positioned on its first token (never
@@ -31,7 +32,7 @@ abstract class FieldReader {
    * The reader for a field of the given type, whose dotted path is used in messages; {@code units}
    * holds the epoch unit of timestamp fields by dotted path (absent: milliseconds).
    */
-  static FieldReader of(String path, DataType type, java.util.Map<String, EpochUnit> units) {
+  static FieldReader of(String path, DataType type, Map<String, EpochUnit> units) {
     if (type instanceof StructType s) {
       return new StructReader(path, s, units);
     }

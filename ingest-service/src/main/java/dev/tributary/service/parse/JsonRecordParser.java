@@ -8,6 +8,7 @@ import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Objects;
+import java.util.Map;
 
 /**
  * Parses JSON record values into rows of a declared schema, one token at a time (no tree).
@@ -44,21 +45,21 @@ public final class JsonRecordParser implements RecordDecoder {
    *     size limit is not positive
    */
   public JsonRecordParser(StructType schema, long maxRecordBytes) {
-    this(schema, java.util.Map.of(), maxRecordBytes);
+    this(schema, Map.of(), maxRecordBytes);
   }
 
   /**
    * As {@link #JsonRecordParser(StructType, long)}, reading numbers of the timestamp fields in
    * {@code epochUnits} (by dotted path) in that unit instead of milliseconds.
    */
-  public JsonRecordParser(StructType schema, java.util.Map<String, EpochUnit> epochUnits, long maxRecordBytes) {
+  public JsonRecordParser(StructType schema, Map<String, EpochUnit> epochUnits, long maxRecordBytes) {
     this.schema = Objects.requireNonNull(schema, "schema");
     if (maxRecordBytes <= 0) {
       throw new IllegalArgumentException(
           "max-record-size must be positive, was " + maxRecordBytes + " bytes");
     }
     this.maxRecordBytes = maxRecordBytes;
-    this.root = new StructReader("", schema, java.util.Map.copyOf(epochUnits));
+    this.root = new StructReader("", schema, Map.copyOf(epochUnits));
     this.rescue = false;
     this.reportNewFields = false;
   }
@@ -123,7 +124,7 @@ public final class JsonRecordParser implements RecordDecoder {
    * The epoch unit of every timestamp column declared with one other than milliseconds
    * ({@code timestamp(seconds)}, ...), by dotted path: other formats read plain numbers the same way.
    */
-  public static java.util.Map<String, EpochUnit> epochUnitsOf(LinkedHashMap<String, String> columnTypes) {
+  public static Map<String, EpochUnit> epochUnitsOf(LinkedHashMap<String, String> columnTypes) {
     return SchemaBuilder.epochUnits(columnTypes);
   }
 

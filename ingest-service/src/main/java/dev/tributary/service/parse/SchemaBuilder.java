@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Arrays;
+import java.util.HashMap;
 
 /**
  * Builds a nested {@link StructType} from PIPELINES-style declarations ({@code "customer.id" ->
@@ -47,7 +49,7 @@ final class SchemaBuilder {
           throw new IllegalArgumentException(
               "column '" + path + "': empty name segment; write nested columns as parent.child");
         }
-        String prefix = String.join(".", java.util.Arrays.copyOfRange(parts, 0, i + 1));
+        String prefix = String.join(".", Arrays.copyOfRange(parts, 0, i + 1));
         Object existing = node.get(part);
         if (i == parts.length - 1) {
           if (existing != null) {
@@ -137,7 +139,7 @@ final class SchemaBuilder {
 
   /** The epoch unit of every timestamp column declared with one other than milliseconds, by path. */
   static Map<String, EpochUnit> epochUnits(Map<String, String> columnTypes) {
-    Map<String, EpochUnit> units = new java.util.HashMap<>();
+    Map<String, EpochUnit> units = new HashMap<>();
     columnTypes.forEach((path, type) -> {
       EpochUnit unit = epochUnit(path, type);
       if (unit != null && unit != EpochUnit.MILLIS) {

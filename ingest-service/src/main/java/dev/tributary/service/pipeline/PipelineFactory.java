@@ -50,6 +50,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 /**
  * Turns a validated {@link PipelineSpec} into the objects that run it. {@link #compile} does
@@ -116,7 +121,7 @@ public final class PipelineFactory {
    * @param where appended to each problem: where the input columns come from ("" when declared)
    */
   private static CompiledPipeline compileQuery(PipelineSpec spec, RecordDecoder parser, StructType input,
-      java.util.function.Function<CompiledTransforms, StatelessProcessor> steps, List<String> problems,
+      Function<CompiledTransforms, StatelessProcessor> steps, List<String> problems,
       String where) {
     CompiledTransforms transforms = null;
     try {
@@ -204,11 +209,11 @@ public final class PipelineFactory {
    * Whether a column the stateful part names may come from a join: one a join declares in
    * {@code columns}, or any column when a join adds its dimension's columns (known once read).
    */
-  private static java.util.function.Predicate<String> fromJoin(PipelineSpec spec) {
+  private static Predicate<String> fromJoin(PipelineSpec spec) {
     if (spec.joins().stream().anyMatch(j -> j.columns().isEmpty())) {
       return name -> true;
     }
-    java.util.Set<String> picked = new java.util.HashSet<>();
+    Set<String> picked = new HashSet<>();
     spec.joins().forEach(j -> picked.addAll(j.columns().orElseThrow()));
     return picked::contains;
   }
@@ -262,7 +267,7 @@ public final class PipelineFactory {
   public static KafkaSourceSettings sourceSettings(PipelineSpec spec, boolean ignoreRateLimit) {
     var kafka = spec.kafkaSource().orElseThrow();
     List<String> topics = List.of();
-    Optional<java.util.regex.Pattern> pattern = Optional.empty();
+    Optional<Pattern> pattern = Optional.empty();
     if (kafka.topics() instanceof TopicSelection.Topics t) {
       topics = t.names();
     } else if (kafka.topics() instanceof TopicSelection.TopicPattern p) {

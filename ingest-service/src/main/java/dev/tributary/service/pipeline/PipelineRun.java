@@ -38,6 +38,10 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
+import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One run of a pipeline: its stores, source, tables and engine, opened together and closed
@@ -169,7 +173,7 @@ public final class PipelineRun implements AutoCloseable {
           ExchangeTopic.partitionsFor(sourceTopics.partitions()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while creating the repartition topic");
+      throw new InterruptedIOException("interrupted while creating the repartition topic");
     }
     ExchangeRecords records = new ExchangeRecords(plan, partitions);
     ExchangeFront front = new ExchangeFront(spec.id(), pipeline.processor(), plan, late.isPresent());
@@ -217,7 +221,7 @@ public final class PipelineRun implements AutoCloseable {
     return stateDir(spec).resolve("instance-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet());
   }
 
-  private static final java.util.concurrent.atomic.AtomicInteger RUNS = new java.util.concurrent.atomic.AtomicInteger();
+  private static final AtomicInteger RUNS = new AtomicInteger();
 
   /**
    * Deletes the {@code instance-<pid>-<run>} working copies of processes that no longer run (killed, or
@@ -225,7 +229,7 @@ public final class PipelineRun implements AutoCloseable {
    * Best effort: a copy that cannot be deleted is left for the next start.
    */
   private static void removeCopiesOfEndedProcesses(Path dir) {
-    try (var children = java.nio.file.Files.list(dir)) {
+    try (var children = Files.list(dir)) {
       for (Path child : children.toList()) {
         String name = child.getFileName().toString();
         if (!name.startsWith("instance-")) {
@@ -242,17 +246,17 @@ public final class PipelineRun implements AutoCloseable {
           deleteQuietly(child);
         }
       }
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       // no directory yet, or not listable: nothing to clean
     }
   }
 
   private static void deleteQuietly(Path tree) {
-    try (var paths = java.nio.file.Files.walk(tree)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        java.nio.file.Files.deleteIfExists(p);
+    try (var paths = Files.walk(tree)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
       }
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       // left for the next start
     }
   }

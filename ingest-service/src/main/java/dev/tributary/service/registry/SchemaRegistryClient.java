@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * Looks up writer schemas by id in a registry speaking the Confluent Schema Registry REST API:
@@ -166,7 +167,7 @@ public final class SchemaRegistryClient {
       HttpResponse<String> response;
       try {
         response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-      } catch (javax.net.ssl.SSLHandshakeException e) {
+      } catch (SSLHandshakeException e) {
         // An untrusted or mismatched certificate: the settings are wrong, retrying cannot help.
         throw new SchemaRegistryException(secrets.mask(RegistryMessages.untrusted(pipelineId, url, what,
             String.valueOf(e.getMessage()))));

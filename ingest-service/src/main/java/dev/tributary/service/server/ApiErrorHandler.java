@@ -4,9 +4,10 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 
 /** Renders REST failures as {@link ApiError} JSON. */
-@org.springframework.boot.autoconfigure.condition.ConditionalOnProperty("tributary.pipelines-dir")
+@ConditionalOnProperty("tributary.pipelines-dir")
 @RestControllerAdvice(assignableTypes = PipelinesController.class)
 class ApiErrorHandler {
 

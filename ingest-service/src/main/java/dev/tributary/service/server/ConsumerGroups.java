@@ -30,6 +30,8 @@ import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import dev.tributary.config.Secrets;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@code groups} of {@code GET /api/pipelines/{id}} for a pipeline in group assignment: this
@@ -50,7 +52,7 @@ final class ConsumerGroups implements AutoCloseable {
   private final LongSupplier nanoTime;
   private final Clock clock;
   private final Map<String, Lookup> lookups = new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong requests = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong requests = new AtomicLong();
 
   ConsumerGroups(Duration timeout, Duration cacheFor, LongSupplier nanoTime, Clock clock) {
     this.timeout = timeout;
@@ -236,7 +238,7 @@ final class ConsumerGroups implements AutoCloseable {
 
   private static String failure(List<String> ids, Throwable error) {
     Throwable cause = error instanceof ExecutionException && error.getCause() != null ? error.getCause() : error;
-    return ServerMessages.groupDescribeFailed(ids, Failures.describe(cause, dev.tributary.config.Secrets.NONE));
+    return ServerMessages.groupDescribeFailed(ids, Failures.describe(cause, Secrets.NONE));
   }
 
   private static Properties adminProperties(PipelineSpec spec, Duration timeout) {

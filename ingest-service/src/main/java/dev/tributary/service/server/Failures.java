@@ -8,6 +8,8 @@ import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.source.DataLossException;
 import java.util.List;
+import dev.tributary.service.engine.QuarantineLimitExceededException;
+import dev.tributary.service.registry.SchemaRegistryException;
 
 /**
  * Sorts pipeline failures into permanent (retrying cannot help: the user must act) and transient
@@ -20,11 +22,11 @@ final class Failures {
       CheckpointMismatchException.class,
       ConcurrentPipelineException.class,
       DataLossException.class,
-      dev.tributary.service.engine.QuarantineLimitExceededException.class,
+      QuarantineLimitExceededException.class,
       TableWrittenByAnotherCheckpointException.class,
       // 401/403, another 4xx, an answer that is not the registry API, an untrusted certificate: the
       // registry settings are wrong and a restart would ask the same question again.
-      dev.tributary.service.registry.SchemaRegistryException.class);
+      SchemaRegistryException.class);
 
   private Failures() {}
 

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.List;
 
 /**
  * Compaction and vacuum passes over a served pipeline's sink table, on demand (REST) or on its
@@ -75,7 +76,7 @@ final class Maintenance {
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
       if (!table.exists()) {
         metrics.run(MetricNames.VACUUM_RUNS, "skipped");
-        return new VacuumResult(java.util.List.of(), 0, !dryRun);
+        return new VacuumResult(List.of(), 0, !dryRun);
       }
       VacuumResult result = dryRun ? table.vacuumDryRun(retention) : table.vacuum(retention);
       metrics.vacuumed(result);

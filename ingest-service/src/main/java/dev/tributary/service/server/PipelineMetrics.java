@@ -18,6 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import dev.tributary.service.source.KafkaSourceSettings;
+import java.util.HashMap;
+import java.util.Locale;
 
 /**
  * The meters of one served pipeline (names in {@link MetricNames}). Fed by the pipeline's progress
@@ -35,8 +38,8 @@ final class PipelineMetrics {
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
   private final AtomicLong stateRows = new AtomicLong();
   private final AtomicLong stateBytes = new AtomicLong();
-  private final java.util.concurrent.atomic.AtomicReference<Double> quarantinedFraction =
-      new java.util.concurrent.atomic.AtomicReference<>(0.0);
+  private final AtomicReference<Double> quarantinedFraction =
+      new AtomicReference<>(0.0);
   private final AtomicLong partitionsOwned = new AtomicLong();
   /** Set by the first rebalance of the source's group: from then on the gauge follows the group. */
   private volatile boolean ownedByGroup;
@@ -50,7 +53,7 @@ final class PipelineMetrics {
     this.tableTags = tags.and(MetricNames.TABLE, table);
     for (PipelineState s : PipelineState.values()) {
       Gauge.builder(MetricNames.PIPELINE_STATE, state, current -> current.get() == s ? 1 : 0)
-          .tags(tags.and(MetricNames.OUTCOME, s.name().toLowerCase(java.util.Locale.ROOT)))
+          .tags(tags.and(MetricNames.OUTCOME, s.name().toLowerCase(Locale.ROOT)))
           .description("1 while the pipeline is in this state")
           // The supplier is referenced by nothing else: a weak reference would let it be collected.
           .strongReference(true)
@@ -92,7 +95,7 @@ final class PipelineMetrics {
     counter(MetricNames.BATCHES, tags).increment();
     timer("total").record(Duration.ofMillis(p.durationMs()));
     p.phasesMs().forEach((phase, ms) -> timer(phase).record(Duration.ofMillis(ms)));
-    Map<String, Long> lag = new java.util.HashMap<>();
+    Map<String, Long> lag = new HashMap<>();
     for (BatchProgress.PartitionProgress partition : p.partitions()) {
       lag.merge(partition.topic(), partition.lag(), Long::sum);
     }
@@ -125,7 +128,7 @@ final class PipelineMetrics {
    */
   void rebalanced(GroupMember.Rebalance change) {
     counter(MetricNames.REBALANCES, tags.and(MetricNames.KIND, change.kind().tag())).increment();
-    if (change.groupId().equals(dev.tributary.service.source.KafkaSourceSettings.consumerGroup(pipeline))) {
+    if (change.groupId().equals(KafkaSourceSettings.consumerGroup(pipeline))) {
       ownedByGroup = true;
       partitionsOwned.set(change.owned().size());
     }

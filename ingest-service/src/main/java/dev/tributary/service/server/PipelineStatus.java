@@ -5,6 +5,7 @@ import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
 import java.time.Instant;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One served pipeline as the REST API shows it. Carries no secret: the declaration is reduced to
@@ -52,7 +53,7 @@ public record PipelineStatus(
   }
 
   static Map<String, String> schedules(PipelineSpec spec) {
-    Map<String, String> out = new java.util.TreeMap<>();
+    Map<String, String> out = new TreeMap<>();
     spec.maintenance().compaction().ifPresent(c -> out.put("compaction", c.schedule()));
     spec.maintenance().vacuum().ifPresent(v -> out.put("vacuum", v.schedule()));
     spec.backfill().ifPresent(b -> out.put("backfill", b.schedule()));

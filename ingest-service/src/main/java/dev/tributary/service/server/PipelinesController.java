@@ -13,6 +13,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 
 /**
  * The REST API of serve mode (reference: docs/OPERATIONS.md). Every request needs the bearer token
@@ -20,7 +21,7 @@ import org.springframework.web.bind.annotation.RestController;
  * disabled). Start, stop and backfill return 202 at once; compact
  * and vacuum run the pass and return its result.
  */
-@org.springframework.boot.autoconfigure.condition.ConditionalOnProperty("tributary.pipelines-dir")
+@ConditionalOnProperty("tributary.pipelines-dir")
 @RestController
 @RequestMapping(path = "/api/pipelines", produces = "application/json")
 class PipelinesController {

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import dev.tributary.config.Assignment;
 
 /**
  * The pipelines of the served folder. Loading never fails as a whole: a file that does not parse
@@ -91,7 +92,7 @@ final class ServedPipelines implements SmartLifecycle {
     for (ManagedPipeline p : pipelines.values()) {
       if (p.spec().isPresent()) {
         PipelineMetrics m = new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
-        if (p.spec().get().kafkaSource().map(k -> k.assignment() == dev.tributary.config.Assignment.GROUP)
+        if (p.spec().get().kafkaSource().map(k -> k.assignment() == Assignment.GROUP)
             .orElse(false)) {
           m.groupAssignment();
         }

@@ -4,6 +4,7 @@ import dev.tributary.config.TriggerSpec;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Locale;
 
 /** Every user-facing message of serve mode, built in one place. */
 final class ServerMessages {
@@ -11,7 +12,7 @@ final class ServerMessages {
 
   static String trigger(TriggerSpec trigger) {
     if (trigger instanceof TriggerSpec.ProcessingTime p) {
-      return "processing-time " + p.interval().toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+      return "processing-time " + p.interval().toString().substring(2).toLowerCase(Locale.ROOT);
     }
     return trigger instanceof TriggerSpec.AvailableNow ? "available-now" : "once";
   }

@@ -17,6 +17,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.Objects;
+import org.slf4j.event.Level;
 
 /**
  * This instance's membership of the consumer group {@code tributary-<pipeline>} in group
@@ -87,7 +89,7 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
     // a committed group offset would make the next poll throw. A batch seeks to its range start.
     partitions.forEach(tp -> consumer.seek(tp, 0));
     assigned.addAll(partitions);
-    changed(Kind.ASSIGNED, partitions, "assigned", org.slf4j.event.Level.INFO);
+    changed(Kind.ASSIGNED, partitions, "assigned", Level.INFO);
   }
 
   @Override
@@ -96,7 +98,7 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
       revokedInGeneration = generation();
     }
     remove(partitions);
-    changed(Kind.REVOKED, partitions, "revoked (moved to another instance)", org.slf4j.event.Level.INFO);
+    changed(Kind.REVOKED, partitions, "revoked (moved to another instance)", Level.INFO);
   }
 
   @Override
@@ -104,7 +106,7 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
     remove(partitions);
     // losing partitions (not handing them over) is worth a warning: the instance was unresponsive
     changed(Kind.LOST, partitions, "lost (this instance missed its session timeout, the group gave them to others)",
-        org.slf4j.event.Level.WARN);
+        Level.WARN);
   }
 
   /** The group generation this member is in (-1 outside one); on the consumer's thread only. */
@@ -125,7 +127,7 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
    * Publishes the new snapshot (a cooperative rebalance that moved nothing still brings a new
    * generation) and, when partitions moved, logs the change and tells the listeners.
    */
-  private void changed(Kind kind, Collection<TopicPartition> partitions, String how, org.slf4j.event.Level level) {
+  private void changed(Kind kind, Collection<TopicPartition> partitions, String how, Level level) {
     String memberId = "";
     int generation = -1;
     try {
@@ -204,7 +206,7 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
    * the other group without polling this one would hold both rebalances until a timeout.
    */
   void pollAlongside(Runnable poll) {
-    this.alongside = java.util.Objects.requireNonNull(poll, "poll");
+    this.alongside = Objects.requireNonNull(poll, "poll");
   }
 
   /** Polls for up to {@code wait} with every partition paused (between batches). */

@@ -38,6 +38,15 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.Comparator;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.common.errors.TimeoutException;
 
 /**
  * Reads exact offset ranges from Kafka. The source never relies on consumer-group positions: the
@@ -129,7 +138,7 @@ public final class KafkaSource implements Source {
     boolean kip848 = "consumer".equalsIgnoreCase(String.valueOf(config.get("group.protocol")));
     if (!kip848 && !settings.properties().containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
       config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-          org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName());
+          CooperativeStickyAssignor.class.getName());
     }
     // Members are told apart in the group's description and the logs by their process.
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId() + "-" + instanceId());
@@ -139,8 +148,8 @@ public final class KafkaSource implements Source {
   public static String instanceId() {
     String host;
     try {
-      host = java.net.InetAddress.getLocalHost().getHostName();
-    } catch (java.io.IOException e) {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
       host = "localhost";
     }
     return host + "/" + ProcessHandle.current().pid();
@@ -190,7 +199,7 @@ public final class KafkaSource implements Source {
       }
     }
     out.sort(
-        java.util.Comparator.comparing(TopicPartition::topic)
+        Comparator.comparing(TopicPartition::topic)
             .thenComparingInt(TopicPartition::partition));
     return out;
   }
@@ -236,7 +245,7 @@ public final class KafkaSource implements Source {
 
     /** The planned partitions without a committed offset. */
     public Set<TopicPartition> unpinned() {
-      Set<TopicPartition> out = new java.util.TreeSet<>(PARTITION_ORDER);
+      Set<TopicPartition> out = new TreeSet<>(PARTITION_ORDER);
       out.addAll(plan.ranges().keySet());
       out.removeAll(committed.keySet());
       return out;
@@ -290,7 +299,7 @@ public final class KafkaSource implements Source {
    * the broker refuses a transaction's offsets from a member whose generation is no longer the
    * group's, which is what fences a member that lost its partitions (KIP-447).
    */
-  public org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata() {
+  public ConsumerGroupMetadata groupMetadata() {
     return consumer.groupMetadata();
   }
 
@@ -306,10 +315,10 @@ public final class KafkaSource implements Source {
   }
 
   /** Runs a metadata call, turning Kafka's bare timeout into a message that says where and what to check. */
-  private <T> T metadata(java.util.function.Supplier<T> call) {
+  private <T> T metadata(Supplier<T> call) {
     try {
       return call.get();
-    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+    } catch (TimeoutException e) {
       throw new KafkaUnavailableException("Pipeline " + settings.pipelineId() + ": Kafka at "
           + settings.bootstrapServers() + " did not answer a metadata request within "
           + metadataTimeout.toSeconds() + "s (" + e.getMessage() + "). Check source.kafka.bootstrap-servers,"
@@ -318,7 +327,7 @@ public final class KafkaSource implements Source {
   }
 
   private SourcePlan planOrTimeout(
-      java.util.function.Function<List<TopicPartition>, Map<TopicPartition, Long>> committedEndsOf,
+      Function<List<TopicPartition>, Map<TopicPartition, Long>> committedEndsOf,
       boolean firstBatch,
       Map<TopicPartition, Long> upTo) {
     List<TopicPartition> partitions;
@@ -620,8 +629,8 @@ public final class KafkaSource implements Source {
     }
   }
 
-  private static final java.util.Comparator<TopicPartition> PARTITION_ORDER =
-      java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+  private static final Comparator<TopicPartition> PARTITION_ORDER =
+      Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
   private void resumeFirst(Map<TopicPartition, OffsetRange> pending, boolean inPartitionOrder) {
     if (inPartitionOrder && !pending.isEmpty()) {
@@ -840,6 +849,6 @@ public final class KafkaSource implements Source {
             settings.pipelineId(), settings.consumerGroup(), e.toString());
       }
     }
-    consumer.close(java.time.Duration.ofSeconds(5));
+    consumer.close(Duration.ofSeconds(5));
   }
 }

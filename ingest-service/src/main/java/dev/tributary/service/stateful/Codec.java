@@ -140,7 +140,7 @@ final class Codec {
           case NULL:
             return null;
           case STRING:
-            return new String(in.readNBytes(in.readInt()), java.nio.charset.StandardCharsets.UTF_8);
+            return new String(in.readNBytes(in.readInt()), StandardCharsets.UTF_8);
           case INT:
             return in.readInt();
           case LONG:

@@ -9,6 +9,8 @@ import dev.tributary.table.OverwriteTransaction;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.Snapshot;
 
 /**
  * The sink of complete output mode: each batch replaces the whole table in one commit (every
@@ -32,7 +34,7 @@ public final class CompleteModeSink implements TableSink {
   }
 
   @Override
-  public dev.tributary.table.CommitCounters commitCounters() {
+  public CommitCounters commitCounters() {
     return table.counters();
   }
 
@@ -42,7 +44,7 @@ public final class CompleteModeSink implements TableSink {
   }
 
   @Override
-  public dev.tributary.table.Snapshot snapshot() throws IOException {
+  public Snapshot snapshot() throws IOException {
     return table.snapshot();
   }
 

@@ -14,6 +14,8 @@ import java.util.Map;
 import org.apache.datasketches.hll.HllSketch;
 import org.apache.datasketches.hll.TgtHllType;
 import org.apache.datasketches.hll.Union;
+import java.util.Arrays;
+import java.util.function.Predicate;
 
 /**
  * The measures of an aggregation compiled against the input schema. A group's running state is a
@@ -58,7 +60,7 @@ final class Measures {
    * @param later true for an input column that is not in {@code input} yet but comes from a join
    *     (checked against the joined schema at start); such a measure is left out of this instance
    */
-  Measures(Map<String, Measure> measures, StructType input, java.util.function.Predicate<String> later,
+  Measures(Map<String, Measure> measures, StructType input, Predicate<String> later,
       List<String> problems) {
     for (Map.Entry<String, Measure> e : measures.entrySet()) {
       Measure m = e.getValue();
@@ -367,7 +369,7 @@ final class Measures {
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static int compare(Object a, Object b) {
     if (a instanceof byte[] x) {
-      return java.util.Arrays.compareUnsigned(x, (byte[]) b);
+      return Arrays.compareUnsigned(x, (byte[]) b);
     }
     return ((Comparable) a).compareTo(b);
   }

@@ -15,6 +15,10 @@ import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
+import dev.tributary.service.engine.QuarantineRows;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Objects;
 
 /**
  * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata
@@ -32,7 +36,7 @@ public final class StatefulProcessor implements RecordProcessor {
   private final ExchangeRecords exchange;
   private final String pipelineId;
   private long batchId;
-  private java.time.Instant batchStartedAt;
+  private Instant batchStartedAt;
   private final StatefulQuery query;
   private final StatefulPlan plan;
   private final CheckedRows checkedRows;
@@ -84,7 +88,7 @@ public final class StatefulProcessor implements RecordProcessor {
    */
   public static StatefulProcessor forExchange(String subPipelineId, StatefulPlan plan, ExchangeRecords exchange,
       ObjectStore checkpointStore, Path localDir) {
-    return new StatefulProcessor(subPipelineId, null, java.util.Objects.requireNonNull(exchange, "exchange"), plan,
+    return new StatefulProcessor(subPipelineId, null, Objects.requireNonNull(exchange, "exchange"), plan,
         checkpointStore, localDir);
   }
 
@@ -161,7 +165,7 @@ public final class StatefulProcessor implements RecordProcessor {
     }
     outputs.countInput();
     accept(((ExchangeRecords.Row) decoded).values(), 0, outputs, problem -> outputs.quarantine(
-        dev.tributary.service.engine.QuarantineRows.row(record, problem, pipelineId, batchId, batchStartedAt)));
+        QuarantineRows.row(record, problem, pipelineId, batchId, batchStartedAt)));
   }
 
   /**
@@ -228,7 +232,7 @@ public final class StatefulProcessor implements RecordProcessor {
 
   @Override
   public Map<String, Long> stateMetrics() {
-    Map<String, Long> m = new java.util.LinkedHashMap<>(query.metrics());
+    Map<String, Long> m = new LinkedHashMap<>(query.metrics());
     long dedupLate = emitter == null ? 0 : emitter.dedupLate;
     long aggregateLate = emitter == null ? 0 : emitter.aggregateLate;
     if (plan.deduplicates() && plan.hasWatermark()) {

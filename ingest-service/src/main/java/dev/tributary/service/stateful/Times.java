@@ -1,6 +1,7 @@
 package dev.tributary.service.stateful;
 
 import java.time.Instant;
+import java.time.Duration;
 
 /** Event times are handled as microseconds since the epoch, the precision of Delta timestamps. */
 final class Times {
@@ -14,7 +15,7 @@ final class Times {
     return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
   }
 
-  static long micros(java.time.Duration d) {
+  static long micros(Duration d) {
     return Math.addExact(Math.multiplyExact(d.getSeconds(), 1_000_000L), d.getNano() / 1000);
   }
 }

@@ -9,6 +9,8 @@ import dev.tributary.table.MergeTransaction;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.Snapshot;
 
 /**
  * The sink of update output mode: each batch's changed aggregate rows are merged into the table
@@ -35,7 +37,7 @@ public final class UpdateModeSink implements TableSink {
   }
 
   @Override
-  public dev.tributary.table.CommitCounters commitCounters() {
+  public CommitCounters commitCounters() {
     return table.counters();
   }
 
@@ -45,7 +47,7 @@ public final class UpdateModeSink implements TableSink {
   }
 
   @Override
-  public dev.tributary.table.Snapshot snapshot() throws IOException {
+  public Snapshot snapshot() throws IOException {
     return table.snapshot();
   }
 

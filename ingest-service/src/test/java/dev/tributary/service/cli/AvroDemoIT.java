@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.time.format.DateTimeParseException;
 
 /**
  * {@code tributary demo avro} end to end, in process: embedded broker and registry, the sample
@@ -100,7 +101,7 @@ class AvroDemoIT {
       Instant t = Instant.parse(e.get("event_time").asText());
       return e.get("order_id").asText() + "|" + e.get("customer_id").asText() + "|" + t + "|"
           + e.get("amount_cents").asLong();
-    } catch (java.time.format.DateTimeParseException malformed) {
+    } catch (DateTimeParseException malformed) {
       return null;
     }
   }

@@ -9,6 +9,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 
 /** The command line's contract: exit codes, messages on stderr, the printed plan. */
 class MainTest {
@@ -293,15 +304,15 @@ class MainTest {
   @Test
   void vacuumRefusesARetentionUnderSevenDaysUnlessTheCheckIsOff() throws Exception {
     Path table = dir.resolve("t");
-    var store = dev.tributary.storage.ObjectStores.open(table.toString(), null);
-    dev.tributary.table.DeltaTable.open(store, dev.tributary.table.TableOptions.defaults()).create(
-        new dev.tributary.table.types.StructType(java.util.List.of(new dev.tributary.table.types.StructField(
-            "order_id", dev.tributary.table.types.PrimitiveType.STRING, true))), java.util.List.of(),
-        java.util.Map.of());
+    var store = ObjectStores.open(table.toString(), null);
+    DeltaTable.open(store, TableOptions.defaults()).create(
+        new StructType(List.of(new StructField(
+            "order_id", PrimitiveType.STRING, true))), List.of(),
+        Map.of());
     Path orphan = table.resolve("part-00000-orphan.parquet");
     Files.write(orphan, new byte[] {1, 2, 3});
-    Files.setLastModifiedTime(orphan, java.nio.file.attribute.FileTime.from(
-        java.time.Instant.now().minus(java.time.Duration.ofHours(1))));
+    Files.setLastModifiedTime(orphan, FileTime.from(
+        Instant.now().minus(Duration.ofHours(1))));
     String yaml = VALID.replace("/tmp/tables/orders", table.toString())
         .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
         + "maintenance:\n  vacuum: { schedule: \"0 0 3 * * *\", retention: 1s%s }\n";

@@ -15,6 +15,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.Map;
 
 /** {@code run} against a registry that refuses its credentials exits 1 with the registry's answer. */
 class RegistryRefusedRunIT {
@@ -28,7 +29,7 @@ class RegistryRefusedRunIT {
       String topic = broker.createTopic("registry-refused-run", 1);
       byte[] value = new byte[] {0, 0, 0, 0, 0, 2, 'a'};
       System.arraycopy(ConfluentWireFormat.header(registry.register(topic + "-value", "AVRO", "\"string\"",
-          java.util.Map.of())), 0, value, 0, 5);
+          Map.of())), 0, value, 0, 5);
       try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
         producer.send(new ProducerRecord<>(topic, 0, null, value)).get();
       }

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.io.IOException;
 
 /**
  * The silver pipeline of the Delta source tests, wired by hand (no YAML): bronze {@code (id, name)}
@@ -66,7 +67,7 @@ public final class DeltaSilverRun {
     }
   }
 
-  private static ObjectStore open(Path dir, String name) throws java.io.IOException {
+  private static ObjectStore open(Path dir, String name) throws IOException {
     return ObjectStores.open(dir.resolve(name).toString(), null);
   }
 

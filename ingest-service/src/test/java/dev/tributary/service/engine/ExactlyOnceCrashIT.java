@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.concurrent.Future;
 
 /**
  * The exactly-once proof: a pipeline runs in a child JVM against a Kafka broker in another process,
@@ -150,7 +151,7 @@ class ExactlyOnceCrashIT {
       p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
       p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
       try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-        List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
         List<Boolean> malformed = new ArrayList<>();
         for (int i = 0; i < count; i++) {
           boolean bad = random.nextInt(20) == 0;

@@ -23,6 +23,7 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.assertj.core.groups.Tuple;
 
 /**
  * The stateful processor of a stage-2 sub-pipeline ({@link StatefulProcessor#forExchange}) over
@@ -101,8 +102,8 @@ class ExchangeProcessorTest {
 
       Batch noData = batch(p, 1, first.next(), OptionalLong.empty(), List.of());
       assertThat(noData.out()).extracting(r -> r[2], r -> r[3])
-          .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("click", 1L),
-              org.assertj.core.groups.Tuple.tuple("view", 1L));
+          .containsExactlyInAnyOrder(Tuple.tuple("click", 1L),
+              Tuple.tuple("view", 1L));
     }
   }
 

@@ -29,6 +29,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Scale-out with {@code source.kafka.assignment: group} on one machine: a broker in its own process,
@@ -228,8 +230,8 @@ class GroupScaleOutIT {
     return counts.values().stream().filter(c -> c > 1).count();
   }
 
-  private static java.util.Set<String> keys(Path table, int partitionColumn, int offsetColumn) throws Exception {
-    java.util.Set<String> keys = new java.util.HashSet<>();
+  private static Set<String> keys(Path table, int partitionColumn, int offsetColumn) throws Exception {
+    Set<String> keys = new HashSet<>();
     try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
       for (Object[] row : TableContents.rows(store)) {
         keys.add(row[partitionColumn] + "/" + row[offsetColumn]);

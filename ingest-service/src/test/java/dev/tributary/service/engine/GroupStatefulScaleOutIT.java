@@ -54,6 +54,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.util.Collection;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * Scale-out of the seed stateful query (dedup by (event_id, event_ts), 5-minute tumbling windows
@@ -355,7 +362,7 @@ class GroupStatefulScaleOutIT {
       if (line.startsWith("{\"pipeline\"")) {
         try {
           out.add(JSON.readTree(line));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException partial) {
+        } catch (JsonProcessingException partial) {
           // the line being written right now; the next look sees it whole
         }
       }
@@ -491,7 +498,7 @@ class GroupStatefulScaleOutIT {
    * remembers where each landed.
    */
   private void produceChunk(Set<Integer> partitions) throws Exception {
-    List<Integer> targets = new ArrayList<>(new java.util.TreeSet<>(partitions));
+    List<Integer> targets = new ArrayList<>(new TreeSet<>(partitions));
     List<Future<RecordMetadata>> sent = new ArrayList<>();
     List<Event> sentEvents = new ArrayList<>(); // null for a malformed record
     for (int i = 0; i < CHUNK; i++) {
@@ -535,8 +542,8 @@ class GroupStatefulScaleOutIT {
     Map<TopicPartition, OffsetAndMetadata> committed;
     try {
       committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof GroupIdNotFoundException) {
         return false; // no member has joined yet
       }
       throw e;
@@ -571,12 +578,12 @@ class GroupStatefulScaleOutIT {
   }
 
   /** The group's members; none before the group exists. */
-  private java.util.Collection<MemberDescription> members(String group) throws Exception {
+  private Collection<MemberDescription> members(String group) throws Exception {
     try {
       ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
       return d.members();
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof GroupIdNotFoundException) {
         return List.of();
       }
       throw e;
@@ -709,7 +716,7 @@ class GroupStatefulScaleOutIT {
       consumer.seekToBeginning(parts);
       Map<TopicPartition, Long> ends = new HashMap<>();
       admin.listOffsets(parts.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest())),
-          new org.apache.kafka.clients.admin.ListOffsetsOptions(org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
+          new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
           .all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
       long deadline = System.nanoTime() + AWAIT.toNanos();
       while (parts.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {

@@ -8,6 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.Awaitility;
 
 class PipelinedBatchWriterTest {
   /** Records what reaches it, and on which thread; can fail at a given row. */
@@ -89,11 +93,11 @@ class PipelinedBatchWriterTest {
 
   @Test
   void aWriterThreadStillBusyAfterCloseClosesTheTableOnlyWhenItEnds() throws Exception {
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicBoolean closedWhileWriting = new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.concurrent.atomic.AtomicBoolean inWrite = new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.concurrent.atomic.AtomicBoolean delegateClosed = new java.util.concurrent.atomic.AtomicBoolean();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch writing = new CountDownLatch(1);
+    AtomicBoolean closedWhileWriting = new AtomicBoolean();
+    AtomicBoolean inWrite = new AtomicBoolean();
+    AtomicBoolean delegateClosed = new AtomicBoolean();
     Recording stalled = new Recording(-1) {
       @Override
       public void write(Object[] row) throws IOException {
@@ -113,7 +117,7 @@ class PipelinedBatchWriterTest {
         delegateClosed.set(true);
       }
     };
-    var writer = new PipelinedBatchWriter(stalled, "stalled", java.time.Duration.ofMillis(50));
+    var writer = new PipelinedBatchWriter(stalled, "stalled", Duration.ofMillis(50));
     for (int i = 0; i < 2048; i++) {
       writer.write(new Object[] {i});
     }
@@ -123,7 +127,7 @@ class PipelinedBatchWriterTest {
     assertThat(delegateClosed).as("not closed under a running write").isFalse();
     release.countDown();
 
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilTrue(delegateClosed);
+    Awaitility.await().atMost(Duration.ofSeconds(30)).untilTrue(delegateClosed);
     assertThat(closedWhileWriting).isFalse();
   }
 }

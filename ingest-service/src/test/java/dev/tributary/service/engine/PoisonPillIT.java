@@ -32,6 +32,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * One record must never stop a pipeline: a corpus of poison records (values that parse but cannot
@@ -65,7 +71,7 @@ class PoisonPillIT {
   private Map<Long, Rec> send(String topic, List<Rec> records) throws Exception {
     Map<Long, Rec> byOffset = new TreeMap<>();
     try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
-      List<Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
       for (Rec r : records) {
         sent.add(producer.send(new ProducerRecord<>(topic, 0, r.kafkaTimestamp(), r.key(), r.value())));
       }
@@ -78,12 +84,12 @@ class PoisonPillIT {
 
   /** Kafka 4 refuses timestamps over an hour ahead by default; producers can still be configured to. */
   private void acceptAnyTimestamp(String topic) throws Exception {
-    try (org.apache.kafka.clients.admin.Admin admin = broker.admin()) {
-      var resource = new org.apache.kafka.common.config.ConfigResource(
-          org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
-      var op = new org.apache.kafka.clients.admin.AlterConfigOp(
-          new org.apache.kafka.clients.admin.ConfigEntry("message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE)),
-          org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET);
+    try (Admin admin = broker.admin()) {
+      var resource = new ConfigResource(
+          ConfigResource.Type.TOPIC, topic);
+      var op = new AlterConfigOp(
+          new ConfigEntry("message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE)),
+          AlterConfigOp.OpType.SET);
       admin.incrementalAlterConfigs(Map.of(resource, List.of(op))).all().get();
     }
   }
@@ -378,7 +384,7 @@ class PoisonPillIT {
         .isInstanceOf(BatchFailedException.class)
         .hasMessageStartingWith("Pipeline poison-storage: batch 0 (" + topic + "/0 offsets [0, 10)) failed; it is"
             + " replayed with the same offsets at the next start")
-        .hasCauseInstanceOf(java.io.IOException.class);
+        .hasCauseInstanceOf(IOException.class);
 
     Files.delete(blocked);
     runAvailableNow(spec);

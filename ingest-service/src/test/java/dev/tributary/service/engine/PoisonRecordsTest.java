@@ -21,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
+import java.util.Optional;
 
 /** The stateless processor sets aside a record the sink could not write, instead of failing the batch. */
 class PoisonRecordsTest {
@@ -46,7 +47,7 @@ class PoisonRecordsTest {
   private static ConsumerRecord<byte[], byte[]> record(long offset, long timestamp, String json) {
     return new ConsumerRecord<>("t", 0, offset, timestamp, TimestampType.CREATE_TIME, 0, json.length(),
         "k".getBytes(StandardCharsets.UTF_8), json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(),
-        java.util.Optional.empty());
+        Optional.empty());
   }
 
   @Test

@@ -26,6 +26,8 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The row entry point of the stateless processor: a table source's typed rows go through the
@@ -87,8 +89,8 @@ class RowProcessingTest {
     try (StatelessProcessor processor = StatelessProcessor.forRows("silver", "/lake/bronze", ORDERS, transforms,
         List.of(), joins)) {
       Map<String, String> recorded = processor.planBatch(0);
-      processor.beginBatch(new RecordProcessor.BatchContext(0, Instant.EPOCH, java.util.OptionalLong.empty(),
-          java.util.OptionalLong.empty(), java.util.Set.of(), recorded));
+      processor.beginBatch(new RecordProcessor.BatchContext(0, Instant.EPOCH, OptionalLong.empty(),
+          OptionalLong.empty(), Set.of(), recorded));
       Collected main = new Collected();
       BatchOutputs outputs = new BatchOutputs(main, new Collected(), null);
       processor.processRow(row(0, 1L, "c1"), outputs); // filtered

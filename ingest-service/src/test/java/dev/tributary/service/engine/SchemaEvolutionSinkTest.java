@@ -33,6 +33,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Schema evolution through the real sink and a real local Delta table: rescue, add-columns in the commit of
@@ -81,7 +83,7 @@ class SchemaEvolutionSinkTest {
   private ConsumerRecord<byte[], byte[]> record(String json) {
     byte[] value = json.getBytes(StandardCharsets.UTF_8);
     return new ConsumerRecord<>("orders", 0, offset++, 1000, TimestampType.CREATE_TIME, 0, value.length, null, value,
-        new RecordHeaders(), java.util.Optional.empty());
+        new RecordHeaders(), Optional.empty());
   }
 
   /** One batch through the pipelined writer, as the engine runs it; commit false: a crash before the commit. */
@@ -289,6 +291,6 @@ class SchemaEvolutionSinkTest {
   }
 
   private static List<Object> listOf(Object... values) {
-    return java.util.Arrays.asList(values);
+    return Arrays.asList(values);
   }
 }

@@ -66,7 +66,7 @@ class StatefulPartitionsTest {
   private static OptionalLong batch(RecordProcessor processor, long id, OptionalLong evict, OptionalLong late,
       Set<TopicPartition> backlogged, InMemoryBatchWriter lateRows, List<ConsumerRecord<byte[], byte[]>> records)
       throws Exception {
-    processor.beginBatch(new RecordProcessor.BatchContext(id, T0, evict, late, backlogged, java.util.Map.of()));
+    processor.beginBatch(new RecordProcessor.BatchContext(id, T0, evict, late, backlogged, Map.of()));
     BatchOutputs outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), lateRows);
     for (ConsumerRecord<byte[], byte[]> r : records) {
       processor.process(r, outputs);

@@ -26,6 +26,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 
 /** Stateless pipelines against a real broker and local-disk tables, driven in-process. */
 class StatelessPipelineIT {
@@ -191,7 +193,7 @@ class StatelessPipelineIT {
     broker.send(topic, 0, records(0, 20));
     ProgressLog progress = new ProgressLog(100);
     try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec(topic, "")),
-        new TriggerSpec.ProcessingTime(java.time.Duration.ofMillis(100)), progress)) {
+        new TriggerSpec.ProcessingTime(Duration.ofMillis(100)), progress)) {
       Thread runner = new Thread(() -> {
         try {
           run.run();
@@ -200,10 +202,10 @@ class StatelessPipelineIT {
         }
       });
       runner.start();
-      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+      Awaitility.await().atMost(Duration.ofSeconds(30))
           .until(() -> progress.last(100).stream().mapToLong(BatchProgress::inputRows).sum() == 20);
       broker.send(topic, 0, records(20, 35));
-      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+      Awaitility.await().atMost(Duration.ofSeconds(30))
           .until(() -> progress.last(100).stream().mapToLong(BatchProgress::inputRows).sum() == 35);
       run.stop();
       runner.join(30_000);

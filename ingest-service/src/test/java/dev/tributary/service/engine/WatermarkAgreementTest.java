@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import dev.tributary.table.Snapshot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
  * The agreed-watermark hook of the exclusive engine (docs/DESIGN.md, "Stateful pipelines in group
@@ -40,8 +43,8 @@ class WatermarkAgreementTest {
   private static Checkpoint open() {
     try {
       return Checkpoint.open(new InMemoryObjectStore(), "p", Map.of());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -195,7 +198,7 @@ class WatermarkAgreementTest {
     }
 
     @Override
-    public dev.tributary.table.Snapshot snapshot() {
+    public Snapshot snapshot() {
       throw new UnsupportedOperationException();
     }
 

@@ -54,6 +54,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.config.QuarantineLimit;
+import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.engine.QuarantineLimitExceededException;
+import java.time.Instant;
+import java.util.HashSet;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.IsolationLevel;
 
 /**
  * Stage 1 against a real broker: rows of the source topic reach the repartition topic exactly once
@@ -95,7 +104,7 @@ class ExchangeWriterIT {
     for (ConsumerRecord<byte[], byte[]> r : out) {
       if (a.records.decode(r.value()) instanceof ExchangeRecords.Row row) {
         assertThat(r.partition()).isEqualTo(Utils.toPositive(Utils.murmur2(r.key())) % a.records.partitions());
-        partitionsOfKey.computeIfAbsent((String) row.values()[1], k -> new java.util.HashSet<>()).add(r.partition());
+        partitionsOfKey.computeIfAbsent((String) row.values()[1], k -> new HashSet<>()).add(r.partition());
       }
     }
     assertThat(partitionsOfKey).hasSize(10).allSatisfy((k, ps) -> assertThat(ps).as(k).hasSize(1));
@@ -110,10 +119,10 @@ class ExchangeWriterIT {
     assertThat(maxMarker).hasSize(a.records.partitions())
         .allSatisfy((p, micros) -> assertThat(micros).isEqualTo(eventTimeMicros(199)));
     assertThat(a.writer.allPartitionsAtCeiling(ceiling)).isTrue();
-    List<dev.tributary.service.engine.BatchProgress> batches = a.progress.last(100);
+    List<BatchProgress> batches = a.progress.last(100);
     assertThat(batches).isNotEmpty().allSatisfy(b -> assertThat(b.pipeline()).isEqualTo(pipeline));
-    assertThat(batches.stream().mapToLong(dev.tributary.service.engine.BatchProgress::inputRows).sum()).isEqualTo(200);
-    assertThat(batches.stream().mapToLong(dev.tributary.service.engine.BatchProgress::outputRows).sum()).isEqualTo(200);
+    assertThat(batches.stream().mapToLong(BatchProgress::inputRows).sum()).isEqualTo(200);
+    assertThat(batches.stream().mapToLong(BatchProgress::outputRows).sum()).isEqualTo(200);
     // nothing more to do: no transaction at all
     ExchangeWriter.Outcome idle = a.writer.runBatch(ceiling);
     assertThat(idle.committed()).isFalse();
@@ -196,10 +205,10 @@ class ExchangeWriterIT {
     setUp();
     produce(0, 40, 5); // a fifth of the records is not JSON
     Instance limited = new Instance(Map.of(), new StartingOffsets.Earliest(),
-        Optional.of(new dev.tributary.config.QuarantineLimit(0.1)));
+        Optional.of(new QuarantineLimit(0.1)));
     Map<TopicPartition, Long> ceiling = ceiling(limited);
     assertThatThrownBy(() -> limited.writer.runBatch(ceiling))
-        .isInstanceOf(dev.tributary.service.engine.QuarantineLimitExceededException.class);
+        .isInstanceOf(QuarantineLimitExceededException.class);
 
     assertThat(quarantined()).isEmpty();
     assertThat(limited.source.committedOffsets(ceiling.keySet())).isEmpty();
@@ -261,11 +270,11 @@ class ExchangeWriterIT {
   }
 
   private static String eventTime(int i) {
-    return java.time.Instant.parse("2026-01-01T00:00:00Z").plusSeconds(i).toString();
+    return Instant.parse("2026-01-01T00:00:00Z").plusSeconds(i).toString();
   }
 
   private static long eventTimeMicros(int i) {
-    return java.time.Instant.parse(eventTime(i)).toEpochMilli() * 1000;
+    return Instant.parse(eventTime(i)).toEpochMilli() * 1000;
   }
 
   private static List<Integer> range(int from, int to) {
@@ -321,11 +330,11 @@ class ExchangeWriterIT {
 
   private Map<TopicPartition, Long> logEnds(List<TopicPartition> partitions) throws Exception {
     try (Admin admin = broker.admin()) {
-      Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-      partitions.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      partitions.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
       Map<TopicPartition, Long> out = new HashMap<>();
-      admin.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(
-          org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED)).all().get(30, TimeUnit.SECONDS)
+      admin.listOffsets(latest, new ListOffsetsOptions(
+          IsolationLevel.READ_UNCOMMITTED)).all().get(30, TimeUnit.SECONDS)
           .forEach((tp, info) -> out.put(tp, info.offset()));
       return out;
     }
@@ -409,7 +418,7 @@ class ExchangeWriterIT {
     final ExchangeFront front;
     final ExchangeRecords records;
     final ExchangeWriter writer;
-    final dev.tributary.service.engine.ProgressLog progress = new dev.tributary.service.engine.ProgressLog(100);
+    final ProgressLog progress = new ProgressLog(100);
     private final ObjectStore quarantineStore;
     private boolean closed;
 
@@ -422,7 +431,7 @@ class ExchangeWriterIT {
     }
 
     Instance(Map<String, String> extraProperties, StartingOffsets startingOffsets,
-        Optional<dev.tributary.config.QuarantineLimit> quarantineLimit) throws Exception {
+        Optional<QuarantineLimit> quarantineLimit) throws Exception {
       PipelineSpec spec = spec();
       CompiledPipeline compiled = PipelineFactory.compile(spec);
       Map<String, String> properties = new HashMap<>(Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"));

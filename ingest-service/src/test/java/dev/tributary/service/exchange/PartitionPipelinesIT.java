@@ -47,6 +47,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.Snapshot;
 
 /**
  * Stage 2 of a stateful group-mode pipeline against a real broker and local-disk tables: exchange
@@ -378,12 +380,12 @@ class PartitionPipelinesIT {
     }
 
     @Override
-    public dev.tributary.table.CommitCounters commitCounters() {
+    public CommitCounters commitCounters() {
       return sink.commitCounters();
     }
 
     @Override
-    public dev.tributary.table.Snapshot snapshot() throws IOException {
+    public Snapshot snapshot() throws IOException {
       return sink.snapshot();
     }
 

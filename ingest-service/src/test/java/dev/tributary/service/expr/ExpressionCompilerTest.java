@@ -159,9 +159,9 @@ class ExpressionCompilerTest {
     Boolean[] java = {true, false, null};
     for (int x = 0; x < 3; x++) {
       for (int y = 0; y < 3; y++) {
-        Boolean and = java[x] == Boolean.FALSE || java[y] == Boolean.FALSE ? Boolean.FALSE
+        Boolean and = Boolean.FALSE.equals(java[x]) || Boolean.FALSE.equals(java[y]) ? Boolean.FALSE
             : java[x] == null || java[y] == null ? null : Boolean.TRUE;
-        Boolean or = java[x] == Boolean.TRUE || java[y] == Boolean.TRUE ? Boolean.TRUE
+        Boolean or = Boolean.TRUE.equals(java[x]) || Boolean.TRUE.equals(java[y]) ? Boolean.TRUE
             : java[x] == null || java[y] == null ? null : Boolean.FALSE;
         assertThat(eval(values[x] + " AND " + values[y])).as(values[x] + " AND " + values[y]).isEqualTo(and);
         assertThat(eval(values[x] + " OR " + values[y])).as(values[x] + " OR " + values[y]).isEqualTo(or);

@@ -8,6 +8,8 @@ import dev.tributary.table.types.StructType;
 import java.util.Objects;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
+import java.util.function.Function;
 
 /**
  * Random arithmetic and boolean expressions over long, double and boolean columns (values
@@ -26,9 +28,9 @@ class ExpressionPropertyTest {
    * An expression and its reference evaluator. {@code intTyped}: only int literals below, so SQL
    * types it int (results are Longs here, compared numerically, and int overflow gives null).
    */
-  private record Gen(String sql, java.util.function.Function<Object[], Object> java,
+  private record Gen(String sql, Function<Object[], Object> java,
       boolean intTyped) {
-    Gen(String sql, java.util.function.Function<Object[], Object> java) {
+    Gen(String sql, Function<Object[], Object> java) {
       this(sql, java, false);
     }
   }
@@ -50,7 +52,7 @@ class ExpressionPropertyTest {
         Object expected = g.java().apply(row);
         Object actual = c.eval(row) instanceof Integer i ? (Object) i.longValue() : c.eval(row);
         if (!Objects.equals(expected, actual)) {
-          assertThat(actual).as("%s on %s", g.sql(), java.util.Arrays.toString(row))
+          assertThat(actual).as("%s on %s", g.sql(), Arrays.toString(row))
               .isEqualTo(expected);
         }
         compared++;

@@ -33,6 +33,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 
 /**
  * Stateless pipelines enriched by a local-disk Delta dimension table, against a real broker: left
@@ -173,7 +175,7 @@ class StreamJoinIT {
     ProgressLog progress = new ProgressLog(1000);
     PipelineSpec spec = PipelineParser.parse(file, Map.of());
     try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec),
-        new TriggerSpec.ProcessingTime(java.time.Duration.ofMillis(100)), progress)) {
+        new TriggerSpec.ProcessingTime(Duration.ofMillis(100)), progress)) {
       Thread runner = new Thread(() -> {
         try {
           run.run();
@@ -183,14 +185,14 @@ class StreamJoinIT {
       });
       runner.start();
       try {
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+        Awaitility.await().atMost(Duration.ofSeconds(30))
             .until(() -> outputRows(progress) == 1);
         orders(1, "c1");
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+        Awaitility.await().atMost(Duration.ofSeconds(30))
             .until(() -> outputRows(progress) == 2);
         long v2 = customers.replace(List.<Object[]>of(customer("c1", "platinum", "eu", 9)));
         orders(2, "c1");
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+        Awaitility.await().atMost(Duration.ofSeconds(30))
             .until(() -> outputRows(progress) == 3);
 
         assertThat(sink("running-join")).containsExactly(

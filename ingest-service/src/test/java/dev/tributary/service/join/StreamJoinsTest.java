@@ -18,6 +18,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.Arrays;
 
 /** The join operator over a real local-disk Delta dimension table. */
 class StreamJoinsTest {
@@ -45,7 +46,7 @@ class StreamJoinsTest {
   }
 
   private static List<List<Object>> apply(StreamJoins joins, Object[]... rows) {
-    return java.util.Arrays.stream(rows).flatMap(r -> joins.apply(r).stream()).map(java.util.Arrays::asList).toList();
+    return Arrays.stream(rows).flatMap(r -> joins.apply(r).stream()).map(Arrays::asList).toList();
   }
 
   @Test
@@ -60,8 +61,8 @@ class StreamJoinsTest {
           List.of(1L, "c1", "gold", "eu", 1L),
           List.of(2L, "c2", "silver", "us", 2L),
           List.of(2L, "c2", "bronze", "us", 3L),
-          java.util.Arrays.asList(3L, "c9", null, null, null),
-          java.util.Arrays.asList(4L, null, null, null, null));
+          Arrays.asList(3L, "c9", null, null, null),
+          Arrays.asList(4L, null, null, null, null));
     }
   }
 

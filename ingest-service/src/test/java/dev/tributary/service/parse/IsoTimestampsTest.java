@@ -7,6 +7,7 @@ import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import java.time.ZoneOffset;
 
 class IsoTimestampsTest {
 
@@ -56,7 +57,7 @@ class IsoTimestampsTest {
       offsetMinutes = Math.max(-18 * 60, Math.min(18 * 60, offsetMinutes));
       OffsetDateTime t = Instant.ofEpochSecond(Math.abs(seconds) % 253_000_000_000L,
               random.nextInt(1_000_000) * 1000L)
-          .atOffset(java.time.ZoneOffset.ofTotalSeconds(offsetMinutes * 60));
+          .atOffset(ZoneOffset.ofTotalSeconds(offsetMinutes * 60));
       String text = t.toString();
       if (t.getYear() > 9999) {
         continue;

@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
 
 /**
  * The seed query (watermark, dedup, 5-minute tumbling windows per type, append) with {@code
@@ -66,7 +68,7 @@ class GroupStatefulPipelineIT {
         .containsExactlyInAnyOrderElementsOf(events.malformed()).hasSize(600 / 40);
     // the sink was written by the sub-pipelines of the 4 repartition partitions, each with its own batch key
     try (ObjectStore store = ObjectStores.open(dir.resolve("seed-group/sink").toString(), null)) {
-      var txns = dev.tributary.table.DeltaTable.open(store, dev.tributary.table.TableOptions.defaults()).snapshot()
+      var txns = DeltaTable.open(store, TableOptions.defaults()).snapshot()
           .state().transactions().keySet();
       for (int n = 0; n < 4; n++) {
         String key = "seed-group." + n + "@";

@@ -25,6 +25,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.checkpoint.CheckpointMismatchException;
 
 /**
  * A new checkpoint on a table that already holds the pipeline's data (after a declaration change or
@@ -152,7 +153,7 @@ class NewCheckpointIT {
   @Test
   void switchingAnExclusiveCheckpointToGroupNeedsANewCheckpointThatContinuesAfterTheTable() throws Exception {
     assertThatThrownBy(() -> runAvailableNow(group("checkpoint-a", "table", "earliest")))
-        .isInstanceOf(dev.tributary.checkpoint.CheckpointMismatchException.class)
+        .isInstanceOf(CheckpointMismatchException.class)
         .hasMessageContaining("source.assignment");
     assertThatThrownBy(() -> runAvailableNow(group("checkpoint-g", "table", "earliest")))
         .isInstanceOf(TableWrittenByAnotherCheckpointException.class)

@@ -14,6 +14,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.nio.file.Files;
 
 /** The client against a registry speaking the Confluent REST API in a child process. */
 class SchemaRegistryClientTest {
@@ -147,7 +148,7 @@ class SchemaRegistryClientTest {
   @Test
   void refusesACaFileThatHoldsNoCertificate() throws Exception {
     Path pem = dir.resolve("ca.pem");
-    java.nio.file.Files.writeString(pem, "not a certificate");
+    Files.writeString(pem, "not a certificate");
     RegistrySpec spec = new RegistrySpec("https://127.0.0.1:1", Optional.empty(), Optional.empty(),
         Optional.of(pem.toString()), Duration.ofSeconds(5));
 

@@ -6,6 +6,7 @@ import dev.tributary.service.server.ApiAccessFilter.Decision;
 import java.net.InetAddress;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import java.net.UnknownHostException;
 
 /**
  * The access rules of every endpoint, for a client on loopback and one elsewhere (addresses are
@@ -19,7 +20,7 @@ class ApiAccessFilterTest {
   private static InetAddress address(String literal) {
     try {
       return InetAddress.getByName(literal);
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -34,6 +34,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The broker dies under a running service: {@code tributary serve} (a child JVM) runs a
@@ -124,7 +127,7 @@ class BrokerRestartIT {
 
     Map<String, Long> topic = topicContents();
     assertThat(topic).hasSize((int) producing.sent.get());
-    assertThat(new java.util.HashSet<>(topic.values())).as("every id in the topic once (idempotent producer)")
+    assertThat(new HashSet<>(topic.values())).as("every id in the topic once (idempotent producer)")
         .hasSize(topic.size());
     await("the pipeline catches up after the outage").atMost(SLOW).pollInterval(Duration.ofMillis(500))
         .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
@@ -187,7 +190,7 @@ class BrokerRestartIT {
     try {
       List<String> lines = Files.readAllLines(serveLog, StandardCharsets.UTF_8);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return "(no log: " + e + ")";
     }
   }
@@ -234,7 +237,7 @@ class BrokerRestartIT {
         long nextRound = System.nanoTime();
         while (!stopNow.get() && sent.get() < stopAt.get()) {
           nextRound += ROUND.toNanos();
-          java.util.concurrent.locks.LockSupport.parkNanos(nextRound - System.nanoTime()); // pacing, not a wait for a result
+          LockSupport.parkNanos(nextRound - System.nanoTime()); // pacing, not a wait for a result
           for (int i = 0; i < 100; i++) {
             long id = sent.getAndIncrement();
             String value = "{\"id\":" + id + ",\"page\":\"/p" + (id % 7) + "\"}";

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.awaitility.Awaitility;
 
 /**
  * The REST API's {@code groups}: absent in exclusive assignment; in group assignment, a broker that
@@ -53,7 +54,7 @@ class ConsumerGroupsTest {
     });
 
     // once the failed request has completed, its outcome is reused for the cache period
-    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
       groups.of(p);
       return groups.requests() == 1 && groups.of(p).get(0).error() != null;
     });

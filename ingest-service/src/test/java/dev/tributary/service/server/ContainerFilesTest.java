@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.HashMap;
 
 /**
  * What the container files promise, checked without a Docker engine: docker-compose.yml publishes
@@ -126,7 +127,7 @@ class ContainerFilesTest {
 
   /** What the entrypoint executes, with {@code echo} standing in for java. */
   private String entrypoint(Path cgroup, Map<String, String> env) throws Exception {
-    Map<String, String> all = new java.util.HashMap<>(env);
+    Map<String, String> all = new HashMap<>(env);
     all.put("TRIBUTARY_CGROUP_ROOT", cgroup.toString());
     all.put("TRIBUTARY_JAVA", "echo");
     Result result = run(List.of("bash", ROOT.resolve("deploy/docker/entrypoint.sh").toString(), "serve",

@@ -11,6 +11,11 @@ import java.io.IOException;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
+import dev.tributary.checkpoint.OffsetRange;
+import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.service.engine.BatchFailedException;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
 
 class FailuresTest {
 
@@ -25,12 +30,12 @@ class FailuresTest {
 
   @Test
   void aBatchFailureIsAsPermanentAsItsCauseAndDescribedWithIt() {
-    var ranges = java.util.Map.of(new dev.tributary.checkpoint.SourcePartition("t", 0),
-        new dev.tributary.checkpoint.OffsetRange(5, 10));
-    var loss = new dev.tributary.service.engine.BatchFailedException("p", 2, ranges,
+    var ranges = Map.of(new SourcePartition("t", 0),
+        new OffsetRange(5, 10));
+    var loss = new BatchFailedException("p", 2, ranges,
         new DataLossException("p", new TopicPartition("t", 0), 5, 10));
     assertThat(Failures.permanent(loss)).isTrue();
-    var storage = new dev.tributary.service.engine.BatchFailedException("p", 2, ranges, new IOException("disk full"));
+    var storage = new BatchFailedException("p", 2, ranges, new IOException("disk full"));
     assertThat(Failures.permanent(storage)).isFalse();
     assertThat(Failures.describe(storage, Secrets.NONE)).isEqualTo("Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
         + " with the same offsets at the next start (a table that already committed it skips it). (caused by: disk full)");
@@ -39,7 +44,7 @@ class FailuresTest {
   @Test
   void everythingElseIsTransient() {
     assertThat(Failures.permanent(new IOException("connection refused"))).isFalse();
-    assertThat(Failures.permanent(new IllegalStateException("x", new java.util.concurrent.TimeoutException()))).isFalse();
+    assertThat(Failures.permanent(new IllegalStateException("x", new TimeoutException()))).isFalse();
   }
 
   @Test
@@ -56,7 +61,7 @@ class FailuresTest {
   void masksThePipelinesSecretsInTheDescription() {
     IOException root = new IOException("Unable to connect to http://minio-secret-host:9000");
     assertThat(Failures.describe(new IllegalStateException("cannot write batch 3", root),
-        Secrets.of(java.util.List.of("minio-secret-host"))))
+        Secrets.of(List.of("minio-secret-host"))))
         .isEqualTo("cannot write batch 3 (caused by: Unable to connect to http://******:9000)");
   }
 }

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
+import java.util.concurrent.AbstractExecutorService;
 
 /**
  * Health checks cost the brokers and stores the same whatever the request rate: one check per
@@ -104,7 +105,7 @@ class HealthChecksTest {
   @Test
   void aCheckThatCompletesAtOnceIsAnsweredToo() throws Exception {
     // Runs each check on the calling thread: it has completed before the request waits for it.
-    ExecutorService inline = new java.util.concurrent.AbstractExecutorService() {
+    ExecutorService inline = new AbstractExecutorService() {
       private volatile boolean shutdown;
 
       @Override

@@ -23,6 +23,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import java.util.ArrayList;
+import java.util.Optional;
 
 /**
  * The supervisor's protocol with scripted runs standing in for the engine (the engine itself is
@@ -32,7 +34,7 @@ import org.junit.jupiter.api.Test;
 class ManagedPipelineTest {
   private static final Backoff FAST = new Backoff(Duration.ofMillis(5), Duration.ofMillis(20));
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final List<ManagedPipeline> started = new java.util.ArrayList<>();
+  private final List<ManagedPipeline> started = new ArrayList<>();
 
   @AfterEach
   void stopAll() throws InterruptedException {
@@ -261,7 +263,7 @@ class ManagedPipelineTest {
 
   @Test
   void anInvalidFileIsFailedAndNeverRuns() {
-    ManagedPipeline p = ManagedPipeline.invalid("bad", Path.of("bad.yaml"), java.util.Optional.empty(),
+    ManagedPipeline p = ManagedPipeline.invalid("bad", Path.of("bad.yaml"), Optional.empty(),
         "bad.yaml:3:1: unknown key 'sorce'", Clock.systemUTC());
     assertThat(p.start(TriggerSpec.DEFAULT)).isEqualTo(ManagedPipeline.StartOutcome.NOT_RUNNABLE);
     assertThat(p.status().state()).isEqualTo(PipelineState.FAILED);

@@ -11,6 +11,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
+import java.util.stream.IntStream;
 
 /**
  * A group member's rebalances are counted by kind, and its partitions-owned gauge follows its
@@ -56,11 +58,11 @@ class RebalanceMetricsTest {
   }
 
   private static List<SourcePartition> partitions(int... numbers) {
-    return java.util.Arrays.stream(numbers).mapToObj(n -> new SourcePartition("orders", n)).toList();
+    return Arrays.stream(numbers).mapToObj(n -> new SourcePartition("orders", n)).toList();
   }
 
   private static BatchProgress batchOver(int partitions) {
-    List<BatchProgress.PartitionProgress> planned = java.util.stream.IntStream.range(0, partitions)
+    List<BatchProgress.PartitionProgress> planned = IntStream.range(0, partitions)
         .mapToObj(p -> new BatchProgress.PartitionProgress("orders", p, 0, 1, 1)).toList();
     return new BatchProgress("orders", 1, false, Instant.now(), 1, 1, 0, 0, 0, 1, 1, 5, Map.of("plan", 1L), planned, 2,
         null, List.of(), Map.of(), 0, 0, Map.of());

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
+import java.util.TreeMap;
 
 /**
  * Known secrets go through every path that reports a problem: validation errors (a malformed
@@ -135,7 +137,7 @@ class SecretsNeverShownIT {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return "(no log: " + e + ")";
     }
   }
@@ -162,7 +164,7 @@ class SecretsNeverShownIT {
         });
 
     JsonNode list = JSON.readTree(get(http, "/api/pipelines", auth));
-    Map<String, String> reasons = new java.util.TreeMap<>();
+    Map<String, String> reasons = new TreeMap<>();
     for (JsonNode p : list) {
       reasons.put(p.get("id").asText(), p.get("reason").asText());
       get(http, "/api/pipelines/" + p.get("id").asText() + "?last=100", auth);

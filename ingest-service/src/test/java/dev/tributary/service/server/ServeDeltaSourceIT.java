@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
 
 /**
  * {@code tributary serve} (a child JVM) runs a pipeline whose source is a Delta table ({@code
@@ -158,7 +159,7 @@ class ServeDeltaSourceIT {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return "(no log: " + e + ")";
     }
   }

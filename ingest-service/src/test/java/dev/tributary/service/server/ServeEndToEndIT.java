@@ -37,6 +37,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
+import java.util.UUID;
 
 /**
  * The docker-compose topology without Docker: a real Kafka broker process, the S3 test server and
@@ -47,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ServeEndToEndIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String TOKEN = "e2e-token-" + java.util.UUID.randomUUID();
+  private static final String TOKEN = "e2e-token-" + UUID.randomUUID();
   private static final String AUTH = "Bearer " + TOKEN;
   private static final Duration SLOW = Duration.ofMinutes(3);
 
@@ -143,7 +145,7 @@ class ServeEndToEndIT {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return "(no log: " + e + ")";
     }
   }

@@ -38,6 +38,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.apache.kafka.clients.admin.OffsetSpec;
 
 /**
  * Two {@code tributary serve} processes (child JVMs) run the same stateless pipeline with {@code
@@ -234,10 +238,10 @@ class ServeGroupModeIT {
       broker.send(topic, p, values);
     }
     try (Admin admin = broker.admin()) {
-      var latest = admin.listOffsets(allTopicPartitions().stream().collect(java.util.stream.Collectors.toMap(tp -> tp,
-          tp -> org.apache.kafka.clients.admin.OffsetSpec.latest()))).all().get();
+      var latest = admin.listOffsets(allTopicPartitions().stream().collect(Collectors.toMap(tp -> tp,
+          tp -> OffsetSpec.latest()))).all().get();
       produced.clear();
-      latest.forEach((tp, info) -> java.util.stream.LongStream.range(0, info.offset())
+      latest.forEach((tp, info) -> LongStream.range(0, info.offset())
           .forEach(o -> produced.add(tp.partition() + "/" + o)));
     } catch (Exception e) {
       throw new IllegalStateException(e);
@@ -380,7 +384,7 @@ class ServeGroupModeIT {
       try {
         List<String> lines = Files.readAllLines(logFile);
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         return "(no log: " + e + ")";
       }
     }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.config.PipelineSpec;
 
 /** Loading a folder: bad files become FAILED entries with their reason, never a failed service. */
 class ServedPipelinesTest {
@@ -109,7 +110,7 @@ class ServedPipelinesTest {
     // Each stage of loading throws something no "catch (RuntimeException)" catches, or a bug's exception.
     ServedPipelines.Loader failing = new ServedPipelines.Loader() {
       @Override
-      public dev.tributary.config.PipelineSpec parse(Path file) {
+      public PipelineSpec parse(Path file) {
         if (file.getFileName().toString().equals("b.yaml")) {
           throw new StackOverflowError();
         }
@@ -117,7 +118,7 @@ class ServedPipelinesTest {
       }
 
       @Override
-      public PipelineLauncher compile(dev.tributary.config.PipelineSpec spec) {
+      public PipelineLauncher compile(PipelineSpec spec) {
         if (spec.id().equals("heavy")) {
           throw new OutOfMemoryError("Java heap space");
         }

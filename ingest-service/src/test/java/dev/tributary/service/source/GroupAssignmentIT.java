@@ -24,6 +24,8 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import dev.tributary.service.engine.RangeRevokedException;
+import dev.tributary.table.stream.SourceRow;
 
 /**
  * Planning over an assignment subset: Kafka sources in group assignment (each on its own thread,
@@ -87,9 +89,9 @@ class GroupAssignmentIT {
                 }
 
                 @Override
-                public void row(dev.tributary.table.stream.SourceRow row) {}
+                public void row(SourceRow row) {}
               });
-            } catch (dev.tributary.service.engine.RangeRevokedException moved) {
+            } catch (RangeRevokedException moved) {
               // a rebalance took a partition mid-read: plan again, as the engine does
             }
             source.idle(Duration.ofMillis(100));

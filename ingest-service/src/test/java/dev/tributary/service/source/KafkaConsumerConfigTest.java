@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.Test;
+import dev.tributary.config.Assignment;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 
 /** The consumer settings: our defaults, what users may override, what they may not. */
 class KafkaConsumerConfigTest {
@@ -48,7 +50,7 @@ class KafkaConsumerConfigTest {
         .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     assertThat(group)
         .containsEntry(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-            org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName())
+            CooperativeStickyAssignor.class.getName())
         .containsEntry(ConsumerConfig.GROUP_ID_CONFIG, "tributary-orders")
         .containsEntry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false)
         .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none")
@@ -60,6 +62,6 @@ class KafkaConsumerConfigTest {
   private static KafkaSourceSettings groupSettings(Map<String, String> properties) {
     return new KafkaSourceSettings("orders", "broker:9092", List.of("t"), Optional.empty(),
         new StartingOffsets.Earliest(), OptionalLong.empty(), true, properties, Duration.ofSeconds(20),
-        dev.tributary.config.Assignment.GROUP);
+        Assignment.GROUP);
   }
 }

@@ -18,6 +18,10 @@ import java.util.OptionalLong;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
+import dev.tributary.service.engine.BatchRange;
+import dev.tributary.service.engine.PlannedBatch;
+import java.util.HashMap;
+import java.util.regex.Pattern;
 
 class KafkaSourceIT {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
@@ -64,7 +68,7 @@ class KafkaSourceIT {
     broker.send(topic, 1, values("b", 2000));
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
       SourcePlan plan = source.plan(Map.of(), true, Map.of());
-      Map<TopicPartition, OffsetRange> ranges = new java.util.HashMap<>(plan.ranges());
+      Map<TopicPartition, OffsetRange> ranges = new HashMap<>(plan.ranges());
       ranges.put(new TopicPartition(topic, 0), new OffsetRange(100, 3000));
       for (int attempt = 0; attempt < 2; attempt++) {
         List<String> read = new ArrayList<>();
@@ -139,7 +143,7 @@ class KafkaSourceIT {
     String first = broker.createTopic(prefix + "-a", 1);
     broker.send(first, 0, values("a", 3));
     var settings = new KafkaSourceSettings("p3", broker.bootstrapServers(), List.of(),
-        Optional.of(java.util.regex.Pattern.compile(prefix + "-.*")), new StartingOffsets.Latest(),
+        Optional.of(Pattern.compile(prefix + "-.*")), new StartingOffsets.Latest(),
         OptionalLong.empty(), true, Map.of(), Duration.ofSeconds(20));
     try (KafkaSource source = new KafkaSource(settings)) {
       SourcePlan plan = source.plan(Map.of(), true, Map.of());
@@ -174,12 +178,12 @@ class KafkaSourceIT {
     String topic = broker.createTopic("replay-lag", 1);
     broker.send(topic, 0, values("a", 30));
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.of(10), true))) {
-      dev.tributary.service.engine.PlannedBatch planned = source.plan(
-          dev.tributary.service.engine.BatchRange.startingAt(Map.of()), true);
+      PlannedBatch planned = source.plan(
+          BatchRange.startingAt(Map.of()), true);
       assertThat(planned.progress()).singleElement().satisfies(p -> assertThat(p.lag()).isEqualTo(20));
       broker.send(topic, 0, values("b", 5)); // after the plan, before the replay
 
-      dev.tributary.service.engine.PlannedBatch replayed = source.replayed(planned.range());
+      PlannedBatch replayed = source.replayed(planned.range());
       assertThat(replayed.range()).isEqualTo(planned.range());
       assertThat(replayed.hasInput()).isTrue();
       assertThat(replayed.progress()).singleElement().satisfies(p -> {

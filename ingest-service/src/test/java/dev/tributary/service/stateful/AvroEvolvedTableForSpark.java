@@ -19,6 +19,7 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import dev.tributary.config.PipelineSpec;
 
 /**
  * For {@link SparkInteropIT} (one Spark start for every Spark read): Spark 4 + Delta 4 read a sink table that Avro schema evolution changed: a writer schema v2 brings a
@@ -107,7 +108,7 @@ final class AvroEvolvedTableForSpark {
     }
   }
 
-  private static void run(dev.tributary.config.PipelineSpec spec) throws Exception {
+  private static void run(PipelineSpec spec) throws Exception {
     try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
         new ProgressLog(10))) {
       run.run();

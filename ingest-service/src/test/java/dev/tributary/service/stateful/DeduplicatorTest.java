@@ -15,6 +15,7 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.time.Instant;
 
 /**
  * The deduplicator's chunked path (filter, batched lookups, the worker thread) against a plain
@@ -92,7 +93,7 @@ class DeduplicatorTest {
         for (DedupStage.Done done : stage.drain()) {
           collect(done, survivors);
         }
-        assertThat(survivors).extracting(r -> r[0] + "@" + Times.micros((java.time.Instant) r[1]))
+        assertThat(survivors).extracting(r -> r[0] + "@" + Times.micros((Instant) r[1]))
             .as("%s batch %d", expiry, batch).containsExactlyElementsOf(expected);
         store.commit(batch);
       }

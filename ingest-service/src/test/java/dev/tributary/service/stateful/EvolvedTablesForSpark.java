@@ -12,6 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.interop.KernelReader;
 
 /**
  * For {@link SparkInteropIT} (one Spark start for every Spark read): Spark 4 + Delta 4 read a sink table that schema evolution changed: {@code _rescued_data} and a
@@ -59,8 +64,8 @@ final class EvolvedTablesForSpark {
     run(widening(widenTopic, "long"));
     run(widening(widenTopic, "long")); // a restart finds it widened
     assertThat(version(widenedTable)).isEqualTo(beforeWidening + 2);
-    try (var store = dev.tributary.storage.ObjectStores.open(widenedTable.toString(), null)) {
-      var kernel = new dev.tributary.table.interop.KernelReader(store);
+    try (var store = ObjectStores.open(widenedTable.toString(), null)) {
+      var kernel = new KernelReader(store);
       int amount = kernel.columnNames().indexOf("amount");
       assertThat(kernel.rows()).extracting(r -> r[amount])
           .containsExactlyInAnyOrder(7L, -8L, 3_000_000_000L); // Delta Kernel reads the INT32 file as long too
@@ -91,7 +96,7 @@ final class EvolvedTablesForSpark {
   }
 
   /** A plain pipeline (no schema evolution) declaring {@code amount} as {@code amountType}. */
-  private dev.tributary.config.PipelineSpec widening(String topic, String amountType) {
+  private PipelineSpec widening(String topic, String amountType) {
     return PipelineParser.parse("""
         pipeline: widened-spark
         source:
@@ -106,15 +111,15 @@ final class EvolvedTablesForSpark {
   }
 
   private static long version(Path table) throws Exception {
-    try (var store = dev.tributary.storage.ObjectStores.open(table.toString(), null)) {
-      var snapshot = dev.tributary.table.DeltaTable.open(store, dev.tributary.table.TableOptions.defaults()).snapshot();
+    try (var store = ObjectStores.open(table.toString(), null)) {
+      var snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
       assertThat(snapshot.state().protocol().supports("typeWidening"))
           .as("typeWidening at version %s", snapshot.version()).isEqualTo(snapshot.version() > 1);
       return snapshot.version();
     }
   }
 
-  private static void run(dev.tributary.config.PipelineSpec spec) throws Exception {
+  private static void run(PipelineSpec spec) throws Exception {
     try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
         new ProgressLog(10))) {
       run.run();

@@ -24,6 +24,8 @@ import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Stage 1's front: the checked input rows of the stateful operators, as the single-instance
@@ -82,7 +84,7 @@ class ExchangeFrontTest {
   private static ConsumerRecord<byte[], byte[]> record(long offset, String json) {
     byte[] value = json.getBytes(StandardCharsets.UTF_8);
     return new ConsumerRecord<>("events", 3, offset, T.toEpochMilli(), TimestampType.CREATE_TIME, 0, value.length,
-        null, value, new RecordHeaders(), java.util.Optional.empty());
+        null, value, new RecordHeaders(), Optional.empty());
   }
 
   @Test
@@ -154,7 +156,7 @@ class ExchangeFrontTest {
     Map<String, String> versions = front.planBatch(1);
     assertThat(versions).isNotEmpty();
     front.beginBatch(RecordProcessor.BatchContext.of(1, T, OptionalLong.empty(), OptionalLong.empty(),
-        java.util.Set.of(), versions));
+        Set.of(), versions));
     process(0, "{\"event_id\":\"e1\",\"customer_id\":\"c9\",\"event_ts\":\"2026-01-01T00:05:00Z\"}");
     process(1, "{\"event_id\":\"e2\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:06:00Z\"}");
 

@@ -10,6 +10,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
 
 class ExchangeRecordsTest {
   private static final String SEED = """
@@ -56,8 +59,8 @@ class ExchangeRecordsTest {
 
   @Test
   void everyValueTypeOfARowSurvivesTheExchange() {
-    Object[] values = {null, "s\u00e9", 7, 8L, -0.5, true, java.time.Instant.parse("2026-01-02T03:04:05.123456Z"),
-        java.time.LocalDate.of(2026, 2, 3), new byte[] {1, 2, 3}, new java.math.BigDecimal("-12.340"),
+    Object[] values = {null, "s\u00e9", 7, 8L, -0.5, true, Instant.parse("2026-01-02T03:04:05.123456Z"),
+        LocalDate.of(2026, 2, 3), new byte[] {1, 2, 3}, new BigDecimal("-12.340"),
         new Object[] {"nested", new Object[] {1L, null}}};
     Codec.Writer w = new Codec.Writer();
     for (Object v : values) {

@@ -10,6 +10,8 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.config.PipelineParser;
+import java.util.Map;
 
 /**
  * Spark's per-operator late rules, on hand-checked inputs: a window aggregation judges each
@@ -175,7 +177,7 @@ class LateRulesTest {
         sink: { delta: { path: /tmp/unused } }
         checkpoint: /tmp/unused-checkpoint
         """;
-    StatefulPlan plan = PipelineFactory.compile(dev.tributary.config.PipelineParser.parse(yaml, "o.yaml", java.util.Map.of()))
+    StatefulPlan plan = PipelineFactory.compile(PipelineParser.parse(yaml, "o.yaml", Map.of()))
         .stateful().orElseThrow();
     try (QueryRunner r = new QueryRunner(plan, dir.resolve("other-column"))) {
       r.batch(rows(new Object[] {"a", time(20, 0), time(1, 0), "events", 0, 0L, NOON}), QueryRunner.Crash.NONE);

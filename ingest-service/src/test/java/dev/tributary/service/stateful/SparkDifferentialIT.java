@@ -415,7 +415,7 @@ class SparkDifferentialIT {
    */
   static boolean approxAgree(Long a, Long b) {
     if (a == null || b == null) {
-      return a == b;
+      return a == null && b == null;
     }
     return Math.abs(a - b) <= (long) Math.floor(3 * RSD * Math.max(a, b));
   }

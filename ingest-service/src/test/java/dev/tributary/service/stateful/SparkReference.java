@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import java.io.File;
+import java.nio.file.StandardCopyOption;
 
 /**
  * Runs real Spark (src/test/spark/SparkJudge.java) in a child JVM on its own classpath, resolved by
@@ -43,7 +45,7 @@ final class SparkReference {
     Path cached = CACHE.resolve("spark-" + key + ".classpath");
     if (Files.exists(cached)) {
       String cp = Files.readString(cached).strip();
-      if (Arrays.stream(cp.split(java.io.File.pathSeparator)).allMatch(j -> Files.exists(Path.of(j)))) {
+      if (Arrays.stream(cp.split(File.pathSeparator)).allMatch(j -> Files.exists(Path.of(j)))) {
         return cp;
       }
     }
@@ -71,7 +73,7 @@ final class SparkReference {
       throw new IllegalStateException("cannot resolve the Spark classpath with `" + String.join(" ", command)
           + "` (exit " + mvn.exitValue() + "):\n" + output);
     }
-    Files.move(partial, cached, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.move(partial, cached, StandardCopyOption.REPLACE_EXISTING);
     return Files.readString(cached).strip();
   }
 
@@ -89,7 +91,7 @@ final class SparkReference {
 
   /** The JVM options Spark's launcher adds on Java 17+, read from the resolved launcher jar. */
   static List<String> moduleOptions(String classpath) throws Exception {
-    URL[] launcher = Arrays.stream(classpath.split(java.io.File.pathSeparator))
+    URL[] launcher = Arrays.stream(classpath.split(File.pathSeparator))
         .filter(j -> Path.of(j).getFileName().toString().startsWith("spark-launcher_"))
         .map(j -> {
           try {
@@ -139,7 +141,7 @@ final class SparkReference {
     // the temporary directory goes with the test: keep the last log where a developer looks
     Files.createDirectories(CACHE);
     Path kept = CACHE.resolve("last-spark.log").toAbsolutePath();
-    Files.copy(log, kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(log, kept, StandardCopyOption.REPLACE_EXISTING);
     if (!exited) {
       throw new IllegalStateException("Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
     }

@@ -14,6 +14,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.storage.ObjectStores;
+import java.math.BigDecimal;
+import java.util.OptionalLong;
+import java.util.Random;
 
 /**
  * Large state off the heap: deduplication of {@code -Dstate.keys} (default 10 million) distinct
@@ -39,7 +43,7 @@ class StateScaleBench {
         """, "scale.yaml", Map.of());
     StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    StatefulQuery query = new StatefulQuery(plan, dev.tributary.storage.ObjectStores.open(
+    StatefulQuery query = new StatefulQuery(plan, ObjectStores.open(
         Files.createDirectories(dir.resolve("checkpoint")).toString(), null), dir.resolve("local"));
     long[] out = new long[1];
     Emitter emitter = new Emitter() {
@@ -58,7 +62,7 @@ class StateScaleBench {
     long maxHeap = 0;
     long batchId = 0;
     for (long next = 0; next < keys; batchId++) {
-      query.begin(batchId, java.util.OptionalLong.empty(), java.util.OptionalLong.empty());
+      query.begin(batchId, OptionalLong.empty(), OptionalLong.empty());
       long end = Math.min(keys, next + batch);
       for (; next < end; next++) {
         query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, 0, emitter);
@@ -95,7 +99,7 @@ class StateScaleBench {
         "seed.yaml", Map.of());
     StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
     List<String> columns = plan.inputSchema().fieldNames();
-    StatefulQuery query = new StatefulQuery(plan, dev.tributary.storage.ObjectStores.open(
+    StatefulQuery query = new StatefulQuery(plan, ObjectStores.open(
         Files.createDirectories(dir.resolve("checkpoint")).toString(), null), dir.resolve("local"));
     long[] out = new long[1];
     Emitter emitter = new Emitter() {
@@ -110,11 +114,11 @@ class StateScaleBench {
       @Override
       public void filtered() {}
     };
-    java.util.Random random = new java.util.Random(1);
+    Random random = new Random(1);
     String[] types = {"view", "click", "purchase", "refund"};
     Instant start = Instant.parse("2026-11-01T00:00:00Z");
-    java.util.OptionalLong watermark = java.util.OptionalLong.empty();
-    java.util.OptionalLong lateWatermark = java.util.OptionalLong.empty();
+    OptionalLong watermark = OptionalLong.empty();
+    OptionalLong lateWatermark = OptionalLong.empty();
     long began = System.nanoTime();
     int batchId = 0;
     for (int i = 0; i < events; batchId++) {
@@ -126,7 +130,7 @@ class StateScaleBench {
         row[columns.indexOf("event_id")] = "e-" + id;
         row[columns.indexOf("event_type")] = types[id % 4];
         row[columns.indexOf("event_ts")] = start.plusMillis(id * 10L + (id * 7919L) % 5000);
-        row[columns.indexOf("amount")] = java.math.BigDecimal.valueOf(id % 100_000, 2);
+        row[columns.indexOf("amount")] = BigDecimal.valueOf(id % 100_000, 2);
         query.accept(row, 0, emitter);
       }
       query.end(emitter);

@@ -16,6 +16,13 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.tributary.config.Measure;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.nio.file.Files;
+import java.util.LinkedHashMap;
+import java.util.stream.Stream;
 
 /** Each operator on small hand-checked inputs: watermark, dedup, tumbling/sliding/session windows, modes. */
 class StatefulOperatorsTest {
@@ -135,9 +142,9 @@ class StatefulOperatorsTest {
 
   @Test
   void aLongSumBeyondTheLongRangeIsNullNotWrappedAndComesBackWhenItFitsAgain() {
-    Measures m = new Measures(new java.util.LinkedHashMap<>(Map.of("total", dev.tributary.config.Measure.parse("sum(n)"))),
-        dev.tributary.table.types.StructType.of(dev.tributary.table.types.StructField.nullable("n",
-            dev.tributary.table.types.PrimitiveType.LONG)), new ArrayList<>());
+    Measures m = new Measures(new LinkedHashMap<>(Map.of("total", Measure.parse("sum(n)"))),
+        StructType.of(StructField.nullable("n",
+            PrimitiveType.LONG)), new ArrayList<>());
     Object[] buffer = m.newBuffer();
     m.add(buffer, new Object[] {Long.MAX_VALUE});
     m.add(buffer, new Object[] {1L});
@@ -213,7 +220,7 @@ class StatefulOperatorsTest {
       r.batch(rows(event("e44", "u", "click", 44, "1", 1)), QueryRunner.Crash.NONE);
       assertThat(r.metrics()).containsEntry("dedup.duplicatesDropped", 1L);
     }
-    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir.resolve("checkpoint/state/dedup-by-time"))) {
+    try (Stream<Path> files = Files.list(dir.resolve("checkpoint/state/dedup-by-time"))) {
       // file names are <version, 20 digits>.delta|.snapshot; the purge at batch 40 keeps what version 20 needs
       List<Long> versions = files.map(p -> Long.parseLong(p.getFileName().toString().split("\\.")[0])).toList();
       assertThat(versions).isNotEmpty().allMatch(v -> v >= 9).contains(44L);

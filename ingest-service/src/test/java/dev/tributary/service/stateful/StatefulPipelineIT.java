@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.config.OutputMode;
 
 /**
  * The example stateful pipelines from YAML against the real broker, end to end into local Delta
@@ -130,7 +132,7 @@ class StatefulPipelineIT {
     long perOperator = all.stream().mapToLong(b -> b.state().getOrDefault("dedup.lateRows", 0L)
         + b.state().getOrDefault("aggregate.lateRows", 0L)).sum();
     assertThat(perOperator).as("late rows per operator in the state metrics").isEqualTo(lateCounted);
-    if (spec.outputMode() == dev.tributary.config.OutputMode.COMPLETE) {
+    if (spec.outputMode() == OutputMode.COMPLETE) {
       assertThat(lateCounted).as("a tumbling window in complete mode ignores the watermark (Spark)").isZero();
     } else {
       assertThat(lateCounted).isPositive();
@@ -153,7 +155,7 @@ class StatefulPipelineIT {
    */
   private static void assertTwoWatermarksPerBatch(PipelineSpec spec, int batches) throws Exception {
     try (ObjectStore store = ObjectStores.open(spec.checkpoint(), null)) {
-      dev.tributary.checkpoint.Checkpoint checkpoint = PipelineFactory.checkpoint(spec, store);
+      Checkpoint checkpoint = PipelineFactory.checkpoint(spec, store);
       for (long n = 1; n < batches; n++) {
         var entry = checkpoint.offsets(n).orElseThrow();
         assertThat(entry.watermarkMicros()).isEqualTo(checkpoint.commit(n - 1).orElseThrow().nextWatermarkMicros());

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 
 /** Starts another JVM with this test JVM's classpath, for real crash and process tests. */
 public final class ChildJvm {
@@ -41,7 +43,7 @@ public final class ChildJvm {
 
   /** A free TCP port on 127.0.0.1 (racy by nature, fine for tests). */
   public static int freePort() {
-    try (var socket = new java.net.ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
+    try (var socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException(e);
@@ -50,11 +52,11 @@ public final class ChildJvm {
 
   /** Distinct free TCP ports on 127.0.0.1: all sockets are held open until every port is chosen. */
   public static int[] freePorts(int count) {
-    java.util.List<java.net.ServerSocket> sockets = new java.util.ArrayList<>();
+    List<ServerSocket> sockets = new ArrayList<>();
     try {
       int[] ports = new int[count];
       for (int i = 0; i < count; i++) {
-        java.net.ServerSocket socket = new java.net.ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress());
+        ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress());
         sockets.add(socket);
         ports[i] = socket.getLocalPort();
       }

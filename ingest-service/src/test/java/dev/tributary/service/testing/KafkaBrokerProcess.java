@@ -12,6 +12,7 @@ import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real single-node KRaft Kafka broker in its own JVM (the broker jars are on the test
@@ -69,7 +70,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     Path log = dir.resolve("broker.log");
     Process format = ChildJvm.start(JVM, "kafka.tools.StorageTool",
         List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()), log, dir);
-    if (!format.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || format.exitValue() != 0) {
+    if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
       format.destroyForcibly();
       throw new IllegalStateException("formatting Kafka storage failed; see " + log + ":\n" + tail(log));
     }
@@ -153,7 +154,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     process.destroy();
-    if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+    if (!process.waitFor(20, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
     }
   }

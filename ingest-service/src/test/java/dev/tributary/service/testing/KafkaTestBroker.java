@@ -15,6 +15,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Future;
 
 /**
  * A real KRaft Kafka broker running inside the test JVM (spring-kafka-test), shared by every
@@ -68,9 +70,9 @@ public final class KafkaTestBroker {
   /** Sends values to one partition, synchronously, and returns nothing until all are acknowledged. */
   public void send(String topic, int partition, List<String> values) {
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
-      List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+      List<Future<?>> sent = new ArrayList<>();
       for (String v : values) {
-        sent.add(producer.send(new ProducerRecord<>(topic, partition, null, v.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        sent.add(producer.send(new ProducerRecord<>(topic, partition, null, v.getBytes(StandardCharsets.UTF_8))));
       }
       for (var f : sent) {
         f.get();

@@ -5,6 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.security.KeyStore;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 
 /**
  * The test registry's child JVM ({@link TestSchemaRegistry}): a {@link LocalSchemaRegistry} that a
@@ -23,7 +26,7 @@ public final class SchemaRegistryMain {
         () -> Runtime.getRuntime().halt(0));
     int port = Integer.parseInt(args[1]);
     String auth = null;
-    javax.net.ssl.SSLContext tls = null;
+    SSLContext tls = null;
     for (int i = 3; i < args.length; i++) {
       String a = args[i];
       if (a.startsWith("basic=")) {
@@ -38,17 +41,17 @@ public final class SchemaRegistryMain {
     System.out.println("registry listening on " + port);
   }
 
-  private static javax.net.ssl.SSLContext context(String storeAndPassword) throws Exception {
+  private static SSLContext context(String storeAndPassword) throws Exception {
     int cut = storeAndPassword.lastIndexOf(':');
     char[] password = storeAndPassword.substring(cut + 1).toCharArray();
-    java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+    KeyStore keys = KeyStore.getInstance("PKCS12");
     try (var in = Files.newInputStream(Path.of(storeAndPassword.substring(0, cut)))) {
       keys.load(in, password);
     }
-    javax.net.ssl.KeyManagerFactory kmf =
-        javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+    KeyManagerFactory kmf =
+        KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     kmf.init(keys, password);
-    javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+    SSLContext context = SSLContext.getInstance("TLS");
     context.init(kmf.getKeyManagers(), null, null);
     return context;
   }

@@ -15,6 +15,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.util.Base64;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A schema registry speaking the Confluent REST API ({@link SchemaRegistryMain}) in a child JVM on
@@ -44,17 +50,17 @@ public final class TestSchemaRegistry implements AutoCloseable {
     if (tls != null) {
       try {
         int cut = tls.lastIndexOf(':');
-        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        KeyStore trust = KeyStore.getInstance("PKCS12");
         try (var in = Files.newInputStream(Path.of(tls.substring(4, cut)))) {
           trust.load(in, tls.substring(cut + 1).toCharArray());
         }
-        javax.net.ssl.TrustManagerFactory tmf =
-            javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        TrustManagerFactory tmf =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(trust);
-        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, tmf.getTrustManagers(), null);
         builder.sslContext(context);
-      } catch (IOException | java.security.GeneralSecurityException e) {
+      } catch (IOException | GeneralSecurityException e) {
         throw new IllegalStateException(e);
       }
     }
@@ -118,7 +124,7 @@ public final class TestSchemaRegistry implements AutoCloseable {
       if (!process.isAlive()) {
         throw new IOException("the test registry exited: " + Files.readString(dir.resolve("registry.log")));
       }
-      try (var socket = new java.net.Socket("127.0.0.1", port)) {
+      try (var socket = new Socket("127.0.0.1", port)) {
         return;
       } catch (IOException notYet) {
         try {
@@ -173,7 +179,7 @@ public final class TestSchemaRegistry implements AutoCloseable {
       return List.of();
     }
     return List.of("Authorization", a.startsWith("basic=")
-        ? "Basic " + java.util.Base64.getEncoder().encodeToString(a.substring(6).getBytes())
+        ? "Basic " + Base64.getEncoder().encodeToString(a.substring(6).getBytes())
         : "Bearer " + a.substring(7));
   }
 

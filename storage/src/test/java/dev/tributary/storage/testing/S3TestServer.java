@@ -25,6 +25,8 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import java.net.InetAddress;
+import java.net.URISyntaxException;
 
 /**
  * A real S3 API server for tests: S3Proxy, run from its self-contained jar as a child JVM, storing
@@ -271,7 +273,7 @@ public final class S3TestServer implements AutoCloseable {
     try {
       return Path.of(S3ProxyLauncher.class.getProtectionDomain().getCodeSource().getLocation()
           .toURI()).toString();
-    } catch (java.net.URISyntaxException | RuntimeException e) {
+    } catch (URISyntaxException | RuntimeException e) {
       throw new IllegalStateException("Cannot locate the classes of " + S3ProxyLauncher.class
           + " to put on the S3 test server's classpath", e);
     }
@@ -284,7 +286,7 @@ public final class S3TestServer implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException("No free TCP port for the S3 test server", e);

@@ -2,6 +2,8 @@ package dev.tributary.table.data;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 
 /**
  * A Parquet data file that has been completely written to the table's store, described the way a
@@ -24,7 +26,7 @@ public record DataFile(
   public DataFile {
     Objects.requireNonNull(path, "path");
     // Map.copyOf rejects null values, and a null partition value is legal.
-    partitionValues = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(partitionValues));
+    partitionValues = Collections.unmodifiableMap(new LinkedHashMap<>(partitionValues));
     Objects.requireNonNull(stats, "stats");
   }
 }

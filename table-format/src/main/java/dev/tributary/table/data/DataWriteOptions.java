@@ -1,5 +1,7 @@
 package dev.tributary.table.data;
 
+import java.util.Objects;
+
 /**
  * How data files are written.
  *
@@ -17,7 +19,7 @@ public record DataWriteOptions(long targetFileSize, Codec codec) {
     if (targetFileSize < 1024) {
       throw new IllegalArgumentException("target file size must be >= 1 KB, was " + targetFileSize);
     }
-    java.util.Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(codec, "codec");
   }
 
   /** 128 MB files, Snappy: what Spark and Delta use by default. */

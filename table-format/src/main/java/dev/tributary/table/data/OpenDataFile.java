@@ -15,6 +15,7 @@ import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.apache.parquet.hadoop.ParquetFileWriter;
 
 /**
  * One Parquet data file being written: rows go in, and {@link #publish()} completes the file in
@@ -64,7 +65,7 @@ final class OpenDataFile {
         .withCompressionCodec(codec(options.codec()))
         .withCodecFactory(codecs.forFile())
         .withRowGroupSize(Math.min(options.targetFileSize(), MAX_ROW_GROUP_SIZE))
-        .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.OVERWRITE)
+        .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
         .withValidation(false)
         .build();
     return new OpenDataFile(partitionKey, key, partitionValues, output, support, writer,

@@ -17,6 +17,7 @@ import java.time.temporal.ChronoField;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.math.RoundingMode;
 
 /**
  * Partition values as the Delta protocol serializes them ("Partition Value Serialization") and
@@ -144,7 +145,7 @@ final class PartitionValues {
     try {
       if (type instanceof DecimalType decimal) {
         BigDecimal value = new BigDecimal(text);
-        return value.setScale(decimal.scale(), java.math.RoundingMode.UNNECESSARY);
+        return value.setScale(decimal.scale(), RoundingMode.UNNECESSARY);
       }
       if (!(type instanceof PrimitiveType primitive)) {
         throw new IllegalArgumentException(DataErrors.badPartitionValue(text, type, "not a partitionable type"));

@@ -196,7 +196,7 @@ final class PrimitiveFieldWriters {
     @Override
     void write(RecordConsumer consumer, Object value) {
       double v = (Double) value;
-      if (v != v) {
+      if (Double.isNaN(v)) {
         sawNaN = true;
       } else {
         if (v < min) {

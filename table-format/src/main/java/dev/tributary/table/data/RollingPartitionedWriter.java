@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import org.apache.parquet.schema.MessageType;
+import java.util.Locale;
 
 /**
  * The {@link PartitionedDataWriter}: one {@link OpenDataFile} per partition seen, published and
@@ -197,7 +198,7 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
 
   private void requireOpen() {
     if (state != State.OPEN) {
-      throw new IllegalStateException(DataErrors.writerFailed(state.name().toLowerCase(java.util.Locale.ROOT)));
+      throw new IllegalStateException(DataErrors.writerFailed(state.name().toLowerCase(Locale.ROOT)));
     }
   }
 }

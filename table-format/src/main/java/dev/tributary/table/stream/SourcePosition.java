@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Comparator;
 import java.util.Objects;
+import com.fasterxml.jackson.core.JsonProcessingException;
 
 /**
  * A point in a Delta table's history, between two files a stream reads: the next file to read is
@@ -84,7 +85,7 @@ public record SourcePosition(String tableId, long version, long index, boolean i
     JsonNode node;
     try {
       node = JSON.readTree(json);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw SourceErrors.badPosition(json, "it is not JSON (" + e.getOriginalMessage() + ")");
     }
     if (node == null || !node.isObject() || !node.path("tableId").isTextual()

@@ -2,6 +2,7 @@ package dev.tributary.table.types;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.ArrayList;
 
 /**
  * One named column (or nested field) of a {@link StructType}.
@@ -33,7 +34,7 @@ public record StructField(String name, DataType type, boolean nullable, List<Typ
 
   /** This field widened to {@code wider}, the change appended to its history. */
   public StructField widenedTo(DataType wider) {
-    List<TypeChange> changes = new java.util.ArrayList<>(typeChanges);
+    List<TypeChange> changes = new ArrayList<>(typeChanges);
     changes.add(new TypeChange(type, wider));
     return new StructField(name, wider, nullable, changes);
   }

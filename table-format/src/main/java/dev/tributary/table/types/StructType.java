@@ -3,6 +3,7 @@ package dev.tributary.table.types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.HashSet;
 
 /**
  * An ordered list of uniquely named fields: a table schema, or a nested struct column. A row of a
@@ -11,7 +12,7 @@ import java.util.Optional;
 public record StructType(List<StructField> fields) implements DataType {
   public StructType {
     fields = List.copyOf(fields);
-    var seen = new java.util.HashSet<String>();
+    var seen = new HashSet<String>();
     for (StructField f : fields) {
       if (!seen.add(f.name())) {
         throw new IllegalArgumentException("duplicate field name '" + f.name() + "'");

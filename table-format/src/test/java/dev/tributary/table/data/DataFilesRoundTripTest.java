@@ -17,6 +17,9 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import java.io.FileNotFoundException;
+import java.util.Map;
+import java.util.Random;
 
 class DataFilesRoundTripTest {
   private final InMemoryObjectStore store = new InMemoryObjectStore();
@@ -132,10 +135,10 @@ class DataFilesRoundTripTest {
 
   @Test
   void readingAMissingFileNamesIt() {
-    DataFile missing = new DataFile("part-00000-nope.snappy.parquet", java.util.Map.of(), 10, 0,
-        new FileStats(0, java.util.Map.of(), java.util.Map.of(), java.util.Map.of()));
+    DataFile missing = new DataFile("part-00000-nope.snappy.parquet", Map.of(), 10, 0,
+        new FileStats(0, Map.of(), Map.of(), Map.of()));
     assertThatThrownBy(() -> DataFiles.read(store, missing, ALL_TYPES))
-        .isInstanceOf(java.io.FileNotFoundException.class)
+        .isInstanceOf(FileNotFoundException.class)
         .hasMessageContaining("part-00000-nope.snappy.parquet");
   }
 
@@ -144,7 +147,7 @@ class DataFilesRoundTripTest {
     StructType schema = StructType.of(
         StructField.nullable("id", PrimitiveType.LONG), StructField.nullable("payload", PrimitiveType.STRING));
     List<Object[]> rows = new ArrayList<>();
-    java.util.Random random = new java.util.Random(7);
+    Random random = new Random(7);
     for (long i = 0; i < 60_000; i++) {
       rows.add(row(i, Long.toHexString(random.nextLong()) + Long.toHexString(random.nextLong())));
     }

@@ -23,6 +23,8 @@ import java.util.function.Function;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
+import java.util.function.Supplier;
 
 class FileStatsTest {
   private static final StructType SCHEMA = StructType.of(
@@ -177,7 +179,7 @@ class FileStatsTest {
   }
 
   static int compareCodePoints(String a, String b) {
-    return java.util.Arrays.compare(a.codePoints().toArray(), b.codePoints().toArray());
+    return Arrays.compare(a.codePoints().toArray(), b.codePoints().toArray());
   }
 
   private static Object[] randomRow(Random r) {
@@ -196,7 +198,7 @@ class FileStatsTest {
         maybe(r, () -> row(maybe(r, r::nextLong), maybe(r, () -> randomString(r)), maybe(r, r::nextBoolean))));
   }
 
-  private static Object maybe(Random r, java.util.function.Supplier<Object> value) {
+  private static Object maybe(Random r, Supplier<Object> value) {
     return r.nextInt(8) == 0 ? null : value.get();
   }
 

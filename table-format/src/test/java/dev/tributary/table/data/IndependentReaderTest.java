@@ -30,6 +30,7 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.assertj.core.groups.Tuple;
 
 /**
  * Writes through a local-disk store and reads the file back with parquet-hadoop's own example
@@ -151,8 +152,8 @@ class IndependentReaderTest {
         rows.addAll(DataFiles.readAll(store, f, SCHEMA));
       }
       assertThat(rows).extracting(r -> r[0], r -> r[1])
-          .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(1L, "a"),
-              org.assertj.core.groups.Tuple.tuple(2L, null));
+          .containsExactlyInAnyOrder(Tuple.tuple(1L, "a"),
+              Tuple.tuple(2L, null));
     }
   }
 

@@ -19,6 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Random;
 
 class PartitionedDataWriterTest {
   private static final StructType EVENTS = StructType.of(
@@ -78,7 +81,7 @@ class PartitionedDataWriterTest {
     DataFile unpartitioned = new DataFile(files.get(0).path(), Map.of(), files.get(0).size(), 0, files.get(0).stats());
 
     assertThat(asLists(DataFiles.readAll(store, unpartitioned, withoutPartition)))
-        .containsExactly(java.util.Arrays.asList(1L, null));
+        .containsExactly(Arrays.asList(1L, null));
   }
 
 
@@ -86,7 +89,7 @@ class PartitionedDataWriterTest {
   void rollsFilesAtTheTargetSizeAndKeepsEveryRowExactlyOnce() throws Exception {
     long target = 8 * 1024;
     List<Object[]> rows = new ArrayList<>();
-    java.util.Random random = new java.util.Random(42);
+    Random random = new Random(42);
     for (long i = 0; i < 8_000; i++) {
       rows.add(row(i, i % 3 == 0 ? "eu" : "us", Long.toString(random.nextLong(), 36), null));
     }
@@ -111,7 +114,7 @@ class PartitionedDataWriterTest {
       }
     }
     List<Object[]> read = new ArrayList<>(readAll(files, EVENTS));
-    read.sort(java.util.Comparator.comparing(r -> (Long) r[0]));
+    read.sort(Comparator.comparing(r -> (Long) r[0]));
     assertThat(asLists(read)).isEqualTo(asLists(rows));
     List<String> fileNumbers = files.stream().map(f -> f.path().replaceAll(".*/part-(\\d{5})-.*", "$1")).toList();
     assertThat(new HashSet<>(fileNumbers)).hasSize(files.size());
@@ -136,7 +139,7 @@ class PartitionedDataWriterTest {
     assertThat(files).extracting(f -> f.partitionValues().get("region") + ":" + f.stats().numRecords())
         .containsExactly("b:1", "c:1", "a:3", "b:1");
     List<Object[]> read = new ArrayList<>(readAll(files, EVENTS));
-    read.sort(java.util.Comparator.comparing(r -> (Long) r[0]));
+    read.sort(Comparator.comparing(r -> (Long) r[0]));
     assertThat(asLists(read)).isEqualTo(asLists(rows));
   }
 

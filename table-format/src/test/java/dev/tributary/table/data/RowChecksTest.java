@@ -16,6 +16,7 @@ import java.time.LocalDate;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.io.IOException;
 
 class RowChecksTest {
   static final StructType SCHEMA = StructType.of(
@@ -121,7 +122,7 @@ class RowChecksTest {
         assertThatThrownBy(() -> {
           writer.write(r);
           writer.finish();
-        }).as(CHECKS.problem(r)).isInstanceOfAny(IllegalArgumentException.class, java.io.IOException.class);
+        }).as(CHECKS.problem(r)).isInstanceOfAny(IllegalArgumentException.class, IOException.class);
       }
     }
     try (ObjectStore store = ObjectStores.open(dir.resolve("good").toString(), null);

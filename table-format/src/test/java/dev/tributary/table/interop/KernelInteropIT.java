@@ -30,6 +30,7 @@ import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.delta.kernel.types.LongType;
 
 /**
  * Every kind of table we write, read back by Delta Kernel 4.4.0 (DefaultEngine, through a FileIO
@@ -257,7 +258,7 @@ class KernelInteropIT {
 
       KernelReader kernel = new KernelReader(store);
       assertThat(kernel.snapshot.getSchema().get("i").getDataType())
-          .isEqualTo(io.delta.kernel.types.LongType.LONG);
+          .isEqualTo(LongType.LONG);
       List<Object[]> rows = new ArrayList<>(kernel.rows());
       rows.sort(Comparator.comparingLong(r -> (Long) r[0]));
       assertThat(rows).extracting(r -> r[2]).containsExactly(-50L, -47L, -44L, Integer.MAX_VALUE + 7L);

@@ -16,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.io.EOFException;
 
 /**
  * A read-only Kernel {@link FileIO} over an {@link ObjectStore}, so Delta Kernel's DefaultEngine
@@ -150,7 +151,7 @@ final class ObjectStoreFileIO implements FileIO {
     @Override
     public void readFully(byte[] b, int off, int len) {
       if (read(b, off, len) < len) {
-        throw new UncheckedIOException(new java.io.EOFException("read past end"));
+        throw new UncheckedIOException(new EOFException("read past end"));
       }
     }
   }

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.stream.LongStream;
 
 /** Starting points, and the rows read with partition values and provenance. */
 class StartingPointsAndReadingTest {
@@ -140,7 +141,7 @@ class StartingPointsAndReadingTest {
 
     assertThat(files).hasSize(15).allMatch(SourceFile::initialSnapshot);
     assertThat(files).extracting(SourceFile::index).containsExactlyElementsOf(
-        java.util.stream.LongStream.range(0, 15).boxed().toList());
+        LongStream.range(0, 15).boxed().toList());
     for (int i = 1; i < files.size(); i++) {
       var a = files.get(i - 1).add();
       var b = files.get(i).add();

@@ -19,6 +19,7 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.LoggerFactory;
 
 /**
  * The RocksDB working copy of one operator's state. It is a cache: always rebuilt from the
@@ -208,7 +209,7 @@ final class LocalDb implements AutoCloseable {
       deleteContents(dir);
     } catch (IOException e) {
       // The data is in the checkpoint; a leftover local copy only costs disk until reopened.
-      org.slf4j.LoggerFactory.getLogger(LocalDb.class)
+      LoggerFactory.getLogger(LocalDb.class)
           .warn("Could not delete the state working copy in {}: {}", dir, e.toString());
     } finally {
       OPEN_DIRS.remove(dir);

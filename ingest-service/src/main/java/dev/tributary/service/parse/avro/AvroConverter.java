@@ -23,6 +23,7 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.IndexedRecord;
+import java.util.function.Function;
 
 /**
  * Turns one value read by Avro's generic reader (of the projected reader schema) into the table's
@@ -188,9 +189,9 @@ abstract class AvroConverter {
 
   /** A conversion of one kind of value. */
   private static final class Converter extends AvroConverter {
-    private final java.util.function.Function<Object, Object> f;
+    private final Function<Object, Object> f;
 
-    Converter(String path, java.util.function.Function<Object, Object> f) {
+    Converter(String path, Function<Object, Object> f) {
       super(path);
       this.f = f;
     }

@@ -20,6 +20,7 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.IndexedRecord;
+import java.time.DateTimeException;
 
 /**
  * An Avro value as plain JSON, for {@code _rescued_data} and for the JSON text of records, arrays and maps
@@ -109,7 +110,7 @@ final class AvroJson {
         case "time-micros" -> LocalTime.ofNanoOfDay(Math.multiplyExact(v, 1_000L)).toString();
         default -> null;
       };
-    } catch (ArithmeticException | java.time.DateTimeException e) {
+    } catch (ArithmeticException | DateTimeException e) {
       return null;
     }
   }

@@ -8,6 +8,7 @@ import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.List;
 import java.util.Map;
+import com.google.protobuf.UnknownFieldSet;
 
 /**
  * Reads messages of one type into {@code Object[]} rows aligned with a declared struct, matching
@@ -76,7 +77,7 @@ final class MessageConverter {
    */
   Message undeclared(Message message) {
     Message.Builder b = message.toBuilder();
-    b.setUnknownFields(com.google.protobuf.UnknownFieldSet.getDefaultInstance());
+    b.setUnknownFields(UnknownFieldSet.getDefaultInstance());
     for (Slot slot : slots) {
       if (slot.field == null) {
         continue;

@@ -8,6 +8,7 @@ import dev.tributary.table.types.StructType;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 
 /** Every message of this package, schema refusals and per-record failures, built in one place. */
 final class ProtobufErrors {
@@ -19,7 +20,7 @@ final class ProtobufErrors {
 
   static String notProtobuf(int id, String type) {
     return "schema id " + id + " is a " + type + " schema, not Protobuf; format.protobuf reads Protobuf only"
-        + " (is the topic written by another serializer? use format." + type.toLowerCase(java.util.Locale.ROOT)
+        + " (is the topic written by another serializer? use format." + type.toLowerCase(Locale.ROOT)
         + " for it)";
   }
 

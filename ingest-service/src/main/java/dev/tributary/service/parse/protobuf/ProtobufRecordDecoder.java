@@ -21,6 +21,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * Decodes the Protobuf records of one schema id into rows of the declared columns.
@@ -100,9 +104,9 @@ public final class ProtobufRecordDecoder {
     StructType columns = JsonRecordParser.schemaOf(columnTypes);
     Map<String, EpochUnit> units = new HashMap<>();
     columnTypes.forEach((path, type) -> {
-      Matcher m = EPOCH_TIMESTAMP.matcher(type.trim().toLowerCase(java.util.Locale.ROOT));
+      Matcher m = EPOCH_TIMESTAMP.matcher(type.trim().toLowerCase(Locale.ROOT));
       if (m.matches()) {
-        units.put(path, EpochUnit.valueOf(m.group(1).toUpperCase(java.util.Locale.ROOT)));
+        units.put(path, EpochUnit.valueOf(m.group(1).toUpperCase(Locale.ROOT)));
       }
     });
     return new ProtobufRecordDecoder(schema, message, columns, units);
@@ -180,7 +184,7 @@ public final class ProtobufRecordDecoder {
         return ParseResult.success(row);
       }
       return new ParseResult.Success(row, new DecodedExtras(found == null ? List.of() : found.newFields(), rescued));
-    } catch (ProtobufValueException | java.io.IOException | RuntimeException e) {
+    } catch (ProtobufValueException | IOException | RuntimeException e) {
       return unreadable(at, e);
     }
   }
@@ -188,7 +192,7 @@ public final class ProtobufRecordDecoder {
   private static ObjectNode asObject(String rescued) {
     try {
       return (ObjectNode) RESCUED_JSON.readTree(rescued);
-    } catch (java.io.IOException | ClassCastException e) {
+    } catch (IOException | ClassCastException e) {
       // JsonFormat prints a message as one JSON object; anything else is a bug here, not bad input.
       throw new IllegalStateException("JsonFormat printed something that is not a JSON object: " + rescued, e);
     }
@@ -196,7 +200,7 @@ public final class ProtobufRecordDecoder {
 
   /** The record's message type, its converter and new-field reader, and where the message bytes start. */
   private record Located(Descriptor type, MessageConverter converter, NewFields newFields, int indexLength) {
-    Message parse(byte[] buffer, int offset, int length) throws java.io.IOException {
+    Message parse(byte[] buffer, int offset, int length) throws IOException {
       return DynamicMessage.parseFrom(type,
           CodedInputStream.newInstance(buffer, offset + indexLength, length - indexLength));
     }
@@ -229,8 +233,8 @@ public final class ProtobufRecordDecoder {
     return new Located(d, c, newFields.computeIfAbsent(d, t -> new NewFields(t, columns)), read.length());
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper RESCUED_JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final ObjectMapper RESCUED_JSON =
+      new ObjectMapper();
 
   private ParseResult decode(byte[] buffer, int offset, int length, boolean rescue) {
     Object located = locate(buffer, offset, length);
@@ -244,10 +248,10 @@ public final class ProtobufRecordDecoder {
       if (!rescue) {
         return ParseResult.success(row);
       }
-      Object[] withRescued = java.util.Arrays.copyOf(row, row.length + 1);
+      Object[] withRescued = Arrays.copyOf(row, row.length + 1);
       withRescued[row.length] = rescued(at.converter, m);
       return ParseResult.success(withRescued);
-    } catch (ProtobufValueException | java.io.IOException | RuntimeException e) {
+    } catch (ProtobufValueException | IOException | RuntimeException e) {
       return unreadable(at, e);
     }
   }

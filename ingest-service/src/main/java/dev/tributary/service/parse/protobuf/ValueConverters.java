@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import com.google.protobuf.ByteString;
+import java.util.Locale;
 
 /**
  * Chooses the {@link ValueConverter} of one declared column from the Protobuf field's type; the
@@ -83,7 +85,7 @@ final class ValueConverters {
       case BOOLEAN -> declared == PrimitiveType.BOOLEAN ? v -> v : null;
       case BYTE_STRING -> {
         if (declared == PrimitiveType.BINARY) {
-          yield v -> ((com.google.protobuf.ByteString) v).toByteArray();
+          yield v -> ((ByteString) v).toByteArray();
         }
         throw new ProtobufSchemaException(ProtobufErrors.unsupportedField(path, owner, protoType(field),
             "bytes have no text form a string column could hold without guessing an encoding"));
@@ -356,7 +358,7 @@ final class ValueConverters {
     String base = switch (f.getJavaType()) {
       case MESSAGE -> f.isMapField() ? "a map" : "message " + f.getMessageType().getFullName();
       case ENUM -> "enum " + f.getEnumType().getFullName();
-      default -> f.getType().name().toLowerCase(java.util.Locale.ROOT);
+      default -> f.getType().name().toLowerCase(Locale.ROOT);
     };
     return f.isRepeated() && !f.isMapField() ? "repeated " + base : base;
   }

@@ -34,6 +34,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.stream.IntStream;
 
 /**
  * A {@code format.avro} pipeline from YAML, against the real broker and a registry speaking the
@@ -192,7 +193,7 @@ class AvroPipelineIT {
     List<Object[]> after = table("table");
     assertThat(after).hasSize(30);
     assertThat(after.stream().map(r -> (String) r[0]).toList()).containsAll(
-        java.util.stream.IntStream.range(24, 34).mapToObj(i -> "o-" + i).toList());
+        IntStream.range(24, 34).mapToObj(i -> "o-" + i).toList());
     assertQuarantine(expectedReasons);
   }
 

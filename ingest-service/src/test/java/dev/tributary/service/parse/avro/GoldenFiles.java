@@ -11,6 +11,8 @@ import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * The checked-in golden files of {@code src/test/resources/avro-golden}: for each logical type a
@@ -47,7 +49,7 @@ final class GoldenFiles {
 
   private record LogicalTypeSchema(String type, String logical) {
     Schema schema() {
-      Schema base = Schema.create(Schema.Type.valueOf(type.toUpperCase(java.util.Locale.ROOT)));
+      Schema base = Schema.create(Schema.Type.valueOf(type.toUpperCase(Locale.ROOT)));
       return switch (logical) {
         case "timestamp-millis" -> LogicalTypes.timestampMillis().addToSchema(base);
         case "timestamp-micros" -> LogicalTypes.timestampMicros().addToSchema(base);
@@ -60,7 +62,7 @@ final class GoldenFiles {
 
   /** A record {@code golden.Event} with {@code id: long} and {@code v} of the given schema. */
   private static Map.Entry<Schema, Object> record(Schema v, Object value) {
-    Schema schema = Schema.createRecord("Event", null, "golden", false, java.util.List.of(
+    Schema schema = Schema.createRecord("Event", null, "golden", false, List.of(
         new Schema.Field("id", Schema.create(Schema.Type.LONG)), new Schema.Field("v", v)));
     GenericRecord r = new GenericData.Record(schema);
     r.put("id", 7L);

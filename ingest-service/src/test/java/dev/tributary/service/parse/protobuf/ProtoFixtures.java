@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.HexFormat;
 
 /** The golden .proto files of src/test/resources/protobuf, compiled, and payload framing. */
 final class ProtoFixtures {
@@ -38,7 +39,7 @@ final class ProtoFixtures {
         digits.append(line.replaceAll("\\s", ""));
       }
     }
-    return java.util.HexFormat.of().parseHex(digits);
+    return HexFormat.of().parseHex(digits);
   }
 
   static Descriptor type(ProtobufSchema schema, String fullName) {

@@ -21,6 +21,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import com.google.protobuf.Any;
+import com.google.protobuf.Descriptors;
 
 class ProtobufRecordDecoderTest {
   private final ProtobufSchema schema = orderSchema();
@@ -372,7 +374,7 @@ class ProtobufRecordDecoderTest {
     ProtobufRecordDecoder decoder = ProtobufRecordDecoder.forColumns(schema, "com.example.Order", columns("order_id", "string"));
     DynamicMessage m = DynamicMessage.newBuilder(order)
         .setField(f("order_id"), "o-1")
-        .setField(f("attachment"), com.google.protobuf.Any.newBuilder()
+        .setField(f("attachment"), Any.newBuilder()
             .setTypeUrl("type.googleapis.com/other.Thing").setValue(ByteString.copyFromUtf8("x")).build())
         .build();
     byte[] value = payload(schema, m);
@@ -394,7 +396,7 @@ class ProtobufRecordDecoderTest {
     assertThat(success(decoder.decode(payload(schema, m)))).containsExactly(new Object[] {12L, 34}, null);
   }
 
-  private com.google.protobuf.Descriptors.FieldDescriptor f(String name) {
+  private Descriptors.FieldDescriptor f(String name) {
     return order.findFieldByName(name);
   }
 

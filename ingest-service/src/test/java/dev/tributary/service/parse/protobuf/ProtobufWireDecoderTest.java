@@ -21,6 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import dev.tributary.service.parse.DecodedExtras;
+import dev.tributary.table.types.PrimitiveType;
+import java.util.Arrays;
 
 /** The wire decoder over schemas held in memory: header, schema per id (cached), message, key. */
 class ProtobufWireDecoderTest {
@@ -131,7 +134,7 @@ class ProtobufWireDecoderTest {
         "c-1");
     // proto3 scalars without presence read their default, so every undeclared one is reported; note too.
     assertThat(added.extras().newFields()).contains(
-        new dev.tributary.service.parse.DecodedExtras.NewField("note", dev.tributary.table.types.PrimitiveType.STRING,
+        new DecodedExtras.NewField("note", PrimitiveType.STRING,
             "fragile", false));
     assertThat(added.extras().rescued()).isNull();
   }
@@ -142,7 +145,7 @@ class ProtobufWireDecoderTest {
     Descriptor refund = order.message("com.example.Refund").orElseThrow();
     DynamicMessage aRefund = DynamicMessage.newBuilder(refund).setField(refund.findFieldByName("order_id"), "r").build();
     byte[] good = wire(1, order, order("o", 1));
-    byte[] truncated = java.util.Arrays.copyOf(good, good.length - 2);
+    byte[] truncated = Arrays.copyOf(good, good.length - 2);
 
     assertThat(error(decoder, null, null)).isEqualTo("orders/2 offset 7: value: record value is null (a tombstone)");
     assertThat(error(decoder, null, "{\"a\":1}".getBytes())).startsWith("orders/2 offset 7: value: bad magic byte 0x7b")
