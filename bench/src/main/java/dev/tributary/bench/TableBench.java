@@ -32,19 +32,21 @@ import org.apache.parquet.schema.MessageTypeParser;
 
 /**
  * The table benchmark: (1) rows/s through our table writer vs a bare parquet-hadoop writer in the
- * same run, (2) commit latency on local disk and on the S3 test server, (3) snapshot load time of
- * a long log with and without checkpoints. Prints figures and ratios; asserts nothing.
+ * same run, (2) commit latency on local disk and on the S3 test server, (3) snapshot load time of a
+ * long log with and without checkpoints. Prints figures and ratios; asserts nothing.
  *
  * <p>Arguments: {@code [rows (1000000)] [commits for the load test (10000)]}.
  */
 public final class TableBench {
-  static final StructType SCHEMA = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("payload", PrimitiveType.STRING),
-      StructField.nullable("ts", PrimitiveType.TIMESTAMP));
-  static final MessageType PARQUET = MessageTypeParser.parseMessageType(
-      "message row { required int64 id; optional binary payload (STRING);"
-          + " optional int64 ts (TIMESTAMP(MICROS,true)); }");
+  static final StructType SCHEMA =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("payload", PrimitiveType.STRING),
+          StructField.nullable("ts", PrimitiveType.TIMESTAMP));
+  static final MessageType PARQUET =
+      MessageTypeParser.parseMessageType(
+          "message row { required int64 id; optional binary payload (STRING);"
+              + " optional int64 ts (TIMESTAMP(MICROS,true)); }");
 
   private TableBench() {}
 
@@ -52,20 +54,23 @@ public final class TableBench {
     long rows = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000L;
     int loadCommits = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
     Path work = Files.createTempDirectory("table-bench");
-    System.out.printf("Table benchmark, %,d rows (long + string + timestamp), work dir %s%n", rows, work);
+    System.out.printf(
+        "Table benchmark, %,d rows (long + string + timestamp), work dir %s%n", rows, work);
 
     double bare = bareParquet(work.resolve("bare.parquet"), rows);
     double ours = tableWriter(work.resolve("table"), rows);
     bare = Math.max(bare, bareParquet(work.resolve("bare2.parquet"), rows)); // warm JIT for both
     ours = Math.max(ours, tableWriter(work.resolve("table2"), rows));
-    System.out.printf("write: table %,.0f rows/s, bare parquet-hadoop %,.0f rows/s, ratio %.2f (goal >= 0.9)%n",
+    System.out.printf(
+        "write: table %,.0f rows/s, bare parquet-hadoop %,.0f rows/s, ratio %.2f (goal >= 0.9)%n",
         ours, bare, ours / bare);
 
     try (ObjectStore local = ObjectStores.open(work.resolve("commits").toString(), null)) {
       commitLatency("local disk", local);
     }
     try (S3TestServer s3 = S3TestServer.start();
-        ObjectStore store = ObjectStores.open("s3://" + s3.createBucket() + "/commits", s3.settings())) {
+        ObjectStore store =
+            ObjectStores.open("s3://" + s3.createBucket() + "/commits", s3.settings())) {
       commitLatency("S3 test server", store);
     } catch (RuntimeException e) {
       System.out.println("commit latency on S3 skipped: " + e.getMessage());
@@ -73,25 +78,37 @@ public final class TableBench {
 
     double with = snapshotLoad(work.resolve("log-cp"), loadCommits, 10);
     double without = snapshotLoad(work.resolve("log-nocp"), loadCommits, Integer.MAX_VALUE);
-    System.out.printf("snapshot load, %,d commits: with checkpoints %.0f ms, without %.0f ms, ratio %.1fx%n",
+    System.out.printf(
+        "snapshot load, %,d commits: with checkpoints %.0f ms, without %.0f ms, ratio %.1fx%n",
         loadCommits, with, without, without / with);
   }
 
   static Object[] row(long i) {
-    return new Object[] {i, "payload-" + (i % 10_000), Instant.ofEpochSecond(1_700_000_000L + i / 1000, (i % 1000) * 1000)};
+    return new Object[] {
+      i,
+      "payload-" + (i % 10_000),
+      Instant.ofEpochSecond(1_700_000_000L + i / 1000, (i % 1000) * 1000)
+    };
   }
 
   static double bareParquet(Path file, long rows) throws IOException {
     SimpleGroupFactory factory = new SimpleGroupFactory(PARQUET);
     long start = System.nanoTime();
-    try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file))
-        .withConf(new PlainParquetConfiguration()).withType(PARQUET)
-        .withCompressionCodec(CompressionCodecName.SNAPPY).build()) {
+    try (ParquetWriter<Group> w =
+        ExampleParquetWriter.builder(new LocalOutputFile(file))
+            .withConf(new PlainParquetConfiguration())
+            .withType(PARQUET)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .build()) {
       for (long i = 0; i < rows; i++) {
         Object[] r = row(i);
         Instant ts = (Instant) r[2];
-        w.write(factory.newGroup().append("id", i).append("payload", (String) r[1])
-            .append("ts", ts.getEpochSecond() * 1_000_000L + ts.getNano() / 1000));
+        w.write(
+            factory
+                .newGroup()
+                .append("id", i)
+                .append("payload", (String) r[1])
+                .append("ts", ts.getEpochSecond() * 1_000_000L + ts.getNano() / 1000));
       }
     }
     return rows / ((System.nanoTime() - start) / 1e9);
@@ -125,14 +142,19 @@ public final class TableBench {
       micros.add((System.nanoTime() - start) / 1000);
     }
     Collections.sort(micros);
-    System.out.printf("commit latency (%s, 200 one-row commits incl. data file): median %.1f ms, p99 %.1f ms%n",
+    System.out.printf(
+        "commit latency (%s, 200 one-row commits incl. data file): median %.1f ms, p99 %.1f ms%n",
         where, micros.get(100) / 1000.0, micros.get(197) / 1000.0);
   }
 
-  /** Builds a log of {@code commits} appends (one small synthetic file each), then loads it cold. */
+  /**
+   * Builds a log of {@code commits} appends (one small synthetic file each), then loads it cold.
+   */
   static double snapshotLoad(Path dir, int commits, int checkpointInterval) throws IOException {
     try (ObjectStore store = ObjectStores.open(dir.toString(), null)) {
-      DeltaTable writer = DeltaTable.open(store, TableOptions.defaults().withLogCheckpointInterval(checkpointInterval));
+      DeltaTable writer =
+          DeltaTable.open(
+              store, TableOptions.defaults().withLogCheckpointInterval(checkpointInterval));
       writer.create(SCHEMA, List.of(), Map.of());
       FileStats stats = new FileStats(1, Map.of("id", 1L), Map.of("id", 1L), Map.of("id", 0L));
       for (int b = 0; b < commits; b++) {

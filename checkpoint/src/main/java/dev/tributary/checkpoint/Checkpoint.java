@@ -28,10 +28,10 @@ import java.util.TreeSet;
  *   <li>{@link #writeCommit} for batch N: the batch is done.
  * </ol>
  *
- * <p>Both logs are written with put-if-absent: a second process running the same pipeline loses
- * the race for some batch and gets a {@link ConcurrentPipelineException}; writing an entry equal
- * to the existing one (our own retry) succeeds. A write whose outcome the store could not report
- * is resolved by reading the file back, so it is always safe to retry the same call.
+ * <p>Both logs are written with put-if-absent: a second process running the same pipeline loses the
+ * race for some batch and gets a {@link ConcurrentPipelineException}; writing an entry equal to the
+ * existing one (our own retry) succeeds. A write whose outcome the store could not report is
+ * resolved by reading the file back, so it is always safe to retry the same call.
  *
  * <p>Instances are thread-safe (they hold no mutable state) but one pipeline should have one
  * writer; the class does not own the store and does not close it.
@@ -85,7 +85,8 @@ public final class Checkpoint {
       Set<String> compatibleParts)
       throws IOException {
     Set<String> compatible = Set.copyOf(compatibleParts);
-    return open(store, pipelineId, identity, (part, recorded, declared) -> compatible.contains(part));
+    return open(
+        store, pipelineId, identity, (part, recorded, declared) -> compatible.contains(part));
   }
 
   /**
@@ -132,8 +133,8 @@ public final class Checkpoint {
    *
    * <p>Returns normally if the entry was created or an equal entry already existed (a retry).
    *
-   * @throws ConcurrentPipelineException if a different entry exists for that batch: another
-   *     process runs this pipeline
+   * @throws ConcurrentPipelineException if a different entry exists for that batch: another process
+   *     runs this pipeline
    * @throws IllegalStateException if batch {@code N-1} is not committed (the caller broke the
    *     lifecycle; nothing is written)
    * @throws IOException if the store fails; the outcome was checked by reading, and the entry does
@@ -143,23 +144,25 @@ public final class Checkpoint {
     long n = entry.batchId();
     String key = offsetsKey(n);
     if (n > 0 && !files.exists(commitKey(n - 1)) && !files.exists(key)) {
-      throw CheckpointErrors.outOfOrder(pipelineId, location(),
+      throw CheckpointErrors.outOfOrder(
+          pipelineId,
+          location(),
           "cannot plan batch " + n + " because batch " + (n - 1) + " has no commit entry");
     }
     files.create(key, EntryCodec.encode(entry), entry, EntryCodec::decodeOffsets);
   }
 
   /**
-   * Records that batch {@code entry.batchId()} is done: its output is in the table and its state
-   * is stored. Same create, retry and concurrency rules as {@link #writeOffsets}.
+   * Records that batch {@code entry.batchId()} is done: its output is in the table and its state is
+   * stored. Same create, retry and concurrency rules as {@link #writeOffsets}.
    *
    * @throws IllegalStateException if the batch has no offsets entry
    */
   public void writeCommit(CommitEntry entry) throws IOException {
     long n = entry.batchId();
     if (!files.exists(offsetsKey(n))) {
-      throw CheckpointErrors.outOfOrder(pipelineId, location(),
-          "cannot commit batch " + n + " because it has no offsets entry");
+      throw CheckpointErrors.outOfOrder(
+          pipelineId, location(), "cannot commit batch " + n + " because it has no offsets entry");
     }
     files.create(commitKey(n), EntryCodec.encode(entry), entry, EntryCodec::decodeCommit);
   }
@@ -176,30 +179,50 @@ public final class Checkpoint {
     OptionalLong lastCommitted = files.latest(LogKeys.COMMITS_DIR);
     if (lastPlanned.isEmpty()) {
       if (lastCommitted.isPresent()) {
-        throw CheckpointErrors.inconsistent(location(), "commit entry for batch "
-            + lastCommitted.getAsLong() + " exists but the offsets log is empty");
+        throw CheckpointErrors.inconsistent(
+            location(),
+            "commit entry for batch "
+                + lastCommitted.getAsLong()
+                + " exists but the offsets log is empty");
       }
       return new RecoveryPlan(RecoveryPlan.Action.NONE, Optional.empty(), Optional.empty());
     }
     long planned = lastPlanned.getAsLong();
-    Optional<OffsetsEntry> offsets = Optional.of(offsets(planned).orElseThrow(
-        () -> CheckpointErrors.inconsistent(location(), "offsets entry for batch " + planned
-            + " was listed but could not be read: was the checkpoint modified concurrently?")));
+    Optional<OffsetsEntry> offsets =
+        Optional.of(
+            offsets(planned)
+                .orElseThrow(
+                    () ->
+                        CheckpointErrors.inconsistent(
+                            location(),
+                            "offsets entry for batch "
+                                + planned
+                                + " was listed but could not be read: was the checkpoint modified concurrently?")));
     Optional<CommitEntry> commit =
         lastCommitted.isPresent() ? commit(lastCommitted.getAsLong()) : Optional.empty();
     long committed = lastCommitted.orElse(-1);
     if (committed > planned) {
-      throw CheckpointErrors.inconsistent(location(), "batch " + committed
-          + " has a commit entry but the latest offsets entry is for batch " + planned);
+      throw CheckpointErrors.inconsistent(
+          location(),
+          "batch "
+              + committed
+              + " has a commit entry but the latest offsets entry is for batch "
+              + planned);
     }
     if (committed == planned) {
       return new RecoveryPlan(RecoveryPlan.Action.RESUME, offsets, commit);
     }
     if (committed < planned - 1) {
-      throw CheckpointErrors.inconsistent(location(), "batch " + planned
-          + " was planned but batch " + (planned - 1) + " has no commit entry"
-          + (committed < 0 ? " (no batch was ever committed)"
-              : " (the latest commit is for batch " + committed + ")"));
+      throw CheckpointErrors.inconsistent(
+          location(),
+          "batch "
+              + planned
+              + " was planned but batch "
+              + (planned - 1)
+              + " has no commit entry"
+              + (committed < 0
+                  ? " (no batch was ever committed)"
+                  : " (the latest commit is for batch " + committed + ")"));
     }
     return new RecoveryPlan(RecoveryPlan.Action.REPLAY, offsets, commit);
   }
@@ -232,10 +255,10 @@ public final class Checkpoint {
   }
 
   /**
-   * Deletes the offsets and commit entries of batches older than the last {@code
-   * keepLastBatches} committed ones. The latest committed batch and every batch after it (an
-   * uncommitted one to replay) are never deleted. Safe to interrupt: a partial purge leaves only
-   * old entries, which recovery never reads.
+   * Deletes the offsets and commit entries of batches older than the last {@code keepLastBatches}
+   * committed ones. The latest committed batch and every batch after it (an uncommitted one to
+   * replay) are never deleted. Safe to interrupt: a partial purge leaves only old entries, which
+   * recovery never reads.
    *
    * @param keepLastBatches how many committed batches to keep, at least 1
    * @return the number of batches whose entries were deleted
@@ -243,7 +266,8 @@ public final class Checkpoint {
   public int purge(int keepLastBatches) throws IOException {
     if (keepLastBatches < 1) {
       throw new IllegalArgumentException(
-          "keepLastBatches must be >= 1 (the latest commit is always kept), got " + keepLastBatches);
+          "keepLastBatches must be >= 1 (the latest commit is always kept), got "
+              + keepLastBatches);
     }
     OptionalLong lastCommitted = files.latest(LogKeys.COMMITS_DIR);
     if (lastCommitted.isEmpty()) {
@@ -279,8 +303,8 @@ public final class Checkpoint {
   private void checkBatchId(String key, long batchId) throws CorruptCheckpointException {
     long named = LogKeys.parse(key.substring(0, key.indexOf('/') + 1), key).orElse(-1);
     if (named != batchId) {
-      throw CheckpointErrors.corrupt(location(), key,
-          "the file holds batch " + batchId + " but its name says batch " + named);
+      throw CheckpointErrors.corrupt(
+          location(), key, "the file holds batch " + batchId + " but its name says batch " + named);
     }
   }
 

@@ -41,10 +41,11 @@ public record CheckpointMetadata(
     Objects.requireNonNull(writtenAt, "writtenAt");
     identity = SortedMaps.copy(identity, "identity");
     Objects.requireNonNull(checkpointId, "checkpointId");
-    checkpointId.ifPresent(id -> {
-      if (id.isBlank()) {
-        throw new IllegalArgumentException("checkpointId must not be blank");
-      }
-    });
+    checkpointId.ifPresent(
+        id -> {
+          if (id.isBlank()) {
+            throw new IllegalArgumentException("checkpointId must not be blank");
+          }
+        });
   }
 }

@@ -1,16 +1,14 @@
 package dev.tributary.checkpoint;
 
 import java.time.Instant;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.TreeMap;
 
 /**
- * The record that a batch is done (file {@code commits/<batchId>}): its output is in the table
- * and its state is stored. Written after the table commit; its absence after a crash means the
- * batch must be replayed.
+ * The record that a batch is done (file {@code commits/<batchId>}): its output is in the table and
+ * its state is stored. Written after the table commit; its absence after a crash means the batch
+ * must be replayed.
  *
  * @param batchId the batch number; an offsets entry with that number must exist
  * @param nextWatermarkMicros the watermark computed at the end of this batch, applied by the next
@@ -19,7 +17,10 @@ import java.util.TreeMap;
  * @param extras free-form values, e.g. {@code "table-version" -> "42"}
  */
 public record CommitEntry(
-    long batchId, OptionalLong nextWatermarkMicros, Instant committedAt, Map<String, String> extras) {
+    long batchId,
+    OptionalLong nextWatermarkMicros,
+    Instant committedAt,
+    Map<String, String> extras) {
 
   public CommitEntry {
     if (batchId < 0) {

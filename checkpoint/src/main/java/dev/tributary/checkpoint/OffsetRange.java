@@ -1,9 +1,9 @@
 package dev.tributary.checkpoint;
 
 /**
- * A half-open range of source offsets {@code [start, end)}: a batch reads every record whose
- * offset is at least {@code start} and below {@code end}. An empty range ({@code start == end})
- * records the position of a partition that had no new data.
+ * A half-open range of source offsets {@code [start, end)}: a batch reads every record whose offset
+ * is at least {@code start} and below {@code end}. An empty range ({@code start == end}) records
+ * the position of a partition that had no new data.
  *
  * @param start first offset to read, zero or more
  * @param end offset after the last one to read, at least {@code start}

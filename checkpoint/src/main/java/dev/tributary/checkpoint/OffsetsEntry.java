@@ -12,8 +12,8 @@ import java.util.TreeMap;
  * reads and the watermark it applies, fixed before it reads anything, so that a replay after a
  * crash does exactly the same work.
  *
- * <p>The ranges must list every partition the pipeline reads, including those without new data
- * (an empty range at the current position): the latest entry is where the next batch starts.
+ * <p>The ranges must list every partition the pipeline reads, including those without new data (an
+ * empty range at the current position): the latest entry is where the next batch starts.
  *
  * @param batchId the batch number, zero or more; batches are numbered 0, 1, 2, ... without gaps
  * @param ranges the offsets the batch reads per partition; iterated in partition order
@@ -21,8 +21,8 @@ import java.util.TreeMap;
  *     to evict state and emit results, or empty if the pipeline has none yet
  * @param lateWatermarkMicros the watermark the batch's stateful operators judge late rows against:
  *     the previous batch's {@code watermarkMicros} (Spark's two watermarks per batch), 0 (the
- *     epoch) when that batch had none but this one has; empty only when {@code watermarkMicros}
- *     is; an entry written before this field existed has the same value as {@code watermarkMicros}
+ *     epoch) when that batch had none but this one has; empty only when {@code watermarkMicros} is;
+ *     an entry written before this field existed has the same value as {@code watermarkMicros}
  * @param plannedAt when the batch was planned
  * @param extras free-form values the engine wants back on replay (e.g. a source's own metadata)
  */
@@ -52,8 +52,12 @@ public record OffsetsEntry(
   }
 
   /** An entry whose late rows are judged against the same watermark it applies. */
-  public OffsetsEntry(long batchId, Map<SourcePartition, OffsetRange> ranges, OptionalLong watermarkMicros,
-      Instant plannedAt, Map<String, String> extras) {
+  public OffsetsEntry(
+      long batchId,
+      Map<SourcePartition, OffsetRange> ranges,
+      OptionalLong watermarkMicros,
+      Instant plannedAt,
+      Map<String, String> extras) {
     this(batchId, ranges, watermarkMicros, watermarkMicros, plannedAt, extras);
   }
 

@@ -10,13 +10,14 @@ import java.util.OptionalLong;
  * Checkpoint#recover()}:
  *
  * <ul>
- *   <li>{@link Action#NONE} (fresh checkpoint): no batch was ever planned; nothing to recover; the first batch is 0.
+ *   <li>{@link Action#NONE} (fresh checkpoint): no batch was ever planned; nothing to recover; the
+ *       first batch is 0.
  *   <li>{@link Action#RESUME}: the latest planned batch is committed; plan batch {@link
  *       #nextBatchId()} starting at {@link #startOffsets()} with watermark {@link
  *       #watermarkMicros()}.
  *   <li>{@link Action#REPLAY}: the latest planned batch has no commit entry; run it again with
- *       exactly the ranges and watermark of {@link #batchToReplay()}, loading the state version
- *       of the batch before it. The table's {@code txn} decides whether its output is already in.
+ *       exactly the ranges and watermark of {@link #batchToReplay()}, loading the state version of
+ *       the batch before it. The table's {@code txn} decides whether its output is already in.
  * </ul>
  *
  * @param action the decision
@@ -76,8 +77,8 @@ public record RecoveryPlan(
   }
 
   /**
-   * Where the first new batch planned after recovery starts reading, per partition: the end
-   * offsets of the latest offsets entry (for {@code REPLAY}, after the replay). Empty when fresh.
+   * Where the first new batch planned after recovery starts reading, per partition: the end offsets
+   * of the latest offsets entry (for {@code REPLAY}, after the replay). Empty when fresh.
    */
   public Map<SourcePartition, Long> startOffsets() {
     return latestOffsets.map(OffsetsEntry::endOffsets).orElse(Map.of());

@@ -4,8 +4,8 @@ import java.util.Comparator;
 import java.util.Objects;
 
 /**
- * One partition of a source: a topic name and a partition number. Ordered by topic, then
- * partition, which is the order the offsets log writes them in.
+ * One partition of a source: a topic name and a partition number. Ordered by topic, then partition,
+ * which is the order the offsets log writes them in.
  *
  * @param topic the source's name for the stream (a Kafka topic), not blank
  * @param partition the partition number, zero or more

@@ -5,9 +5,9 @@
  * before the batch reads anything), the commits log (written after the table commit) and the
  * versioned state store of stateful operators ({@link dev.tributary.checkpoint.state}).
  *
- * <p>Every file is created with put-if-absent on an {@link dev.tributary.storage.ObjectStore}, so
- * a second process running the same pipeline is detected, never silently interleaved. This module
- * is plain Java: it knows sources only as named partitions ({@link
+ * <p>Every file is created with put-if-absent on an {@link dev.tributary.storage.ObjectStore}, so a
+ * second process running the same pipeline is detected, never silently interleaved. This module is
+ * plain Java: it knows sources only as named partitions ({@link
  * dev.tributary.checkpoint.SourcePartition}) with long offsets, and must not use Kafka, Spring or
  * the table format; the service joins checkpoint and table through the pair (pipeline id, batch
  * id). The on-disk format is described in {@code docs/CHECKPOINT_FORMAT.md}.

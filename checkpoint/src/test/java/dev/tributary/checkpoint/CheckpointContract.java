@@ -10,12 +10,14 @@ import dev.tributary.storage.ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,8 +25,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import java.util.Arrays;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The checkpoint's behaviour, run against every kind of {@link ObjectStore} by the subclasses:
@@ -77,8 +77,8 @@ abstract class CheckpointContract {
     assertThat(plan.batchToReplay()).isEmpty();
     assertThat(plan.watermarkMicros()).isEqualTo(commit(2).nextWatermarkMicros());
     assertThat(plan.startOffsets())
-        .containsExactlyInAnyOrderEntriesOf(Map.of(
-            new SourcePartition("orders", 0), 30L, new SourcePartition("orders", 1), 10L));
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(new SourcePartition("orders", 0), 30L, new SourcePartition("orders", 1), 10L));
     assertThat(plan.stateVersionToLoad()).hasValue(2);
     assertThat(plan.latestCommit()).contains(commit(2));
   }
@@ -115,15 +115,22 @@ abstract class CheckpointContract {
   @Test
   void entriesRoundTripEveryField() throws Exception {
     Checkpoint checkpoint = open();
-    OffsetsEntry full = new OffsetsEntry(0,
-        Map.of(new SourcePartition("a.b_c-d", 7), new OffsetRange(0, Long.MAX_VALUE),
-            new SourcePartition("zeta", 0), new OffsetRange(42, 42)),
-        OptionalLong.of(-5), Instant.parse("2026-01-02T03:04:05.000000001Z"),
-        Map.of("k", "v \"quoted\" \n newline ünicode", "empty", ""));
+    OffsetsEntry full =
+        new OffsetsEntry(
+            0,
+            Map.of(
+                new SourcePartition("a.b_c-d", 7),
+                new OffsetRange(0, Long.MAX_VALUE),
+                new SourcePartition("zeta", 0),
+                new OffsetRange(42, 42)),
+            OptionalLong.of(-5),
+            Instant.parse("2026-01-02T03:04:05.000000001Z"),
+            Map.of("k", "v \"quoted\" \n newline ünicode", "empty", ""));
     CommitEntry noWatermark = new CommitEntry(0, OptionalLong.empty(), Instant.EPOCH, Map.of());
     checkpoint.writeOffsets(full);
     checkpoint.writeCommit(noWatermark);
-    OffsetsEntry bare = new OffsetsEntry(1, Map.of(), OptionalLong.empty(), Instant.EPOCH, Map.of());
+    OffsetsEntry bare =
+        new OffsetsEntry(1, Map.of(), OptionalLong.empty(), Instant.EPOCH, Map.of());
     checkpoint.writeOffsets(bare);
 
     Checkpoint reopened = open();
@@ -156,14 +163,17 @@ abstract class CheckpointContract {
     assertThat(first.pipelineId()).isEqualTo("orders-hourly");
     assertThat(first.identity()).isEqualTo(IDENTITY);
     assertThat(first.formatVersion()).isEqualTo(Checkpoint.FORMAT_VERSION);
-    assertThat(store.list("metadata/")).extracting(ObjectInfo::key)
+    assertThat(store.list("metadata/"))
+        .extracting(ObjectInfo::key)
         .containsExactly("metadata/00000000000000000001");
   }
 
   @Test
   void aNewCheckpointGetsAnIdThatCompatibleChangesKeep() throws Exception {
-    Checkpoint first = Checkpoint.open(store, "orders", Map.of("source", "orders", "sink", "a"), Set.of("sink"));
-    Checkpoint changed = Checkpoint.open(store, "orders", Map.of("source", "orders", "sink", "b"), Set.of("sink"));
+    Checkpoint first =
+        Checkpoint.open(store, "orders", Map.of("source", "orders", "sink", "a"), Set.of("sink"));
+    Checkpoint changed =
+        Checkpoint.open(store, "orders", Map.of("source", "orders", "sink", "b"), Set.of("sink"));
 
     assertThat(first.metadata().checkpointId()).isPresent();
     assertThat(changed.metadata().version()).isEqualTo(2);
@@ -188,8 +198,10 @@ abstract class CheckpointContract {
 
     assertThatThrownBy(() -> Checkpoint.open(store, "orders-hourly", changed))
         .isInstanceOf(CheckpointMismatchException.class)
-        .hasMessageStartingWith("Cannot start pipeline orders-hourly: the checkpoint in "
-            + store.location() + " was written by a different declaration (")
+        .hasMessageStartingWith(
+            "Cannot start pipeline orders-hourly: the checkpoint in "
+                + store.location()
+                + " was written by a different declaration (")
         .hasMessageContaining("dedup changed from (absent) to [id]")
         .hasMessageContaining("format changed from [json] to (absent)")
         .hasMessageContaining("group-by changed from [customer_id] to [region]")
@@ -197,8 +209,10 @@ abstract class CheckpointContract {
         .hasMessageEndingWith(
             "restore the old declaration, or start a new checkpoint location (with"
                 + " source.kafka.starting-offsets: table to continue after the data the sink table holds).")
-        .satisfies(e -> assertThat(((CheckpointMismatchException) e).changedParts())
-            .containsExactly("dedup", "format", "group-by", "window"));
+        .satisfies(
+            e ->
+                assertThat(((CheckpointMismatchException) e).changedParts())
+                    .containsExactly("dedup", "format", "group-by", "window"));
   }
 
   @Test
@@ -209,15 +223,18 @@ abstract class CheckpointContract {
         .isInstanceOf(CheckpointMismatchException.class)
         .hasMessageContaining("Cannot start pipeline payments")
         .hasMessageContaining("pipeline-id changed from [orders-hourly] to [payments]")
-        .satisfies(e -> assertThat(((CheckpointMismatchException) e).changedParts())
-            .containsExactly("pipeline-id"));
+        .satisfies(
+            e ->
+                assertThat(((CheckpointMismatchException) e).changedParts())
+                    .containsExactly("pipeline-id"));
   }
 
   @Test
   void compatibleChangesWriteANewMetadataVersion() throws Exception {
     CheckpointMetadata v1 = open().metadata();
-    Map<String, String> newFormat = Map.of("group-by", "customer_id", "window", "1h",
-        "format", "avro", "sink-options", "compact");
+    Map<String, String> newFormat =
+        Map.of(
+            "group-by", "customer_id", "window", "1h", "format", "avro", "sink-options", "compact");
     Set<String> compatible = Set.of("format", "sink-options");
 
     CheckpointMetadata v2 =
@@ -252,14 +269,21 @@ abstract class CheckpointContract {
   void aDifferentEntryForTheSameBatchIsAConcurrentPipeline() throws Exception {
     Checkpoint checkpoint = open();
     checkpoint.writeOffsets(offsets(0));
-    OffsetsEntry other = new OffsetsEntry(0, offsets(0).ranges(), OptionalLong.of(7),
-        offsets(0).plannedAt(), offsets(0).extras());
+    OffsetsEntry other =
+        new OffsetsEntry(
+            0,
+            offsets(0).ranges(),
+            OptionalLong.of(7),
+            offsets(0).plannedAt(),
+            offsets(0).extras());
 
     assertThatThrownBy(() -> open().writeOffsets(other))
         .isInstanceOf(ConcurrentPipelineException.class)
-        .hasMessageStartingWith("Pipeline orders-hourly: checkpoint file"
-            + " 'offsets/00000000000000000000' in " + store.location()
-            + " was already written by another process with different content")
+        .hasMessageStartingWith(
+            "Pipeline orders-hourly: checkpoint file"
+                + " 'offsets/00000000000000000000' in "
+                + store.location()
+                + " was already written by another process with different content")
         .hasMessageContaining("stop all but one of them");
     assertThat(checkpoint.offsets(0)).contains(offsets(0));
   }
@@ -272,52 +296,73 @@ abstract class CheckpointContract {
     try {
       for (long n = 0; n < 10; n++) {
         OffsetsEntry fromA = offsets(n);
-        OffsetsEntry fromB = new OffsetsEntry(n, fromA.ranges(), fromA.watermarkMicros(),
-            fromA.plannedAt().plusNanos(1), fromA.extras());
-        List<Throwable> outcomes = race(pool, () -> {
-          a.writeOffsets(fromA);
-          return null;
-        }, () -> {
-          b.writeOffsets(fromB);
-          return null;
-        });
+        OffsetsEntry fromB =
+            new OffsetsEntry(
+                n,
+                fromA.ranges(),
+                fromA.watermarkMicros(),
+                fromA.plannedAt().plusNanos(1),
+                fromA.extras());
+        List<Throwable> outcomes =
+            race(
+                pool,
+                () -> {
+                  a.writeOffsets(fromA);
+                  return null;
+                },
+                () -> {
+                  b.writeOffsets(fromB);
+                  return null;
+                });
         assertThat(outcomes).as("batch %d", n).containsOnlyOnce((Throwable) null);
         assertThat(outcomes.stream().filter(t -> t != null))
             .singleElement()
             .isInstanceOf(ConcurrentPipelineException.class)
-            .extracting(Throwable::getMessage).asString()
+            .extracting(Throwable::getMessage)
+            .asString()
             .contains("offsets/" + String.format("%020d", n), "orders-hourly");
         OffsetsEntry winner = outcomes.get(0) == null ? fromA : fromB;
         assertThat(a.offsets(n)).contains(winner);
 
         CommitEntry commitA = commit(n);
-        CommitEntry commitB = new CommitEntry(n, commitA.nextWatermarkMicros(),
-            commitA.committedAt().plusNanos(1), commitA.extras());
-        List<Throwable> commits = race(pool, () -> {
-          a.writeCommit(commitA);
-          return null;
-        }, () -> {
-          b.writeCommit(commitB);
-          return null;
-        });
+        CommitEntry commitB =
+            new CommitEntry(
+                n,
+                commitA.nextWatermarkMicros(),
+                commitA.committedAt().plusNanos(1),
+                commitA.extras());
+        List<Throwable> commits =
+            race(
+                pool,
+                () -> {
+                  a.writeCommit(commitA);
+                  return null;
+                },
+                () -> {
+                  b.writeCommit(commitB);
+                  return null;
+                });
         assertThat(commits).as("commit %d", n).containsOnlyOnce((Throwable) null);
         assertThat(commits.stream().filter(t -> t != null))
-            .singleElement().isInstanceOf(ConcurrentPipelineException.class);
+            .singleElement()
+            .isInstanceOf(ConcurrentPipelineException.class);
       }
     } finally {
       pool.shutdownNow();
     }
   }
 
-  private static List<Throwable> race(ExecutorService pool, Callable<Void> first,
-      Callable<Void> second) throws Exception {
+  private static List<Throwable> race(
+      ExecutorService pool, Callable<Void> first, Callable<Void> second) throws Exception {
     CyclicBarrier start = new CyclicBarrier(2);
     List<Future<Void>> futures = new ArrayList<>();
     for (Callable<Void> task : List.of(first, second)) {
-      futures.add(pool.submit(() -> {
-        start.await(10, TimeUnit.SECONDS);
-        return task.call();
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                start.await(10, TimeUnit.SECONDS);
+                return task.call();
+              }));
     }
     List<Throwable> outcomes = new ArrayList<>();
     for (Future<Void> f : futures) {
@@ -338,9 +383,11 @@ abstract class CheckpointContract {
 
     assertThatThrownBy(() -> checkpoint.writeOffsets(offsets(1)))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("Pipeline orders-hourly, checkpoint " + store.location()
-            + ": cannot plan batch 1 because batch 0 has no commit entry. Call"
-            + " Checkpoint.recover() at start and follow its plan: replay or resume.");
+        .hasMessage(
+            "Pipeline orders-hourly, checkpoint "
+                + store.location()
+                + ": cannot plan batch 1 because batch 0 has no commit entry. Call"
+                + " Checkpoint.recover() at start and follow its plan: replay or resume.");
     assertThat(store.list("offsets/")).hasSize(1);
   }
 
@@ -360,9 +407,10 @@ abstract class CheckpointContract {
 
     assertThatThrownBy(() -> open().recover())
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessage("Cannot read checkpoint file 'offsets/00000000000000000000' in "
-            + store.location()
-            + ": the file is empty (0 bytes), probably left by a crash during a write.");
+        .hasMessage(
+            "Cannot read checkpoint file 'offsets/00000000000000000000' in "
+                + store.location()
+                + ": the file is empty (0 bytes), probably left by a crash during a write.");
   }
 
   @Test
@@ -376,15 +424,18 @@ abstract class CheckpointContract {
       assertThatThrownBy(() -> checkpoint.offsets(0))
           .as("truncated to %d bytes", length)
           .isInstanceOf(CorruptCheckpointException.class)
-          .hasMessageStartingWith("Cannot read checkpoint file 'offsets/00000000000000000000' in "
-              + store.location() + ": ")
+          .hasMessageStartingWith(
+              "Cannot read checkpoint file 'offsets/00000000000000000000' in "
+                  + store.location()
+                  + ": ")
           .hasMessageMatching("(?s).*(truncated|not one JSON document).*");
     }
   }
 
   @Test
   void newerFormatVersionAsksForANewerTributary() throws Exception {
-    store.put("commits/00000000000000000003", "v2\n{\"batchId\":3}\n".getBytes(StandardCharsets.UTF_8));
+    store.put(
+        "commits/00000000000000000003", "v2\n{\"batchId\":3}\n".getBytes(StandardCharsets.UTF_8));
 
     assertThatThrownBy(() -> open().commit(3))
         .isInstanceOf(CorruptCheckpointException.class)
@@ -397,21 +448,27 @@ abstract class CheckpointContract {
   @Test
   void malformedContentIsCorruptWithTheReason() throws Exception {
     Checkpoint checkpoint = open();
-    Map<String, String> cases = Map.of(
-        "version 1\n{}\n", "the first line should be a format version like 'v1', found 'version 1'",
-        "v0\n{}\n", "found 'v0'",
-        "v1\n[1,2]\n", "the content is not a JSON object",
-        "v1\n{\"batchId\":0} trailing\n", "the content is not one JSON document",
-        "v1\n{\"batchId\":0,\"plannedAt\":\"2026-01-01T00:00:00Z\",\"extras\":{}}\n",
-        "field 'ranges' is missing",
-        "v1\n{\"batchId\":\"zero\"}\n", "field 'batchId' should be an integer, found \"zero\"",
-        "v1\n{\"batchId\":0,\"plannedAt\":\"yesterday\",\"ranges\":[],\"extras\":{}}\n",
-        "field 'plannedAt' should be an ISO-8601 instant, found 'yesterday'",
-        "v1\n{\"batchId\":0,\"plannedAt\":\"2026-01-01T00:00:00Z\",\"extras\":{},\"ranges\":"
-            + "[{\"topic\":\"t\",\"partition\":0,\"start\":9,\"end\":3}]}\n",
-        "invalid ranges[0].range: Invalid offset range [9, 3)",
-        "v1\n{\"batchId\":1,\"plannedAt\":\"2026-01-01T00:00:00Z\",\"ranges\":[],\"extras\":{}}\n",
-        "the file holds batch 1 but its name says batch 0");
+    Map<String, String> cases =
+        Map.of(
+            "version 1\n{}\n",
+            "the first line should be a format version like 'v1', found 'version 1'",
+            "v0\n{}\n",
+            "found 'v0'",
+            "v1\n[1,2]\n",
+            "the content is not a JSON object",
+            "v1\n{\"batchId\":0} trailing\n",
+            "the content is not one JSON document",
+            "v1\n{\"batchId\":0,\"plannedAt\":\"2026-01-01T00:00:00Z\",\"extras\":{}}\n",
+            "field 'ranges' is missing",
+            "v1\n{\"batchId\":\"zero\"}\n",
+            "field 'batchId' should be an integer, found \"zero\"",
+            "v1\n{\"batchId\":0,\"plannedAt\":\"yesterday\",\"ranges\":[],\"extras\":{}}\n",
+            "field 'plannedAt' should be an ISO-8601 instant, found 'yesterday'",
+            "v1\n{\"batchId\":0,\"plannedAt\":\"2026-01-01T00:00:00Z\",\"extras\":{},\"ranges\":"
+                + "[{\"topic\":\"t\",\"partition\":0,\"start\":9,\"end\":3}]}\n",
+            "invalid ranges[0].range: Invalid offset range [9, 3)",
+            "v1\n{\"batchId\":1,\"plannedAt\":\"2026-01-01T00:00:00Z\",\"ranges\":[],\"extras\":{}}\n",
+            "the file holds batch 1 but its name says batch 0");
     for (Map.Entry<String, String> c : cases.entrySet()) {
       store.put("offsets/00000000000000000000", c.getKey().getBytes(StandardCharsets.UTF_8));
 
@@ -426,19 +483,23 @@ abstract class CheckpointContract {
   @Test
   void metadataOfANewerLayoutOrTruncatedIsRefused() throws Exception {
     open();
-    String newer = new String(store.read("metadata/00000000000000000001"), StandardCharsets.UTF_8)
-        .replace("\"formatVersion\":1", "\"formatVersion\":2");
+    String newer =
+        new String(store.read("metadata/00000000000000000001"), StandardCharsets.UTF_8)
+            .replace("\"formatVersion\":1", "\"formatVersion\":2");
     store.put("metadata/00000000000000000002", newer.getBytes(StandardCharsets.UTF_8));
 
     assertThatThrownBy(this::open)
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessage("Cannot read checkpoint file 'metadata/00000000000000000002' in "
-            + store.location() + ": checkpoint layout version 2 is newer than 1, the highest this"
-            + " release understands: written by a newer Tributary? Upgrade Tributary to use this"
-            + " checkpoint.");
+        .hasMessage(
+            "Cannot read checkpoint file 'metadata/00000000000000000002' in "
+                + store.location()
+                + ": checkpoint layout version 2 is newer than 1, the highest this"
+                + " release understands: written by a newer Tributary? Upgrade Tributary to use this"
+                + " checkpoint.");
 
-    store.put("metadata/00000000000000000002", "v1\n{\"formatVersion\":1,\"vers"
-        .getBytes(StandardCharsets.UTF_8));
+    store.put(
+        "metadata/00000000000000000002",
+        "v1\n{\"formatVersion\":1,\"vers".getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(this::open)
         .isInstanceOf(CorruptCheckpointException.class)
         .hasMessageContaining("'metadata/00000000000000000002'")
@@ -454,8 +515,10 @@ abstract class CheckpointContract {
 
     assertThatThrownBy(checkpoint::recover)
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageStartingWith("Inconsistent checkpoint in " + store.location()
-            + ": commit entry for batch 1 exists but the offsets log is empty");
+        .hasMessageStartingWith(
+            "Inconsistent checkpoint in "
+                + store.location()
+                + ": commit entry for batch 1 exists but the offsets log is empty");
   }
 
   @Test
@@ -467,8 +530,9 @@ abstract class CheckpointContract {
 
     assertThatThrownBy(checkpoint::recover)
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("batch 2 was planned but batch 1 has no commit entry"
-            + " (the latest commit is for batch 0)");
+        .hasMessageContaining(
+            "batch 2 was planned but batch 1 has no commit entry"
+                + " (the latest commit is for batch 0)");
   }
 
   @Test
@@ -489,12 +553,17 @@ abstract class CheckpointContract {
 
     assertThat(checkpoint.purge(3)).isEqualTo(7);
 
-    assertThat(store.list("offsets/")).extracting(ObjectInfo::key).containsExactly(
-        "offsets/00000000000000000007", "offsets/00000000000000000008",
-        "offsets/00000000000000000009", "offsets/00000000000000000010");
-    assertThat(store.list("commits/")).extracting(ObjectInfo::key).containsExactly(
-        "commits/00000000000000000007", "commits/00000000000000000008",
-        "commits/00000000000000000009");
+    assertThat(store.list("offsets/"))
+        .extracting(ObjectInfo::key)
+        .containsExactly(
+            "offsets/00000000000000000007", "offsets/00000000000000000008",
+            "offsets/00000000000000000009", "offsets/00000000000000000010");
+    assertThat(store.list("commits/"))
+        .extracting(ObjectInfo::key)
+        .containsExactly(
+            "commits/00000000000000000007",
+            "commits/00000000000000000008",
+            "commits/00000000000000000009");
     RecoveryPlan plan = checkpoint.recover();
     assertThat(plan.action()).isEqualTo(RecoveryPlan.Action.REPLAY);
     assertThat(plan.batchToReplay()).contains(offsets(10));

@@ -24,7 +24,9 @@ final class Entries {
 
   static CommitEntry commit(long n) {
     return new CommitEntry(
-        n, OptionalLong.of(1_000_000L * (n + 1)), T0.plusSeconds(n).plusMillis(500),
+        n,
+        OptionalLong.of(1_000_000L * (n + 1)),
+        T0.plusSeconds(n).plusMillis(500),
         Map.of("table-version", Long.toString(n + 1)));
   }
 

@@ -47,8 +47,9 @@ class FaultInjectionTest {
 
     assertThatThrownBy(() -> checkpoint.writeOffsets(offsets(0)))
         .isInstanceOf(IOException.class)
-        .hasMessage(FaultInjectingObjectStore.MESSAGE_PREFIX
-            + "PUT_IF_ABSENT of 'offsets/00000000000000000000' failed before doing anything");
+        .hasMessage(
+            FaultInjectingObjectStore.MESSAGE_PREFIX
+                + "PUT_IF_ABSENT of 'offsets/00000000000000000000' failed before doing anything");
     assertThat(checkpoint.latestOffsets()).isEmpty();
 
     checkpoint.writeOffsets(offsets(0));
@@ -63,9 +64,14 @@ class FaultInjectionTest {
     assertThatThrownBy(() -> checkpoint.writeOffsets(offsets(0)))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("was done, then failed (state unknown to the caller)")
-        .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
-            .extracting(Throwable::getMessage).asString()
-            .contains("READ of 'offsets/00000000000000000000' failed before doing anything"));
+        .satisfies(
+            e ->
+                assertThat(e.getSuppressed())
+                    .singleElement()
+                    .extracting(Throwable::getMessage)
+                    .asString()
+                    .contains(
+                        "READ of 'offsets/00000000000000000000' failed before doing anything"));
 
     checkpoint.writeOffsets(offsets(0));
     assertThat(checkpoint.recover().batchToReplay()).contains(offsets(0));
@@ -74,12 +80,13 @@ class FaultInjectionTest {
   @Test
   void unknownOutcomeWhereAnotherWriterWonIsAConcurrentPipeline() throws Exception {
     Checkpoint checkpoint = open();
-    Checkpoint other = Checkpoint.open(store.delegate(), "orders-hourly",
-        Map.of("group-by", "customer_id"));
+    Checkpoint other =
+        Checkpoint.open(store.delegate(), "orders-hourly", Map.of("group-by", "customer_id"));
     other.writeOffsets(offsets(0));
     store.failNext(Operation.PUT_IF_ABSENT, 1);
-    OffsetsEntry mine = new OffsetsEntry(0, Map.of(), offsets(0).watermarkMicros(),
-        offsets(0).plannedAt(), Map.of());
+    OffsetsEntry mine =
+        new OffsetsEntry(
+            0, Map.of(), offsets(0).watermarkMicros(), offsets(0).plannedAt(), Map.of());
 
     assertThatThrownBy(() -> checkpoint.writeOffsets(mine))
         .isInstanceOf(ConcurrentPipelineException.class)

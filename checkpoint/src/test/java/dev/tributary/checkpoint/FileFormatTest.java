@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Golden files: the exact bytes documented in docs/CHECKPOINT_FORMAT.md. A change here is a
- * format change: it needs a new version and a documentation update, not just a new expectation.
+ * Golden files: the exact bytes documented in docs/CHECKPOINT_FORMAT.md. A change here is a format
+ * change: it needs a new version and a documentation update, not just a new expectation.
  */
 class FileFormatTest {
   private final ObjectStore store = new InMemoryObjectStore();
@@ -31,33 +31,51 @@ class FileFormatTest {
   void offsetsAndCommitEntriesAreWrittenExactlyAsDocumented() throws Exception {
     Checkpoint checkpoint = Checkpoint.open(store, "orders-hourly", Map.of());
     for (long n = 0; n < 7; n++) {
-      checkpoint.writeOffsets(new OffsetsEntry(n, Map.of(), OptionalLong.empty(), Instant.EPOCH,
-          Map.of()));
+      checkpoint.writeOffsets(
+          new OffsetsEntry(n, Map.of(), OptionalLong.empty(), Instant.EPOCH, Map.of()));
       checkpoint.writeCommit(new CommitEntry(n, OptionalLong.empty(), Instant.EPOCH, Map.of()));
     }
-    checkpoint.writeOffsets(new OffsetsEntry(7,
-        Map.of(new SourcePartition("orders", 1), new OffsetRange(350, 350),
-            new SourcePartition("orders", 0), new OffsetRange(700, 800)),
-        OptionalLong.of(1764403200000000L), OptionalLong.of(1764403140000000L), Instant.parse("2026-11-29T08:00:07Z"),
-        Map.of()));
-    checkpoint.writeCommit(new CommitEntry(7, OptionalLong.of(1764403201000000L),
-        Instant.parse("2026-11-29T08:00:08.5Z"), Map.of("table-version", "42")));
+    checkpoint.writeOffsets(
+        new OffsetsEntry(
+            7,
+            Map.of(
+                new SourcePartition("orders", 1),
+                new OffsetRange(350, 350),
+                new SourcePartition("orders", 0),
+                new OffsetRange(700, 800)),
+            OptionalLong.of(1764403200000000L),
+            OptionalLong.of(1764403140000000L),
+            Instant.parse("2026-11-29T08:00:07Z"),
+            Map.of()));
+    checkpoint.writeCommit(
+        new CommitEntry(
+            7,
+            OptionalLong.of(1764403201000000L),
+            Instant.parse("2026-11-29T08:00:08.5Z"),
+            Map.of("table-version", "42")));
 
-    assertThat(text("offsets/00000000000000000007")).isEqualTo("v1\n"
-        + "{\"batchId\":7,\"plannedAt\":\"2026-11-29T08:00:07Z\",\"watermarkMicros\":1764403200000000,"
-        + "\"lateWatermarkMicros\":1764403140000000,\"ranges\":[{\"topic\":\"orders\",\"partition\":0,\"start\":700,\"end\":800},"
-        + "{\"topic\":\"orders\",\"partition\":1,\"start\":350,\"end\":350}],\"extras\":{}}\n");
-    assertThat(text("commits/00000000000000000007")).isEqualTo("v1\n"
-        + "{\"batchId\":7,\"committedAt\":\"2026-11-29T08:00:08.500Z\","
-        + "\"nextWatermarkMicros\":1764403201000000,\"extras\":{\"table-version\":\"42\"}}\n");
+    assertThat(text("offsets/00000000000000000007"))
+        .isEqualTo(
+            "v1\n"
+                + "{\"batchId\":7,\"plannedAt\":\"2026-11-29T08:00:07Z\",\"watermarkMicros\":1764403200000000,"
+                + "\"lateWatermarkMicros\":1764403140000000,\"ranges\":[{\"topic\":\"orders\",\"partition\":0,\"start\":700,\"end\":800},"
+                + "{\"topic\":\"orders\",\"partition\":1,\"start\":350,\"end\":350}],\"extras\":{}}\n");
+    assertThat(text("commits/00000000000000000007"))
+        .isEqualTo(
+            "v1\n"
+                + "{\"batchId\":7,\"committedAt\":\"2026-11-29T08:00:08.500Z\","
+                + "\"nextWatermarkMicros\":1764403201000000,\"extras\":{\"table-version\":\"42\"}}\n");
   }
 
   @Test
   void anOffsetsEntryWithoutALateWatermarkJudgesLateRowsByTheWatermarkItApplies() throws Exception {
     // Written by releases before the two watermarks: one watermark for eviction and late rows.
     Checkpoint checkpoint = Checkpoint.open(store, "orders-hourly", Map.of());
-    store.put("offsets/00000000000000000000", ("v1\n{\"batchId\":0,\"plannedAt\":\"2026-11-29T08:00:07Z\","
-        + "\"watermarkMicros\":1764403200000000,\"ranges\":[],\"extras\":{}}\n").getBytes(StandardCharsets.UTF_8));
+    store.put(
+        "offsets/00000000000000000000",
+        ("v1\n{\"batchId\":0,\"plannedAt\":\"2026-11-29T08:00:07Z\","
+                + "\"watermarkMicros\":1764403200000000,\"ranges\":[],\"extras\":{}}\n")
+            .getBytes(StandardCharsets.UTF_8));
 
     OffsetsEntry entry = checkpoint.recover().latestOffsets().orElseThrow();
 
@@ -67,25 +85,39 @@ class FileFormatTest {
 
   @Test
   void metadataIsWrittenExactlyAsDocumented() throws Exception {
-    CheckpointMetadata m = Checkpoint.open(store, "orders-hourly",
-        Map.of("window", "1h", "source", "orders", "group-by", "customer_id")).metadata();
+    CheckpointMetadata m =
+        Checkpoint.open(
+                store,
+                "orders-hourly",
+                Map.of("window", "1h", "source", "orders", "group-by", "customer_id"))
+            .metadata();
 
-    assertThat(text("metadata/00000000000000000001")).isEqualTo("v1\n"
-        + "{\"formatVersion\":1,\"version\":1,\"pipelineId\":\"orders-hourly\",\"createdAt\":\""
-        + m.createdAt() + "\",\"writtenAt\":\"" + m.writtenAt() + "\",\"identity\":"
-        + "{\"group-by\":\"customer_id\",\"source\":\"orders\",\"window\":\"1h\"},"
-        + "\"checkpointId\":\"" + m.checkpointId().orElseThrow() + "\"}\n");
+    assertThat(text("metadata/00000000000000000001"))
+        .isEqualTo(
+            "v1\n"
+                + "{\"formatVersion\":1,\"version\":1,\"pipelineId\":\"orders-hourly\",\"createdAt\":\""
+                + m.createdAt()
+                + "\",\"writtenAt\":\""
+                + m.writtenAt()
+                + "\",\"identity\":"
+                + "{\"group-by\":\"customer_id\",\"source\":\"orders\",\"window\":\"1h\"},"
+                + "\"checkpointId\":\""
+                + m.checkpointId().orElseThrow()
+                + "\"}\n");
   }
 
   @Test
   void metadataWithoutACheckpointIdIsReadAsALegacyCheckpoint() throws Exception {
     // Written by releases before checkpoint ids: its tables are keyed by the pipeline id alone.
-    store.put("metadata/00000000000000000001", ("v1\n{\"formatVersion\":1,\"version\":1,"
-        + "\"pipelineId\":\"orders-hourly\",\"createdAt\":\"2026-11-29T08:00:00.120Z\","
-        + "\"writtenAt\":\"2026-11-29T08:00:00.120Z\",\"identity\":{\"source\":\"orders\"}}\n")
-        .getBytes(StandardCharsets.UTF_8));
+    store.put(
+        "metadata/00000000000000000001",
+        ("v1\n{\"formatVersion\":1,\"version\":1,"
+                + "\"pipelineId\":\"orders-hourly\",\"createdAt\":\"2026-11-29T08:00:00.120Z\","
+                + "\"writtenAt\":\"2026-11-29T08:00:00.120Z\",\"identity\":{\"source\":\"orders\"}}\n")
+            .getBytes(StandardCharsets.UTF_8));
 
-    CheckpointMetadata m = Checkpoint.open(store, "orders-hourly", Map.of("source", "orders")).metadata();
+    CheckpointMetadata m =
+        Checkpoint.open(store, "orders-hourly", Map.of("source", "orders")).metadata();
 
     assertThat(m.checkpointId()).isEmpty();
   }
@@ -108,33 +140,71 @@ class FileFormatTest {
     byte[] file = store.read("state/op/00000000000000000003.delta");
 
     // format 2: the operations in the order they were made
-    String body = "5452425354415445" + "00000002" + "44" + "0000000000000003"
-        + "01" + "00000002" + "6b32" + "00000001" + "78"
-        + "02" + "00000002" + "6b32"
-        + "01" + "00000002" + "6b31" + "00000002" + "7631"
-        + "01" + "00000002" + "7231" + "00000000"
-        + "03" + "00000001" + "72" + "00000001" + "73"
-        + "00" + "0000000000000005";
+    String body =
+        "5452425354415445"
+            + "00000002"
+            + "44"
+            + "0000000000000003"
+            + "01"
+            + "00000002"
+            + "6b32"
+            + "00000001"
+            + "78"
+            + "02"
+            + "00000002"
+            + "6b32"
+            + "01"
+            + "00000002"
+            + "6b31"
+            + "00000002"
+            + "7631"
+            + "01"
+            + "00000002"
+            + "7231"
+            + "00000000"
+            + "03"
+            + "00000001"
+            + "72"
+            + "00000001"
+            + "73"
+            + "00"
+            + "0000000000000005";
     byte[] bodyBytes = HexFormat.of().parseHex(body);
     CRC32C crc = new CRC32C();
     crc.update(bodyBytes);
-    String expected = body + HexFormat.of().formatHex(
-        ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    String expected =
+        body
+            + HexFormat.of().formatHex(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
     assertThat(HexFormat.of().formatHex(file)).isEqualTo(expected);
   }
 
   @Test
   void stateChangelogsOfFormatOneAreStillRead(@TempDir Path dir) throws Exception {
     // version 0 as the first release wrote it: each key once, in key order
-    String body = "5452425354415445" + "00000001" + "44" + "0000000000000000"
-        + "01" + "00000002" + "6b31" + "00000002" + "7631"
-        + "02" + "00000002" + "6b32"
-        + "00" + "0000000000000002";
+    String body =
+        "5452425354415445"
+            + "00000001"
+            + "44"
+            + "0000000000000000"
+            + "01"
+            + "00000002"
+            + "6b31"
+            + "00000002"
+            + "7631"
+            + "02"
+            + "00000002"
+            + "6b32"
+            + "00"
+            + "0000000000000002";
     byte[] bodyBytes = HexFormat.of().parseHex(body);
     CRC32C crc = new CRC32C();
     crc.update(bodyBytes);
-    store.put("state/op/00000000000000000000.delta", ByteBuffer.allocate(bodyBytes.length + 4)
-        .put(bodyBytes).putInt((int) crc.getValue()).array());
+    store.put(
+        "state/op/00000000000000000000.delta",
+        ByteBuffer.allocate(bodyBytes.length + 4)
+            .put(bodyBytes)
+            .putInt((int) crc.getValue())
+            .array());
 
     try (StateStore state = StateStore.open(store, "op", 0, dir)) {
       assertThat(state.get(b("k1"))).isEqualTo(b("v1"));

@@ -23,7 +23,10 @@ class InMemoryCheckpointTest extends CheckpointContract {
     Entries.runBatches(checkpoint, 105);
 
     assertThat(checkpoint.purge()).isEqualTo(5);
-    assertThat(store.list("commits/")).hasSize(100).first()
-        .extracting(ObjectInfo::key).isEqualTo("commits/00000000000000000005");
+    assertThat(store.list("commits/"))
+        .hasSize(100)
+        .first()
+        .extracting(ObjectInfo::key)
+        .isEqualTo("commits/00000000000000000005");
   }
 }

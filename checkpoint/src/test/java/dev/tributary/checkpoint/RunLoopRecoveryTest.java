@@ -24,7 +24,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RunLoopRecoveryTest {
   /** The step after which the process dies, during batch {@link #CRASH_BATCH}. */
-  enum CrashAfter { NOTHING, OFFSETS, STATE_COMMIT, COMMIT }
+  enum CrashAfter {
+    NOTHING,
+    OFFSETS,
+    STATE_COMMIT,
+    COMMIT
+  }
 
   private static final int BATCHES = 6;
   private static final int CRASH_BATCH = 3;
@@ -55,8 +60,13 @@ class RunLoopRecoveryTest {
             if (plan.batchToReplay().isPresent() && plan.batchToReplay().get().batchId() == batch) {
               entry = plan.batchToReplay().get();
             } else {
-              entry = new OffsetsEntry(batch, Map.of(P0, new OffsetRange(start, start + 10)),
-                  OptionalLong.empty(), Instant.ofEpochSecond(batch), Map.of());
+              entry =
+                  new OffsetsEntry(
+                      batch,
+                      Map.of(P0, new OffsetRange(start, start + 10)),
+                      OptionalLong.empty(),
+                      Instant.ofEpochSecond(batch),
+                      Map.of());
               checkpoint.writeOffsets(entry);
             }
             if (!crashed && batch == CRASH_BATCH && crash == CrashAfter.OFFSETS) {
@@ -74,8 +84,9 @@ class RunLoopRecoveryTest {
               crashed = true;
               throw new Crash();
             }
-            checkpoint.writeCommit(new CommitEntry(batch, OptionalLong.empty(),
-                Instant.ofEpochSecond(batch, 1), Map.of()));
+            checkpoint.writeCommit(
+                new CommitEntry(
+                    batch, OptionalLong.empty(), Instant.ofEpochSecond(batch, 1), Map.of()));
             if (!crashed && batch == CRASH_BATCH && crash == CrashAfter.COMMIT) {
               crashed = true;
               throw new Crash();
@@ -88,8 +99,11 @@ class RunLoopRecoveryTest {
         }
         TreeMap<String, Long> counts = new TreeMap<>();
         try (StateIterator it = state.scan(new byte[0])) {
-          it.forEachRemaining(e -> counts.put(new String(e.key(), StandardCharsets.UTF_8),
-              ByteBuffer.wrap(e.value()).getLong()));
+          it.forEachRemaining(
+              e ->
+                  counts.put(
+                      new String(e.key(), StandardCharsets.UTF_8),
+                      ByteBuffer.wrap(e.value()).getLong()));
         }
         return counts;
       }

@@ -9,6 +9,7 @@ class S3CheckpointIT extends CheckpointContract {
   @Override
   protected ObjectStore newStore() throws Exception {
     S3TestServer server = S3TestServer.shared();
-    return ObjectStores.open("s3://" + server.createBucket() + "/checkpoints/orders", server.settings());
+    return ObjectStores.open(
+        "s3://" + server.createBucket() + "/checkpoints/orders", server.settings());
   }
 }

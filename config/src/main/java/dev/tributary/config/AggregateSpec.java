@@ -9,18 +9,20 @@ import java.util.stream.Collectors;
 
 /**
  * The {@code aggregate} section: a windowed aggregation, or without a window a running aggregation
- * (one result row per group-by key, updated as events arrive). Its output columns are
- * {@code window_start}, {@code window_end} (windowed only), the group-by columns, then the
- * measures, in that order.
+ * (one result row per group-by key, updated as events arrive). Its output columns are {@code
+ * window_start}, {@code window_end} (windowed only), the group-by columns, then the measures, in
+ * that order.
  *
  * @param window the event-time window; empty for a running aggregation
  * @param groupBy the grouping columns besides the window, possibly none
  * @param measures output column name to measure, in declaration order, at least one
  */
-public record AggregateSpec(Optional<WindowSpec> window, List<String> groupBy, Map<String, Measure> measures) {
+public record AggregateSpec(
+    Optional<WindowSpec> window, List<String> groupBy, Map<String, Measure> measures) {
 
   /** The name of the window start output column. */
   public static final String WINDOW_START = "window_start";
+
   /** The name of the window end output column. */
   public static final String WINDOW_END = "window_end";
 
@@ -49,17 +51,24 @@ public record AggregateSpec(Optional<WindowSpec> window, List<String> groupBy, M
     return window.map(WindowSpec::canonical).orElse("none");
   }
 
-  /** Returns the output columns: window_start, window_end (windowed only), group-by columns, measures. */
+  /**
+   * Returns the output columns: window_start, window_end (windowed only), group-by columns,
+   * measures.
+   */
   public List<String> outputColumns() {
-    List<String> columns = new ArrayList<>(running() ? List.of() : List.of(WINDOW_START, WINDOW_END));
+    List<String> columns =
+        new ArrayList<>(running() ? List.of() : List.of(WINDOW_START, WINDOW_END));
     columns.addAll(groupBy);
     columns.addAll(measures.keySet());
     return List.copyOf(columns);
   }
 
-  /** Returns the measures as a canonical string such as {@code orders=count(), total=sum(amount)}. */
+  /**
+   * Returns the measures as a canonical string such as {@code orders=count(), total=sum(amount)}.
+   */
   public String canonicalMeasures() {
-    return measures.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().canonical())
+    return measures.entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue().canonical())
         .collect(Collectors.joining(", "));
   }
 }

@@ -1,7 +1,8 @@
 package dev.tributary.config;
 
 /**
- * How a pipeline's instances share the partitions of its Kafka topics ({@code source.kafka.assignment}).
+ * How a pipeline's instances share the partitions of its Kafka topics ({@code
+ * source.kafka.assignment}).
  */
 public enum Assignment {
   /**
@@ -11,8 +12,8 @@ public enum Assignment {
   EXCLUSIVE("exclusive"),
   /**
    * Every instance with the same declaration joins the consumer group {@code tributary-<pipeline>}
-   * and reads only the partitions Kafka assigns it; the sink table's per-partition positions are the
-   * progress and fence off an instance that lost a partition (docs/DESIGN.md, "Scale-out").
+   * and reads only the partitions Kafka assigns it; the sink table's per-partition positions are
+   * the progress and fence off an instance that lost a partition (docs/DESIGN.md, "Scale-out").
    * Stateless pipelines only.
    */
   GROUP("group");

@@ -13,14 +13,19 @@ import java.util.List;
  * @param keyColumns the key's columns ({@code key}); empty when the key is not decoded
  * @param maxRecordSize records with a larger value go to quarantine instead of being decoded
  */
-public record AvroFormatSpec(RegistrySpec registry, List<ColumnSpec> valueColumns, List<ColumnSpec> keyColumns,
-    Size maxRecordSize) implements FormatSpec {
+public record AvroFormatSpec(
+    RegistrySpec registry,
+    List<ColumnSpec> valueColumns,
+    List<ColumnSpec> keyColumns,
+    Size maxRecordSize)
+    implements FormatSpec {
 
   /** Copies the columns and checks there is at least one value column. */
   public AvroFormatSpec {
     valueColumns = List.copyOf(valueColumns);
     keyColumns = List.copyOf(keyColumns);
-    RegistryFormats.check(registry, valueColumns, maxRecordSize, "an Avro schema needs at least one column");
+    RegistryFormats.check(
+        registry, valueColumns, maxRecordSize, "an Avro schema needs at least one column");
   }
 
   /** The value's columns, then the key's. */

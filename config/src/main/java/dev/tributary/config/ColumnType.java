@@ -5,12 +5,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The type of a declared column: one of the {@link Primitive} types, a {@link Decimal} or an
- * {@link EpochTimestamp}. Written in files as {@code string}, {@code int}, {@code long},
- * {@code double}, {@code boolean}, {@code timestamp}, {@code timestamp(seconds)},
- * {@code timestamp(micros)}, {@code timestamp(nanos)}, {@code date} or {@code decimal(p,s)}.
+ * The type of a declared column: one of the {@link Primitive} types, a {@link Decimal} or an {@link
+ * EpochTimestamp}. Written in files as {@code string}, {@code int}, {@code long}, {@code double},
+ * {@code boolean}, {@code timestamp}, {@code timestamp(seconds)}, {@code timestamp(micros)}, {@code
+ * timestamp(nanos)}, {@code date} or {@code decimal(p,s)}.
  */
-public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Decimal, ColumnType.EpochTimestamp {
+public sealed interface ColumnType
+    permits ColumnType.Primitive, ColumnType.Decimal, ColumnType.EpochTimestamp {
 
   /** Returns the type as written in files, e.g. {@code long} or {@code decimal(10,2)}. */
   String canonical();
@@ -27,7 +28,9 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
     MICROS,
     NANOS;
 
-    /** The unit as written in files: {@code seconds}, {@code millis}, {@code micros}, {@code nanos}. */
+    /**
+     * The unit as written in files: {@code seconds}, {@code millis}, {@code micros}, {@code nanos}.
+     */
     public String keyword() {
       return name().toLowerCase(Locale.ROOT);
     }
@@ -44,7 +47,8 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
     /** Checks the unit is not millis (that is plain {@code timestamp}). */
     public EpochTimestamp {
       if (unit == null || unit == EpochUnit.MILLIS) {
-        throw new IllegalArgumentException("timestamp(millis) is plain timestamp; use Primitive.TIMESTAMP");
+        throw new IllegalArgumentException(
+            "timestamp(millis) is plain timestamp; use Primitive.TIMESTAMP");
       }
     }
 
@@ -66,7 +70,10 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
     DOUBLE,
     /** true or false. */
     BOOLEAN,
-    /** An instant, from an ISO-8601 string or epoch milliseconds (see {@link EpochTimestamp} for other units). */
+    /**
+     * An instant, from an ISO-8601 string or epoch milliseconds (see {@link EpochTimestamp} for
+     * other units).
+     */
     TIMESTAMP,
     /** A calendar date, from an ISO-8601 date string. */
     DATE;
@@ -87,8 +94,12 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
     /** Checks 1 <= precision <= 38 and 0 <= scale <= precision. */
     public Decimal {
       if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
-        throw new IllegalArgumentException("decimal(" + precision + "," + scale
-            + ") is out of range; precision must be 1 to 38 and scale 0 to the precision");
+        throw new IllegalArgumentException(
+            "decimal("
+                + precision
+                + ","
+                + scale
+                + ") is out of range; precision must be 1 to 38 and scale 0 to the precision");
       }
     }
 
@@ -105,7 +116,8 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
    */
   static ColumnType parse(String text) {
     String value = text.strip();
-    Matcher decimal = Pattern.compile("decimal\\s*\\(\\s*(\\d{1,3})\\s*,\\s*(\\d{1,3})\\s*\\)").matcher(value);
+    Matcher decimal =
+        Pattern.compile("decimal\\s*\\(\\s*(\\d{1,3})\\s*,\\s*(\\d{1,3})\\s*\\)").matcher(value);
     if (decimal.matches()) {
       return new Decimal(Integer.parseInt(decimal.group(1)), Integer.parseInt(decimal.group(2)));
     }
@@ -121,11 +133,15 @@ public sealed interface ColumnType permits ColumnType.Primitive, ColumnType.Deci
           return unit == EpochUnit.MILLIS ? Primitive.TIMESTAMP : new EpochTimestamp(unit);
         }
       }
-      throw new IllegalArgumentException("unknown epoch unit in column type '" + text
-          + "'; use timestamp(seconds), timestamp(millis) (= timestamp), timestamp(micros) or timestamp(nanos)");
+      throw new IllegalArgumentException(
+          "unknown epoch unit in column type '"
+              + text
+              + "'; use timestamp(seconds), timestamp(millis) (= timestamp), timestamp(micros) or timestamp(nanos)");
     }
-    throw new IllegalArgumentException("unknown column type '" + text
-        + "'; use string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date"
-        + " or decimal(p,s) like decimal(10,2)");
+    throw new IllegalArgumentException(
+        "unknown column type '"
+            + text
+            + "'; use string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date"
+            + " or decimal(p,s) like decimal(10,2)");
   }
 }

@@ -6,8 +6,8 @@ import java.util.Objects;
  * The {@code maintenance.compaction} section.
  *
  * @param schedule a Spring cron expression with six fields, seconds first ({@code "0 0 * * * *"})
- * @param minFiles a partition is compacted when it has at least this many files smaller than the target
- *     size (default 10, at least 2)
+ * @param minFiles a partition is compacted when it has at least this many files smaller than the
+ *     target size (default 10, at least 2)
  */
 public record CompactionSpec(String schedule, int minFiles) {
 

@@ -2,7 +2,10 @@ package dev.tributary.config;
 
 import java.util.Locale;
 
-/** The Parquet compression codec of data files ({@code sink.delta.compression}; default {@link #SNAPPY}). */
+/**
+ * The Parquet compression codec of data files ({@code sink.delta.compression}; default {@link
+ * #SNAPPY}).
+ */
 public enum Compression {
   /** Fast, moderate ratio; the Parquet default. */
   SNAPPY,

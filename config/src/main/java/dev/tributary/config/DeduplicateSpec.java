@@ -7,7 +7,8 @@ import java.util.List;
  *
  * @param keys the key columns, at least one
  * @param withinWatermark whether duplicates are only removed while the watermark has not passed the
- *     first occurrence's event time (Spark's {@code dropDuplicatesWithinWatermark}); needs a watermark
+ *     first occurrence's event time (Spark's {@code dropDuplicatesWithinWatermark}); needs a
+ *     watermark
  */
 public record DeduplicateSpec(List<String> keys, boolean withinWatermark) {
 

@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param targetFileSize the size data files are cut at and compaction aims for (default 128MB)
  * @param compression the Parquet codec (default snappy)
  */
-public record DeltaSinkSpec(String path, List<String> partitionBy, Size targetFileSize, Compression compression) {
+public record DeltaSinkSpec(
+    String path, List<String> partitionBy, Size targetFileSize, Compression compression) {
 
   /** The default of {@code target-file-size}. */
   public static final Size DEFAULT_TARGET_FILE_SIZE = Size.ofMegabytes(128);

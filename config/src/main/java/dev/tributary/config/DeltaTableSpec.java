@@ -3,8 +3,8 @@ package dev.tributary.config;
 import java.util.Objects;
 
 /**
- * A side table ({@code quarantine.delta} or {@code late-events.delta}): a Delta table identified by its
- * location. Its columns are fixed by the service.
+ * A side table ({@code quarantine.delta} or {@code late-events.delta}): a Delta table identified by
+ * its location. Its columns are fixed by the service.
  *
  * @param path the table location: {@code s3://bucket/prefix} or a local path
  */
@@ -17,7 +17,10 @@ public record DeltaTableSpec(String path) {
     }
   }
 
-  /** Returns the default quarantine table of a sink: a sibling at the sink path plus {@code -quarantine}. */
+  /**
+   * Returns the default quarantine table of a sink: a sibling at the sink path plus {@code
+   * -quarantine}.
+   */
   public static DeltaTableSpec quarantineFor(DeltaSinkSpec sink) {
     String base = sink.path();
     while (base.length() > 1 && base.endsWith("/")) {

@@ -9,45 +9,47 @@ import java.util.regex.Pattern;
 
 /**
  * Parses and prints the durations of pipeline files: a number and a unit, with or without a space,
- * such as {@code 500ms}, {@code 30s}, {@code 10 min}, {@code 15 minutes}, {@code 2h}, {@code 1 hour},
- * {@code 7 days}. Units (case-insensitive): ns; ms, millis, millisecond(s); s, sec(s), second(s); m, min(s),
- * minute(s); h, hr(s), hour(s); d, day(s); w, week(s). A fraction is allowed ({@code 1.5 hours}).
+ * such as {@code 500ms}, {@code 30s}, {@code 10 min}, {@code 15 minutes}, {@code 2h}, {@code 1
+ * hour}, {@code 7 days}. Units (case-insensitive): ns; ms, millis, millisecond(s); s, sec(s),
+ * second(s); m, min(s), minute(s); h, hr(s), hour(s); d, day(s); w, week(s). A fraction is allowed
+ * ({@code 1.5 hours}).
  */
 public final class Durations {
 
-  private static final Pattern SYNTAX = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([a-z]+)",
-      Pattern.CASE_INSENSITIVE);
+  private static final Pattern SYNTAX =
+      Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([a-z]+)", Pattern.CASE_INSENSITIVE);
   private static final long NANOS_PER_MILLI = 1_000_000L;
 
-  private Durations() {
-  }
+  private Durations() {}
 
   /**
    * Parses a duration such as {@code 15 minutes}.
    *
-   * @throws IllegalArgumentException naming the text and showing the expected syntax when it is not a
-   *     duration (including a number without a unit)
+   * @throws IllegalArgumentException naming the text and showing the expected syntax when it is not
+   *     a duration (including a number without a unit)
    */
   public static Duration parse(String text) {
     Matcher m = SYNTAX.matcher(text == null ? "" : text.strip());
     long unitNanos = m.matches() ? unitNanos(m.group(2).toLowerCase(Locale.ROOT)) : -1;
     if (unitNanos < 0) {
-      throw new IllegalArgumentException("cannot parse '" + text
-          + "' as a duration; write a number and a unit like 500ms, 30s, 10 minutes, 1 hour or 7 days");
+      throw new IllegalArgumentException(
+          "cannot parse '"
+              + text
+              + "' as a duration; write a number and a unit like 500ms, 30s, 10 minutes, 1 hour or 7 days");
     }
     BigDecimal nanos = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unitNanos));
     try {
       return Duration.ofNanos(nanos.setScale(0, RoundingMode.HALF_UP).longValueExact());
     } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("the duration '" + text + "' is too long; the maximum is about 292 years",
-          e);
+      throw new IllegalArgumentException(
+          "the duration '" + text + "' is too long; the maximum is about 292 years", e);
     }
   }
 
   /**
-   * Prints a duration in the largest unit that represents it exactly, in a form {@link #parse} reads
-   * back: {@code 1 hour}, {@code 90 minutes}, {@code 7 days}, {@code 500ms}. Sub-millisecond parts
-   * are printed in nanoseconds.
+   * Prints a duration in the largest unit that represents it exactly, in a form {@link #parse}
+   * reads back: {@code 1 hour}, {@code 90 minutes}, {@code 7 days}, {@code 500ms}. Sub-millisecond
+   * parts are printed in nanoseconds.
    */
   public static String format(Duration duration) {
     long nanos = duration.toNanos();

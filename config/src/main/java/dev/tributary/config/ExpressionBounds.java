@@ -4,16 +4,18 @@ import java.util.Optional;
 
 /**
  * Bounds on an expression's size (a {@code filter}, a {@code derive} column), checked by one linear
- * scan when the declaration is read and again before the text reaches the expression parser:
- * the parser's lookahead grows badly with nesting (3,000 parentheses took 22 s to refuse) and the
+ * scan when the declaration is read and again before the text reaches the expression parser: the
+ * parser's lookahead grows badly with nesting (3,000 parentheses took 22 s to refuse) and the
  * compiled tree is evaluated recursively, so a very deep or very long expression must fail fast
  * with a clear message rather than with a {@link StackOverflowError} or a stalled start.
  */
 public final class ExpressionBounds {
   /** Characters in one expression. */
   public static final int MAX_LENGTH = 10_000;
+
   /** Levels of parentheses. */
   public static final int MAX_DEPTH = 64;
+
   /** Operators (AND, OR, NOT, arithmetic, comparison, concatenation). */
   public static final int MAX_OPERATORS = 500;
 
@@ -30,9 +32,15 @@ public final class ExpressionBounds {
   /** The first limit the expression passes, if any. */
   public static Optional<Violation> check(String text) {
     if (text.length() > MAX_LENGTH) {
-      return Optional.of(new Violation(MAX_LENGTH + 1, "the expression is " + text.length()
-          + " characters long, more than the " + MAX_LENGTH + " allowed; split it into several"
-          + " derive or filter steps"));
+      return Optional.of(
+          new Violation(
+              MAX_LENGTH + 1,
+              "the expression is "
+                  + text.length()
+                  + " characters long, more than the "
+                  + MAX_LENGTH
+                  + " allowed; split it into several"
+                  + " derive or filter steps"));
     }
     int depth = 0;
     int operators = 0;
@@ -45,8 +53,12 @@ public final class ExpressionBounds {
       }
       if (c == '(') {
         if (++depth > MAX_DEPTH) {
-          return Optional.of(new Violation(i + 1, "the expression is nested more than " + MAX_DEPTH
-              + " parentheses deep; simplify it or split it into several derive steps"));
+          return Optional.of(
+              new Violation(
+                  i + 1,
+                  "the expression is nested more than "
+                      + MAX_DEPTH
+                      + " parentheses deep; simplify it or split it into several derive steps"));
         }
       } else if (c == ')') {
         depth = Math.max(0, depth - 1);
@@ -59,16 +71,24 @@ public final class ExpressionBounds {
         }
         operator = true;
       } else if (Character.isLetter(c) || c == '_') {
-        while (end < text.length() && (Character.isLetterOrDigit(text.charAt(end)) || text.charAt(end) == '_')) {
+        while (end < text.length()
+            && (Character.isLetterOrDigit(text.charAt(end)) || text.charAt(end) == '_')) {
           end++;
         }
         String word = text.substring(i, end);
-        operator = word.equalsIgnoreCase("and") || word.equalsIgnoreCase("or") || word.equalsIgnoreCase("not");
+        operator =
+            word.equalsIgnoreCase("and")
+                || word.equalsIgnoreCase("or")
+                || word.equalsIgnoreCase("not");
       }
       if (operator && ++operators > MAX_OPERATORS) {
-        return Optional.of(new Violation(i + 1, "the expression has more than " + MAX_OPERATORS
-            + " operators; write a long list of alternatives as column IN (value, ...), or split it"
-            + " into several steps"));
+        return Optional.of(
+            new Violation(
+                i + 1,
+                "the expression has more than "
+                    + MAX_OPERATORS
+                    + " operators; write a long list of alternatives as column IN (value, ...), or split it"
+                    + " into several steps"));
       }
       i = end;
     }

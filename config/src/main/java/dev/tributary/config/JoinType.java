@@ -2,7 +2,10 @@ package dev.tributary.config;
 
 import java.util.Locale;
 
-/** How a stream row without a matching dimension row is treated ({@code join[].type}; default {@link #INNER}). */
+/**
+ * How a stream row without a matching dimension row is treated ({@code join[].type}; default {@link
+ * #INNER}).
+ */
 public enum JoinType {
   /** Only stream rows with at least one matching dimension row are kept. */
   INNER,

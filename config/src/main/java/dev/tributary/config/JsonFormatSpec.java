@@ -7,7 +7,8 @@ import java.util.Objects;
  * The {@code format.json} section: record values are JSON objects decoded with a declared schema.
  *
  * @param columns the declared columns in declaration order, at least one
- * @param maxRecordSize records with a larger value go to quarantine instead of being parsed (default 1MB)
+ * @param maxRecordSize records with a larger value go to quarantine instead of being parsed
+ *     (default 1MB)
  */
 public record JsonFormatSpec(List<ColumnSpec> columns, Size maxRecordSize) implements FormatSpec {
 

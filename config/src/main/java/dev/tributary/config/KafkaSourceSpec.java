@@ -10,11 +10,14 @@ import java.util.OptionalLong;
  * @param bootstrapServers the Kafka bootstrap servers, comma-separated {@code host:port} pairs
  * @param topics the explicit topic list or the topic pattern
  * @param startingOffsets where a pipeline without a checkpoint starts (default earliest)
- * @param maxOffsetsPerTrigger the most records one batch reads, split across partitions; empty = no limit
- * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true, the default) or are
- *     skipped and recorded (false)
- * @param properties consumer properties passed through unchanged; secret ones are masked in {@link #toString}
- * @param assignment whether this instance reads every partition or shares them through the consumer group
+ * @param maxOffsetsPerTrigger the most records one batch reads, split across partitions; empty = no
+ *     limit
+ * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true, the default)
+ *     or are skipped and recorded (false)
+ * @param properties consumer properties passed through unchanged; secret ones are masked in {@link
+ *     #toString}
+ * @param assignment whether this instance reads every partition or shares them through the consumer
+ *     group
  */
 public record KafkaSourceSpec(
     String bootstrapServers,
@@ -23,7 +26,8 @@ public record KafkaSourceSpec(
     OptionalLong maxOffsetsPerTrigger,
     boolean failOnDataLoss,
     Map<String, String> properties,
-    Assignment assignment) implements SourceSpec {
+    Assignment assignment)
+    implements SourceSpec {
 
   /** Checks that no part is null and copies the properties. */
   public KafkaSourceSpec {
@@ -36,9 +40,20 @@ public record KafkaSourceSpec(
   }
 
   /** A source read by one instance alone ({@link Assignment#EXCLUSIVE}). */
-  public KafkaSourceSpec(String bootstrapServers, TopicSelection topics, StartingOffsets startingOffsets,
-      OptionalLong maxOffsetsPerTrigger, boolean failOnDataLoss, Map<String, String> properties) {
-    this(bootstrapServers, topics, startingOffsets, maxOffsetsPerTrigger, failOnDataLoss, properties,
+  public KafkaSourceSpec(
+      String bootstrapServers,
+      TopicSelection topics,
+      StartingOffsets startingOffsets,
+      OptionalLong maxOffsetsPerTrigger,
+      boolean failOnDataLoss,
+      Map<String, String> properties) {
+    this(
+        bootstrapServers,
+        topics,
+        startingOffsets,
+        maxOffsetsPerTrigger,
+        failOnDataLoss,
+        properties,
         Assignment.EXCLUSIVE);
   }
 
@@ -50,8 +65,18 @@ public record KafkaSourceSpec(
   /** Renders the source with the values of secret properties masked. */
   @Override
   public String toString() {
-    return "KafkaSourceSpec[bootstrapServers=" + bootstrapServers + ", topics=" + topics
-        + ", startingOffsets=" + startingOffsets + ", maxOffsetsPerTrigger=" + maxOffsetsPerTrigger
-        + ", failOnDataLoss=" + failOnDataLoss + ", properties=" + Secrets.maskProperties(properties) + "]";
+    return "KafkaSourceSpec[bootstrapServers="
+        + bootstrapServers
+        + ", topics="
+        + topics
+        + ", startingOffsets="
+        + startingOffsets
+        + ", maxOffsetsPerTrigger="
+        + maxOffsetsPerTrigger
+        + ", failOnDataLoss="
+        + failOnDataLoss
+        + ", properties="
+        + Secrets.maskProperties(properties)
+        + "]";
   }
 }

@@ -44,13 +44,18 @@ public record Location(String root, List<String> segments) {
       String rest = location.substring(S3.length());
       int slash = rest.indexOf('/');
       String bucket = slash < 0 ? rest : rest.substring(0, slash);
-      return new Location(S3 + bucket.toLowerCase(Locale.ROOT), normalize(slash < 0 ? "" : rest.substring(slash)));
+      return new Location(
+          S3 + bucket.toLowerCase(Locale.ROOT), normalize(slash < 0 ? "" : rest.substring(slash)));
     }
     Path path;
     try {
-      path = location.regionMatches(true, 0, "file:", 0, 5) ? Path.of(URI.create(location)) : Path.of(location);
+      path =
+          location.regionMatches(true, 0, "file:", 0, 5)
+              ? Path.of(URI.create(location))
+              : Path.of(location);
     } catch (IllegalArgumentException e) { // InvalidPathException is one too
-      throw new IllegalArgumentException("'" + text + "' is not a valid local path: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a valid local path: " + e.getMessage(), e);
     }
     Path absolute = workingDirectory.toAbsolutePath().resolve(path);
     return new Location("", normalize(absolute.toString().replace('\\', '/')));
@@ -58,7 +63,8 @@ public record Location(String root, List<String> segments) {
 
   /** Whether {@code other} is this location or lies inside it. */
   public boolean contains(Location other) {
-    return root.equals(other.root) && other.segments.size() >= segments.size()
+    return root.equals(other.root)
+        && other.segments.size() >= segments.size()
         && other.segments.subList(0, segments.size()).equals(segments);
   }
 

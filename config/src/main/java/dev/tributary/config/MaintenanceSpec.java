@@ -8,10 +8,11 @@ import java.util.Optional;
  *
  * @param compaction scheduled compaction, if declared
  * @param vacuum scheduled vacuum, if declared
- * @param logCheckpointInterval a Delta log checkpoint is written every this many commits (default 10)
+ * @param logCheckpointInterval a Delta log checkpoint is written every this many commits (default
+ *     10)
  */
-public record MaintenanceSpec(Optional<CompactionSpec> compaction, Optional<VacuumSpec> vacuum,
-    int logCheckpointInterval) {
+public record MaintenanceSpec(
+    Optional<CompactionSpec> compaction, Optional<VacuumSpec> vacuum, int logCheckpointInterval) {
 
   /** The default of {@code log-checkpoint-interval}. */
   public static final int DEFAULT_LOG_CHECKPOINT_INTERVAL = 10;

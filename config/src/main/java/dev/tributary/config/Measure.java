@@ -20,8 +20,8 @@ public record Measure(MeasureFunction function, Optional<String> input) {
     Objects.requireNonNull(function, "function");
     Objects.requireNonNull(input, "input");
     if (input.isEmpty() && function != MeasureFunction.COUNT) {
-      throw new IllegalArgumentException(function.keyword() + "() needs an input column, like "
-          + function.keyword() + "(amount)");
+      throw new IllegalArgumentException(
+          function.keyword() + "() needs an input column, like " + function.keyword() + "(amount)");
     }
   }
 
@@ -38,8 +38,10 @@ public record Measure(MeasureFunction function, Optional<String> input) {
   public static Measure parse(String text) {
     Matcher m = SYNTAX.matcher(text.strip());
     if (!m.matches()) {
-      throw new IllegalArgumentException("cannot parse '" + text
-          + "' as a measure; write function(column) like sum(amount) or count()");
+      throw new IllegalArgumentException(
+          "cannot parse '"
+              + text
+              + "' as a measure; write function(column) like sum(amount) or count()");
     }
     MeasureFunction function = null;
     for (MeasureFunction f : MeasureFunction.values()) {
@@ -48,8 +50,10 @@ public record Measure(MeasureFunction function, Optional<String> input) {
       }
     }
     if (function == null) {
-      throw new IllegalArgumentException("unknown function '" + m.group(1)
-          + "'; use count, sum, min, max, avg, count_distinct, first, last or approx_count_distinct");
+      throw new IllegalArgumentException(
+          "unknown function '"
+              + m.group(1)
+              + "'; use count, sum, min, max, avg, count_distinct, first, last or approx_count_distinct");
     }
     return new Measure(function, m.group(2).isEmpty() ? Optional.empty() : Optional.of(m.group(2)));
   }

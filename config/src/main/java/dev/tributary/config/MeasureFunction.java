@@ -16,7 +16,9 @@ public enum MeasureFunction {
   AVG,
   /** Number of distinct non-null values (exact). */
   COUNT_DISTINCT,
-  /** The first value in input order, null included (Spark's {@code first} with ignoreNulls=false). */
+  /**
+   * The first value in input order, null included (Spark's {@code first} with ignoreNulls=false).
+   */
   FIRST,
   /** The last value in input order, null included (Spark's {@code last} with ignoreNulls=false). */
   LAST,

@@ -8,13 +8,13 @@ import java.util.Objects;
 /** Defensive copies of maps whose declaration order matters (derive columns, measures). */
 final class OrderedMaps {
 
-  private OrderedMaps() {
-  }
+  private OrderedMaps() {}
 
   /** Returns an unmodifiable copy keeping the iteration order; null keys and values are refused. */
   static <K, V> Map<K, V> copyOf(Map<K, V> map) {
     Map<K, V> copy = new LinkedHashMap<>();
-    map.forEach((k, v) -> copy.put(Objects.requireNonNull(k, "key"), Objects.requireNonNull(v, "value")));
+    map.forEach(
+        (k, v) -> copy.put(Objects.requireNonNull(k, "key"), Objects.requireNonNull(v, "value")));
     return Collections.unmodifiableMap(copy);
   }
 }

@@ -4,7 +4,10 @@ import java.util.Locale;
 
 /** How results reach the sink ({@code output-mode}; default {@link #APPEND}). */
 public enum OutputMode {
-  /** Rows are written once and never changed; an aggregation emits a window when the watermark passes its end. */
+  /**
+   * Rows are written once and never changed; an aggregation emits a window when the watermark
+   * passes its end.
+   */
   APPEND,
   /** Rows changed by a batch are written each batch, merged by key. */
   UPDATE,

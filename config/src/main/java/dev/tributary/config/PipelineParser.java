@@ -12,21 +12,21 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Parses and validates pipeline files (one pipeline per file, the format of
- * {@code docs/PIPELINE_REFERENCE.md}).
+ * Parses and validates pipeline files (one pipeline per file, the format of {@code
+ * docs/PIPELINE_REFERENCE.md}).
  *
- * <p>Every scalar value first has its {@code ${NAME}} / {@code ${NAME:-default}} references replaced,
- * then is converted to its type. All problems are collected, each with file, line, column and key
- * path, and thrown together as a {@link PipelineValidationException}. Thread-safe and stateless.
+ * <p>Every scalar value first has its {@code ${NAME}} / {@code ${NAME:-default}} references
+ * replaced, then is converted to its type. All problems are collected, each with file, line, column
+ * and key path, and thrown together as a {@link PipelineValidationException}. Thread-safe and
+ * stateless.
  */
 public final class PipelineParser {
 
-  private PipelineParser() {
-  }
+  private PipelineParser() {}
 
   /**
-   * Parses a pipeline file (UTF-8), resolving {@code ${NAME}} from {@link System#getenv()}. Errors name
-   * the file as given.
+   * Parses a pipeline file (UTF-8), resolving {@code ${NAME}} from {@link System#getenv()}. Errors
+   * name the file as given.
    *
    * @throws PipelineValidationException when the file cannot be read, is not valid YAML or is not a
    *     valid pipeline; it lists every problem found

@@ -12,25 +12,26 @@ import java.util.stream.Collectors;
 
 /**
  * One validated pipeline declaration: everything a pipeline file says, with every default applied.
- * Instances come from {@link PipelineParser}; all cross-part rules (referenced columns exist, output
- * mode fits the query, ...) have been checked by then.
+ * Instances come from {@link PipelineParser}; all cross-part rules (referenced columns exist,
+ * output mode fits the query, ...) have been checked by then.
  *
- * @param id the pipeline id ({@code [a-z0-9-]+}, at most {@link #MAX_ID_LENGTH} characters); also the
- *     Delta {@code txn} appId
+ * @param id the pipeline id ({@code [a-z0-9-]+}, at most {@link #MAX_ID_LENGTH} characters); also
+ *     the Delta {@code txn} appId
  * @param source the Kafka source or the Delta source table
- * @param format how record values are decoded (JSON, or Avro/Protobuf with a schema registry); present exactly when the
- *     source is Kafka (a Delta table's schema is the input schema)
+ * @param format how record values are decoded (JSON, or Avro/Protobuf with a schema registry);
+ *     present exactly when the source is Kafka (a Delta table's schema is the input schema)
  * @param transforms filter and derive steps, in the order they apply; empty when none
- * @param joins the stream-static joins with Delta dimension tables, in the order they apply (after the
- *     transforms, before the watermark); empty when none
+ * @param joins the stream-static joins with Delta dimension tables, in the order they apply (after
+ *     the transforms, before the watermark); empty when none
  * @param watermark the event-time watermark, if declared
  * @param deduplicate the deduplication, if declared
  * @param aggregate the aggregation (windowed, or running without a window), if declared
  * @param outputMode append (default), update or complete
  * @param sink the Delta table results go to
- * @param quarantine the Delta table unparseable records go to (default: the sink path + {@code -quarantine})
- * @param lateEvents the Delta table events behind the watermark go to, if declared (else they are dropped
- *     and counted)
+ * @param quarantine the Delta table unparseable records go to (default: the sink path + {@code
+ *     -quarantine})
+ * @param lateEvents the Delta table events behind the watermark go to, if declared (else they are
+ *     dropped and counted)
  * @param checkpoint the checkpoint location ({@code s3://bucket/prefix} or a local path)
  * @param trigger when micro-batches run (default: processing time every 10 seconds)
  * @param maintenance compaction, vacuum and log checkpoint settings
@@ -39,7 +40,8 @@ import java.util.stream.Collectors;
  * @param secrets the declaration's secret values (storage settings, secret Kafka properties, every
  *     {@code ${NAME}} substitution); whatever is shown to a user about this pipeline is passed
  *     through {@link Secrets#mask}
- * @param schemaEvolution the {@code schema-evolution} section ({@link SchemaEvolutionSpec#DEFAULT} when absent)
+ * @param schemaEvolution the {@code schema-evolution} section ({@link SchemaEvolutionSpec#DEFAULT}
+ *     when absent)
  * @param quarantineLimit {@code quarantine.max-fraction}, if declared (else no limit)
  */
 public record PipelineSpec(
@@ -99,15 +101,16 @@ public record PipelineSpec(
   }
 
   /**
-   * Returns the parts of the declaration a checkpoint depends on, in a fixed order, each rendered as a
-   * canonical string; absent parts are {@code "none"}. Two declarations whose identities are equal can
-   * share a checkpoint; when they differ, the differing keys tell the user exactly what changed.
-   * Keys: {@code source.topics} (a Kafka source) or {@code source.delta} (a Delta source: its table
-   * path), {@code format.schema} ({@code "the source table's"} with a Delta source), {@code transform}, {@code watermark.column},
-   * {@code deduplicate}, {@code aggregate.window}, {@code aggregate.group-by}, {@code aggregate.measures},
-   * {@code output-mode}, and {@code join} for a stateful pipeline with joins (their types, tables,
-   * keys and picked columns; not their {@code max-size} or storage). Settings that do not affect state (paths, trigger, rate limits, delays,
-   * maintenance) are not part of it.
+   * Returns the parts of the declaration a checkpoint depends on, in a fixed order, each rendered
+   * as a canonical string; absent parts are {@code "none"}. Two declarations whose identities are
+   * equal can share a checkpoint; when they differ, the differing keys tell the user exactly what
+   * changed. Keys: {@code source.topics} (a Kafka source) or {@code source.delta} (a Delta source:
+   * its table path), {@code format.schema} ({@code "the source table's"} with a Delta source),
+   * {@code transform}, {@code watermark.column}, {@code deduplicate}, {@code aggregate.window},
+   * {@code aggregate.group-by}, {@code aggregate.measures}, {@code output-mode}, and {@code join}
+   * for a stateful pipeline with joins (their types, tables, keys and picked columns; not their
+   * {@code max-size} or storage). Settings that do not affect state (paths, trigger, rate limits,
+   * delays, maintenance) are not part of it.
    */
   public Map<String, String> checkpointIdentity() {
     Map<String, String> identity = new LinkedHashMap<>();
@@ -118,28 +121,42 @@ public record PipelineSpec(
       KafkaSourceSpec kafka = (KafkaSourceSpec) source;
       identity.put("source.topics", kafka.topics().canonical());
       if (kafka.assignment() == Assignment.GROUP) {
-        // Only then, so that exclusive checkpoints keep their identity. A group checkpoint keeps its
+        // Only then, so that exclusive checkpoints keep their identity. A group checkpoint keeps
+        // its
         // progress in the sink table, not in its offsets log: switching modes on one checkpoint is
         // refused rather than silently reading the other mode's (absent) progress.
         identity.put("source.assignment", kafka.assignment().keyword());
       }
     }
-    identity.put("format.schema", format.map(f -> f.columns().stream()
-        .map(c -> c.name() + ":" + c.type().canonical()).collect(Collectors.joining(",", "[", "]")))
-        .orElse("the source table's"));
-    identity.put("transform", transforms.isEmpty() ? "none"
-        : transforms.stream().map(TransformStep::canonical).collect(Collectors.joining("; ")));
+    identity.put(
+        "format.schema",
+        format
+            .map(
+                f ->
+                    f.columns().stream()
+                        .map(c -> c.name() + ":" + c.type().canonical())
+                        .collect(Collectors.joining(",", "[", "]")))
+            .orElse("the source table's"));
+    identity.put(
+        "transform",
+        transforms.isEmpty()
+            ? "none"
+            : transforms.stream().map(TransformStep::canonical).collect(Collectors.joining("; ")));
     identity.put("watermark.column", watermark.map(WatermarkSpec::column).orElse("none"));
     identity.put("deduplicate", deduplicate.map(DeduplicateSpec::canonical).orElse("none"));
     identity.put("aggregate.window", aggregate.map(AggregateSpec::canonicalWindow).orElse("none"));
     identity.put("aggregate.group-by", aggregate.map(a -> a.groupBy().toString()).orElse("none"));
-    identity.put("aggregate.measures", aggregate.map(AggregateSpec::canonicalMeasures).orElse("none"));
+    identity.put(
+        "aggregate.measures", aggregate.map(AggregateSpec::canonicalMeasures).orElse("none"));
     identity.put("output-mode", outputMode.keyword());
-    if (!joins.isEmpty() && (watermark.isPresent() || deduplicate.isPresent() || aggregate.isPresent())) {
-      // The state holds joined rows (or aggregates of them): another table, key, type or column list
+    if (!joins.isEmpty()
+        && (watermark.isPresent() || deduplicate.isPresent() || aggregate.isPresent())) {
+      // The state holds joined rows (or aggregates of them): another table, key, type or column
+      // list
       // would leave it inconsistent. Only then, so that a stateless pipeline's identity (and a
       // stateful one without joins) stays what it was.
-      identity.put("join", joins.stream().map(JoinSpec::canonical).collect(Collectors.joining("; ")));
+      identity.put(
+          "join", joins.stream().map(JoinSpec::canonical).collect(Collectors.joining("; ")));
     }
     return Collections.unmodifiableMap(identity);
   }
@@ -155,11 +172,12 @@ public record PipelineSpec(
   }
 
   /**
-   * Returns the columns the sink receives, in order: {@code window_start}, {@code window_end} (windowed
-   * aggregations only), the group-by columns and the measures with an aggregation; otherwise the schema columns, the derived
-   * columns that are new, and {@link #KAFKA_METADATA_COLUMNS}, then the columns each join picks explicitly (a join
-   * without {@code columns} adds the dimension's columns, known only once its table is read). With a Delta
-   * source, the table's columns come first, known only once it is read: the list then holds the derived and
+   * Returns the columns the sink receives, in order: {@code window_start}, {@code window_end}
+   * (windowed aggregations only), the group-by columns and the measures with an aggregation;
+   * otherwise the schema columns, the derived columns that are new, and {@link
+   * #KAFKA_METADATA_COLUMNS}, then the columns each join picks explicitly (a join without {@code
+   * columns} adds the dimension's columns, known only once its table is read). With a Delta source,
+   * the table's columns come first, known only once it is read: the list then holds the derived and
    * picked columns only.
    */
   public List<String> outputColumns() {

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Thrown when a pipeline file cannot be read, is not valid YAML or does not describe a valid pipeline.
- * It holds every problem found, not only the first, sorted by position; its message is one paragraph
- * per error, ready to print to a user.
+ * Thrown when a pipeline file cannot be read, is not valid YAML or does not describe a valid
+ * pipeline. It holds every problem found, not only the first, sorted by position; its message is
+ * one paragraph per error, ready to print to a user.
  */
 public class PipelineValidationException extends RuntimeException {
 
@@ -35,9 +35,10 @@ public class PipelineValidationException extends RuntimeException {
       throw new IllegalArgumentException("a validation exception needs at least one error");
     }
     return errors.stream()
-        .sorted(Comparator.comparing(ValidationError::file)
-            .thenComparingInt(ValidationError::line)
-            .thenComparingInt(ValidationError::column))
+        .sorted(
+            Comparator.comparing(ValidationError::file)
+                .thenComparingInt(ValidationError::line)
+                .thenComparingInt(ValidationError::column))
         .toList();
   }
 

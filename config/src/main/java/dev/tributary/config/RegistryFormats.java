@@ -17,7 +17,8 @@ final class RegistryFormats {
    *
    * @param noColumns the message when there is no value column
    */
-  static void check(RegistrySpec registry, List<ColumnSpec> valueColumns, Size maxRecordSize, String noColumns) {
+  static void check(
+      RegistrySpec registry, List<ColumnSpec> valueColumns, Size maxRecordSize, String noColumns) {
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(maxRecordSize, "maxRecordSize");
     if (valueColumns.isEmpty()) {

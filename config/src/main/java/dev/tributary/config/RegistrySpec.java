@@ -9,8 +9,8 @@ import java.util.Optional;
  * that speaks the Confluent Schema Registry REST API, where writer schemas are looked up by the id
  * each record carries.
  *
- * @param url the registry's base URL ({@code http://registry:8081}; a path prefix such as
- *     {@code /apis/ccompat/v7} is kept)
+ * @param url the registry's base URL ({@code http://registry:8081}; a path prefix such as {@code
+ *     /apis/ccompat/v7} is kept)
  * @param basicAuth {@code user:password} for HTTP basic authentication, if declared (a secret)
  * @param bearerToken a token sent as {@code Authorization: Bearer}, if declared (a secret); never
  *     together with {@code basicAuth}
@@ -19,7 +19,11 @@ import java.util.Optional;
  * @param timeout how long one request may take (connect + answer), default 10 seconds
  */
 public record RegistrySpec(
-    String url, Optional<String> basicAuth, Optional<String> bearerToken, Optional<String> caFile, Duration timeout) {
+    String url,
+    Optional<String> basicAuth,
+    Optional<String> bearerToken,
+    Optional<String> caFile,
+    Duration timeout) {
 
   /** The default of {@code timeout}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
@@ -38,6 +42,7 @@ public record RegistrySpec(
 
   /** A registry at {@code url} without authentication, TLS settings or timeout of its own. */
   public static RegistrySpec at(String url) {
-    return new RegistrySpec(url, Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_TIMEOUT);
+    return new RegistrySpec(
+        url, Optional.empty(), Optional.empty(), Optional.empty(), DEFAULT_TIMEOUT);
   }
 }

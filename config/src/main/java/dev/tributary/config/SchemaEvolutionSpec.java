@@ -7,10 +7,11 @@ import java.util.Objects;
  * (docs/SCHEMA_EVOLUTION.md).
  *
  * @param mode {@link Mode#NONE} (default): the sink table's schema never changes; {@link
- *     Mode#ADD_COLUMNS}: a new top-level field becomes a new nullable column of the sink table, added in
- *     the commit of the first rows that carry it
- * @param rescue true: every field a record carries beyond the table's columns, and every value that does
- *     not fit its column, is kept as JSON text in the {@code _rescued_data} column (default false)
+ *     Mode#ADD_COLUMNS}: a new top-level field becomes a new nullable column of the sink table,
+ *     added in the commit of the first rows that carry it
+ * @param rescue true: every field a record carries beyond the table's columns, and every value that
+ *     does not fit its column, is kept as JSON text in the {@code _rescued_data} column (default
+ *     false)
  */
 public record SchemaEvolutionSpec(Mode mode, boolean rescue) {
   /** The default: nothing evolves, nothing is rescued (undeclared fields are skipped). */

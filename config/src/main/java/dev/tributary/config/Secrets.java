@@ -18,12 +18,12 @@ import java.util.stream.Stream;
  * value (an error names the value it refuses; a client library's exception names its endpoint).
  *
  * <p>Secrets are: every value under {@code storage} (endpoint, region and keys), a schema
- * registry's {@code basic-auth} and {@code bearer-token}, every Kafka
- * consumer property whose name looks secret ({@link #isSecretProperty}), and every value a
- * {@code ${NAME}} reference substituted, whatever its key, since the file cannot tell which
- * environment variables hold credentials. Values shorter than {@link #MIN_LENGTH} characters are
- * not masked: they cannot be credentials, and masking {@code 1} or {@code on} in every text would
- * garble numbers and words. Instances never print their values.
+ * registry's {@code basic-auth} and {@code bearer-token}, every Kafka consumer property whose name
+ * looks secret ({@link #isSecretProperty}), and every value a {@code ${NAME}} reference
+ * substituted, whatever its key, since the file cannot tell which environment variables hold
+ * credentials. Values shorter than {@link #MIN_LENGTH} characters are not masked: they cannot be
+ * credentials, and masking {@code 1} or {@code on} in every text would garble numbers and words.
+ * Instances never print their values.
  */
 public final class Secrets {
 
@@ -40,14 +40,21 @@ public final class Secrets {
   private final List<String> values;
 
   private Secrets(Collection<String> values) {
-    this.values = values.stream()
-        .filter(v -> v != null && v.strip().length() >= MIN_LENGTH)
-        .distinct()
-        .sorted(Comparator.comparingInt(String::length).reversed().thenComparing(Comparator.naturalOrder()))
-        .toList();
+    this.values =
+        values.stream()
+            .filter(v -> v != null && v.strip().length() >= MIN_LENGTH)
+            .distinct()
+            .sorted(
+                Comparator.comparingInt(String::length)
+                    .reversed()
+                    .thenComparing(Comparator.naturalOrder()))
+            .toList();
   }
 
-  /** Returns the secrets among {@code values} (nulls and values shorter than {@link #MIN_LENGTH} are dropped). */
+  /**
+   * Returns the secrets among {@code values} (nulls and values shorter than {@link #MIN_LENGTH} are
+   * dropped).
+   */
   public static Secrets of(Collection<String> values) {
     return new Secrets(values);
   }
@@ -58,9 +65,9 @@ public final class Secrets {
   }
 
   /**
-   * Returns {@code text} with every occurrence of every secret replaced by {@link #MASK}; null stays
-   * null. This is the only masking function of the project: whatever is shown to a user and may
-   * contain a declared value goes through it.
+   * Returns {@code text} with every occurrence of every secret replaced by {@link #MASK}; null
+   * stays null. This is the only masking function of the project: whatever is shown to a user and
+   * may contain a declared value goes through it.
    */
   public String mask(String text) {
     if (text == null || values.isEmpty()) {
@@ -79,28 +86,35 @@ public final class Secrets {
   }
 
   /**
-   * Returns whether a pass-through Kafka consumer property holds a secret: its name contains
-   * {@code password}, {@code secret}, {@code token} or {@code sasl.jaas.config}, or it is an
-   * {@code ssl.*} property whose name contains {@code key} (case-insensitive).
+   * Returns whether a pass-through Kafka consumer property holds a secret: its name contains {@code
+   * password}, {@code secret}, {@code token} or {@code sasl.jaas.config}, or it is an {@code ssl.*}
+   * property whose name contains {@code key} (case-insensitive).
    */
   public static boolean isSecretProperty(String name) {
     String lower = name.toLowerCase(Locale.ROOT);
-    return lower.contains("password") || lower.contains("secret") || lower.contains("token")
-        || lower.contains("sasl.jaas.config") || (lower.startsWith("ssl.") && lower.contains("key"));
+    return lower.contains("password")
+        || lower.contains("secret")
+        || lower.contains("token")
+        || lower.contains("sasl.jaas.config")
+        || (lower.startsWith("ssl.") && lower.contains("key"));
   }
 
   /**
-   * Returns whether the value at a key path of a pipeline file is secret: everything under
-   * {@code storage}, a registry's {@code basic-auth} and {@code bearer-token}, and the Kafka consumer
+   * Returns whether the value at a key path of a pipeline file is secret: everything under {@code
+   * storage}, a registry's {@code basic-auth} and {@code bearer-token}, and the Kafka consumer
    * properties {@link #isSecretProperty} names.
    */
   public static boolean isSecretPath(String keyPath) {
     String properties = "source.kafka.properties.";
     // The top-level section, and a table's own storage section (join[0].delta.storage, ...).
-    return keyPath.equals("storage") || keyPath.startsWith("storage.")
-        || keyPath.endsWith(".storage") || keyPath.contains(".storage.")
-        || keyPath.endsWith(".registry.basic-auth") || keyPath.endsWith(".registry.bearer-token")
-        || (keyPath.startsWith(properties) && isSecretProperty(keyPath.substring(properties.length())));
+    return keyPath.equals("storage")
+        || keyPath.startsWith("storage.")
+        || keyPath.endsWith(".storage")
+        || keyPath.contains(".storage.")
+        || keyPath.endsWith(".registry.basic-auth")
+        || keyPath.endsWith(".registry.bearer-token")
+        || (keyPath.startsWith(properties)
+            && isSecretProperty(keyPath.substring(properties.length())));
   }
 
   /** Renders properties sorted by name with secret values replaced by {@link #MASK}. */

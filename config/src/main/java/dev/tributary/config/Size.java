@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * A number of bytes, as written in pipeline files: {@code 100B}, {@code 512KB}, {@code 128MB},
- * {@code 1GB}, {@code 1.5 GB}. Multiples are binary (1KB = 1024 bytes), units are case-insensitive and
- * {@code KiB}-style spellings are accepted too.
+ * {@code 1GB}, {@code 1.5 GB}. Multiples are binary (1KB = 1024 bytes), units are case-insensitive
+ * and {@code KiB}-style spellings are accepted too.
  *
  * @param bytes the size in bytes, never negative
  */
@@ -41,21 +41,26 @@ public record Size(long bytes) {
     Matcher m = SYNTAX.matcher(text == null ? "" : text.strip());
     if (!m.matches()) {
       throw new IllegalArgumentException(
-          "cannot parse '" + text + "' as a size; write it like 128MB or 1GB (units B, KB, MB, GB, TB)");
+          "cannot parse '"
+              + text
+              + "' as a size; write it like 128MB or 1GB (units B, KB, MB, GB, TB)");
     }
     String unit = m.group(2).toUpperCase(Locale.ROOT).replace("I", "");
-    int power = switch (unit) {
-      case "B" -> 0;
-      case "KB" -> 1;
-      case "MB" -> 2;
-      case "GB" -> 3;
-      default -> 4;
-    };
-    BigDecimal bytes = new BigDecimal(m.group(1))
-        .multiply(BigDecimal.valueOf(1024L).pow(power))
-        .setScale(0, RoundingMode.HALF_UP);
+    int power =
+        switch (unit) {
+          case "B" -> 0;
+          case "KB" -> 1;
+          case "MB" -> 2;
+          case "GB" -> 3;
+          default -> 4;
+        };
+    BigDecimal bytes =
+        new BigDecimal(m.group(1))
+            .multiply(BigDecimal.valueOf(1024L).pow(power))
+            .setScale(0, RoundingMode.HALF_UP);
     if (bytes.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-      throw new IllegalArgumentException("the size '" + text + "' is too large; the maximum is 8191PB");
+      throw new IllegalArgumentException(
+          "the size '" + text + "' is too large; the maximum is 8191PB");
     }
     return new Size(bytes.longValueExact());
   }

@@ -1,8 +1,8 @@
 package dev.tributary.config;
 
 /**
- * The {@code source} section: exactly one of {@code kafka} ({@link KafkaSourceSpec}) or
- * {@code delta} ({@link DeltaSourceSpec}).
+ * The {@code source} section: exactly one of {@code kafka} ({@link KafkaSourceSpec}) or {@code
+ * delta} ({@link DeltaSourceSpec}).
  */
 public sealed interface SourceSpec permits KafkaSourceSpec, DeltaSourceSpec {
 

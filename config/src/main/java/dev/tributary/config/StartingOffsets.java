@@ -31,8 +31,8 @@ public sealed interface StartingOffsets {
   /**
    * Right after the offsets recorded by the sink table's latest commit of this pipeline: a new
    * checkpoint continues exactly where the table's data ends, so the table, not a lost or replaced
-   * checkpoint, decides. Partitions the table has no offset for start at the earliest offset.
-   * State of stateful operators starts empty.
+   * checkpoint, decides. Partitions the table has no offset for start at the earliest offset. State
+   * of stateful operators starts empty.
    */
   record FromTable() implements StartingOffsets {
     @Override
@@ -79,11 +79,16 @@ public sealed interface StartingOffsets {
       try {
         return new AtTimestamp(Instant.parse(instant));
       } catch (DateTimeParseException e) {
-        throw new IllegalArgumentException("cannot parse '" + instant
-            + "' as an instant; write it in UTC like timestamp:2026-01-01T00:00:00Z", e);
+        throw new IllegalArgumentException(
+            "cannot parse '"
+                + instant
+                + "' as an instant; write it in UTC like timestamp:2026-01-01T00:00:00Z",
+            e);
       }
     }
-    throw new IllegalArgumentException("cannot parse '" + text
-        + "' as starting offsets; write earliest, latest, table or timestamp:2026-01-01T00:00:00Z");
+    throw new IllegalArgumentException(
+        "cannot parse '"
+            + text
+            + "' as starting offsets; write earliest, latest, table or timestamp:2026-01-01T00:00:00Z");
   }
 }

@@ -67,7 +67,8 @@ public sealed interface StartingVersion {
   }
 
   /**
-   * Parses {@code earliest}, {@code latest}, a version number or {@code timestamp:<ISO-8601 instant or date>}.
+   * Parses {@code earliest}, {@code latest}, a version number or {@code timestamp:<ISO-8601 instant
+   * or date>}.
    *
    * @throws IllegalArgumentException with a message saying what is accepted
    */
@@ -82,17 +83,25 @@ public sealed interface StartingVersion {
     if (t.startsWith("timestamp:")) {
       String when = t.substring("timestamp:".length()).trim();
       try {
-        return new AtTimestamp(when.length() == 10
-            ? LocalDate.parse(when).atStartOfDay(ZoneOffset.UTC).toInstant() : Instant.parse(when));
+        return new AtTimestamp(
+            when.length() == 10
+                ? LocalDate.parse(when).atStartOfDay(ZoneOffset.UTC).toInstant()
+                : Instant.parse(when));
       } catch (DateTimeParseException e) {
-        throw new IllegalArgumentException("'" + when + "' is not an ISO-8601 instant or date; write e.g."
-            + " timestamp:2026-01-01T00:00:00Z or timestamp:2026-01-01");
+        throw new IllegalArgumentException(
+            "'"
+                + when
+                + "' is not an ISO-8601 instant or date; write e.g."
+                + " timestamp:2026-01-01T00:00:00Z or timestamp:2026-01-01");
       }
     }
     if (t.matches("[0-9]{1,18}")) {
       return new AtVersion(Long.parseLong(t));
     }
-    throw new IllegalArgumentException("'" + t + "' is not a starting version; use earliest, latest, a table"
-        + " version (e.g. 12) or timestamp:2026-01-01T00:00:00Z");
+    throw new IllegalArgumentException(
+        "'"
+            + t
+            + "' is not a starting version; use earliest, latest, a table"
+            + " version (e.g. 12) or timestamp:2026-01-01T00:00:00Z");
   }
 }

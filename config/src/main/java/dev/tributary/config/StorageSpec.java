@@ -4,8 +4,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The {@code storage.s3} section: explicit S3 settings. Absent parts fall back to the AWS SDK defaults
- * (region and credential chains).
+ * The {@code storage.s3} section: explicit S3 settings. Absent parts fall back to the AWS SDK
+ * defaults (region and credential chains).
  *
  * @param endpoint the S3 API endpoint, such as {@code http://localhost:9000}; empty = AWS
  * @param region the signing region
@@ -13,8 +13,12 @@ import java.util.Optional;
  * @param accessKey the access key id; present exactly when the secret key is
  * @param secretKey the secret access key; every value is masked in {@link #toString}
  */
-public record StorageSpec(Optional<String> endpoint, Optional<String> region, boolean pathStyle,
-    Optional<String> accessKey, Optional<String> secretKey) {
+public record StorageSpec(
+    Optional<String> endpoint,
+    Optional<String> region,
+    boolean pathStyle,
+    Optional<String> accessKey,
+    Optional<String> secretKey) {
 
   /** Checks the keys come together. */
   public StorageSpec {
@@ -27,11 +31,21 @@ public record StorageSpec(Optional<String> endpoint, Optional<String> region, bo
     }
   }
 
-  /** Renders the settings with every value masked (see {@link Secrets}): only which are set shows. */
+  /**
+   * Renders the settings with every value masked (see {@link Secrets}): only which are set shows.
+   */
   @Override
   public String toString() {
-    return "StorageSpec[endpoint=" + endpoint.map(s -> Secrets.MASK) + ", region=" + region.map(s -> Secrets.MASK)
-        + ", pathStyle=" + pathStyle + ", accessKey=" + accessKey.map(s -> Secrets.MASK) + ", secretKey="
-        + secretKey.map(s -> Secrets.MASK) + "]";
+    return "StorageSpec[endpoint="
+        + endpoint.map(s -> Secrets.MASK)
+        + ", region="
+        + region.map(s -> Secrets.MASK)
+        + ", pathStyle="
+        + pathStyle
+        + ", accessKey="
+        + accessKey.map(s -> Secrets.MASK)
+        + ", secretKey="
+        + secretKey.map(s -> Secrets.MASK)
+        + "]";
   }
 }

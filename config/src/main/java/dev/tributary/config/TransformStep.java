@@ -5,8 +5,8 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * One step of the {@code transform} list, applied in order to parsed rows. Expressions are kept as text;
- * the service compiles them and reports errors with positions.
+ * One step of the {@code transform} list, applied in order to parsed rows. Expressions are kept as
+ * text; the service compiles them and reports errors with positions.
  */
 public sealed interface TransformStep {
 
@@ -33,8 +33,8 @@ public sealed interface TransformStep {
   }
 
   /**
-   * {@code - derive: { amount: "amount_cents / 100.0" }}: adds (or replaces) columns, in order; a later
-   * column may use an earlier one.
+   * {@code - derive: { amount: "amount_cents / 100.0" }}: adds (or replaces) columns, in order; a
+   * later column may use an earlier one.
    *
    * @param columns output column name to expression, in declaration order, at least one
    */
@@ -49,7 +49,8 @@ public sealed interface TransformStep {
 
     @Override
     public String canonical() {
-      return columns.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+      return columns.entrySet().stream()
+          .map(e -> e.getKey() + "=" + e.getValue())
           .collect(Collectors.joining(", ", "derive(", ")"));
     }
   }

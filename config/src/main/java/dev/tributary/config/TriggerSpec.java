@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * The {@code trigger} section: when micro-batches run. Written {@code { processing-time: 30s }},
- * {@code { available-now: true }} or {@code { once: true }}; the default is processing time every 10s.
+ * {@code { available-now: true }} or {@code { once: true }}; the default is processing time every
+ * 10s.
  */
 public sealed interface TriggerSpec {
 
@@ -26,11 +27,11 @@ public sealed interface TriggerSpec {
     }
   }
 
-  /** Process everything available at start in as many batches as the rate limit needs, then stop. */
-  record AvailableNow() implements TriggerSpec {
-  }
+  /**
+   * Process everything available at start in as many batches as the rate limit needs, then stop.
+   */
+  record AvailableNow() implements TriggerSpec {}
 
   /** Process everything available at start in one batch, then stop. */
-  record Once() implements TriggerSpec {
-  }
+  record Once() implements TriggerSpec {}
 }

@@ -7,12 +7,12 @@ import java.util.Objects;
  * The {@code maintenance.vacuum} section.
  *
  * <p>Retention floor: a retention under {@link #MINIMUM_RETENTION} (Delta's own floor, enforced by
- * Spark's {@code spark.databricks.delta.retentionDurationCheck.enabled}) is refused unless
- * {@code retention-check: false} is declared. Vacuum judges a file nobody references by its
- * modification time, so a short retention deletes the Parquet files a running batch has written
- * but not yet committed, and files an older snapshot that a reader still scans references. A
- * {@code VacuumSpec} below the floor with the check enabled cannot be constructed, so every vacuum
- * path (the {@code vacuum} command, REST and the schedule) gets the same guarantee.
+ * Spark's {@code spark.databricks.delta.retentionDurationCheck.enabled}) is refused unless {@code
+ * retention-check: false} is declared. Vacuum judges a file nobody references by its modification
+ * time, so a short retention deletes the Parquet files a running batch has written but not yet
+ * committed, and files an older snapshot that a reader still scans references. A {@code VacuumSpec}
+ * below the floor with the check enabled cannot be constructed, so every vacuum path (the {@code
+ * vacuum} command, REST and the schedule) gets the same guarantee.
  *
  * @param schedule a Spring cron expression with six fields, seconds first ({@code "0 0 3 * * *"})
  * @param retention files no snapshot of this age references are deleted (default 7 days)
@@ -34,9 +34,12 @@ public record VacuumSpec(String schedule, Duration retention, boolean retentionC
       throw new IllegalArgumentException("vacuum retention must be positive");
     }
     if (retentionCheck && belowFloor(retention)) {
-      throw new IllegalArgumentException("vacuum retention " + Durations.format(retention)
-          + " is under the minimum of " + Durations.format(MINIMUM_RETENTION)
-          + "; set maintenance.vacuum.retention-check: false to allow it");
+      throw new IllegalArgumentException(
+          "vacuum retention "
+              + Durations.format(retention)
+              + " is under the minimum of "
+              + Durations.format(MINIMUM_RETENTION)
+              + "; set maintenance.vacuum.retention-check: false to allow it");
     }
   }
 

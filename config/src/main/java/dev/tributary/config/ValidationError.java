@@ -22,8 +22,8 @@ public record ValidationError(String file, int line, int column, String keyPath,
   }
 
   /**
-   * Renders the error as one paragraph: {@code orders.yaml:12:5: sink.delta.target-file-size: cannot
-   * parse '12XB' as a size; write it like 128MB or 1GB}.
+   * Renders the error as one paragraph: {@code orders.yaml:12:5: sink.delta.target-file-size:
+   * cannot parse '12XB' as a size; write it like 128MB or 1GB}.
    */
   public String render() {
     StringBuilder text = new StringBuilder(file);

@@ -20,8 +20,8 @@ public record WatermarkSpec(String column, Duration delay, Policy policy) {
     /** The max event time over all partitions minus the delay (Spark's rule for one source). */
     GLOBAL,
     /**
-     * The min over the partitions with records in a batch of their max event time, minus the
-     * delay: the watermark follows the slowest partition (uneven backfills).
+     * The min over the partitions with records in a batch of their max event time, minus the delay:
+     * the watermark follows the slowest partition (uneven backfills).
      */
     PER_PARTITION;
 

@@ -35,8 +35,8 @@ public sealed interface WindowSpec {
   }
 
   /**
-   * Overlapping windows of {@code size} starting every {@code slide}; each event falls in size/slide
-   * windows.
+   * Overlapping windows of {@code size} starting every {@code slide}; each event falls in
+   * size/slide windows.
    *
    * @param column the timestamp column
    * @param size the window length, positive and a multiple of the slide
@@ -49,14 +49,23 @@ public sealed interface WindowSpec {
       requirePositive(size, "size");
       requirePositive(slide, "slide");
       if (slide.compareTo(size) > 0 || size.toNanos() % slide.toNanos() != 0) {
-        throw new IllegalArgumentException("window size " + Durations.format(size)
-            + " must be a multiple of the slide " + Durations.format(slide));
+        throw new IllegalArgumentException(
+            "window size "
+                + Durations.format(size)
+                + " must be a multiple of the slide "
+                + Durations.format(slide));
       }
     }
 
     @Override
     public String canonical() {
-      return "sliding(" + column + ", " + Durations.format(size) + ", " + Durations.format(slide) + ")";
+      return "sliding("
+          + column
+          + ", "
+          + Durations.format(size)
+          + ", "
+          + Durations.format(slide)
+          + ")";
     }
   }
 

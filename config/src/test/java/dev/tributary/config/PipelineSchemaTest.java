@@ -11,6 +11,7 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.tributary.config.internal.Keys;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,9 +24,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import java.nio.charset.StandardCharsets;
 
-/** The published JSON Schema accepts what the parser accepts, refuses typos, and lists the same keys. */
+/**
+ * The published JSON Schema accepts what the parser accepts, refuses typos, and lists the same
+ * keys.
+ */
 class PipelineSchemaTest {
 
   static final String RESOURCE = "/dev/tributary/config/pipeline.schema.json";
@@ -38,7 +41,8 @@ class PipelineSchemaTest {
     try (InputStream in = PipelineSchemaTest.class.getResourceAsStream(RESOURCE)) {
       schemaJson = new ObjectMapper().readTree(in);
     }
-    schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(schemaJson);
+    schema =
+        SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(schemaJson);
   }
 
   static List<String> validate(String yaml) throws Exception {
@@ -46,7 +50,9 @@ class PipelineSchemaTest {
   }
 
   static Stream<Path> examples() throws Exception {
-    return Files.walk(PipelineParserTest.PIPELINES).filter(p -> p.toString().endsWith(".yaml")).sorted();
+    return Files.walk(PipelineParserTest.PIPELINES)
+        .filter(p -> p.toString().endsWith(".yaml"))
+        .sorted();
   }
 
   @ParameterizedTest
@@ -60,36 +66,60 @@ class PipelineSchemaTest {
   void acceptsTheValidPipelinesOfTheParserTests() throws Exception {
     assertThat(validate(PipelineParserTest.MINIMAL)).isEmpty();
     assertThat(validate(PipelineValidationTest.BASE)).isEmpty();
-    assertThat(validate(PipelineParserTest.MINIMAL + """
+    assertThat(
+            validate(
+                PipelineParserTest.MINIMAL
+                    + """
         trigger: { available-now: true }
         storage: { s3: { endpoint: "${S3_ENDPOINT:-http://localhost:9000}", path-style: "${PATH_STYLE:-true}" } }
         aggregate:
           window: { column: at, size: 1 HOUR, slide: 30 Minutes }
           measures: { n: count(), m: count_distinct(id) }
         output-mode: complete
-        """)).isEmpty();
+        """))
+        .isEmpty();
   }
 
   @Test
   void acceptsADeltaSourceWithoutFormatAndRefusesAFormatOrASecondSource() throws Exception {
     assertThat(validate(DeltaSourceConfigTest.SILVER)).isEmpty();
-    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("    path: /lake/bronze/events\n", ""
-        + "    path: /lake/bronze/events\n    starting-version: 12\n    max-bytes-per-trigger: 1GB\n"
-        + "    ignore-deletes: true\n    skip-change-commits: false\n"))).isEmpty();
-    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("transform:",
-        "format: { json: { schema: { id: long } } }\ntransform:"))).isNotEmpty();
-    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("  delta:\n    path: /lake/bronze/events\n",
-        "  delta:\n    path: /lake/bronze/events\n  kafka: { bootstrap-servers: b:9092, topics: [t] }\n")))
+    assertThat(
+            validate(
+                DeltaSourceConfigTest.SILVER.replace(
+                    "    path: /lake/bronze/events\n",
+                    ""
+                        + "    path: /lake/bronze/events\n    starting-version: 12\n    max-bytes-per-trigger: 1GB\n"
+                        + "    ignore-deletes: true\n    skip-change-commits: false\n")))
+        .isEmpty();
+    assertThat(
+            validate(
+                DeltaSourceConfigTest.SILVER.replace(
+                    "transform:", "format: { json: { schema: { id: long } } }\ntransform:")))
         .isNotEmpty();
-    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("path: /lake/bronze/events",
-        "path: /lake/bronze/events\n    starting-offsets: latest"))).isNotEmpty();
-    assertThat(validate(DeltaSourceConfigTest.SILVER.replace("path: /lake/bronze/events",
-        "path: /lake/bronze/events\n    starting-version: yesterday"))).isNotEmpty();
+    assertThat(
+            validate(
+                DeltaSourceConfigTest.SILVER.replace(
+                    "  delta:\n    path: /lake/bronze/events\n",
+                    "  delta:\n    path: /lake/bronze/events\n  kafka: { bootstrap-servers: b:9092, topics: [t] }\n")))
+        .isNotEmpty();
+    assertThat(
+            validate(
+                DeltaSourceConfigTest.SILVER.replace(
+                    "path: /lake/bronze/events",
+                    "path: /lake/bronze/events\n    starting-offsets: latest")))
+        .isNotEmpty();
+    assertThat(
+            validate(
+                DeltaSourceConfigTest.SILVER.replace(
+                    "path: /lake/bronze/events",
+                    "path: /lake/bronze/events\n    starting-version: yesterday")))
+        .isNotEmpty();
   }
 
   @Test
   void acceptsJoinsAndRefusesABadJoinType() throws Exception {
-    String join = """
+    String join =
+        """
         join:
           - delta: { path: /dims/c, storage: { s3: { endpoint: "http://127.0.0.1:9000" } } }
             on: [id]
@@ -97,30 +127,52 @@ class PipelineSchemaTest {
             max-size: 256MB
             columns: [segment]
         """;
-    assertThat(PipelineParser.parse(PipelineParserTest.MINIMAL + join, "j.yaml", Map.of()).joins()).hasSize(1);
+    assertThat(PipelineParser.parse(PipelineParserTest.MINIMAL + join, "j.yaml", Map.of()).joins())
+        .hasSize(1);
     assertThat(validate(PipelineParserTest.MINIMAL + join)).isEmpty();
-    assertThat(validate(PipelineParserTest.MINIMAL + join.replace("type: left", "type: outer"))).isNotEmpty();
-    assertThat(validate(PipelineParserTest.MINIMAL + join.replace("on: [id]", "on: []"))).isNotEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + join.replace("type: left", "type: outer")))
+        .isNotEmpty();
+    assertThat(validate(PipelineParserTest.MINIMAL + join.replace("on: [id]", "on: []")))
+        .isNotEmpty();
   }
 
   @Test
   void refusesATypoedKey() throws Exception {
-    String yaml = PipelineParserTest.MINIMAL.replace("topics: [clicks]", "topics: [clicks]\n    max-offset-per-trigger: 5");
+    String yaml =
+        PipelineParserTest.MINIMAL.replace(
+            "topics: [clicks]", "topics: [clicks]\n    max-offset-per-trigger: 5");
 
-    assertThat(validate(yaml)).singleElement().asString()
-        .contains("/source/kafka").contains("max-offset-per-trigger");
+    assertThat(validate(yaml))
+        .singleElement()
+        .asString()
+        .contains("/source/kafka")
+        .contains("max-offset-per-trigger");
   }
 
   @Test
   void refusesWrongValuesAndMissingKeys() throws Exception {
-    assertThat(validate(PipelineParserTest.MINIMAL.replace("at: timestamp", "at: instant"))).isNotEmpty();
-    assertThat(validate(PipelineParserTest.MINIMAL + "trigger: { processing-time: soon }\n")).isNotEmpty();
-    assertThat(validate(PipelineParserTest.MINIMAL + "trigger: { once: true, available-now: true }\n")).isNotEmpty();
-    assertThat(validate(PipelineParserTest.MINIMAL.replace("checkpoint: /data/checkpoints/clicks", "")))
-        .singleElement().asString().contains("checkpoint");
-    assertThat(validate(PipelineParserTest.MINIMAL.replace("topics: [clicks]", "topics: [a]\n    topic-pattern: b")))
+    assertThat(validate(PipelineParserTest.MINIMAL.replace("at: timestamp", "at: instant")))
         .isNotEmpty();
-    assertThat(validate(PipelineParserTest.MINIMAL + "maintenance: { vacuum: { schedule: \"0 3 * * *\" } }\n"))
+    assertThat(validate(PipelineParserTest.MINIMAL + "trigger: { processing-time: soon }\n"))
+        .isNotEmpty();
+    assertThat(
+            validate(PipelineParserTest.MINIMAL + "trigger: { once: true, available-now: true }\n"))
+        .isNotEmpty();
+    assertThat(
+            validate(
+                PipelineParserTest.MINIMAL.replace("checkpoint: /data/checkpoints/clicks", "")))
+        .singleElement()
+        .asString()
+        .contains("checkpoint");
+    assertThat(
+            validate(
+                PipelineParserTest.MINIMAL.replace(
+                    "topics: [clicks]", "topics: [a]\n    topic-pattern: b")))
+        .isNotEmpty();
+    assertThat(
+            validate(
+                PipelineParserTest.MINIMAL
+                    + "maintenance: { vacuum: { schedule: \"0 3 * * *\" } }\n"))
         .isNotEmpty();
   }
 
@@ -131,8 +183,11 @@ class PipelineSchemaTest {
     walk(schemaJson, "", schemaSections, freeForm);
 
     assertThat(schemaSections.keySet()).containsExactlyInAnyOrderElementsOf(Keys.SECTIONS.keySet());
-    Keys.SECTIONS.forEach((section, keys) ->
-        assertThat(schemaSections.get(section)).as("keys of section '%s'", section).containsExactlyElementsOf(keys));
+    Keys.SECTIONS.forEach(
+        (section, keys) ->
+            assertThat(schemaSections.get(section))
+                .as("keys of section '%s'", section)
+                .containsExactlyElementsOf(keys));
     assertThat(freeForm).containsExactlyInAnyOrderElementsOf(Keys.FREE_FORM);
   }
 
@@ -144,8 +199,11 @@ class PipelineSchemaTest {
     }
   }
 
-  /** Records the properties of every object schema under its key path ({@code []} for list items). */
-  private static void walk(JsonNode node, String path, Map<String, List<String>> sections, List<String> freeForm) {
+  /**
+   * Records the properties of every object schema under its key path ({@code []} for list items).
+   */
+  private static void walk(
+      JsonNode node, String path, Map<String, List<String>> sections, List<String> freeForm) {
     JsonNode resolved = resolve(node);
     if (resolved.has("properties")) {
       List<String> keys = new ArrayList<>();
@@ -153,9 +211,15 @@ class PipelineSchemaTest {
       while (fields.hasNext()) {
         Map.Entry<String, JsonNode> field = fields.next();
         keys.add(field.getKey());
-        walk(field.getValue(), path.isEmpty() ? field.getKey() : path + "." + field.getKey(), sections, freeForm);
+        walk(
+            field.getValue(),
+            path.isEmpty() ? field.getKey() : path + "." + field.getKey(),
+            sections,
+            freeForm);
       }
-      assertThat(resolved.get("additionalProperties").asBoolean(true)).as("closed object at '%s'", path).isFalse();
+      assertThat(resolved.get("additionalProperties").asBoolean(true))
+          .as("closed object at '%s'", path)
+          .isFalse();
       sections.put(path, keys);
     } else if (resolved.path("additionalProperties").isObject()) {
       freeForm.add(path);

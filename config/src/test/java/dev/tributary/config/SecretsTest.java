@@ -15,8 +15,8 @@ class SecretsTest {
   private static final String PASSWORD = "hunter2-jaas-password";
   private static final String S3_SECRET = "s3-endpoint-secret-host";
   private static final String ENV_SECRET = "substituted-secret-value";
-  private static final Map<String, String> ENV = Map.of("S3_HOST", S3_SECRET, "TOKEN", ENV_SECRET,
-      "STYLE", ENV_SECRET, "SK", ENV_SECRET);
+  private static final Map<String, String> ENV =
+      Map.of("S3_HOST", S3_SECRET, "TOKEN", ENV_SECRET, "STYLE", ENV_SECRET, "SK", ENV_SECRET);
 
   private static String pipeline(String sourceExtra, String rest) {
     return """
@@ -34,7 +34,8 @@ class SecretsTest {
           delta: { path: /t/orders }
         checkpoint: /c/orders
         %s
-        """.formatted(sourceExtra, rest);
+        """
+        .formatted(sourceExtra, rest);
   }
 
   private static void assertNoSecret(List<String> errors) {
@@ -46,47 +47,71 @@ class SecretsTest {
 
   @Test
   void aMalformedReferenceInsideTheJaasConfigDoesNotPrintTheLine() {
-    List<String> errors = errors(pipeline("""
+    List<String> errors =
+        errors(
+            pipeline(
+                """
             properties:
               sasl.jaas.config: "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\"u\\" password=\\"%s\\" ${BROKEN;"
-        """.formatted(PASSWORD).stripTrailing(), ""), ENV);
+        """
+                    .formatted(PASSWORD)
+                    .stripTrailing(),
+                ""),
+            ENV);
     assertNoSecret(errors);
-    assertThat(errors).singleElement().asString()
-        .contains("source.kafka.properties.sasl.jaas.config: malformed environment reference in '******'");
+    assertThat(errors)
+        .singleElement()
+        .asString()
+        .contains(
+            "source.kafka.properties.sasl.jaas.config: malformed environment reference in '******'");
   }
 
   @Test
   void aSubstitutedEndpointIsMaskedInTheEndpointError() {
-    List<String> errors = errors(pipeline("", "storage: { s3: { endpoint: \"ftp://${S3_HOST}:9000\" } }"), ENV);
+    List<String> errors =
+        errors(pipeline("", "storage: { s3: { endpoint: \"ftp://${S3_HOST}:9000\" } }"), ENV);
     assertNoSecret(errors);
-    assertThat(errors).singleElement().asString()
+    assertThat(errors)
+        .singleElement()
+        .asString()
         .contains("storage.s3.endpoint: endpoint '******' is not an http(s) URL");
   }
 
   @Test
   void aSubstitutedPathStyleIsMasked() {
-    List<String> errors = errors(pipeline("", "storage: { s3: { path-style: \"${STYLE}\" } }"), ENV);
+    List<String> errors =
+        errors(pipeline("", "storage: { s3: { path-style: \"${STYLE}\" } }"), ENV);
     assertNoSecret(errors);
-    assertThat(errors).singleElement().asString()
+    assertThat(errors)
+        .singleElement()
+        .asString()
         .contains("storage.s3.path-style: cannot parse '******' as a boolean");
   }
 
   @Test
   void aSecretWrittenInTheFileIsMaskedToo() {
-    List<String> errors = errors(pipeline("", "storage: { s3: { endpoint: \"" + S3_SECRET + "\" } }"), ENV);
+    List<String> errors =
+        errors(pipeline("", "storage: { s3: { endpoint: \"" + S3_SECRET + "\" } }"), ENV);
     assertNoSecret(errors);
   }
 
   @Test
   void aSubstitutedValueIsMaskedUnderAnyKeyAndInMessagesAboutOtherKeys() {
-    List<String> wrongNumber = errors(pipeline("    max-offsets-per-trigger: \"${TOKEN}\"", ""), ENV);
+    List<String> wrongNumber =
+        errors(pipeline("    max-offsets-per-trigger: \"${TOKEN}\"", ""), ENV);
     assertNoSecret(wrongNumber);
-    assertThat(wrongNumber).singleElement().asString().contains("cannot parse '******' as a whole number");
+    assertThat(wrongNumber)
+        .singleElement()
+        .asString()
+        .contains("cannot parse '******' as a whole number");
 
-    // The checkpoint (written plainly) is the sink folder, a substituted value: the message about the
+    // The checkpoint (written plainly) is the sink folder, a substituted value: the message about
+    // the
     // checkpoint names the sink location, masked.
-    String sameFolder = pipeline("", "").replace("delta: { path: /t/orders }", "delta: { path: \"/t/${TOKEN}\" }")
-        .replace("checkpoint: /c/orders", "checkpoint: /t/" + ENV_SECRET);
+    String sameFolder =
+        pipeline("", "")
+            .replace("delta: { path: /t/orders }", "delta: { path: \"/t/${TOKEN}\" }")
+            .replace("checkpoint: /c/orders", "checkpoint: /t/" + ENV_SECRET);
     List<String> overlap = errors(sameFolder, ENV);
     assertNoSecret(overlap);
     assertThat(String.join("\n", overlap)).contains("/t/******");
@@ -94,19 +119,33 @@ class SecretsTest {
 
   @Test
   void aValidDeclarationCarriesItsSecretsForTheService() {
-    PipelineSpec spec = PipelineParser.parse(pipeline("""
+    PipelineSpec spec =
+        PipelineParser.parse(
+            pipeline(
+                """
             properties:
               security.protocol: SASL_SSL
               sasl.jaas.config: "x password=\\"%s\\";"
               ssl.key.password: keypass-value
               client.id: plain-client
-        """.formatted(PASSWORD).stripTrailing(),
-        "storage: { s3: { endpoint: \"http://${S3_HOST}:9000\", access-key: AKIAPLAIN, secret-key: \"${SK}\" } }"),
-        "orders.yaml", ENV);
-    String failure = "connect to http://" + S3_SECRET + ":9000 with " + ENV_SECRET + " failed; jaas x password=\""
-        + PASSWORD + "\"; keypass-value; AKIAPLAIN; client plain-client; SASL_SSL";
-    assertThat(spec.secrets().mask(failure)).isEqualTo("connect to ****** with ****** failed; jaas ******"
-        + " ******; ******; client plain-client; SASL_SSL");
+        """
+                    .formatted(PASSWORD)
+                    .stripTrailing(),
+                "storage: { s3: { endpoint: \"http://${S3_HOST}:9000\", access-key: AKIAPLAIN, secret-key: \"${SK}\" } }"),
+            "orders.yaml",
+            ENV);
+    String failure =
+        "connect to http://"
+            + S3_SECRET
+            + ":9000 with "
+            + ENV_SECRET
+            + " failed; jaas x password=\""
+            + PASSWORD
+            + "\"; keypass-value; AKIAPLAIN; client plain-client; SASL_SSL";
+    assertThat(spec.secrets().mask(failure))
+        .isEqualTo(
+            "connect to ****** with ****** failed; jaas ******"
+                + " ******; ******; client plain-client; SASL_SSL");
     assertThat(spec.secrets().toString()).doesNotContain(PASSWORD, S3_SECRET, ENV_SECRET);
     assertThat(spec.toString()).doesNotContain(PASSWORD, S3_SECRET, ENV_SECRET, "keypass-value");
   }

@@ -3,25 +3,26 @@ package dev.tributary.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class SizeTest {
 
   @ParameterizedTest
   @CsvSource({
-      "100B, 100",
-      "512KB, 524288",
-      "128MB, 134217728",
-      "1GB, 1073741824",
-      "1.5 GB, 1610612736",
-      "2 tb, 2199023255552",
-      "64MiB, 67108864",
-      "0B, 0",
-      "1.5KB, 1536",
-      "0.3KB, 307"})
+    "100B, 100",
+    "512KB, 524288",
+    "128MB, 134217728",
+    "1GB, 1073741824",
+    "1.5 GB, 1610612736",
+    "2 tb, 2199023255552",
+    "64MiB, 67108864",
+    "0B, 0",
+    "1.5KB, 1536",
+    "0.3KB, 307"
+  })
   void parsesBinaryMultiples(String text, long bytes) {
     assertThat(Size.parse(text).bytes()).isEqualTo(bytes);
   }
@@ -31,7 +32,10 @@ class SizeTest {
   void refusesOtherSyntaxWithAHint(String text) {
     assertThatThrownBy(() -> Size.parse(text))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("cannot parse '" + text + "' as a size; write it like 128MB or 1GB (units B, KB, MB, GB, TB)");
+        .hasMessage(
+            "cannot parse '"
+                + text
+                + "' as a size; write it like 128MB or 1GB (units B, KB, MB, GB, TB)");
   }
 
   @Test

@@ -7,7 +7,10 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The one parser of {@code source.delta.starting-version}: every documented form, and what it refuses. */
+/**
+ * The one parser of {@code source.delta.starting-version}: every documented form, and what it
+ * refuses.
+ */
 class StartingVersionTest {
   @Test
   void parsesEveryDocumentedForm() {
@@ -31,7 +34,9 @@ class StartingVersionTest {
   @Test
   void refusesAnythingElseSayingWhatIsAccepted() {
     for (String bad : List.of("", "first", "-3", "1.5", "99999999999999999999")) {
-      assertThatThrownBy(() -> StartingVersion.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> StartingVersion.parse(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("is not a starting version; use earliest, latest, a table version");
     }
     assertThatThrownBy(() -> StartingVersion.parse("timestamp:yesterday"))

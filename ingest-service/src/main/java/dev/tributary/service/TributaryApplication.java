@@ -1,7 +1,7 @@
 package dev.tributary.service;
 
-import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
 
 /** Entry point of the Tributary service and command line. */
 @SpringBootApplication

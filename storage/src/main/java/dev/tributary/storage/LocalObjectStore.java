@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -29,12 +29,12 @@ import java.util.UUID;
  * ({@value #TEMP_PREFIX}{@code <uuid>.tmp}), which is fsynced and then published in one step:
  * {@link #put} and {@link ObjectWriter#close()} by an atomic rename that replaces the target,
  * {@link #putIfAbsent} by {@link Files#createLink hard-linking} the target to the temporary file,
- * which the kernel does atomically and fails if the target exists. A rename would silently
- * replace a concurrent winner, so it is never used for put-if-absent. Temporary files are
- * invisible to reads and listings; a crash can leave one behind, which is harmless.
+ * which the kernel does atomically and fails if the target exists. A rename would silently replace
+ * a concurrent winner, so it is never used for put-if-absent. Temporary files are invisible to
+ * reads and listings; a crash can leave one behind, which is harmless.
  *
- * <p>Directories are created as needed and never removed (removing one could race with a
- * concurrent write into it).
+ * <p>Directories are created as needed and never removed (removing one could race with a concurrent
+ * write into it).
  */
 final class LocalObjectStore implements ObjectStore {
   static final String TEMP_PREFIX = ".tributary-tmp-";
@@ -104,9 +104,7 @@ final class LocalObjectStore implements ObjectStore {
     Path file = resolve(key);
     try {
       BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
-      return attributes.isRegularFile()
-          ? Optional.of(info(key, attributes))
-          : Optional.empty();
+      return attributes.isRegularFile() ? Optional.of(info(key, attributes)) : Optional.empty();
     } catch (IOException e) {
       if (Files.isRegularFile(file)) {
         throw new IOException(StorageErrors.localIo("stat", key, location, e), e);
@@ -143,13 +141,14 @@ final class LocalObjectStore implements ObjectStore {
   }
 
   /**
-   * Collects the objects under {@code dir} (whose keys start with {@code dirKey}) that match.
-   * Names are filtered before any file is stat-ed, and a subtree is entered only if some key in
-   * it can match: a Delta log listing after a checkpoint then costs one stat per new commit, not
-   * one per file of the log.
+   * Collects the objects under {@code dir} (whose keys start with {@code dirKey}) that match. Names
+   * are filtered before any file is stat-ed, and a subtree is entered only if some key in it can
+   * match: a Delta log listing after a checkpoint then costs one stat per new commit, not one per
+   * file of the log.
    */
-  private void walk(Path dir, String dirKey, String prefix, String startAfter,
-      List<ObjectInfo> out, int limit) throws IOException {
+  private void walk(
+      Path dir, String dirKey, String prefix, String startAfter, List<ObjectInfo> out, int limit)
+      throws IOException {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path entry : entries) {
         if (out.size() >= limit) {
@@ -162,21 +161,24 @@ final class LocalObjectStore implements ObjectStore {
         // Whether the entry, as a file or as a directory, can hold a key after startAfter: every
         // key under a directory starts with asDir, so either asDir sorts after startAfter or
         // startAfter lies inside the directory.
-        boolean afterStart = startAfter == null || ObjectKeys.ORDER.compare(asDir, startAfter) > 0
-            || startAfter.startsWith(asDir);
+        boolean afterStart =
+            startAfter == null
+                || ObjectKeys.ORDER.compare(asDir, startAfter) > 0
+                || startAfter.startsWith(asDir);
         if (isTemp(name) || !underPrefix || !afterStart) {
           continue;
         }
         BasicFileAttributes attributes;
         try {
-          attributes = Files.readAttributes(
-              entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+          attributes =
+              Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
           continue; // deleted while we listed
         }
         if (attributes.isDirectory()) {
           walk(entry, asDir, prefix, startAfter, out, limit);
-        } else if (attributes.isRegularFile() && key.startsWith(prefix)
+        } else if (attributes.isRegularFile()
+            && key.startsWith(prefix)
             && (startAfter == null || ObjectKeys.ORDER.compare(key, startAfter) > 0)) {
           out.add(info(key, attributes));
         }
@@ -206,8 +208,9 @@ final class LocalObjectStore implements ObjectStore {
     } catch (FileAlreadyExistsException e) {
       Files.deleteIfExists(temp);
       if (Files.isDirectory(target)) {
-        throw new IOException(StorageErrors.localPathConflict(
-            key, location, "objects exist under '" + key + "/'"), e);
+        throw new IOException(
+            StorageErrors.localPathConflict(key, location, "objects exist under '" + key + "/'"),
+            e);
       }
       return false;
     } catch (UnsupportedOperationException e) {
@@ -307,8 +310,9 @@ final class LocalObjectStore implements ObjectStore {
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (FileSystemException e) {
       if (Files.isDirectory(target)) {
-        throw new IOException(StorageErrors.localPathConflict(
-            key, location, "objects exist under '" + key + "/'"), e);
+        throw new IOException(
+            StorageErrors.localPathConflict(key, location, "objects exist under '" + key + "/'"),
+            e);
       }
       throw new IOException(StorageErrors.localIo("write", key, location, e), e);
     }

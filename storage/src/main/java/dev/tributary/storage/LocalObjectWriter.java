@@ -6,9 +6,9 @@ import java.nio.channels.FileChannel;
 import java.util.Objects;
 
 /**
- * Streams into a local temporary file; {@link #close()} fsyncs it and runs the store's publish
- * step (an atomic rename onto the key), {@link #abort()} deletes it. Not thread-safe, like any
- * {@link java.io.OutputStream}.
+ * Streams into a local temporary file; {@link #close()} fsyncs it and runs the store's publish step
+ * (an atomic rename onto the key), {@link #abort()} deletes it. Not thread-safe, like any {@link
+ * java.io.OutputStream}.
  */
 final class LocalObjectWriter extends ObjectWriter {
   private static final int BUFFER_SIZE = 64 * 1024;
@@ -97,8 +97,9 @@ final class LocalObjectWriter extends ObjectWriter {
     finished = true;
     try {
       if (failure != null) {
-        throw new IOException("Object was not written: an earlier write failed ("
-            + failure.getMessage() + ")", failure);
+        throw new IOException(
+            "Object was not written: an earlier write failed (" + failure.getMessage() + ")",
+            failure);
       }
       flushBuffer();
       channel.force(true);

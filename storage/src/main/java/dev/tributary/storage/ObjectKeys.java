@@ -5,10 +5,10 @@ import java.util.Comparator;
 /**
  * Rules shared by every {@link ObjectStore} for keys: what a valid key is and how keys sort.
  *
- * <p>A key is a relative path: non-empty, {@code /}-separated, without a leading or trailing
- * {@code /}, without empty, {@code .} or {@code ..} segments and without NUL characters. These
- * rules keep a key meaning the same object on a local disk and in S3, and keep a local store from
- * ever touching a file outside its root.
+ * <p>A key is a relative path: non-empty, {@code /}-separated, without a leading or trailing {@code
+ * /}, without empty, {@code .} or {@code ..} segments and without NUL characters. These rules keep
+ * a key meaning the same object on a local disk and in S3, and keep a local store from ever
+ * touching a file outside its root.
  */
 public final class ObjectKeys {
 

@@ -10,14 +10,14 @@ import java.util.Optional;
  * bucket and prefix). Keys are relative to that root, use {@code /} as separator, and never start
  * with {@code /}.
  *
- * <p>Consistency: every implementation gives read-after-write consistency for {@link #put},
- * {@link #putIfAbsent} and {@link ObjectWriter#close()}, and {@link #list} reflects every completed
- * write. A reader never observes a partially written object.
+ * <p>Consistency: every implementation gives read-after-write consistency for {@link #put}, {@link
+ * #putIfAbsent} and {@link ObjectWriter#close()}, and {@link #list} reflects every completed write.
+ * A reader never observes a partially written object.
  *
- * <p>Errors: a missing object is {@link ObjectNotFoundException}; anything else the backend
- * reports is an {@link IOException} whose message names the store and the key. Implementations
- * retry transient backend errors themselves (bounded), so an {@code IOException} that reaches the
- * caller is final for that call.
+ * <p>Errors: a missing object is {@link ObjectNotFoundException}; anything else the backend reports
+ * is an {@link IOException} whose message names the store and the key. Implementations retry
+ * transient backend errors themselves (bounded), so an {@code IOException} that reaches the caller
+ * is final for that call.
  *
  * <p>Implementations are thread-safe. {@link #close()} releases clients and pools.
  */
@@ -68,10 +68,10 @@ public interface ObjectStore extends AutoCloseable {
 
   /**
    * Up to {@code limit} objects whose key starts with {@code prefix} (recursively), sorted by key;
-   * when more exist, which ones are returned is unspecified. Empty exactly when {@link #list(String)}
-   * would be. Unlike {@code list}, its cost is bounded by {@code limit}, not by what the prefix
-   * holds (S3: one request; local disk: the walk stops at the limit), so checking that a prefix
-   * holds nothing stays cheap however full it is.
+   * when more exist, which ones are returned is unspecified. Empty exactly when {@link
+   * #list(String)} would be. Unlike {@code list}, its cost is bounded by {@code limit}, not by what
+   * the prefix holds (S3: one request; local disk: the walk stops at the limit), so checking that a
+   * prefix holds nothing stays cheap however full it is.
    *
    * @throws IllegalArgumentException if {@code limit} is below 1
    */
@@ -81,14 +81,16 @@ public interface ObjectStore extends AutoCloseable {
     return all.size() <= limit ? all : List.copyOf(all.subList(0, limit));
   }
 
-  /** Writes an object, replacing any existing one. Atomic: readers see the old or the new object. */
+  /**
+   * Writes an object, replacing any existing one. Atomic: readers see the old or the new object.
+   */
   void put(String key, byte[] data) throws IOException;
 
   /**
    * Creates an object only if no object has that key: THE commit primitive.
    *
-   * <p>Atomic and exclusive: when several callers race on one key, exactly one returns
-   * {@code true} and the others {@code false}; an existing object is never modified.
+   * <p>Atomic and exclusive: when several callers race on one key, exactly one returns {@code true}
+   * and the others {@code false}; an existing object is never modified.
    *
    * <p>An {@code IOException} means the outcome is unknown: the object may or may not have been
    * created by this call. Callers must resolve that by reading, never by deleting.

@@ -31,15 +31,17 @@ public final class ObjectStores {
    * on the first operation.
    *
    * @param location an {@code s3://bucket[/prefix]} URL, a {@code file:} URI or a local path
-   * @param s3 how to reach S3; ignored for local locations; null means
-   *     {@link S3Settings#defaults()}
+   * @param s3 how to reach S3; ignored for local locations; null means {@link
+   *     S3Settings#defaults()}
    * @throws IllegalArgumentException if the location is malformed (the message says why)
    * @throws IOException if a local root directory cannot be created
    */
   public static ObjectStore open(String location, S3Settings s3) throws IOException {
     if (location == null || location.isBlank()) {
-      throw new IllegalArgumentException(StorageErrors.invalidLocation(
-          String.valueOf(location), "it is empty; give a directory path or s3://bucket/prefix"));
+      throw new IllegalArgumentException(
+          StorageErrors.invalidLocation(
+              String.valueOf(location),
+              "it is empty; give a directory path or s3://bucket/prefix"));
     }
     if (isS3(location)) {
       return openS3(location, s3 == null ? S3Settings.defaults() : s3);
@@ -59,11 +61,16 @@ public final class ObjectStores {
       throw new IllegalArgumentException(
           StorageErrors.invalidLocation(location, "no bucket name; write s3://bucket/prefix"));
     }
-    if (!bucket.equals(bucket.toLowerCase(Locale.ROOT)) || bucket.contains("?")
+    if (!bucket.equals(bucket.toLowerCase(Locale.ROOT))
+        || bucket.contains("?")
         || bucket.contains("#")) {
-      throw new IllegalArgumentException(StorageErrors.invalidLocation(location,
-          "'" + bucket + "' is not a valid S3 bucket name (lower case letters, digits, '.' and"
-              + " '-')"));
+      throw new IllegalArgumentException(
+          StorageErrors.invalidLocation(
+              location,
+              "'"
+                  + bucket
+                  + "' is not a valid S3 bucket name (lower case letters, digits, '.' and"
+                  + " '-')"));
     }
     if (!prefix.isEmpty()) {
       try {
@@ -85,8 +92,10 @@ public final class ObjectStores {
       }
       return Path.of(location);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(StorageErrors.invalidLocation(location,
-          e.getMessage() + "; give a directory path or a file:///absolute/path URI"), e);
+      throw new IllegalArgumentException(
+          StorageErrors.invalidLocation(
+              location, e.getMessage() + "; give a directory path or a file:///absolute/path URI"),
+          e);
     }
   }
 

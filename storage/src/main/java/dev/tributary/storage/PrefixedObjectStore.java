@@ -3,16 +3,16 @@ package dev.tributary.storage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Arrays;
 
 /**
- * A view of the objects of another store under one key prefix, as a store of its own: key
- * {@code k} of this store is key {@code <prefix>/k} of the parent. Listings return keys with the
- * prefix stripped. The view shares the parent's clients (one S3 client for many views), so
- * {@link #close()} does not close the parent: its owner does.
+ * A view of the objects of another store under one key prefix, as a store of its own: key {@code k}
+ * of this store is key {@code <prefix>/k} of the parent. Listings return keys with the prefix
+ * stripped. The view shares the parent's clients (one S3 client for many views), so {@link
+ * #close()} does not close the parent: its owner does.
  *
  * <p>Used for the checkpoints of a stateful group-mode pipeline's sub-pipelines, each rooted at
  * {@code partitions/<n>/} inside the pipeline's checkpoint (docs/DESIGN.md, "Stateful pipelines in
@@ -20,10 +20,13 @@ import java.util.Arrays;
  */
 final class PrefixedObjectStore implements ObjectStore {
   private final ObjectStore parent;
+
   /** The prefix with its trailing slash. */
   private final String prefix;
 
-  /** @param prefix a valid key prefix without trailing slash, e.g. {@code partitions/3} */
+  /**
+   * @param prefix a valid key prefix without trailing slash, e.g. {@code partitions/3}
+   */
   PrefixedObjectStore(ObjectStore parent, String prefix) {
     this.parent = Objects.requireNonNull(parent, "parent");
     String trimmed = Objects.requireNonNull(prefix, "prefix");
@@ -40,10 +43,13 @@ final class PrefixedObjectStore implements ObjectStore {
   /** A listing prefix may be empty or end with '/', so it is not a key: only kept from escaping. */
   private String fullPrefix(String listPrefix) {
     Objects.requireNonNull(listPrefix, "prefix");
-    if (listPrefix.startsWith("/") || Arrays.stream(listPrefix.split("/", -1))
-        .anyMatch(segment -> segment.equals("..") || segment.equals("."))) {
-      throw new IllegalArgumentException(StorageErrors.invalidKey(listPrefix,
-          "a listing prefix of " + location() + " must be relative and stay inside it"));
+    if (listPrefix.startsWith("/")
+        || Arrays.stream(listPrefix.split("/", -1))
+            .anyMatch(segment -> segment.equals("..") || segment.equals("."))) {
+      throw new IllegalArgumentException(
+          StorageErrors.invalidKey(
+              listPrefix,
+              "a listing prefix of " + location() + " must be relative and stay inside it"));
     }
     return prefix + listPrefix;
   }
@@ -52,7 +58,9 @@ final class PrefixedObjectStore implements ObjectStore {
     List<ObjectInfo> out = new ArrayList<>(infos.size());
     for (ObjectInfo info : infos) {
       if (info.key().startsWith(prefix)) { // always, the parent lists under our prefix only
-        out.add(new ObjectInfo(info.key().substring(prefix.length()), info.size(), info.lastModified()));
+        out.add(
+            new ObjectInfo(
+                info.key().substring(prefix.length()), info.size(), info.lastModified()));
       }
     }
     return out;
@@ -97,14 +105,20 @@ final class PrefixedObjectStore implements ObjectStore {
 
   @Override
   public Optional<ObjectInfo> stat(String key) throws IOException {
-    return parent.stat(full(key))
-        .map(info -> new ObjectInfo(info.key().startsWith(prefix) ? info.key().substring(prefix.length()) : key,
-            info.size(), info.lastModified()));
+    return parent
+        .stat(full(key))
+        .map(
+            info ->
+                new ObjectInfo(
+                    info.key().startsWith(prefix) ? info.key().substring(prefix.length()) : key,
+                    info.size(),
+                    info.lastModified()));
   }
 
   @Override
   public List<ObjectInfo> list(String listPrefix, String startAfter) throws IOException {
-    return strip(parent.list(fullPrefix(listPrefix), startAfter == null ? null : prefix + startAfter));
+    return strip(
+        parent.list(fullPrefix(listPrefix), startAfter == null ? null : prefix + startAfter));
   }
 
   @Override

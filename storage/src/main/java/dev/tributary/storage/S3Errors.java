@@ -14,9 +14,14 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * contain the secret key.
  */
 final class S3Errors {
-  private static final Set<String> CREDENTIAL_CODES = Set.of(
-      "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken",
-      "ExpiredToken", "AllAccessDisabled");
+  private static final Set<String> CREDENTIAL_CODES =
+      Set.of(
+          "AccessDenied",
+          "InvalidAccessKeyId",
+          "SignatureDoesNotMatch",
+          "InvalidToken",
+          "ExpiredToken",
+          "AllAccessDisabled");
 
   private final String bucket;
   private final String prefix;
@@ -40,8 +45,13 @@ final class S3Errors {
         return new IOException(
             StorageErrors.accessDenied(url, code == null ? "HTTP 403" : code, endpoint), e);
       }
-      return new IOException(StorageErrors.s3Failed(operation, url, endpoint,
-          "HTTP " + s3.statusCode() + " " + code + ": " + message(s3)), e);
+      return new IOException(
+          StorageErrors.s3Failed(
+              operation,
+              url,
+              endpoint,
+              "HTTP " + s3.statusCode() + " " + code + ": " + message(s3)),
+          e);
     }
     String detail = String.valueOf(e.getMessage());
     if (detail.contains("Unable to load credentials")) {
@@ -60,14 +70,16 @@ final class S3Errors {
   IOException putIfAbsentFailure(String key, SdkException e) {
     boolean rejected =
         e instanceof S3Exception s3 && s3.statusCode() >= 400 && s3.statusCode() < 500;
-    boolean noCredentials = !(e instanceof S3Exception)
-        && String.valueOf(e.getMessage()).contains("Unable to load credentials");
+    boolean noCredentials =
+        !(e instanceof S3Exception)
+            && String.valueOf(e.getMessage()).contains("Unable to load credentials");
     if (rejected || noCredentials || connectionRefused(e)) {
       return translate("put-if-absent", key, e);
     }
-    String detail = e instanceof S3Exception s3
-        ? "HTTP " + s3.statusCode() + " " + code(s3) + ": " + message(s3)
-        : firstLine(String.valueOf(e.getMessage()));
+    String detail =
+        e instanceof S3Exception s3
+            ? "HTTP " + s3.statusCode() + " " + code(s3) + ": " + message(s3)
+            : firstLine(String.valueOf(e.getMessage()));
     return new IOException(StorageErrors.stateUnknown(url(key), endpoint, detail), e);
   }
 
@@ -75,7 +87,8 @@ final class S3Errors {
   static boolean certainlyNotWritten(S3Exception e) {
     // 409: ConditionalRequestConflict (a concurrent conditional write on the key) or
     // OperationAborted; 429 and 503 SlowDown: throttled before anything was written.
-    return e.statusCode() == 409 || e.statusCode() == 429
+    return e.statusCode() == 409
+        || e.statusCode() == 429
         || e.statusCode() == 503 && "SlowDown".equals(code(e));
   }
 
@@ -95,7 +108,8 @@ final class S3Errors {
 
   private static boolean connectionRefused(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ConnectException || t instanceof UnknownHostException
+      if (t instanceof ConnectException
+          || t instanceof UnknownHostException
           || t instanceof NoRouteToHostException) {
         return true;
       }

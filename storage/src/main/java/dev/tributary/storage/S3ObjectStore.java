@@ -37,12 +37,13 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * {@link #putIfAbsent} is a PUT with {@code If-None-Match: *}, which S3 answers with 412 when the
  * key exists. That request is sent by a client without SDK retries, because a retry after a lost
  * response could meet our own object and report a false "lost the race"; it is retried here only
- * when S3 said for certain that nothing was written (409 conflict, throttling). Every other
- * request goes through the SDK's standard retry strategy, bounded by
- * {@link S3Settings#maxAttempts()}, with exponential backoff and jitter.
+ * when S3 said for certain that nothing was written (409 conflict, throttling). Every other request
+ * goes through the SDK's standard retry strategy, bounded by {@link S3Settings#maxAttempts()}, with
+ * exponential backoff and jitter.
  */
 final class S3ObjectStore implements ObjectStore {
   private static final Duration CONFLICT_BASE_DELAY = Duration.ofMillis(50);
+
   /** S3's own maximum and default page size of ListObjectsV2. */
   static final int DEFAULT_LIST_PAGE_SIZE = 1000;
 
@@ -74,18 +75,24 @@ final class S3ObjectStore implements ObjectStore {
     this.credentials = credentials(settings);
     this.client = newClient(settings.maxAttempts());
     this.conditionalClient = newClient(1);
-    this.errors = new S3Errors(bucket, prefix,
-        StorageErrors.endpointName(settings.endpoint(), settings.region()));
+    this.errors =
+        new S3Errors(
+            bucket, prefix, StorageErrors.endpointName(settings.endpoint(), settings.region()));
   }
 
   private S3Client newClient(int maxAttempts) {
-    var builder = S3Client.builder()
-        .httpClient(http)
-        .region(Region.of(settings.region()))
-        .forcePathStyle(settings.pathStyle())
-        .credentialsProvider(credentials)
-        .overrideConfiguration(config -> config.retryStrategy(
-            AwsRetryStrategy.standardRetryStrategy().toBuilder().maxAttempts(maxAttempts).build()));
+    var builder =
+        S3Client.builder()
+            .httpClient(http)
+            .region(Region.of(settings.region()))
+            .forcePathStyle(settings.pathStyle())
+            .credentialsProvider(credentials)
+            .overrideConfiguration(
+                config ->
+                    config.retryStrategy(
+                        AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                            .maxAttempts(maxAttempts)
+                            .build()));
     if (settings.endpoint() != null) {
       builder.endpointOverride(settings.endpoint());
     }
@@ -188,14 +195,20 @@ final class S3ObjectStore implements ObjectStore {
   @Override
   public List<ObjectInfo> sample(String keyPrefix, int limit) throws IOException {
     ObjectKeys.checkLimit(limit);
-    ListObjectsV2Request request = ListObjectsV2Request.builder()
-        .bucket(bucket).prefix(prefix + keyPrefix).maxKeys(Math.min(limit, 1000)).build();
+    ListObjectsV2Request request =
+        ListObjectsV2Request.builder()
+            .bucket(bucket)
+            .prefix(prefix + keyPrefix)
+            .maxKeys(Math.min(limit, 1000))
+            .build();
     List<ObjectInfo> out = new ArrayList<>();
     try {
       // One page: the first keys in order, at most limit of them (S3 caps a page at 1000).
       for (S3Object object : client.listObjectsV2(request).contents()) {
         if (out.size() < limit) {
-          out.add(new ObjectInfo(object.key().substring(prefix.length()), object.size(), object.lastModified()));
+          out.add(
+              new ObjectInfo(
+                  object.key().substring(prefix.length()), object.size(), object.lastModified()));
         }
       }
     } catch (SdkException e) {
@@ -207,8 +220,11 @@ final class S3ObjectStore implements ObjectStore {
 
   @Override
   public List<ObjectInfo> list(String keyPrefix, String startAfter) throws IOException {
-    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder()
-        .bucket(bucket).prefix(prefix + keyPrefix).maxKeys(listPageSize);
+    ListObjectsV2Request.Builder request =
+        ListObjectsV2Request.builder()
+            .bucket(bucket)
+            .prefix(prefix + keyPrefix)
+            .maxKeys(listPageSize);
     if (startAfter != null) {
       request.startAfter(prefix + startAfter);
     }
@@ -265,8 +281,13 @@ final class S3ObjectStore implements ObjectStore {
 
   @Override
   public ObjectWriter create(String key) {
-    return new S3ObjectWriter(client, bucket, s3Key(key), key,
-        (int) Math.min(settings.multipartPartSize(), Integer.MAX_VALUE - 64), errors);
+    return new S3ObjectWriter(
+        client,
+        bucket,
+        s3Key(key),
+        key,
+        (int) Math.min(settings.multipartPartSize(), Integer.MAX_VALUE - 64),
+        errors);
   }
 
   @Override

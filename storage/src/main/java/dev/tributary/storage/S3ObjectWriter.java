@@ -91,24 +91,33 @@ final class S3ObjectWriter extends ObjectWriter {
     }
     if (failure != null) {
       finished = true;
-      throw new IOException("Object " + key + " was not written: an earlier upload failed ("
-          + failure.getMessage() + ")", failure);
+      throw new IOException(
+          "Object "
+              + key
+              + " was not written: an earlier upload failed ("
+              + failure.getMessage()
+              + ")",
+          failure);
     }
     finished = true;
     try {
       if (uploadId == null) {
-        client.putObject(b -> b.bucket(bucket).key(s3Key),
-            RequestBody.fromBytes(Arrays.copyOf(buffer, count)));
+        client.putObject(
+            b -> b.bucket(bucket).key(s3Key), RequestBody.fromBytes(Arrays.copyOf(buffer, count)));
       } else {
         if (count > 0) {
           uploadPart();
         }
-        client.completeMultipartUpload(b -> b.bucket(bucket).key(s3Key).uploadId(uploadId)
-            .multipartUpload(m -> m.parts(parts)));
+        client.completeMultipartUpload(
+            b ->
+                b.bucket(bucket)
+                    .key(s3Key)
+                    .uploadId(uploadId)
+                    .multipartUpload(m -> m.parts(parts)));
       }
     } catch (SdkException | IOException e) {
-      IOException failure = e instanceof SdkException sdk ? errors.translate("write", key, sdk)
-          : (IOException) e;
+      IOException failure =
+          e instanceof SdkException sdk ? errors.translate("write", key, sdk) : (IOException) e;
       try {
         abortUpload();
       } catch (IOException suppressed) {
@@ -126,11 +135,18 @@ final class S3ObjectWriter extends ObjectWriter {
         uploadId = client.createMultipartUpload(b -> b.bucket(bucket).key(s3Key)).uploadId();
       }
       int partNumber = parts.size() + 1;
-      String etag = client.uploadPart(
-          b -> b.bucket(bucket).key(s3Key).uploadId(uploadId).partNumber(partNumber)
-              .contentLength((long) count),
-          RequestBody.fromBytes(count == buffer.length ? buffer : Arrays.copyOf(buffer, count)))
-          .eTag();
+      String etag =
+          client
+              .uploadPart(
+                  b ->
+                      b.bucket(bucket)
+                          .key(s3Key)
+                          .uploadId(uploadId)
+                          .partNumber(partNumber)
+                          .contentLength((long) count),
+                  RequestBody.fromBytes(
+                      count == buffer.length ? buffer : Arrays.copyOf(buffer, count)))
+              .eTag();
       parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
       count = 0;
     } catch (SdkException e) {

@@ -11,8 +11,8 @@ import java.util.Objects;
  *
  * @param endpoint the S3 API endpoint, or null for AWS's regional endpoint
  * @param region the signing region (AWS default {@code us-east-1})
- * @param pathStyle whether buckets are addressed as {@code endpoint/bucket} rather than as
- *     {@code bucket.endpoint}; most self-hosted servers need it
+ * @param pathStyle whether buckets are addressed as {@code endpoint/bucket} rather than as {@code
+ *     bucket.endpoint}; most self-hosted servers need it
  * @param accessKey the access key id, or null (together with {@code secretKey}) to use the AWS
  *     default credential chain (environment, profile, instance role)
  * @param secretKey the secret access key; null exactly when {@code accessKey} is null
@@ -59,8 +59,11 @@ public record S3Settings(
     }
     if (multipartPartSize < MIN_PART_SIZE) {
       throw new IllegalArgumentException(
-          "S3 multipartPartSize must be at least " + MIN_PART_SIZE + " bytes (5 MiB, S3's minimum"
-              + " part size), got " + multipartPartSize);
+          "S3 multipartPartSize must be at least "
+              + MIN_PART_SIZE
+              + " bytes (5 MiB, S3's minimum"
+              + " part size), got "
+              + multipartPartSize);
     }
     if (endpoint != null && (endpoint.getScheme() == null || endpoint.getHost() == null)) {
       throw new IllegalArgumentException(
@@ -69,8 +72,8 @@ public record S3Settings(
   }
 
   /**
-   * AWS's endpoint for {@code us-east-1}, virtual-hosted addressing, the default credential
-   * chain, {@value #DEFAULT_MAX_ATTEMPTS} attempts and 8 MiB parts.
+   * AWS's endpoint for {@code us-east-1}, virtual-hosted addressing, the default credential chain,
+   * {@value #DEFAULT_MAX_ATTEMPTS} attempts and 8 MiB parts.
    */
   public static S3Settings defaults() {
     return new S3Settings(
@@ -134,12 +137,20 @@ public record S3Settings(
   /** Shows every field but the secret key, which appears as {@code ****} when set. */
   @Override
   public String toString() {
-    return "S3Settings[endpoint=" + (endpoint == null ? "AWS default" : endpoint)
-        + ", region=" + region
-        + ", pathStyle=" + pathStyle
-        + ", accessKey=" + accessKey
-        + ", secretKey=" + (secretKey == null ? "null" : "****")
-        + ", maxAttempts=" + maxAttempts
-        + ", multipartPartSize=" + multipartPartSize + "]";
+    return "S3Settings[endpoint="
+        + (endpoint == null ? "AWS default" : endpoint)
+        + ", region="
+        + region
+        + ", pathStyle="
+        + pathStyle
+        + ", accessKey="
+        + accessKey
+        + ", secretKey="
+        + (secretKey == null ? "null" : "****")
+        + ", maxAttempts="
+        + maxAttempts
+        + ", multipartPartSize="
+        + multipartPartSize
+        + "]";
   }
 }

@@ -38,8 +38,8 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
   @Override
   protected ObjectStore newStore() throws IOException {
     bucket = SERVER.createBucket();
-    return ObjectStores.open("s3://" + bucket + "/p/",
-        SERVER.settings().withEndpoint(proxy.endpoint()));
+    return ObjectStores.open(
+        "s3://" + bucket + "/p/", SERVER.settings().withEndpoint(proxy.endpoint()));
   }
 
   /** S3Proxy lists a PUT's temporary file while the PUT runs (see S3ObjectStoreIT). */
@@ -48,9 +48,14 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
     return false;
   }
 
-  /** A store at this test's bucket through a proxy of its own, so that its faults follow only its seed. */
-  private ObjectStore storeThrough(FaultInjectingS3Proxy faulty, int maxAttempts) throws IOException {
-    return ObjectStores.open("s3://" + bucket + "/p/",
+  /**
+   * A store at this test's bucket through a proxy of its own, so that its faults follow only its
+   * seed.
+   */
+  private ObjectStore storeThrough(FaultInjectingS3Proxy faulty, int maxAttempts)
+      throws IOException {
+    return ObjectStores.open(
+        "s3://" + bucket + "/p/",
         SERVER.settings().withEndpoint(faulty.endpoint()).withMaxAttempts(maxAttempts));
   }
 
@@ -61,8 +66,9 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
 
   @Test
   void aDroppedConditionalPutTookEffectButItsOutcomeIsUnknownToTheClient() throws IOException {
-    try (FaultInjectingS3Proxy faulty = FaultInjectingS3Proxy.start(SERVER.endpoint(),
-            new Faults(0, 0, 0, Duration.ZERO, 1), 1L);
+    try (FaultInjectingS3Proxy faulty =
+            FaultInjectingS3Proxy.start(
+                SERVER.endpoint(), new Faults(0, 0, 0, Duration.ZERO, 1), 1L);
         ObjectStore through = storeThrough(faulty, S3Settings.DEFAULT_MAX_ATTEMPTS);
         ObjectStore server = direct()) {
       assertThatThrownBy(() -> through.putIfAbsent("log/00.json", "ours".getBytes(UTF_8)))
@@ -76,8 +82,9 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
 
   @Test
   void aSlowDownIsAnsweredWithoutReachingTheServer() throws IOException {
-    try (FaultInjectingS3Proxy faulty = FaultInjectingS3Proxy.start(SERVER.endpoint(),
-            new Faults(1, 0, 0, Duration.ZERO, 0), 1L);
+    try (FaultInjectingS3Proxy faulty =
+            FaultInjectingS3Proxy.start(
+                SERVER.endpoint(), new Faults(1, 0, 0, Duration.ZERO, 0), 1L);
         ObjectStore through = storeThrough(faulty, 2);
         ObjectStore server = direct()) {
       assertThatThrownBy(() -> through.put("data/a.parquet", "x".getBytes(UTF_8)))
@@ -88,7 +95,8 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
           .hasMessageContaining("HTTP 503 SlowDown");
 
       assertThat(faulty.counts().slowDowns())
-          .as("two attempts of the PUT (SDK retry), two of putIfAbsent (its own retry)").isEqualTo(4);
+          .as("two attempts of the PUT (SDK retry), two of putIfAbsent (its own retry)")
+          .isEqualTo(4);
       assertThat(server.stat("data/a.parquet")).isEmpty();
       assertThat(server.stat("log/00.json")).isEmpty();
     }
@@ -96,7 +104,8 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
 
   @Test
   void anUnreachableServerGetsNothing() throws IOException {
-    try (FaultInjectingS3Proxy faulty = FaultInjectingS3Proxy.start(SERVER.endpoint(), Faults.none(), 1L);
+    try (FaultInjectingS3Proxy faulty =
+            FaultInjectingS3Proxy.start(SERVER.endpoint(), Faults.none(), 1L);
         ObjectStore through = storeThrough(faulty, 2);
         ObjectStore server = direct()) {
       faulty.unreachable(true);
@@ -112,9 +121,11 @@ class FaultInjectingS3ProxyIT extends ObjectStoreContractTest {
 
   @Test
   void delayedAndDroppedPlainRequestsAreRetriedByTheClient() throws IOException {
-    // one thread, so the faulted requests follow from the seed alone: 20% dropped, none five times in a row
-    try (FaultInjectingS3Proxy faulty = FaultInjectingS3Proxy.start(SERVER.endpoint(),
-            new Faults(0, 0.2, 0.5, Duration.ofMillis(30), 0), 7L);
+    // one thread, so the faulted requests follow from the seed alone: 20% dropped, none five times
+    // in a row
+    try (FaultInjectingS3Proxy faulty =
+            FaultInjectingS3Proxy.start(
+                SERVER.endpoint(), new Faults(0, 0.2, 0.5, Duration.ofMillis(30), 0), 7L);
         ObjectStore through = storeThrough(faulty, S3Settings.DEFAULT_MAX_ATTEMPTS);
         ObjectStore server = direct()) {
       for (int i = 0; i < 20; i++) {

@@ -77,7 +77,10 @@ class LocalObjectStoreTest extends ObjectStoreContractTest {
 
       try (Stream<Path> files = Files.list(dir.resolve("root/t"))) {
         assertThat(files.map(p -> p.getFileName().toString()))
-            .singleElement().asString().startsWith(".tributary-tmp-").endsWith(".tmp");
+            .singleElement()
+            .asString()
+            .startsWith(".tributary-tmp-")
+            .endsWith(".tmp");
       }
       assertThat(store.list("")).isEmpty();
     }

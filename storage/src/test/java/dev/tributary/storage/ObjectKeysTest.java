@@ -18,7 +18,8 @@ class ObjectKeysTest {
       String b = randomKey(random, alphabet);
 
       int expected = Integer.signum(Arrays.compareUnsigned(a.getBytes(UTF_8), b.getBytes(UTF_8)));
-      assertThat(Integer.signum(ObjectKeys.ORDER.compare(a, b))).as("%s vs %s", a, b)
+      assertThat(Integer.signum(ObjectKeys.ORDER.compare(a, b)))
+          .as("%s vs %s", a, b)
           .isEqualTo(expected);
     }
   }
@@ -36,7 +37,8 @@ class ObjectKeysTest {
 
   @Test
   void validKeysPassUnchanged() {
-    for (String key : new String[] {"a", "a/b/c.json", "date=2024-01-01/part 1", "..a/b..", ".hidden"}) {
+    for (String key :
+        new String[] {"a", "a/b/c.json", "date=2024-01-01/part 1", "..a/b..", ".hidden"}) {
       assertThat(ObjectKeys.check(key)).isSameAs(key);
     }
   }
@@ -44,19 +46,16 @@ class ObjectKeysTest {
   @Test
   void eachRuleHasItsOwnMessage() {
     assertThatThrownBy(() -> ObjectKeys.check(null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("Object key must not be null");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Object key must not be null");
     assertThatThrownBy(() -> ObjectKeys.check(""))
         .hasMessageStartingWith("Invalid object key '': it is empty");
     assertThatThrownBy(() -> ObjectKeys.check("a\0b"))
         .hasMessageContaining("contains a NUL character");
-    assertThatThrownBy(() -> ObjectKeys.check("/a"))
-        .hasMessageContaining("starts with '/'");
-    assertThatThrownBy(() -> ObjectKeys.check("a/"))
-        .hasMessageContaining("ends with '/'");
-    assertThatThrownBy(() -> ObjectKeys.check("a//b"))
-        .hasMessageContaining("empty segment");
-    assertThatThrownBy(() -> ObjectKeys.check("a/./b"))
-        .hasMessageContaining("a '.' segment");
+    assertThatThrownBy(() -> ObjectKeys.check("/a")).hasMessageContaining("starts with '/'");
+    assertThatThrownBy(() -> ObjectKeys.check("a/")).hasMessageContaining("ends with '/'");
+    assertThatThrownBy(() -> ObjectKeys.check("a//b")).hasMessageContaining("empty segment");
+    assertThatThrownBy(() -> ObjectKeys.check("a/./b")).hasMessageContaining("a '.' segment");
     assertThatThrownBy(() -> ObjectKeys.check("a/.."))
         .hasMessageContaining("a '..' segment, which could escape the store's root");
   }

@@ -56,8 +56,9 @@ class ObjectStoresTest {
   void malformedLocationsAreRejectedWithTheReason() {
     assertThatThrownBy(() -> ObjectStores.open("s3:///prefix", null))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Invalid storage location 's3:///prefix': no bucket name; write"
-            + " s3://bucket/prefix");
+        .hasMessage(
+            "Invalid storage location 's3:///prefix': no bucket name; write"
+                + " s3://bucket/prefix");
     assertThatThrownBy(() -> ObjectStores.open("s3://My_Bucket/x", null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'My_Bucket' is not a valid S3 bucket name");

@@ -60,9 +60,11 @@ class PrefixedObjectStoreTest extends ObjectStoreContractTest {
   @Test
   void keysAndListingPrefixesCannotEscapeThePrefix() {
     assertThatThrownBy(() -> store.put("../4/offsets/0", new byte[1]))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("../4/offsets/0");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("../4/offsets/0");
     assertThatThrownBy(() -> store.list("../"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("../");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("../");
     assertThatThrownBy(() -> ObjectStores.under(parent, "a//b"))
         .isInstanceOf(IllegalArgumentException.class);
   }

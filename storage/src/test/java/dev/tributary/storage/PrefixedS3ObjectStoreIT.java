@@ -8,7 +8,9 @@ import java.io.IOException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The store contract through {@link ObjectStores#under} a real S3 API server's store (one client). */
+/**
+ * The store contract through {@link ObjectStores#under} a real S3 API server's store (one client).
+ */
 class PrefixedS3ObjectStoreIT extends ObjectStoreContractTest {
   private static final S3TestServer SERVER = S3TestServer.shared();
   private String bucket;
@@ -40,10 +42,12 @@ class PrefixedS3ObjectStoreIT extends ObjectStoreContractTest {
 
     assertThat(store.location()).isEqualTo("s3://" + bucket + "/checkpoints/p/partitions/1");
     try (ObjectStore bucketRoot = ObjectStores.open("s3://" + bucket, SERVER.settings())) {
-      assertThat(keys(bucketRoot.list(""))).containsExactly("checkpoints/p/partitions/1/commits/0",
-          "checkpoints/p/partitions/10/commits/0");
+      assertThat(keys(bucketRoot.list("")))
+          .containsExactly(
+              "checkpoints/p/partitions/1/commits/0", "checkpoints/p/partitions/10/commits/0");
     }
-    assertThat(parent.read("partitions/1/commits/0")).containsExactly(1); // the parent's client still works
+    assertThat(parent.read("partitions/1/commits/0"))
+        .containsExactly(1); // the parent's client still works
     try (ObjectStore again = ObjectStores.under(parent, "partitions/1")) {
       assertThat(keys(again.list(""))).containsExactly("commits/0");
     }

@@ -19,8 +19,10 @@ class S3ErrorsIT {
     try (ObjectStore store = ObjectStores.open("s3://no-such-bucket-xyz/p", SERVER.settings())) {
       assertThatThrownBy(() -> store.put("k", new byte[1]))
           .isInstanceOf(IOException.class)
-          .hasMessage("S3 bucket 'no-such-bucket-xyz' does not exist at " + SERVER.endpoint()
-              + ": create it or fix the path");
+          .hasMessage(
+              "S3 bucket 'no-such-bucket-xyz' does not exist at "
+                  + SERVER.endpoint()
+                  + ": create it or fix the path");
       assertThatThrownBy(() -> store.list(""))
           .hasMessageContaining("S3 bucket 'no-such-bucket-xyz' does not exist");
       assertThatThrownBy(() -> store.putIfAbsent("k", new byte[1]))

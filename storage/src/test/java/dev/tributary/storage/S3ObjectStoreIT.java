@@ -49,7 +49,9 @@ class S3ObjectStoreIT extends ObjectStoreContractTest {
     }
     try (ObjectStore paged = new S3ObjectStore(bucket, "tables/t1/", SERVER.settings(), 5)) {
       assertThat(keys(paged.list("many/"))).hasSize(23).isSortedAccordingTo(ObjectKeys.ORDER);
-      assertThat(keys(paged.list("many/", "many/00011"))).hasSize(11).first()
+      assertThat(keys(paged.list("many/", "many/00011")))
+          .hasSize(11)
+          .first()
           .isEqualTo("many/00012");
     }
   }

@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.storage.ScriptedS3Server.Reply;
 import dev.tributary.storage.ScriptedS3Server.Request;
 import java.io.IOException;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.assertj.core.groups.Tuple;
 
 /**
  * Retries and failure classification of the S3 store, against a server that replies from a script
@@ -31,13 +31,16 @@ class S3RetryTest {
 
   @Test
   void transientServerErrorsAreRetriedUpToMaxAttempts() throws IOException {
-    server.then(Reply.error(500, "InternalError")).then(Reply.error(503, "ServiceUnavailable"))
+    server
+        .then(Reply.error(500, "InternalError"))
+        .then(Reply.error(503, "ServiceUnavailable"))
         .then(Reply.ok("hello"));
 
     try (ObjectStore store = ObjectStores.open("s3://bucket/p", server.settings(3))) {
       assertThat(new String(store.read("k"), UTF_8)).isEqualTo("hello");
     }
-    assertThat(server.requests()).hasSize(3)
+    assertThat(server.requests())
+        .hasSize(3)
         .allSatisfy(r -> assertThat(r.path()).isEqualTo("/bucket/p/k"));
   }
 
@@ -48,8 +51,11 @@ class S3RetryTest {
     try (ObjectStore store = ObjectStores.open("s3://bucket/p", server.settings(2))) {
       assertThatThrownBy(() -> store.read("k"))
           .isInstanceOf(IOException.class)
-          .hasMessage("S3 read of s3://bucket/p/k at " + server.endpoint() + " failed: HTTP 500"
-              + " InternalError: scripted InternalError");
+          .hasMessage(
+              "S3 read of s3://bucket/p/k at "
+                  + server.endpoint()
+                  + " failed: HTTP 500"
+                  + " InternalError: scripted InternalError");
     }
     assertThat(server.requests()).hasSize(2);
   }
@@ -62,15 +68,15 @@ class S3RetryTest {
       assertThat(store.putIfAbsent("log/1.json", new byte[] {1})).isTrue();
       assertThat(store.putIfAbsent("log/1.json", new byte[] {1})).isFalse();
     }
-    assertThat(server.requests()).extracting(Request::method, Request::ifNoneMatch)
-        .containsExactly(
-            Tuple.tuple("PUT", "*"),
-            Tuple.tuple("PUT", "*"));
+    assertThat(server.requests())
+        .extracting(Request::method, Request::ifNoneMatch)
+        .containsExactly(Tuple.tuple("PUT", "*"), Tuple.tuple("PUT", "*"));
   }
 
   @Test
   void aConditionalRequestConflictIsRetried() throws IOException {
-    server.then(Reply.error(409, "ConditionalRequestConflict"))
+    server
+        .then(Reply.error(409, "ConditionalRequestConflict"))
         .then(Reply.error(503, "SlowDown"))
         .then(Reply.ok(""));
 
@@ -88,9 +94,11 @@ class S3RetryTest {
     try (ObjectStore store = ObjectStores.open("s3://bucket", server.settings(5))) {
       assertThatThrownBy(() -> store.putIfAbsent("log/1.json", new byte[] {1}))
           .isInstanceOf(IOException.class)
-          .hasMessageStartingWith("S3 put-if-absent of s3://bucket/log/1.json at "
-              + server.endpoint() + " failed after the request was sent, so whether the object"
-              + " was created is unknown (HTTP 500 InternalError")
+          .hasMessageStartingWith(
+              "S3 put-if-absent of s3://bucket/log/1.json at "
+                  + server.endpoint()
+                  + " failed after the request was sent, so whether the object"
+                  + " was created is unknown (HTTP 500 InternalError")
           .hasMessageEndingWith("read it back to find out, never delete it");
     }
     assertThat(server.requests()).hasSize(1);
@@ -139,9 +147,11 @@ class S3RetryTest {
     try (ObjectStore store = ObjectStores.open("s3://bucket/p", server.settings(5))) {
       assertThatThrownBy(() -> store.list("x/"))
           .isInstanceOf(IOException.class)
-          .hasMessage("Access denied to s3://bucket/p/x/* at " + server.endpoint()
-              + " (AccessDenied): check the access key / credentials and that they may access"
-              + " this bucket");
+          .hasMessage(
+              "Access denied to s3://bucket/p/x/* at "
+                  + server.endpoint()
+                  + " (AccessDenied): check the access key / credentials and that they may access"
+                  + " this bucket");
     }
     assertThat(server.requests()).hasSize(1);
   }

@@ -21,16 +21,25 @@ class S3SettingsTest {
 
   @Test
   void withMethodsChangeOneFieldEach() {
-    S3Settings s = S3Settings.defaults()
-        .withEndpoint(URI.create("http://127.0.0.1:9000"))
-        .withRegion("eu-west-1")
-        .withPathStyleAccess()
-        .withCredentials("AKIA", "SECRET")
-        .withMaxAttempts(3)
-        .withMultipartPartSize(16L * 1024 * 1024);
+    S3Settings s =
+        S3Settings.defaults()
+            .withEndpoint(URI.create("http://127.0.0.1:9000"))
+            .withRegion("eu-west-1")
+            .withPathStyleAccess()
+            .withCredentials("AKIA", "SECRET")
+            .withMaxAttempts(3)
+            .withMultipartPartSize(16L * 1024 * 1024);
 
-    assertThat(s).isEqualTo(new S3Settings(URI.create("http://127.0.0.1:9000"), "eu-west-1", true,
-        "AKIA", "SECRET", 3, 16L * 1024 * 1024));
+    assertThat(s)
+        .isEqualTo(
+            new S3Settings(
+                URI.create("http://127.0.0.1:9000"),
+                "eu-west-1",
+                true,
+                "AKIA",
+                "SECRET",
+                3,
+                16L * 1024 * 1024));
     assertThat(s.withVirtualHostedAccess().pathStyle()).isFalse();
     assertThat(s.withDefaultCredentials().accessKey()).isNull();
     assertThat(s.withDefaultCredentials().secretKey()).isNull();
@@ -38,9 +47,12 @@ class S3SettingsTest {
 
   @Test
   void toStringMasksTheSecretKey() {
-    String text = S3Settings.defaults().withCredentials("AKIAEXAMPLE", "very-secret-value").toString();
+    String text =
+        S3Settings.defaults().withCredentials("AKIAEXAMPLE", "very-secret-value").toString();
 
-    assertThat(text).contains("accessKey=AKIAEXAMPLE").contains("secretKey=****")
+    assertThat(text)
+        .contains("accessKey=AKIAEXAMPLE")
+        .contains("secretKey=****")
         .doesNotContain("very-secret-value");
     assertThat(S3Settings.defaults().toString()).contains("secretKey=null");
   }
@@ -54,8 +66,10 @@ class S3SettingsTest {
     assertThatThrownBy(() -> S3Settings.defaults().withMaxAttempts(0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxAttempts must be at least 1, got 0");
-    assertThatThrownBy(() -> new S3Settings(null, "us-east-1", false, "AKIA", null, 5,
-        S3Settings.DEFAULT_PART_SIZE))
+    assertThatThrownBy(
+            () ->
+                new S3Settings(
+                    null, "us-east-1", false, "AKIA", null, 5, S3Settings.DEFAULT_PART_SIZE))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("access key and secret key must be given together");
     assertThatThrownBy(() -> S3Settings.defaults().withEndpoint(URI.create("localhost:9000")))

@@ -69,31 +69,44 @@ final class ScriptedS3Server implements AutoCloseable {
   }
 
   S3Settings settings(int maxAttempts) {
-    return S3Settings.defaults().withEndpoint(endpoint()).withPathStyleAccess()
-        .withCredentials("key", "secret").withMaxAttempts(maxAttempts);
+    return S3Settings.defaults()
+        .withEndpoint(endpoint())
+        .withPathStyleAccess()
+        .withCredentials("key", "secret")
+        .withMaxAttempts(maxAttempts);
   }
 
   private void handle(HttpExchange exchange) throws IOException {
     exchange.getRequestBody().readAllBytes();
     Reply reply;
     synchronized (this) {
-      requests.add(new Request(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
-          exchange.getRequestHeaders().getFirst("If-None-Match")));
+      requests.add(
+          new Request(
+              exchange.getRequestMethod(),
+              exchange.getRequestURI().getPath(),
+              exchange.getRequestHeaders().getFirst("If-None-Match")));
       reply = script.isEmpty() ? fallback : script.pollFirst();
     }
     if (reply.status() < 0) {
       exchange.getResponseBody().close(); // closes the connection: no status line is sent
       return;
     }
-    byte[] body = (reply.errorCode() == null
-        ? reply.body()
-        : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + reply.errorCode()
-            + "</Code><Message>scripted " + reply.errorCode() + "</Message></Error>")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        (reply.errorCode() == null
+                ? reply.body()
+                : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
+                    + reply.errorCode()
+                    + "</Code><Message>scripted "
+                    + reply.errorCode()
+                    + "</Message></Error>")
+            .getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().add("ETag", "\"0123456789abcdef\"");
     exchange.getResponseHeaders().add("Last-Modified", "Wed, 01 Jan 2025 00:00:00 GMT");
-    exchange.getResponseHeaders().add("Content-Type",
-        reply.errorCode() == null ? "application/octet-stream" : "application/xml");
+    exchange
+        .getResponseHeaders()
+        .add(
+            "Content-Type",
+            reply.errorCode() == null ? "application/octet-stream" : "application/xml");
     if (exchange.getRequestMethod().equals("HEAD")) {
       exchange.sendResponseHeaders(reply.status(), -1);
     } else {

@@ -4,8 +4,8 @@ package dev.tributary.table;
  * What a commit did.
  *
  * @param outcome committed, or skipped because the table already held the transaction
- * @param tableVersion the version we committed; for a skip, the table version in which we saw
- *     the transaction already recorded
+ * @param tableVersion the version we committed; for a skip, the table version in which we saw the
+ *     transaction already recorded
  * @param attempts put-if-absent attempts made (0 for a skip detected before any attempt)
  * @param filesAdded files added by the commit (0 for a skip)
  * @param filesRemoved files removed by the commit (0 for a skip)

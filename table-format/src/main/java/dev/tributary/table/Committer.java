@@ -11,6 +11,7 @@ import dev.tributary.table.log.TableState;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,10 +20,11 @@ import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.HashSet;
 
 /**
- * The optimistic commit loop. One attempt: put-if-absent {@code _delta_log/<read version + 1>.json}.
+ * The optimistic commit loop. One attempt: put-if-absent {@code _delta_log/<read version +
+ * 1>.json}.
+ *
  * <ul>
  *   <li>{@code true}: committed.
  *   <li>{@code false} (lost race): read every commit after our read version and judge it with
@@ -32,10 +34,11 @@ import java.util.HashSet;
  *       put-if-absent can never create a second copy at the version an earlier attempt may still
  *       take. Nothing is ever deleted.
  * </ul>
+ *
  * A fenced commit ({@link PositionFence}) is checked against the state it commits on top of before
  * every attempt, and a winner that records one of its positions is a conflict: a fence never
- * retries past another writer's move.
- * Attempts are bounded by the {@link RetryPolicy}, with backoff between them.
+ * retries past another writer's move. Attempts are bounded by the {@link RetryPolicy}, with backoff
+ * between them.
  */
 final class Committer {
   private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
@@ -53,8 +56,14 @@ final class Committer {
   /** A commit's outcome with the table state just after it (or the state that made us skip). */
   record Outcome(CommitResult result, TableState state) {}
 
-  Outcome commit(TableState readState, TransactionId txn, List<PositionFence> fences,
-      List<Action> fileActions, String operation, Map<String, String> extras, boolean appendsConflict) {
+  Outcome commit(
+      TableState readState,
+      TransactionId txn,
+      List<PositionFence> fences,
+      List<Action> fileActions,
+      String operation,
+      Map<String, String> extras,
+      boolean appendsConflict) {
     String txnId = UUID.randomUUID().toString();
     List<String> removed = new ArrayList<>();
     int adds = 0;
@@ -65,14 +74,15 @@ final class Committer {
         adds++;
       }
     }
-    ConflictRules rules = new ConflictRules(txnId, txn, new HashSet<>(removed), appendsConflict,
-        fences);
+    ConflictRules rules =
+        new ConflictRules(txnId, txn, new HashSet<>(removed), appendsConflict, fences);
     RetryPolicy retry = options.commitRetry();
     TableState state = readState;
     Exception lastError = null;
     boolean unknown = false;
     for (int attempt = 1; ; attempt++) {
-      OptionalLong held = txn == null ? OptionalLong.empty() : state.transactionVersion(txn.appId());
+      OptionalLong held =
+          txn == null ? OptionalLong.empty() : state.transactionVersion(txn.appId());
       if (held.isPresent() && held.getAsLong() >= txn.version()) {
         counters.skipped.increment();
         return new Outcome(CommitResult.skipped(state.version(), attempt - 1), state);
@@ -83,9 +93,11 @@ final class Committer {
         counters.conflicts.increment();
         throw e;
       }
-      ProtocolSupport.checkWritable(log.location(), state.version(), state.protocol(), state.metadata());
+      ProtocolSupport.checkWritable(
+          log.location(), state.version(), state.protocol(), state.metadata());
       long version = state.version() + 1;
-      List<Action> actions = actions(txnId, readState.version(), txn, operation, extras, fileActions);
+      List<Action> actions =
+          actions(txnId, readState.version(), txn, operation, extras, fileActions);
       counters.attempts.increment();
       if (attempt > 1) {
         counters.retries.increment();
@@ -93,16 +105,22 @@ final class Committer {
       try {
         if (log.tryCommit(version, actions)) {
           counters.commits.increment();
-          return new Outcome(new CommitResult(CommitResult.Outcome.COMMITTED, version, attempt,
-              adds, removed.size()), apply(state, version, actions));
+          return new Outcome(
+              new CommitResult(
+                  CommitResult.Outcome.COMMITTED, version, attempt, adds, removed.size()),
+              apply(state, version, actions));
         }
         counters.lostRaces.increment();
       } catch (IOException e) {
         counters.unknownStates.increment();
         unknown = true;
         lastError = e;
-        LOG.warn("Commit {} of {} ended in an I/O error of unknown outcome; resolving by reading"
-            + " the log: {}", version, log.location(), e.toString());
+        LOG.warn(
+            "Commit {} of {} ended in an I/O error of unknown outcome; resolving by reading"
+                + " the log: {}",
+            version,
+            log.location(),
+            e.toString());
       }
       try {
         Outcome resolved = catchUp(state, rules);
@@ -118,13 +136,20 @@ final class Committer {
         throw e;
       }
       if (attempt >= retry.maxAttempts()) {
-        throw new CommitFailedException("Commit to Delta table at " + log.location()
-            + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
-            + " did not succeed in " + attempt + " attempts"
-            + (unknown ? "; the last attempt's outcome is UNKNOWN (the commit may exist): do not"
-                + " delete its data files, retry with the same transaction id to resolve it"
-                : " (concurrent writers kept taking the next version); retry later")
-            + (lastError == null ? "" : ". Last error: " + lastError), unknown, lastError);
+        throw new CommitFailedException(
+            "Commit to Delta table at "
+                + log.location()
+                + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
+                + " did not succeed in "
+                + attempt
+                + " attempts"
+                + (unknown
+                    ? "; the last attempt's outcome is UNKNOWN (the commit may exist): do not"
+                        + " delete its data files, retry with the same transaction id to resolve it"
+                    : " (concurrent writers kept taking the next version); retry later")
+                + (lastError == null ? "" : ". Last error: " + lastError),
+            unknown,
+            lastError);
       }
       Duration pause = retry.backoff(attempt);
       if (!pause.isZero()) {
@@ -134,8 +159,8 @@ final class Committer {
   }
 
   /**
-   * Reads the commits after {@code state} and applies them. Returns a result if one of them is
-   * ours or already holds our transaction; otherwise the caught-up state.
+   * Reads the commits after {@code state} and applies them. Returns a result if one of them is ours
+   * or already holds our transaction; otherwise the caught-up state.
    */
   private Outcome catchUp(TableState state, ConflictRules rules) throws IOException {
     TableState current = state;
@@ -154,7 +179,8 @@ final class Committer {
           adds += a instanceof AddFile ? 1 : 0;
           removes += a instanceof RemoveFile ? 1 : 0;
         }
-        return new Outcome(new CommitResult(CommitResult.Outcome.COMMITTED, v, 0, adds, removes), current);
+        return new Outcome(
+            new CommitResult(CommitResult.Outcome.COMMITTED, v, 0, adds, removes), current);
       }
       if (verdict == ConflictRules.Verdict.ALREADY_COMMITTED) {
         counters.skipped.increment();
@@ -164,8 +190,13 @@ final class Committer {
     return new Outcome(null, current);
   }
 
-  private List<Action> actions(String txnId, long readVersion, TransactionId txn, String operation,
-      Map<String, String> extras, List<Action> fileActions) {
+  private List<Action> actions(
+      String txnId,
+      long readVersion,
+      TransactionId txn,
+      String operation,
+      Map<String, String> extras,
+      List<Action> fileActions) {
     long now = options.clock().millis();
     Map<String, Object> info = new LinkedHashMap<>();
     info.put("timestamp", now);

@@ -15,20 +15,20 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.TreeMap;
 
 /**
- * Bin-packing compaction. Per partition, the files smaller than the target size are, if there
- * are at least {@code minFiles} of them, sorted by size and packed greedily into bins of about the
- * target size; every bin of two or more files is rewritten. All rewritten files are replaced in
- * ONE commit of {@code remove} + {@code add} actions, both with {@code dataChange=false}: the live
- * rows do not change, so streaming readers skip the commit.
+ * Bin-packing compaction. Per partition, the files smaller than the target size are, if there are
+ * at least {@code minFiles} of them, sorted by size and packed greedily into bins of about the
+ * target size; every bin of two or more files is rewritten. All rewritten files are replaced in ONE
+ * commit of {@code remove} + {@code add} actions, both with {@code dataChange=false}: the live rows
+ * do not change, so streaming readers skip the commit.
  *
  * <p>The commit conflicts only if a concurrent commit removed one of our inputs; then the work is
- * planned again from a fresh snapshot (bounded by the retry policy's attempts). A concurrent
- * append never conflicts and loses nothing: we remove only the files we read.
+ * planned again from a fresh snapshot (bounded by the retry policy's attempts). A concurrent append
+ * never conflicts and loses nothing: we remove only the files we read.
  */
 final class Compactor {
   private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
@@ -53,8 +53,10 @@ final class Compactor {
         if (attempt >= maxAttempts) {
           throw e;
         }
-        LOG.info("Compaction of {} lost to a concurrent commit, planning again: {}",
-            table.location(), e.getMessage());
+        LOG.info(
+            "Compaction of {} lost to a concurrent commit, planning again: {}",
+            table.location(),
+            e.getMessage());
       }
     }
   }
@@ -63,7 +65,10 @@ final class Compactor {
     Map<Map<String, String>, List<DataFile>> small = new LinkedHashMap<>();
     for (DataFile f : snapshot.files()) {
       if (f.size() < options.targetFileSize()) {
-        small.computeIfAbsent(normalized(f.partitionValues(), snapshot.schema()), k -> new ArrayList<>()).add(f);
+        small
+            .computeIfAbsent(
+                normalized(f.partitionValues(), snapshot.schema()), k -> new ArrayList<>())
+            .add(f);
       }
     }
     List<List<DataFile>> bins = new ArrayList<>();
@@ -95,11 +100,16 @@ final class Compactor {
    */
   private static Map<String, String> normalized(Map<String, String> values, StructType schema) {
     Map<String, String> out = new TreeMap<>();
-    values.forEach((column, text) -> {
-      var field = schema.field(column);
-      out.put(column, field.isEmpty() ? text
-          : DataFiles.serializePartitionValue(DataFiles.parsePartitionValue(text, field.get().type()), field.get().type()));
-    });
+    values.forEach(
+        (column, text) -> {
+          var field = schema.field(column);
+          out.put(
+              column,
+              field.isEmpty()
+                  ? text
+                  : DataFiles.serializePartitionValue(
+                      DataFiles.parsePartitionValue(text, field.get().type()), field.get().type()));
+        });
     return out;
   }
 
@@ -109,18 +119,21 @@ final class Compactor {
     }
   }
 
-  private CompactionResult rewrite(Snapshot snapshot, List<List<DataFile>> bins,
-      CompactionOptions options, int attempt) throws IOException {
-    DataWriteOptions writeOptions = new DataWriteOptions(
-        options.targetFileSize(), table.options().dataWriteOptions().codec());
+  private CompactionResult rewrite(
+      Snapshot snapshot, List<List<DataFile>> bins, CompactionOptions options, int attempt)
+      throws IOException {
+    DataWriteOptions writeOptions =
+        new DataWriteOptions(options.targetFileSize(), table.options().dataWriteOptions().codec());
     List<DataFile> inputs = new ArrayList<>();
     List<DataFile> outputs = new ArrayList<>();
     for (List<DataFile> bin : bins) {
       // One writer per bin: each bin becomes about one target-size file.
-      try (PartitionedDataWriter writer = DataFiles.newWriter(table.store(), snapshot.schema(),
-          snapshot.partitionColumns(), writeOptions)) {
+      try (PartitionedDataWriter writer =
+          DataFiles.newWriter(
+              table.store(), snapshot.schema(), snapshot.partitionColumns(), writeOptions)) {
         for (DataFile f : bin) {
-          try (CloseableIterator<Object[]> rows = DataFiles.read(table.store(), f, snapshot.schema())) {
+          try (CloseableIterator<Object[]> rows =
+              DataFiles.read(table.store(), f, snapshot.schema())) {
             while (rows.hasNext()) {
               writer.write(rows.next());
             }
@@ -141,14 +154,33 @@ final class Compactor {
     }
     long bytesAdded = 0;
     for (DataFile f : outputs) {
-      actions.add(new AddFile(f.path(), f.partitionValues(), f.size(), f.modificationTime(),
-          false /* dataChange */, StatsJson.toJson(f.stats(), snapshot.dataSchema()), Map.of()));
+      actions.add(
+          new AddFile(
+              f.path(),
+              f.partitionValues(),
+              f.size(),
+              f.modificationTime(),
+              false /* dataChange */,
+              StatsJson.toJson(f.stats(), snapshot.dataSchema()),
+              Map.of()));
       bytesAdded += f.size();
     }
-    CommitResult result = table.commit(snapshot.state(), null, actions, "OPTIMIZE",
-        Map.of("compactedFiles", String.valueOf(inputs.size())), false);
-    return new CompactionResult(result.tableVersion(), bins.size(), inputs.size(), outputs.size(),
-        bytesRemoved, bytesAdded, attempt);
+    CommitResult result =
+        table.commit(
+            snapshot.state(),
+            null,
+            actions,
+            "OPTIMIZE",
+            Map.of("compactedFiles", String.valueOf(inputs.size())),
+            false);
+    return new CompactionResult(
+        result.tableVersion(),
+        bins.size(),
+        inputs.size(),
+        outputs.size(),
+        bytesRemoved,
+        bytesAdded,
+        attempt);
   }
 
   /** A rewrite that would change the row count must never be committed. */
@@ -165,9 +197,15 @@ final class Compactor {
       out += f.stats().numRecords();
     }
     if (in != out) {
-      throw new TableException("Compaction of Delta table at " + table.location() + " read " + in
-          + " rows but wrote " + out + "; nothing was committed. This is a bug: report it with"
-          + " the table's _delta_log.");
+      throw new TableException(
+          "Compaction of Delta table at "
+              + table.location()
+              + " read "
+              + in
+              + " rows but wrote "
+              + out
+              + "; nothing was committed. This is a bug: report it with"
+              + " the table's _delta_log.");
     }
   }
 }

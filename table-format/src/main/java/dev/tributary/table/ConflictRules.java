@@ -7,14 +7,15 @@ import dev.tributary.table.log.Metadata;
 import dev.tributary.table.log.Protocol;
 import dev.tributary.table.log.RemoveFile;
 import dev.tributary.table.log.SetTransaction;
-import java.util.List;
-import java.util.Set;
 import dev.tributary.table.log.TableState;
+import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
- * What a commit that won the race for a version means for ours (Delta's optimistic concurrency,
- * for the operations we have):
+ * What a commit that won the race for a version means for ours (Delta's optimistic concurrency, for
+ * the operations we have):
+ *
  * <ul>
  *   <li>it carries our commitInfo {@code txnId}: it IS our commit (an earlier attempt whose outcome
  *       we did not know) - we are committed at that version;
@@ -34,14 +35,19 @@ import java.util.OptionalLong;
  * @param appendsConflict true for whole-table overwrites
  * @param fences the positions a fenced commit moves; empty otherwise
  */
-record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict,
+record ConflictRules(
+    String txnId,
+    TransactionId txn,
+    Set<String> removedPaths,
+    boolean appendsConflict,
     List<PositionFence> fences) {
   ConflictRules {
     removedPaths = Set.copyOf(removedPaths);
     fences = List.copyOf(fences);
   }
 
-  ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict) {
+  ConflictRules(
+      String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict) {
     this(txnId, txn, removedPaths, appendsConflict, List.of());
   }
 
@@ -49,24 +55,36 @@ record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, 
    * Checks that {@code state}, the snapshot the next attempt commits on top of, holds every fence's
    * expected position.
    *
-   * @throws PositionConflictException naming the position, what the table holds and what we expected
+   * @throws PositionConflictException naming the position, what the table holds and what we
+   *     expected
    */
   void checkFences(String location, TableState state) {
     for (PositionFence f : fences) {
       OptionalLong held = state.transactionVersion(f.appId());
       if (!f.admits(held)) {
-        throw new PositionConflictException(f.appId(), "Commit to Delta table at " + location
-            + " is fenced off: position " + f.appId() + " is at "
-            + (held.isPresent() ? Long.toString(held.getAsLong()) : "(none)") + " in table version "
-            + state.version() + " but this commit continues from "
-            + (f.expected().isPresent() ? Long.toString(f.expected().getAsLong()) : "(none)")
-            + "; another writer committed it meanwhile. Nothing was committed; re-read the position.");
+        throw new PositionConflictException(
+            f.appId(),
+            "Commit to Delta table at "
+                + location
+                + " is fenced off: position "
+                + f.appId()
+                + " is at "
+                + (held.isPresent() ? Long.toString(held.getAsLong()) : "(none)")
+                + " in table version "
+                + state.version()
+                + " but this commit continues from "
+                + (f.expected().isPresent() ? Long.toString(f.expected().getAsLong()) : "(none)")
+                + "; another writer committed it meanwhile. Nothing was committed; re-read the position.");
       }
     }
   }
 
   /** Verdict on one winning commit. */
-  enum Verdict { NO_CONFLICT, OURS, ALREADY_COMMITTED }
+  enum Verdict {
+    NO_CONFLICT,
+    OURS,
+    ALREADY_COMMITTED
+  }
 
   Verdict check(String location, long version, List<Action> winner) {
     for (Action a : winner) {
@@ -75,7 +93,9 @@ record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, 
       }
     }
     for (Action a : winner) {
-      if (a instanceof SetTransaction t && txn != null && t.appId().equals(txn.appId())
+      if (a instanceof SetTransaction t
+          && txn != null
+          && t.appId().equals(txn.appId())
           && t.version() >= txn.version()) {
         return Verdict.ALREADY_COMMITTED;
       }
@@ -84,34 +104,59 @@ record ConflictRules(String txnId, TransactionId txn, Set<String> removedPaths, 
       if (a instanceof SetTransaction t) {
         for (PositionFence f : fences) {
           if (f.appId().equals(t.appId())) {
-            throw new PositionConflictException(f.appId(), "Commit to Delta table at " + location
-                + " is fenced off: concurrent commit " + version + " moved position " + f.appId() + " to "
-                + t.version() + " while this commit continued from "
-                + (f.expected().isPresent() ? Long.toString(f.expected().getAsLong()) : "(none)")
-                + ". Nothing was committed; another writer owns that position now.");
+            throw new PositionConflictException(
+                f.appId(),
+                "Commit to Delta table at "
+                    + location
+                    + " is fenced off: concurrent commit "
+                    + version
+                    + " moved position "
+                    + f.appId()
+                    + " to "
+                    + t.version()
+                    + " while this commit continued from "
+                    + (f.expected().isPresent()
+                        ? Long.toString(f.expected().getAsLong())
+                        : "(none)")
+                    + ". Nothing was committed; another writer owns that position now.");
           }
         }
       }
       if (a instanceof Metadata || a instanceof Protocol) {
-        throw conflict(location, version, "it changed the table's " + a.kind()
-            + " (schema, partitioning, properties or protocol)");
+        throw conflict(
+            location,
+            version,
+            "it changed the table's "
+                + a.kind()
+                + " (schema, partitioning, properties or protocol)");
       }
       if (a instanceof RemoveFile r && removedPaths.contains(r.path())) {
-        throw conflict(location, version, "it removed file '" + r.path()
-            + "', which this commit also removes (concurrent compaction, overwrite or delete)");
+        throw conflict(
+            location,
+            version,
+            "it removed file '"
+                + r.path()
+                + "', which this commit also removes (concurrent compaction, overwrite or delete)");
       }
       if (appendsConflict && a instanceof AddFile add && add.dataChange()) {
-        throw conflict(location, version, "it added data ('" + add.path()
-            + "') while this commit overwrites the whole table");
+        throw conflict(
+            location,
+            version,
+            "it added data ('" + add.path() + "') while this commit overwrites the whole table");
       }
     }
     return Verdict.NO_CONFLICT;
   }
 
   private CommitConflictException conflict(String location, long version, String why) {
-    return new CommitConflictException("Commit to Delta table at " + location
-        + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
-        + " conflicts with concurrent commit " + version + ": " + why
-        + ". Nothing was committed; re-read the table and redo the operation.");
+    return new CommitConflictException(
+        "Commit to Delta table at "
+            + location
+            + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
+            + " conflicts with concurrent commit "
+            + version
+            + ": "
+            + why
+            + ". Nothing was committed; re-read the table and redo the operation.");
   }
 }

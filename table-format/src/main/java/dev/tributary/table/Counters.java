@@ -15,8 +15,15 @@ final class Counters {
   final LongAdder checkpointFailures = new LongAdder();
 
   CommitCounters snapshot() {
-    return new CommitCounters(attempts.sum(), commits.sum(), lostRaces.sum(), retries.sum(),
-        conflicts.sum(), unknownStates.sum(), skipped.sum(), checkpoints.sum(),
+    return new CommitCounters(
+        attempts.sum(),
+        commits.sum(),
+        lostRaces.sum(),
+        retries.sum(),
+        conflicts.sum(),
+        unknownStates.sum(),
+        skipped.sum(),
+        checkpoints.sum(),
         checkpointFailures.sum());
   }
 }

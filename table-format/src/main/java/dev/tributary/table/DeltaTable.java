@@ -3,6 +3,7 @@ package dev.tributary.table;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.log.Action;
+import dev.tributary.table.log.CommitInfo;
 import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.log.LogFiles;
 import dev.tributary.table.log.Metadata;
@@ -15,28 +16,27 @@ import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.tributary.table.log.CommitInfo;
-import java.util.LinkedHashMap;
-import java.util.TreeMap;
 
 /**
  * A Delta Lake table rooted at an {@link ObjectStore}: create it, read its latest snapshot, append
  * or overwrite with idempotent transactions, compact and vacuum it.
  *
  * <p>Concurrency: any number of {@code DeltaTable} instances, in any processes, may commit to the
- * same table; commits are serialized by put-if-absent on the log file of each version (see
- * {@link Committer} and docs/LOG_FORMAT.md for the conflict rules). One instance is thread-safe.
+ * same table; commits are serialized by put-if-absent on the log file of each version (see {@link
+ * Committer} and docs/LOG_FORMAT.md for the conflict rules). One instance is thread-safe.
  *
- * <p>Errors: I/O failures of reads are {@link IOException}s; logical failures are
- * {@link TableException}s ({@link CommitConflictException}: not retryable;
- * {@link CommitFailedException}: retryable, possibly of unknown outcome).
+ * <p>Errors: I/O failures of reads are {@link IOException}s; logical failures are {@link
+ * TableException}s ({@link CommitConflictException}: not retryable; {@link CommitFailedException}:
+ * retryable, possibly of unknown outcome).
  */
 public final class DeltaTable {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaTable.class);
@@ -81,16 +81,17 @@ public final class DeltaTable {
   /**
    * Creates the table (version 0: protocol reader 1 / writer 2 and metaData), or returns the
    * existing one if it has the same schema and partition columns (idempotent: several writers may
-   * race to create it; properties of an existing table are left as they are). A write of version
-   * 0 whose outcome is unknown is resolved by reading the log, like a lost race.
+   * race to create it; properties of an existing table are left as they are). A write of version 0
+   * whose outcome is unknown is resolved by reading the log, like a lost race.
    *
    * @throws IOException if the store failed and version 0 does not exist
-   * @throws TableException if the table exists with another schema or partitioning, or if there
-   *     is no table but the folder already holds files (a table owns every file in its folder)
+   * @throws TableException if the table exists with another schema or partitioning, or if there is
+   *     no table but the folder already holds files (a table owns every file in its folder)
    * @throws IllegalArgumentException if a partition column is unknown or not partitionable
    */
-  public Snapshot create(StructType schema, List<String> partitionColumns,
-      Map<String, String> properties) throws IOException {
+  public Snapshot create(
+      StructType schema, List<String> partitionColumns, Map<String, String> properties)
+      throws IOException {
     DataFiles.checkPartitionColumns(schema, partitionColumns);
     Optional<TableState> existing = loadLatest();
     if (existing.isEmpty()) {
@@ -98,12 +99,22 @@ public final class DeltaTable {
     }
     if (existing.isEmpty()) {
       long now = options.clock().millis();
-      Metadata metadata = new Metadata(UUID.randomUUID().toString(), null, null,
-          Metadata.Format.parquet(), SchemaJson.toJson(schema), partitionColumns, properties, now);
-      List<Action> actions = List.of(
-          new CommitInfo(Map.of("timestamp", now, "operation", "CREATE TABLE",
-              "engineInfo", "Tributary")),
-          Protocol.ours(), metadata);
+      Metadata metadata =
+          new Metadata(
+              UUID.randomUUID().toString(),
+              null,
+              null,
+              Metadata.Format.parquet(),
+              SchemaJson.toJson(schema),
+              partitionColumns,
+              properties,
+              now);
+      List<Action> actions =
+          List.of(
+              new CommitInfo(
+                  Map.of("timestamp", now, "operation", "CREATE TABLE", "engineInfo", "Tributary")),
+              Protocol.ours(),
+              metadata);
       try {
         if (log.tryCommit(0, actions)) {
           LOG.info("Created Delta table at {}", location());
@@ -120,8 +131,10 @@ public final class DeltaTable {
         if (existing.isEmpty()) {
           throw unknown;
         }
-        LOG.info("Creation of Delta table at {} reported {}; version 0 exists, checking its schema",
-            location(), unknown.toString());
+        LOG.info(
+            "Creation of Delta table at {} reported {}; version 0 exists, checking its schema",
+            location(),
+            unknown.toString());
       }
       existing = loadLatest();
       if (existing.isEmpty()) {
@@ -131,11 +144,22 @@ public final class DeltaTable {
     Snapshot snapshot = new Snapshot(location(), existing.get());
     if (!snapshot.schema().equals(schema)
         || !snapshot.partitionColumns().equals(partitionColumns)) {
-      throw new TableException("Cannot create Delta table at " + location() + ": it already exists"
-          + " (version " + snapshot.version() + ") with schema " + snapshot.schema().fieldNames()
-          + " partitioned by " + snapshot.partitionColumns() + ", which differs from the requested"
-          + " schema " + schema.fieldNames() + " partitioned by " + partitionColumns
-          + ". Write to a new table location, or use the existing table's schema.");
+      throw new TableException(
+          "Cannot create Delta table at "
+              + location()
+              + ": it already exists"
+              + " (version "
+              + snapshot.version()
+              + ") with schema "
+              + snapshot.schema().fieldNames()
+              + " partitioned by "
+              + snapshot.partitionColumns()
+              + ", which differs from the requested"
+              + " schema "
+              + schema.fieldNames()
+              + " partitioned by "
+              + partitionColumns
+              + ". Write to a new table location, or use the existing table's schema.");
     }
     return snapshot;
   }
@@ -157,15 +181,23 @@ public final class DeltaTable {
     boolean changed = false;
     for (StructField c : columns) {
       if (!c.nullable()) {
-        throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at " + location()
-            + ": an added column must be nullable (the files written before hold no value for it)");
+        throw new IllegalArgumentException(
+            "Cannot add column '"
+                + c.name()
+                + "' to the Delta table at "
+                + location()
+                + ": an added column must be nullable (the files written before hold no value for it)");
       }
       int existing = current.schema().indexOf(c.name());
       if (existing >= 0) {
         if (!current.schema().fields().get(existing).equals(c)) {
-          throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at " + location()
-              + ": it already has a column of that name with type "
-              + current.schema().fields().get(existing).type().deltaName());
+          throw new IllegalArgumentException(
+              "Cannot add column '"
+                  + c.name()
+                  + "' to the Delta table at "
+                  + location()
+                  + ": it already has a column of that name with type "
+                  + current.schema().fields().get(existing).type().deltaName());
         }
         continue;
       }
@@ -176,10 +208,21 @@ public final class DeltaTable {
       return current;
     }
     Metadata old = current.state().metadata();
-    Metadata wider = new Metadata(old.id(), old.name(), old.description(), old.format(),
-        SchemaJson.toJson(new StructType(fields)), old.partitionColumns(), old.configuration(), old.createdTime());
+    Metadata wider =
+        new Metadata(
+            old.id(),
+            old.name(),
+            old.description(),
+            old.format(),
+            SchemaJson.toJson(new StructType(fields)),
+            old.partitionColumns(),
+            old.configuration(),
+            old.createdTime());
     commit(current.state(), null, List.of(wider), "ADD COLUMNS", Map.of(), false);
-    LOG.info("Added columns {} to Delta table at {}", columns.stream().map(StructField::name).toList(), location());
+    LOG.info(
+        "Added columns {} to Delta table at {}",
+        columns.stream().map(StructField::name).toList(),
+        location());
     return snapshot();
   }
 
@@ -219,22 +262,37 @@ public final class DeltaTable {
     for (var e : new TreeMap<>(types).entrySet()) {
       int i = current.schema().indexOf(e.getKey());
       if (i < 0) {
-        throw new IllegalArgumentException("Cannot widen column '" + e.getKey() + "' of the Delta table at "
-            + location() + ": it has no such column");
+        throw new IllegalArgumentException(
+            "Cannot widen column '"
+                + e.getKey()
+                + "' of the Delta table at "
+                + location()
+                + ": it has no such column");
       }
       StructField field = fields.get(i);
       if (field.type().equals(e.getValue())) {
         continue;
       }
       if (!TypeWidening.allowed(field.type(), e.getValue())) {
-        throw new IllegalArgumentException("Cannot change column '" + e.getKey() + "' of the Delta table at "
-            + location() + " from " + field.type().deltaName() + " to " + e.getValue().deltaName()
-            + ": Delta's type widening allows only integer to long, double or decimal, long to decimal,"
-            + " and decimal to a decimal with at least as many integral and fractional digits");
+        throw new IllegalArgumentException(
+            "Cannot change column '"
+                + e.getKey()
+                + "' of the Delta table at "
+                + location()
+                + " from "
+                + field.type().deltaName()
+                + " to "
+                + e.getValue().deltaName()
+                + ": Delta's type widening allows only integer to long, double or decimal, long to decimal,"
+                + " and decimal to a decimal with at least as many integral and fractional digits");
       }
       if (current.partitionColumns().contains(e.getKey())) {
-        throw new IllegalArgumentException("Cannot widen column '" + e.getKey() + "' of the Delta table at "
-            + location() + ": it is a partition column");
+        throw new IllegalArgumentException(
+            "Cannot widen column '"
+                + e.getKey()
+                + "' of the Delta table at "
+                + location()
+                + ": it is a partition column");
       }
       fields.set(i, field.widenedTo(e.getValue()));
       widened.add(e.getKey() + " " + field.type().deltaName() + " -> " + e.getValue().deltaName());
@@ -245,11 +303,22 @@ public final class DeltaTable {
     Metadata old = current.state().metadata();
     Map<String, String> configuration = new LinkedHashMap<>(old.configuration());
     configuration.put(TypeWidening.ENABLE_PROPERTY, "true");
-    Metadata wider = new Metadata(old.id(), old.name(), old.description(), old.format(),
-        SchemaJson.toJson(new StructType(fields)), old.partitionColumns(), configuration, old.createdTime());
+    Metadata wider =
+        new Metadata(
+            old.id(),
+            old.name(),
+            old.description(),
+            old.format(),
+            SchemaJson.toJson(new StructType(fields)),
+            old.partitionColumns(),
+            configuration,
+            old.createdTime());
     Protocol protocol = current.state().protocol().withReaderWriterFeature(TypeWidening.FEATURE);
     commit(current.state(), null, List.of(protocol, wider), "CHANGE COLUMN", Map.of(), false);
-    LOG.info("Widened columns {} of Delta table at {} (table feature typeWidening)", widened, location());
+    LOG.info(
+        "Widened columns {} of Delta table at {} (table feature typeWidening)",
+        widened,
+        location());
     return snapshot();
   }
 
@@ -257,10 +326,10 @@ public final class DeltaTable {
    * Refuses to create a table over files it does not own: a table's vacuum deletes every file in
    * its folder that no snapshot references, so a folder that holds objects but no commit (another
    * tool's data, a checkpoint, a table nested in it) must not become a table. The listing is
-   * bounded, so the check costs one request however full the folder is. A crash cannot make a
-   * table refuse itself: nothing is written to the folder before commit 0, which is one atomic
-   * put-if-absent. Files found may also belong to a writer that created the table since we read
-   * the log (and then wrote data); the log is read again before refusing.
+   * bounded, so the check costs one request however full the folder is. A crash cannot make a table
+   * refuse itself: nothing is written to the folder before commit 0, which is one atomic
+   * put-if-absent. Files found may also belong to a writer that created the table since we read the
+   * log (and then wrote data); the log is read again before refusing.
    *
    * @return the table another writer created meanwhile, or empty if the folder holds no object
    */
@@ -310,9 +379,10 @@ public final class DeltaTable {
   }
 
   /**
-   * Starts an append of transaction {@code txn}. If the table already holds {@code txn.appId()}
-   * at a version >= {@code txn.version()}, the transaction is {@link TableTransaction#alreadyCommitted()
-   * already committed}: rows written to it are dropped and its commit is a skip.
+   * Starts an append of transaction {@code txn}. If the table already holds {@code txn.appId()} at
+   * a version >= {@code txn.version()}, the transaction is {@link
+   * TableTransaction#alreadyCommitted() already committed}: rows written to it are dropped and its
+   * commit is a skip.
    */
   public AppendTransaction newAppend(TransactionId txn) throws IOException {
     return new AppendTransaction(this, txn, new Snapshot(location(), latestState()));
@@ -343,25 +413,27 @@ public final class DeltaTable {
   }
 
   /**
-   * Starts a transaction that replaces the whole table content (every live file is removed, the
-   * new files are added, in one commit). Same idempotency as {@link #newAppend}.
+   * Starts a transaction that replaces the whole table content (every live file is removed, the new
+   * files are added, in one commit). Same idempotency as {@link #newAppend}.
    */
   public OverwriteTransaction newOverwrite(TransactionId txn) throws IOException {
     return new OverwriteTransaction(this, txn, new Snapshot(location(), latestState()));
   }
 
   /**
-   * Starts a transaction that upserts rows by the values of {@code keyColumns}: the table keeps
-   * one row per key, the last one written (update output mode). Same idempotency as {@link
-   * #newAppend}.
+   * Starts a transaction that upserts rows by the values of {@code keyColumns}: the table keeps one
+   * row per key, the last one written (update output mode). Same idempotency as {@link #newAppend}.
    *
    * @throws IllegalArgumentException if a key column is not a column of the table
    */
   public MergeTransaction newMerge(TransactionId txn, List<String> keyColumns) throws IOException {
-    return new MergeTransaction(this, txn, new Snapshot(location(), latestState()), List.copyOf(keyColumns));
+    return new MergeTransaction(
+        this, txn, new Snapshot(location(), latestState()), List.copyOf(keyColumns));
   }
 
-  /** Rewrites small files of each partition into files of the target size; see {@link Compactor}. */
+  /**
+   * Rewrites small files of each partition into files of the target size; see {@link Compactor}.
+   */
   public CompactionResult compact(CompactionOptions compaction) throws IOException {
     return new Compactor(this).compact(compaction);
   }
@@ -376,9 +448,9 @@ public final class DeltaTable {
   }
 
   /**
-   * Deletes data files the current snapshot does not reference and whose removal (for
-   * tombstones) or last modification (for files no commit ever referenced) is older than
-   * {@code retention}. Never deletes a live file and never touches {@code _delta_log/}.
+   * Deletes data files the current snapshot does not reference and whose removal (for tombstones)
+   * or last modification (for files no commit ever referenced) is older than {@code retention}.
+   * Never deletes a live file and never touches {@code _delta_log/}.
    */
   public VacuumResult vacuum(Duration retention) throws IOException {
     return new Vacuum(this, retention).run(true);
@@ -407,19 +479,32 @@ public final class DeltaTable {
   }
 
   /** Commits file actions on top of {@code readState}; checkpoints if the version calls for it. */
-  CommitResult commit(TableState readState, TransactionId txn, List<Action> fileActions,
-      String operation, Map<String, String> extras, boolean appendsConflict) {
+  CommitResult commit(
+      TableState readState,
+      TransactionId txn,
+      List<Action> fileActions,
+      String operation,
+      Map<String, String> extras,
+      boolean appendsConflict) {
     return commit(readState, txn, List.of(), fileActions, operation, extras, appendsConflict);
   }
 
-  CommitResult commit(TableState readState, TransactionId txn, List<PositionFence> fences,
-      List<Action> fileActions, String operation, Map<String, String> extras, boolean appendsConflict) {
+  CommitResult commit(
+      TableState readState,
+      TransactionId txn,
+      List<PositionFence> fences,
+      List<Action> fileActions,
+      String operation,
+      Map<String, String> extras,
+      boolean appendsConflict) {
     Committer.Outcome outcome =
         committer.commit(readState, txn, fences, fileActions, operation, extras, appendsConflict);
     remember(outcome.state());
     CommitResult result = outcome.result();
-    if (result.committed() && result.tableVersion() % options.logCheckpointInterval() == 0
-        && result.tableVersion() > 0 && outcome.state().version() == result.tableVersion()) {
+    if (result.committed()
+        && result.tableVersion() % options.logCheckpointInterval() == 0
+        && result.tableVersion() > 0
+        && outcome.state().version() == result.tableVersion()) {
       checkpoint(outcome.state());
     }
     return result;
@@ -432,8 +517,11 @@ public final class DeltaTable {
     } catch (IOException | RuntimeException e) {
       // The commit is durable without it; the next interval writes a newer checkpoint.
       counters.checkpointFailures.increment();
-      LOG.warn("Checkpoint {} of Delta table at {} failed; the commit stands: {}",
-          LogFiles.checkpoint(state.version()), location(), e.toString());
+      LOG.warn(
+          "Checkpoint {} of Delta table at {} failed; the commit stands: {}",
+          LogFiles.checkpoint(state.version()),
+          location(),
+          e.toString());
     }
   }
 

@@ -9,40 +9,48 @@ import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.nio.ByteBuffer;
 
 /**
- * Upserts rows by key in one commit (update output mode): rows written to this transaction
- * replace the table's rows with the same values in the key columns, or are added. At commit the
- * files that may hold one of the keys (by their min/max statistics on the key columns; all files
- * without statistics) are read and rewritten without the replaced rows, plus the new rows; the
- * commit removes those files ({@code dataChange=true}) and adds the new ones, so the table holds
- * each key once. The rows of one transaction are kept on the heap until commit (one batch's
- * changed keys). Conflicts with a concurrent commit that removes one of the rewritten files.
- * See {@link TableTransaction} for the lifecycle; obtain it from {@link DeltaTable#newMerge}.
+ * Upserts rows by key in one commit (update output mode): rows written to this transaction replace
+ * the table's rows with the same values in the key columns, or are added. At commit the files that
+ * may hold one of the keys (by their min/max statistics on the key columns; all files without
+ * statistics) are read and rewritten without the replaced rows, plus the new rows; the commit
+ * removes those files ({@code dataChange=true}) and adds the new ones, so the table holds each key
+ * once. The rows of one transaction are kept on the heap until commit (one batch's changed keys).
+ * Conflicts with a concurrent commit that removes one of the rewritten files. See {@link
+ * TableTransaction} for the lifecycle; obtain it from {@link DeltaTable#newMerge}.
  */
 public final class MergeTransaction extends TableTransaction {
   private final int[] keyColumns;
   private final Map<List<Object>, Object[]> upserts = new LinkedHashMap<>();
   private final List<AddFile> rewritten = new ArrayList<>();
 
-  MergeTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot, List<String> keyColumns) {
+  MergeTransaction(
+      DeltaTable table, TransactionId txn, Snapshot readSnapshot, List<String> keyColumns) {
     super(table, txn, readSnapshot);
     if (ProtocolSupport.appendOnly(readSnapshot.state().metadata())) {
-      throw new TableException("Cannot merge into Delta table at " + table.location()
-          + ": it is append-only (delta.appendOnly=true). Append instead, or write to another table.");
+      throw new TableException(
+          "Cannot merge into Delta table at "
+              + table.location()
+              + ": it is append-only (delta.appendOnly=true). Append instead, or write to another table.");
     }
     StructType schema = readSnapshot.schema();
     this.keyColumns = new int[keyColumns.size()];
     for (int i = 0; i < this.keyColumns.length; i++) {
       this.keyColumns[i] = schema.indexOf(keyColumns.get(i));
       if (this.keyColumns[i] < 0) {
-        throw new IllegalArgumentException("merge key column '" + keyColumns.get(i) + "' is not a column of table "
-            + table.location() + "; columns are " + schema.fieldNames());
+        throw new IllegalArgumentException(
+            "merge key column '"
+                + keyColumns.get(i)
+                + "' is not a column of table "
+                + table.location()
+                + "; columns are "
+                + schema.fieldNames());
       }
     }
   }
@@ -115,8 +123,8 @@ public final class MergeTransaction extends TableTransaction {
 
   /**
    * Orders values the way file statistics are ordered: strings by their UTF-8 bytes, which is code
-   * point order, not {@link String#compareTo}'s UTF-16 unit order (they differ for characters
-   * above U+FFFF against U+E000..U+FFFF, and a wrong order would skip a file holding the key).
+   * point order, not {@link String#compareTo}'s UTF-16 unit order (they differ for characters above
+   * U+FFFF against U+E000..U+FFFF, and a wrong order would skip a file holding the key).
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
   static int compareAsStatistics(Object a, Object b) {

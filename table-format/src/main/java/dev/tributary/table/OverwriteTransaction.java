@@ -16,8 +16,10 @@ public final class OverwriteTransaction extends TableTransaction {
   OverwriteTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
     super(table, txn, readSnapshot);
     if (ProtocolSupport.appendOnly(readSnapshot.state().metadata())) {
-      throw new TableException("Cannot overwrite Delta table at " + table.location()
-          + ": it is append-only (delta.appendOnly=true). Append instead, or write to another table.");
+      throw new TableException(
+          "Cannot overwrite Delta table at "
+              + table.location()
+              + ": it is append-only (delta.appendOnly=true). Append instead, or write to another table.");
     }
   }
 

@@ -16,8 +16,8 @@ import java.util.OptionalLong;
 
 /**
  * An immutable view of a table at one version: its schema, partitioning, properties, live data
- * files and the latest transaction version per application. Obtain it from
- * {@link DeltaTable#snapshot()}; it never changes, later commits give later snapshots.
+ * files and the latest transaction version per application. Obtain it from {@link
+ * DeltaTable#snapshot()}; it never changes, later commits give later snapshots.
  */
 public final class Snapshot {
   private final String location;
@@ -31,8 +31,10 @@ public final class Snapshot {
     try {
       this.schema = SchemaJson.parse(state.metadata().schemaString());
     } catch (IllegalArgumentException e) {
-      throw TableErrors.unsupported(location, "the schema at version " + state.version() + " ("
-          + e.getMessage() + ")", "Tributary reads only tables whose columns it can represent.");
+      throw TableErrors.unsupported(
+          location,
+          "the schema at version " + state.version() + " (" + e.getMessage() + ")",
+          "Tributary reads only tables whose columns it can represent.");
     }
     List<StructField> dataFields = new ArrayList<>();
     for (StructField f : schema.fields()) {
@@ -117,9 +119,10 @@ public final class Snapshot {
   }
 
   DataFile toDataFile(AddFile a) {
-    FileStats stats = a.stats() == null
-        ? new FileStats(-1, Map.of(), Map.of(), Map.of())
-        : StatsJson.parse(a.stats(), dataSchema);
+    FileStats stats =
+        a.stats() == null
+            ? new FileStats(-1, Map.of(), Map.of(), Map.of())
+            : StatsJson.parse(a.stats(), dataSchema);
     return new DataFile(a.path(), a.partitionValues(), a.size(), a.modificationTime(), stats);
   }
 

@@ -4,8 +4,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Every user-facing error message of the Delta log and the table facade, built in one place so
- * they consistently name the table, the version or file, and the fix.
+ * Every user-facing error message of the Delta log and the table facade, built in one place so they
+ * consistently name the table, the version or file, and the fix.
  */
 public final class TableErrors {
   /** How many of the files found in a non-empty folder {@link #folderNotEmpty} names. */
@@ -14,56 +14,91 @@ public final class TableErrors {
   private TableErrors() {}
 
   /** A commit file line is not valid JSON (or not a JSON object). */
-  public static TableException corruptLogLine(String location, String file, int line, String detail) {
+  public static TableException corruptLogLine(
+      String location, String file, int line, String detail) {
     return new TableException(
-        "Cannot read Delta table at " + location + ": " + file + " line " + line
-            + " is not a valid action (" + detail + "). The log was written partially or edited by"
+        "Cannot read Delta table at "
+            + location
+            + ": "
+            + file
+            + " line "
+            + line
+            + " is not a valid action ("
+            + detail
+            + "). The log was written partially or edited by"
             + " hand; restore the file from a backup or remove the table and rebuild it.");
   }
 
   /** A field of an action is missing or has the wrong type. */
   public static TableException badAction(String location, String file, String detail) {
     return new TableException(
-        "Cannot read Delta table at " + location + ": " + file + " holds an invalid action: "
-            + detail + ". The table was written by a writer that does not follow the Delta"
+        "Cannot read Delta table at "
+            + location
+            + ": "
+            + file
+            + " holds an invalid action: "
+            + detail
+            + ". The table was written by a writer that does not follow the Delta"
             + " protocol; rewrite it with a conforming writer.");
   }
 
   /** A commit version between the first and the last is missing. */
   public static TableException missingVersion(String location, long missing, long last) {
     return new TableException(
-        "Cannot read Delta table at " + location + ": commit " + commitFileName(missing)
-            + " is missing but later commits exist (up to version " + last + "). Someone deleted"
+        "Cannot read Delta table at "
+            + location
+            + ": commit "
+            + commitFileName(missing)
+            + " is missing but later commits exist (up to version "
+            + last
+            + "). Someone deleted"
             + " log files; restore them from a backup (a checkpoint after the gap also repairs it).");
   }
 
   /** The log has commits but no version 0 and no checkpoint to start from. */
   public static TableException noStartingPoint(String location, long first) {
     return new TableException(
-        "Cannot read Delta table at " + location + ": the log starts at version " + first
+        "Cannot read Delta table at "
+            + location
+            + ": the log starts at version "
+            + first
             + " and there is no checkpoint to start from. Restore the earlier log files or a"
             + " checkpoint.");
   }
 
   /** A version asked for is after the table's latest version. */
   public static TableException versionNotCommitted(String location, long version, long latest) {
-    return new TableException("Cannot read version " + version + " of Delta table at " + location
-        + ": the latest version is " + latest + ".");
+    return new TableException(
+        "Cannot read version "
+            + version
+            + " of Delta table at "
+            + location
+            + ": the latest version is "
+            + latest
+            + ".");
   }
 
   /** A version of the table cannot be rebuilt (time travel), e.g. after log cleanup. */
-  public static TableException versionNotReconstructable(String location, long version, String why) {
+  public static TableException versionNotReconstructable(
+      String location, long version, String why) {
     return new TableException(
-        "Cannot read version " + version + " of Delta table at " + location + ": " + why + "."
+        "Cannot read version "
+            + version
+            + " of Delta table at "
+            + location
+            + ": "
+            + why
+            + "."
             + " Old commits are removed by log cleanup (delta.logRetentionDuration); start from a"
             + " version the log still holds, or raise the retention.");
   }
 
-
   /** The table has no commit at all (no {@code _delta_log}). */
   public static TableException notATable(String location) {
     return new TableException(
-        "No Delta table at " + location + ": there is no _delta_log/00000000000000000000.json."
+        "No Delta table at "
+            + location
+            + ": there is no _delta_log/00000000000000000000.json."
             + " Create the table first (DeltaTable.create) or check the path.");
   }
 
@@ -76,9 +111,13 @@ public final class TableErrors {
     boolean more = found.size() > FILES_SHOWN;
     found = found.subList(0, Math.min(found.size(), FILES_SHOWN));
     return new TableException(
-        "Cannot create a Delta table at " + location + ": the folder is not empty but holds no Delta"
-            + " table (no _delta_log/00000000000000000000.json); it contains " + String.join(", ", found)
-            + (more ? " and more" : "") + ". A table owns every file in its folder (vacuum deletes those"
+        "Cannot create a Delta table at "
+            + location
+            + ": the folder is not empty but holds no Delta"
+            + " table (no _delta_log/00000000000000000000.json); it contains "
+            + String.join(", ", found)
+            + (more ? " and more" : "")
+            + ". A table owns every file in its folder (vacuum deletes those"
             + " the table does not reference), so a table is never created over files someone else"
             + " wrote. Choose a new or empty location for the table, or move those files away.");
   }
@@ -87,8 +126,13 @@ public final class TableErrors {
   public static TableException unsupportedReader(
       String location, long version, int readerVersion, Collection<String> unsupportedFeatures) {
     return new TableException(
-        "Cannot read Delta table at " + location + " (version " + version + "): it requires"
-            + " reader version " + readerVersion
+        "Cannot read Delta table at "
+            + location
+            + " (version "
+            + version
+            + "): it requires"
+            + " reader version "
+            + readerVersion
             + (unsupportedFeatures.isEmpty() ? "" : " with features " + unsupportedFeatures)
             + ", we support reader versions 1-3 without those features. Read it with a newer Delta"
             + " client, or write the data to a table created by Tributary (reader 1 / writer 2).");
@@ -98,8 +142,13 @@ public final class TableErrors {
   public static TableException unsupportedWriter(
       String location, long version, int writerVersion, Collection<String> unsupportedFeatures) {
     return new TableException(
-        "Cannot write to Delta table at " + location + " (version " + version + "): it requires"
-            + " writer version " + writerVersion
+        "Cannot write to Delta table at "
+            + location
+            + " (version "
+            + version
+            + "): it requires"
+            + " writer version "
+            + writerVersion
             + (unsupportedFeatures.isEmpty() ? "" : " with features " + unsupportedFeatures)
             + ", we write protocol writer version 2 (features appendOnly, invariants without"
             + " constraints). Write to a table created by Tributary, or use a newer Delta writer.");
@@ -114,8 +163,15 @@ public final class TableErrors {
   /** The checkpoint file could not be read. */
   public static TableException unreadableCheckpoint(String location, String file, Throwable cause) {
     return new TableException(
-        "Cannot read Delta table at " + location + ": checkpoint " + file + " is unreadable ("
-            + cause.getMessage() + "). Delete " + file + " and _delta_log/_last_checkpoint if the"
+        "Cannot read Delta table at "
+            + location
+            + ": checkpoint "
+            + file
+            + " is unreadable ("
+            + cause.getMessage()
+            + "). Delete "
+            + file
+            + " and _delta_log/_last_checkpoint if the"
             + " JSON commits before it still exist, otherwise restore it from a backup.",
         cause);
   }

@@ -13,7 +13,10 @@ import java.util.Objects;
  * @param clock source of commit timestamps and vacuum's "now"
  */
 public record TableOptions(
-    int logCheckpointInterval, RetryPolicy commitRetry, DataWriteOptions dataWriteOptions, Clock clock) {
+    int logCheckpointInterval,
+    RetryPolicy commitRetry,
+    DataWriteOptions dataWriteOptions,
+    Clock clock) {
   public TableOptions {
     if (logCheckpointInterval < 1) {
       throw new IllegalArgumentException(
@@ -26,7 +29,8 @@ public record TableOptions(
 
   /** Checkpoint every 10 commits, default retries, default data files, the system UTC clock. */
   public static TableOptions defaults() {
-    return new TableOptions(10, RetryPolicy.defaults(), DataWriteOptions.defaults(), Clock.systemUTC());
+    return new TableOptions(
+        10, RetryPolicy.defaults(), DataWriteOptions.defaults(), Clock.systemUTC());
   }
 
   public TableOptions withLogCheckpointInterval(int interval) {

@@ -5,27 +5,27 @@ import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.PartitionedDataWriter;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.Metadata;
+import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.StatsJson;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import dev.tributary.table.log.Metadata;
-import dev.tributary.table.log.SchemaJson;
-import dev.tributary.table.types.StructField;
-import dev.tributary.table.types.StructType;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * One idempotent write to a table: rows or finished data files, committed once.
  *
- * <p>Lifecycle: {@link #write} rows and/or {@link #addFiles} files, then {@link #commit} once
- * (or {@link #abort}/{@link #close} to give up). Not thread-safe. If the table already held the
- * transaction when it started ({@link #alreadyCommitted()}), writes are dropped and the commit is
- * a skip; the caller can test this first and not produce the rows at all.
+ * <p>Lifecycle: {@link #write} rows and/or {@link #addFiles} files, then {@link #commit} once (or
+ * {@link #abort}/{@link #close} to give up). Not thread-safe. If the table already held the
+ * transaction when it started ({@link #alreadyCommitted()}), writes are dropped and the commit is a
+ * skip; the caller can test this first and not produce the rows at all.
  *
  * <p>Data files written and then not committed (abort, conflict, skip after a lost race) are left
  * as orphans for vacuum: they are never referenced, and deleting them is vacuum's job.
@@ -40,8 +40,10 @@ public abstract sealed class TableTransaction implements AutoCloseable
   private final List<TransactionId> alsoRecorded = new ArrayList<>();
   private final List<PositionFence> fences;
   private PartitionedDataWriter writer;
+
   /** The schema this commit gives the table ({@link #addColumns}), or null: unchanged. */
   private StructType newSchema;
+
   private boolean done;
 
   TableTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
@@ -97,8 +99,12 @@ public abstract sealed class TableTransaction implements AutoCloseable
       return;
     }
     if (writer == null) {
-      writer = DataFiles.newWriter(table.store(), newSchema != null ? newSchema : readSnapshot.schema(),
-          readSnapshot.partitionColumns(), table.options().dataWriteOptions());
+      writer =
+          DataFiles.newWriter(
+              table.store(),
+              newSchema != null ? newSchema : readSnapshot.schema(),
+              readSnapshot.partitionColumns(),
+              table.options().dataWriteOptions());
     }
     writer.write(row);
   }
@@ -114,38 +120,46 @@ public abstract sealed class TableTransaction implements AutoCloseable
     var expected = new HashSet<>(readSnapshot.partitionColumns());
     for (DataFile f : newFiles) {
       if (!f.partitionValues().keySet().equals(expected)) {
-        throw new IllegalArgumentException("data file '" + f.path() + "' has partition values for "
-            + f.partitionValues().keySet() + " but table " + table.location()
-            + " is partitioned by " + readSnapshot.partitionColumns());
+        throw new IllegalArgumentException(
+            "data file '"
+                + f.path()
+                + "' has partition values for "
+                + f.partitionValues().keySet()
+                + " but table "
+                + table.location()
+                + " is partitioned by "
+                + readSnapshot.partitionColumns());
       }
     }
     files.addAll(newFiles);
   }
 
   /**
-   * Records more {@code txn} actions in the same commit as the data, such as the source offset
-   * each input partition has reached: the table itself then says how far its data goes, atomically
-   * with the data. They are facts for readers, not idempotency keys: only {@link #id()} decides
-   * whether this transaction is already committed. An app id equal to {@link #id()}'s is refused.
+   * Records more {@code txn} actions in the same commit as the data, such as the source offset each
+   * input partition has reached: the table itself then says how far its data goes, atomically with
+   * the data. They are facts for readers, not idempotency keys: only {@link #id()} decides whether
+   * this transaction is already committed. An app id equal to {@link #id()}'s is refused.
    */
   public void alsoRecord(List<TransactionId> transactions) {
     checkOpen();
     for (TransactionId t : transactions) {
       if (txn != null && t.appId().equals(txn.appId())
           || fences.stream().anyMatch(f -> f.appId().equals(t.appId()))) {
-        throw new IllegalArgumentException("txn " + t.appId() + " is this transaction's own id or fence");
+        throw new IllegalArgumentException(
+            "txn " + t.appId() + " is this transaction's own id or fence");
       }
     }
     alsoRecorded.addAll(transactions);
   }
 
   /**
-   * Makes this commit also add {@code columns} (nullable, after the existing ones) to the table's schema:
-   * the commit then carries a {@code metaData} action with the whole wider schema and everything else of
-   * the metadata unchanged, so the data files of the same commit may hold the new columns (Delta's
-   * schema evolution on write: files written before, including earlier files of this commit, read them
-   * as null). A concurrent commit that changes the metadata makes this one fail as a conflict; a column
-   * already in the read snapshot with the same type is not added twice. Call before {@link #write}.
+   * Makes this commit also add {@code columns} (nullable, after the existing ones) to the table's
+   * schema: the commit then carries a {@code metaData} action with the whole wider schema and
+   * everything else of the metadata unchanged, so the data files of the same commit may hold the
+   * new columns (Delta's schema evolution on write: files written before, including earlier files
+   * of this commit, read them as null). A concurrent commit that changes the metadata makes this
+   * one fail as a conflict; a column already in the read snapshot with the same type is not added
+   * twice. Call before {@link #write}.
    *
    * @throws IllegalArgumentException if a column is not nullable or exists with another type
    */
@@ -155,15 +169,23 @@ public abstract sealed class TableTransaction implements AutoCloseable
     List<StructField> fields = new ArrayList<>(current.fields());
     for (StructField c : columns) {
       if (!c.nullable()) {
-        throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at "
-            + table.location() + ": an added column must be nullable (the files written before hold no value for it)");
+        throw new IllegalArgumentException(
+            "Cannot add column '"
+                + c.name()
+                + "' to the Delta table at "
+                + table.location()
+                + ": an added column must be nullable (the files written before hold no value for it)");
       }
       int existing = current.indexOf(c.name());
       if (existing >= 0) {
         if (!current.fields().get(existing).equals(c)) {
-          throw new IllegalArgumentException("Cannot add column '" + c.name() + "' to the Delta table at "
-              + table.location() + ": it already has a column of that name with type "
-              + current.fields().get(existing).type().deltaName());
+          throw new IllegalArgumentException(
+              "Cannot add column '"
+                  + c.name()
+                  + "' to the Delta table at "
+                  + table.location()
+                  + ": it already has a column of that name with type "
+                  + current.fields().get(existing).type().deltaName());
         }
         continue;
       }
@@ -178,9 +200,10 @@ public abstract sealed class TableTransaction implements AutoCloseable
    * Finishes the data files and commits them with this transaction's {@code txn} action.
    *
    * @param commitInfoExtras extra fields of the commit's {@code commitInfo} (e.g. offsets)
-   * @throws CommitConflictException if a concurrent commit conflicts (nothing committed); a
-   *     {@link PositionConflictException} if a fence's position is not (or no longer) the expected one
-   * @throws CommitFailedException if retries ran out (see {@link CommitFailedException#stateUnknown()})
+   * @throws CommitConflictException if a concurrent commit conflicts (nothing committed); a {@link
+   *     PositionConflictException} if a fence's position is not (or no longer) the expected one
+   * @throws CommitFailedException if retries ran out (see {@link
+   *     CommitFailedException#stateUnknown()})
    */
   public CommitResult commit(Map<String, String> commitInfoExtras) throws IOException {
     checkOpen();
@@ -203,9 +226,16 @@ public abstract sealed class TableTransaction implements AutoCloseable
     StructType statsSchema = readSnapshot.dataSchema();
     if (newSchema != null) {
       Metadata old = readSnapshot.state().metadata();
-      actions.add(new Metadata(old.id(), old.name(), old.description(), old.format(),
-          SchemaJson.toJson(newSchema), old.partitionColumns(), old.configuration(),
-          old.createdTime()));
+      actions.add(
+          new Metadata(
+              old.id(),
+              old.name(),
+              old.description(),
+              old.format(),
+              SchemaJson.toJson(newSchema),
+              old.partitionColumns(),
+              old.configuration(),
+              old.createdTime()));
       List<StructField> data = new ArrayList<>();
       for (StructField f : newSchema.fields()) {
         if (!readSnapshot.partitionColumns().contains(f.name())) {
@@ -222,11 +252,18 @@ public abstract sealed class TableTransaction implements AutoCloseable
       actions.add(new SetTransaction(f.appId(), f.next(), now));
     }
     for (DataFile f : files) {
-      actions.add(new AddFile(f.path(), f.partitionValues(), f.size(), f.modificationTime(),
-          true /* dataChange */, StatsJson.toJson(f.stats(), statsSchema), Map.of()));
+      actions.add(
+          new AddFile(
+              f.path(),
+              f.partitionValues(),
+              f.size(),
+              f.modificationTime(),
+              true /* dataChange */,
+              StatsJson.toJson(f.stats(), statsSchema),
+              Map.of()));
     }
-    return table.commit(readSnapshot.state(), txn, fences, actions, operation(), commitInfoExtras,
-        overwritesAll());
+    return table.commit(
+        readSnapshot.state(), txn, fences, actions, operation(), commitInfoExtras, overwritesAll());
   }
 
   /** Gives up: open data files are discarded, published ones stay as orphans for vacuum. */
@@ -261,8 +298,12 @@ public abstract sealed class TableTransaction implements AutoCloseable
 
   private void checkOpen() {
     if (done) {
-      throw new IllegalStateException("transaction " + describe()
-          + " on " + table.location() + " was already committed or aborted");
+      throw new IllegalStateException(
+          "transaction "
+              + describe()
+              + " on "
+              + table.location()
+              + " was already committed or aborted");
     }
   }
 }

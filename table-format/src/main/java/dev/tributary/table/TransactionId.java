@@ -3,8 +3,8 @@ package dev.tributary.table;
 import java.util.Objects;
 
 /**
- * Identifies one idempotent write: the table records it as a Delta {@code txn} action, and a
- * second commit with the same appId and a version not above the recorded one is skipped.
+ * Identifies one idempotent write: the table records it as a Delta {@code txn} action, and a second
+ * commit with the same appId and a version not above the recorded one is skipped.
  *
  * @param appId the writing application (for Tributary: the pipeline id)
  * @param version the application's monotonically increasing batch number (>= 0)

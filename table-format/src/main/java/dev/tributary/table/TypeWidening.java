@@ -6,17 +6,17 @@ import dev.tributary.table.types.PrimitiveType;
 
 /**
  * The type changes Delta's {@code typeWidening} table feature allows (PROTOCOL.md, "Type
- * Widening"), restricted to the column types Tributary has: {@code integer -> long},
- * {@code integer -> double}, {@code integer -> decimal(10 + k1, k2)},
- * {@code long -> decimal(20 + k1, k2)} and {@code decimal(p, s) -> decimal(p + k1, s + k2)}, each
- * with {@code k1 >= k2 >= 0} (the integral digits never shrink). {@code long -> double} is not in
- * the protocol (it loses precision above 2^53), nor is any narrowing. Delta's
- * {@code date -> timestamp_ntz} does not apply: our {@code timestamp} is Delta's zoned
- * {@code timestamp}.
+ * Widening"), restricted to the column types Tributary has: {@code integer -> long}, {@code integer
+ * -> double}, {@code integer -> decimal(10 + k1, k2)}, {@code long -> decimal(20 + k1, k2)} and
+ * {@code decimal(p, s) -> decimal(p + k1, s + k2)}, each with {@code k1 >= k2 >= 0} (the integral
+ * digits never shrink). {@code long -> double} is not in the protocol (it loses precision above
+ * 2^53), nor is any narrowing. Delta's {@code date -> timestamp_ntz} does not apply: our {@code
+ * timestamp} is Delta's zoned {@code timestamp}.
  */
 public final class TypeWidening {
   /** The reader-writer table feature that lets a column's type widen. */
   public static final String FEATURE = "typeWidening";
+
   /** The table property that enables it. */
   public static final String ENABLE_PROPERTY = "delta.enableTypeWidening";
 

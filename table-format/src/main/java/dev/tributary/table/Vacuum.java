@@ -15,12 +15,11 @@ import java.util.Set;
 /**
  * Deletes unreferenced data files. A file is deleted when (1) the latest snapshot does not
  * reference it, (2) its key is not under {@code _delta_log/} nor under any directory or name
- * starting with {@code .}, or with {@code _} unless it is a {@code _col=value} partition
- * directory (Delta's hidden files), and (3) it became unreferenced
- * longer than {@code retention} ago: for a tombstone, its {@code deletionTimestamp}; for a file no
- * commit references (a failed or lost write, or a tombstone expired from the log), its
- * modification time. The retention must exceed the longest write transaction and the longest
- * read of an old snapshot, or those lose files.
+ * starting with {@code .}, or with {@code _} unless it is a {@code _col=value} partition directory
+ * (Delta's hidden files), and (3) it became unreferenced longer than {@code retention} ago: for a
+ * tombstone, its {@code deletionTimestamp}; for a file no commit references (a failed or lost
+ * write, or a tombstone expired from the log), its modification time. The retention must exceed the
+ * longest write transaction and the longest read of an old snapshot, or those lose files.
  */
 final class Vacuum {
   private final DeltaTable table;
@@ -36,7 +35,8 @@ final class Vacuum {
 
   VacuumResult run(boolean delete) throws IOException {
     TableState state = table.latestState();
-    ProtocolSupport.checkWritable(table.location(), state.version(), state.protocol(), state.metadata());
+    ProtocolSupport.checkWritable(
+        table.location(), state.version(), state.protocol(), state.metadata());
     long cutoff = table.options().clock().millis() - retention.toMillis();
     Set<String> live = state.files().keySet();
     Map<String, RemoveFile> tombstones = state.tombstones();
@@ -48,9 +48,10 @@ final class Vacuum {
         continue;
       }
       RemoveFile tombstone = tombstones.get(key);
-      long unreferencedSince = tombstone != null && tombstone.deletionTimestamp() != null
-          ? tombstone.deletionTimestamp()
-          : o.lastModified().toEpochMilli();
+      long unreferencedSince =
+          tombstone != null && tombstone.deletionTimestamp() != null
+              ? tombstone.deletionTimestamp()
+              : o.lastModified().toEpochMilli();
       if (unreferencedSince < cutoff) {
         expired.add(key);
         bytes += o.size();

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.storage.ObjectInfo;
 import dev.tributary.storage.testing.InMemoryObjectStore;
+import dev.tributary.table.data.DataWriteOptions;
 import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.log.LogFiles;
 import dev.tributary.table.log.TableState;
-import dev.tributary.table.data.DataWriteOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,12 +18,14 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class CheckpointReplayTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
 
   @Test
   void checkpointsEveryIntervalAndLoadsFromThem() throws Exception {
-    DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(10));
+    DeltaTable table =
+        DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(10));
     table.create(SCHEMA, List.of("region"), Map.of());
     for (int b = 0; b < 25; b++) {
       TestTables.append(table, "p", b, b * 4L, b * 4L + 4);
@@ -49,9 +51,12 @@ class CheckpointReplayTest {
     for (long seed = 1; seed <= 2; seed++) {
       InMemoryObjectStore s = new InMemoryObjectStore(clock);
       Random random = new Random(seed);
-      DeltaTable table = DeltaTable.open(s, TestTables.fastOptions(clock)
-          .withLogCheckpointInterval(1 + random.nextInt(5))
-          .withDataWriteOptions(new DataWriteOptions(1024, DataWriteOptions.Codec.SNAPPY)));
+      DeltaTable table =
+          DeltaTable.open(
+              s,
+              TestTables.fastOptions(clock)
+                  .withLogCheckpointInterval(1 + random.nextInt(5))
+                  .withDataWriteOptions(new DataWriteOptions(1024, DataWriteOptions.Codec.SNAPPY)));
       table.create(SCHEMA, List.of("region"), Map.of());
       long nextId = 0;
       for (int step = 0; step < 12; step++) {
@@ -80,13 +85,17 @@ class CheckpointReplayTest {
       assertThat(viaCheckpoint.tombstones().keySet()).isEqualTo(viaReplay.tombstones().keySet());
       // Checkpoints store adds with dataChange=false; everything else is identical.
       assertThat(viaCheckpoint.files().keySet()).isEqualTo(viaReplay.files().keySet());
-      viaReplay.files().forEach((path, add) ->
-          assertThat(viaCheckpoint.files().get(path).withDataChange(false))
-              .isEqualTo(add.withDataChange(false)));
+      viaReplay
+          .files()
+          .forEach(
+              (path, add) ->
+                  assertThat(viaCheckpoint.files().get(path).withDataChange(false))
+                      .isEqualTo(add.withDataChange(false)));
     }
   }
 
-  private static InMemoryObjectStore withoutCheckpoints(InMemoryObjectStore source) throws Exception {
+  private static InMemoryObjectStore withoutCheckpoints(InMemoryObjectStore source)
+      throws Exception {
     InMemoryObjectStore copy = new InMemoryObjectStore();
     for (ObjectInfo o : source.list(LogFiles.LOG_DIR)) {
       if (o.key().endsWith(".json")) {

@@ -11,15 +11,16 @@ import dev.tributary.table.log.Action;
 import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.log.LogFiles;
 import dev.tributary.table.log.SetTransaction;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import java.io.IOException;
 
 class CommitFaultTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore memory = new InMemoryObjectStore(clock);
   final FaultInjectingObjectStore store = new FaultInjectingObjectStore(memory);
   final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
@@ -70,7 +71,8 @@ class CommitFaultTest {
     assertThat(r.tableVersion()).isEqualTo(1);
     assertThat(new DeltaLog(memory).commitsAfter(-1)).containsExactly(0L, 1L);
     assertThat(txnCount("p", 0)).isEqualTo(1);
-    assertThat(TestTables.rows(memory, DeltaTable.open(memory, TableOptions.defaults()).snapshot())).hasSize(5);
+    assertThat(TestTables.rows(memory, DeltaTable.open(memory, TableOptions.defaults()).snapshot()))
+        .hasSize(5);
   }
 
   @Test
@@ -90,30 +92,37 @@ class CommitFaultTest {
 
   @Test
   void exhaustedRetriesWithUnknownOutcomeSayDoNotCleanUp() throws Exception {
-    DeltaTable impatient = DeltaTable.open(store, TestTables.fastOptions(clock)
-        .withCommitRetry(new RetryPolicy(2, Duration.ZERO, Duration.ZERO)));
+    DeltaTable impatient =
+        DeltaTable.open(
+            store,
+            TestTables.fastOptions(clock)
+                .withCommitRetry(new RetryPolicy(2, Duration.ZERO, Duration.ZERO)));
     impatient.create(SCHEMA, List.of(), Map.of());
     AppendTransaction tx = impatient.newAppend(new TransactionId("p", 0));
     store.succeedThenThrow(Operation.PUT_IF_ABSENT, 1).failNext(Operation.LIST, 5);
 
     assertThatThrownBy(() -> tx.commit(Map.of()))
-        .isInstanceOfSatisfying(CommitFailedException.class, e -> {
-          assertThat(e.stateUnknown()).isTrue();
-          assertThat(e.retryable()).isTrue();
-        })
+        .isInstanceOfSatisfying(
+            CommitFailedException.class,
+            e -> {
+              assertThat(e.stateUnknown()).isTrue();
+              assertThat(e.retryable()).isTrue();
+            })
         .hasMessageContaining("for transaction p/0 did not succeed in 2 attempts")
         .hasMessageContaining("outcome is UNKNOWN")
         .hasMessageContaining("do not delete its data files");
     store.clearFaults();
     // Retrying with the same transaction id resolves it: committed exactly once.
-    CommitResult again = TestTables.append(DeltaTable.open(store, TestTables.fastOptions(clock)), "p", 0, 0, 1);
+    CommitResult again =
+        TestTables.append(DeltaTable.open(store, TestTables.fastOptions(clock)), "p", 0, 0, 1);
     assertThat(txnCount("p", 0)).isEqualTo(1);
     assertThat(again.tableVersion()).isEqualTo(1);
   }
 
   @Test
   void checkpointFailureNeverFailsTheCommit() throws Exception {
-    DeltaTable t = DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(2));
+    DeltaTable t =
+        DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(2));
     t.create(SCHEMA, List.of(), Map.of());
     TestTables.append(t, "p", 0, 0, 1);
     store.failNext(Operation.PUT, 1);

@@ -15,11 +15,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.Test;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 
 class CompactionVacuumTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
   final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
 
@@ -42,17 +43,24 @@ class CompactionVacuumTest {
     assertThat(after.fileCount()).isEqualTo(3);
     assertThat(after.latestTransactionVersion("p")).hasValue(5);
     List<Object[]> rows = TestTables.rows(store, after);
-    assertThat(rows).usingRecursiveFieldByFieldElementComparator().containsExactlyElementsOf(before);
+    assertThat(rows)
+        .usingRecursiveFieldByFieldElementComparator()
+        .containsExactlyElementsOf(before);
     List<Action> commit = new DeltaLog(store).readCommit(result.tableVersion());
-    assertThat(commit).filteredOn(a -> a instanceof AddFile).hasSize(3)
+    assertThat(commit)
+        .filteredOn(a -> a instanceof AddFile)
+        .hasSize(3)
         .allSatisfy(a -> assertThat(((AddFile) a).dataChange()).isFalse());
-    assertThat(commit).filteredOn(a -> a instanceof RemoveFile).hasSize(18)
+    assertThat(commit)
+        .filteredOn(a -> a instanceof RemoveFile)
+        .hasSize(18)
         .allSatisfy(a -> assertThat(((RemoveFile) a).dataChange()).isFalse());
     assertThat(table.compact(new CompactionOptions(3, 1024 * 1024)).compacted()).isFalse();
   }
 
   @Test
-  void filesOfOneTimestampPartitionWrittenInTheOlderZoneLessFormatAreReadAndCompactedTogether() throws Exception {
+  void filesOfOneTimestampPartitionWrittenInTheOlderZoneLessFormatAreReadAndCompactedTogether()
+      throws Exception {
     table.create(SCHEMA, List.of("ts"), Map.of());
     Instant ts = Instant.parse("2026-01-01T00:00:00Z");
     for (long id = 0; id < 2; id++) {
@@ -68,19 +76,34 @@ class CompactionVacuumTest {
     try (AppendTransaction tx = table.newAppend(new TransactionId("p", 2))) {
       String oldPath = "ts=2026-01-01 00%3A00%3A00/part-00000-old.zstd.parquet";
       store.put(oldPath, store.read(current.path()));
-      tx.addFiles(List.of(new DataFile(oldPath, Map.of("ts", "2026-01-01 00:00:00"), current.size(),
-          current.modificationTime(), current.stats())));
+      tx.addFiles(
+          List.of(
+              new DataFile(
+                  oldPath,
+                  Map.of("ts", "2026-01-01 00:00:00"),
+                  current.size(),
+                  current.modificationTime(),
+                  current.stats())));
       tx.commit(Map.of());
     }
-    assertThat(TestTables.rows(store, table.snapshot())).extracting(r -> r[2]).containsOnly(ts).hasSize(3);
+    assertThat(TestTables.rows(store, table.snapshot()))
+        .extracting(r -> r[2])
+        .containsOnly(ts)
+        .hasSize(3);
 
     CompactionResult result = table.compact(new CompactionOptions(3, 1024 * 1024));
 
     assertThat(result.filesRemoved()).isEqualTo(3);
     assertThat(result.filesAdded()).isEqualTo(1);
-    assertThat(table.snapshot().files()).singleElement()
-        .satisfies(f -> assertThat(f.partitionValues()).containsEntry("ts", "2026-01-01T00:00:00.000000Z"));
-    assertThat(TestTables.rows(store, table.snapshot())).extracting(r -> r[2]).containsOnly(ts).hasSize(3);
+    assertThat(table.snapshot().files())
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.partitionValues()).containsEntry("ts", "2026-01-01T00:00:00.000000Z"));
+    assertThat(TestTables.rows(store, table.snapshot()))
+        .extracting(r -> r[2])
+        .containsOnly(ts)
+        .hasSize(3);
   }
 
   @Test
@@ -94,8 +117,10 @@ class CompactionVacuumTest {
     assertThat(other.compact(new CompactionOptions(2, 1024 * 1024)).compacted()).isTrue();
 
     // A compaction that planned on the old snapshot: its removes clash with the winner's.
-    List<Action> stale = read.state().files().values().stream()
-        .map(f -> (Action) f.toRemove(clock.millis(), false)).toList();
+    List<Action> stale =
+        read.state().files().values().stream()
+            .map(f -> (Action) f.toRemove(clock.millis(), false))
+            .toList();
     assertThatThrownBy(() -> table.commit(read.state(), null, stale, "OPTIMIZE", Map.of(), false))
         .isInstanceOf(CommitConflictException.class)
         .hasMessageContaining("conflicts with concurrent commit 5: it removed file '")
@@ -112,14 +137,16 @@ class CompactionVacuumTest {
       TestTables.append(table, "p", b, b * 10L, b * 10L + 10);
     }
     // The append reads version 4 and commits after the compaction took version 5.
-    AppendTransaction late = DeltaTable.open(store, TestTables.fastOptions(clock)).newAppend(new TransactionId("q", 0));
+    AppendTransaction late =
+        DeltaTable.open(store, TestTables.fastOptions(clock)).newAppend(new TransactionId("q", 0));
     late.write(TestTables.row(1000, "EU"));
     table.compact(new CompactionOptions(2, 1024 * 1024));
     CommitResult r = late.commit(Map.of());
 
     assertThat(r.tableVersion()).isEqualTo(6);
     assertThat(TestTables.ids(TestTables.rows(store, table.snapshot())))
-        .containsExactlyElementsOf(LongStream.concat(LongStream.range(0, 40), LongStream.of(1000)).boxed().toList());
+        .containsExactlyElementsOf(
+            LongStream.concat(LongStream.range(0, 40), LongStream.of(1000)).boxed().toList());
   }
 
   @Test
@@ -144,8 +171,9 @@ class CompactionVacuumTest {
     assertThat(store.stat("orphan-old.parquet")).isPresent();
 
     VacuumResult all = table.vacuumDryRun(Duration.ofMinutes(10));
-    assertThat(all.files()).containsExactlyInAnyOrderElementsOf(
-        concat(compactedAway, List.of("orphan-old.parquet", "orphan-young.parquet")));
+    assertThat(all.files())
+        .containsExactlyInAnyOrderElementsOf(
+            concat(compactedAway, List.of("orphan-old.parquet", "orphan-young.parquet")));
 
     VacuumResult done = table.vacuum(Duration.ofMinutes(10));
     assertThat(done.deleted()).isTrue();

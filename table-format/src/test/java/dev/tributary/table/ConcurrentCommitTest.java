@@ -16,11 +16,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.Test;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
 
 class ConcurrentCommitTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
 
   @Test
@@ -34,16 +35,19 @@ class ConcurrentCommitTest {
     List<DeltaTable> handles = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       String appId = "writer-" + w;
-      DeltaTable handle = DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(7));
+      DeltaTable handle =
+          DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(7));
       handles.add(handle);
-      futures.add(pool.submit(() -> {
-        start.await();
-        List<CommitResult> results = new ArrayList<>();
-        for (int b = 0; b < batches; b++) {
-          results.add(TestTables.append(handle, appId, b, b * 10L, b * 10L + 3));
-        }
-        return results;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                start.await();
+                List<CommitResult> results = new ArrayList<>();
+                for (int b = 0; b < batches; b++) {
+                  results.add(TestTables.append(handle, appId, b, b * 10L, b * 10L + 3));
+                }
+                return results;
+              }));
     }
     start.countDown();
     List<Long> versions = new ArrayList<>();
@@ -57,7 +61,8 @@ class ConcurrentCommitTest {
 
     DeltaLog log = new DeltaLog(store);
     assertThat(versions).doesNotHaveDuplicates().hasSize(writers * batches);
-    assertThat(log.commitsAfter(-1)).hasSize(writers * batches + 1)
+    assertThat(log.commitsAfter(-1))
+        .hasSize(writers * batches + 1)
         .isEqualTo(LongStream.rangeClosed(0, writers * batches).boxed().toList());
     Map<String, Integer> txnCount = new HashMap<>();
     for (long v = 1; v <= writers * batches; v++) {
@@ -67,7 +72,9 @@ class ConcurrentCommitTest {
         }
       }
     }
-    assertThat(txnCount).hasSize(writers * batches).allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
+    assertThat(txnCount)
+        .hasSize(writers * batches)
+        .allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
     Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
     assertThat(snapshot.fileCount()).isEqualTo(writers * batches);
     assertThat(TestTables.rows(store, snapshot)).hasSize(writers * batches * 3);
@@ -88,11 +95,13 @@ class ConcurrentCommitTest {
       // Each writer reads the table before anyone commits, so none of them can skip up front.
       AppendTransaction tx = handle.newAppend(new TransactionId("pipe", 42));
       long id = w;
-      futures.add(pool.submit(() -> {
-        start.await();
-        tx.write(TestTables.row(id, "EU"));
-        return tx.commit(Map.of());
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                start.await();
+                tx.write(TestTables.row(id, "EU"));
+                return tx.commit(Map.of());
+              }));
     }
     start.countDown();
     int committed = 0;

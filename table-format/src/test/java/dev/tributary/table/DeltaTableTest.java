@@ -11,11 +11,15 @@ import dev.tributary.storage.ObjectInfo;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectWriter;
 import dev.tributary.storage.testing.InMemoryObjectStore;
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.FileStats;
+import dev.tributary.table.log.Action;
 import dev.tributary.table.log.ActionCodec;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.CommitInfo;
 import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.log.LogFiles;
+import dev.tributary.table.log.Metadata;
 import dev.tributary.table.log.Protocol;
 import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.types.PrimitiveType;
@@ -31,13 +35,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
-import dev.tributary.table.data.DataFile;
-import dev.tributary.table.data.FileStats;
-import dev.tributary.table.log.Action;
-import dev.tributary.table.log.Metadata;
 
 class DeltaTableTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
   final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
 
@@ -78,8 +79,10 @@ class DeltaTableTest {
     assertThat(rows(store, wider)).hasSize(3).allSatisfy(r -> assertThat(r[4]).isNull());
     // again: nothing to add, no commit
     assertThat(table.addColumns(List.of(note)).version()).isEqualTo(wider.version());
-    assertThatThrownBy(() -> table.addColumns(List.of(StructField.nullable("note", PrimitiveType.LONG))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already has a column of that name");
+    assertThatThrownBy(
+            () -> table.addColumns(List.of(StructField.nullable("note", PrimitiveType.LONG))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("already has a column of that name");
   }
 
   @Test
@@ -107,11 +110,14 @@ class DeltaTableTest {
     List<Object[]> rows = rows(store, after);
     assertThat(rows).hasSize(4);
     assertThat(rows).extracting(r -> r[4]).containsExactlyInAnyOrder(null, null, null, "hello");
-    assertThatThrownBy(() -> {
-      try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 2))) {
-        tx.addColumns(List.of(StructField.nullable("note", PrimitiveType.LONG)));
-      }
-    }).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already has a column of that name");
+    assertThatThrownBy(
+            () -> {
+              try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 2))) {
+                tx.addColumns(List.of(StructField.nullable("note", PrimitiveType.LONG)));
+              }
+            })
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("already has a column of that name");
   }
 
   @Test
@@ -157,17 +163,21 @@ class DeltaTableTest {
 
   @Test
   void createRefusesAFolderThatHoldsFilesButNoTable() throws Exception {
-    for (String key : List.of("_checkpoint/offsets/0", "a.parquet", "b/c.json", "d", "e", "f", "g")) {
+    for (String key :
+        List.of("_checkpoint/offsets/0", "a.parquet", "b/c.json", "d", "e", "f", "g")) {
       store.put(key, new byte[1]);
     }
 
     assertThatThrownBy(() -> table.create(SCHEMA, List.of(), Map.of()))
         .isInstanceOf(TableException.class)
-        .hasMessage("Cannot create a Delta table at " + store.location() + ": the folder is not empty but holds"
-            + " no Delta table (no _delta_log/00000000000000000000.json); it contains _checkpoint/offsets/0,"
-            + " a.parquet, b/c.json, d, e and more. A table owns every file in its folder (vacuum deletes those"
-            + " the table does not reference), so a table is never created over files someone else wrote."
-            + " Choose a new or empty location for the table, or move those files away.");
+        .hasMessage(
+            "Cannot create a Delta table at "
+                + store.location()
+                + ": the folder is not empty but holds"
+                + " no Delta table (no _delta_log/00000000000000000000.json); it contains _checkpoint/offsets/0,"
+                + " a.parquet, b/c.json, d, e and more. A table owns every file in its folder (vacuum deletes those"
+                + " the table does not reference), so a table is never created over files someone else wrote."
+                + " Choose a new or empty location for the table, or move those files away.");
     assertThat(table.exists()).isFalse();
     assertThat(store.stat(LogFiles.LOG_DIR + "00000000000000000000.json")).isEmpty();
   }
@@ -195,10 +205,13 @@ class DeltaTableTest {
   @Test
   void createAcceptsATableAnotherWriterCreatedAndFilledWhileItLooked() throws Exception {
     DeltaTable other = DeltaTable.open(store, TestTables.fastOptions(clock));
-    ObjectStore racing = new RacingStore(store, () -> {
-      other.create(SCHEMA, List.of(), Map.of());
-      append(other, "other", 0, 0, 10);
-    });
+    ObjectStore racing =
+        new RacingStore(
+            store,
+            () -> {
+              other.create(SCHEMA, List.of(), Map.of());
+              append(other, "other", 0, 0, 10);
+            });
     DeltaTable late = DeltaTable.open(racing, TestTables.fastOptions(clock));
 
     assertThat(late.create(SCHEMA, List.of(), Map.of()).version()).isEqualTo(1);
@@ -292,15 +305,19 @@ class DeltaTableTest {
 
     String v0 = new String(store.read(LogFiles.commit(0)), StandardCharsets.UTF_8);
     String v1 = new String(store.read(LogFiles.commit(1)), StandardCharsets.UTF_8);
-    assertThat(v0).contains("{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}")
+    assertThat(v0)
+        .contains("{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}")
         .contains("\"format\":{\"provider\":\"parquet\",\"options\":{}}")
-        .contains("\"partitionColumns\":[\"region\"]").contains("\"configuration\":{}");
-    assertThat(v1).contains("{\"txn\":{\"appId\":\"pipe\",\"version\":0,\"lastUpdated\":")
-        .contains("\"partitionValues\":{\"region\":\"EU\"}").contains("\"dataChange\":true")
+        .contains("\"partitionColumns\":[\"region\"]")
+        .contains("\"configuration\":{}");
+    assertThat(v1)
+        .contains("{\"txn\":{\"appId\":\"pipe\",\"version\":0,\"lastUpdated\":")
+        .contains("\"partitionValues\":{\"region\":\"EU\"}")
+        .contains("\"dataChange\":true")
         .contains("\\\"numRecords\\\":1");
     List<?> actions = ActionCodec.decodeCommit("t", "v1", store.read(LogFiles.commit(1)));
-    assertThat(actions.get(0)).isInstanceOfSatisfying(CommitInfo.class,
-        ci -> assertThat(ci.txnId()).isPresent());
+    assertThat(actions.get(0))
+        .isInstanceOfSatisfying(CommitInfo.class, ci -> assertThat(ci.txnId()).isPresent());
   }
 
   @Test
@@ -327,16 +344,23 @@ class DeltaTableTest {
   @Test
   void corruptLogLineIsReportedWithFileAndLine() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
-    store.put(LogFiles.commit(1), "{\"txn\":{\"appId\":\"a\",\"version\":1}}\n{\"add\":{\"pa".getBytes(StandardCharsets.UTF_8));
+    store.put(
+        LogFiles.commit(1),
+        "{\"txn\":{\"appId\":\"a\",\"version\":1}}\n{\"add\":{\"pa"
+            .getBytes(StandardCharsets.UTF_8));
 
     assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
         .isInstanceOf(TableException.class)
-        .hasMessageStartingWith("Cannot read Delta table at " + store.location() + ": "
-            + "_delta_log/00000000000000000001.json line 2 is not a valid action");
+        .hasMessageStartingWith(
+            "Cannot read Delta table at "
+                + store.location()
+                + ": "
+                + "_delta_log/00000000000000000001.json line 2 is not a valid action");
   }
 
   @Test
-  void aCommitTheListingMissedWhileAnotherWriterCreatedItIsReadNotReportedMissing() throws Exception {
+  void aCommitTheListingMissedWhileAnotherWriterCreatedItIsReadNotReportedMissing()
+      throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     append(table, "p", 0, 0, 1);
     append(table, "p", 1, 1, 2);
@@ -344,8 +368,10 @@ class DeltaTableTest {
     // although version 2 is (seen on local disk with several instances committing to one table)
     ObjectStore listingMissesOne = new ListingWithout(store, LogFiles.commit(1));
 
-    assertThat(DeltaTable.open(listingMissesOne, TableOptions.defaults()).snapshot().version()).isEqualTo(2);
-    assertThat(DeltaTable.open(listingMissesOne, TableOptions.defaults()).snapshot().files()).hasSize(2);
+    assertThat(DeltaTable.open(listingMissesOne, TableOptions.defaults()).snapshot().version())
+        .isEqualTo(2);
+    assertThat(DeltaTable.open(listingMissesOne, TableOptions.defaults()).snapshot().files())
+        .hasSize(2);
   }
 
   /** A store whose listings leave one key out, as a listing that raced with that key's creation. */
@@ -413,42 +439,53 @@ class DeltaTableTest {
 
     assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("commit _delta_log/00000000000000000001.json is missing but later"
-            + " commits exist (up to version 2)");
+        .hasMessageContaining(
+            "commit _delta_log/00000000000000000001.json is missing but later"
+                + " commits exist (up to version 2)");
   }
 
   @Test
   void missingTableIsReported() {
     assertThatThrownBy(table::snapshot)
         .isInstanceOf(TableException.class)
-        .hasMessage("No Delta table at " + store.location() + ": there is no"
-            + " _delta_log/00000000000000000000.json. Create the table first (DeltaTable.create)"
-            + " or check the path.");
+        .hasMessage(
+            "No Delta table at "
+                + store.location()
+                + ": there is no"
+                + " _delta_log/00000000000000000000.json. Create the table first (DeltaTable.create)"
+                + " or check the path.");
   }
 
   @Test
   void protocolAboveWhatWeReadIsRefused() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
-    store.put(LogFiles.commit(1), ActionCodec.encodeCommit(List.of(
-        new Protocol(3, 7, Set.of("deletionVectors"), Set.of("deletionVectors")))));
+    store.put(
+        LogFiles.commit(1),
+        ActionCodec.encodeCommit(
+            List.of(new Protocol(3, 7, Set.of("deletionVectors"), Set.of("deletionVectors")))));
 
     assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("(version 1): it requires reader version 3 with features [deletionVectors]");
+        .hasMessageContaining(
+            "(version 1): it requires reader version 3 with features [deletionVectors]");
   }
 
   @Test
   void unknownWriterFeatureIsRefusedForWriting() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
-    store.put(LogFiles.commit(1), ActionCodec.encodeCommit(List.of(
-        new Protocol(1, 7, Set.of(), Set.of("appendOnly", "checkConstraints")))));
+    store.put(
+        LogFiles.commit(1),
+        ActionCodec.encodeCommit(
+            List.of(new Protocol(1, 7, Set.of(), Set.of("appendOnly", "checkConstraints")))));
     DeltaTable fresh = DeltaTable.open(store, TableOptions.defaults());
     assertThat(fresh.snapshot().version()).isEqualTo(1); // still readable
 
     assertThatThrownBy(() -> append(fresh, "p", 0, 0, 1))
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("Cannot write to Delta table at " + store.location()
-            + " (version 1): it requires writer version 7 with features [checkConstraints]");
+        .hasMessageContaining(
+            "Cannot write to Delta table at "
+                + store.location()
+                + " (version 1): it requires writer version 7 with features [checkConstraints]");
   }
 
   @Test
@@ -466,8 +503,8 @@ class DeltaTableTest {
   void addFilesRejectsWrongPartitioning() throws Exception {
     table.create(SCHEMA, List.of("region"), Map.of());
     AppendTransaction tx = table.newAppend(new TransactionId("p", 0));
-    var file = new DataFile("x.parquet", Map.of(), 1, 1,
-        new FileStats(1, Map.of(), Map.of(), Map.of()));
+    var file =
+        new DataFile("x.parquet", Map.of(), 1, 1, new FileStats(1, Map.of(), Map.of(), Map.of()));
     assertThatThrownBy(() -> tx.addFiles(List.of(file)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("data file 'x.parquet' has partition values for [] but table")

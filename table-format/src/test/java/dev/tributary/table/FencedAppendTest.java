@@ -14,14 +14,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The zombie fence of consumer-group mode at the table level: two writers share a table by source
- * partition, each commit moves the partition's position ({@code txn}) from where its range starts to
- * where it ends, and a writer whose partition moved on (a stale owner) can never commit.
+ * partition, each commit moves the partition's position ({@code txn}) from where its range starts
+ * to where it ends, and a writer whose partition moved on (a stale owner) can never commit.
  */
 class FencedAppendTest {
   static final String P0 = "orders:topic:0";
   static final String P1 = "orders:topic:1";
 
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
   DeltaTable a;
   DeltaTable b;
@@ -78,7 +79,8 @@ class FencedAppendTest {
     CommitResult result = first.commit(Map.of());
 
     assertThat(result.committed()).isTrue();
-    assertThat(result.attempts()).isEqualTo(2); // lost the race for the version, retried over b's commit
+    assertThat(result.attempts())
+        .isEqualTo(2); // lost the race for the version, retried over b's commit
     Snapshot snapshot = a.snapshot();
     assertThat(snapshot.latestTransactionVersion(P0)).hasValue(20);
     assertThat(snapshot.latestTransactionVersion(P1)).hasValue(9);
@@ -88,12 +90,18 @@ class FencedAppendTest {
   @Test
   void aFenceCannotMoveBackwardsAndAFencedAppendNeedsDistinctPositions() {
     assertThatThrownBy(() -> fence(P0, OptionalLong.of(10), 9))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot move from");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cannot move from");
     assertThatThrownBy(() -> a.newFencedAppend(List.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one position");
-    assertThatThrownBy(() -> a.newFencedAppend(List.of(fence(P0, OptionalLong.empty(), 1),
-        fence(P0, OptionalLong.empty(), 2))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share an app id");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least one position");
+    assertThatThrownBy(
+            () ->
+                a.newFencedAppend(
+                    List.of(
+                        fence(P0, OptionalLong.empty(), 1), fence(P0, OptionalLong.empty(), 2))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("share an app id");
   }
 
   private static PositionFence fence(String appId, OptionalLong expected, long next) {

@@ -7,14 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.storage.testing.InMemoryObjectStore;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
-import java.time.Instant;
 
 class MergeTransactionTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
   final DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock));
 
@@ -39,7 +40,11 @@ class MergeTransactionTest {
       assertThat(r.filesRemoved()).isEqualTo(1);
     }
     Map<Long, String> names = namesById();
-    assertThat(names).hasSize(11).containsEntry(3L, "three").containsEntry(42L, "forty-two").containsEntry(4L, "name-4");
+    assertThat(names)
+        .hasSize(11)
+        .containsEntry(3L, "three")
+        .containsEntry(42L, "forty-two")
+        .containsEntry(4L, "name-4");
   }
 
   @Test
@@ -69,7 +74,9 @@ class MergeTransactionTest {
     }
     try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", 1), List.of("name"))) {
       tx.write(new Object[] {3L, emoji, null, null});
-      assertThat(tx.commit(Map.of()).filesRemoved()).as("the file holding the key is rewritten").isEqualTo(1);
+      assertThat(tx.commit(Map.of()).filesRemoved())
+          .as("the file holding the key is rewritten")
+          .isEqualTo(1);
     }
     assertThat(namesById()).containsExactly(Map.entry(1L, privateUse), Map.entry(3L, emoji));
   }

@@ -13,12 +13,14 @@ import org.junit.jupiter.api.Test;
 
 /** {@link DeltaTable#snapshotAt}: an earlier version exactly, from commits or from a checkpoint. */
 class SnapshotAtTest {
-  final TestTables.MutableClock clock = new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  final TestTables.MutableClock clock =
+      new TestTables.MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
   final InMemoryObjectStore store = new InMemoryObjectStore(clock);
 
   @Test
   void rebuildsEachEarlierVersionExactly() throws Exception {
-    DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(3));
+    DeltaTable table =
+        DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(3));
     table.create(SCHEMA, List.of(), Map.of());
     for (int b = 0; b < 7; b++) {
       TestTables.append(table, "p", b, b * 2L, b * 2L + 2);
@@ -35,7 +37,8 @@ class SnapshotAtTest {
 
   @Test
   void usesACheckpointWhenEarlyCommitsAreGoneAndRefusesWhatCannotBeRebuilt() throws Exception {
-    DeltaTable table = DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(3));
+    DeltaTable table =
+        DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(3));
     table.create(SCHEMA, List.of(), Map.of());
     for (int b = 0; b < 5; b++) {
       TestTables.append(table, "p", b, b * 2L, b * 2L + 2);
@@ -45,11 +48,18 @@ class SnapshotAtTest {
     }
 
     assertThat(TestTables.ids(TestTables.rows(store, table.snapshotAt(4)))).hasSize(8);
-    assertThatThrownBy(() -> table.snapshotAt(2)).isInstanceOf(TableException.class)
-        .hasMessageStartingWith("Cannot read version 2 of Delta table at " + store.location()
-            + ": no commit or checkpoint at or below it is left.")
+    assertThatThrownBy(() -> table.snapshotAt(2))
+        .isInstanceOf(TableException.class)
+        .hasMessageStartingWith(
+            "Cannot read version 2 of Delta table at "
+                + store.location()
+                + ": no commit or checkpoint at or below it is left.")
         .hasMessageContaining("raise the retention");
-    assertThatThrownBy(() -> table.snapshotAt(9)).isInstanceOf(TableException.class)
-        .hasMessageContaining("Cannot read version 9 of Delta table at " + store.location() + ": the latest version is 5.");
+    assertThatThrownBy(() -> table.snapshotAt(9))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining(
+            "Cannot read version 9 of Delta table at "
+                + store.location()
+                + ": the latest version is 5.");
   }
 }

@@ -21,11 +21,12 @@ import java.util.Map;
 
 /** Shared schema, rows and helpers of the table tests. */
 final class TestTables {
-  static final StructType SCHEMA = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("name", PrimitiveType.STRING),
-      StructField.nullable("ts", PrimitiveType.TIMESTAMP),
-      StructField.nullable("region", PrimitiveType.STRING));
+  static final StructType SCHEMA =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("name", PrimitiveType.STRING),
+          StructField.nullable("ts", PrimitiveType.TIMESTAMP),
+          StructField.nullable("region", PrimitiveType.STRING));
 
   private TestTables() {}
 
@@ -36,7 +37,9 @@ final class TestTables {
   }
 
   static Object[] row(long id, String region) {
-    return new Object[] {id, "name-" + id, Instant.ofEpochSecond(1_700_000_000L + id, 123_000), region};
+    return new Object[] {
+      id, "name-" + id, Instant.ofEpochSecond(1_700_000_000L + id, 123_000), region
+    };
   }
 
   /** Appends rows with ids [from, to) spread over regions EU, US and null. */

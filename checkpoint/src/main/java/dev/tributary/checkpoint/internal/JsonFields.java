@@ -7,12 +7,12 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * Typed, checked access to the fields of one file's JSON object: every missing or mistyped field
- * is a {@link CorruptCheckpointException} naming the file and the field.
+ * Typed, checked access to the fields of one file's JSON object: every missing or mistyped field is
+ * a {@link CorruptCheckpointException} naming the file and the field.
  */
 final class JsonFields {
   private final String location;

@@ -101,8 +101,11 @@ public final class LogFiles {
       if (existing.isEmpty()) {
         throw unknown;
       }
-      LOG.info("Write of '{}' in {} reported {}; the file exists, checking its content",
-          key, store.location(), unknown.toString());
+      LOG.info(
+          "Write of '{}' in {} reported {}; the file exists, checking its content",
+          key,
+          store.location(),
+          unknown.toString());
       verifySame(key, existing.get(), entry);
       return;
     }

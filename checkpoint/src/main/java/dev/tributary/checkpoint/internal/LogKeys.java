@@ -22,8 +22,8 @@ public final class LogKeys {
   }
 
   /**
-   * The number in a key {@code dir + 20 digits}, or empty for any other name (a stray file such
-   * as an editor backup, which the logs do not own).
+   * The number in a key {@code dir + 20 digits}, or empty for any other name (a stray file such as
+   * an editor backup, which the logs do not own).
    */
   public static OptionalLong parse(String dir, String key) {
     if (!key.startsWith(dir)) {

@@ -1,6 +1,7 @@
 package dev.tributary.checkpoint.internal;
 
 import dev.tributary.checkpoint.CheckpointMetadata;
+import dev.tributary.checkpoint.CompatibleChange;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
 import java.io.IOException;
 import java.time.Instant;
@@ -10,17 +11,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.UUID;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.tributary.checkpoint.CompatibleChange;
 
 /**
- * The {@code metadata/<version>} files: created on first start, compared on every later start,
- * and versioned when only compatible declaration parts changed. The latest version is the one in
- * force; older versions stay as the history of compatible changes.
+ * The {@code metadata/<version>} files: created on first start, compared on every later start, and
+ * versioned when only compatible declaration parts changed. The latest version is the one in force;
+ * older versions stay as the history of compatible changes.
  */
 public final class MetadataLog {
   /** The identity part name used in messages for a changed pipeline id. */
@@ -34,7 +34,8 @@ public final class MetadataLog {
 
   /**
    * The metadata in force after this start: the existing one if the identity is unchanged, a new
-   * version if only parts {@code compatibleParts} accepts changed, a first version for a new checkpoint.
+   * version if only parts {@code compatibleParts} accepts changed, a first version for a new
+   * checkpoint.
    *
    * @throws dev.tributary.checkpoint.CheckpointMismatchException if the pipeline id or any other
    *     part changed
@@ -51,24 +52,44 @@ public final class MetadataLog {
       CheckpointMetadata next;
       if (latest.isEmpty()) {
         Instant now = Instant.now();
-        next = new CheckpointMetadata(formatVersion, 1, pipelineId, now, now, identity,
-            Optional.of(UUID.randomUUID().toString()));
+        next =
+            new CheckpointMetadata(
+                formatVersion,
+                1,
+                pipelineId,
+                now,
+                now,
+                identity,
+                Optional.of(UUID.randomUUID().toString()));
       } else {
         String key = LogKeys.numbered(LogKeys.METADATA_DIR, latest.getAsLong());
         CheckpointMetadata current =
             files
                 .read(key, EntryCodec::decodeMetadata)
-                .orElseThrow(() -> CheckpointErrors.inconsistent(
-                    files.location(), "'" + key + "' was listed but cannot be read"));
+                .orElseThrow(
+                    () ->
+                        CheckpointErrors.inconsistent(
+                            files.location(), "'" + key + "' was listed but cannot be read"));
         checkFormat(files.location(), key, current, formatVersion);
         if (current.pipelineId().equals(pipelineId) && current.identity().equals(identity)) {
           return current;
         }
         checkCompatible(files.location(), current, pipelineId, identity, compatibleParts);
-        next = new CheckpointMetadata(formatVersion, current.version() + 1, pipelineId,
-            current.createdAt(), Instant.now(), identity, current.checkpointId());
-        LOG.info("Checkpoint {} of pipeline {}: compatible declaration change, writing metadata"
-            + " version {}: {}", files.location(), pipelineId, next.version(),
+        next =
+            new CheckpointMetadata(
+                formatVersion,
+                current.version() + 1,
+                pipelineId,
+                current.createdAt(),
+                Instant.now(),
+                identity,
+                current.checkpointId());
+        LOG.info(
+            "Checkpoint {} of pipeline {}: compatible declaration change, writing metadata"
+                + " version {}: {}",
+            files.location(),
+            pipelineId,
+            next.version(),
             String.join("; ", describe(current.identity(), identity)));
       }
       String key = LogKeys.numbered(LogKeys.METADATA_DIR, next.version());
@@ -89,10 +110,15 @@ public final class MetadataLog {
       String location, String key, CheckpointMetadata current, int formatVersion)
       throws IOException {
     if (current.formatVersion() > formatVersion) {
-      throw CheckpointErrors.corrupt(location, key, "checkpoint layout version "
-          + current.formatVersion() + " is newer than " + formatVersion
-          + ", the highest this release understands: written by a newer Tributary? Upgrade"
-          + " Tributary to use this checkpoint");
+      throw CheckpointErrors.corrupt(
+          location,
+          key,
+          "checkpoint layout version "
+              + current.formatVersion()
+              + " is newer than "
+              + formatVersion
+              + ", the highest this release understands: written by a newer Tributary? Upgrade"
+              + " Tributary to use this checkpoint");
     }
   }
 

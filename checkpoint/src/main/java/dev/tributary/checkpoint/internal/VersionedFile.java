@@ -17,8 +17,8 @@ import java.nio.charset.StandardCharsets;
  * {"batchId":7,"plannedAt":"2026-11-29T08:00:00Z",...}
  * </pre>
  *
- * <p>Decoding never guesses: an empty or truncated file, a missing or unknown version, or
- * anything that is not exactly one JSON object is a {@link CorruptCheckpointException}.
+ * <p>Decoding never guesses: an empty or truncated file, a missing or unknown version, or anything
+ * that is not exactly one JSON object is a {@link CorruptCheckpointException}.
  */
 public final class VersionedFile {
   /** The only version this release writes and the highest it reads. */
@@ -67,7 +67,10 @@ public final class VersionedFile {
       throw CheckpointErrors.corrupt(
           location,
           key,
-          "format version v" + version + " is newer than v" + VERSION
+          "format version v"
+              + version
+              + " is newer than v"
+              + VERSION
               + ", the highest this release reads: written by a newer Tributary? Upgrade Tributary"
               + " to read this checkpoint");
     }
@@ -91,7 +94,9 @@ public final class VersionedFile {
 
   private static int parseVersion(String location, String key, String header)
       throws CorruptCheckpointException {
-    if (header.length() >= 2 && header.length() <= 10 && header.charAt(0) == 'v'
+    if (header.length() >= 2
+        && header.length() <= 10
+        && header.charAt(0) == 'v'
         && header.substring(1).chars().allMatch(Character::isDigit)) {
       int version = Integer.parseInt(header.substring(1));
       if (version >= 1) {
@@ -100,6 +105,8 @@ public final class VersionedFile {
     }
     String shown = header.length() > 40 ? header.substring(0, 40) + "..." : header;
     throw CheckpointErrors.corrupt(
-        location, key, "the first line should be a format version like 'v1', found '" + shown + "'");
+        location,
+        key,
+        "the first line should be a format version like 'v1', found '" + shown + "'");
   }
 }

@@ -8,9 +8,9 @@ import java.util.Objects;
  * One key and its value, as a scan returns them.
  *
  * <p>Not a record on purpose: scans over large state return millions of entries, and a record's
- * defensive copies (in the constructor and every accessor) would copy each array three more
- * times. Instead the store creates fresh arrays for every entry and hands them over: the caller
- * owns them and may keep or modify them. Equality is by content.
+ * defensive copies (in the constructor and every accessor) would copy each array three more times.
+ * Instead the store creates fresh arrays for every entry and hands them over: the caller owns them
+ * and may keep or modify them. Equality is by content.
  */
 public final class StateEntry {
   private final byte[] key;

@@ -11,4 +11,5 @@ package dev.tributary.checkpoint.state;
  * @param keysDeleted {@code delete} calls plus keys removed by {@code deleteRange} since the last
  *     commit
  */
-public record StateMetrics(long version, long keys, long bytes, long keysWritten, long keysDeleted) {}
+public record StateMetrics(
+    long version, long keys, long bytes, long keysWritten, long keysDeleted) {}

@@ -13,11 +13,10 @@ import java.nio.file.Path;
  * committed there by the previous batch); the operator reads and changes it ({@link #get}, {@link
  * #put}, {@link #putIfAbsent}, {@link #delete}, {@link #deleteRange}, {@link #scan}); {@link
  * #commit commit(N)} uploads the changes, in the order they were made, as the changelog {@code
- * state/<operatorId>/<N>.delta} with put-if-absent, and every
- * {@code snapshotInterval} versions uploads a full snapshot {@code <N>.snapshot}. Opening version
- * {@code v} loads the latest snapshot at or below {@code v} and applies the changelogs after it,
- * so it yields exactly the state after batch {@code v}; uncommitted changes are never uploaded
- * and are lost on close or reopen.
+ * state/<operatorId>/<N>.delta} with put-if-absent, and every {@code snapshotInterval} versions
+ * uploads a full snapshot {@code <N>.snapshot}. Opening version {@code v} loads the latest snapshot
+ * at or below {@code v} and applies the changelogs after it, so it yields exactly the state after
+ * batch {@code v}; uncommitted changes are never uploaded and are lost on close or reopen.
  *
  * <p>Keys and values are byte arrays; keys sort in unsigned-byte order. The store is not
  * thread-safe: one operator instance uses it from one thread. It owns its local directory.
@@ -26,7 +25,9 @@ public interface StateStore extends AutoCloseable {
   /** The version of the empty state before batch 0. */
   long INITIAL_VERSION = -1;
 
-  /** How many versions {@link #open(ObjectStore, String, long, Path)} lets pass between snapshots. */
+  /**
+   * How many versions {@link #open(ObjectStore, String, long, Path)} lets pass between snapshots.
+   */
   int DEFAULT_SNAPSHOT_INTERVAL = 10;
 
   /**
@@ -35,7 +36,8 @@ public interface StateStore extends AutoCloseable {
    *
    * @see #open(ObjectStore, String, long, Path, int)
    */
-  static StateStore open(ObjectStore checkpointStore, String operatorId, long version, Path localDir)
+  static StateStore open(
+      ObjectStore checkpointStore, String operatorId, long version, Path localDir)
       throws IOException {
     return open(checkpointStore, operatorId, version, localDir, DEFAULT_SNAPSHOT_INTERVAL);
   }
@@ -53,8 +55,13 @@ public interface StateStore extends AutoCloseable {
    *     missing, truncated, fails its checksum or is not a state file
    * @throws IOException if the checkpoint store or the local directory fails
    */
-  static StateStore open(ObjectStore checkpointStore, String operatorId, long version,
-      Path localDir, int snapshotInterval) throws IOException {
+  static StateStore open(
+      ObjectStore checkpointStore,
+      String operatorId,
+      long version,
+      Path localDir,
+      int snapshotInterval)
+      throws IOException {
     return RocksStateStore.open(checkpointStore, operatorId, version, localDir, snapshotInterval);
   }
 
@@ -83,8 +90,8 @@ public interface StateStore extends AutoCloseable {
   void put(byte[] key, byte[] value);
 
   /**
-   * Sets the value of {@code key} unless it has one: one lookup where {@code get} then {@code
-   * put} would need two. Uncommitted until {@link #commit}.
+   * Sets the value of {@code key} unless it has one: one lookup where {@code get} then {@code put}
+   * would need two. Uncommitted until {@link #commit}.
    *
    * @return true if the key had no value and now has {@code value}
    */
@@ -101,8 +108,8 @@ public interface StateStore extends AutoCloseable {
 
   /**
    * Sets keys the caller knows have no value (ruled out by its own index or filter), without
-   * looking them up: the cheapest write. Setting a key that has a value replaces it but leaves
-   * the size {@link #metrics() metrics} off by that entry.
+   * looking them up: the cheapest write. Setting a key that has a value replaces it but leaves the
+   * size {@link #metrics() metrics} off by that entry.
    *
    * @param values {@code values[i]} is the value for {@code keys[i]}
    */
@@ -112,9 +119,9 @@ public interface StateStore extends AutoCloseable {
   void delete(byte[] key);
 
   /**
-   * Removes every key {@code k} with {@code fromInclusive <= k < toExclusive} (unsigned byte
-   * order) at the cost of one range tombstone plus a read of the range for the exact metrics: the
-   * way to evict state laid out in eviction order. Uncommitted until {@link #commit}.
+   * Removes every key {@code k} with {@code fromInclusive <= k < toExclusive} (unsigned byte order)
+   * at the cost of one range tombstone plus a read of the range for the exact metrics: the way to
+   * evict state laid out in eviction order. Uncommitted until {@link #commit}.
    *
    * @return the number of keys removed
    */

@@ -9,6 +9,7 @@ class S3StateStoreIT extends StateStoreContract {
   @Override
   protected ObjectStore newStore() throws Exception {
     S3TestServer server = S3TestServer.shared();
-    return ObjectStores.open("s3://" + server.createBucket() + "/checkpoints/p1", server.settings());
+    return ObjectStores.open(
+        "s3://" + server.createBucket() + "/checkpoints/p1", server.settings());
   }
 }

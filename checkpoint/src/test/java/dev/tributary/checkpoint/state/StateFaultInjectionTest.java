@@ -71,7 +71,8 @@ class StateFaultInjectionTest {
       state.put(b("c"), b("3"));
       state.commit(2); // snapshot of version 2 instead
     }
-    assertThat(store.delegate().list("state/agg/")).extracting(ObjectInfo::key)
+    assertThat(store.delegate().list("state/agg/"))
+        .extracting(ObjectInfo::key)
         .filteredOn(k -> k.endsWith(".snapshot"))
         .containsExactly("state/agg/00000000000000000002.snapshot");
     store.delegate().delete("state/agg/00000000000000000000.delta");

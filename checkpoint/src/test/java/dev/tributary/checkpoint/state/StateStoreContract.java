@@ -66,11 +66,12 @@ abstract class StateStoreContract {
 
   private static List<String> contents(Map<byte[], byte[]> model, String prefix) {
     List<String> out = new ArrayList<>();
-    model.forEach((k, v) -> {
-      if (s(k).startsWith(prefix)) {
-        out.add(s(k) + "=" + s(v));
-      }
-    });
+    model.forEach(
+        (k, v) -> {
+          if (s(k).startsWith(prefix)) {
+            out.add(s(k) + "=" + s(v));
+          }
+        });
     return out;
   }
 
@@ -117,8 +118,10 @@ abstract class StateStoreContract {
               from = to;
               to = swap; // an empty range
             }
-            var removed = Arrays.compareUnsigned(from, to) < 0
-                ? model.subMap(from, true, to, false) : newModel();
+            var removed =
+                Arrays.compareUnsigned(from, to) < 0
+                    ? model.subMap(from, true, to, false)
+                    : newModel();
             int expectedRemoved = removed.size();
             assertThat(state.deleteRange(from, to)).isEqualTo(expectedRemoved);
             removed.clear();
@@ -134,17 +137,22 @@ abstract class StateStoreContract {
         }
         assertThat(contents(state, new byte[0])).isEqualTo(contents(model, ""));
         assertThat(state.metrics().keys()).isEqualTo(model.size());
-        assertThat(state.metrics().bytes()).isEqualTo(model.entrySet().stream()
-            .mapToLong(e -> e.getKey().length + e.getValue().length).sum());
+        assertThat(state.metrics().bytes())
+            .isEqualTo(
+                model.entrySet().stream()
+                    .mapToLong(e -> e.getKey().length + e.getValue().length)
+                    .sum());
         state.commit(v);
         TreeMap<byte[], byte[]> copy = newModel();
         copy.putAll(model);
         models.add(copy);
       }
     }
-    assertThat(store.list("state/" + OP + "/")).extracting(ObjectInfo::key)
+    assertThat(store.list("state/" + OP + "/"))
+        .extracting(ObjectInfo::key)
         .filteredOn(k -> k.endsWith(".snapshot"))
-        .containsExactly("state/dedup-1/00000000000000000003.snapshot",
+        .containsExactly(
+            "state/dedup-1/00000000000000000003.snapshot",
             "state/dedup-1/00000000000000000007.snapshot",
             "state/dedup-1/00000000000000000011.snapshot");
 
@@ -152,13 +160,17 @@ abstract class StateStoreContract {
       TreeMap<byte[], byte[]> expected = v < 0 ? newModel() : models.get(v);
       try (StateStore state = open(v)) {
         assertThat(state.version()).isEqualTo(v);
-        assertThat(contents(state, new byte[0])).as("version %d", v)
+        assertThat(contents(state, new byte[0]))
+            .as("version %d", v)
             .isEqualTo(contents(expected, ""));
         assertThat(contents(state, b("b/"))).isEqualTo(contents(expected, "b/"));
         StateMetrics m = state.metrics();
         assertThat(m.keys()).isEqualTo(expected.size());
-        assertThat(m.bytes()).isEqualTo(expected.entrySet().stream()
-            .mapToLong(e -> e.getKey().length + e.getValue().length).sum());
+        assertThat(m.bytes())
+            .isEqualTo(
+                expected.entrySet().stream()
+                    .mapToLong(e -> e.getKey().length + e.getValue().length)
+                    .sum());
         assertThat(m.keysWritten()).isZero();
       }
     }
@@ -226,8 +238,9 @@ abstract class StateStoreContract {
       state.commit(1);
     }
     try (StateStore state = open(1)) {
-      assertThat(contents(state, new byte[0])).containsExactly(
-          "t/0=v0", "t/1=v1", "t/2=v2", "t/3=v3", "t/4=v4", "t/5=v5", "t/6=v6", "t/7=v7");
+      assertThat(contents(state, new byte[0]))
+          .containsExactly(
+              "t/0=v0", "t/1=v1", "t/2=v2", "t/3=v3", "t/4=v4", "t/5=v5", "t/6=v6", "t/7=v7");
       assertThat(state.metrics().keys()).isEqualTo(8);
     }
   }
@@ -322,8 +335,9 @@ abstract class StateStoreContract {
     try (StateStore state = open(StateStore.INITIAL_VERSION)) {
       assertThatThrownBy(() -> state.commit(1))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("State of operator dedup-1 is at version -1: the next commit must be"
-              + " version 0, not 1");
+          .hasMessage(
+              "State of operator dedup-1 is at version -1: the next commit must be"
+                  + " version 0, not 1");
     }
   }
 
@@ -350,8 +364,12 @@ abstract class StateStoreContract {
     store.put(key(1, "delta"), flipped);
     assertThatThrownBy(() -> open(1))
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessage("Cannot read checkpoint file '" + key(1, "delta") + "' in " + store.location()
-            + ": its CRC-32C checksum does not match its content.");
+        .hasMessage(
+            "Cannot read checkpoint file '"
+                + key(1, "delta")
+                + "' in "
+                + store.location()
+                + ": its CRC-32C checksum does not match its content.");
 
     store.put(key(1, "delta"), Arrays.copyOf(good, good.length - 3));
     assertThatThrownBy(() -> open(1))
@@ -366,16 +384,17 @@ abstract class StateStoreContract {
     store.put(key(1, "delta"), store.read(key(0, "delta")));
     assertThatThrownBy(() -> open(1))
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageEndingWith(": it holds a changelog of version 0 but its name says a changelog"
-            + " of version 1.");
+        .hasMessageEndingWith(
+            ": it holds a changelog of version 0 but its name says a changelog" + " of version 1.");
 
     byte[] newer = good.clone();
     newer[11] = 3;
     store.put(key(1, "delta"), newer);
     assertThatThrownBy(() -> open(1))
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("state file format 3 is unknown (this release reads format 2):"
-            + " written by a newer Tributary? Upgrade Tributary");
+        .hasMessageContaining(
+            "state file format 3 is unknown (this release reads format 2):"
+                + " written by a newer Tributary? Upgrade Tributary");
 
     store.put(key(1, "delta"), b("v1\n{\"batchId\":1}\n"));
     assertThatThrownBy(() -> open(1))
@@ -389,15 +408,19 @@ abstract class StateStoreContract {
 
     assertThatThrownBy(() -> open(5))
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageStartingWith("Inconsistent checkpoint in " + store.location()
-            + ": state version 5 of operator dedup-1 does not exist (the latest is 2 under"
-            + " state/dedup-1/)");
+        .hasMessageStartingWith(
+            "Inconsistent checkpoint in "
+                + store.location()
+                + ": state version 5 of operator dedup-1 does not exist (the latest is 2 under"
+                + " state/dedup-1/)");
 
     store.delete(key(1, "delta"));
     assertThatThrownBy(() -> open(2))
         .isInstanceOf(CorruptCheckpointException.class)
-        .hasMessageContaining("state version 2 of operator dedup-1 needs changelog '"
-            + key(1, "delta") + "', which is missing (there is no snapshot before it)");
+        .hasMessageContaining(
+            "state version 2 of operator dedup-1 needs changelog '"
+                + key(1, "delta")
+                + "', which is missing (there is no snapshot before it)");
   }
 
   @Test
@@ -406,8 +429,9 @@ abstract class StateStoreContract {
 
     assertThat(StateStore.purge(store, OP, 8)).isEqualTo(8); // deltas 0-6, snapshot 3
 
-    assertThat(store.list("state/")).extracting(ObjectInfo::key).containsExactly(
-        key(7, "delta"), key(7, "snapshot"), key(8, "delta"), key(9, "delta"));
+    assertThat(store.list("state/"))
+        .extracting(ObjectInfo::key)
+        .containsExactly(key(7, "delta"), key(7, "snapshot"), key(8, "delta"), key(9, "delta"));
     try (StateStore state = open(8)) {
       assertThat(state.metrics().keys()).isEqualTo(9);
     }
@@ -428,9 +452,12 @@ abstract class StateStoreContract {
 
     assertThatThrownBy(() -> StateStore.open(store, OP, -1, foreign))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("State store local directory " + foreign + " is not empty and was not"
-            + " created by a state store (no .tributary-state-store file in it); give an empty or"
-            + " dedicated directory, since the store deletes its contents.");
+        .hasMessage(
+            "State store local directory "
+                + foreign
+                + " is not empty and was not"
+                + " created by a state store (no .tributary-state-store file in it); give an empty or"
+                + " dedicated directory, since the store deletes its contents.");
     assertThat(foreign.resolve("notes.txt")).hasContent("keep me");
   }
 
@@ -441,10 +468,12 @@ abstract class StateStoreContract {
 
       assertThatThrownBy(() -> StateStore.open(store, "window-2", -1, dir.resolve("work")))
           .isInstanceOf(IllegalStateException.class)
-          .hasMessage("State store of operator window-2 cannot use local directory "
-              + dir.resolve("work").toAbsolutePath().normalize() + ": the open state store of"
-              + " operator dedup-1 uses it. Give every operator (and every pipeline) its own"
-              + " directory, or close the other store first.");
+          .hasMessage(
+              "State store of operator window-2 cannot use local directory "
+                  + dir.resolve("work").toAbsolutePath().normalize()
+                  + ": the open state store of"
+                  + " operator dedup-1 uses it. Give every operator (and every pipeline) its own"
+                  + " directory, or close the other store first.");
       assertThat(first.get(b("k"))).isEqualTo(b("v"));
       first.commit(0);
     }
@@ -457,8 +486,9 @@ abstract class StateStoreContract {
   void invalidOperatorIdsAreRefused() {
     assertThatThrownBy(() -> StateStore.open(store, "../escape", -1, dir))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Invalid state operator id '../escape': use 1 to 200 letters, digits, '.',"
-            + " '_' or '-' (not only dots)");
+        .hasMessage(
+            "Invalid state operator id '../escape': use 1 to 200 letters, digits, '.',"
+                + " '_' or '-' (not only dots)");
   }
 
   @Test

@@ -14,8 +14,7 @@ final class Cron {
       Set.of("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly");
   private static final Pattern FIELD = Pattern.compile("[0-9A-Za-z*?/,#\\-]+");
 
-  private Cron() {
-  }
+  private Cron() {}
 
   /**
    * Checks the expression's shape.

@@ -5,8 +5,8 @@ import dev.tributary.config.BackfillSpec;
 import dev.tributary.config.DeduplicateSpec;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
-import dev.tributary.config.JoinSpec;
 import dev.tributary.config.FormatSpec;
+import dev.tributary.config.JoinSpec;
 import dev.tributary.config.MaintenanceSpec;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.QuarantineLimit;
@@ -20,8 +20,8 @@ import java.util.List;
 
 /**
  * The parts of a pipeline as converted from the file, before the cross-part checks. A part is null
- * when it is absent or could not be converted ({@link Problems#declared} and {@link Problems#brokenAt}
- * tell which); defaults that do not depend on other parts are already applied.
+ * when it is absent or could not be converted ({@link Problems#declared} and {@link
+ * Problems#brokenAt} tell which); defaults that do not depend on other parts are already applied.
  */
 record Draft(
     String id,
@@ -42,5 +42,4 @@ record Draft(
     BackfillSpec backfill,
     StorageSpec storage,
     SchemaEvolutionSpec schemaEvolution,
-    QuarantineLimit quarantineLimit) {
-}
+    QuarantineLimit quarantineLimit) {}

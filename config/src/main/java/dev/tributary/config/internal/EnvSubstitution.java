@@ -6,18 +6,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Replaces {@code ${NAME}} and {@code ${NAME:-default}} in scalar values. {@code :-} uses the default
- * when the variable is unset or empty, as POSIX shells do; {@code $${...}} stands for a literal
- * {@code ${...}}. Replacement is not recursive: a value or default containing {@code ${...}} is kept
- * as is.
+ * Replaces {@code ${NAME}} and {@code ${NAME:-default}} in scalar values. {@code :-} uses the
+ * default when the variable is unset or empty, as POSIX shells do; {@code $${...}} stands for a
+ * literal {@code ${...}}. Replacement is not recursive: a value or default containing {@code
+ * ${...}} is kept as is.
  */
 final class EnvSubstitution {
 
   private static final Pattern REFERENCE =
       Pattern.compile("\\$\\$\\{|\\$\\{([A-Za-z_][A-Za-z0-9_.]*)(?::-([^}]*))?}");
 
-  private EnvSubstitution() {
-  }
+  private EnvSubstitution() {}
 
   /**
    * Returns {@code text} with every reference replaced.
@@ -26,7 +25,7 @@ final class EnvSubstitution {
    *     describing a malformed reference
    */
   static String apply(String text, Function<String, String> env) {
-    return apply(text, env, value -> { });
+    return apply(text, env, value -> {});
   }
 
   /**

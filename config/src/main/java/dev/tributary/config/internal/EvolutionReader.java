@@ -31,10 +31,19 @@ final class EvolutionReader {
     if (map == null) {
       return null;
     }
-    SchemaEvolutionSpec.Mode mode = map.read("mode", n -> output.keyword(n, "schema-evolution.mode",
-        "schema evolution mode", SchemaEvolutionSpec.Mode.values(), SchemaEvolutionSpec.Mode::keyword),
-        SchemaEvolutionSpec.Mode.NONE);
-    Boolean rescue = map.read("rescue", n -> nodes.bool(n, "schema-evolution.rescue"), Boolean.FALSE);
+    SchemaEvolutionSpec.Mode mode =
+        map.read(
+            "mode",
+            n ->
+                output.keyword(
+                    n,
+                    "schema-evolution.mode",
+                    "schema evolution mode",
+                    SchemaEvolutionSpec.Mode.values(),
+                    SchemaEvolutionSpec.Mode::keyword),
+            SchemaEvolutionSpec.Mode.NONE);
+    Boolean rescue =
+        map.read("rescue", n -> nodes.bool(n, "schema-evolution.rescue"), Boolean.FALSE);
     map.finish();
     return mode == null || rescue == null ? null : new SchemaEvolutionSpec(mode, rescue);
   }

@@ -42,12 +42,13 @@ final class FormatReader {
 
   /**
    * Reads {@code format}: required with a Kafka source, refused with a Delta source (whose table's
-   * schema is the input schema); with a broken source, read when present (required when the
-   * source is missing: the example source is Kafka's).
+   * schema is the input schema); with a broken source, read when present (required when the source
+   * is missing: the example source is Kafka's).
    */
   FormatSpec format(YamlMap root, SourceSpec sourceSpec) {
     if (sourceSpec instanceof DeltaSourceSpec) {
-      root.optional("format").ifPresent(n -> nodes.fail(n, "format", Messages.formatWithDeltaSource()));
+      root.optional("format")
+          .ifPresent(n -> nodes.fail(n, "format", Messages.formatWithDeltaSource()));
       return null;
     }
     YamlMap format;
@@ -85,8 +86,10 @@ final class FormatReader {
   }
 
   private JsonFormatSpec json(YamlMap json) {
-    Node schemaNode = json.required("schema", "schema: { order_id: string, event_time: timestamp }");
-    List<ColumnSpec> columns = schemaNode == null ? null : columns(schemaNode, "format.json.schema");
+    Node schemaNode =
+        json.required("schema", "schema: { order_id: string, event_time: timestamp }");
+    List<ColumnSpec> columns =
+        schemaNode == null ? null : columns(schemaNode, "format.json.schema");
     Size maxRecordSize = maxRecordSize(json, "format.json");
     json.finish();
     if (columns == null || maxRecordSize == null) {
@@ -97,7 +100,8 @@ final class FormatReader {
 
   private AvroFormatSpec avro(YamlMap avro) {
     RegistrySpec registry = registry(avro, "format.avro");
-    Node schemaNode = avro.required("schema", "schema: { order_id: string, event_time: timestamp }");
+    Node schemaNode =
+        avro.required("schema", "schema: { order_id: string, event_time: timestamp }");
     List<ColumnSpec> values = schemaNode == null ? null : columns(schemaNode, "format.avro.schema");
     List<ColumnSpec> keys = keyColumns(avro, "format.avro", values);
     Size maxRecordSize = maxRecordSize(avro, "format.avro");
@@ -110,22 +114,32 @@ final class FormatReader {
 
   private ProtobufFormatSpec protobuf(YamlMap protobuf) {
     Node messageNode = protobuf.required("message", "message: com.example.Order");
-    String message = messageNode == null ? null
-        : nodes.nonEmptyText(messageNode, "format.protobuf.message", "the message name");
+    String message =
+        messageNode == null
+            ? null
+            : nodes.nonEmptyText(messageNode, "format.protobuf.message", "the message name");
     RegistrySpec registry = registry(protobuf, "format.protobuf");
-    Node schemaNode = protobuf.required("schema", "schema: { order_id: string, event_time: timestamp }");
-    List<ColumnSpec> values = schemaNode == null ? null : columns(schemaNode, "format.protobuf.schema");
+    Node schemaNode =
+        protobuf.required("schema", "schema: { order_id: string, event_time: timestamp }");
+    List<ColumnSpec> values =
+        schemaNode == null ? null : columns(schemaNode, "format.protobuf.schema");
     List<ColumnSpec> keys = keyColumns(protobuf, "format.protobuf", values);
     Size maxRecordSize = maxRecordSize(protobuf, "format.protobuf");
     protobuf.finish();
-    if (message == null || registry == null || values == null || keys == null || maxRecordSize == null) {
+    if (message == null
+        || registry == null
+        || values == null
+        || keys == null
+        || maxRecordSize == null) {
       return null;
     }
     return new ProtobufFormatSpec(message.strip(), registry, values, keys, maxRecordSize);
   }
 
   private Size maxRecordSize(YamlMap section, String path) {
-    return section.read("max-record-size", n -> source.positiveSize(n, path + ".max-record-size"),
+    return section.read(
+        "max-record-size",
+        n -> source.positiveSize(n, path + ".max-record-size"),
         JsonFormatSpec.DEFAULT_MAX_RECORD_SIZE);
   }
 
@@ -144,7 +158,9 @@ final class FormatReader {
         // Top-level names must differ: nested key and value columns under one parent would make
         // one struct column of two sources.
         if (key.jsonPath().get(0).equals(value.jsonPath().get(0))) {
-          nodes.problems().atKey(path + ".key." + key.name(), Messages.keyColumnClash(key.name(), path));
+          nodes
+              .problems()
+              .atKey(path + ".key." + key.name(), Messages.keyColumnClash(key.name(), path));
           return null;
         }
       }
@@ -154,29 +170,37 @@ final class FormatReader {
 
   private RegistrySpec registry(YamlMap section, String path) {
     Node node = section.required("registry", "registry: { url: http://localhost:8081 }");
-    YamlMap registry = node == null ? null : nodes.map(node, path + ".registry", path + ".registry");
+    YamlMap registry =
+        node == null ? null : nodes.map(node, path + ".registry", path + ".registry");
     if (registry == null) {
       return null;
     }
     String at = path + ".registry";
     Node urlNode = registry.required("url", "url: http://localhost:8081");
-    String url = urlNode == null ? null : nodes.nonEmptyText(urlNode, at + ".url", "the registry URL");
+    String url =
+        urlNode == null ? null : nodes.nonEmptyText(urlNode, at + ".url", "the registry URL");
     if (url != null && !isHttpUrl(url.strip())) {
       nodes.fail(urlNode, at + ".url", Messages.badRegistryUrl(url));
       url = null;
     }
     Node basicNode = registry.optional("basic-auth").orElse(null);
-    String basic = basicNode == null ? null : nodes.nonEmptyText(basicNode, at + ".basic-auth", "basic-auth");
+    String basic =
+        basicNode == null ? null : nodes.nonEmptyText(basicNode, at + ".basic-auth", "basic-auth");
     boolean ok = basicNode == null || basic != null;
     if (basic != null && basic.indexOf(':') > 0) {
-      nodes.problems().secret(basic.substring(basic.indexOf(':') + 1)); // the password alone is a secret too
+      nodes
+          .problems()
+          .secret(basic.substring(basic.indexOf(':') + 1)); // the password alone is a secret too
     }
     if (basic != null && basic.indexOf(':') <= 0) {
       nodes.fail(basicNode, at + ".basic-auth", Messages.badBasicAuth());
       ok = false;
     }
     Node bearerNode = registry.optional("bearer-token").orElse(null);
-    String bearer = bearerNode == null ? null : nodes.nonEmptyText(bearerNode, at + ".bearer-token", "bearer-token");
+    String bearer =
+        bearerNode == null
+            ? null
+            : nodes.nonEmptyText(bearerNode, at + ".bearer-token", "bearer-token");
     ok &= bearerNode == null || bearer != null;
     if (basic != null && bearer != null) {
       nodes.fail(bearerNode, at + ".bearer-token", Messages.twoRegistryAuths());
@@ -190,18 +214,25 @@ final class FormatReader {
         ok = false;
       } else {
         Node caNode = tls.required("ca-file", "ca-file: /etc/ssl/registry-ca.pem");
-        caFile = caNode == null ? null : nodes.nonEmptyText(caNode, at + ".tls.ca-file", "the CA file");
+        caFile =
+            caNode == null ? null : nodes.nonEmptyText(caNode, at + ".tls.ca-file", "the CA file");
         ok &= caFile != null;
         tls.finish();
       }
     }
-    Duration timeout = registry.read("timeout", n -> positiveDuration(n, at + ".timeout"), RegistrySpec.DEFAULT_TIMEOUT);
+    Duration timeout =
+        registry.read(
+            "timeout", n -> positiveDuration(n, at + ".timeout"), RegistrySpec.DEFAULT_TIMEOUT);
     registry.finish();
     if (url == null || !ok || timeout == null) {
       return null;
     }
-    return new RegistrySpec(stripTrailingSlash(url.strip()), Optional.ofNullable(basic), Optional.ofNullable(bearer),
-        Optional.ofNullable(caFile), timeout);
+    return new RegistrySpec(
+        stripTrailingSlash(url.strip()),
+        Optional.ofNullable(basic),
+        Optional.ofNullable(bearer),
+        Optional.ofNullable(caFile),
+        timeout);
   }
 
   private Duration positiveDuration(Node node, String path) {
@@ -216,8 +247,10 @@ final class FormatReader {
   private static boolean isHttpUrl(String url) {
     try {
       URI uri = URI.create(url);
-      return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
-          && uri.getQuery() == null && uri.getUserInfo() == null;
+      return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+          && uri.getHost() != null
+          && uri.getQuery() == null
+          && uri.getUserInfo() == null;
     } catch (IllegalArgumentException e) {
       return false;
     }
@@ -265,7 +298,11 @@ final class FormatReader {
     for (ColumnSpec parent : columns) {
       for (ColumnSpec child : columns) {
         if (child.name().startsWith(parent.name() + ".")) {
-          nodes.problems().atKey(schema.child(parent.name()), Messages.columnConflict(parent.name(), child.name()));
+          nodes
+              .problems()
+              .atKey(
+                  schema.child(parent.name()),
+                  Messages.columnConflict(parent.name(), child.name()));
           ok = false;
         }
       }
@@ -273,17 +310,19 @@ final class FormatReader {
     return ok ? columns : null;
   }
 
-
   /**
-   * In a flow mapping ({@code { amount: decimal(12,2) }}, as PIPELINES.md writes it) YAML ends a plain
-   * scalar at the comma, so the type arrives as {@code amount: "decimal(12"} followed by a key
-   * {@code "2)"} without a value. That pair is the declared {@code decimal(12,2)}: returns its text,
-   * or null when the entries are anything else (a quoted value, a next key with a value).
+   * In a flow mapping ({@code { amount: decimal(12,2) }}, as PIPELINES.md writes it) YAML ends a
+   * plain scalar at the comma, so the type arrives as {@code amount: "decimal(12"} followed by a
+   * key {@code "2)"} without a value. That pair is the declared {@code decimal(12,2)}: returns its
+   * text, or null when the entries are anything else (a quoted value, a next key with a value).
    */
   private static String rejoinedDecimal(Node typeNode, Map.Entry<String, Node> next) {
-    if (typeNode instanceof ScalarNode head && head.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN
-        && DECIMAL_HEAD.matcher(head.getValue()).matches() && DECIMAL_TAIL.matcher(next.getKey()).matches()
-        && next.getValue() instanceof ScalarNode empty && empty.getValue().isEmpty()) {
+    if (typeNode instanceof ScalarNode head
+        && head.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN
+        && DECIMAL_HEAD.matcher(head.getValue()).matches()
+        && DECIMAL_TAIL.matcher(next.getKey()).matches()
+        && next.getValue() instanceof ScalarNode empty
+        && empty.getValue().isEmpty()) {
       return head.getValue() + "," + next.getKey().strip();
     }
     return null;

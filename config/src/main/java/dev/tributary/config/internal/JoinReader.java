@@ -48,13 +48,17 @@ final class JoinReader {
       return null;
     }
     Node deltaNode = map.required("delta", "delta: { path: s3://lake/dims/customers }");
-    YamlMap delta = deltaNode == null ? null : nodes.map(deltaNode, path + ".delta", "join[].delta");
+    YamlMap delta =
+        deltaNode == null ? null : nodes.map(deltaNode, path + ".delta", "join[].delta");
     String table = null;
     StorageSpec storage = null;
     boolean storageOk = true;
     if (delta != null) {
       Node pathNode = delta.required("path", "path: s3://lake/dims/customers or a local directory");
-      table = pathNode == null ? null : nodes.nonEmptyText(pathNode, path + ".delta.path", "the table path");
+      table =
+          pathNode == null
+              ? null
+              : nodes.nonEmptyText(pathNode, path + ".delta.path", "the table path");
       storage = tables.storage(delta, path + ".delta.storage", "join[].delta.storage");
       storageOk = storage != null || !nodes.problems().declared(path + ".delta.storage");
       delta.finish();
@@ -65,15 +69,31 @@ final class JoinReader {
       nodes.fail(onNode, path + ".on", Messages.empty("the key list"));
       on = null;
     }
-    JoinType type = map.read("type", n -> tables.keyword(n, path + ".type", "join type", JoinType.values(),
-        JoinType::keyword), JoinType.INNER);
-    Size maxSize = map.read("max-size", n -> sizes.positiveSize(n, path + ".max-size"), JoinSpec.DEFAULT_MAX_SIZE);
-    Optional<List<String>> columns = map.read("columns", n -> {
-      List<String> picked = nodes.textList(n, path + ".columns");
-      return picked == null ? null : Optional.of(picked);
-    }, Optional.empty());
+    JoinType type =
+        map.read(
+            "type",
+            n ->
+                tables.keyword(
+                    n, path + ".type", "join type", JoinType.values(), JoinType::keyword),
+            JoinType.INNER);
+    Size maxSize =
+        map.read(
+            "max-size", n -> sizes.positiveSize(n, path + ".max-size"), JoinSpec.DEFAULT_MAX_SIZE);
+    Optional<List<String>> columns =
+        map.read(
+            "columns",
+            n -> {
+              List<String> picked = nodes.textList(n, path + ".columns");
+              return picked == null ? null : Optional.of(picked);
+            },
+            Optional.empty());
     map.finish();
-    if (table == null || !storageOk || on == null || type == null || maxSize == null || columns == null) {
+    if (table == null
+        || !storageOk
+        || on == null
+        || type == null
+        || maxSize == null
+        || columns == null) {
       return null;
     }
     return new JoinSpec(table, Optional.ofNullable(storage), on, type, maxSize, columns);

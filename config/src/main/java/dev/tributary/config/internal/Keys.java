@@ -7,11 +7,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Every key the parser accepts, by section. A section is the key path of a mapping with list indexes
- * written {@code []}: {@code source.kafka}, {@code transform[]}. Mappings whose keys are chosen by the
- * user (the schema columns, derive columns, measures and Kafka properties) are listed in
- * {@link #FREE_FORM} instead. The parser refuses any other key and the JSON Schema is tested against
- * this table, so the two cannot drift apart.
+ * Every key the parser accepts, by section. A section is the key path of a mapping with list
+ * indexes written {@code []}: {@code source.kafka}, {@code transform[]}. Mappings whose keys are
+ * chosen by the user (the schema columns, derive columns, measures and Kafka properties) are listed
+ * in {@link #FREE_FORM} instead. The parser refuses any other key and the JSON Schema is tested
+ * against this table, so the two cannot drift apart.
  */
 public final class Keys {
 
@@ -22,38 +22,84 @@ public final class Keys {
   public static final Map<String, List<String>> SECTIONS = sections();
 
   /** Sections whose keys are names chosen by the user. */
-  public static final Set<String> FREE_FORM = Set.of(
-      "source.kafka.properties", "format.json.schema", "format.avro.schema", "format.avro.key",
-      "format.protobuf.schema", "format.protobuf.key", "transform[].derive", "aggregate.measures");
+  public static final Set<String> FREE_FORM =
+      Set.of(
+          "source.kafka.properties",
+          "format.json.schema",
+          "format.avro.schema",
+          "format.avro.key",
+          "format.protobuf.schema",
+          "format.protobuf.key",
+          "transform[].derive",
+          "aggregate.measures");
 
-  private Keys() {
-  }
+  private Keys() {}
 
   private static Map<String, List<String>> sections() {
     Map<String, List<String>> s = new LinkedHashMap<>();
-    s.put(ROOT, List.of("pipeline", "source", "format", "transform", "join", "watermark", "deduplicate", "aggregate",
-        "output-mode", "sink", "quarantine", "late-events", "checkpoint", "trigger", "maintenance", "backfill",
-        "schema-evolution", "storage"));
+    s.put(
+        ROOT,
+        List.of(
+            "pipeline",
+            "source",
+            "format",
+            "transform",
+            "join",
+            "watermark",
+            "deduplicate",
+            "aggregate",
+            "output-mode",
+            "sink",
+            "quarantine",
+            "late-events",
+            "checkpoint",
+            "trigger",
+            "maintenance",
+            "backfill",
+            "schema-evolution",
+            "storage"));
     s.put("source", List.of("kafka", "delta"));
-    s.put("source.kafka", List.of("bootstrap-servers", "topics", "topic-pattern", "starting-offsets",
-        "max-offsets-per-trigger", "fail-on-data-loss", "properties", "assignment"));
-    s.put("source.delta", List.of("path", "starting-version", "max-files-per-trigger", "max-bytes-per-trigger",
-        "ignore-deletes", "skip-change-commits", "storage"));
+    s.put(
+        "source.kafka",
+        List.of(
+            "bootstrap-servers",
+            "topics",
+            "topic-pattern",
+            "starting-offsets",
+            "max-offsets-per-trigger",
+            "fail-on-data-loss",
+            "properties",
+            "assignment"));
+    s.put(
+        "source.delta",
+        List.of(
+            "path",
+            "starting-version",
+            "max-files-per-trigger",
+            "max-bytes-per-trigger",
+            "ignore-deletes",
+            "skip-change-commits",
+            "storage"));
     s.put("source.delta.storage", List.of("s3"));
-    s.put("source.delta.storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
+    s.put(
+        "source.delta.storage.s3",
+        List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
     s.put("format", List.of("json", "avro", "protobuf"));
     s.put("format.json", List.of("schema", "max-record-size"));
     s.put("format.avro", List.of("registry", "schema", "key", "max-record-size"));
     s.put("format.avro.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
     s.put("format.avro.registry.tls", List.of("ca-file"));
     s.put("format.protobuf", List.of("message", "registry", "schema", "key", "max-record-size"));
-    s.put("format.protobuf.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
+    s.put(
+        "format.protobuf.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
     s.put("format.protobuf.registry.tls", List.of("ca-file"));
     s.put("transform[]", List.of("filter", "derive"));
     s.put("join[]", List.of("delta", "on", "type", "max-size", "columns"));
     s.put("join[].delta", List.of("path", "storage"));
     s.put("join[].delta.storage", List.of("s3"));
-    s.put("join[].delta.storage.s3", List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
+    s.put(
+        "join[].delta.storage.s3",
+        List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
     s.put("watermark", List.of("column", "delay", "policy"));
     s.put("deduplicate", List.of("keys", "within-watermark"));
     s.put("aggregate", List.of("window", "group-by", "measures"));

@@ -20,22 +20,20 @@ import java.util.Optional;
  * and compaction and complete-mode rewrites act on everything the table owns, so a checkpoint or
  * another table inside a table's folder loses its files after the retention period; a table inside
  * a checkpoint is deleted with it when the checkpoint is removed to start afresh. Two pipelines
- * writing one sink table are refused too: a complete-mode or update-mode pipeline rewrites rows
- * the other wrote, and one pipeline's schema change breaks the other; several topics into one
- * table are declared as one pipeline with several topics.
+ * writing one sink table are refused too: a complete-mode or update-mode pipeline rewrites rows the
+ * other wrote, and one pipeline's schema change breaks the other; several topics into one table are
+ * declared as one pipeline with several topics.
  */
 public final class LocationRules {
 
   /** The keys of the locations a pipeline owns, in the order they are checked and reported. */
-  static final List<String> KEYS = List.of("sink.delta.path", "quarantine.delta.path", "late-events.delta.path",
-      "checkpoint");
+  static final List<String> KEYS =
+      List.of("sink.delta.path", "quarantine.delta.path", "late-events.delta.path", "checkpoint");
 
-  private LocationRules() {
-  }
+  private LocationRules() {}
 
   /** A location as declared under {@code key}, and its canonical form. */
-  record Declared(String key, String text, Location location) {
-  }
+  record Declared(String key, String text, Location location) {}
 
   /**
    * Two locations of which {@code reported} is the one to blame: the inner one when nested, the
@@ -47,16 +45,21 @@ public final class LocationRules {
     }
   }
 
-  /** Parses the locations (key to declared text); one that does not parse is left to the storage layer. */
+  /**
+   * Parses the locations (key to declared text); one that does not parse is left to the storage
+   * layer.
+   */
   static List<Declared> declared(Map<String, String> locations, Path workingDirectory) {
     List<Declared> out = new ArrayList<>();
-    locations.forEach((key, text) -> {
-      try {
-        out.add(new Declared(key, text, Location.parse(text, workingDirectory)));
-      } catch (IllegalArgumentException e) {
-        // A malformed path is reported when the service opens it, with the storage layer's message.
-      }
-    });
+    locations.forEach(
+        (key, text) -> {
+          try {
+            out.add(new Declared(key, text, Location.parse(text, workingDirectory)));
+          } catch (IllegalArgumentException e) {
+            // A malformed path is reported when the service opens it, with the storage layer's
+            // message.
+          }
+        });
     return out;
   }
 
@@ -80,16 +83,24 @@ public final class LocationRules {
     return Optional.of(secondInner ? new Conflict(second, first) : new Conflict(first, second));
   }
 
-  /** The message for a conflict within one pipeline, reported at {@code conflict.reported().key()}. */
+  /**
+   * The message for a conflict within one pipeline, reported at {@code conflict.reported().key()}.
+   */
   static String message(Conflict conflict) {
     Declared inner = conflict.reported();
     Declared outer = conflict.other();
     String sibling = sibling(outer, inner);
     if (conflict.same()) {
-      return Messages.sameLocation(inner.key(), inner.text(), outer.key(), outer.text(), inner.location().toString(),
+      return Messages.sameLocation(
+          inner.key(),
+          inner.text(),
+          outer.key(),
+          outer.text(),
+          inner.location().toString(),
           sibling);
     }
-    return Messages.nestedLocation(inner.key(), inner.text(), outer.key(), outer.text(), reason(outer), sibling);
+    return Messages.nestedLocation(
+        inner.key(), inner.text(), outer.key(), outer.text(), reason(outer), sibling);
   }
 
   /** The locations a parsed pipeline owns, by key, in {@link #KEYS} order. */
@@ -112,7 +123,8 @@ public final class LocationRules {
    * @param workingDirectory what relative local paths are resolved against
    * @return a message per conflicting file, in the order of {@code pipelines}
    */
-  public static Map<Path, String> folderConflicts(Map<Path, PipelineSpec> pipelines, Path workingDirectory) {
+  public static Map<Path, String> folderConflicts(
+      Map<Path, PipelineSpec> pipelines, Path workingDirectory) {
     List<Map.Entry<Path, PipelineSpec>> entries = new ArrayList<>(pipelines.entrySet());
     List<List<Declared>> declared = new ArrayList<>();
     for (Map.Entry<Path, PipelineSpec> e : entries) {
@@ -127,9 +139,11 @@ public final class LocationRules {
         for (Declared x : declared.get(a)) {
           for (Declared y : declared.get(b)) {
             if (x.location().overlaps(y.location())) {
-              messages.computeIfAbsent(entries.get(a).getKey(), k -> new ArrayList<>())
+              messages
+                  .computeIfAbsent(entries.get(a).getKey(), k -> new ArrayList<>())
                   .add(crossMessage(entries.get(a), x, entries.get(b), y));
-              messages.computeIfAbsent(entries.get(b).getKey(), k -> new ArrayList<>())
+              messages
+                  .computeIfAbsent(entries.get(b).getKey(), k -> new ArrayList<>())
                   .add(crossMessage(entries.get(b), y, entries.get(a), x));
             }
           }
@@ -137,19 +151,36 @@ public final class LocationRules {
       }
     }
     // A message names the locations of two pipelines: mask the secrets of every pipeline in it.
-    Secrets secrets = pipelines.values().stream().map(PipelineSpec::secrets).reduce(Secrets.NONE, Secrets::and);
+    Secrets secrets =
+        pipelines.values().stream().map(PipelineSpec::secrets).reduce(Secrets.NONE, Secrets::and);
     Map<Path, String> out = new LinkedHashMap<>();
-    messages.forEach((file, list) -> out.put(file, secrets.mask(Messages.sharedAcrossPipelines(
-        pipelines.get(file).id(), file.toString(), list))));
+    messages.forEach(
+        (file, list) ->
+            out.put(
+                file,
+                secrets.mask(
+                    Messages.sharedAcrossPipelines(
+                        pipelines.get(file).id(), file.toString(), list))));
     return out;
   }
 
-  private static String crossMessage(Map.Entry<Path, PipelineSpec> self, Declared mine,
-      Map.Entry<Path, PipelineSpec> other, Declared theirs) {
-    String relation = mine.location().equals(theirs.location()) ? "is the same place as"
-        : theirs.location().contains(mine.location()) ? "is inside" : "contains";
-    return Messages.crossPipeline(mine.key(), mine.text(), relation, other.getValue().id(),
-        other.getKey().toString(), theirs.key(), theirs.text());
+  private static String crossMessage(
+      Map.Entry<Path, PipelineSpec> self,
+      Declared mine,
+      Map.Entry<Path, PipelineSpec> other,
+      Declared theirs) {
+    String relation =
+        mine.location().equals(theirs.location())
+            ? "is the same place as"
+            : theirs.location().contains(mine.location()) ? "is inside" : "contains";
+    return Messages.crossPipeline(
+        mine.key(),
+        mine.text(),
+        relation,
+        other.getValue().id(),
+        other.getKey().toString(),
+        theirs.key(),
+        theirs.text());
   }
 
   private static String endpoint(PipelineSpec spec) {
@@ -159,22 +190,28 @@ public final class LocationRules {
   private static String reason(Declared outer) {
     return outer.key().equals("checkpoint")
         ? "removing the checkpoint (the way to start the pipeline afresh) would delete it too"
-        : "vacuum of the table at " + outer.text() + " deletes every file under it that the table does not"
+        : "vacuum of the table at "
+            + outer.text()
+            + " deletes every file under it that the table does not"
             + " reference";
   }
 
-  /** A place next to {@code outer} for {@code inner}: the outer path plus a suffix naming inner's role. */
+  /**
+   * A place next to {@code outer} for {@code inner}: the outer path plus a suffix naming inner's
+   * role.
+   */
   private static String sibling(Declared outer, Declared inner) {
     String base = outer.text().strip();
     while (base.length() > 1 && base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
     }
-    String role = switch (inner.key()) {
-      case "sink.delta.path" -> "sink";
-      case "quarantine.delta.path" -> "quarantine";
-      case "late-events.delta.path" -> "late";
-      default -> "checkpoint";
-    };
+    String role =
+        switch (inner.key()) {
+          case "sink.delta.path" -> "sink";
+          case "quarantine.delta.path" -> "quarantine";
+          case "late-events.delta.path" -> "late";
+          default -> "checkpoint";
+        };
     return base + "-" + role;
   }
 }

@@ -6,38 +6,53 @@ import java.util.List;
 /** Every user-facing message of the parser and validator, so their wording stays consistent. */
 final class Messages {
 
-  private Messages() {
-  }
+  private Messages() {}
 
   static String unsetVariable(String name) {
-    return "environment variable " + name + " is not set; set it, or give a default like ${" + name
+    return "environment variable "
+        + name
+        + " is not set; set it, or give a default like ${"
+        + name
         + ":-value}";
   }
 
   static String malformedReference(String text) {
-    return "malformed environment reference in '" + text + "'; write ${NAME} or ${NAME:-default} (NAME made"
+    return "malformed environment reference in '"
+        + text
+        + "'; write ${NAME} or ${NAME:-default} (NAME made"
         + " of letters, digits and _), or $${...} for a literal ${...}";
   }
 
   static String cronFieldCount(String expression, int count) {
-    return "schedule '" + expression + "' has " + count + " fields but needs 6 (second minute hour"
+    return "schedule '"
+        + expression
+        + "' has "
+        + count
+        + " fields but needs 6 (second minute hour"
         + " day-of-month month day-of-week), like \"0 0 3 * * *\" for 03:00 every day"
         + (count == 5 ? "; a Unix cron expression lacks the leading seconds field" : "");
   }
 
   static String cronField(String expression, String field) {
-    return "schedule '" + expression + "' has an invalid field '" + field
+    return "schedule '"
+        + expression
+        + "' has an invalid field '"
+        + field
         + "'; fields use digits, names, * ? / , - # only, like \"0 0 3 * * *\"";
   }
 
-  static String unknownKey(String key, String suggestion, List<String> valid, List<String> elsewhere) {
+  static String unknownKey(
+      String key, String suggestion, List<String> valid, List<String> elsewhere) {
     String text = "unknown key '" + key + "'";
     if (suggestion != null) {
       return text + "; did you mean '" + suggestion + "'?";
     }
     if (!elsewhere.isEmpty()) {
-      return text + " here; it belongs under " + String.join(" or ", elsewhere.stream()
-          .map(s -> s.isEmpty() ? "the top level" : "'" + s + "'").toList());
+      return text
+          + " here; it belongs under "
+          + String.join(
+              " or ",
+              elsewhere.stream().map(s -> s.isEmpty() ? "the top level" : "'" + s + "'").toList());
     }
     return text + "; valid keys here are " + String.join(", ", valid);
   }
@@ -67,12 +82,15 @@ final class Messages {
   }
 
   static String badFraction(String text) {
-    return "cannot use '" + text + "' as a fraction; write a number above 0 and at most 1, e.g. 0.05 (5% of a"
+    return "cannot use '"
+        + text
+        + "' as a fraction; write a number above 0 and at most 1, e.g. 0.05 (5% of a"
         + " batch's records)";
   }
 
   static String evolutionWithState(String part) {
-    return "schema-evolution works for stateless pipelines only: this pipeline declares " + part
+    return "schema-evolution works for stateless pipelines only: this pipeline declares "
+        + part
         + ", whose output columns (and state) are fixed by the declaration, so neither a new input column nor"
         + " _rescued_data could reach the table. Declare the new field in format.json.schema instead, or"
         + " ingest the raw records with a stateless pipeline that has schema-evolution";
@@ -84,7 +102,8 @@ final class Messages {
   }
 
   static String rescuedColumnTaken(String where) {
-    return "the column name _rescued_data is reserved by schema-evolution.rescue: true; rename the " + where
+    return "the column name _rescued_data is reserved by schema-evolution.rescue: true; rename the "
+        + where
         + " or set rescue: false";
   }
 
@@ -122,11 +141,18 @@ final class Messages {
   }
 
   static String invalidId(String id) {
-    return "pipeline id '" + id + "' may only contain lower-case letters, digits and '-', like orders-hourly";
+    return "pipeline id '"
+        + id
+        + "' may only contain lower-case letters, digits and '-', like orders-hourly";
   }
 
   static String idTooLong(String id, int max) {
-    return "pipeline id '" + id + "' has " + id.length() + " characters, more than the limit of " + max
+    return "pipeline id '"
+        + id
+        + "' has "
+        + id.length()
+        + " characters, more than the limit of "
+        + max
         + " (the id names the pipeline's folders, Kafka consumer group and metric tags); choose a shorter id,"
         + " like orders-hourly";
   }
@@ -149,9 +175,17 @@ final class Messages {
   }
 
   static String sourceOverlapsOwnLocation(String source, String key, String text) {
-    return "the source table '" + source + "' overlaps the " + key + " location '" + text + "': a pipeline"
+    return "the source table '"
+        + source
+        + "' overlaps the "
+        + key
+        + " location '"
+        + text
+        + "': a pipeline"
         + " cannot read what it writes (each batch would read the previous batch's output again); read another"
-        + " table, or move the " + key + " location";
+        + " table, or move the "
+        + key
+        + " location";
   }
 
   static String formatWithDeltaSource() {
@@ -164,16 +198,24 @@ final class Messages {
   }
 
   static String columnConflict(String parent, String child) {
-    return "column '" + parent + "' cannot be both a value and the parent of '" + child
+    return "column '"
+        + parent
+        + "' cannot be both a value and the parent of '"
+        + child
         + "'; declare only the nested fields you need";
   }
 
   static String badColumnName(String name) {
-    return "column name '" + name + "' has an empty path segment; write nested fields like customer.id";
+    return "column name '"
+        + name
+        + "' has an empty path segment; write nested fields like customer.id";
   }
 
   static String badDerivedName(String role, String name) {
-    return role + " name '" + name + "' must start with a letter or _ and contain only letters,"
+    return role
+        + " name '"
+        + name
+        + "' must start with a letter or _ and contain only letters,"
         + " digits and _";
   }
 
@@ -195,12 +237,18 @@ final class Messages {
   }
 
   static String slideLargerThanSize(String slide, String size) {
-    return "slide " + slide + " is larger than the window size " + size
+    return "slide "
+        + slide
+        + " is larger than the window size "
+        + size
         + "; windows would leave gaps and drop the events between them. Use a slide at most the size";
   }
 
   static String sizeNotMultipleOfSlide(String size, String slide) {
-    return "window size " + size + " is not a multiple of the slide " + slide
+    return "window size "
+        + size
+        + " is not a multiple of the slide "
+        + slide
         + ", so events would fall into a varying number of windows and windows would not align with"
         + " slide boundaries; choose a slide that divides the size (e.g. 15 minutes for 1 hour)";
   }
@@ -212,14 +260,20 @@ final class Messages {
   }
 
   static String keyColumnClash(String column, String section) {
-    return "key column '" + column + "' has the same top-level name as a column of " + section + ".schema;"
+    return "key column '"
+        + column
+        + "' has the same top-level name as a column of "
+        + section
+        + ".schema;"
         + " rename one of them: key and value columns share the row";
   }
 
   static String badRegistryUrl(String url) {
     // A URL with user info may hold a password: it is not echoed then.
     String shown = url.contains("@") ? "" : " '" + url + "'";
-    return "registry url" + shown + " is not an http(s) URL without credentials; write it like"
+    return "registry url"
+        + shown
+        + " is not an http(s) URL without credentials; write it like"
         + " http://localhost:8081 and put credentials in basic-auth or bearer-token";
   }
 
@@ -233,11 +287,13 @@ final class Messages {
 
   static String triggerKind(Collection<String> found) {
     return "declare exactly one trigger: { processing-time: 30s }, { available-now: true } or"
-        + " { once: true }; found " + (found.isEmpty() ? "none" : String.join(", ", found));
+        + " { once: true }; found "
+        + (found.isEmpty() ? "none" : String.join(", ", found));
   }
 
   static String triggerFalse(String key) {
-    return key + ": false selects no trigger; remove the trigger section for the default"
+    return key
+        + ": false selects no trigger; remove the trigger section for the default"
         + " (processing-time: 10s) or choose another trigger";
   }
 
@@ -249,14 +305,24 @@ final class Messages {
     return "endpoint '" + endpoint + "' is not an http(s) URL; write it like http://localhost:9000";
   }
 
-  static String unknownColumn(String role, String column, Collection<String> available, String suggestion) {
-    return role + " '" + column + "' is not a column of the pipeline"
-        + (suggestion != null ? "; did you mean '" + suggestion + "'?" : "; available columns: "
-        + String.join(", ", available));
+  static String unknownColumn(
+      String role, String column, Collection<String> available, String suggestion) {
+    return role
+        + " '"
+        + column
+        + "' is not a column of the pipeline"
+        + (suggestion != null
+            ? "; did you mean '" + suggestion + "'?"
+            : "; available columns: " + String.join(", ", available));
   }
 
   static String notTimestamp(String role, String column, String type) {
-    return role + " '" + column + "' has type " + type + " but must be a timestamp; declare it as"
+    return role
+        + " '"
+        + column
+        + "' has type "
+        + type
+        + " but must be a timestamp; declare it as"
         + " timestamp in format.json.schema";
   }
 
@@ -265,35 +331,51 @@ final class Messages {
   }
 
   static String joinPicksKey(String column) {
-    return "'" + column + "' is a join key: the output keeps the stream's value of it; remove it from columns";
+    return "'"
+        + column
+        + "' is a join key: the output keeps the stream's value of it; remove it from columns";
   }
 
   static String joinColumnClash(String column, String owner) {
-    return "dimension column '" + column + "' clashes with the column of the same name " + (owner.equals("the stream")
-        ? "the stream already has" : "that " + owner + " adds")
+    return "dimension column '"
+        + column
+        + "' clashes with the column of the same name "
+        + (owner.equals("the stream") ? "the stream already has" : "that " + owner + " adds")
         + "; remove it from columns, or rename the stream's column with a derive step";
   }
 
   static String measureClash(String name) {
-    return "measure name '" + name + "' is already an output column (window_start, window_end or a"
+    return "measure name '"
+        + name
+        + "' is already an output column (window_start, window_end or a"
         + " group-by column); rename the measure";
   }
 
   static String groupAssignmentNeedsAppend(String pipeline, String mode) {
-    return "pipeline " + pipeline + ": output-mode " + mode + " is not supported with assignment: group: the"
-        + " instances own different keys, and an " + mode + " of the sink by one of them would rewrite rows or"
+    return "pipeline "
+        + pipeline
+        + ": output-mode "
+        + mode
+        + " is not supported with assignment: group: the"
+        + " instances own different keys, and an "
+        + mode
+        + " of the sink by one of them would rewrite rows or"
         + " files of the others; use output-mode append, or assignment: exclusive (one instance reads every"
         + " partition)";
   }
 
   static String groupStatefulStartsFromGroupOffsets(String pipeline) {
-    return "pipeline " + pipeline + ": starting-offsets: table is not supported for a stateful pipeline with"
+    return "pipeline "
+        + pipeline
+        + ": starting-offsets: table is not supported for a stateful pipeline with"
         + " assignment: group: its sink table holds the positions of the repartition topic, not of the source;"
         + " the source's progress is the consumer group's committed offsets. Use earliest, latest or a timestamp";
   }
 
   static String groupAssignmentNeedsGlobalWatermark(String pipeline) {
-    return "pipeline " + pipeline + ": watermark.policy per-partition is not supported with assignment: group:"
+    return "pipeline "
+        + pipeline
+        + ": watermark.policy per-partition is not supported with assignment: group:"
         + " the source partitions are read by different instances and their rows mixed in the repartition"
         + " topic, so the instances agree on one watermark (the slowest repartition partition's); remove"
         + " watermark.policy";
@@ -314,7 +396,11 @@ final class Messages {
   }
 
   static String appendWatermarkColumn(String window, String watermark) {
-    return "the window is on '" + window + "' but the watermark is on '" + watermark + "'; in append mode"
+    return "the window is on '"
+        + window
+        + "' but the watermark is on '"
+        + watermark
+        + "'; in append mode"
         + " windows are only written when the watermark passes their end, so both must use the same column";
   }
 
@@ -324,7 +410,9 @@ final class Messages {
   }
 
   static String modeWithDeduplicateOnly(String mode) {
-    return "output-mode " + mode + " is not supported for a deduplication without aggregation (each row"
+    return "output-mode "
+        + mode
+        + " is not supported for a deduplication without aggregation (each row"
         + " is written once); use output-mode append";
   }
 
@@ -333,38 +421,90 @@ final class Messages {
         + " or remove within-watermark";
   }
 
-  static String sameLocation(String key, String text, String otherKey, String otherText, String canonical,
+  static String sameLocation(
+      String key,
+      String text,
+      String otherKey,
+      String otherText,
+      String canonical,
       String sibling) {
-    return "the " + key + " location '" + text + "' is the same place as the " + otherKey + " location '"
-        + otherText + "' (both are " + canonical + "); " + ownFolder(sibling);
+    return "the "
+        + key
+        + " location '"
+        + text
+        + "' is the same place as the "
+        + otherKey
+        + " location '"
+        + otherText
+        + "' (both are "
+        + canonical
+        + "); "
+        + ownFolder(sibling);
   }
 
-  static String nestedLocation(String key, String text, String outerKey, String outerText, String reason,
-      String sibling) {
-    return "the " + key + " location '" + text + "' is inside the " + outerKey + " location '" + outerText
-        + "': " + reason + "; " + ownFolder(sibling);
+  static String nestedLocation(
+      String key, String text, String outerKey, String outerText, String reason, String sibling) {
+    return "the "
+        + key
+        + " location '"
+        + text
+        + "' is inside the "
+        + outerKey
+        + " location '"
+        + outerText
+        + "': "
+        + reason
+        + "; "
+        + ownFolder(sibling);
   }
 
   private static String ownFolder(String sibling) {
-    return "give each its own folder, side by side rather than one inside the other, for example " + sibling;
+    return "give each its own folder, side by side rather than one inside the other, for example "
+        + sibling;
   }
 
-  static String crossPipeline(String key, String text, String relation, String otherId, String otherFile,
-      String otherKey, String otherText) {
-    return "its " + key + " '" + text + "' " + relation + " the " + otherKey + " '" + otherText + "' of pipeline "
-        + otherId + " (" + otherFile + ")";
+  static String crossPipeline(
+      String key,
+      String text,
+      String relation,
+      String otherId,
+      String otherFile,
+      String otherKey,
+      String otherText) {
+    return "its "
+        + key
+        + " '"
+        + text
+        + "' "
+        + relation
+        + " the "
+        + otherKey
+        + " '"
+        + otherText
+        + "' of pipeline "
+        + otherId
+        + " ("
+        + otherFile
+        + ")";
   }
 
   static String sharedAcrossPipelines(String id, String file, List<String> conflicts) {
-    return "Pipeline " + id + " (" + file + ") shares storage with another pipeline of the folder: "
-        + String.join("; ", conflicts) + ". Every table and checkpoint belongs to exactly one pipeline, so that"
+    return "Pipeline "
+        + id
+        + " ("
+        + file
+        + ") shares storage with another pipeline of the folder: "
+        + String.join("; ", conflicts)
+        + ". Every table and checkpoint belongs to exactly one pipeline, so that"
         + " one pipeline's vacuum, rewrite or checkpoint reset never touches another's files (to write several"
         + " topics into one table, list them in one pipeline). Give each pipeline its own locations, side by"
         + " side, and restart the service.";
   }
 
   static String badTopic(String name) {
-    return "'" + name + "' is not a valid Kafka topic name; use 1 to 249 letters, digits, '.', '_' or '-'";
+    return "'"
+        + name
+        + "' is not a valid Kafka topic name; use 1 to 249 letters, digits, '.', '_' or '-'";
   }
 
   static String tooLarge(String text, long max) {
@@ -372,10 +512,16 @@ final class Messages {
   }
 
   static String retentionBelowFloor(String retention, String floor) {
-    return "vacuum retention " + retention + " is under the minimum of " + floor + ": vacuum deletes every file"
+    return "vacuum retention "
+        + retention
+        + " is under the minimum of "
+        + floor
+        + ": vacuum deletes every file"
         + " no snapshot references once it is older than the retention, including Parquet files a running"
         + " batch has written but not committed yet and files an older snapshot a reader still scans uses."
-        + " Use a retention of at least " + floor + ", or, if no batch or read ever takes longer than the"
+        + " Use a retention of at least "
+        + floor
+        + ", or, if no batch or read ever takes longer than the"
         + " retention, set maintenance.vacuum.retention-check: false";
   }
 }

@@ -3,8 +3,8 @@ package dev.tributary.config.internal;
 import dev.tributary.config.Compression;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
-import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.OutputMode;
+import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.Size;
 import dev.tributary.config.StorageSpec;
 import java.net.URI;
@@ -29,8 +29,10 @@ final class OutputReader {
   }
 
   OutputMode outputMode(YamlMap root) {
-    return root.read("output-mode", n -> keyword(n, "output-mode", "output mode", OutputMode.values(),
-        OutputMode::keyword), OutputMode.APPEND);
+    return root.read(
+        "output-mode",
+        n -> keyword(n, "output-mode", "output mode", OutputMode.values(), OutputMode::keyword),
+        OutputMode.APPEND);
   }
 
   DeltaSinkSpec sink(YamlMap root) {
@@ -39,12 +41,24 @@ final class OutputReader {
       return null;
     }
     String path = path(delta);
-    List<String> partitionBy = delta.read("partition-by", n -> nodes.textList(n, "sink.delta.partition-by"),
-        List.of());
-    Size target = delta.read("target-file-size", n -> sizes.positiveSize(n, "sink.delta.target-file-size"),
-        DeltaSinkSpec.DEFAULT_TARGET_FILE_SIZE);
-    Compression compression = delta.read("compression", n -> keyword(n, "sink.delta.compression",
-        "compression", Compression.values(), Compression::keyword), Compression.SNAPPY);
+    List<String> partitionBy =
+        delta.read("partition-by", n -> nodes.textList(n, "sink.delta.partition-by"), List.of());
+    Size target =
+        delta.read(
+            "target-file-size",
+            n -> sizes.positiveSize(n, "sink.delta.target-file-size"),
+            DeltaSinkSpec.DEFAULT_TARGET_FILE_SIZE);
+    Compression compression =
+        delta.read(
+            "compression",
+            n ->
+                keyword(
+                    n,
+                    "sink.delta.compression",
+                    "compression",
+                    Compression.values(),
+                    Compression::keyword),
+            Compression.SNAPPY);
     delta.finish();
     if (path == null || partitionBy == null || target == null || compression == null) {
       return null;
@@ -98,7 +112,8 @@ final class OutputReader {
    * Returns the storage settings under {@code parent}'s {@code storage} key, or null when absent or
    * invalid.
    *
-   * @param path the key path of that {@code storage} key, as errors show it ({@code join[0].delta.storage})
+   * @param path the key path of that {@code storage} key, as errors show it ({@code
+   *     join[0].delta.storage})
    * @param section its {@link Keys} section ({@code join[].delta.storage})
    */
   StorageSpec storage(YamlMap parent, String path, String section) {
@@ -107,28 +122,41 @@ final class OutputReader {
     if (storage == null) {
       return null;
     }
-    Node s3Node = storage.required("s3", "s3: { endpoint: http://localhost:9000, region: us-east-1 }");
+    Node s3Node =
+        storage.required("s3", "s3: { endpoint: http://localhost:9000, region: us-east-1 }");
     storage.finish();
     String s3Path = path + ".s3";
     YamlMap s3 = s3Node == null ? null : nodes.map(s3Node, s3Path, section + ".s3");
     if (s3 == null) {
       return null;
     }
-    Optional<String> endpoint = s3.read("endpoint", n -> endpoint(n, s3Path + ".endpoint")
-        .map(Optional::of).orElse(null), Optional.empty());
-    Optional<String> region = s3.read("region", n -> optionalText(n, s3Path + ".region"), Optional.empty());
-    Boolean pathStyle = s3.read("path-style", n -> nodes.bool(n, s3Path + ".path-style"), Boolean.FALSE);
-    Optional<String> accessKey = s3.read("access-key", n -> optionalText(n, s3Path + ".access-key"),
-        Optional.empty());
-    Optional<String> secretKey = s3.read("secret-key", n -> optionalText(n, s3Path + ".secret-key"),
-        Optional.empty());
+    Optional<String> endpoint =
+        s3.read(
+            "endpoint",
+            n -> endpoint(n, s3Path + ".endpoint").map(Optional::of).orElse(null),
+            Optional.empty());
+    Optional<String> region =
+        s3.read("region", n -> optionalText(n, s3Path + ".region"), Optional.empty());
+    Boolean pathStyle =
+        s3.read("path-style", n -> nodes.bool(n, s3Path + ".path-style"), Boolean.FALSE);
+    Optional<String> accessKey =
+        s3.read("access-key", n -> optionalText(n, s3Path + ".access-key"), Optional.empty());
+    Optional<String> secretKey =
+        s3.read("secret-key", n -> optionalText(n, s3Path + ".secret-key"), Optional.empty());
     s3.finish();
-    if (endpoint == null || region == null || pathStyle == null || accessKey == null || secretKey == null) {
+    if (endpoint == null
+        || region == null
+        || pathStyle == null
+        || accessKey == null
+        || secretKey == null) {
       return null;
     }
     if (accessKey.isPresent() != secretKey.isPresent()) {
-      nodes.problems().atKey(accessKey.isPresent() ? s3Path + ".access-key" : s3Path + ".secret-key",
-          Messages.keysTogether());
+      nodes
+          .problems()
+          .atKey(
+              accessKey.isPresent() ? s3Path + ".access-key" : s3Path + ".secret-key",
+              Messages.keysTogether());
       return null;
     }
     return new StorageSpec(endpoint, region, pathStyle, accessKey, secretKey);
@@ -141,7 +169,8 @@ final class OutputReader {
     }
     try {
       URI uri = new URI(text.strip());
-      if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
+      if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+          && uri.getHost() != null) {
         return Optional.of(text.strip());
       }
     } catch (URISyntaxException e) {
@@ -161,7 +190,8 @@ final class OutputReader {
   }
 
   private YamlMap deltaSection(YamlMap root, String key, boolean required) {
-    String example = key + ": { delta: { path: s3://tables/" + (required ? "orders" : "orders-" + key) + " } }";
+    String example =
+        key + ": { delta: { path: s3://tables/" + (required ? "orders" : "orders-" + key) + " } }";
     Node node = required ? root.required(key, example) : root.optional(key).orElse(null);
     YamlMap section = node == null ? null : nodes.map(node, key, key);
     if (section == null) {
@@ -180,5 +210,4 @@ final class OutputReader {
   <E> E keyword(Node node, String path, String what, E[] values, Function<E, String> keyword) {
     return nodes.keyword(node, path, what, values, keyword);
   }
-
 }

@@ -2,8 +2,8 @@ package dev.tributary.config.internal;
 
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.PipelineSpec;
-import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.PipelineValidationException;
+import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.config.SourceSpec;
 import dev.tributary.config.TriggerSpec;
@@ -22,13 +22,12 @@ import org.yaml.snakeyaml.nodes.Node;
 
 /**
  * Turns the text of one pipeline file into a {@link PipelineSpec}: composes the YAML node tree (no
- * Java objects are constructed from tags, so a file cannot instantiate anything), converts every key
- * with its position, runs the cross-part checks, and throws every problem at once.
+ * Java objects are constructed from tags, so a file cannot instantiate anything), converts every
+ * key with its position, runs the cross-part checks, and throws every problem at once.
  */
 public final class PipelineReader {
 
-  private PipelineReader() {
-  }
+  private PipelineReader() {}
 
   /**
    * Reads a pipeline.
@@ -75,7 +74,10 @@ public final class PipelineReader {
       }
       Node first = documents.next();
       if (documents.hasNext()) {
-        problems.add(secondDocumentStart(yaml, documents.next().getStartMark()), "", Messages.multipleDocuments());
+        problems.add(
+            secondDocumentStart(yaml, documents.next().getStartMark()),
+            "",
+            Messages.multipleDocuments());
         return null;
       }
       if (YamlNodes.isNull(first)) {
@@ -93,7 +95,10 @@ public final class PipelineReader {
     }
   }
 
-  /** The position of the second document's {@code ---}, found from the event stream (error path only). */
+  /**
+   * The position of the second document's {@code ---}, found from the event stream (error path
+   * only).
+   */
   private static Mark secondDocumentStart(String yaml, Mark fallback) {
     int documents = 0;
     for (Event event : new Yaml(new LoaderOptions()).parse(new StringReader(yaml))) {
@@ -118,38 +123,51 @@ public final class PipelineReader {
     String id = output.id(root);
     SourceSpec sourceSpec = source.source(root, output);
     EvolutionReader.Quarantine quarantine = evolution.quarantine(root);
-    Draft draft = new Draft(
-        id,
-        sourceSpec,
-        source.format(root, sourceSpec),
-        query.transforms(root),
-        new JoinReader(nodes, source, output).joins(root),
-        query.watermark(root),
-        query.deduplicate(root),
-        query.aggregate(root),
-        output.outputMode(root),
-        output.sink(root),
-        quarantine.table(),
-        output.sideTable(root, "late-events"),
-        output.checkpoint(root),
-        schedules.trigger(root),
-        schedules.maintenance(root),
-        schedules.backfill(root),
-        output.storage(root),
-        evolution.schemaEvolution(root),
-        quarantine.limit());
+    Draft draft =
+        new Draft(
+            id,
+            sourceSpec,
+            source.format(root, sourceSpec),
+            query.transforms(root),
+            new JoinReader(nodes, source, output).joins(root),
+            query.watermark(root),
+            query.deduplicate(root),
+            query.aggregate(root),
+            output.outputMode(root),
+            output.sink(root),
+            quarantine.table(),
+            output.sideTable(root, "late-events"),
+            output.checkpoint(root),
+            schedules.trigger(root),
+            schedules.maintenance(root),
+            schedules.backfill(root),
+            output.storage(root),
+            evolution.schemaEvolution(root),
+            quarantine.limit());
     root.finish();
     return draft;
   }
 
   private static PipelineSpec build(Draft d, Secrets secrets) {
-    return new PipelineSpec(d.id(), d.source(), Optional.ofNullable(d.format()), d.transforms(), d.joins(),
-        Optional.ofNullable(d.watermark()), Optional.ofNullable(d.deduplicate()),
-        Optional.ofNullable(d.aggregate()), d.outputMode(), d.sink(),
+    return new PipelineSpec(
+        d.id(),
+        d.source(),
+        Optional.ofNullable(d.format()),
+        d.transforms(),
+        d.joins(),
+        Optional.ofNullable(d.watermark()),
+        Optional.ofNullable(d.deduplicate()),
+        Optional.ofNullable(d.aggregate()),
+        d.outputMode(),
+        d.sink(),
         d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),
-        Optional.ofNullable(d.lateEvents()), d.checkpoint(),
-        d.trigger() != null ? d.trigger() : TriggerSpec.DEFAULT, d.maintenance(),
-        Optional.ofNullable(d.backfill()), Optional.ofNullable(d.storage()), secrets,
+        Optional.ofNullable(d.lateEvents()),
+        d.checkpoint(),
+        d.trigger() != null ? d.trigger() : TriggerSpec.DEFAULT,
+        d.maintenance(),
+        Optional.ofNullable(d.backfill()),
+        Optional.ofNullable(d.storage()),
+        secrets,
         d.schemaEvolution() != null ? d.schemaEvolution() : SchemaEvolutionSpec.DEFAULT,
         Optional.ofNullable(d.quarantineLimit()));
   }

@@ -26,7 +26,10 @@ final class Problems {
     this.file = file;
   }
 
-  /** Remembers where the key and the value of {@code path} are; the key mark may be null (list items). */
+  /**
+   * Remembers where the key and the value of {@code path} are; the key mark may be null (list
+   * items).
+   */
   void locate(String path, Mark key, Mark value) {
     if (key != null) {
       keyMarks.putIfAbsent(path, key);
@@ -71,8 +74,12 @@ final class Problems {
 
   /** Returns whether an error was recorded at {@code path} or below it. */
   boolean brokenAt(String path) {
-    return errors.stream().anyMatch(e -> e.keyPath().equals(path) || e.keyPath().startsWith(path + ".")
-        || e.keyPath().startsWith(path + "["));
+    return errors.stream()
+        .anyMatch(
+            e ->
+                e.keyPath().equals(path)
+                    || e.keyPath().startsWith(path + ".")
+                    || e.keyPath().startsWith(path + "["));
   }
 
   boolean isEmpty() {
@@ -83,7 +90,10 @@ final class Problems {
   List<ValidationError> errors() {
     Secrets secrets = secrets();
     return errors.stream()
-        .map(e -> new ValidationError(e.file(), e.line(), e.column(), e.keyPath(), secrets.mask(e.message())))
+        .map(
+            e ->
+                new ValidationError(
+                    e.file(), e.line(), e.column(), e.keyPath(), secrets.mask(e.message())))
         .toList();
   }
 

@@ -3,6 +3,7 @@ package dev.tributary.config.internal;
 import dev.tributary.config.AggregateSpec;
 import dev.tributary.config.DeduplicateSpec;
 import dev.tributary.config.Durations;
+import dev.tributary.config.ExpressionBounds;
 import dev.tributary.config.Measure;
 import dev.tributary.config.TransformStep;
 import dev.tributary.config.WatermarkSpec;
@@ -15,9 +16,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.nodes.Node;
-import dev.tributary.config.ExpressionBounds;
 
-/** Reads the query sections: {@code transform}, {@code watermark}, {@code deduplicate}, {@code aggregate}. */
+/**
+ * Reads the query sections: {@code transform}, {@code watermark}, {@code deduplicate}, {@code
+ * aggregate}.
+ */
 final class QueryReader {
 
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -56,7 +59,8 @@ final class QueryReader {
     List<String> kinds = map.present(List.of("filter", "derive"));
     TransformStep step = null;
     if (kinds.isEmpty() && map.hasOtherKeys(kinds)) {
-      // Only an unknown key, probably a typo of filter or derive: finish() reports it with a suggestion.
+      // Only an unknown key, probably a typo of filter or derive: finish() reports it with a
+      // suggestion.
       map.optional("filter");
       map.optional("derive");
     } else if (kinds.size() != 1) {
@@ -65,7 +69,10 @@ final class QueryReader {
       map.optional("derive");
     } else if (kinds.get(0).equals("filter")) {
       Node expression = map.required("filter", "filter: \"amount_cents > 0\"");
-      String text = expression == null ? null : nodes.nonEmptyText(expression, path + ".filter", "a filter expression");
+      String text =
+          expression == null
+              ? null
+              : nodes.nonEmptyText(expression, path + ".filter", "a filter expression");
       text = withinBounds(text, expression, path + ".filter");
       step = text == null ? null : new TransformStep.Filter(text);
     } else {
@@ -83,7 +90,10 @@ final class QueryReader {
     }
     var violation = ExpressionBounds.check(expression);
     if (violation.isPresent()) {
-      nodes.fail(node, path, violation.get().reason() + " (at character " + violation.get().position() + ")");
+      nodes.fail(
+          node,
+          path,
+          violation.get().reason() + " (at character " + violation.get().position() + ")");
       return null;
     }
     return expression;
@@ -107,8 +117,8 @@ final class QueryReader {
         nodes.problems().atKey(column, Messages.badDerivedName("derived column", entry.getKey()));
         ok = false;
       }
-      String expression = YamlNodes.isNull(entry.getValue()) ? ""
-          : nodes.text(entry.getValue(), column);
+      String expression =
+          YamlNodes.isNull(entry.getValue()) ? "" : nodes.text(entry.getValue(), column);
       if (expression != null && expression.isBlank()) {
         nodes.problems().atKey(column, Messages.empty("a derive expression"));
         expression = null;
@@ -127,15 +137,27 @@ final class QueryReader {
     }
     String column = column(map, "column", "column: event_time");
     Node delayNode = map.required("delay", "delay: 15 minutes");
-    Duration delay = delayNode == null ? null : nodes.convert(delayNode, "watermark.delay", Durations::parse);
+    Duration delay =
+        delayNode == null ? null : nodes.convert(delayNode, "watermark.delay", Durations::parse);
     if (delay != null && delay.isNegative()) {
       nodes.fail(delayNode, "watermark.delay", Messages.notPositive("the delay"));
       delay = null;
     }
-    WatermarkSpec.Policy policy = map.read("policy", n -> nodes.keyword(n, "watermark.policy", "watermark policy",
-        WatermarkSpec.Policy.values(), WatermarkSpec.Policy::keyword), WatermarkSpec.Policy.GLOBAL);
+    WatermarkSpec.Policy policy =
+        map.read(
+            "policy",
+            n ->
+                nodes.keyword(
+                    n,
+                    "watermark.policy",
+                    "watermark policy",
+                    WatermarkSpec.Policy.values(),
+                    WatermarkSpec.Policy::keyword),
+            WatermarkSpec.Policy.GLOBAL);
     map.finish();
-    return column == null || delay == null || policy == null ? null : new WatermarkSpec(column, delay, policy);
+    return column == null || delay == null || policy == null
+        ? null
+        : new WatermarkSpec(column, delay, policy);
   }
 
   DeduplicateSpec deduplicate(YamlMap root) {
@@ -149,7 +171,9 @@ final class QueryReader {
       nodes.fail(keysNode, "deduplicate.keys", Messages.empty("the key list"));
       keys = null;
     }
-    Boolean within = map.read("within-watermark", n -> nodes.bool(n, "deduplicate.within-watermark"), Boolean.FALSE);
+    Boolean within =
+        map.read(
+            "within-watermark", n -> nodes.bool(n, "deduplicate.within-watermark"), Boolean.FALSE);
     map.finish();
     return keys == null || within == null ? null : new DeduplicateSpec(keys, within);
   }
@@ -162,7 +186,8 @@ final class QueryReader {
     // Without a window the aggregation is a running one: one row per group-by key.
     Node windowNode = map.optional("window").orElse(null);
     WindowSpec window = windowNode == null ? null : window(windowNode);
-    List<String> groupBy = map.read("group-by", n -> nodes.textList(n, "aggregate.group-by"), List.of());
+    List<String> groupBy =
+        map.read("group-by", n -> nodes.textList(n, "aggregate.group-by"), List.of());
     Node measuresNode = map.required("measures", "measures: { orders: count() }");
     Map<String, Measure> measures = measuresNode == null ? null : measures(measuresNode);
     map.finish();
@@ -182,8 +207,10 @@ final class QueryReader {
     Node slideNode = map.optional("slide").orElse(null);
     Node gapNode = map.optional("session-gap").orElse(null);
     Duration size = sizeNode == null ? null : positiveDuration(sizeNode, "aggregate.window.size");
-    Duration slide = slideNode == null ? null : positiveDuration(slideNode, "aggregate.window.slide");
-    Duration gap = gapNode == null ? null : positiveDuration(gapNode, "aggregate.window.session-gap");
+    Duration slide =
+        slideNode == null ? null : positiveDuration(slideNode, "aggregate.window.slide");
+    Duration gap =
+        gapNode == null ? null : positiveDuration(gapNode, "aggregate.window.session-gap");
     map.finish();
     if (sizeNode != null && gapNode != null) {
       nodes.fail(gapNode, "aggregate.window.session-gap", Messages.windowKind());
@@ -197,7 +224,9 @@ final class QueryReader {
       nodes.problems().atKey("aggregate.window", Messages.windowMissing());
       return null;
     }
-    if (column == null || (sizeNode != null && size == null) || (slideNode != null && slide == null)
+    if (column == null
+        || (sizeNode != null && size == null)
+        || (slideNode != null && slide == null)
         || (gapNode != null && gap == null)) {
       return null;
     }
@@ -208,12 +237,16 @@ final class QueryReader {
       return new WindowSpec.Tumbling(column, size);
     }
     if (slide.compareTo(size) > 0) {
-      nodes.fail(slideNode, "aggregate.window.slide",
+      nodes.fail(
+          slideNode,
+          "aggregate.window.slide",
           Messages.slideLargerThanSize(Durations.format(slide), Durations.format(size)));
       return null;
     }
     if (size.toNanos() % slide.toNanos() != 0) {
-      nodes.fail(slideNode, "aggregate.window.slide",
+      nodes.fail(
+          slideNode,
+          "aggregate.window.slide",
           Messages.sizeNotMultipleOfSlide(Durations.format(size), Durations.format(slide)));
       return null;
     }

@@ -73,20 +73,25 @@ final class ScheduleReader {
     if (map == null) {
       return null;
     }
-    Optional<CompactionSpec> compaction = map.read("compaction", n -> compaction(n).map(Optional::of).orElse(null),
-        Optional.empty());
-    Optional<VacuumSpec> vacuum = map.read("vacuum", n -> vacuum(n).map(Optional::of).orElse(null),
-        Optional.empty());
-    Long interval = map.read("log-checkpoint-interval",
-        n -> nodes.integer(n, "maintenance.log-checkpoint-interval", 1),
-        (long) MaintenanceSpec.DEFAULT_LOG_CHECKPOINT_INTERVAL);
+    Optional<CompactionSpec> compaction =
+        map.read("compaction", n -> compaction(n).map(Optional::of).orElse(null), Optional.empty());
+    Optional<VacuumSpec> vacuum =
+        map.read("vacuum", n -> vacuum(n).map(Optional::of).orElse(null), Optional.empty());
+    Long interval =
+        map.read(
+            "log-checkpoint-interval",
+            n -> nodes.integer(n, "maintenance.log-checkpoint-interval", 1),
+            (long) MaintenanceSpec.DEFAULT_LOG_CHECKPOINT_INTERVAL);
     map.finish();
     if (compaction == null || vacuum == null || interval == null) {
       return null;
     }
     if (interval > Integer.MAX_VALUE) {
-      nodes.problems().atValue("maintenance.log-checkpoint-interval",
-          Messages.tooLarge(interval.toString(), Integer.MAX_VALUE));
+      nodes
+          .problems()
+          .atValue(
+              "maintenance.log-checkpoint-interval",
+              Messages.tooLarge(interval.toString(), Integer.MAX_VALUE));
       return null;
     }
     return new MaintenanceSpec(compaction, vacuum, interval.intValue());
@@ -98,8 +103,11 @@ final class ScheduleReader {
       return Optional.empty();
     }
     String schedule = schedule(map, "\"0 0 * * * *\"");
-    Long minFiles = map.read("min-files", n -> nodes.integer(n, "maintenance.compaction.min-files", 2),
-        (long) CompactionSpec.DEFAULT_MIN_FILES);
+    Long minFiles =
+        map.read(
+            "min-files",
+            n -> nodes.integer(n, "maintenance.compaction.min-files", 2),
+            (long) CompactionSpec.DEFAULT_MIN_FILES);
     map.finish();
     if (schedule == null || minFiles == null) {
       return Optional.empty();
@@ -113,18 +121,28 @@ final class ScheduleReader {
       return Optional.empty();
     }
     String schedule = schedule(map, "\"0 0 3 * * *\"");
-    Duration retention = map.read("retention",
-        n -> durations.positiveDuration(n, "maintenance.vacuum.retention"), VacuumSpec.DEFAULT_RETENTION);
-    Boolean check = map.read("retention-check", n -> nodes.bool(n, "maintenance.vacuum.retention-check"),
-        Boolean.TRUE);
+    Duration retention =
+        map.read(
+            "retention",
+            n -> durations.positiveDuration(n, "maintenance.vacuum.retention"),
+            VacuumSpec.DEFAULT_RETENTION);
+    Boolean check =
+        map.read(
+            "retention-check",
+            n -> nodes.bool(n, "maintenance.vacuum.retention-check"),
+            Boolean.TRUE);
     map.finish();
     if (schedule == null || retention == null || check == null) {
       return Optional.empty();
     }
     if (check && VacuumSpec.belowFloor(retention)) {
       // Only a declared retention can be under the floor: the default is the floor itself.
-      nodes.problems().atValue("maintenance.vacuum.retention", Messages.retentionBelowFloor(Durations.format(retention),
-          Durations.format(VacuumSpec.MINIMUM_RETENTION)));
+      nodes
+          .problems()
+          .atValue(
+              "maintenance.vacuum.retention",
+              Messages.retentionBelowFloor(
+                  Durations.format(retention), Durations.format(VacuumSpec.MINIMUM_RETENTION)));
       return Optional.empty();
     }
     return Optional.of(new VacuumSpec(schedule, retention, check));
@@ -144,13 +162,18 @@ final class ScheduleReader {
 
   private String schedule(YamlMap map, String example) {
     Node node = map.required("schedule", "schedule: " + example);
-    String text = node == null ? null : nodes.nonEmptyText(node, map.child("schedule"), "the schedule");
+    String text =
+        node == null ? null : nodes.nonEmptyText(node, map.child("schedule"), "the schedule");
     if (text == null) {
       return null;
     }
-    return nodes.convertText(node, map.child("schedule"), text, t -> {
-      Cron.check(t);
-      return t.strip();
-    });
+    return nodes.convertText(
+        node,
+        map.child("schedule"),
+        text,
+        t -> {
+          Cron.check(t);
+          return t.strip();
+        });
   }
 }

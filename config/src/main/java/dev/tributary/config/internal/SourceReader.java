@@ -1,17 +1,15 @@
 package dev.tributary.config.internal;
 
 import dev.tributary.config.Assignment;
-import dev.tributary.config.ColumnSpec;
-import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaSourceSpec;
+import dev.tributary.config.FormatSpec;
 import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.Size;
 import dev.tributary.config.SourceSpec;
+import dev.tributary.config.StartingOffsets;
 import dev.tributary.config.StartingVersion;
 import dev.tributary.config.StorageSpec;
-import dev.tributary.config.StartingOffsets;
 import dev.tributary.config.TopicSelection;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +18,6 @@ import java.util.OptionalLong;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.yaml.snakeyaml.nodes.Node;
-import dev.tributary.config.FormatSpec;
 
 /** Reads the {@code source} and {@code format} sections. */
 final class SourceReader {
@@ -34,11 +31,15 @@ final class SourceReader {
   }
 
   /**
-   * Reads {@code source}: exactly one of {@code kafka} and {@code delta}. Returns null when absent or
-   * invalid.
+   * Reads {@code source}: exactly one of {@code kafka} and {@code delta}. Returns null when absent
+   * or invalid.
    */
   SourceSpec source(YamlMap root, OutputReader tables) {
-    YamlMap source = section(root, "source", "source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }");
+    YamlMap source =
+        section(
+            root,
+            "source",
+            "source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }");
     if (source == null) {
       return null;
     }
@@ -63,28 +64,52 @@ final class SourceReader {
       return null;
     }
     Node serversNode = kafka.required("bootstrap-servers", "bootstrap-servers: localhost:9092");
-    String servers = serversNode == null ? null
-        : nodes.nonEmptyText(serversNode, "source.kafka.bootstrap-servers", "bootstrap-servers");
+    String servers =
+        serversNode == null
+            ? null
+            : nodes.nonEmptyText(
+                serversNode, "source.kafka.bootstrap-servers", "bootstrap-servers");
     TopicSelection topics = topics(kafka);
-    StartingOffsets starting = kafka.read("starting-offsets",
-        n -> nodes.convert(n, "source.kafka.starting-offsets", StartingOffsets::parse), new StartingOffsets.Earliest());
+    StartingOffsets starting =
+        kafka.read(
+            "starting-offsets",
+            n -> nodes.convert(n, "source.kafka.starting-offsets", StartingOffsets::parse),
+            new StartingOffsets.Earliest());
     OptionalLong maxOffsets = OptionalLong.empty();
     Node maxNode = kafka.optional("max-offsets-per-trigger").orElse(null);
     if (maxNode != null) {
       Long max = nodes.integer(maxNode, "source.kafka.max-offsets-per-trigger", 1);
       maxOffsets = max == null ? null : OptionalLong.of(max);
     }
-    Boolean failOnDataLoss = kafka.read("fail-on-data-loss", n -> nodes.bool(n, "source.kafka.fail-on-data-loss"),
-        Boolean.TRUE);
+    Boolean failOnDataLoss =
+        kafka.read(
+            "fail-on-data-loss",
+            n -> nodes.bool(n, "source.kafka.fail-on-data-loss"),
+            Boolean.TRUE);
     Map<String, String> properties = properties(kafka);
-    Assignment assignment = kafka.read("assignment", n -> nodes.keyword(n, "source.kafka.assignment", "assignment",
-        Assignment.values(), Assignment::keyword), Assignment.EXCLUSIVE);
+    Assignment assignment =
+        kafka.read(
+            "assignment",
+            n ->
+                nodes.keyword(
+                    n,
+                    "source.kafka.assignment",
+                    "assignment",
+                    Assignment.values(),
+                    Assignment::keyword),
+            Assignment.EXCLUSIVE);
     kafka.finish();
-    if (servers == null || topics == null || starting == null || maxOffsets == null || failOnDataLoss == null
-        || properties == null || assignment == null) {
+    if (servers == null
+        || topics == null
+        || starting == null
+        || maxOffsets == null
+        || failOnDataLoss == null
+        || properties == null
+        || assignment == null) {
       return null;
     }
-    return new KafkaSourceSpec(servers, topics, starting, maxOffsets, failOnDataLoss, properties, assignment);
+    return new KafkaSourceSpec(
+        servers, topics, starting, maxOffsets, failOnDataLoss, properties, assignment);
   }
 
   private DeltaSourceSpec delta(Node deltaNode, OutputReader tables) {
@@ -93,31 +118,56 @@ final class SourceReader {
       return null;
     }
     Node pathNode = delta.required("path", "path: s3://lake/bronze/events or a local directory");
-    String path = pathNode == null ? null : nodes.nonEmptyText(pathNode, "source.delta.path", "the table path");
-    StartingVersion starting = delta.read("starting-version",
-        n -> nodes.convert(n, "source.delta.starting-version", StartingVersion::parse), new StartingVersion.Earliest());
+    String path =
+        pathNode == null
+            ? null
+            : nodes.nonEmptyText(pathNode, "source.delta.path", "the table path");
+    StartingVersion starting =
+        delta.read(
+            "starting-version",
+            n -> nodes.convert(n, "source.delta.starting-version", StartingVersion::parse),
+            new StartingVersion.Earliest());
     OptionalLong maxFiles = OptionalLong.empty();
     Node maxFilesNode = delta.optional("max-files-per-trigger").orElse(null);
     if (maxFilesNode != null) {
       Long max = nodes.integer(maxFilesNode, "source.delta.max-files-per-trigger", 1);
       maxFiles = max == null ? null : OptionalLong.of(max);
     }
-    Optional<Size> maxBytes = delta.read("max-bytes-per-trigger", n -> {
-      Size size = positiveSize(n, "source.delta.max-bytes-per-trigger");
-      return size == null ? null : Optional.of(size);
-    }, Optional.empty());
-    Boolean ignoreDeletes = delta.read("ignore-deletes", n -> nodes.bool(n, "source.delta.ignore-deletes"),
-        Boolean.FALSE);
-    Boolean skipChangeCommits = delta.read("skip-change-commits",
-        n -> nodes.bool(n, "source.delta.skip-change-commits"), Boolean.FALSE);
+    Optional<Size> maxBytes =
+        delta.read(
+            "max-bytes-per-trigger",
+            n -> {
+              Size size = positiveSize(n, "source.delta.max-bytes-per-trigger");
+              return size == null ? null : Optional.of(size);
+            },
+            Optional.empty());
+    Boolean ignoreDeletes =
+        delta.read(
+            "ignore-deletes", n -> nodes.bool(n, "source.delta.ignore-deletes"), Boolean.FALSE);
+    Boolean skipChangeCommits =
+        delta.read(
+            "skip-change-commits",
+            n -> nodes.bool(n, "source.delta.skip-change-commits"),
+            Boolean.FALSE);
     StorageSpec storage = tables.storage(delta, "source.delta.storage", "source.delta.storage");
     boolean storageOk = storage != null || !nodes.problems().declared("source.delta.storage");
     delta.finish();
-    if (path == null || starting == null || maxFiles == null || maxBytes == null || ignoreDeletes == null
-        || skipChangeCommits == null || !storageOk) {
+    if (path == null
+        || starting == null
+        || maxFiles == null
+        || maxBytes == null
+        || ignoreDeletes == null
+        || skipChangeCommits == null
+        || !storageOk) {
       return null;
     }
-    return new DeltaSourceSpec(path, starting, maxFiles, maxBytes, ignoreDeletes, skipChangeCommits,
+    return new DeltaSourceSpec(
+        path,
+        starting,
+        maxFiles,
+        maxBytes,
+        ignoreDeletes,
+        skipChangeCommits,
         Optional.ofNullable(storage));
   }
 
@@ -140,7 +190,10 @@ final class SourceReader {
       try {
         Pattern.compile(regex);
       } catch (PatternSyntaxException e) {
-        nodes.fail(patternNode, "source.kafka.topic-pattern", Messages.badPattern(regex, e.getDescription()));
+        nodes.fail(
+            patternNode,
+            "source.kafka.topic-pattern",
+            Messages.badPattern(regex, e.getDescription()));
         return null;
       }
       return new TopicSelection.TopicPattern(regex);
@@ -175,8 +228,10 @@ final class SourceReader {
     Map<String, String> properties = new LinkedHashMap<>();
     boolean ok = true;
     for (Map.Entry<String, Node> entry : map.all().entrySet()) {
-      String value = YamlNodes.isNull(entry.getValue()) ? ""
-          : nodes.text(entry.getValue(), map.child(entry.getKey()));
+      String value =
+          YamlNodes.isNull(entry.getValue())
+              ? ""
+              : nodes.text(entry.getValue(), map.child(entry.getKey()));
       ok &= value != null;
       if (value != null) {
         properties.put(entry.getKey(), value);

@@ -1,16 +1,20 @@
 package dev.tributary.config.internal;
 
 import dev.tributary.config.AggregateSpec;
+import dev.tributary.config.Assignment;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.JoinSpec;
+import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.Measure;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
+import dev.tributary.config.StartingOffsets;
 import dev.tributary.config.TransformStep;
+import dev.tributary.config.WatermarkSpec;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -18,10 +22,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import dev.tributary.config.Assignment;
-import dev.tributary.config.KafkaSourceSpec;
-import dev.tributary.config.StartingOffsets;
-import dev.tributary.config.WatermarkSpec;
 
 /**
  * The checks that relate parts of a pipeline: referenced columns exist and have the right type, the
@@ -54,7 +54,10 @@ final class SpecValidator {
     checkSchemaEvolution();
   }
 
-  /** add-columns only where a new input column reaches the table as it is; rescue's column name is reserved. */
+  /**
+   * add-columns only where a new input column reaches the table as it is; rescue's column name is
+   * reserved.
+   */
   private void checkSchemaEvolution() {
     SchemaEvolutionSpec evolution = draft.schemaEvolution();
     if (evolution == null || evolution.equals(SchemaEvolutionSpec.DEFAULT)) {
@@ -64,21 +67,30 @@ final class SpecValidator {
       problems.atKey("schema-evolution", Messages.evolutionNeedsRecords());
       return;
     }
-    String stateful = problems.declared("aggregate") ? "aggregate"
-        : problems.declared("deduplicate") ? "deduplicate" : null;
+    String stateful =
+        problems.declared("aggregate")
+            ? "aggregate"
+            : problems.declared("deduplicate") ? "deduplicate" : null;
     if (stateful != null) {
       problems.atKey("schema-evolution", Messages.evolutionWithState(stateful));
       return;
     }
     if (evolution.rescue()) {
-      String schemaKey = "format." + (draft.format() == null ? "json" : draft.format().keyword()) + ".schema";
-      if (draft.format() != null && draft.format().columns().stream()
-          .anyMatch(c -> c.name().equals(SchemaEvolutionSpec.RESCUED_COLUMN))) {
-        problems.atKey(schemaKey + "." + SchemaEvolutionSpec.RESCUED_COLUMN,
+      String schemaKey =
+          "format." + (draft.format() == null ? "json" : draft.format().keyword()) + ".schema";
+      if (draft.format() != null
+          && draft.format().columns().stream()
+              .anyMatch(c -> c.name().equals(SchemaEvolutionSpec.RESCUED_COLUMN))) {
+        problems.atKey(
+            schemaKey + "." + SchemaEvolutionSpec.RESCUED_COLUMN,
             Messages.rescuedColumnTaken("column in " + schemaKey));
       }
-      if (draft.transforms() != null && draft.transforms().stream()
-          .anyMatch(t -> t instanceof TransformStep.Derive d && d.columns().containsKey(SchemaEvolutionSpec.RESCUED_COLUMN))) {
+      if (draft.transforms() != null
+          && draft.transforms().stream()
+              .anyMatch(
+                  t ->
+                      t instanceof TransformStep.Derive d
+                          && d.columns().containsKey(SchemaEvolutionSpec.RESCUED_COLUMN))) {
         problems.atKey("transform", Messages.rescuedColumnTaken("derived column"));
       }
     }
@@ -98,13 +110,19 @@ final class SpecValidator {
       return;
     }
     if (draft.outputMode() != null && draft.outputMode() != OutputMode.APPEND) {
-      problems.atValue("output-mode", Messages.groupAssignmentNeedsAppend(draft.id(), draft.outputMode().keyword()));
+      problems.atValue(
+          "output-mode",
+          Messages.groupAssignmentNeedsAppend(draft.id(), draft.outputMode().keyword()));
     }
     if (kafka.startingOffsets() instanceof StartingOffsets.FromTable) {
-      problems.atValue("source.kafka.starting-offsets", Messages.groupStatefulStartsFromGroupOffsets(draft.id()));
+      problems.atValue(
+          "source.kafka.starting-offsets",
+          Messages.groupStatefulStartsFromGroupOffsets(draft.id()));
     }
-    if (draft.watermark() != null && draft.watermark().policy() == WatermarkSpec.Policy.PER_PARTITION) {
-      problems.atValue("watermark.policy", Messages.groupAssignmentNeedsGlobalWatermark(draft.id()));
+    if (draft.watermark() != null
+        && draft.watermark().policy() == WatermarkSpec.Policy.PER_PARTITION) {
+      problems.atValue(
+          "watermark.policy", Messages.groupAssignmentNeedsGlobalWatermark(draft.id()));
     }
   }
 
@@ -131,8 +149,8 @@ final class SpecValidator {
 
   /**
    * The keys of each join are stream columns (or columns an earlier join added); the columns a join
-   * picks are neither keys nor names the stream already has. Columns a join adds without
-   * {@code columns} are known only once the service reads the dimension, which checks them then.
+   * picks are neither keys nor names the stream already has. Columns a join adds without {@code
+   * columns} are known only once the service reads the dimension, which checks them then.
    */
   private void checkJoins(Map<String, ColumnType> columns) {
     if (draft.joins() == null) {
@@ -171,7 +189,10 @@ final class SpecValidator {
       return columns;
     }
     Map<String, ColumnType> joined = new LinkedHashMap<>(columns);
-    draft.joins().forEach(j -> j.columns().ifPresent(picked -> picked.forEach(c -> joined.putIfAbsent(c, null))));
+    draft
+        .joins()
+        .forEach(
+            j -> j.columns().ifPresent(picked -> picked.forEach(c -> joined.putIfAbsent(c, null))));
     return joined;
   }
 
@@ -194,7 +215,8 @@ final class SpecValidator {
     if (draft.deduplicate() == null) {
       return;
     }
-    checkColumnList("deduplicate key", "deduplicate.keys", draft.deduplicate().keys(), columns.keySet(), true);
+    checkColumnList(
+        "deduplicate key", "deduplicate.keys", draft.deduplicate().keys(), columns.keySet(), true);
     if (draft.deduplicate().withinWatermark() && !problems.declared("watermark")) {
       problems.atValue("deduplicate.within-watermark", Messages.withinWatermarkNeedsWatermark());
     }
@@ -205,17 +227,27 @@ final class SpecValidator {
     if (aggregate == null) {
       return;
     }
-    aggregate.window().ifPresent(w -> checkTimestamp("window column", "aggregate.window.column", w.column(), columns));
-    checkColumnList("group-by column", "aggregate.group-by", aggregate.groupBy(), columns.keySet(), true);
-    Set<String> taken = new HashSet<>(aggregate.running() ? List.of()
-        : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
+    aggregate
+        .window()
+        .ifPresent(
+            w -> checkTimestamp("window column", "aggregate.window.column", w.column(), columns));
+    checkColumnList(
+        "group-by column", "aggregate.group-by", aggregate.groupBy(), columns.keySet(), true);
+    Set<String> taken =
+        new HashSet<>(
+            aggregate.running()
+                ? List.of()
+                : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
     taken.addAll(aggregate.groupBy());
     for (Map.Entry<String, Measure> entry : aggregate.measures().entrySet()) {
       String path = "aggregate.measures." + entry.getKey();
       if (taken.contains(entry.getKey())) {
         problems.atKey(path, Messages.measureClash(entry.getKey()));
       }
-      entry.getValue().input().ifPresent(input -> checkExists("measure input", path, input, columns.keySet(), true));
+      entry
+          .getValue()
+          .input()
+          .ifPresent(input -> checkExists("measure input", path, input, columns.keySet(), true));
     }
   }
 
@@ -228,14 +260,16 @@ final class SpecValidator {
       available = new LinkedHashSet<>(draft.aggregate().outputColumns());
     } else if (problems.declared("aggregate")) {
       return; // a broken aggregation: its output columns are unknown
-    } else if (draft.joins() == null || draft.joins().stream().anyMatch(j -> j.columns().isEmpty())) {
+    } else if (draft.joins() == null
+        || draft.joins().stream().anyMatch(j -> j.columns().isEmpty())) {
       return; // a join adds columns known only once its dimension is read: the service checks then
     } else {
       available = new LinkedHashSet<>(columns.keySet());
       available.addAll(PipelineSpec.KAFKA_METADATA_COLUMNS);
       draft.joins().forEach(j -> available.addAll(j.columns().orElseThrow()));
     }
-    checkColumnList("partition column", "sink.delta.partition-by", draft.sink().partitionBy(), available);
+    checkColumnList(
+        "partition column", "sink.delta.partition-by", draft.sink().partitionBy(), available);
   }
 
   private void checkOutputMode() {
@@ -252,8 +286,10 @@ final class SpecValidator {
         problems.atValue(at, Messages.appendNeedsWatermark());
       } else if (draft.watermark() != null
           && !draft.watermark().column().equals(draft.aggregate().window().get().column())) {
-        problems.atValue("aggregate.window.column",
-            Messages.appendWatermarkColumn(draft.aggregate().window().get().column(), draft.watermark().column()));
+        problems.atValue(
+            "aggregate.window.column",
+            Messages.appendWatermarkColumn(
+                draft.aggregate().window().get().column(), draft.watermark().column()));
       }
     }
     if (mode == OutputMode.COMPLETE && !aggregate) {
@@ -267,8 +303,12 @@ final class SpecValidator {
     Map<String, String> locations = new LinkedHashMap<>();
     if (draft.sink() != null) {
       locations.put("sink.delta.path", draft.sink().path());
-      DeltaTableSpec quarantine = draft.quarantine() != null ? draft.quarantine()
-          : problems.declared("quarantine.delta") ? null : DeltaTableSpec.quarantineFor(draft.sink());
+      DeltaTableSpec quarantine =
+          draft.quarantine() != null
+              ? draft.quarantine()
+              : problems.declared("quarantine.delta")
+                  ? null
+                  : DeltaTableSpec.quarantineFor(draft.sink());
       if (quarantine != null) {
         locations.put("quarantine.delta.path", quarantine.path());
       }
@@ -285,12 +325,13 @@ final class SpecValidator {
     }
     if (draft.source() instanceof DeltaSourceSpec delta) {
       // A pipeline reading what it writes would read each batch's output again in the next batch.
-      List<LocationRules.Declared> source = LocationRules.declared(Map.of("source.delta.path", delta.path()),
-          Path.of(""));
+      List<LocationRules.Declared> source =
+          LocationRules.declared(Map.of("source.delta.path", delta.path()), Path.of(""));
       for (LocationRules.Declared own : declared) {
         if (!source.isEmpty() && source.get(0).location().overlaps(own.location())) {
-          problems.atValue("source.delta.path", Messages.sourceOverlapsOwnLocation(delta.path(), own.key(),
-              own.text()));
+          problems.atValue(
+              "source.delta.path",
+              Messages.sourceOverlapsOwnLocation(delta.path(), own.key(), own.text()));
           break;
         }
       }
@@ -298,7 +339,8 @@ final class SpecValidator {
   }
 
   /** An event-time column of the stateful part (which a join may add at start). */
-  private void checkTimestamp(String role, String path, String column, Map<String, ColumnType> columns) {
+  private void checkTimestamp(
+      String role, String path, String column, Map<String, ColumnType> columns) {
     if (checkExists(role, path, column, columns.keySet(), true)) {
       ColumnType type = columns.get(column);
       if (type != null && !type.isTimestamp()) {
@@ -307,13 +349,16 @@ final class SpecValidator {
     }
   }
 
-  private void checkColumnList(String role, String path, List<String> names, Set<String> available) {
+  private void checkColumnList(
+      String role, String path, List<String> names, Set<String> available) {
     checkColumnList(role, path, names, available, false);
   }
 
-  /** @param query true for a column of the stateful part, which a join may add at start */
-  private void checkColumnList(String role, String path, List<String> names, Set<String> available,
-      boolean query) {
+  /**
+   * @param query true for a column of the stateful part, which a join may add at start
+   */
+  private void checkColumnList(
+      String role, String path, List<String> names, Set<String> available, boolean query) {
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < names.size(); i++) {
       String name = names.get(i);
@@ -330,18 +375,21 @@ final class SpecValidator {
   }
 
   /**
-   * @param query true for a column of the stateful part: one a join without {@code columns} may
-   *     add is left to the check at start (returns false: its type is not known either)
+   * @param query true for a column of the stateful part: one a join without {@code columns} may add
+   *     is left to the check at start (returns false: its type is not known either)
    */
-  private boolean checkExists(String role, String path, String column, Set<String> available, boolean query) {
+  private boolean checkExists(
+      String role, String path, String column, Set<String> available, boolean query) {
     if (available.contains(column)) {
       return true;
     }
     if (query && joinAddsUnknownColumns()) {
       return false;
     }
-    problems.atValue(path, Messages.unknownColumn(role, column, available,
-        Suggestions.nearest(column, available).orElse(null)));
+    problems.atValue(
+        path,
+        Messages.unknownColumn(
+            role, column, available, Suggestions.nearest(column, available).orElse(null)));
     return false;
   }
 }

@@ -6,12 +6,11 @@ import java.util.Optional;
 /** Finds the valid name closest to a misspelt one (Levenshtein distance). */
 final class Suggestions {
 
-  private Suggestions() {
-  }
+  private Suggestions() {}
 
   /**
-   * Returns the candidate nearest to {@code name}, if it is close enough to be a likely typo: at most
-   * a third of the name's length away, and at least 1 and at most 3 edits.
+   * Returns the candidate nearest to {@code name}, if it is close enough to be a likely typo: at
+   * most a third of the name's length away, and at least 1 and at most 3 edits.
    */
   static Optional<String> nearest(String name, Collection<String> candidates) {
     String best = null;

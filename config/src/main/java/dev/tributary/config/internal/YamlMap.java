@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
-import java.util.function.Function;
 
 /**
  * One YAML mapping being read: duplicate keys are reported when it is opened, keys are taken one by
@@ -37,18 +37,29 @@ final class YamlMap {
     for (NodeTuple tuple : node.getValue()) {
       Node keyNode = tuple.getKeyNode();
       if (!(keyNode instanceof ScalarNode scalar)) {
-        nodes.problems().add(keyNode.getStartMark(), path, Messages.expected("a plain key", "a " + kind(keyNode)));
+        nodes
+            .problems()
+            .add(
+                keyNode.getStartMark(),
+                path,
+                Messages.expected("a plain key", "a " + kind(keyNode)));
         continue;
       }
       String key = scalar.getValue();
       NodeTuple first = entries.get(key);
       if (first != null) {
-        nodes.problems().add(keyNode.getStartMark(), child(key),
-            Messages.duplicateKey(key, first.getKeyNode().getStartMark().getLine() + 1));
+        nodes
+            .problems()
+            .add(
+                keyNode.getStartMark(),
+                child(key),
+                Messages.duplicateKey(key, first.getKeyNode().getStartMark().getLine() + 1));
         continue;
       }
       entries.put(key, tuple);
-      nodes.problems().locate(child(key), keyNode.getStartMark(), tuple.getValueNode().getStartMark());
+      nodes
+          .problems()
+          .locate(child(key), keyNode.getStartMark(), tuple.getValueNode().getStartMark());
     }
   }
 
@@ -69,15 +80,18 @@ final class YamlMap {
   }
 
   /**
-   * Takes an optional key and reads its value: returns {@code absent} when the key is absent or null,
-   * else what {@code read} returns (null when the value is invalid).
+   * Takes an optional key and reads its value: returns {@code absent} when the key is absent or
+   * null, else what {@code read} returns (null when the value is invalid).
    */
   <T> T read(String key, Function<Node, T> read, T absent) {
     Optional<Node> value = optional(key);
     return value.isPresent() ? read.apply(value.get()) : absent;
   }
 
-  /** Takes a required key; reports it as missing (at this mapping) or valueless and returns null then. */
+  /**
+   * Takes a required key; reports it as missing (at this mapping) or valueless and returns null
+   * then.
+   */
   Node required(String key, String example) {
     assertDeclared(key);
     taken.add(key);
@@ -98,7 +112,10 @@ final class YamlMap {
     return entries.keySet().stream().filter(keys::contains).toList();
   }
 
-  /** Returns whether the mapping has keys other than {@code keys} (which {@link #finish} will report). */
+  /**
+   * Returns whether the mapping has keys other than {@code keys} (which {@link #finish} will
+   * report).
+   */
   boolean hasOtherKeys(List<String> keys) {
     return entries.keySet().stream().anyMatch(k -> !keys.contains(k));
   }
@@ -122,8 +139,12 @@ final class YamlMap {
       if (!taken.contains(key)) {
         String suggestion = Suggestions.nearest(key, valid).orElse(null);
         List<String> elsewhere = new ArrayList<>(Keys.sectionsAccepting(key, section));
-        nodes.problems().add(entry.getValue().getKeyNode().getStartMark(), child(key),
-            Messages.unknownKey(key, suggestion, valid, elsewhere));
+        nodes
+            .problems()
+            .add(
+                entry.getValue().getKeyNode().getStartMark(),
+                child(key),
+                Messages.unknownKey(key, suggestion, valid, elsewhere));
       }
     }
   }
@@ -131,7 +152,8 @@ final class YamlMap {
   private void assertDeclared(String key) {
     if (section == null || !Keys.SECTIONS.get(section).contains(key)) {
       // A programming error: the reader asks for a key that Keys (and so the schema) does not list.
-      throw new IllegalStateException("key " + key + " is not declared in section '" + section + "'");
+      throw new IllegalStateException(
+          "key " + key + " is not declared in section '" + section + "'");
     }
   }
 

@@ -14,9 +14,10 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
 
 /**
- * Converts YAML nodes into values. Every scalar is read as text, environment references are replaced,
- * and only then is the text converted, so {@code ${MAX:-1000}} works where a number is expected and
- * quoting never changes the meaning. Each method records a problem and returns null when it fails.
+ * Converts YAML nodes into values. Every scalar is read as text, environment references are
+ * replaced, and only then is the text converted, so {@code ${MAX:-1000}} works where a number is
+ * expected and quoting never changes the meaning. Each method records a problem and returns null
+ * when it fails.
  */
 final class YamlNodes {
 
@@ -34,7 +35,8 @@ final class YamlNodes {
 
   /** A plain {@code ~}, {@code null} or empty value. */
   static boolean isNull(Node node) {
-    return node instanceof ScalarNode scalar && Tag.NULL.equals(scalar.getTag())
+    return node instanceof ScalarNode scalar
+        && Tag.NULL.equals(scalar.getTag())
         && scalar.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN;
   }
 
@@ -43,7 +45,8 @@ final class YamlNodes {
     if (node instanceof MappingNode mapping) {
       return new YamlMap(this, path, section, mapping);
     }
-    problems.add(node.getStartMark(), path, Messages.expected("a mapping of keys", describe(node, path)));
+    problems.add(
+        node.getStartMark(), path, Messages.expected("a mapping of keys", describe(node, path)));
     return null;
   }
 
@@ -56,7 +59,8 @@ final class YamlNodes {
       }
       return items;
     }
-    problems.add(node.getStartMark(), path, Messages.expected("a list like [a, b]", describe(node, path)));
+    problems.add(
+        node.getStartMark(), path, Messages.expected("a list like [a, b]", describe(node, path)));
     return null;
   }
 
@@ -79,7 +83,8 @@ final class YamlNodes {
   /** Returns a scalar's text after environment substitution. */
   String text(Node node, String path) {
     if (!(node instanceof ScalarNode scalar)) {
-      problems.add(node.getStartMark(), path, Messages.expected("a single value", describe(node, path)));
+      problems.add(
+          node.getStartMark(), path, Messages.expected("a single value", describe(node, path)));
       return null;
     }
     boolean secretPath = Secrets.isSecretPath(path);
@@ -145,8 +150,8 @@ final class YamlNodes {
   }
 
   /**
-   * Converts a scalar's text with {@code parser}; an {@link IllegalArgumentException} from it becomes a
-   * problem carrying its message.
+   * Converts a scalar's text with {@code parser}; an {@link IllegalArgumentException} from it
+   * becomes a problem carrying its message.
    */
   <T> T convert(Node node, String path, Function<String, T> parser) {
     String text = text(node, path);
@@ -167,7 +172,10 @@ final class YamlNodes {
   }
 
   /** Records a problem at a node. */
-  /** One of {@code values}, by its keyword (case-insensitive); else a problem naming the choices, and null. */
+  /**
+   * One of {@code values}, by its keyword (case-insensitive); else a problem naming the choices,
+   * and null.
+   */
   <E> E keyword(Node node, String path, String what, E[] values, Function<E, String> keyword) {
     String text = text(node, path);
     if (text == null) {
@@ -179,17 +187,22 @@ final class YamlNodes {
         return value;
       }
     }
-    fail(node, path, Messages.oneOf(what + " '" + text + "'",
-        Arrays.stream(values).map(keyword).toList()));
+    fail(
+        node,
+        path,
+        Messages.oneOf(what + " '" + text + "'", Arrays.stream(values).map(keyword).toList()));
     return null;
   }
+
   void fail(Node node, String path, String message) {
     problems.add(node.getStartMark(), path, message);
   }
 
   /** Describes what was found; a scalar's text is shown unless it may be a secret. */
   private static String describe(Node node, String path) {
-    if (node instanceof ScalarNode scalar && !Secrets.isSecretPath(path) && !scalar.getValue().contains("${")) {
+    if (node instanceof ScalarNode scalar
+        && !Secrets.isSecretPath(path)
+        && !scalar.getValue().contains("${")) {
       return "the value '" + scalar.getValue() + "'";
     }
     return "a " + YamlMap.kind(node);

@@ -43,16 +43,21 @@ class EnvSubstitutionTest {
 
   @Test
   void namesAnUnsetVariable() {
-    assertThatThrownBy(() -> apply("${HOST}:${KAFKA_PORT}")).hasMessage(
-        "environment variable KAFKA_PORT is not set; set it, or give a default like ${KAFKA_PORT:-value}");
+    assertThatThrownBy(() -> apply("${HOST}:${KAFKA_PORT}"))
+        .hasMessage(
+            "environment variable KAFKA_PORT is not set; set it, or give a default like ${KAFKA_PORT:-value}");
   }
 
   @Test
   void refusesMalformedReferences() {
-    String hint = "; write ${NAME} or ${NAME:-default} (NAME made of letters, digits and _), or $${...} for a"
-        + " literal ${...}";
-    assertThatThrownBy(() -> apply("${HOST")).hasMessage("malformed environment reference in '${HOST'" + hint);
-    assertThatThrownBy(() -> apply("${1X}")).hasMessage("malformed environment reference in '${1X}'" + hint);
-    assertThatThrownBy(() -> apply("${}")).hasMessage("malformed environment reference in '${}'" + hint);
+    String hint =
+        "; write ${NAME} or ${NAME:-default} (NAME made of letters, digits and _), or $${...} for a"
+            + " literal ${...}";
+    assertThatThrownBy(() -> apply("${HOST"))
+        .hasMessage("malformed environment reference in '${HOST'" + hint);
+    assertThatThrownBy(() -> apply("${1X}"))
+        .hasMessage("malformed environment reference in '${1X}'" + hint);
+    assertThatThrownBy(() -> apply("${}"))
+        .hasMessage("malformed environment reference in '${}'" + hint);
   }
 }

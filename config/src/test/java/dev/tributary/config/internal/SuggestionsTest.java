@@ -11,7 +11,8 @@ class SuggestionsTest {
 
   @Test
   void findsTheNearestKeyForTypicalTypos() {
-    assertThat(Suggestions.nearest("max-offset-per-trigger", KAFKA)).contains("max-offsets-per-trigger");
+    assertThat(Suggestions.nearest("max-offset-per-trigger", KAFKA))
+        .contains("max-offsets-per-trigger");
     assertThat(Suggestions.nearest("bootstrap.servers", KAFKA)).contains("bootstrap-servers");
     assertThat(Suggestions.nearest("topic", KAFKA)).contains("topics");
     assertThat(Suggestions.nearest("startingOffsets", KAFKA)).contains("starting-offsets");

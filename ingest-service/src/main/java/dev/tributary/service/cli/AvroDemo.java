@@ -23,8 +23,8 @@ import java.util.Map;
  * {@code tributary demo avro}: the main demo's job ({@code orders-demo}) with Avro values in the
  * Confluent wire format. Starts the embedded broker and a schema registry in this JVM ({@link
  * LocalSchemaRegistry}, on 127.0.0.1: no Docker, no network), registers the demo's Avro schema,
- * produces the same sample events as Avro ({@link AvroEvents}), runs {@code demo/orders-avro-demo.yaml}
- * available-now and prints what happened, as the main demo does.
+ * produces the same sample events as Avro ({@link AvroEvents}), runs {@code
+ * demo/orders-avro-demo.yaml} available-now and prints what happened, as the main demo does.
  */
 final class AvroDemo {
   private static final String TOPIC = "demo-orders-avro";
@@ -39,31 +39,52 @@ final class AvroDemo {
   int run(int events, Path dir) throws Exception {
     DemoCommand.prepare(dir);
     out.println("Tributary Avro demo: output in " + dir);
-    out.println("1. Starting an embedded Kafka broker (KRaft) and a schema registry (Confluent API)...");
+    out.println(
+        "1. Starting an embedded Kafka broker (KRaft) and a schema registry (Confluent API)...");
     try (EmbeddedBroker broker = EmbeddedBroker.start(3, TOPIC);
         LocalSchemaRegistry registry = LocalSchemaRegistry.start(0, null, null, null)) {
       int schemaId = registry.register(TOPIC + "-value", "AVRO", AvroEvents.SCHEMA);
-      out.println("   registry at " + registry.url() + ": subject " + TOPIC + "-value, schema id " + schemaId);
-      SampleEvents.Batch sample = SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
+      out.println(
+          "   registry at "
+              + registry.url()
+              + ": subject "
+              + TOPIC
+              + "-value, schema id "
+              + schemaId);
+      SampleEvents.Batch sample =
+          SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
       List<byte[]> values = AvroEvents.encode(sample, schemaId);
       DemoCommand.produce(broker.bootstrapServers(), TOPIC, values);
-      out.printf("2. Produced %,d Avro events to topic %s (3 partitions): %,d valid, %,d duplicates,"
-          + " %,d late, %,d malformed (JSON on the Avro topic, an unknown schema id, a truncated body)%n", events,
-          TOPIC, sample.valid(), sample.duplicates(), sample.late(), sample.malformed());
+      out.printf(
+          "2. Produced %,d Avro events to topic %s (3 partitions): %,d valid, %,d duplicates,"
+              + " %,d late, %,d malformed (JSON on the Avro topic, an unknown schema id, a truncated body)%n",
+          events, TOPIC, sample.valid(), sample.duplicates(), sample.late(), sample.malformed());
 
       // The registry's URL is written into the file: a ${} reference would be masked as a secret in
       // the quarantine reasons, and it is no secret.
-      String yaml = DemoCommand.resource("demo/orders-avro-demo.yaml").replace("${REGISTRY_URL}", registry.url());
+      String yaml =
+          DemoCommand.resource("demo/orders-avro-demo.yaml")
+              .replace("${REGISTRY_URL}", registry.url());
       Path file = dir.resolve("orders-avro-demo.yaml");
       Files.writeString(file, yaml);
-      PipelineSpec spec = PipelineParser.parse(yaml, file.toString(), Map.of("KAFKA_BOOTSTRAP",
-          broker.bootstrapServers(), "DEMO_DIR", dir.toString()));
+      PipelineSpec spec =
+          PipelineParser.parse(
+              yaml,
+              file.toString(),
+              Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers(), "DEMO_DIR", dir.toString()));
       CompiledPipeline pipeline = PipelineFactory.compile(spec);
-      out.println("3. Running pipeline " + spec.id() + " (format.avro, available-now, at most "
-          + spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger().orElse(0) + " offsets per batch):");
+      out.println(
+          "3. Running pipeline "
+              + spec.id()
+              + " (format.avro, available-now, at most "
+              + spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger().orElse(0)
+              + " offsets per batch):");
       ProgressLog progress = new ProgressLog(1000);
-      progress.addListener(p -> out.printf("   batch %d: %,d records in, %,d rows out, %,d quarantined, %d ms%n",
-          p.batchId(), p.inputRows(), p.outputRows(), p.quarantinedRows(), p.durationMs()));
+      progress.addListener(
+          p ->
+              out.printf(
+                  "   batch %d: %,d records in, %,d rows out, %,d quarantined, %d ms%n",
+                  p.batchId(), p.inputRows(), p.outputRows(), p.quarantinedRows(), p.durationMs()));
       try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
         run.run();
       }

@@ -30,13 +30,13 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import java.util.concurrent.Future;
-import java.util.function.Function;
 
 /**
  * {@code tributary demo}: starts an embedded Kafka broker, produces sample order events (with
@@ -61,33 +61,51 @@ final class DemoCommand {
       return new AvroDemo(out, this).run(events, dir);
     }
     if (!args.positional().isEmpty()) {
-      throw new CliArguments.UsageException("unknown demo '" + String.join(" ", args.positional())
-          + "'; the variants are: tributary demo, tributary demo avro, tributary demo medallion");
+      throw new CliArguments.UsageException(
+          "unknown demo '"
+              + String.join(" ", args.positional())
+              + "'; the variants are: tributary demo, tributary demo avro, tributary demo medallion");
     }
     prepare(dir);
     out.println("Tributary demo: output in " + dir);
     out.println("1. Starting an embedded Kafka broker (KRaft)...");
     try (EmbeddedBroker broker = EmbeddedBroker.start(3, TOPIC)) {
-      SampleEvents.Batch sample = SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
+      SampleEvents.Batch sample =
+          SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
       produce(broker.bootstrapServers(), TOPIC, sample);
-      out.printf("2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
-          + " %,d late, %,d malformed%n", events, TOPIC, sample.valid(), sample.duplicates(), sample.late(),
-          sample.malformed());
+      out.printf(
+          "2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
+              + " %,d late, %,d malformed%n",
+          events, TOPIC, sample.valid(), sample.duplicates(), sample.late(), sample.malformed());
 
       String yaml = resource("demo/orders-demo.yaml");
       Files.writeString(dir.resolve("orders-demo.yaml"), yaml);
-      PipelineSpec spec = PipelineParser.parse(yaml, dir.resolve("orders-demo.yaml").toString(),
-          Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers(), "DEMO_DIR", dir.toString()));
+      PipelineSpec spec =
+          PipelineParser.parse(
+              yaml,
+              dir.resolve("orders-demo.yaml").toString(),
+              Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers(), "DEMO_DIR", dir.toString()));
       CompiledPipeline pipeline = PipelineFactory.compile(spec);
-      out.println("3. Running pipeline " + spec.id() + " (available-now, at most "
-          + spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger().orElse(0) + " offsets per batch):");
+      out.println(
+          "3. Running pipeline "
+              + spec.id()
+              + " (available-now, at most "
+              + spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger().orElse(0)
+              + " offsets per batch):");
       ProgressLog progress = new ProgressLog(1000);
-      progress.addListener(p -> out.printf("   batch %d: %,d records in, %,d rows out, %,d quarantined, %d ms%n",
-          p.batchId(), p.inputRows(), p.outputRows(), p.quarantinedRows(), p.durationMs()));
+      progress.addListener(
+          p ->
+              out.printf(
+                  "   batch %d: %,d records in, %,d rows out, %,d quarantined, %d ms%n",
+                  p.batchId(), p.inputRows(), p.outputRows(), p.quarantinedRows(), p.durationMs()));
       try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
         run.run();
       }
-      summarize(spec, pipeline.outputSchema(), progress.last(1000), v -> new String(v, StandardCharsets.UTF_8));
+      summarize(
+          spec,
+          pipeline.outputSchema(),
+          progress.last(1000),
+          v -> new String(v, StandardCharsets.UTF_8));
       runHourly(broker.bootstrapServers(), dir);
       return 0;
     }
@@ -97,52 +115,86 @@ final class DemoCommand {
   private void runHourly(String bootstrap, Path dir) throws Exception {
     String yaml = resource("demo/orders-hourly-demo.yaml");
     Files.writeString(dir.resolve("orders-hourly-demo.yaml"), yaml);
-    PipelineSpec spec = PipelineParser.parse(yaml, dir.resolve("orders-hourly-demo.yaml").toString(),
-        Map.of("KAFKA_BOOTSTRAP", bootstrap, "DEMO_DIR", dir.toString()));
+    PipelineSpec spec =
+        PipelineParser.parse(
+            yaml,
+            dir.resolve("orders-hourly-demo.yaml").toString(),
+            Map.of("KAFKA_BOOTSTRAP", bootstrap, "DEMO_DIR", dir.toString()));
     CompiledPipeline pipeline = PipelineFactory.compile(spec);
-    out.println("\n5. Running pipeline " + spec.id() + " over the same topic: drop duplicates by (order_id,"
-        + " event_time), watermark 15 minutes, 1-hour windows per customer, append mode:");
+    out.println(
+        "\n5. Running pipeline "
+            + spec.id()
+            + " over the same topic: drop duplicates by (order_id,"
+            + " event_time), watermark 15 minutes, 1-hour windows per customer, append mode:");
     ProgressLog progress = new ProgressLog(1000);
-    progress.addListener(p -> out.printf("   batch %d: %,d records in, %,d window rows out, %,d late, %d ms%n",
-        p.batchId(), p.inputRows(), p.outputRows(), p.lateRows(), p.durationMs()));
+    progress.addListener(
+        p ->
+            out.printf(
+                "   batch %d: %,d records in, %,d window rows out, %,d late, %d ms%n",
+                p.batchId(), p.inputRows(), p.outputRows(), p.lateRows(), p.durationMs()));
     try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
       run.run();
     }
     List<BatchProgress> batches = progress.last(1000);
     BatchProgress last = batches.get(batches.size() - 1);
-    out.printf("6. Done: %,d window rows written, %,d late events routed to %s; %,d duplicates dropped.%n",
+    out.printf(
+        "6. Done: %,d window rows written, %,d late events routed to %s; %,d duplicates dropped.%n",
         batches.stream().mapToLong(BatchProgress::outputRows).sum(),
-        batches.stream().mapToLong(BatchProgress::lateRows).sum(), spec.lateEvents().get().path(),
-        batches.stream().mapToLong(b -> b.state().getOrDefault("dedup.duplicatesDropped", 0L)).sum());
-    out.println("   Windows that end after the final watermark (" + last.watermark() + ") stay in state until"
-        + " newer events move the watermark, as in Spark's append mode.");
+        batches.stream().mapToLong(BatchProgress::lateRows).sum(),
+        spec.lateEvents().get().path(),
+        batches.stream()
+            .mapToLong(b -> b.state().getOrDefault("dedup.duplicatesDropped", 0L))
+            .sum());
+    out.println(
+        "   Windows that end after the final watermark ("
+            + last.watermark()
+            + ") stay in state until"
+            + " newer events move the watermark, as in Spark's append mode.");
     try (ObjectStore store = ObjectStores.open(spec.sink().path(), null)) {
       Snapshot table = DeltaTable.open(store, TableOptions.defaults()).snapshot();
-      out.printf("%nDelta table %s: version %d, %d files%n", spec.sink().path(), table.version(), table.fileCount());
+      out.printf(
+          "%nDelta table %s: version %d, %d files%n",
+          spec.sink().path(), table.version(), table.fileCount());
       printSample(store, table, pipeline.outputSchema(), 8);
     }
   }
 
-  /** Step 4: the totals, the table's state and a sample of it, and of the quarantine ({@code value} renders its values). */
-  void summarize(PipelineSpec spec, StructType schema, List<BatchProgress> batches,
-      Function<byte[], String> value) throws IOException {
+  /**
+   * Step 4: the totals, the table's state and a sample of it, and of the quarantine ({@code value}
+   * renders its values).
+   */
+  void summarize(
+      PipelineSpec spec,
+      StructType schema,
+      List<BatchProgress> batches,
+      Function<byte[], String> value)
+      throws IOException {
     long in = batches.stream().mapToLong(BatchProgress::inputRows).sum();
     long outRows = batches.stream().mapToLong(BatchProgress::outputRows).sum();
     long quarantined = batches.stream().mapToLong(BatchProgress::quarantinedRows).sum();
     long filtered = batches.stream().mapToLong(BatchProgress::filteredRows).sum();
-    out.printf("4. Done: %d batches, %,d records read, %,d rows written, %,d quarantined, %,d filtered out.%n",
+    out.printf(
+        "4. Done: %d batches, %,d records read, %,d rows written, %,d quarantined, %,d filtered out.%n",
         batches.size(), in, outRows, quarantined, filtered);
     try (ObjectStore store = ObjectStores.open(spec.sink().path(), null);
         ObjectStore qstore = ObjectStores.open(spec.quarantine().path(), null)) {
       Snapshot table = DeltaTable.open(store, TableOptions.defaults()).snapshot();
-      var batchKey = table.state().transactions().values().stream()
-          .filter(t -> t.appId().startsWith(spec.id() + "@")).findFirst();
-      out.printf("%nDelta table %s: version %d, %d files, %,d bytes; txn(%s) = batch %d%n", spec.sink().path(),
-          table.version(), table.fileCount(), table.totalBytes(),
-          batchKey.map(t -> t.appId()).orElse(spec.id()), batchKey.map(t -> t.version()).orElse(-1L));
+      var batchKey =
+          table.state().transactions().values().stream()
+              .filter(t -> t.appId().startsWith(spec.id() + "@"))
+              .findFirst();
+      out.printf(
+          "%nDelta table %s: version %d, %d files, %,d bytes; txn(%s) = batch %d%n",
+          spec.sink().path(),
+          table.version(),
+          table.fileCount(),
+          table.totalBytes(),
+          batchKey.map(t -> t.appId()).orElse(spec.id()),
+          batchKey.map(t -> t.version()).orElse(-1L));
       printSample(store, table, schema, 5);
       Snapshot q = DeltaTable.open(qstore, TableOptions.defaults()).snapshot();
-      out.printf("%nQuarantine table %s (%d files): a sample of the records that failed to parse:%n",
+      out.printf(
+          "%nQuarantine table %s (%d files): a sample of the records that failed to parse:%n",
           spec.quarantine().path(), q.fileCount());
       int shown = 0;
       for (DataFile f : q.files()) {
@@ -150,16 +202,20 @@ final class DemoCommand {
           if (shown++ >= 3) {
             break;
           }
-          out.printf("  %s/%s@%s: %s%n      value: %s%n", row[0], row[1], row[2], row[6],
-              value.apply((byte[]) row[5]));
+          out.printf(
+              "  %s/%s@%s: %s%n      value: %s%n",
+              row[0], row[1], row[2], row[6], value.apply((byte[]) row[5]));
         }
       }
     }
-    out.println("\nRead the table with any Delta reader, e.g. DuckDB: SELECT * FROM delta_scan('"
-        + spec.sink().path() + "');");
+    out.println(
+        "\nRead the table with any Delta reader, e.g. DuckDB: SELECT * FROM delta_scan('"
+            + spec.sink().path()
+            + "');");
   }
 
-  private void printSample(ObjectStore store, Snapshot table, StructType schema, int n) throws IOException {
+  private void printSample(ObjectStore store, Snapshot table, StructType schema, int n)
+      throws IOException {
     out.println("  " + String.join(" | ", schema.fieldNames()));
     int shown = 0;
     for (DataFile f : table.files()) {
@@ -178,11 +234,16 @@ final class DemoCommand {
 
   /** Sends {@code values} round-robin over the topic's 3 partitions, without keys. */
   static void produce(String bootstrap, String topic, List<byte[]> values) throws Exception {
-    Map<String, Object> config = Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
-        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
-        ProducerConfig.LINGER_MS_CONFIG, 10);
+    Map<String, Object> config =
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class,
+            ProducerConfig.LINGER_MS_CONFIG,
+            10);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       int i = 0;
       List<Future<?>> sent = new ArrayList<>();
@@ -211,8 +272,11 @@ final class DemoCommand {
     if (Files.isDirectory(dir)) {
       try (Stream<Path> entries = Files.list(dir)) {
         if (entries.findAny().isPresent() && !Files.exists(marker)) {
-          throw new CliArguments.UsageException("--dir " + dir + " is not empty and was not made by the demo;"
-              + " choose an empty or new folder");
+          throw new CliArguments.UsageException(
+              "--dir "
+                  + dir
+                  + " is not empty and was not made by the demo;"
+                  + " choose an empty or new folder");
         }
       }
       deleteRecursively(dir);

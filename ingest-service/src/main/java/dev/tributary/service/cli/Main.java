@@ -7,15 +7,16 @@ import java.util.Set;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code tributary} command line (see the README and PIPELINES.md): {@code demo},
- * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}.
+ * The {@code tributary} command line (see the README and PIPELINES.md): {@code demo}, {@code
+ * validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}.
  *
  * <p>Exit codes: 0 success, 1 a pipeline failed (or, for {@code validate}, the declaration is
  * invalid), 2 invalid arguments or declaration. Errors are printed to stderr as one readable
  * paragraph; the stack trace only with {@code TRIBUTARY_DEBUG=1}.
  */
 public final class Main {
-  static final String USAGE = """
+  static final String USAGE =
+      """
       Usage:
         tributary demo [--events N]                       run the embedded end-to-end demo
         tributary demo avro [--events N]                  the demo with Avro values and a schema registry
@@ -46,20 +47,31 @@ public final class Main {
     String command = args.length == 0 ? "" : args[0];
     try {
       return switch (command) {
-        case "demo" -> new DemoCommand(out).run(CliArguments.parse(args, Set.of(), Set.of("events", "dir")));
-        case "validate" -> ValidateCommand.run(CliArguments.parse(args, Set.of(), Set.of()), out, err);
-        case "run" -> RunCommand.run(
-            CliArguments.parse(args, Set.of("available-now", "once"), Set.of("pipeline")), out, err);
-        case "compact" -> MaintenanceCommands.compact(CliArguments.parse(args, Set.of(), Set.of("pipeline")), out);
-        case "vacuum" -> MaintenanceCommands.vacuum(
-            CliArguments.parse(args, Set.of("dry-run"), Set.of("pipeline")), out);
-        case "serve" -> ServeCommand.run(CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);
+        case "demo" ->
+            new DemoCommand(out).run(CliArguments.parse(args, Set.of(), Set.of("events", "dir")));
+        case "validate" ->
+            ValidateCommand.run(CliArguments.parse(args, Set.of(), Set.of()), out, err);
+        case "run" ->
+            RunCommand.run(
+                CliArguments.parse(args, Set.of("available-now", "once"), Set.of("pipeline")),
+                out,
+                err);
+        case "compact" ->
+            MaintenanceCommands.compact(
+                CliArguments.parse(args, Set.of(), Set.of("pipeline")), out);
+        case "vacuum" ->
+            MaintenanceCommands.vacuum(
+                CliArguments.parse(args, Set.of("dry-run"), Set.of("pipeline")), out);
+        case "serve" ->
+            ServeCommand.run(
+                CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);
         case "help", "--help", "-h" -> {
           out.println(USAGE);
           yield 0;
         }
-        default -> throw new CliArguments.UsageException(
-            command.isEmpty() ? "no command given" : "unknown command '" + command + "'");
+        default ->
+            throw new CliArguments.UsageException(
+                command.isEmpty() ? "no command given" : "unknown command '" + command + "'");
       };
     } catch (CliArguments.UsageException e) {
       err.println("tributary: " + e.getMessage());

@@ -30,10 +30,15 @@ final class MaintenanceCommands {
   }
 
   private static int compact(PipelineSpec spec, PrintStream out) throws Exception {
-    int minFiles = spec.maintenance().compaction().map(CompactionSpec::minFiles).orElse(CompactionSpec.DEFAULT_MIN_FILES);
+    int minFiles =
+        spec.maintenance()
+            .compaction()
+            .map(CompactionSpec::minFiles)
+            .orElse(CompactionSpec.DEFAULT_MIN_FILES);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
-      CompactionResult result = table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
+      CompactionResult result =
+          table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
       out.println("compact " + spec.id() + " " + spec.sink().path() + ": " + result);
       return 0;
     }
@@ -61,21 +66,35 @@ final class MaintenanceCommands {
     }
   }
 
-  private static int vacuum(PipelineSpec spec, CliArguments args, PrintStream out) throws Exception {
+  private static int vacuum(PipelineSpec spec, CliArguments args, PrintStream out)
+      throws Exception {
     Duration retention = VacuumRetention.of(spec);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
-      VacuumResult result = args.flag("dry-run") ? table.vacuumDryRun(retention) : table.vacuum(retention);
-      out.println((result.deleted() ? "deleted " : "would delete ") + result.files().size() + " files ("
-          + result.bytes() + " bytes) from " + spec.sink().path() + " older than " + retention);
+      VacuumResult result =
+          args.flag("dry-run") ? table.vacuumDryRun(retention) : table.vacuum(retention);
+      out.println(
+          (result.deleted() ? "deleted " : "would delete ")
+              + result.files().size()
+              + " files ("
+              + result.bytes()
+              + " bytes) from "
+              + spec.sink().path()
+              + " older than "
+              + retention);
       result.files().forEach(f -> out.println("  " + f));
       return 0;
     }
   }
 
   private static PipelineSpec spec(CliArguments args) {
-    Path file = Path.of(args.option("pipeline")
-        .orElseThrow(() -> new CliArguments.UsageException(args.command() + " needs --pipeline FILE")));
+    Path file =
+        Path.of(
+            args.option("pipeline")
+                .orElseThrow(
+                    () ->
+                        new CliArguments.UsageException(
+                            args.command() + " needs --pipeline FILE")));
     if (!Files.isRegularFile(file)) {
       throw new CliArguments.UsageException("no such pipeline file: " + file);
     }

@@ -33,19 +33,26 @@ import java.util.Map;
 
 /**
  * {@code tributary demo medallion}: the demo's order events through three layers, each a pipeline
- * of {@code pipelines/medallion/} run available-now: Kafka → bronze (raw), bronze → silver (cleaned,
- * joined with a customers dimension table the demo writes), silver → gold (10-minute windows per
- * segment). Prints every layer's row count and a few rows.
+ * of {@code pipelines/medallion/} run available-now: Kafka → bronze (raw), bronze → silver
+ * (cleaned, joined with a customers dimension table the demo writes), silver → gold (10-minute
+ * windows per segment). Prints every layer's row count and a few rows.
  */
 final class MedallionDemo {
   static final String TOPIC = "demo-orders";
 
-  /** The dimension: one customer of the demo ({@code heidi}) is missing, to show the left join's nulls. */
-  static final List<Object[]> CUSTOMERS = List.of(
-      new Object[] {"alice", "retail", "north"}, new Object[] {"bob", "retail", "south"},
-      new Object[] {"carol", "business", "north"}, new Object[] {"dave", "business", "east"},
-      new Object[] {"erin", "retail", "west"}, new Object[] {"frank", "enterprise", "south"},
-      new Object[] {"grace", "enterprise", "east"});
+  /**
+   * The dimension: one customer of the demo ({@code heidi}) is missing, to show the left join's
+   * nulls.
+   */
+  static final List<Object[]> CUSTOMERS =
+      List.of(
+          new Object[] {"alice", "retail", "north"},
+          new Object[] {"bob", "retail", "south"},
+          new Object[] {"carol", "business", "north"},
+          new Object[] {"dave", "business", "east"},
+          new Object[] {"erin", "retail", "west"},
+          new Object[] {"frank", "enterprise", "south"},
+          new Object[] {"grace", "enterprise", "east"});
 
   private static final String[] LAYERS = {"bronze", "silver", "gold"};
   private final PrintStream out;
@@ -59,35 +66,50 @@ final class MedallionDemo {
     out.println("Tributary medallion demo: output in " + dir);
     out.println("1. Starting an embedded Kafka broker (KRaft)...");
     try (EmbeddedBroker broker = EmbeddedBroker.start(3, TOPIC)) {
-      SampleEvents.Batch sample = SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
+      SampleEvents.Batch sample =
+          SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
       DemoCommand.produce(broker.bootstrapServers(), TOPIC, sample);
-      out.printf("2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
-          + " %,d late, %,d malformed%n", events, TOPIC, sample.valid(), sample.duplicates(), sample.late(),
-          sample.malformed());
-      Map<String, String> env = Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers(), "ORDERS_TOPIC", TOPIC,
-          "TRIBUTARY_DATA", dir.toString());
+      out.printf(
+          "2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
+              + " %,d late, %,d malformed%n",
+          events, TOPIC, sample.valid(), sample.duplicates(), sample.late(), sample.malformed());
+      Map<String, String> env =
+          Map.of(
+              "KAFKA_BOOTSTRAP",
+              broker.bootstrapServers(),
+              "ORDERS_TOPIC",
+              TOPIC,
+              "TRIBUTARY_DATA",
+              dir.toString());
       Path customers = dir.resolve("tables/customers");
       writeCustomers(customers);
-      out.printf("3. Wrote the dimension table %s: %d customers (heidi is missing: her orders keep null"
-          + " segment and region)%n", customers, CUSTOMERS.size());
+      out.printf(
+          "3. Wrote the dimension table %s: %d customers (heidi is missing: her orders keep null"
+              + " segment and region)%n",
+          customers, CUSTOMERS.size());
       int step = 4;
       for (String layer : LAYERS) {
         runLayer(step++, layer, env, dir);
       }
-      out.println("\nEach layer read the previous one's new commits exactly once; run the pipelines again and"
-          + " they continue from their checkpoints.");
+      out.println(
+          "\nEach layer read the previous one's new commits exactly once; run the pipelines again and"
+              + " they continue from their checkpoints.");
       return 0;
     }
   }
 
   /** Writes the customers dimension with our own Delta writer, as any Delta writer could. */
   static void writeCustomers(Path path) throws IOException {
-    StructType schema = StructType.of(StructField.nullable("customer_id", PrimitiveType.STRING),
-        StructField.nullable("segment", PrimitiveType.STRING), StructField.nullable("region", PrimitiveType.STRING));
+    StructType schema =
+        StructType.of(
+            StructField.nullable("customer_id", PrimitiveType.STRING),
+            StructField.nullable("segment", PrimitiveType.STRING),
+            StructField.nullable("region", PrimitiveType.STRING));
     try (ObjectStore store = ObjectStores.open(path.toString(), null)) {
       DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
       table.create(schema, List.of(), Map.of());
-      try (AppendTransaction tx = table.newAppend(new TransactionId("tributary-demo-customers", 0))) {
+      try (AppendTransaction tx =
+          table.newAppend(new TransactionId("tributary-demo-customers", 0))) {
         for (Object[] row : CUSTOMERS) {
           tx.write(row);
         }
@@ -96,7 +118,8 @@ final class MedallionDemo {
     }
   }
 
-  private void runLayer(int step, String layer, Map<String, String> env, Path dir) throws Exception {
+  private void runLayer(int step, String layer, Map<String, String> env, Path dir)
+      throws Exception {
     String yaml = DemoCommand.resource("demo/medallion/" + layer + ".yaml");
     Path file = dir.resolve(layer + ".yaml");
     Files.writeString(file, yaml);
@@ -108,8 +131,11 @@ final class MedallionDemo {
       run.run();
     }
     List<BatchProgress> batches = progress.last(1000);
-    out.printf("   %d batch%s, %,d rows in, %,d rows out, %,d quarantined, %,d filtered out, %,d late%n",
-        batches.size(), batches.size() == 1 ? "" : "es", batches.stream().mapToLong(BatchProgress::inputRows).sum(),
+    out.printf(
+        "   %d batch%s, %,d rows in, %,d rows out, %,d quarantined, %,d filtered out, %,d late%n",
+        batches.size(),
+        batches.size() == 1 ? "" : "es",
+        batches.stream().mapToLong(BatchProgress::inputRows).sum(),
         batches.stream().mapToLong(BatchProgress::outputRows).sum(),
         batches.stream().mapToLong(BatchProgress::quarantinedRows).sum(),
         batches.stream().mapToLong(BatchProgress::filteredRows).sum(),
@@ -120,8 +146,9 @@ final class MedallionDemo {
       for (DataFile f : table.files()) {
         rows += DataFiles.readAll(store, f, table.schema()).size();
       }
-      out.printf("   %s table %s: version %d, %d files, %,d rows%n", layer, spec.sink().path(), table.version(),
-          table.fileCount(), rows);
+      out.printf(
+          "   %s table %s: version %d, %d files, %,d rows%n",
+          layer, spec.sink().path(), table.version(), table.fileCount(), rows);
       printSample(store, table, 5);
     }
   }

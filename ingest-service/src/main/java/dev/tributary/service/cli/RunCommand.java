@@ -22,8 +22,10 @@ final class RunCommand {
   private RunCommand() {}
 
   static int run(CliArguments args, PrintStream out, PrintStream err) throws Exception {
-    Path file = Path.of(args.option("pipeline")
-        .orElseThrow(() -> new CliArguments.UsageException("run needs --pipeline FILE")));
+    Path file =
+        Path.of(
+            args.option("pipeline")
+                .orElseThrow(() -> new CliArguments.UsageException("run needs --pipeline FILE")));
     if (!Files.isRegularFile(file)) {
       throw new CliArguments.UsageException("no such pipeline file: " + file);
     }
@@ -36,22 +38,27 @@ final class RunCommand {
 
   private static int run(PipelineSpec spec, CliArguments args, PrintStream out) throws Exception {
     CompiledPipeline pipeline = PipelineFactory.compile(spec);
-    TriggerSpec trigger = args.flag("available-now") ? new TriggerSpec.AvailableNow()
-        : args.flag("once") ? new TriggerSpec.Once() : pipeline.spec().trigger();
+    TriggerSpec trigger =
+        args.flag("available-now")
+            ? new TriggerSpec.AvailableNow()
+            : args.flag("once") ? new TriggerSpec.Once() : pipeline.spec().trigger();
     ProgressLog progress = new ProgressLog(100, spec.secrets());
     ProgressPrinter printer = ProgressPrinter.forStream(out, System.console() != null);
     progress.addListener(printer::batchDone);
     CountDownLatch finished = new CountDownLatch(1);
     try (PipelineRun run = PipelineRun.open(pipeline, trigger, progress)) {
-      Thread hook = new Thread(() -> {
-        run.stop();
-        try {
-          // Let the batch in progress finish so nothing is left for replay; bounded.
-          finished.await(2, TimeUnit.MINUTES);
-        } catch (InterruptedException ignored) {
-          Thread.currentThread().interrupt();
-        }
-      }, "tributary-shutdown");
+      Thread hook =
+          new Thread(
+              () -> {
+                run.stop();
+                try {
+                  // Let the batch in progress finish so nothing is left for replay; bounded.
+                  finished.await(2, TimeUnit.MINUTES);
+                } catch (InterruptedException ignored) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "tributary-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
         run.run();
@@ -114,14 +121,25 @@ final class RunCommand {
         double seconds = Math.max(0.001, (System.nanoTime() - started) / 1e9);
         double rate = offsetsDone / seconds;
         String eta = rate > 0 && lag > 0 ? String.format("%.0fs", lag / rate) : "-";
-        String offsets = p.partitions().stream().map(x -> x.topic() + "/" + x.partition() + "@" + x.endOffset())
-            .reduce((a, b) -> a + " " + b).orElse("");
+        String offsets =
+            p.partitions().stream()
+                .map(x -> x.topic() + "/" + x.partition() + "@" + x.endOffset())
+                .reduce((a, b) -> a + " " + b)
+                .orElse("");
         if (offsets.length() > 60) {
           offsets = offsets.substring(0, 57) + "...";
         }
-        out.printf("\rbatch %d | %,d of %,d offsets (%.0f%%) | %,.0f rec/s | ETA %s | out %,d | quarantined %,d | %s   ",
-            p.batchId(), offsetsDone, total, total == 0 ? 100.0 : 100.0 * offsetsDone / total, rate, eta,
-            p.outputRows(), p.quarantinedRows(), offsets);
+        out.printf(
+            "\rbatch %d | %,d of %,d offsets (%.0f%%) | %,.0f rec/s | ETA %s | out %,d | quarantined %,d | %s   ",
+            p.batchId(),
+            offsetsDone,
+            total,
+            total == 0 ? 100.0 : 100.0 * offsetsDone / total,
+            rate,
+            eta,
+            p.outputRows(),
+            p.quarantinedRows(),
+            offsets);
         out.flush();
       }
 

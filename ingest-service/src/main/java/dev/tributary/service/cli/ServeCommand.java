@@ -18,8 +18,11 @@ final class ServeCommand {
   private ServeCommand() {}
 
   static int run(CliArguments args, PrintStream err) {
-    Path dir = Path.of(args.option("pipelines-dir")
-        .orElseThrow(() -> new CliArguments.UsageException("serve needs --pipelines-dir DIR")));
+    Path dir =
+        Path.of(
+            args.option("pipelines-dir")
+                .orElseThrow(
+                    () -> new CliArguments.UsageException("serve needs --pipelines-dir DIR")));
     if (!Files.isDirectory(dir)) {
       throw new CliArguments.UsageException("no such pipelines directory: " + dir.toAbsolutePath());
     }

@@ -1,33 +1,36 @@
 package dev.tributary.service.cli;
 
-import dev.tributary.config.PipelineParser;
-import dev.tributary.config.PipelineSpec;
-import dev.tributary.config.PipelineValidationException;
-import dev.tributary.config.Secrets;
-import dev.tributary.service.pipeline.CompiledPipeline;
-import dev.tributary.service.pipeline.PipelineDefinitionException;
-import dev.tributary.service.pipeline.PipelineFactory;
-import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.stream.Collectors;
 import dev.tributary.config.AggregateSpec;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.AvroFormatSpec;
 import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.Durations;
 import dev.tributary.config.JoinSpec;
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.ProtobufFormatSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.WatermarkSpec;
+import dev.tributary.service.pipeline.CompiledPipeline;
+import dev.tributary.service.pipeline.PipelineDefinitionException;
+import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.stateful.ExchangeRecords;
+import java.io.PrintStream;
 import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
-/** {@code tributary validate FILE}: parse, validate and compile; print the plan. Exit 0 valid, 1 invalid. */
+/**
+ * {@code tributary validate FILE}: parse, validate and compile; print the plan. Exit 0 valid, 1
+ * invalid.
+ */
 final class ValidateCommand {
   private ValidateCommand() {}
 
@@ -65,69 +68,171 @@ final class ValidateCommand {
     StringBuilder b = new StringBuilder();
     if (spec.deltaSource().isPresent()) {
       var delta = spec.deltaSource().get();
-      line(b, "source", "delta " + delta.path() + ", the files each new commit adds, from version "
-          + delta.startingVersion() + ", at most " + deltaLimits(delta) + " per batch"
-          + (delta.skipChangeCommits() ? ", skipping commits that change or delete data"
-              : delta.ignoreDeletes() ? ", skipping commits that only delete data"
-              : "; a commit that deletes or changes data stops the pipeline"));
-      line(b, "records", "schema: the table's, read at start; columns the query names are checked then;"
-          + " rows a transform fails on go to quarantine");
+      line(
+          b,
+          "source",
+          "delta "
+              + delta.path()
+              + ", the files each new commit adds, from version "
+              + delta.startingVersion()
+              + ", at most "
+              + deltaLimits(delta)
+              + " per batch"
+              + (delta.skipChangeCommits()
+                  ? ", skipping commits that change or delete data"
+                  : delta.ignoreDeletes()
+                      ? ", skipping commits that only delete data"
+                      : "; a commit that deletes or changes data stops the pipeline"));
+      line(
+          b,
+          "records",
+          "schema: the table's, read at start; columns the query names are checked then;"
+              + " rows a transform fails on go to quarantine");
     } else {
       var kafka = spec.kafkaSource().orElseThrow();
-      line(b, "source", "kafka " + kafka.bootstrapServers() + " " + kafka.topics().canonical()
-          + ", new partitions from " + kafka.startingOffsets() + (kafka.maxOffsetsPerTrigger().isPresent()
-              ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch" : "")
-          + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets")
-          + (kafka.assignment() == Assignment.GROUP
-              ? ", partitions shared by the instances of consumer group tributary-" + spec.id() : ""));
+      line(
+          b,
+          "source",
+          "kafka "
+              + kafka.bootstrapServers()
+              + " "
+              + kafka.topics().canonical()
+              + ", new partitions from "
+              + kafka.startingOffsets()
+              + (kafka.maxOffsetsPerTrigger().isPresent()
+                  ? ", at most " + kafka.maxOffsetsPerTrigger().getAsLong() + " offsets per batch"
+                  : "")
+              + (kafka.failOnDataLoss() ? "" : ", skipping deleted offsets")
+              + (kafka.assignment() == Assignment.GROUP
+                  ? ", partitions shared by the instances of consumer group tributary-" + spec.id()
+                  : ""));
       var format = spec.format().orElseThrow();
-      String registry = format instanceof AvroFormatSpec avro ? " (registry " + avro.registry().url() + ")"
-          : format instanceof ProtobufFormatSpec proto ? " message " + proto.message() + " (registry " + proto.registry().url() + ")" : "";
-      line(b, "records", format.keyword() + registry + ", " + format.columns().size() + " columns, at most "
-          + format.maxRecordSize() + " each; unparseable records go to quarantine");
+      String registry =
+          format instanceof AvroFormatSpec avro
+              ? " (registry " + avro.registry().url() + ")"
+              : format instanceof ProtobufFormatSpec proto
+                  ? " message " + proto.message() + " (registry " + proto.registry().url() + ")"
+                  : "";
+      line(
+          b,
+          "records",
+          format.keyword()
+              + registry
+              + ", "
+              + format.columns().size()
+              + " columns, at most "
+              + format.maxRecordSize()
+              + " each; unparseable records go to quarantine");
     }
-    line(b, "transforms", spec.transforms().isEmpty() ? "none"
-        : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
+    line(
+        b,
+        "transforms",
+        spec.transforms().isEmpty()
+            ? "none"
+            : spec.transforms().stream().map(t -> t.canonical()).collect(Collectors.joining("; ")));
     for (int i = 0; i < spec.joins().size(); i++) {
       line(b, "join[" + i + "]", join(spec.joins().get(i)));
     }
     boolean repartitioned = repartition(spec).isPresent();
-    spec.watermark().ifPresent(w -> line(b, "watermark", w.column() + " - " + Durations.format(w.delay())
-        + (repartitioned ? " (group: the minimum over the repartition partitions of their max event time)"
-            : w.policy() == WatermarkSpec.Policy.GLOBAL
-            ? " (global: the max event time over all partitions)"
-            : " (per-partition: follows the slowest partition with records)")));
+    spec.watermark()
+        .ifPresent(
+            w ->
+                line(
+                    b,
+                    "watermark",
+                    w.column()
+                        + " - "
+                        + Durations.format(w.delay())
+                        + (repartitioned
+                            ? " (group: the minimum over the repartition partitions of their max event time)"
+                            : w.policy() == WatermarkSpec.Policy.GLOBAL
+                                ? " (global: the max event time over all partitions)"
+                                : " (per-partition: follows the slowest partition with records)")));
     spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
-    spec.aggregate().ifPresent(a -> line(b, "aggregate", a.window().map(w -> w.canonical()).orElse("running")
-        + " group by " + a.groupBy() + " measures " + a.canonicalMeasures()));
+    spec.aggregate()
+        .ifPresent(
+            a ->
+                line(
+                    b,
+                    "aggregate",
+                    a.window().map(w -> w.canonical()).orElse("running")
+                        + " group by "
+                        + a.groupBy()
+                        + " measures "
+                        + a.canonicalMeasures()));
     spec.aggregate().filter(a -> a.running()).ifPresent(a -> line(b, "state", runningState(a)));
     spec.lateEvents().ifPresent(l -> line(b, "late-events", "delta " + l.path()));
     repartition(spec).ifPresent(r -> line(b, "repartition", r));
     if (pipeline.awaitsSourceSchema()) {
       // validate reads no table: the source table's columns (and so the types) are known at start
-      line(b, "output", (spec.aggregate().isPresent() ? String.join(", ", spec.outputColumns())
-          : "the source table's columns" + (spec.outputColumns().isEmpty() ? ""
-              : ", then " + String.join(", ", spec.outputColumns()))) + " (types known at start)");
+      line(
+          b,
+          "output",
+          (spec.aggregate().isPresent()
+                  ? String.join(", ", spec.outputColumns())
+                  : "the source table's columns"
+                      + (spec.outputColumns().isEmpty()
+                          ? ""
+                          : ", then " + String.join(", ", spec.outputColumns())))
+              + " (types known at start)");
     } else if (spec.aggregate().isPresent() && !spec.joins().isEmpty()) {
-      // a group-by or measure column may come from a join: the types are known once its table is read
-      line(b, "output", String.join(", ", spec.outputColumns()) + " (types known at start, after the joins)");
+      // a group-by or measure column may come from a join: the types are known once its table is
+      // read
+      line(
+          b,
+          "output",
+          String.join(", ", spec.outputColumns()) + " (types known at start, after the joins)");
     } else {
-      line(b, "output", pipeline.outputSchema().fields().stream()
-          .map(f -> f.name() + " " + f.type().deltaName()).collect(Collectors.joining(", "))
-          + joinedColumns(spec) + (spec.schemaEvolution().rescue() ? ", _rescued_data string" : "")
-          + (spec.schemaEvolution().addsColumns() ? ", then the columns new fields add" : ""));
+      line(
+          b,
+          "output",
+          pipeline.outputSchema().fields().stream()
+                  .map(f -> f.name() + " " + f.type().deltaName())
+                  .collect(Collectors.joining(", "))
+              + joinedColumns(spec)
+              + (spec.schemaEvolution().rescue() ? ", _rescued_data string" : "")
+              + (spec.schemaEvolution().addsColumns() ? ", then the columns new fields add" : ""));
     }
-    line(b, "sink", "delta " + spec.sink().path() + (spec.sink().partitionBy().isEmpty() ? ""
-        : " partitioned by " + spec.sink().partitionBy()) + ", files of " + spec.sink().targetFileSize()
-        + ", " + spec.sink().compression().keyword());
-    line(b, "quarantine", "delta " + spec.quarantine().path() + spec.quarantineLimit()
-        .map(l -> ", fail a batch that quarantines more than " + BigDecimal.valueOf(l.maxFraction())
-            .stripTrailingZeros().toPlainString() + " of its records").orElse(""));
+    line(
+        b,
+        "sink",
+        "delta "
+            + spec.sink().path()
+            + (spec.sink().partitionBy().isEmpty()
+                ? ""
+                : " partitioned by " + spec.sink().partitionBy())
+            + ", files of "
+            + spec.sink().targetFileSize()
+            + ", "
+            + spec.sink().compression().keyword());
+    line(
+        b,
+        "quarantine",
+        "delta "
+            + spec.quarantine().path()
+            + spec.quarantineLimit()
+                .map(
+                    l ->
+                        ", fail a batch that quarantines more than "
+                            + BigDecimal.valueOf(l.maxFraction())
+                                .stripTrailingZeros()
+                                .toPlainString()
+                            + " of its records")
+                .orElse(""));
     if (!spec.schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT)) {
-      line(b, "schema-evolution", "mode " + spec.schemaEvolution().mode().keyword()
-          + (spec.schemaEvolution().addsColumns() ? " (new top-level fields become nullable sink columns)" : "")
-          + ", rescue " + spec.schemaEvolution().rescue()
-          + (spec.schemaEvolution().rescue() ? " (undeclared fields and misfit values kept in _rescued_data)" : ""));
+      line(
+          b,
+          "schema-evolution",
+          "mode "
+              + spec.schemaEvolution().mode().keyword()
+              + (spec.schemaEvolution().addsColumns()
+                  ? " (new top-level fields become nullable sink columns)"
+                  : "")
+              + ", rescue "
+              + spec.schemaEvolution().rescue()
+              + (spec.schemaEvolution().rescue()
+                  ? " (undeclared fields and misfit values kept in _rescued_data)"
+                  : ""));
     }
     line(b, "checkpoint", spec.checkpoint());
     line(b, "trigger", trigger(spec.trigger()));
@@ -141,15 +246,27 @@ final class ValidateCommand {
     if (!group || spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()) {
       return Optional.empty();
     }
-    List<String> by = ExchangeRecords.repartitionBy(
-        spec.deduplicate().map(d -> d.keys()).orElse(null), spec.aggregate().map(a -> a.groupBy()).orElse(null));
+    List<String> by =
+        ExchangeRecords.repartitionBy(
+            spec.deduplicate().map(d -> d.keys()).orElse(null),
+            spec.aggregate().map(a -> a.groupBy()).orElse(null));
     String topic = ExchangeRecords.topic(spec.id());
-    return Optional.of("topic " + topic + " keyed by " + (by.isEmpty() ? "nothing (one partition: no key)" : by)
-        + ", its partitions shared by consumer group " + topic + "; state per partition under "
-        + spec.checkpoint() + "/partitions/<n>/");
+    return Optional.of(
+        "topic "
+            + topic
+            + " keyed by "
+            + (by.isEmpty() ? "nothing (one partition: no key)" : by)
+            + ", its partitions shared by consumer group "
+            + topic
+            + "; state per partition under "
+            + spec.checkpoint()
+            + "/partitions/<n>/");
   }
 
-  /** A Delta source's rate limits as the plan shows them: Spark's defaulting (1000 files unless bytes are limited). */
+  /**
+   * A Delta source's rate limits as the plan shows them: Spark's defaulting (1000 files unless
+   * bytes are limited).
+   */
   private static String deltaLimits(DeltaSourceSpec delta) {
     List<String> limits = new ArrayList<>();
     if (delta.maxFilesPerTrigger().isPresent() || delta.maxBytesPerTrigger().isEmpty()) {
@@ -161,18 +278,37 @@ final class ValidateCommand {
 
   /** One join of the plan: its type, table, keys, the columns it adds and its size limit. */
   private static String join(JoinSpec join) {
-    return join.type().keyword() + " join with delta " + join.path() + " on " + join.on() + ", adds "
-        + join.columns().map(c -> c.toString())
-            .orElse("every dimension column but the keys and _kafka_* (read from the table at start)")
-        + "; refused above " + join.maxSize() + " of data files; version re-read each batch, pinned on replay";
+    return join.type().keyword()
+        + " join with delta "
+        + join.path()
+        + " on "
+        + join.on()
+        + ", adds "
+        + join.columns()
+            .map(c -> c.toString())
+            .orElse(
+                "every dimension column but the keys and _kafka_* (read from the table at start)")
+        + "; refused above "
+        + join.maxSize()
+        + " of data files; version re-read each batch, pinned on replay";
   }
 
-  /** The dimension columns the output ends with (validate reads no table, so their types are not shown). */
+  /**
+   * The dimension columns the output ends with (validate reads no table, so their types are not
+   * shown).
+   */
   private static String joinedColumns(PipelineSpec spec) {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < spec.joins().size(); i++) {
-      b.append(", ").append(spec.joins().get(i).columns().map(c -> String.join(", ", c) + " (from join[")
-          .orElse("the columns of join[")).append(i).append("])");
+      b.append(", ")
+          .append(
+              spec.joins()
+                  .get(i)
+                  .columns()
+                  .map(c -> String.join(", ", c) + " (from join[")
+                  .orElse("the columns of join["))
+          .append(i)
+          .append("])");
     }
     return b.toString();
   }
@@ -184,7 +320,9 @@ final class ValidateCommand {
   private static String runningState(AggregateSpec a) {
     return a.groupBy().isEmpty()
         ? "one entry (a global aggregation: no group-by), never evicted"
-        : "one entry per distinct " + a.groupBy() + " value, never evicted: bounded only by the number of"
+        : "one entry per distinct "
+            + a.groupBy()
+            + " value, never evicted: bounded only by the number of"
             + " keys (the watermark does not evict a running aggregation)";
   }
 

@@ -21,19 +21,21 @@ import org.apache.avro.io.EncoderFactory;
 /**
  * The demo's {@link SampleEvents} as Avro in the Confluent wire format: every well-formed event
  * (duplicates included, byte for byte) becomes an Avro record of {@link #SCHEMA}; the malformed
- * ones become what a broken Avro producer sends: a JSON record on an Avro topic (truncated JSON),
- * a record naming a schema id the registry does not know (a bad timestamp), and a truncated Avro
- * body (a bad amount). Deterministic, like the events.
+ * ones become what a broken Avro producer sends: a JSON record on an Avro topic (truncated JSON), a
+ * record naming a schema id the registry does not know (a bad timestamp), and a truncated Avro body
+ * (a bad amount). Deterministic, like the events.
  */
 public final class AvroEvents {
   /** The demo's writer schema. */
-  public static final String SCHEMA = """
+  public static final String SCHEMA =
+      """
       {"type": "record", "name": "Order", "namespace": "demo", "fields": [
         {"name": "order_id", "type": "string"},
         {"name": "customer_id", "type": "string"},
         {"name": "event_time", "type": {"type": "long", "logicalType": "timestamp-micros"}},
         {"name": "amount_cents", "type": "long"},
         {"name": "channel", "type": "string"}]}""";
+
   /** The id the "bad timestamp" records claim: never registered by the demo. */
   public static final int UNKNOWN_SCHEMA_ID = 9999;
 

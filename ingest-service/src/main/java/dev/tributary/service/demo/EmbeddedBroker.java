@@ -10,10 +10,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
- * The demo's single-node Kafka broker (KRaft, in this JVM): Spring Kafka's embedded test broker.
- * It is deliberately not part of the service jar, which carries only what the service runs; the
- * demo launcher ({@code ./tributary demo}) puts it on the classpath. It is reached by reflection so
- * that the service compiles and runs without it.
+ * The demo's single-node Kafka broker (KRaft, in this JVM): Spring Kafka's embedded test broker. It
+ * is deliberately not part of the service jar, which carries only what the service runs; the demo
+ * launcher ({@code ./tributary demo}) puts it on the classpath. It is reached by reflection so that
+ * the service compiles and runs without it.
  */
 public final class EmbeddedBroker implements AutoCloseable {
   private static final String CLASS = "org.springframework.kafka.test.EmbeddedKafkaKraftBroker";
@@ -37,20 +37,26 @@ public final class EmbeddedBroker implements AutoCloseable {
     try {
       type = Class.forName(CLASS);
     } catch (ClassNotFoundException e) {
-      throw new IllegalStateException("The demo needs an embedded Kafka broker, which the service jar does"
-          + " not carry (it holds only what the service runs). Run the demo with ./tributary demo, which"
-          + " adds the broker to the classpath.", e);
+      throw new IllegalStateException(
+          "The demo needs an embedded Kafka broker, which the service jar does"
+              + " not carry (it holds only what the service runs). Run the demo with ./tributary demo, which"
+              + " adds the broker to the classpath.",
+          e);
     }
     try {
-      Object broker = type.getConstructor(int.class, int.class, String[].class).newInstance(1, partitions, topics);
+      Object broker =
+          type.getConstructor(int.class, int.class, String[].class)
+              .newInstance(1, partitions, topics);
       type.getMethod("afterPropertiesSet").invoke(broker);
       String servers = (String) type.getMethod("getBrokersAsString").invoke(broker);
       awaitLeaders(servers, topics);
       return new EmbeddedBroker(broker, servers);
     } catch (InvocationTargetException e) {
-      throw new IllegalStateException("The demo's embedded Kafka broker did not start: " + e.getCause(), e.getCause());
+      throw new IllegalStateException(
+          "The demo's embedded Kafka broker did not start: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("The demo's embedded Kafka broker has an unexpected API: " + e, e);
+      throw new IllegalStateException(
+          "The demo's embedded Kafka broker has an unexpected API: " + e, e);
     }
   }
 
@@ -65,8 +71,12 @@ public final class EmbeddedBroker implements AutoCloseable {
     try (Admin admin = Admin.create(config)) {
       while (true) {
         try {
-          boolean ready = admin.describeTopics(List.of(topics)).allTopicNames().get().values().stream()
-              .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+          boolean ready =
+              admin.describeTopics(List.of(topics)).allTopicNames().get().values().stream()
+                  .allMatch(
+                      d ->
+                          d.partitions().stream()
+                              .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
           if (ready) {
             return;
           }
@@ -74,7 +84,8 @@ public final class EmbeddedBroker implements AutoCloseable {
           // the topic is still being created
         }
         if (Instant.now().isAfter(deadline)) {
-          throw new IllegalStateException("The demo's Kafka topics " + List.of(topics) + " have no leader after 60 s");
+          throw new IllegalStateException(
+              "The demo's Kafka topics " + List.of(topics) + " have no leader after 60 s");
         }
         Thread.sleep(100);
       }

@@ -21,18 +21,18 @@ import javax.net.ssl.SSLContext;
  * The smallest faithful implementation of the Confluent Schema Registry REST API, on the JDK's HTTP
  * server, bound to the loopback address: the registry of {@code tributary demo avro} (in the demo's
  * JVM) and of the tests (in a child JVM that a test can kill and restart, see the test scope's
- * {@code SchemaRegistryMain}). Confluent's own registry is not on Maven Central, and Apicurio
- * ships only the jar its Quarkus build augments, not a runnable application.
+ * {@code SchemaRegistryMain}). Confluent's own registry is not on Maven Central, and Apicurio ships
+ * only the jar its Quarkus build augments, not a runnable application.
  *
  * <p>Endpoints, as Confluent answers them: {@code POST /subjects/{s}/versions} ({@code schema},
- * {@code schemaType}, {@code references}) returns {@code {"id": n}}, the same id for the same schema
- * under any subject; {@code GET /schemas/ids/{id}} ({@code schemaType} omitted for Avro,
- * {@code references} when present; 404 with {@code error_code 40403} for an unknown id);
- * {@code GET /subjects/{s}/versions} and {@code GET /subjects/{s}/versions/{v|latest}} (404 with
- * 40401/40402). Authentication, when configured: one accepted {@code Authorization} header, else
- * 401. {@code POST /__fail/{status}} makes every other request answer that status until {@code POST
- * /__fail/0} (a registry that answers 5xx, for tests). State is kept in memory and, when a state
- * file is given, in that JSON file, so a restarted registry still knows its schemas.
+ * {@code schemaType}, {@code references}) returns {@code {"id": n}}, the same id for the same
+ * schema under any subject; {@code GET /schemas/ids/{id}} ({@code schemaType} omitted for Avro,
+ * {@code references} when present; 404 with {@code error_code 40403} for an unknown id); {@code GET
+ * /subjects/{s}/versions} and {@code GET /subjects/{s}/versions/{v|latest}} (404 with 40401/40402).
+ * Authentication, when configured: one accepted {@code Authorization} header, else 401. {@code POST
+ * /__fail/{status}} makes every other request answer that status until {@code POST /__fail/0} (a
+ * registry that answers 5xx, for tests). State is kept in memory and, when a state file is given,
+ * in that JSON file, so a restarted registry still knows its schemas.
  */
 public final class LocalSchemaRegistry implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,8 +46,10 @@ public final class LocalSchemaRegistry implements AutoCloseable {
   private LocalSchemaRegistry(Path stateFile, String authorization) throws IOException {
     this.stateFile = stateFile;
     this.authorization = authorization;
-    this.state = stateFile != null && Files.exists(stateFile) ? (ObjectNode) JSON.readTree(stateFile.toFile())
-        : JSON.createObjectNode();
+    this.state =
+        stateFile != null && Files.exists(stateFile)
+            ? (ObjectNode) JSON.readTree(stateFile.toFile())
+            : JSON.createObjectNode();
     if (!state.has("schemas")) {
       state.set("schemas", JSON.createArrayNode());
       state.set("subjects", JSON.createObjectNode());
@@ -62,8 +64,8 @@ public final class LocalSchemaRegistry implements AutoCloseable {
    * @param authorization the one {@code Authorization} header value accepted, or null for none
    * @param tls serves https with this context, or null for http
    */
-  public static LocalSchemaRegistry start(int port, Path stateFile, String authorization, SSLContext tls)
-      throws IOException {
+  public static LocalSchemaRegistry start(
+      int port, Path stateFile, String authorization, SSLContext tls) throws IOException {
     LocalSchemaRegistry registry = new LocalSchemaRegistry(stateFile, authorization);
     InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     HttpServer server;
@@ -82,10 +84,15 @@ public final class LocalSchemaRegistry implements AutoCloseable {
 
   /** The base URL ({@code http://127.0.0.1:port}). */
   public String url() {
-    return (server instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:" + server.getAddress().getPort();
+    return (server instanceof HttpsServer ? "https" : "http")
+        + "://127.0.0.1:"
+        + server.getAddress().getPort();
   }
 
-  /** Registers {@code schema} of {@code type} (AVRO, PROTOBUF, JSON) under {@code subject}, in process; its id. */
+  /**
+   * Registers {@code schema} of {@code type} (AVRO, PROTOBUF, JSON) under {@code subject}, in
+   * process; its id.
+   */
   public synchronized int register(String subject, String type, String schema) throws IOException {
     return register(subject, type, schema, JSON.createArrayNode());
   }
@@ -108,15 +115,21 @@ public final class LocalSchemaRegistry implements AutoCloseable {
         answer(exchange, failWith, error(50001, "injected failure"));
         return;
       }
-      if (authorization != null && !authorization.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+      if (authorization != null
+          && !authorization.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
         answer(exchange, 401, error(401, "Unauthorized"));
         return;
       }
       String[] parts = path.substring(1).split("/");
       synchronized (this) {
-        if (method.equals("GET") && parts.length == 3 && parts[0].equals("schemas") && parts[1].equals("ids")) {
+        if (method.equals("GET")
+            && parts.length == 3
+            && parts[0].equals("schemas")
+            && parts[1].equals("ids")) {
           schemaById(exchange, Integer.parseInt(parts[2]));
-        } else if (parts.length >= 3 && parts[0].equals("subjects") && parts[2].equals("versions")) {
+        } else if (parts.length >= 3
+            && parts[0].equals("subjects")
+            && parts[2].equals("versions")) {
           String subject = URLDecoder.decode(parts[1], StandardCharsets.UTF_8);
           if (method.equals("POST") && parts.length == 3) {
             register(exchange, subject);
@@ -152,7 +165,10 @@ public final class LocalSchemaRegistry implements AutoCloseable {
     JsonNode body = JSON.readTree(exchange.getRequestBody());
     JsonNode refs = body.has("references") ? body.get("references") : JSON.createArrayNode();
     ObjectNode out = JSON.createObjectNode();
-    out.put("id", register(subject, body.path("schemaType").asText("AVRO"), body.get("schema").asText(), refs));
+    out.put(
+        "id",
+        register(
+            subject, body.path("schemaType").asText("AVRO"), body.get("schema").asText(), refs));
     answer(exchange, 200, out);
   }
 
@@ -161,7 +177,8 @@ public final class LocalSchemaRegistry implements AutoCloseable {
     int id = 0;
     for (int i = 0; i < schemas.size(); i++) {
       JsonNode s = schemas.get(i);
-      if (s.get("schema").asText().equals(text) && s.get("schemaType").asText().equals(type)
+      if (s.get("schema").asText().equals(text)
+          && s.get("schemaType").asText().equals(type)
           && s.get("references").equals(refs)) {
         id = i + 1;
       }
@@ -175,7 +192,8 @@ public final class LocalSchemaRegistry implements AutoCloseable {
       id = schemas.size();
     }
     ObjectNode subjects = (ObjectNode) state.get("subjects");
-    ArrayNode versions = subjects.has(subject) ? (ArrayNode) subjects.get(subject) : subjects.putArray(subject);
+    ArrayNode versions =
+        subjects.has(subject) ? (ArrayNode) subjects.get(subject) : subjects.putArray(subject);
     boolean known = false;
     for (JsonNode v : versions) {
       known |= v.asInt() == id;
@@ -223,7 +241,10 @@ public final class LocalSchemaRegistry implements AutoCloseable {
     answer(exchange, 200, out);
   }
 
-  /** The schema's fields of a registry answer; the type and references only when not the defaults (Avro, none). */
+  /**
+   * The schema's fields of a registry answer; the type and references only when not the defaults
+   * (Avro, none).
+   */
   private static void putSchema(ObjectNode out, JsonNode s) {
     if (!s.get("schemaType").asText().equals("AVRO")) {
       out.put("schemaType", s.get("schemaType").asText());

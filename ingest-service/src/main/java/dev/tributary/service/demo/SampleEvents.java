@@ -17,7 +17,9 @@ public final class SampleEvents {
   /** What was generated, so the demo (and tests) can state what to expect. */
   public record Batch(List<byte[]> values, int valid, int duplicates, int late, int malformed) {}
 
-  private static final String[] CUSTOMERS = {"alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"};
+  private static final String[] CUSTOMERS = {
+    "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"
+  };
 
   private SampleEvents() {}
 
@@ -48,7 +50,12 @@ public final class SampleEvents {
           eventTime = eventTime.minus(Duration.ofHours(2)); // far behind the watermark
           late++;
         }
-        json = order("o-" + i, CUSTOMERS[random.nextInt(CUSTOMERS.length)], eventTime, 100 + random.nextInt(20_000));
+        json =
+            order(
+                "o-" + i,
+                CUSTOMERS[random.nextInt(CUSTOMERS.length)],
+                eventTime,
+                100 + random.nextInt(20_000));
         valid++;
         previous.add(json);
         if (previous.size() > 50) {
@@ -61,15 +68,28 @@ public final class SampleEvents {
   }
 
   static String order(String orderId, String customer, Instant eventTime, long amountCents) {
-    return "{\"order_id\":\"" + orderId + "\",\"customer_id\":\"" + customer + "\",\"event_time\":\""
-        + eventTime + "\",\"amount_cents\":" + amountCents + ",\"channel\":\"web\"}";
+    return "{\"order_id\":\""
+        + orderId
+        + "\",\"customer_id\":\""
+        + customer
+        + "\",\"event_time\":\""
+        + eventTime
+        + "\",\"amount_cents\":"
+        + amountCents
+        + ",\"channel\":\"web\"}";
   }
 
   private static String malformed(Random random, int i) {
     return switch (random.nextInt(3)) {
       case 0 -> "{\"order_id\":\"o-" + i + "\",\"amount_cents\":"; // truncated JSON
-      case 1 -> "{\"order_id\":\"o-" + i + "\",\"customer_id\":\"bob\",\"event_time\":\"yesterday\",\"amount_cents\":5}";
-      default -> "{\"order_id\":\"o-" + i + "\",\"customer_id\":\"bob\",\"event_time\":\"2026-01-01T00:00:00Z\",\"amount_cents\":\"12x\"}";
+      case 1 ->
+          "{\"order_id\":\"o-"
+              + i
+              + "\",\"customer_id\":\"bob\",\"event_time\":\"yesterday\",\"amount_cents\":5}";
+      default ->
+          "{\"order_id\":\"o-"
+              + i
+              + "\",\"customer_id\":\"bob\",\"event_time\":\"2026-01-01T00:00:00Z\",\"amount_cents\":\"12x\"}";
     };
   }
 }

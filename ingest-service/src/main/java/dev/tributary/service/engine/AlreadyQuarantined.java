@@ -1,17 +1,17 @@
 package dev.tributary.service.engine;
 
 import dev.tributary.checkpoint.SourcePartition;
-import java.io.IOException;
 import dev.tributary.table.PositionFence;
+import java.io.IOException;
 import java.util.Map;
 import java.util.OptionalLong;
 
 /**
  * The quarantine writer of a group batch: a record whose offset is below the quarantine table's
  * position for its partition is already in the table (an earlier batch over the same offsets
- * committed the quarantine table and then lost its sink commit to a crash or to the partition's
- * new owner), so it is not written again. Quarantine rows start with topic, partition, offset
- * ({@link QuarantineRows#SCHEMA}).
+ * committed the quarantine table and then lost its sink commit to a crash or to the partition's new
+ * owner), so it is not written again. Quarantine rows start with topic, partition, offset ({@link
+ * QuarantineRows#SCHEMA}).
  */
 public final class AlreadyQuarantined implements TableSink.BatchWriter {
   private final TableSink.BatchWriter delegate;
@@ -33,9 +33,12 @@ public final class AlreadyQuarantined implements TableSink.BatchWriter {
    *
    * @param positions the quarantine table's positions when the batch started
    */
-  public static PositionFence fence(TableTxns txns, SourcePartition p, Map<SourcePartition, Long> positions, long end) {
+  public static PositionFence fence(
+      TableTxns txns, SourcePartition p, Map<SourcePartition, Long> positions, long end) {
     Long q = positions.get(p);
-    return new PositionFence(txns.positionAppId(p), q == null ? OptionalLong.empty() : OptionalLong.of(q),
+    return new PositionFence(
+        txns.positionAppId(p),
+        q == null ? OptionalLong.empty() : OptionalLong.of(q),
         Math.max(q == null ? 0 : q, end));
   }
 

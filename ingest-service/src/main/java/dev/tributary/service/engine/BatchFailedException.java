@@ -18,15 +18,16 @@ public final class BatchFailedException extends Exception {
   private final String pipelineId;
   private final long batchId;
 
-  public BatchFailedException(String pipelineId, long batchId, Map<SourcePartition, OffsetRange> ranges, Throwable cause) {
+  public BatchFailedException(
+      String pipelineId, long batchId, Map<SourcePartition, OffsetRange> ranges, Throwable cause) {
     super(message(pipelineId, batchId, ranges), cause);
     this.pipelineId = pipelineId;
     this.batchId = batchId;
   }
 
   /**
-   * @param range the batch's input as its source names it ({@link Source#describe}), e.g.
-   *     {@code orders/0 offsets [700, 800)}
+   * @param range the batch's input as its source names it ({@link Source#describe}), e.g. {@code
+   *     orders/0 offsets [700, 800)}
    */
   public BatchFailedException(String pipelineId, long batchId, String range, Throwable cause) {
     super(message(pipelineId, batchId, range), cause);
@@ -44,19 +45,38 @@ public final class BatchFailedException extends Exception {
     return batchId;
   }
 
-  private static String message(String pipelineId, long batchId, Map<SourcePartition, OffsetRange> ranges) {
-    String offsets = ranges.isEmpty() ? "no records"
-        : ranges.entrySet().stream()
-            .sorted(Comparator.comparing((Map.Entry<SourcePartition, OffsetRange> e) -> e.getKey().topic())
-                .thenComparingInt(e -> e.getKey().partition()))
-            .map(e -> e.getKey().topic() + "/" + e.getKey().partition() + " offsets [" + e.getValue().start() + ", "
-                + e.getValue().end() + ")")
-            .collect(Collectors.joining(", "));
+  private static String message(
+      String pipelineId, long batchId, Map<SourcePartition, OffsetRange> ranges) {
+    String offsets =
+        ranges.isEmpty()
+            ? "no records"
+            : ranges.entrySet().stream()
+                .sorted(
+                    Comparator.comparing(
+                            (Map.Entry<SourcePartition, OffsetRange> e) -> e.getKey().topic())
+                        .thenComparingInt(e -> e.getKey().partition()))
+                .map(
+                    e ->
+                        e.getKey().topic()
+                            + "/"
+                            + e.getKey().partition()
+                            + " offsets ["
+                            + e.getValue().start()
+                            + ", "
+                            + e.getValue().end()
+                            + ")")
+                .collect(Collectors.joining(", "));
     return message(pipelineId, batchId, offsets);
   }
 
   private static String message(String pipelineId, long batchId, String range) {
-    return "Pipeline " + pipelineId + ": batch " + batchId + " (" + range + ") failed; it is replayed with the"
+    return "Pipeline "
+        + pipelineId
+        + ": batch "
+        + batchId
+        + " ("
+        + range
+        + ") failed; it is replayed with the"
         + " same offsets at the next start (a table that already committed it skips it).";
   }
 }

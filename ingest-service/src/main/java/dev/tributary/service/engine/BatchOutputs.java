@@ -1,7 +1,7 @@
 package dev.tributary.service.engine;
 
-import java.io.IOException;
 import dev.tributary.table.types.StructField;
+import java.io.IOException;
 import java.util.List;
 
 /** Where a processor puts the rows of one batch; counts what went where. */
@@ -18,7 +18,8 @@ public final class BatchOutputs {
   /**
    * @param late the late-events table's writer, or null when late events are only counted
    */
-  public BatchOutputs(TableSink.BatchWriter main, TableSink.BatchWriter quarantine, TableSink.BatchWriter late) {
+  public BatchOutputs(
+      TableSink.BatchWriter main, TableSink.BatchWriter quarantine, TableSink.BatchWriter late) {
     this.main = main;
     this.quarantine = quarantine;
     this.late = late;
@@ -29,14 +30,18 @@ public final class BatchOutputs {
     main.write(row);
   }
 
-  /** Adds nullable columns to the sink table in this batch's commit (schema evolution, see {@link EvolvingLayout}). */
+  /**
+   * Adds nullable columns to the sink table in this batch's commit (schema evolution, see {@link
+   * EvolvingLayout}).
+   */
   public void addColumns(List<StructField> columns) throws IOException {
     main.addColumns(columns);
   }
 
   /** A record that could not be parsed or transformed (see {@link QuarantineRows}). */
   public void quarantine(Object[] row) throws IOException {
-    if (quarantinedRows++ == 0 && row.length > QuarantineRows.ERROR_INDEX
+    if (quarantinedRows++ == 0
+        && row.length > QuarantineRows.ERROR_INDEX
         && row[QuarantineRows.ERROR_INDEX] instanceof String error) {
       firstQuarantineError = error;
     }
@@ -75,7 +80,10 @@ public final class BatchOutputs {
     return filteredRows;
   }
 
-  /** Records sent to quarantine in this batch, counted even when the quarantine table already holds the batch. */
+  /**
+   * Records sent to quarantine in this batch, counted even when the quarantine table already holds
+   * the batch.
+   */
   public long quarantinedRows() {
     return quarantinedRows;
   }

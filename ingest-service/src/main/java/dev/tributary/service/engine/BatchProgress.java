@@ -1,10 +1,10 @@
 package dev.tributary.service.engine;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.tributary.config.Secrets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
  * What one micro-batch did: logged as one JSON line per batch and kept in memory (the last N per
@@ -32,7 +32,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param commitRetries Delta commit attempts after the first, over this batch's table commits
  * @param commitConflicts Delta commits of this batch that lost to a conflicting writer
  * @param sourceLag the source's own lag measures after the batch ({@link PlannedBatch#sourceLag}):
- *     a Delta source's {@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}; empty for Kafka
+ *     a Delta source's {@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}; empty for
+ *     Kafka
  */
 public record BatchProgress(
     String pipeline,
@@ -66,14 +67,49 @@ public record BatchProgress(
   }
 
   /** A batch of a source whose lag is its partitions' (no {@link #sourceLag}). */
-  public BatchProgress(String pipeline, long batchId, boolean replayed, Instant startedAt, long inputRows,
-      long outputRows, long quarantinedRows, long filteredRows, long lateRows, double inputRowsPerSecond,
-      double processedRowsPerSecond, long durationMs, Map<String, Long> phasesMs, List<PartitionProgress> partitions,
-      long sinkVersion, Instant watermark, List<String> dataGaps, Map<String, Long> state, long commitRetries,
+  public BatchProgress(
+      String pipeline,
+      long batchId,
+      boolean replayed,
+      Instant startedAt,
+      long inputRows,
+      long outputRows,
+      long quarantinedRows,
+      long filteredRows,
+      long lateRows,
+      double inputRowsPerSecond,
+      double processedRowsPerSecond,
+      long durationMs,
+      Map<String, Long> phasesMs,
+      List<PartitionProgress> partitions,
+      long sinkVersion,
+      Instant watermark,
+      List<String> dataGaps,
+      Map<String, Long> state,
+      long commitRetries,
       long commitConflicts) {
-    this(pipeline, batchId, replayed, startedAt, inputRows, outputRows, quarantinedRows, filteredRows, lateRows,
-        inputRowsPerSecond, processedRowsPerSecond, durationMs, phasesMs, partitions, sinkVersion, watermark,
-        dataGaps, state, commitRetries, commitConflicts, Map.of());
+    this(
+        pipeline,
+        batchId,
+        replayed,
+        startedAt,
+        inputRows,
+        outputRows,
+        quarantinedRows,
+        filteredRows,
+        lateRows,
+        inputRowsPerSecond,
+        processedRowsPerSecond,
+        durationMs,
+        phasesMs,
+        partitions,
+        sinkVersion,
+        watermark,
+        dataGaps,
+        state,
+        commitRetries,
+        commitConflicts,
+        Map.of());
   }
 
   /**
@@ -84,11 +120,36 @@ public record BatchProgress(
     if (secrets.isEmpty()) {
       return this;
     }
-    return new BatchProgress(secrets.mask(pipeline), batchId, replayed, startedAt, inputRows, outputRows,
-        quarantinedRows, filteredRows, lateRows, inputRowsPerSecond, processedRowsPerSecond, durationMs, phasesMs,
-        partitions.stream().map(p -> new PartitionProgress(secrets.mask(p.topic()), p.partition(), p.startOffset(),
-            p.endOffset(), p.latestOffset())).toList(),
-        sinkVersion, watermark, dataGaps.stream().map(secrets::mask).toList(), state, commitRetries, commitConflicts,
+    return new BatchProgress(
+        secrets.mask(pipeline),
+        batchId,
+        replayed,
+        startedAt,
+        inputRows,
+        outputRows,
+        quarantinedRows,
+        filteredRows,
+        lateRows,
+        inputRowsPerSecond,
+        processedRowsPerSecond,
+        durationMs,
+        phasesMs,
+        partitions.stream()
+            .map(
+                p ->
+                    new PartitionProgress(
+                        secrets.mask(p.topic()),
+                        p.partition(),
+                        p.startOffset(),
+                        p.endOffset(),
+                        p.latestOffset()))
+            .toList(),
+        sinkVersion,
+        watermark,
+        dataGaps.stream().map(secrets::mask).toList(),
+        state,
+        commitRetries,
+        commitConflicts,
         sourceLag);
   }
 
@@ -116,7 +177,8 @@ public record BatchProgress(
    * @param endOffset end of the batch (exclusive)
    * @param latestOffset latest offset of the partition when planned
    */
-  public record PartitionProgress(String topic, int partition, long startOffset, long endOffset, long latestOffset) {
+  public record PartitionProgress(
+      String topic, int partition, long startOffset, long endOffset, long latestOffset) {
     public long lag() {
       return Math.max(0, latestOffset - endOffset);
     }

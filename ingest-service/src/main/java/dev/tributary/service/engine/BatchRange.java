@@ -3,11 +3,11 @@ package dev.tributary.service.engine;
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.OffsetsEntry;
 import dev.tributary.checkpoint.SourcePartition;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.Collections;
 import java.util.TreeSet;
 
 /**
@@ -19,13 +19,15 @@ import java.util.TreeSet;
  * source on replay, so the on-disk form is the offsets entry's and needs no format of its own.
  *
  * @param offsets offsets {@code [start, end)} per partition; every partition the source owns, empty
- *     ranges included (the latest entry is where the next batch starts); empty for a source
- *     without offsets
+ *     ranges included (the latest entry is where the next batch starts); empty for a source without
+ *     offsets
  * @param facts string facts of the range; the source's own keys only when planned, all of the
  *     offsets entry's extras when read back (a source ignores keys it does not know)
  */
 public record BatchRange(Map<SourcePartition, OffsetRange> offsets, Map<String, String> facts) {
-  /** Fact key: the partitions the range leaves input behind on, {@code topic/partition,...}, sorted. */
+  /**
+   * Fact key: the partitions the range leaves input behind on, {@code topic/partition,...}, sorted.
+   */
   public static final String BACKLOGGED = "backlogged";
 
   /** Copies both maps, sorted. */
@@ -68,7 +70,9 @@ public record BatchRange(Map<SourcePartition, OffsetRange> offsets, Map<String, 
     Set<SourcePartition> out = new HashSet<>();
     for (String name : value.split(",")) {
       int slash = name.lastIndexOf('/');
-      out.add(new SourcePartition(name.substring(0, slash), Integer.parseInt(name.substring(slash + 1))));
+      out.add(
+          new SourcePartition(
+              name.substring(0, slash), Integer.parseInt(name.substring(slash + 1))));
     }
     return out;
   }
@@ -76,8 +80,13 @@ public record BatchRange(Map<SourcePartition, OffsetRange> offsets, Map<String, 
   /** The {@link #BACKLOGGED} fact's value for a set of partitions: sorted, comma separated. */
   public static String backloggedValue(Set<SourcePartition> partitions) {
     StringBuilder out = new StringBuilder();
-    new TreeSet<>(partitions).forEach(p -> out.append(out.length() == 0 ? "" : ",")
-        .append(p.topic()).append('/').append(p.partition()));
+    new TreeSet<>(partitions)
+        .forEach(
+            p ->
+                out.append(out.length() == 0 ? "" : ",")
+                    .append(p.topic())
+                    .append('/')
+                    .append(p.partition()));
     return out.toString();
   }
 }

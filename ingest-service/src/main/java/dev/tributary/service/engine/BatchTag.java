@@ -11,8 +11,8 @@ import java.util.Objects;
  * @param batch {@code txn(<pipeline>@<checkpoint id>, batch id)}: a table holding it (or a later
  *     batch of the same key) skips the batch
  * @param sourcePositions per input partition, {@code txn(<pipeline>:<topic>:<partition>, next
- *     offset)}: facts for a new checkpoint that continues after the table
- *     ({@code starting-offsets: table}), not idempotency keys
+ *     offset)}: facts for a new checkpoint that continues after the table ({@code starting-offsets:
+ *     table}), not idempotency keys
  */
 public record BatchTag(TransactionId batch, List<TransactionId> sourcePositions) {
   public BatchTag {

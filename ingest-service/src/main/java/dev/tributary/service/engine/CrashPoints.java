@@ -1,15 +1,15 @@
 package dev.tributary.service.engine;
 
-import java.util.concurrent.atomic.AtomicLong;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Deliberate process death at a named step of the batch lifecycle, for the exactly-once crash
- * tests only. Enabled by the system property {@code tributary.test.crash-at=<point>:<n>}: the n-th
- * time the engine reaches {@code <point>} (counting from 1 in this process), the JVM halts at once
- * with exit code 137, exactly like {@code kill -9}: no shutdown hooks, no flushing, no cleanup.
- * Without the property every call is a single volatile-free field check.
+ * Deliberate process death at a named step of the batch lifecycle, for the exactly-once crash tests
+ * only. Enabled by the system property {@code tributary.test.crash-at=<point>:<n>}: the n-th time
+ * the engine reaches {@code <point>} (counting from 1 in this process), the JVM halts at once with
+ * exit code 137, exactly like {@code kill -9}: no shutdown hooks, no flushing, no cleanup. Without
+ * the property every call is a single volatile-free field check.
  *
  * <p>{@code tributary.test.hold-at=<point>:<n>} with {@code tributary.test.hold-release=<file>}
  * instead holds the engine's thread at the n-th occurrence until the file exists (the Kafka
@@ -20,6 +20,7 @@ import java.nio.file.Path;
 public final class CrashPoints {
   /** Points in the order a batch reaches them. */
   public static final String AFTER_PLAN = "after-plan";
+
   public static final String AFTER_OFFSETS_LOG = "after-offsets-log";
   public static final String MID_BATCH = "mid-batch";
   public static final String AFTER_DATA_FILES = "after-data-files";
@@ -27,10 +28,16 @@ public final class CrashPoints {
   public static final String AFTER_SINK_COMMIT = "after-sink-commit";
   public static final String AFTER_STATE_COMMIT = "after-state-commit";
   public static final String AFTER_COMMITS_LOG = "after-commits-log";
-  /** Stage 1 of a stateful group-mode pipeline (exchange.ExchangeWriter): between two source records. */
+
+  /**
+   * Stage 1 of a stateful group-mode pipeline (exchange.ExchangeWriter): between two source
+   * records.
+   */
   public static final String EXCHANGE_MID_BATCH = "exchange-mid-batch";
+
   /** Stage 1: the quarantine table is committed, the Kafka transaction is not. */
   public static final String EXCHANGE_AFTER_QUARANTINE_COMMIT = "exchange-after-quarantine-commit";
+
   /** Stage 1: the Kafka transaction (rows, markers, source offsets) is committed. */
   public static final String EXCHANGE_AFTER_KAFKA_COMMIT = "exchange-after-kafka-commit";
 
@@ -70,7 +77,10 @@ public final class CrashPoints {
       System.err.println("tributary: crash point " + point + ":" + AT + " reached, halting");
       Runtime.getRuntime().halt(137);
     }
-    if (HOLD_POINT != null && HOLD_POINT.equals(point) && holdArmed() && HOLD_REACHED.incrementAndGet() == HOLD_AT) {
+    if (HOLD_POINT != null
+        && HOLD_POINT.equals(point)
+        && holdArmed()
+        && HOLD_REACHED.incrementAndGet() == HOLD_AT) {
       hold(point);
     }
   }
@@ -82,7 +92,8 @@ public final class CrashPoints {
 
   private static void hold(String point) {
     Path release = Path.of(System.getProperty("tributary.test.hold-release"));
-    System.err.println("tributary: hold point " + point + ":" + HOLD_AT + " reached, waiting for " + release);
+    System.err.println(
+        "tributary: hold point " + point + ":" + HOLD_AT + " reached, waiting for " + release);
     while (!Files.exists(release)) {
       try {
         Thread.sleep(50);

@@ -2,28 +2,28 @@ package dev.tributary.service.engine;
 
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.AppendTransaction;
+import dev.tributary.table.CommitCounters;
 import dev.tributary.table.CommitResult;
-import dev.tributary.table.PositionFence;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.PositionFence;
+import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableException;
+import dev.tributary.table.TypeWidening;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.DataWriteOptions;
 import dev.tributary.table.data.PartitionedDataWriter;
-import dev.tributary.table.types.StructType;
-import java.io.IOException;
-import java.util.List;
-import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import dev.tributary.table.CommitCounters;
-import dev.tributary.table.Snapshot;
-import dev.tributary.table.TypeWidening;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Delta table as a batch sink. Rows stream into Parquet files as they arrive; the batch's files
@@ -37,6 +37,7 @@ public final class DeltaTableSink implements TableSink {
   private final StructType schema;
   private final List<String> partitionColumns;
   private final DataWriteOptions writeOptions;
+
   /** The table's columns under schema evolution, or null: exactly {@link #schema}. */
   private final EvolvingLayout layout;
 
@@ -45,8 +46,14 @@ public final class DeltaTableSink implements TableSink {
    *
    * @throws IllegalStateException if the table exists with a different schema or partitioning
    */
-  public DeltaTableSink(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
-      List<String> partitionColumns, DataWriteOptions writeOptions) throws IOException {
+  public DeltaTableSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      DataWriteOptions writeOptions)
+      throws IOException {
     this.store = store;
     this.table = table;
     this.schema = schema;
@@ -58,11 +65,17 @@ public final class DeltaTableSink implements TableSink {
 
   /**
    * A sink whose columns evolve ({@code schema-evolution}): the table is opened (created, checked,
-   * given {@code _rescued_data}) by {@link EvolvingLayout#open}, and a batch can add columns to it in its
-   * own commit ({@link BatchWriter#addColumns}).
+   * given {@code _rescued_data}) by {@link EvolvingLayout#open}, and a batch can add columns to it
+   * in its own commit ({@link BatchWriter#addColumns}).
    */
-  public DeltaTableSink(String pipelineId, ObjectStore store, DeltaTable table, EvolvingLayout layout,
-      List<String> partitionColumns, DataWriteOptions writeOptions) throws IOException {
+  public DeltaTableSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      EvolvingLayout layout,
+      List<String> partitionColumns,
+      DataWriteOptions writeOptions)
+      throws IOException {
     this.store = store;
     this.table = table;
     this.schema = layout.tableSchema();
@@ -79,37 +92,54 @@ public final class DeltaTableSink implements TableSink {
 
   /**
    * Creates the table with {@code schema} on first use; widens columns whose declared type is a
-   * widening Delta allows ({@link #widenDeclared}); refuses a table that exists with another
-   * schema or partitioning (schema evolution is not supported), and refuses to create one in a
-   * folder that already holds files (see {@link DeltaTable#create}). Every sink of a pipeline uses it.
+   * widening Delta allows ({@link #widenDeclared}); refuses a table that exists with another schema
+   * or partitioning (schema evolution is not supported), and refuses to create one in a folder that
+   * already holds files (see {@link DeltaTable#create}). Every sink of a pipeline uses it.
    *
    * @throws IllegalStateException naming the pipeline, the table and both schemas
    */
-  public static void createOrCheck(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
-      List<String> partitionColumns) throws IOException {
+  public static void createOrCheck(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns)
+      throws IOException {
     if (!table.exists()) {
       try {
         table.create(schema, partitionColumns, Map.of());
       } catch (TableException e) {
-        // A folder that holds files but no table, or a table another writer just created differently.
+        // A folder that holds files but no table, or a table another writer just created
+        // differently.
         throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
       }
     }
     var snapshot = widenDeclared(pipelineId, table, schema);
-    if (!snapshot.schema().equals(schema) || !snapshot.partitionColumns().equals(partitionColumns)) {
-      throw new IllegalStateException("Pipeline " + pipelineId + ": the table at " + store.location()
-          + " has schema " + describe(snapshot.schema()) + " partitioned by " + snapshot.partitionColumns()
-          + " but the pipeline writes " + describe(schema) + " partitioned by " + partitionColumns
-          + ". Write to a new table path, restore the declaration, or let new columns in with"
-          + " schema-evolution.mode: add-columns (docs/SCHEMA_EVOLUTION.md).");
+    if (!snapshot.schema().equals(schema)
+        || !snapshot.partitionColumns().equals(partitionColumns)) {
+      throw new IllegalStateException(
+          "Pipeline "
+              + pipelineId
+              + ": the table at "
+              + store.location()
+              + " has schema "
+              + describe(snapshot.schema())
+              + " partitioned by "
+              + snapshot.partitionColumns()
+              + " but the pipeline writes "
+              + describe(schema)
+              + " partitioned by "
+              + partitionColumns
+              + ". Write to a new table path, restore the declaration, or let new columns in with"
+              + " schema-evolution.mode: add-columns (docs/SCHEMA_EVOLUTION.md).");
     }
   }
 
   /**
    * Widens the table's columns whose declared type is a widening Delta allows (int to long, double
    * or decimal, a decimal with more digits; docs/SCHEMA_EVOLUTION.md), in one commit that moves the
-   * table to the {@code typeWidening} table feature. Only declared types widen, never types seen
-   * in data. Idempotent: after a crash or on another instance, the table already has the declared
+   * table to the {@code typeWidening} table feature. Only declared types widen, never types seen in
+   * data. Idempotent: after a crash or on another instance, the table already has the declared
    * types and nothing is committed. Any other declared type change is refused, naming the column,
    * both types and what to do, rather than as two schemas to compare by eye.
    *
@@ -126,10 +156,15 @@ public final class DeltaTableSink implements TableSink {
         continue;
       }
       var has = existing.get().type();
-      if (!TypeWidening.allowed(has, f.type())
-          || snapshot.partitionColumns().contains(f.name())) {
-        throw new IllegalStateException(EvolvingLayout.SchemaMessages.typeChanged(pipelineId, table.location(),
-            f.name(), has, f.type(), snapshot.partitionColumns().contains(f.name())));
+      if (!TypeWidening.allowed(has, f.type()) || snapshot.partitionColumns().contains(f.name())) {
+        throw new IllegalStateException(
+            EvolvingLayout.SchemaMessages.typeChanged(
+                pipelineId,
+                table.location(),
+                f.name(),
+                has,
+                f.type(),
+                snapshot.partitionColumns().contains(f.name())));
       }
       widen.put(f.name(), f.type());
     }
@@ -137,14 +172,24 @@ public final class DeltaTableSink implements TableSink {
       return snapshot;
     }
     var widened = table.widenColumns(widen);
-    LOG.info("Pipeline {}: widened columns {} of the Delta table at {} as declared (table feature typeWidening)",
-        pipelineId, widen.keySet(), table.location());
+    LOG.info(
+        "Pipeline {}: widened columns {} of the Delta table at {} as declared (table feature typeWidening)",
+        pipelineId,
+        widen.keySet(),
+        table.location());
     return widened;
   }
 
   private static String describe(StructType schema) {
     StringBuilder b = new StringBuilder("[");
-    schema.fields().forEach(f -> b.append(b.length() > 1 ? ", " : "").append(f.name()).append(' ').append(f.type().deltaName()));
+    schema
+        .fields()
+        .forEach(
+            f ->
+                b.append(b.length() > 1 ? ", " : "")
+                    .append(f.name())
+                    .append(' ')
+                    .append(f.type().deltaName()));
     return b.append(']').toString();
   }
 
@@ -169,11 +214,12 @@ public final class DeltaTableSink implements TableSink {
     if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
     }
-    return newWriter(() -> {
-      AppendTransaction txn = table.newAppend(tag.batch());
-      txn.alsoRecord(tag.sourcePositions());
-      return txn;
-    });
+    return newWriter(
+        () -> {
+          AppendTransaction txn = table.newAppend(tag.batch());
+          txn.alsoRecord(tag.sourcePositions());
+          return txn;
+        });
   }
 
   @Override
@@ -188,7 +234,8 @@ public final class DeltaTableSink implements TableSink {
     }
     // Under evolution the table may have gained columns in an earlier batch of this run. The writer
     // starts from the table's schema, and any column the layout holds beyond it (one a replay of an
-    // already committed batch met, whose writer ignored it) rides in this batch's commit, so rows are
+    // already committed batch met, whose writer ignored it) rides in this batch's commit, so rows
+    // are
     // never written with a column the table's schema lacks.
     StructType tableSchema = table.snapshot().schema();
     StructType wanted = layout.tableSchema();
@@ -220,9 +267,9 @@ public final class DeltaTableSink implements TableSink {
     }
 
     /**
-     * The files written so far keep the columns they have (readers see the new ones as null in them);
-     * the rows from here on go to new files with the wider schema, all committed together with the
-     * metaData action that adds the columns.
+     * The files written so far keep the columns they have (readers see the new ones as null in
+     * them); the rows from here on go to new files with the wider schema, all committed together
+     * with the metaData action that adds the columns.
      */
     @Override
     public void addColumns(List<StructField> columns) throws IOException {
@@ -258,7 +305,8 @@ public final class DeltaTableSink implements TableSink {
       CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
       AppendTransaction txn = opener.open();
       if (!added.isEmpty()) {
-        txn.addColumns(added); // the metaData action rides in the commit of the first rows that carry them
+        txn.addColumns(
+            added); // the metaData action rides in the commit of the first rows that carry them
       }
       txn.addFiles(written);
       CommitResult result = txn.commit(commitInfo);

@@ -1,11 +1,11 @@
 package dev.tributary.service.engine;
 
-import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.table.PositionConflictException;
 import dev.tributary.table.PositionFence;
+import dev.tributary.table.stream.SourceRow;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,12 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.tributary.table.stream.SourceRow;
-import java.util.TreeMap;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Runs one instance of a stateless pipeline whose partitions are shared through a consumer group
@@ -39,12 +38,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *   <li>tells the source (Kafka's consumer group offsets, lag tools only).
  * </ol>
  *
- * <p>A batch whose partition the group moved away mid-read ({@link RangeRevokedException}) or
- * whose position another instance moved first ({@link PositionConflictException}: this instance
- * was a zombie, or two owners overlapped during a rebalance) is dropped, not failed: nothing of it
- * was committed in the table that refused it, and the next plan starts from what the tables hold.
- * There is no write-ahead and no replay: a crashed instance's batch leaves orphan files, and
- * whoever owns the partition next plans from the sink table's position.
+ * <p>A batch whose partition the group moved away mid-read ({@link RangeRevokedException}) or whose
+ * position another instance moved first ({@link PositionConflictException}: this instance was a
+ * zombie, or two owners overlapped during a rebalance) is dropped, not failed: nothing of it was
+ * committed in the table that refused it, and the next plan starts from what the tables hold. There
+ * is no write-ahead and no replay: a crashed instance's batch leaves orphan files, and whoever owns
+ * the partition next plans from the sink table's position.
  *
  * <p>Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called from any thread.
  */
@@ -65,8 +64,15 @@ public final class GroupBatchEngine implements BatchLoop {
   private Instant previousBatchStart;
   private long droppedBatches;
 
-  public GroupBatchEngine(TableTxns txns, Source source, RecordProcessor processor, TableSink sink,
-      TableSink quarantine, ProgressLog progress, Clock clock, Optional<QuarantineLimit> quarantineLimit) {
+  public GroupBatchEngine(
+      TableTxns txns,
+      Source source,
+      RecordProcessor processor,
+      TableSink sink,
+      TableSink quarantine,
+      ProgressLog progress,
+      Clock clock,
+      Optional<QuarantineLimit> quarantineLimit) {
     this.quarantineLimit = quarantineLimit;
     this.pipelineId = txns.pipelineId();
     this.txns = txns;
@@ -86,7 +92,10 @@ public final class GroupBatchEngine implements BatchLoop {
     }
   }
 
-  /** Batches dropped because the group moved a partition away or another instance committed it first. */
+  /**
+   * Batches dropped because the group moved a partition away or another instance committed it
+   * first.
+   */
   public long droppedBatches() {
     return droppedBatches;
   }
@@ -131,12 +140,18 @@ public final class GroupBatchEngine implements BatchLoop {
             throw e;
           }
           droppedBatches++;
-          // a warning: this instance was a zombie, or a rebalance cut a batch short (work done twice)
-          log.warn("Pipeline {}: batch {} dropped, nothing of it committed: {}", pipelineId, batchId, moved);
+          // a warning: this instance was a zombie, or a rebalance cut a batch short (work done
+          // twice)
+          log.warn(
+              "Pipeline {}: batch {} dropped, nothing of it committed: {}",
+              pipelineId,
+              batchId,
+              moved);
         }
         batchId++;
       }
-      if (trigger instanceof TriggerSpec.Once || trigger instanceof TriggerSpec.AvailableNow && !hasWork) {
+      if (trigger instanceof TriggerSpec.Once
+          || trigger instanceof TriggerSpec.AvailableNow && !hasWork) {
         return;
       }
       if (trigger instanceof TriggerSpec.ProcessingTime p) {
@@ -165,7 +180,8 @@ public final class GroupBatchEngine implements BatchLoop {
     }
   }
 
-  private void runBatch(long batchId, PlannedBatch plan, Map<SourcePartition, Long> positions, PhaseTimer timer)
+  private void runBatch(
+      long batchId, PlannedBatch plan, Map<SourcePartition, Long> positions, PhaseTimer timer)
       throws Exception {
     inBatch = true;
     try {
@@ -182,42 +198,63 @@ public final class GroupBatchEngine implements BatchLoop {
     }
   }
 
-  private void runBatchSteps(long batchId, PlannedBatch plan, Map<SourcePartition, Long> positions,
-      PhaseTimer timer) throws Exception {
+  private void runBatchSteps(
+      long batchId, PlannedBatch plan, Map<SourcePartition, Long> positions, PhaseTimer timer)
+      throws Exception {
     BatchRange range = plan.range();
     Map<SourcePartition, Long> quarantined = txns.historyIn(quarantine.snapshot()).positions();
     List<PositionFence> sinkFences = new ArrayList<>();
     List<PositionFence> quarantineFences = new ArrayList<>();
-    range.offsets().forEach((p, r) -> {
-      Long at = positions.get(p);
-      // An empty range at the table's position moves nothing: leaving it out keeps this batch from
-      // conflicting with a partition's new owner for no reason.
-      if (!r.isEmpty() || at == null || at != r.start()) {
-        sinkFences.add(new PositionFence(txns.positionAppId(p), optional(at), r.end()));
-        quarantineFences.add(AlreadyQuarantined.fence(txns, p, quarantined, r.end()));
-      }
-    });
+    range
+        .offsets()
+        .forEach(
+            (p, r) -> {
+              Long at = positions.get(p);
+              // An empty range at the table's position moves nothing: leaving it out keeps this
+              // batch from
+              // conflicting with a partition's new owner for no reason.
+              if (!r.isEmpty() || at == null || at != r.start()) {
+                sinkFences.add(new PositionFence(txns.positionAppId(p), optional(at), r.end()));
+                quarantineFences.add(AlreadyQuarantined.fence(txns, p, quarantined, r.end()));
+              }
+            });
     if (sinkFences.isEmpty()) {
       return;
     }
-    Map<String, String> extras = processor.planBatch(batchId); // e.g. the dimension versions the batch joins with
-    try (TableSink.BatchWriter mainWriter = PipelinedBatchWriter.wrap(sink.beginFenced(sinkFences), pipelineId + "-writer");
-        TableSink.BatchWriter quarantineWriter = new AlreadyQuarantined(quarantine.beginFenced(quarantineFences),
-            quarantined)) {
+    Map<String, String> extras =
+        processor.planBatch(batchId); // e.g. the dimension versions the batch joins with
+    try (TableSink.BatchWriter mainWriter =
+            PipelinedBatchWriter.wrap(sink.beginFenced(sinkFences), pipelineId + "-writer");
+        TableSink.BatchWriter quarantineWriter =
+            new AlreadyQuarantined(quarantine.beginFenced(quarantineFences), quarantined)) {
       BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter, null);
-      processor.beginBatch(RecordProcessor.BatchContext.of(batchId, timer.startedAt(), OptionalLong.empty(),
-          OptionalLong.empty(), range.backlogged(), extras));
+      processor.beginBatch(
+          RecordProcessor.BatchContext.of(
+              batchId,
+              timer.startedAt(),
+              OptionalLong.empty(),
+              OptionalLong.empty(),
+              range.backlogged(),
+              extras));
       List<String> readGaps = source.read(range, processor.dependsOnRecordOrder(), input(outputs));
       processor.endBatch(outputs);
       timer.mark("process");
       // Before any commit, as in MicroBatchEngine: a flooded batch leaves both tables as they were.
-      if (quarantineLimit.isPresent() && quarantineLimit.get().exceededBy(outputs.quarantinedRows(), outputs.inputRows())) {
-        throw new QuarantineLimitExceededException(pipelineId, batchId, source.describe(range),
-            outputs.quarantinedRows(), outputs.inputRows(), quarantineLimit.get(), outputs.firstQuarantineError());
+      if (quarantineLimit.isPresent()
+          && quarantineLimit.get().exceededBy(outputs.quarantinedRows(), outputs.inputRows())) {
+        throw new QuarantineLimitExceededException(
+            pipelineId,
+            batchId,
+            source.describe(range),
+            outputs.quarantinedRows(),
+            outputs.inputRows(),
+            quarantineLimit.get(),
+            outputs.firstQuarantineError());
       }
       Map<String, String> info = commitInfo(batchId, extras, source.commitInfo(range), readGaps);
       long retriesBefore = sink.commitCounters().retries() + quarantine.commitCounters().retries();
-      long conflictsBefore = sink.commitCounters().conflicts() + quarantine.commitCounters().conflicts();
+      long conflictsBefore =
+          sink.commitCounters().conflicts() + quarantine.commitCounters().conflicts();
       quarantineWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
       long sinkVersion = mainWriter.commit(info);
@@ -225,10 +262,24 @@ public final class GroupBatchEngine implements BatchLoop {
       timer.mark("commit");
       processor.commit(batchId);
       source.committed(range);
-      long retries = sink.commitCounters().retries() + quarantine.commitCounters().retries() - retriesBefore;
-      long conflicts = sink.commitCounters().conflicts() + quarantine.commitCounters().conflicts() - conflictsBefore;
-      progress.add(progress(batchId, plan, timer, outputs, mainWriter.rows(), quarantineWriter.rows(), sinkVersion,
-          range, retries, conflicts));
+      long retries =
+          sink.commitCounters().retries() + quarantine.commitCounters().retries() - retriesBefore;
+      long conflicts =
+          sink.commitCounters().conflicts()
+              + quarantine.commitCounters().conflicts()
+              - conflictsBefore;
+      progress.add(
+          progress(
+              batchId,
+              plan,
+              timer,
+              outputs,
+              mainWriter.rows(),
+              quarantineWriter.rows(),
+              sinkVersion,
+              range,
+              retries,
+              conflicts));
     }
   }
 
@@ -252,8 +303,11 @@ public final class GroupBatchEngine implements BatchLoop {
     };
   }
 
-  private static Map<String, String> commitInfo(long batchId, Map<String, String> extras,
-      Map<String, String> sourceInfo, List<String> readGaps) {
+  private static Map<String, String> commitInfo(
+      long batchId,
+      Map<String, String> extras,
+      Map<String, String> sourceInfo,
+      List<String> readGaps) {
     Map<String, String> info = new LinkedHashMap<>(extras);
     info.put("batchId", Long.toString(batchId));
     info.putAll(new TreeMap<>(sourceInfo));
@@ -263,19 +317,50 @@ public final class GroupBatchEngine implements BatchLoop {
     return info;
   }
 
-  private BatchProgress progress(long batchId, PlannedBatch plan, PhaseTimer timer, BatchOutputs outputs,
-      long outputRows, long quarantinedRows, long sinkVersion, BatchRange range, long retries, long conflicts) {
+  private BatchProgress progress(
+      long batchId,
+      PlannedBatch plan,
+      PhaseTimer timer,
+      BatchOutputs outputs,
+      long outputRows,
+      long quarantinedRows,
+      long sinkVersion,
+      BatchRange range,
+      long retries,
+      long conflicts) {
     Instant startedAt = timer.startedAt();
     long durationMs = Math.max(1, timer.elapsedMs());
     double inputRate = 0;
     if (previousBatchStart != null) {
-      inputRate = outputs.inputRows() * 1000.0 / Math.max(1, Duration.between(previousBatchStart, startedAt).toMillis());
+      inputRate =
+          outputs.inputRows()
+              * 1000.0
+              / Math.max(1, Duration.between(previousBatchStart, startedAt).toMillis());
     }
     previousBatchStart = startedAt;
-    List<String> gaps = range.facts().containsKey("dataLoss") ? List.of(range.facts().get("dataLoss")) : List.of();
-    return new BatchProgress(pipelineId, batchId, false, startedAt, outputs.inputRows(), outputRows, quarantinedRows,
-        outputs.filteredRows(), outputs.lateRows(), inputRate, outputs.inputRows() * 1000.0 / durationMs, durationMs,
-        timer.phases(), plan.progress(), sinkVersion, null, gaps, processor.stateMetrics(), retries, conflicts,
+    List<String> gaps =
+        range.facts().containsKey("dataLoss") ? List.of(range.facts().get("dataLoss")) : List.of();
+    return new BatchProgress(
+        pipelineId,
+        batchId,
+        false,
+        startedAt,
+        outputs.inputRows(),
+        outputRows,
+        quarantinedRows,
+        outputs.filteredRows(),
+        outputs.lateRows(),
+        inputRate,
+        outputs.inputRows() * 1000.0 / durationMs,
+        durationMs,
+        timer.phases(),
+        plan.progress(),
+        sinkVersion,
+        null,
+        gaps,
+        processor.stateMetrics(),
+        retries,
+        conflicts,
         plan.sourceLag());
   }
 }

@@ -2,15 +2,15 @@ package dev.tributary.service.engine;
 
 import dev.tributary.checkpoint.SourcePartition;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.Locale;
 
 /**
  * This instance's membership of one Kafka consumer group, as operations see it: the REST API's
  * {@code groups} of a pipeline, the rebalance metrics. A stateless group-mode run has one (the
- * source's group {@code tributary-<pipeline>}); a run may have several (stateful group mode adds the
- * repartition topic's group). The engine's thread updates it; any thread may read it.
+ * source's group {@code tributary-<pipeline>}); a run may have several (stateful group mode adds
+ * the repartition topic's group). The engine's thread updates it; any thread may read it.
  */
 public interface GroupMember {
 
@@ -21,8 +21,8 @@ public interface GroupMember {
   Snapshot snapshot();
 
   /**
-   * Calls {@code listener} after every change of this instance's assignment, on the engine's
-   * thread inside the consumer's poll: it must be quick and must not throw.
+   * Calls {@code listener} after every change of this instance's assignment, on the engine's thread
+   * inside the consumer's poll: it must be quick and must not throw.
    */
   void onRebalance(Consumer<Rebalance> listener);
 
@@ -35,7 +35,12 @@ public interface GroupMember {
    * @param generation the group generation this instance last joined (-1 before it joined)
    * @param assigned the partitions assigned to this instance now, sorted by topic then partition
    */
-  record Snapshot(String groupId, String memberId, String clientId, int generation, List<SourcePartition> assigned) {
+  record Snapshot(
+      String groupId,
+      String memberId,
+      String clientId,
+      int generation,
+      List<SourcePartition> assigned) {
     /** Copies the list. */
     public Snapshot {
       Objects.requireNonNull(groupId, "groupId");
@@ -53,7 +58,8 @@ public interface GroupMember {
    * @param moved the partitions that came or went, sorted
    * @param owned this instance's whole assignment after the change, sorted
    */
-  record Rebalance(String groupId, Kind kind, List<SourcePartition> moved, List<SourcePartition> owned) {
+  record Rebalance(
+      String groupId, Kind kind, List<SourcePartition> moved, List<SourcePartition> owned) {
     /** Copies the lists. */
     public Rebalance {
       moved = List.copyOf(moved);
@@ -63,7 +69,9 @@ public interface GroupMember {
 
   /** How partitions moved: assigned to this instance, revoked (handed over cleanly), or lost. */
   enum Kind {
-    ASSIGNED, REVOKED, LOST;
+    ASSIGNED,
+    REVOKED,
+    LOST;
 
     /** The metric tag value: {@code assigned}, {@code revoked}, {@code lost}. */
     public String tag() {

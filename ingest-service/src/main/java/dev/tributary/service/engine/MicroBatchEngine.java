@@ -1,11 +1,15 @@
 package dev.tributary.service.engine;
 
 import dev.tributary.checkpoint.Checkpoint;
-import dev.tributary.config.TriggerSpec;
 import dev.tributary.checkpoint.CommitEntry;
 import dev.tributary.checkpoint.OffsetsEntry;
 import dev.tributary.checkpoint.RecoveryPlan;
 import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.config.QuarantineLimit;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.stream.SourceRow;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,15 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.tributary.config.QuarantineLimit;
-import dev.tributary.table.CommitCounters;
-import dev.tributary.table.stream.SourceRow;
-import java.io.IOException;
-import java.util.TreeMap;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Runs a pipeline as a sequence of micro-batches. Each batch goes through the same steps, and the
@@ -34,17 +34,17 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *   <li>write-ahead: the plan goes to the checkpoint's offsets log (put-if-absent) BEFORE any data
  *       is read, so a crash from here on replays exactly this range;
  *   <li>process: read exactly the range, parse, transform, write Parquet files;
- *   <li>commit: the quarantine table, then the sink table, each in one Delta commit carrying
- *       the batch's {@link BatchTag} ({@link TableTxns}): a table that already holds the batch skips it;
+ *   <li>commit: the quarantine table, then the sink table, each in one Delta commit carrying the
+ *       batch's {@link BatchTag} ({@link TableTxns}): a table that already holds the batch skips
+ *       it;
  *   <li>mark done: the checkpoint's commits log gets the batch; then, best effort, the source is
  *       told ({@link Source#committed}).
  * </ol>
  *
  * <p>On start, a batch with an offsets entry but no commits entry is replayed with the same range.
  * The engine knows no source or table format: sources and tables sit behind {@link Source} and
- * {@link TableSink}.
- * Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called from any thread and
- * lets the current batch finish.
+ * {@link TableSink}. Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called
+ * from any thread and lets the current batch finish.
  */
 public final class MicroBatchEngine implements BatchLoop {
   private static final Logger log = LoggerFactory.getLogger(MicroBatchEngine.class);
@@ -64,10 +64,16 @@ public final class MicroBatchEngine implements BatchLoop {
   private final ProgressLog progress;
   private final Clock clock;
   private final Optional<QuarantineLimit> quarantineLimit;
-  /** Null: the watermark is this engine's own (every pipeline but a stateful group-mode sub-pipeline). */
+
+  /**
+   * Null: the watermark is this engine's own (every pipeline but a stateful group-mode
+   * sub-pipeline).
+   */
   private final WatermarkAgreement agreement;
+
   /** The watermark the commits entry before the running batch recorded (see {@link #own}). */
   private OptionalLong ownBefore = OptionalLong.empty();
+
   private final AtomicBoolean stopRequested = new AtomicBoolean();
   private volatile boolean inBatch;
   private Instant previousBatchStart;
@@ -90,13 +96,23 @@ public final class MicroBatchEngine implements BatchLoop {
       Optional<TableSink> lateEvents,
       ProgressLog progress,
       Clock clock) {
-    this(txns, startAfter, source, checkpoint, processor, sink, quarantine, lateEvents, progress, clock,
+    this(
+        txns,
+        startAfter,
+        source,
+        checkpoint,
+        processor,
+        sink,
+        quarantine,
+        lateEvents,
+        progress,
+        clock,
         Optional.empty());
   }
 
   /**
-   * As the other constructor, failing a batch before it commits anything when it quarantines more than
-   * {@code quarantineLimit} of its records ({@link QuarantineLimitExceededException}).
+   * As the other constructor, failing a batch before it commits anything when it quarantines more
+   * than {@code quarantineLimit} of its records ({@link QuarantineLimitExceededException}).
    */
   public MicroBatchEngine(
       TableTxns txns,
@@ -110,8 +126,19 @@ public final class MicroBatchEngine implements BatchLoop {
       ProgressLog progress,
       Clock clock,
       Optional<QuarantineLimit> quarantineLimit) {
-    this(txns, startAfter, source, checkpoint, processor, sink, quarantine, lateEvents, progress, clock,
-        quarantineLimit, null);
+    this(
+        txns,
+        startAfter,
+        source,
+        checkpoint,
+        processor,
+        sink,
+        quarantine,
+        lateEvents,
+        progress,
+        clock,
+        quarantineLimit,
+        null);
   }
 
   /**
@@ -155,8 +182,9 @@ public final class MicroBatchEngine implements BatchLoop {
   }
 
   /**
-   * Asks the engine to stop after the batch in progress; returns at once. Between batches (planning,
-   * waiting for the next trigger, or stuck on an unreachable broker) the engine stops promptly.
+   * Asks the engine to stop after the batch in progress; returns at once. Between batches
+   * (planning, waiting for the next trigger, or stuck on an unreachable broker) the engine stops
+   * promptly.
    */
   @Override
   public void stop() {
@@ -189,14 +217,18 @@ public final class MicroBatchEngine implements BatchLoop {
 
   private void runBatches(TriggerSpec trigger) throws Exception {
     RecoveryPlan recovery = checkpoint.recover();
-    BatchRange previous = recovery.latestOffsets().map(BatchRange::of).orElse(BatchRange.startingAt(startAfter));
-    OptionalLong watermark = recovery.latestCommit().map(CommitEntry::nextWatermarkMicros).orElse(OptionalLong.empty());
+    BatchRange previous =
+        recovery.latestOffsets().map(BatchRange::of).orElse(BatchRange.startingAt(startAfter));
+    OptionalLong watermark =
+        recovery.latestCommit().map(CommitEntry::nextWatermarkMicros).orElse(OptionalLong.empty());
     // Spark's two watermarks (SPARK-40925): a batch evicts with the watermark computed after the
     // previous batch and judges late rows with the one that batch evicted with.
-    OptionalLong lateWatermark = recovery.latestOffsets().map(OffsetsEntry::watermarkMicros).orElse(OptionalLong.empty());
+    OptionalLong lateWatermark =
+        recovery.latestOffsets().map(OffsetsEntry::watermarkMicros).orElse(OptionalLong.empty());
     if (recovery.batchToReplay().isPresent()) {
       OffsetsEntry entry = recovery.batchToReplay().get();
-      log.info("Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
+      log.info(
+          "Pipeline {}: replaying batch {} planned before a restart", pipelineId, entry.batchId());
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
       ownBefore = watermark;
@@ -222,9 +254,11 @@ public final class MicroBatchEngine implements BatchLoop {
         timer.mark("plan");
         CrashPoints.reached(CrashPoints.AFTER_PLAN);
         Map<String, String> extras = new LinkedHashMap<>(plan.range().facts());
-        extras.putAll(processor.planBatch(batchId)); // e.g. the dimension versions the batch joins with
-        OffsetsEntry entry = new OffsetsEntry(batchId, plan.range().offsets(), applies, lateWatermark,
-            started, extras);
+        extras.putAll(
+            processor.planBatch(batchId)); // e.g. the dimension versions the batch joins with
+        OffsetsEntry entry =
+            new OffsetsEntry(
+                batchId, plan.range().offsets(), applies, lateWatermark, started, extras);
         checkpoint.writeOffsets(entry);
         CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
         timer.mark("walCommit");
@@ -236,7 +270,8 @@ public final class MicroBatchEngine implements BatchLoop {
         first = false;
       }
       if (trigger instanceof TriggerSpec.Once
-          && !noDataBatchWanted(agreement == null ? watermark : agreed(watermark, lateWatermark), lateWatermark)
+              && !noDataBatchWanted(
+                  agreement == null ? watermark : agreed(watermark, lateWatermark), lateWatermark)
           || trigger instanceof TriggerSpec.AvailableNow && !hasWork) {
         return;
       }
@@ -304,27 +339,38 @@ public final class MicroBatchEngine implements BatchLoop {
     } catch (SourceStoppedException | BatchFailedException | QuarantineLimitExceededException e) {
       throw e; // a stop, or already named
     } catch (Exception e) {
-      // Per-record problems never get here (they are quarantined): name the batch the failure holds up.
+      // Per-record problems never get here (they are quarantined): name the batch the failure holds
+      // up.
       throw new BatchFailedException(pipelineId, entry.batchId(), source.describe(plan.range()), e);
     } finally {
       inBatch = false;
     }
   }
 
-  private OptionalLong runBatchSteps(OffsetsEntry entry, PlannedBatch plan, boolean replayed, PhaseTimer timer)
-      throws Exception {
+  private OptionalLong runBatchSteps(
+      OffsetsEntry entry, PlannedBatch plan, boolean replayed, PhaseTimer timer) throws Exception {
     long batchId = entry.batchId();
     BatchRange range = BatchRange.of(entry);
     BatchTag tag = txns.tag(batchId, entry.ranges());
-    try (TableSink.BatchWriter mainWriter = PipelinedBatchWriter.wrap(sink.begin(tag), pipelineId + "-writer");
+    try (TableSink.BatchWriter mainWriter =
+            PipelinedBatchWriter.wrap(sink.begin(tag), pipelineId + "-writer");
         TableSink.BatchWriter quarantineWriter = quarantine.begin(tag);
-        TableSink.BatchWriter lateWriter = lateEvents.isPresent() ? lateEvents.get().begin(tag) : null) {
+        TableSink.BatchWriter lateWriter =
+            lateEvents.isPresent() ? lateEvents.get().begin(tag) : null) {
       BatchOutputs outputs = new BatchOutputs(mainWriter, quarantineWriter, lateWriter);
       // Even when every table already holds the batch, a stateful processor must replay it to
       // rebuild the state version it commits; a stateless one could skip the read.
-      processor.beginBatch(RecordProcessor.BatchContext.of(batchId, timer.startedAt(), entry.watermarkMicros(),
-          entry.lateWatermarkMicros(), range.backlogged(), entry.extras()));
-      List<String> readGaps = source.read(range, processor.dependsOnRecordOrder(), new ProcessorInput(processor, outputs));
+      processor.beginBatch(
+          RecordProcessor.BatchContext.of(
+              batchId,
+              timer.startedAt(),
+              entry.watermarkMicros(),
+              entry.lateWatermarkMicros(),
+              range.backlogged(),
+              entry.extras()));
+      List<String> readGaps =
+          source.read(
+              range, processor.dependsOnRecordOrder(), new ProcessorInput(processor, outputs));
       processor.endBatch(outputs);
       OptionalLong nextWatermark = own(ownBefore, processor.nextWatermarkMicros());
       timer.mark("process");
@@ -343,33 +389,59 @@ public final class MicroBatchEngine implements BatchLoop {
       processor.commit(batchId);
       CrashPoints.reached(CrashPoints.AFTER_STATE_COMMIT);
       timer.mark("stateCommit");
-      checkpoint.writeCommit(new CommitEntry(batchId, nextWatermark, clock.instant(),
-          Map.of("sinkVersion", Long.toString(sinkVersion))));
+      checkpoint.writeCommit(
+          new CommitEntry(
+              batchId,
+              nextWatermark,
+              clock.instant(),
+              Map.of("sinkVersion", Long.toString(sinkVersion))));
       CrashPoints.reached(CrashPoints.AFTER_COMMITS_LOG);
       if (batchId % PURGE_EVERY_BATCHES == 0) {
         checkpoint.purge(); // keeps the last Checkpoint.DEFAULT_RETAINED_BATCHES entries
       }
       timer.mark("checkpointCommit");
       source.committed(range);
-      BatchProgress done = progress(entry, plan, replayed, timer, outputs, mainWriter.rows(),
-          quarantineWriter.rows(), sinkVersion, tally);
+      BatchProgress done =
+          progress(
+              entry,
+              plan,
+              replayed,
+              timer,
+              outputs,
+              mainWriter.rows(),
+              quarantineWriter.rows(),
+              sinkVersion,
+              tally);
       progress.add(done);
       return nextWatermark;
     }
   }
 
-  /** Before any commit: a batch above {@code quarantine.max-fraction} fails here, leaving every table as it was. */
+  /**
+   * Before any commit: a batch above {@code quarantine.max-fraction} fails here, leaving every
+   * table as it was.
+   */
   private void checkQuarantineLimit(OffsetsEntry entry, PlannedBatch plan, BatchOutputs outputs)
       throws QuarantineLimitExceededException {
-    if (quarantineLimit.isPresent() && quarantineLimit.get().exceededBy(outputs.quarantinedRows(), outputs.inputRows())) {
-      throw new QuarantineLimitExceededException(pipelineId, entry.batchId(), source.describe(plan.range()),
-          outputs.quarantinedRows(), outputs.inputRows(), quarantineLimit.get(), outputs.firstQuarantineError());
+    if (quarantineLimit.isPresent()
+        && quarantineLimit.get().exceededBy(outputs.quarantinedRows(), outputs.inputRows())) {
+      throw new QuarantineLimitExceededException(
+          pipelineId,
+          entry.batchId(),
+          source.describe(plan.range()),
+          outputs.quarantinedRows(),
+          outputs.inputRows(),
+          quarantineLimit.get(),
+          outputs.firstQuarantineError());
     }
   }
 
-  /** What the tables' commits record: the entry's extras but planning details, the batch id, the source's range. */
-  private static Map<String, String> commitInfo(OffsetsEntry entry, Map<String, String> sourceInfo,
-      List<String> readGaps) {
+  /**
+   * What the tables' commits record: the entry's extras but planning details, the batch id, the
+   * source's range.
+   */
+  private static Map<String, String> commitInfo(
+      OffsetsEntry entry, Map<String, String> sourceInfo, List<String> readGaps) {
     Map<String, String> info = new LinkedHashMap<>(entry.extras());
     info.remove(BatchRange.BACKLOGGED); // planning detail for the processor, not table history
     info.put("batchId", Long.toString(entry.batchId()));
@@ -381,7 +453,8 @@ public final class MicroBatchEngine implements BatchLoop {
   }
 
   /** Feeds a batch's input to the processor; the mid-batch crash point sits between two inputs. */
-  private record ProcessorInput(RecordProcessor processor, BatchOutputs outputs) implements SourceInput {
+  private record ProcessorInput(RecordProcessor processor, BatchOutputs outputs)
+      implements SourceInput {
     @Override
     public void record(ConsumerRecord<byte[], byte[]> record) throws Exception {
       CrashPoints.reached(CrashPoints.MID_BATCH);
@@ -395,8 +468,16 @@ public final class MicroBatchEngine implements BatchLoop {
     }
   }
 
-  private BatchProgress progress(OffsetsEntry entry, PlannedBatch plan, boolean replayed, PhaseTimer timer,
-      BatchOutputs outputs, long outputRows, long quarantined, long sinkVersion, CommitTally tally) {
+  private BatchProgress progress(
+      OffsetsEntry entry,
+      PlannedBatch plan,
+      boolean replayed,
+      PhaseTimer timer,
+      BatchOutputs outputs,
+      long outputRows,
+      long quarantined,
+      long sinkVersion,
+      CommitTally tally) {
     Instant startedAt = timer.startedAt();
     long durationMs = Math.max(1, timer.elapsedMs());
     double inputRate = 0;
@@ -406,12 +487,32 @@ public final class MicroBatchEngine implements BatchLoop {
     }
     previousBatchStart = startedAt;
     List<BatchProgress.PartitionProgress> partitions = plan.progress();
-    List<String> gaps = entry.extras().containsKey("dataLoss") ? List.of(entry.extras().get("dataLoss")) : List.of();
-    return new BatchProgress(pipelineId, entry.batchId(), replayed, startedAt, outputs.inputRows(), outputRows,
-        quarantined, outputs.filteredRows(), outputs.lateRows(), inputRate,
-        outputs.inputRows() * 1000.0 / durationMs, durationMs, timer.phases(), partitions, sinkVersion,
+    List<String> gaps =
+        entry.extras().containsKey("dataLoss")
+            ? List.of(entry.extras().get("dataLoss"))
+            : List.of();
+    return new BatchProgress(
+        pipelineId,
+        entry.batchId(),
+        replayed,
+        startedAt,
+        outputs.inputRows(),
+        outputRows,
+        quarantined,
+        outputs.filteredRows(),
+        outputs.lateRows(),
+        inputRate,
+        outputs.inputRows() * 1000.0 / durationMs,
+        durationMs,
+        timer.phases(),
+        partitions,
+        sinkVersion,
         entry.watermarkMicros().isPresent() ? micros(entry.watermarkMicros().getAsLong()) : null,
-        gaps, processor.stateMetrics(), tally.retries, tally.conflicts, plan.sourceLag());
+        gaps,
+        processor.stateMetrics(),
+        tally.retries,
+        tally.conflicts,
+        plan.sourceLag());
   }
 
   /** Commit retries and conflicts of one batch's table commits: counters after minus before. */
@@ -438,6 +539,7 @@ public final class MicroBatchEngine implements BatchLoop {
   }
 
   private static Instant micros(long micros) {
-    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1000L);
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1000L);
   }
 }

@@ -1,21 +1,21 @@
 package dev.tributary.service.engine;
 
+import dev.tributary.table.types.StructField;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import dev.tributary.table.types.StructField;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Encodes a batch's rows into Parquet on a second thread while the engine's thread reads and
- * parses the next records: parsing and Parquet encoding each cost about as much as the other, so
- * on two cores this nearly halves a batch's processing time. Rows travel in chunks through a small
- * bounded queue (back pressure: the reader waits when the writer falls behind), in order.
+ * Encodes a batch's rows into Parquet on a second thread while the engine's thread reads and parses
+ * the next records: parsing and Parquet encoding each cost about as much as the other, so on two
+ * cores this nearly halves a batch's processing time. Rows travel in chunks through a small bounded
+ * queue (back pressure: the reader waits when the writer falls behind), in order.
  *
  * <p>Nothing about commits changes: {@link #commit} first waits until every row has been written by
  * the writer thread, then commits on the caller's thread; a failure on the writer thread is
@@ -39,7 +39,8 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
   private long rows;
   private boolean finished;
   // Whoever comes last of the writer thread's end and close() closes the delegate: closing it
-  // returns its compressors to a shared pool, which must never happen while the thread still writes.
+  // returns its compressors to a shared pool, which must never happen while the thread still
+  // writes.
   private boolean writerEnded; // guarded by this
   private boolean closeRequested; // guarded by this
 
@@ -107,7 +108,9 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
     }
   }
 
-  /** Columns added between two rows: the writer thread adds them after the rows before, in order. */
+  /**
+   * Columns added between two rows: the writer thread adds them after the rows before, in order.
+   */
   private record ColumnsAdded(List<StructField> columns) {}
 
   @Override
@@ -205,8 +208,11 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
     if (closeNow) {
       delegate.close();
     } else {
-      LOG.warn("Writer thread {} is still writing {} after {}; its files are discarded when it ends",
-          writer.getName(), delegate, closeWait);
+      LOG.warn(
+          "Writer thread {} is still writing {} after {}; its files are discarded when it ends",
+          writer.getName(),
+          delegate,
+          closeWait);
     }
   }
 }

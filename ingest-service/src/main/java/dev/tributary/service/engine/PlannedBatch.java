@@ -14,11 +14,14 @@ import java.util.Objects;
  *     processor wants a no-data batch (or for the checkpoint's first batch)
  * @param progress per partition, where the range starts and ends and how far the input went when
  *     planned (the lag)
- * @param sourceLag the source's own lag measures after the range, by name (a Delta table:
- *     {@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}); empty when the partitions
- *     say it all (Kafka)
+ * @param sourceLag the source's own lag measures after the range, by name (a Delta table: {@code
+ *     versionsBehind}, {@code filesBehind}, {@code bytesBehind}); empty when the partitions say it
+ *     all (Kafka)
  */
-public record PlannedBatch(BatchRange range, boolean hasInput, List<BatchProgress.PartitionProgress> progress,
+public record PlannedBatch(
+    BatchRange range,
+    boolean hasInput,
+    List<BatchProgress.PartitionProgress> progress,
     Map<String, Long> sourceLag) {
   public PlannedBatch {
     Objects.requireNonNull(range, "range");
@@ -27,7 +30,8 @@ public record PlannedBatch(BatchRange range, boolean hasInput, List<BatchProgres
   }
 
   /** A plan whose lag is its partitions'. */
-  public PlannedBatch(BatchRange range, boolean hasInput, List<BatchProgress.PartitionProgress> progress) {
+  public PlannedBatch(
+      BatchRange range, boolean hasInput, List<BatchProgress.PartitionProgress> progress) {
     this(range, hasInput, progress, Map.of());
   }
 
@@ -37,8 +41,13 @@ public record PlannedBatch(BatchRange range, boolean hasInput, List<BatchProgres
    */
   public static PlannedBatch replay(BatchRange range) {
     List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
-    range.offsets().forEach((p, r) ->
-        progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(), r.start(), r.end(), r.end())));
+    range
+        .offsets()
+        .forEach(
+            (p, r) ->
+                progress.add(
+                    new BatchProgress.PartitionProgress(
+                        p.topic(), p.partition(), r.start(), r.end(), r.end())));
     return new PlannedBatch(range, true, progress);
   }
 }

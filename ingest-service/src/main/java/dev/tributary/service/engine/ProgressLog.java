@@ -1,14 +1,14 @@
 package dev.tributary.service.engine;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.tributary.config.Secrets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import java.util.function.Consumer;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Keeps the last progress records of a pipeline and tells listeners about each new one. The JSON

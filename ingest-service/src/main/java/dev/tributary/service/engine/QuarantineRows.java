@@ -1,33 +1,37 @@
 package dev.tributary.service.engine;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.table.data.RowChecks;
+import dev.tributary.table.stream.SourceRow;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
-import dev.tributary.table.stream.SourceRow;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.Base64;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.math.BigDecimal;
 
 /**
  * The quarantine table: every record that could not be parsed, with its provenance, so nothing is
  * dropped silently and a fixed record can be replayed from it.
  */
 public final class QuarantineRows {
-  /** Columns: topic, partition, offset, kafka_timestamp, key, value, error, pipeline, batch_id, quarantined_at. */
-  public static final StructType SCHEMA = StructType.of(
-      StructField.nullable("topic", PrimitiveType.STRING),
-      StructField.nullable("partition", PrimitiveType.INTEGER),
-      StructField.nullable("offset", PrimitiveType.LONG),
-      StructField.nullable("kafka_timestamp", PrimitiveType.TIMESTAMP),
-      StructField.nullable("key", PrimitiveType.BINARY),
-      StructField.nullable("value", PrimitiveType.BINARY),
-      StructField.nullable("error", PrimitiveType.STRING),
-      StructField.nullable("pipeline", PrimitiveType.STRING),
-      StructField.nullable("batch_id", PrimitiveType.LONG),
-      StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
+  /**
+   * Columns: topic, partition, offset, kafka_timestamp, key, value, error, pipeline, batch_id,
+   * quarantined_at.
+   */
+  public static final StructType SCHEMA =
+      StructType.of(
+          StructField.nullable("topic", PrimitiveType.STRING),
+          StructField.nullable("partition", PrimitiveType.INTEGER),
+          StructField.nullable("offset", PrimitiveType.LONG),
+          StructField.nullable("kafka_timestamp", PrimitiveType.TIMESTAMP),
+          StructField.nullable("key", PrimitiveType.BINARY),
+          StructField.nullable("value", PrimitiveType.BINARY),
+          StructField.nullable("error", PrimitiveType.STRING),
+          StructField.nullable("pipeline", PrimitiveType.STRING),
+          StructField.nullable("batch_id", PrimitiveType.LONG),
+          StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
 
   /**
    * The quarantine table of a pipeline whose source is a table (typed rows, nothing to parse):
@@ -37,29 +41,35 @@ public final class QuarantineRows {
    * pipeline, batch_id, quarantined_at. The first five name the row exactly, as {@link
    * SourceRow#provenance()} does.
    */
-  public static final StructType SOURCE_ROW_SCHEMA = StructType.of(
-      StructField.nullable("source_table", PrimitiveType.STRING),
-      StructField.nullable("source_file", PrimitiveType.STRING),
-      StructField.nullable("source_version", PrimitiveType.LONG),
-      StructField.nullable("source_file_index", PrimitiveType.LONG),
-      StructField.nullable("source_row", PrimitiveType.LONG),
-      StructField.nullable("row", PrimitiveType.STRING),
-      StructField.nullable("error", PrimitiveType.STRING),
-      StructField.nullable("pipeline", PrimitiveType.STRING),
-      StructField.nullable("batch_id", PrimitiveType.LONG),
-      StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
+  public static final StructType SOURCE_ROW_SCHEMA =
+      StructType.of(
+          StructField.nullable("source_table", PrimitiveType.STRING),
+          StructField.nullable("source_file", PrimitiveType.STRING),
+          StructField.nullable("source_version", PrimitiveType.LONG),
+          StructField.nullable("source_file_index", PrimitiveType.LONG),
+          StructField.nullable("source_row", PrimitiveType.LONG),
+          StructField.nullable("row", PrimitiveType.STRING),
+          StructField.nullable("error", PrimitiveType.STRING),
+          StructField.nullable("pipeline", PrimitiveType.STRING),
+          StructField.nullable("batch_id", PrimitiveType.LONG),
+          StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
 
   /** The position of the {@code error} column in both schemas. */
   static final int ERROR_INDEX = 6;
 
-  private static final ObjectMapper JSON =
-      new ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private QuarantineRows() {}
 
   /** The quarantine row ({@link #SOURCE_ROW_SCHEMA}) of a typed source row in {@code schema}. */
-  public static Object[] row(SourceRow row, String table, StructType schema, String error, String pipeline,
-      long batchId, Instant at) {
+  public static Object[] row(
+      SourceRow row,
+      String table,
+      StructType schema,
+      String error,
+      String pipeline,
+      long batchId,
+      Instant at) {
     return new Object[] {
       table,
       row.file().path(),
@@ -74,7 +84,10 @@ public final class QuarantineRows {
     };
   }
 
-  /** The values as a JSON object by column name: numbers and booleans as such, binary in base64, the rest as text. */
+  /**
+   * The values as a JSON object by column name: numbers and booleans as such, binary in base64, the
+   * rest as text.
+   */
   static String json(Object[] values, StructType schema) {
     var node = JSON.createObjectNode();
     for (int i = 0; i < schema.size() && i < values.length; i++) {
@@ -108,9 +121,14 @@ public final class QuarantineRows {
    * set any) is stored as null, so that the quarantine row itself can always be written.
    */
   public static Object[] row(
-      ConsumerRecord<byte[], byte[]> record, String error, String pipeline, long batchId, Instant at) {
+      ConsumerRecord<byte[], byte[]> record,
+      String error,
+      String pipeline,
+      long batchId,
+      Instant at) {
     Instant kafkaTimestamp = Instant.ofEpochMilli(record.timestamp());
-    if (RowChecks.valueProblem("kafka_timestamp", PrimitiveType.TIMESTAMP, kafkaTimestamp) != null) {
+    if (RowChecks.valueProblem("kafka_timestamp", PrimitiveType.TIMESTAMP, kafkaTimestamp)
+        != null) {
       kafkaTimestamp = null;
     }
     return new Object[] {

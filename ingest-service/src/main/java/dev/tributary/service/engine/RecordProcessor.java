@@ -1,40 +1,46 @@
 package dev.tributary.service.engine;
 
-import java.io.IOException;
-import java.util.Map;
-import java.util.OptionalLong;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.table.stream.SourceRow;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Turns Kafka records into table rows: parse, transform, and (for stateful pipelines) update
- * state. One instance per pipeline run; called from the engine's thread only, in this order per
- * batch: {@link #beginBatch}, {@link #process} for every record, {@link #endBatch}, then (after
- * the tables committed the batch) {@link #commit}. A replayed batch goes through the same calls
- * with the same records and the same watermark, and must produce the same rows.
+ * Turns Kafka records into table rows: parse, transform, and (for stateful pipelines) update state.
+ * One instance per pipeline run; called from the engine's thread only, in this order per batch:
+ * {@link #beginBatch}, {@link #process} for every record, {@link #endBatch}, then (after the tables
+ * committed the batch) {@link #commit}. A replayed batch goes through the same calls with the same
+ * records and the same watermark, and must produce the same rows.
  */
 public interface RecordProcessor extends AutoCloseable {
 
   /**
-   * Called when the engine plans a new batch, before the batch's offsets entry is written: what
-   * the processor returns is recorded in that entry's extras (such as the version of a dimension
-   * table the batch joins with, {@code join.0.version}), and handed back in
-   * {@link BatchContext#extras} when the batch begins, the first time and on replay alike. Not
-   * called for a replayed batch. Default: nothing to record.
+   * Called when the engine plans a new batch, before the batch's offsets entry is written: what the
+   * processor returns is recorded in that entry's extras (such as the version of a dimension table
+   * the batch joins with, {@code join.0.version}), and handed back in {@link BatchContext#extras}
+   * when the batch begins, the first time and on replay alike. Not called for a replayed batch.
+   * Default: nothing to record.
    */
   default Map<String, String> planBatch(long batchId) throws IOException {
     return Map.of();
   }
 
-  /** Called before the first record of a batch. A stateful processor loads state version batchId - 1. */
+  /**
+   * Called before the first record of a batch. A stateful processor loads state version batchId -
+   * 1.
+   */
   void beginBatch(BatchContext batch) throws IOException;
 
-  /** Handles one record; writes result rows, quarantined records or late events to the batch outputs. */
+  /**
+   * Handles one record; writes result rows, quarantined records or late events to the batch
+   * outputs.
+   */
   void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception;
 
   /**
@@ -44,8 +50,8 @@ public interface RecordProcessor extends AutoCloseable {
    * Default: this processor reads records only.
    */
   default void processRow(SourceRow row, BatchOutputs outputs) throws Exception {
-    throw new UnsupportedOperationException("This pipeline's processor reads Kafka records, not table rows ("
-        + row.provenance() + ")");
+    throw new UnsupportedOperationException(
+        "This pipeline's processor reads Kafka records, not table rows (" + row.provenance() + ")");
   }
 
   /** Called after the last record; a stateful processor emits what the batch finalised. */
@@ -102,15 +108,20 @@ public interface RecordProcessor extends AutoCloseable {
    *
    * @param batchId the batch id
    * @param batchStartedAt when the batch started (recorded in quarantine rows)
-   * @param watermarkMicros the watermark this batch evicts state with (from the offsets log on replay)
+   * @param watermarkMicros the watermark this batch evicts state with (from the offsets log on
+   *     replay)
    * @param lateWatermarkMicros the watermark this batch judges late rows against: the previous
    *     batch's {@code watermarkMicros} (from the offsets log on replay)
    * @param backlogged the partitions whose range in this batch ends before the latest offset known
    *     when the batch was planned (the consumer is behind on them); the same set on replay
    * @param extras the batch's offsets entry extras, including what {@link #planBatch} returned
    */
-  record BatchContext(long batchId, Instant batchStartedAt, OptionalLong watermarkMicros,
-      OptionalLong lateWatermarkMicros, Set<TopicPartition> backlogged,
+  record BatchContext(
+      long batchId,
+      Instant batchStartedAt,
+      OptionalLong watermarkMicros,
+      OptionalLong lateWatermarkMicros,
+      Set<TopicPartition> backlogged,
       Map<String, String> extras) {
     /** Copies the collections. */
     public BatchContext {
@@ -122,15 +133,23 @@ public interface RecordProcessor extends AutoCloseable {
      * A batch whose backlogged partitions are named as the checkpoint names them ({@link
      * BatchRange#backlogged()}).
      */
-    public static BatchContext of(long batchId, Instant batchStartedAt, OptionalLong watermarkMicros,
-        OptionalLong lateWatermarkMicros, Set<SourcePartition> backlogged,
+    public static BatchContext of(
+        long batchId,
+        Instant batchStartedAt,
+        OptionalLong watermarkMicros,
+        OptionalLong lateWatermarkMicros,
+        Set<SourcePartition> backlogged,
         Map<String, String> extras) {
       Set<TopicPartition> partitions = new HashSet<>();
       backlogged.forEach(p -> partitions.add(new TopicPartition(p.topic(), p.partition())));
-      return new BatchContext(batchId, batchStartedAt, watermarkMicros, lateWatermarkMicros, partitions, extras);
+      return new BatchContext(
+          batchId, batchStartedAt, watermarkMicros, lateWatermarkMicros, partitions, extras);
     }
 
-    /** A batch that judges late rows against the watermark it applies, with no backlogged partition or extras. */
+    /**
+     * A batch that judges late rows against the watermark it applies, with no backlogged partition
+     * or extras.
+     */
     public BatchContext(long batchId, Instant batchStartedAt, OptionalLong watermarkMicros) {
       this(batchId, batchStartedAt, watermarkMicros, watermarkMicros, Set.of(), Map.of());
     }

@@ -1,16 +1,16 @@
 package dev.tributary.service.engine;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.time.Duration;
 
 /**
- * Where a pipeline's input comes from, seen by the engine (docs/DESIGN.md, "Sources and sinks").
- * A source plans each batch as a {@link BatchRange} that the engine writes ahead to the offsets
- * log, then reads exactly that range, the first time and again on replay after a crash; it never
- * keeps a position of its own that the checkpoint does not know. One source per pipeline run, used
- * from the engine's thread (except {@link #wakeup}).
+ * Where a pipeline's input comes from, seen by the engine (docs/DESIGN.md, "Sources and sinks"). A
+ * source plans each batch as a {@link BatchRange} that the engine writes ahead to the offsets log,
+ * then reads exactly that range, the first time and again on replay after a crash; it never keeps a
+ * position of its own that the checkpoint does not know. One source per pipeline run, used from the
+ * engine's thread (except {@link #wakeup}).
  *
  * <p>A range names its partitions explicitly, so a source that owns only some partitions of its
  * input (a member of a consumer group, issue 14) plans and reads ranges of those alone; {@link
@@ -36,18 +36,18 @@ public interface Source extends AutoCloseable {
   PlannedBatch plan(BatchRange previous, boolean firstBatch) throws IOException;
 
   /**
-   * The plan of a batch the offsets log recorded before a restart, to run again: exactly its
-   * {@code range}, with the lag measured now (where the input is now, which the first attempt's
-   * plan knew but the log does not keep), so the replayed batch's progress reports its lag like any
-   * other. The default reports each partition's range end as the latest (no lag known).
+   * The plan of a batch the offsets log recorded before a restart, to run again: exactly its {@code
+   * range}, with the lag measured now (where the input is now, which the first attempt's plan knew
+   * but the log does not keep), so the replayed batch's progress reports its lag like any other.
+   * The default reports each partition's range end as the latest (no lag known).
    */
   default PlannedBatch replayed(BatchRange range) throws IOException {
     return PlannedBatch.replay(range);
   }
 
   /**
-   * Reads exactly {@code range} into {@code input}. Input skipped because it vanished while
-   * reading (a source configured to tolerate that) is returned, for the commit's history.
+   * Reads exactly {@code range} into {@code input}. Input skipped because it vanished while reading
+   * (a source configured to tolerate that) is returned, for the commit's history.
    *
    * @param inFixedOrder whether the input must reach {@code input} in an order that depends only on
    *     the range (a stateful processor, {@link RecordProcessor#dependsOnRecordOrder}); otherwise

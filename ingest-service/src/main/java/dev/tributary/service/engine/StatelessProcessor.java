@@ -2,49 +2,53 @@ package dev.tributary.service.engine;
 
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.join.StreamJoins;
-import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.ParseResult;
+import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.table.data.RowChecks;
+import dev.tributary.table.stream.SourceRow;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
-import dev.tributary.table.stream.SourceRow;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import java.io.UncheckedIOException;
-import java.util.Collections;
 import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Parse, append the Kafka metadata columns, transform, and project to the sink's column order
  * (schema columns, derived columns, then {@code _kafka_topic, _kafka_partition, _kafka_offset,
  * _kafka_timestamp}), then join with the dimension tables, if any ({@link StreamJoins}: their
  * columns come last; a batch records the dimension versions it joins with, see {@link #planBatch}).
- * Records that fail to parse go to the quarantine table with the error. Filters and derived
- * columns can use the Kafka metadata columns too.
+ * Records that fail to parse go to the quarantine table with the error. Filters and derived columns
+ * can use the Kafka metadata columns too.
  *
  * <p>A processor {@link #forRows for a source of typed rows} (a Delta table) has no parser and no
- * Kafka columns: the source's rows are the transforms' input as they are, and a row that breaks
- * an expression or the sink's checks is quarantined with its provenance ({@link
+ * Kafka columns: the source's rows are the transforms' input as they are, and a row that breaks an
+ * expression or the sink's checks is quarantined with its provenance ({@link
  * QuarantineRows#SOURCE_ROW_SCHEMA}).
  */
 public final class StatelessProcessor implements RecordProcessor {
   /** The metadata columns appended to every parsed record. */
-  public static final List<StructField> KAFKA_COLUMNS = List.of(
-      StructField.nullable("_kafka_topic", PrimitiveType.STRING),
-      StructField.nullable("_kafka_partition", PrimitiveType.INTEGER),
-      StructField.nullable("_kafka_offset", PrimitiveType.LONG),
-      StructField.nullable("_kafka_timestamp", PrimitiveType.TIMESTAMP));
+  public static final List<StructField> KAFKA_COLUMNS =
+      List.of(
+          StructField.nullable("_kafka_topic", PrimitiveType.STRING),
+          StructField.nullable("_kafka_partition", PrimitiveType.INTEGER),
+          StructField.nullable("_kafka_offset", PrimitiveType.LONG),
+          StructField.nullable("_kafka_timestamp", PrimitiveType.TIMESTAMP));
 
   private final String pipelineId;
+
   /** Null for a processor of typed rows. */
   private final RecordDecoder parser;
+
   /** The typed rows' source table and schema; null for a processor of records. */
   private final String rowSource;
+
   private final StructType rowSchema;
   private final CompiledTransforms transforms;
   private final int parsedWidth;
@@ -53,8 +57,13 @@ public final class StatelessProcessor implements RecordProcessor {
   private final StreamJoins joins;
   private final StructType outputSchema;
   private final RowChecks sinkChecks;
-  /** The sink table's evolving columns ({@code schema-evolution}), or null: rows go to the sink as they are. */
+
+  /**
+   * The sink table's evolving columns ({@code schema-evolution}), or null: rows go to the sink as
+   * they are.
+   */
   private final EvolvingLayout layout;
+
   private long batchId;
   private Instant batchStartedAt;
 
@@ -62,17 +71,24 @@ public final class StatelessProcessor implements RecordProcessor {
    * A processor whose rows are the sink's rows, checked with {@link RowChecks} for the sink's
    * {@code partitionColumns} before they are written (a row the table cannot hold is quarantined).
    */
-  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
+  public StatelessProcessor(
+      String pipelineId,
+      RecordDecoder parser,
+      CompiledTransforms transforms,
       List<String> partitionColumns) {
     this(pipelineId, parser, transforms, partitionColumns, null);
   }
 
   /**
-   * A processor whose rows, joined by {@code joins} (opened for {@link #transformedSchema}), are the
-   * sink's rows; it closes {@code joins} when closed.
+   * A processor whose rows, joined by {@code joins} (opened for {@link #transformedSchema}), are
+   * the sink's rows; it closes {@code joins} when closed.
    */
-  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
-      List<String> partitionColumns, StreamJoins joins) {
+  public StatelessProcessor(
+      String pipelineId,
+      RecordDecoder parser,
+      CompiledTransforms transforms,
+      List<String> partitionColumns,
+      StreamJoins joins) {
     this(pipelineId, parser, transforms, partitionColumns, true, joins);
   }
 
@@ -80,7 +96,8 @@ public final class StatelessProcessor implements RecordProcessor {
    * The stateless steps of a stateful pipeline ({@link #toRow}): its rows go on to the stateful
    * operators, which check them themselves.
    */
-  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms) {
+  public StatelessProcessor(
+      String pipelineId, RecordDecoder parser, CompiledTransforms transforms) {
     this(pipelineId, parser, null, null, transforms, List.of(), false, null);
   }
 
@@ -91,19 +108,24 @@ public final class StatelessProcessor implements RecordProcessor {
    * @param sourceTable the source table's location, recorded in quarantine rows
    * @param inputSchema the source's schema; {@code transforms} are compiled against it as it is
    */
-  public static StatelessProcessor forRows(String pipelineId, String sourceTable, StructType inputSchema,
-      CompiledTransforms transforms, List<String> partitionColumns, StreamJoins joins) {
-    return new StatelessProcessor(pipelineId, null, sourceTable, inputSchema, transforms, partitionColumns, true,
-        joins);
+  public static StatelessProcessor forRows(
+      String pipelineId,
+      String sourceTable,
+      StructType inputSchema,
+      CompiledTransforms transforms,
+      List<String> partitionColumns,
+      StreamJoins joins) {
+    return new StatelessProcessor(
+        pipelineId, null, sourceTable, inputSchema, transforms, partitionColumns, true, joins);
   }
 
   /**
    * The stateless steps of a stateful pipeline with joins: {@link #toRow} then {@link #join} give
-   * the rows the stateful operators get, unchecked (they check them themselves); closes
-   * {@code joins} when closed.
+   * the rows the stateful operators get, unchecked (they check them themselves); closes {@code
+   * joins} when closed.
    */
-  public StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
-      StreamJoins joins) {
+  public StatelessProcessor(
+      String pipelineId, RecordDecoder parser, CompiledTransforms transforms, StreamJoins joins) {
     this(pipelineId, parser, transforms, List.of(), false, joins);
   }
 
@@ -113,36 +135,80 @@ public final class StatelessProcessor implements RecordProcessor {
    * the unchecked rows of a stateful pipeline's steps; joined by {@code joins} (may be null).
    */
   public StatelessProcessor rebuild(List<String> partitionColumns, StreamJoins joins) {
-    return new StatelessProcessor(pipelineId, parser, rowSource, rowSchema, transforms,
-        partitionColumns == null ? List.of() : partitionColumns, partitionColumns != null, joins);
+    return new StatelessProcessor(
+        pipelineId,
+        parser,
+        rowSource,
+        rowSchema,
+        transforms,
+        partitionColumns == null ? List.of() : partitionColumns,
+        partitionColumns != null,
+        joins);
   }
 
-  private StatelessProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
-      List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
+  private StatelessProcessor(
+      String pipelineId,
+      RecordDecoder parser,
+      CompiledTransforms transforms,
+      List<String> partitionColumns,
+      boolean sinkRows,
+      StreamJoins joins) {
     this(pipelineId, parser, null, null, transforms, partitionColumns, sinkRows, joins);
   }
 
-  private StatelessProcessor(String pipelineId, RecordDecoder parser, String rowSource, StructType rowSchema,
-      CompiledTransforms transforms, List<String> partitionColumns, boolean sinkRows, StreamJoins joins) {
-    this(pipelineId, parser, rowSource, rowSchema, transforms, partitionColumns, sinkRows, joins, null);
+  private StatelessProcessor(
+      String pipelineId,
+      RecordDecoder parser,
+      String rowSource,
+      StructType rowSchema,
+      CompiledTransforms transforms,
+      List<String> partitionColumns,
+      boolean sinkRows,
+      StreamJoins joins) {
+    this(
+        pipelineId,
+        parser,
+        rowSource,
+        rowSchema,
+        transforms,
+        partitionColumns,
+        sinkRows,
+        joins,
+        null);
   }
 
   /**
-   * This processor writing to a sink whose columns evolve: its parser reports what records carry beyond
-   * the declared columns ({@link RecordDecoder#withEvolution}), and {@code layout} turns each row into
-   * the table's row, adding columns to the batch's commit when new fields appear. For the rows of a
-   * stateless pipeline of Kafka records only.
+   * This processor writing to a sink whose columns evolve: its parser reports what records carry
+   * beyond the declared columns ({@link RecordDecoder#withEvolution}), and {@code layout} turns
+   * each row into the table's row, adding columns to the batch's commit when new fields appear. For
+   * the rows of a stateless pipeline of Kafka records only.
    */
   public StatelessProcessor evolving(EvolvingLayout layout, List<String> partitionColumns) {
     if (parser == null) {
-      throw new IllegalStateException("Pipeline " + pipelineId + ": schema evolution applies to decoded records");
+      throw new IllegalStateException(
+          "Pipeline " + pipelineId + ": schema evolution applies to decoded records");
     }
-    return new StatelessProcessor(pipelineId, parser.withEvolution(layout.rescues(), layout.reportsNewFields()),
-        rowSource, rowSchema, transforms, partitionColumns, true, joins, layout);
+    return new StatelessProcessor(
+        pipelineId,
+        parser.withEvolution(layout.rescues(), layout.reportsNewFields()),
+        rowSource,
+        rowSchema,
+        transforms,
+        partitionColumns,
+        true,
+        joins,
+        layout);
   }
 
-  private StatelessProcessor(String pipelineId, RecordDecoder parser, String rowSource, StructType rowSchema,
-      CompiledTransforms transforms, List<String> partitionColumns, boolean sinkRows, StreamJoins joins,
+  private StatelessProcessor(
+      String pipelineId,
+      RecordDecoder parser,
+      String rowSource,
+      StructType rowSchema,
+      CompiledTransforms transforms,
+      List<String> partitionColumns,
+      boolean sinkRows,
+      StreamJoins joins,
       EvolvingLayout layout) {
     this.layout = layout;
     this.pipelineId = pipelineId;
@@ -174,7 +240,9 @@ public final class StatelessProcessor implements RecordProcessor {
     this.sinkChecks = sinkRows ? RowChecks.forTable(outputSchema, partitionColumns) : null;
   }
 
-  /** The schema transforms are compiled against: the parsed columns followed by the Kafka columns. */
+  /**
+   * The schema transforms are compiled against: the parsed columns followed by the Kafka columns.
+   */
   public static StructType transformInput(StructType parsed) {
     List<StructField> fields = new ArrayList<>(parsed.fields());
     fields.addAll(KAFKA_COLUMNS);
@@ -186,7 +254,10 @@ public final class StatelessProcessor implements RecordProcessor {
     return outputSchema;
   }
 
-  /** The schema of the rows {@link #toRow} returns: the transformed columns, Kafka columns last (no joins). */
+  /**
+   * The schema of the rows {@link #toRow} returns: the transformed columns, Kafka columns last (no
+   * joins).
+   */
   public StructType transformedSchema() {
     return streamSchema;
   }
@@ -196,7 +267,10 @@ public final class StatelessProcessor implements RecordProcessor {
     return Optional.ofNullable(joins);
   }
 
-  /** Refreshes the dimension tables and returns their versions, which the batch's offsets entry records. */
+  /**
+   * Refreshes the dimension tables and returns their versions, which the batch's offsets entry
+   * records.
+   */
   @Override
   public Map<String, String> planBatch(long batchId) throws IOException {
     return joins == null ? Map.of() : joins.plan();
@@ -216,7 +290,8 @@ public final class StatelessProcessor implements RecordProcessor {
   }
 
   @Override
-  public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+  public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
+      throws Exception {
     if (layout != null) {
       processEvolving(record, outputs);
       return;
@@ -238,15 +313,20 @@ public final class StatelessProcessor implements RecordProcessor {
   }
 
   /**
-   * {@link #process} under schema evolution: the same steps, then each row becomes the table's row with
-   * the record's extras (rescued data, values of added columns), adding columns first when the record
-   * brings new ones. A record none of whose rows the table can take is quarantined, adding nothing.
+   * {@link #process} under schema evolution: the same steps, then each row becomes the table's row
+   * with the record's extras (rescued data, values of added columns), adding columns first when the
+   * record brings new ones. A record none of whose rows the table can take is quarantined, adding
+   * nothing.
    */
-  private void processEvolving(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws IOException {
+  private void processEvolving(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
+      throws IOException {
     outputs.countInput();
     byte[] value = record.value();
-    ParseResult result = value == null ? ParseResult.failure("record value is null (a tombstone)")
-        : parser.decode(record.topic(), record.partition(), record.offset(), record.key(), value);
+    ParseResult result =
+        value == null
+            ? ParseResult.failure("record value is null (a tombstone)")
+            : parser.decode(
+                record.topic(), record.partition(), record.offset(), record.key(), value);
     if (result instanceof ParseResult.Failure failure) {
       quarantine(record, failure.error(), outputs);
       return;
@@ -282,7 +362,10 @@ public final class StatelessProcessor implements RecordProcessor {
     }
   }
 
-  /** Joins and writes a transformed row; returns why the sink cannot hold it (nothing written), or null. */
+  /**
+   * Joins and writes a transformed row; returns why the sink cannot hold it (nothing written), or
+   * null.
+   */
   private String emit(Object[] row, BatchOutputs outputs) throws IOException {
     List<Object[]> rows = join(row);
     if (rows.isEmpty()) {
@@ -318,7 +401,8 @@ public final class StatelessProcessor implements RecordProcessor {
 
   /** Sends a typed source row to the quarantine table with {@code error}, in this batch. */
   public void quarantine(SourceRow row, String error, BatchOutputs outputs) throws IOException {
-    outputs.quarantine(QuarantineRows.row(row, rowSource, rowSchema, error, pipelineId, batchId, batchStartedAt));
+    outputs.quarantine(
+        QuarantineRows.row(row, rowSource, rowSchema, error, pipelineId, batchId, batchStartedAt));
   }
 
   /**
@@ -329,8 +413,11 @@ public final class StatelessProcessor implements RecordProcessor {
   public Object[] toRow(SourceRow source, BatchOutputs outputs) throws IOException {
     outputs.countInput();
     if (parser != null) {
-      throw new IllegalStateException("Pipeline " + pipelineId + " parses records; it cannot take the table row "
-          + source.provenance());
+      throw new IllegalStateException(
+          "Pipeline "
+              + pipelineId
+              + " parses records; it cannot take the table row "
+              + source.provenance());
     }
     Object[] transformed;
     try {
@@ -359,9 +446,12 @@ public final class StatelessProcessor implements RecordProcessor {
    * the transforms and projects to the output order. Returns the row, or null when the record went
    * to quarantine (unparseable, or an expression failed on it) or a filter removed it.
    */
-  public Object[] toRow(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws IOException {
+  public Object[] toRow(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
+      throws IOException {
     outputs.countInput();
-    ParseResult result = parser.decode(record.topic(), record.partition(), record.offset(), record.key(), record.value());
+    ParseResult result =
+        parser.decode(
+            record.topic(), record.partition(), record.offset(), record.key(), record.value());
     if (result instanceof ParseResult.Failure failure) {
       quarantine(record, failure.error(), outputs);
       return null;
@@ -369,8 +459,12 @@ public final class StatelessProcessor implements RecordProcessor {
     return afterParse(record, ((ParseResult.Success) result).row(), outputs);
   }
 
-  /** The steps after parsing: the Kafka columns, the transforms, the projection (see {@link #toRow}). */
-  private Object[] afterParse(ConsumerRecord<byte[], byte[]> record, Object[] parsed, BatchOutputs outputs)
+  /**
+   * The steps after parsing: the Kafka columns, the transforms, the projection (see {@link
+   * #toRow}).
+   */
+  private Object[] afterParse(
+      ConsumerRecord<byte[], byte[]> record, Object[] parsed, BatchOutputs outputs)
       throws IOException {
     Object[] row = new Object[parsedWidth + KAFKA_COLUMNS.size()];
     System.arraycopy(parsed, 0, row, 0, parsedWidth);

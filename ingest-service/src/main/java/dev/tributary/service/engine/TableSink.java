@@ -1,17 +1,18 @@
 package dev.tributary.service.engine;
 
-import java.io.IOException;
-import java.util.Map;
 import dev.tributary.table.CommitCounters;
 import dev.tributary.table.PositionFence;
 import dev.tributary.table.Snapshot;
 import dev.tributary.table.types.StructField;
+import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A table the engine writes one batch at a time, idempotently by batch: the sink remembers (in the
  * table itself, as a Delta {@code txn} action keyed by the pipeline and checkpoint, see {@link
- * TableTxns}) the last batch it committed, so a batch replayed after a crash is never written twice.
+ * TableTxns}) the last batch it committed, so a batch replayed after a crash is never written
+ * twice.
  */
 public interface TableSink {
 
@@ -40,7 +41,8 @@ public interface TableSink {
    * @throws UnsupportedOperationException for a table that does not append (update, complete mode)
    */
   default BatchWriter beginFenced(List<PositionFence> fences) throws IOException {
-    throw new UnsupportedOperationException("the table at " + location() + " is not written in group mode");
+    throw new UnsupportedOperationException(
+        "the table at " + location() + " is not written in group mode");
   }
 
   /** The rows of one batch, written to data files as they come and committed at once. */
@@ -52,9 +54,9 @@ public interface TableSink {
     void write(Object[] row) throws IOException;
 
     /**
-     * Adds nullable columns after the table's current ones, in this batch's commit (a {@code metaData}
-     * action with the whole wider schema): rows written after this call carry them at the end. Ignored
-     * if {@link #alreadyCommitted()}. Default: this table's schema does not evolve.
+     * Adds nullable columns after the table's current ones, in this batch's commit (a {@code
+     * metaData} action with the whole wider schema): rows written after this call carry them at the
+     * end. Ignored if {@link #alreadyCommitted()}. Default: this table's schema does not evolve.
      *
      * @throws UnsupportedOperationException for a table that does not evolve
      */

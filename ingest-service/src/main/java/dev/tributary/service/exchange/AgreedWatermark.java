@@ -11,9 +11,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The watermark the sub-pipelines of a stateful group-mode pipeline agree on (docs/DESIGN.md,
- * "The agreed watermark"): the minimum over ALL repartition partitions {@code 0..N-1}, owned here
- * or not, of the watermark each partition's latest commits entry records ({@code
+ * The watermark the sub-pipelines of a stateful group-mode pipeline agree on (docs/DESIGN.md, "The
+ * agreed watermark"): the minimum over ALL repartition partitions {@code 0..N-1}, owned here or
+ * not, of the watermark each partition's latest commits entry records ({@code
  * nextWatermarkMicros}); none until every partition has recorded one. Minimum, so that a row is
  * late only against the progress of its own partition, never against a faster instance's.
  *
@@ -59,7 +59,9 @@ public final class AgreedWatermark implements WatermarkAgreement {
     return agreed;
   }
 
-  /** The minimum of every partition's recorded watermark; empty if one has none (or no commit yet). */
+  /**
+   * The minimum of every partition's recorded watermark; empty if one has none (or no commit yet).
+   */
   static OptionalLong minimum(List<Optional<CommitEntry>> latestCommits) {
     long min = Long.MAX_VALUE;
     for (Optional<CommitEntry> commit : latestCommits) {

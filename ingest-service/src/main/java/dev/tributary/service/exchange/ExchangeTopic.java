@@ -7,19 +7,19 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import java.util.concurrent.TimeoutException;
 
 /**
- * The repartition topic of a stateful group-mode pipeline ({@code tributary-<pipeline>-repartition},
- * docs/DESIGN.md "Stateful pipelines in group mode"): created by the first instance with as many
- * partitions as the source topics together, used as it is when it exists (its partition count is
- * the one rows are spread over, whatever it is).
+ * The repartition topic of a stateful group-mode pipeline ({@code
+ * tributary-<pipeline>-repartition}, docs/DESIGN.md "Stateful pipelines in group mode"): created by
+ * the first instance with as many partitions as the source topics together, used as it is when it
+ * exists (its partition count is the one rows are spread over, whatever it is).
  */
 public final class ExchangeTopic {
   /** Bound of each admin call and of the wait for the new topic's leaders. */
@@ -42,8 +42,10 @@ public final class ExchangeTopic {
     Optional<TopicDescription> existing = describe(admin, topic);
     if (existing.isEmpty()) {
       try {
-        admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
-            .all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        admin
+            .createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
+            .all()
+            .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) {
           throw failed("create", topic, e.getCause());
@@ -55,21 +57,32 @@ public final class ExchangeTopic {
     Instant deadline = Instant.now().plus(TIMEOUT);
     while (true) {
       Optional<TopicDescription> d = describe(admin, topic);
-      if (d.isPresent() && d.get().partitions().stream().allMatch(p -> p.leader() != null && p.leader().id() >= 0)) {
+      if (d.isPresent()
+          && d.get().partitions().stream()
+              .allMatch(p -> p.leader() != null && p.leader().id() >= 0)) {
         return d.get().partitions().size();
       }
       if (Instant.now().isAfter(deadline)) {
-        throw new IllegalStateException("the repartition topic " + topic + " has partitions without a leader after "
-            + TIMEOUT.toSeconds() + "s; check the brokers");
+        throw new IllegalStateException(
+            "the repartition topic "
+                + topic
+                + " has partitions without a leader after "
+                + TIMEOUT.toSeconds()
+                + "s; check the brokers");
       }
       Thread.sleep(100); // polling the broker's metadata: there is no notification to wait for
     }
   }
 
-  private static Optional<TopicDescription> describe(Admin admin, String topic) throws InterruptedException {
+  private static Optional<TopicDescription> describe(Admin admin, String topic)
+      throws InterruptedException {
     try {
-      return Optional.of(admin.describeTopics(List.of(topic)).allTopicNames()
-          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(topic));
+      return Optional.of(
+          admin
+              .describeTopics(List.of(topic))
+              .allTopicNames()
+              .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+              .get(topic));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof UnknownTopicOrPartitionException) {
         return Optional.empty();
@@ -81,8 +94,15 @@ public final class ExchangeTopic {
   }
 
   private static IllegalStateException failed(String what, String topic, Throwable cause) {
-    return new IllegalStateException("cannot " + what + " the repartition topic " + topic + ": " + cause
-        + "; check that the broker is reachable and that this client may create and describe topics"
-        + " (source.kafka.properties)", cause);
+    return new IllegalStateException(
+        "cannot "
+            + what
+            + " the repartition topic "
+            + topic
+            + ": "
+            + cause
+            + "; check that the broker is reachable and that this client may create and describe topics"
+            + " (source.kafka.properties)",
+        cause);
   }
 }

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The run loop of one instance of a stateful pipeline in consumer-group mode (docs/DESIGN.md,
- * "Stateful pipelines in group mode"): each round runs one stage-1 batch (the source partitions this
- * instance owns, into the repartition topic in a Kafka transaction) and then one batch of each
+ * "Stateful pipelines in group mode"): each round runs one stage-1 batch (the source partitions
+ * this instance owns, into the repartition topic in a Kafka transaction) and then one batch of each
  * repartition partition this instance owns (its sub-pipeline: state, watermark, sink).
  *
  * <p>A bounded trigger (available-now, once) fixes the source's ceiling at start and ends when the
@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupStatefulEngine implements BatchLoop {
   private static final Logger log = LoggerFactory.getLogger(GroupStatefulEngine.class);
+
   /** How long a bounded run waits between rounds in which nothing was read. */
   private static final Duration IDLE_ROUND = Duration.ofMillis(200);
+
   /** One short poll of the repartition consumer before the first round: it sends the group join. */
   private static final Duration JOIN_KICK = Duration.ofMillis(100);
 
@@ -45,11 +47,17 @@ public final class GroupStatefulEngine implements BatchLoop {
   private volatile boolean inRound;
 
   /**
-   * @param sourceTopics stage 1's source (group {@code tributary-<pipeline>}), which {@code stage1} reads
+   * @param sourceTopics stage 1's source (group {@code tributary-<pipeline>}), which {@code stage1}
+   *     reads
    * @param repartition stage 2's source on the repartition topic, which {@code stage2} reads
    */
-  public GroupStatefulEngine(String pipelineId, KafkaSource sourceTopics, ExchangeWriter stage1,
-      KafkaSource repartition, PartitionPipelines stage2, Clock clock) {
+  public GroupStatefulEngine(
+      String pipelineId,
+      KafkaSource sourceTopics,
+      ExchangeWriter stage1,
+      KafkaSource repartition,
+      PartitionPipelines stage2,
+      Clock clock) {
     this.pipelineId = pipelineId;
     this.sourceTopics = sourceTopics;
     this.stage1 = stage1;
@@ -75,9 +83,12 @@ public final class GroupStatefulEngine implements BatchLoop {
 
   private void runRounds(TriggerSpec trigger) throws Exception {
     boolean bounded = !(trigger instanceof TriggerSpec.ProcessingTime);
-    Map<TopicPartition, Long> ceiling = bounded ? sourceTopics.latestOffsets(sourceTopics.partitions()) : Map.of();
-    // Both groups are joined at once: a join waits out the broker's group.initial.rebalance.delay.ms
-    // (3 s by default), and the repartition consumer is otherwise first polled after stage 1's batch.
+    Map<TopicPartition, Long> ceiling =
+        bounded ? sourceTopics.latestOffsets(sourceTopics.partitions()) : Map.of();
+    // Both groups are joined at once: a join waits out the broker's
+    // group.initial.rebalance.delay.ms
+    // (3 s by default), and the repartition consumer is otherwise first polled after stage 1's
+    // batch.
     repartition.idle(JOIN_KICK);
     while (!stopRequested.get()) {
       Instant started = clock.instant();
@@ -90,10 +101,13 @@ public final class GroupStatefulEngine implements BatchLoop {
         inRound = false;
       }
       if (bounded) {
-        if (!written.readAnything() && stage1.allPartitionsAtCeiling(ceiling)
+        if (!written.readAnything()
+            && stage1.allPartitionsAtCeiling(ceiling)
             && stage2.allSettled(stage2.endOffsets())) {
-          log.info("Pipeline {}: every source partition is read to the end of this run and every repartition"
-              + " partition is settled", pipelineId);
+          log.info(
+              "Pipeline {}: every source partition is read to the end of this run and every repartition"
+                  + " partition is settled",
+              pipelineId);
           return;
         }
         if (!written.readAnything()) {
@@ -105,7 +119,10 @@ public final class GroupStatefulEngine implements BatchLoop {
     }
   }
 
-  /** Waits until {@code deadline}, polling both consumers so that this instance stays in both groups. */
+  /**
+   * Waits until {@code deadline}, polling both consumers so that this instance stays in both
+   * groups.
+   */
   private void idleUntil(Instant deadline) throws InterruptedException {
     while (!stopRequested.get()) {
       long left = Duration.between(clock.instant(), deadline).toMillis();

@@ -38,26 +38,26 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Stage 2 of a stateful group-mode pipeline on this instance (docs/DESIGN.md, "Stateful pipelines in
- * group mode"): one exclusive sub-pipeline per repartition partition the consumer group {@code
+ * Stage 2 of a stateful group-mode pipeline on this instance (docs/DESIGN.md, "Stateful pipelines
+ * in group mode"): one exclusive sub-pipeline per repartition partition the consumer group {@code
  * tributary-<pipeline>-repartition} assigns here. Sub-pipeline {@code n} is a {@link
  * MicroBatchEngine} with its own checkpoint at {@code partitions/<n>/} inside the pipeline's
  * checkpoint store (one client for all), a {@link PartitionSource} on partition {@code n}, state
  * stores in a local directory of its own, batch keys {@code txn(<pipeline>.<n>@<checkpoint id>)} in
  * the shared sink, quarantine and late-events tables, and the {@link AgreedWatermark}.
  *
- * <p>The run loop calls {@link #runRound} every trigger, from one thread (the shared Kafka source is
- * not thread-safe). A sub-pipeline that loses a race for a log entry (a zombie or the previous owner
- * wrote it first: {@link ConcurrentPipelineException}) or whose partition the group takes away
- * mid-batch is closed and, if still assigned, opened again from its checkpoint next round: neither is
- * a failure, exactly once holds whoever runs a batch (the batch is fixed by its offsets entry, the
- * tables keep its first commit).
+ * <p>The run loop calls {@link #runRound} every trigger, from one thread (the shared Kafka source
+ * is not thread-safe). A sub-pipeline that loses a race for a log entry (a zombie or the previous
+ * owner wrote it first: {@link ConcurrentPipelineException}) or whose partition the group takes
+ * away mid-batch is closed and, if still assigned, opened again from its checkpoint next round:
+ * neither is a failure, exactly once holds whoever runs a batch (the batch is fixed by its offsets
+ * entry, the tables keep its first commit).
  */
 public final class PartitionPipelines implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionPipelines.class);
@@ -67,10 +67,12 @@ public final class PartitionPipelines implements AutoCloseable {
   public interface Processors {
     /**
      * @param partition the repartition partition
-     * @param checkpointStore the sub-pipeline's checkpoint store ({@code partitions/<n>/}), its state's home
+     * @param checkpointStore the sub-pipeline's checkpoint store ({@code partitions/<n>/}), its
+     *     state's home
      * @param localDir a directory the processor owns for the state stores' working copies
      */
-    RecordProcessor open(int partition, ObjectStore checkpointStore, Path localDir) throws IOException;
+    RecordProcessor open(int partition, ObjectStore checkpointStore, Path localDir)
+        throws IOException;
   }
 
   /**
@@ -78,11 +80,17 @@ public final class PartitionPipelines implements AutoCloseable {
    *
    * @param pipelineId the pipeline's id
    * @param identity the pipeline's checkpoint identity; each sub-checkpoint adds {@code partition}
-   * @param compatible which identity changes a sub-checkpoint accepts (as the pipeline's checkpoint)
+   * @param compatible which identity changes a sub-checkpoint accepts (as the pipeline's
+   *     checkpoint)
    * @param localDir the state stores' working copies go to {@code <localDir>/partitions/<n>}
-   * @param quarantineLimit as the pipeline's {@code quarantine.max-fraction}, per sub-pipeline batch
+   * @param quarantineLimit as the pipeline's {@code quarantine.max-fraction}, per sub-pipeline
+   *     batch
    */
-  public record Settings(String pipelineId, Map<String, String> identity, CompatibleChange compatible, Path localDir,
+  public record Settings(
+      String pipelineId,
+      Map<String, String> identity,
+      CompatibleChange compatible,
+      Path localDir,
       Optional<QuarantineLimit> quarantineLimit) {
     public Settings {
       Objects.requireNonNull(pipelineId, "pipelineId");
@@ -102,8 +110,12 @@ public final class PartitionPipelines implements AutoCloseable {
    * @param watermarkMicros the watermark that batch applies (empty: none yet)
    * @param offset where the partition's read reached (the latest batch's range end)
    */
-  public record PartitionFacts(int partition, OptionalLong lastBatchId, boolean committed,
-      OptionalLong watermarkMicros, long offset) {}
+  public record PartitionFacts(
+      int partition,
+      OptionalLong lastBatchId,
+      boolean committed,
+      OptionalLong watermarkMicros,
+      long offset) {}
 
   private final Settings settings;
   private final KafkaSource repartition;
@@ -116,23 +128,33 @@ public final class PartitionPipelines implements AutoCloseable {
   private final Clock clock;
   private final String topic;
   private final int partitions;
+
   /** Opened once each; thread-safe (the REST API reads {@link #facts} while a round runs). */
   private final Map<Integer, Checkpoint> checkpoints = new ConcurrentHashMap<>();
+
   private final AgreedWatermark agreement;
   private final Map<Integer, SubPipeline> open = new TreeMap<>();
+
   /** {@link #open}'s partitions after the last round, for other threads. */
   private volatile List<Integer> owned = List.of();
 
   /**
-   * @param repartition the source on the repartition topic ({@link #repartitionSettings}); closed by
-   *     {@link #close}. In group assignment the group decides the partitions run here; a source in
-   *     exclusive assignment runs every partition (one instance, or a test's zombie).
+   * @param repartition the source on the repartition topic ({@link #repartitionSettings}); closed
+   *     by {@link #close}. In group assignment the group decides the partitions run here; a source
+   *     in exclusive assignment runs every partition (one instance, or a test's zombie).
    * @param checkpointStore the pipeline's checkpoint store; not closed here
    * @param sink the shared sink table (append), {@code quarantine} and {@code lateEvents} likewise
    */
-  public PartitionPipelines(Settings settings, KafkaSource repartition, ObjectStore checkpointStore,
-      Processors processors, TableSink sink, TableSink quarantine, Optional<TableSink> lateEvents,
-      ProgressLog progress, Clock clock) {
+  public PartitionPipelines(
+      Settings settings,
+      KafkaSource repartition,
+      ObjectStore checkpointStore,
+      Processors processors,
+      TableSink sink,
+      TableSink quarantine,
+      Optional<TableSink> lateEvents,
+      ProgressLog progress,
+      Clock clock) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.repartition = Objects.requireNonNull(repartition, "repartition");
     this.checkpointStore = Objects.requireNonNull(checkpointStore, "checkpointStore");
@@ -149,26 +171,46 @@ public final class PartitionPipelines implements AutoCloseable {
 
   /**
    * The settings of the repartition source: topic {@code tributary-<pipeline>-repartition}, group
-   * {@code tributary-<pipeline>-repartition} in group assignment, {@code isolation.level=read_committed}
-   * (only committed stage-1 transactions are read), every partition from its earliest offset.
+   * {@code tributary-<pipeline>-repartition} in group assignment, {@code
+   * isolation.level=read_committed} (only committed stage-1 transactions are read), every partition
+   * from its earliest offset.
    *
    * @param properties the pipeline's {@code source.kafka.properties} (security, timeouts)
    */
-  public static KafkaSourceSettings repartitionSettings(String pipelineId, String bootstrapServers,
-      Map<String, String> properties, Duration readTimeout, Assignment assignment) {
+  public static KafkaSourceSettings repartitionSettings(
+      String pipelineId,
+      String bootstrapServers,
+      Map<String, String> properties,
+      Duration readTimeout,
+      Assignment assignment) {
     Map<String, String> props = new HashMap<>(properties);
     props.put("isolation.level", "read_committed");
-    return new KafkaSourceSettings(pipelineId + "-repartition", bootstrapServers,
-        List.of(ExchangeRecords.topic(pipelineId)), Optional.empty(), new StartingOffsets.Earliest(),
-        OptionalLong.empty(), true, props, readTimeout, assignment);
+    return new KafkaSourceSettings(
+        pipelineId + "-repartition",
+        bootstrapServers,
+        List.of(ExchangeRecords.topic(pipelineId)),
+        Optional.empty(),
+        new StartingOffsets.Earliest(),
+        OptionalLong.empty(),
+        true,
+        props,
+        readTimeout,
+        assignment);
   }
 
-  /** The processors of a stateful plan's sub-pipelines ({@link StatefulProcessor#forExchange}), ids {@code <pipeline>.<n>}. */
-  public static Processors statefulProcessors(String pipelineId, StatefulPlan plan, ExchangeRecords exchange) {
-    return (n, store, dir) -> StatefulProcessor.forExchange(subPipelineId(pipelineId, n), plan, exchange, store, dir);
+  /**
+   * The processors of a stateful plan's sub-pipelines ({@link StatefulProcessor#forExchange}), ids
+   * {@code <pipeline>.<n>}.
+   */
+  public static Processors statefulProcessors(
+      String pipelineId, StatefulPlan plan, ExchangeRecords exchange) {
+    return (n, store, dir) ->
+        StatefulProcessor.forExchange(subPipelineId(pipelineId, n), plan, exchange, store, dir);
   }
 
-  /** The id naming sub-pipeline {@code n} in its batch keys and messages: {@code <pipeline>.<n>}. */
+  /**
+   * The id naming sub-pipeline {@code n} in its batch keys and messages: {@code <pipeline>.<n>}.
+   */
   public static String subPipelineId(String pipelineId, int partition) {
     return pipelineId + "." + partition;
   }
@@ -184,15 +226,18 @@ public final class PartitionPipelines implements AutoCloseable {
    * agreed watermark once, then runs each owned partition's next batch if it has input or the
    * agreed watermark moved past what its last batch applied (at most one batch each).
    *
-   * @throws Exception what made a sub-pipeline's batch fail, other than a lost log race or a revocation
+   * @throws Exception what made a sub-pipeline's batch fail, other than a lost log race or a
+   *     revocation
    */
   public void runRound() throws Exception {
     TreeSet<Integer> owned = assignedNow();
     for (var it = open.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       if (!owned.contains(e.getKey())) {
-        log.info("Pipeline {}: repartition partition {} moved to another instance; its sub-pipeline is closed",
-            settings.pipelineId(), e.getKey());
+        log.info(
+            "Pipeline {}: repartition partition {} moved to another instance; its sub-pipeline is closed",
+            settings.pipelineId(),
+            e.getKey());
         e.getValue().close();
         it.remove();
       }
@@ -213,8 +258,12 @@ public final class PartitionPipelines implements AutoCloseable {
         if (why == null) {
           throw e;
         }
-        log.info("Pipeline {}: sub-pipeline {} {}; it is opened again from its checkpoint next round ({})",
-            settings.pipelineId(), n, why, e.getMessage());
+        log.info(
+            "Pipeline {}: sub-pipeline {} {}; it is opened again from its checkpoint next round ({})",
+            settings.pipelineId(),
+            n,
+            why,
+            e.getMessage());
         sub.close();
         open.remove(n);
       }
@@ -235,8 +284,10 @@ public final class PartitionPipelines implements AutoCloseable {
   }
 
   private TreeSet<Integer> assignedNow() {
-    List<TopicPartition> assigned = repartition.settings().groupAssignment()
-        ? repartition.refreshAssignment() : repartition.partitions();
+    List<TopicPartition> assigned =
+        repartition.settings().groupAssignment()
+            ? repartition.refreshAssignment()
+            : repartition.partitions();
     TreeSet<Integer> out = new TreeSet<>();
     assigned.forEach(tp -> out.add(tp.partition()));
     return out;
@@ -245,14 +296,33 @@ public final class PartitionPipelines implements AutoCloseable {
   private SubPipeline openSubPipeline(int n) throws IOException {
     ObjectStore store = ObjectStores.under(checkpointStore, "partitions/" + n);
     Checkpoint checkpoint = checkpoint(n);
-    RecordProcessor processor = processors.open(n, store, settings.localDir().resolve("partitions").resolve(
-        Integer.toString(n)));
-    TableTxns txns = new TableTxns(subPipelineId(settings.pipelineId(), n), checkpoint.metadata().checkpointId());
+    RecordProcessor processor =
+        processors.open(
+            n, store, settings.localDir().resolve("partitions").resolve(Integer.toString(n)));
+    TableTxns txns =
+        new TableTxns(
+            subPipelineId(settings.pipelineId(), n), checkpoint.metadata().checkpointId());
     PartitionSource source = new PartitionSource(repartition, new TopicPartition(topic, n));
-    MicroBatchEngine engine = new MicroBatchEngine(txns, Map.of(), source, checkpoint, processor, sink, quarantine,
-        lateEvents, progress, clock, settings.quarantineLimit(), agreement);
-    log.info("Pipeline {}: running sub-pipeline {} (repartition partition {}, checkpoint {})", settings.pipelineId(),
-        txns.pipelineId(), n, checkpoint.location());
+    MicroBatchEngine engine =
+        new MicroBatchEngine(
+            txns,
+            Map.of(),
+            source,
+            checkpoint,
+            processor,
+            sink,
+            quarantine,
+            lateEvents,
+            progress,
+            clock,
+            settings.quarantineLimit(),
+            agreement);
+    log.info(
+        "Pipeline {}: running sub-pipeline {} (repartition partition {}, checkpoint {})",
+        settings.pipelineId(),
+        txns.pipelineId(),
+        n,
+        checkpoint.location());
     return new SubPipeline(n, processor, engine);
   }
 
@@ -262,8 +332,12 @@ public final class PartitionPipelines implements AutoCloseable {
     if (cp == null) {
       Map<String, String> identity = new LinkedHashMap<>(settings.identity());
       identity.put("partition", Integer.toString(n));
-      cp = Checkpoint.open(ObjectStores.under(checkpointStore, "partitions/" + n), settings.pipelineId(), identity,
-          settings.compatible());
+      cp =
+          Checkpoint.open(
+              ObjectStores.under(checkpointStore, "partitions/" + n),
+              settings.pipelineId(),
+              identity,
+              settings.compatible());
       Checkpoint raced = checkpoints.putIfAbsent(n, cp);
       cp = raced == null ? cp : raced;
     }
@@ -273,15 +347,17 @@ public final class PartitionPipelines implements AutoCloseable {
   /** The read_committed end offset of every repartition partition, for {@link #allSettled}. */
   public Map<Integer, Long> endOffsets() {
     Map<Integer, Long> out = new TreeMap<>();
-    repartition.latestOffsets(repartition.partitions()).forEach((tp, end) -> out.put(tp.partition(), end));
+    repartition
+        .latestOffsets(repartition.partitions())
+        .forEach((tp, end) -> out.put(tp.partition(), end));
     return out;
   }
 
   /**
-   * Whether stage 2 of the whole pipeline is done up to {@code endOffsets}, as any instance can tell
-   * from the sub-checkpoints: every partition {@code 0..N-1} has its latest batch committed, read to
-   * its end offset, and applied the agreed watermark (its latest offsets entry's watermark is the
-   * minimum of what every partition's latest commits entry records).
+   * Whether stage 2 of the whole pipeline is done up to {@code endOffsets}, as any instance can
+   * tell from the sub-checkpoints: every partition {@code 0..N-1} has its latest batch committed,
+   * read to its end offset, and applied the agreed watermark (its latest offsets entry's watermark
+   * is the minimum of what every partition's latest commits entry records).
    *
    * @param endOffsets per partition, the read_committed end offset of the repartition topic
    */
@@ -292,15 +368,18 @@ public final class PartitionPipelines implements AutoCloseable {
       if (plan.action() != RecoveryPlan.Action.RESUME) {
         return false;
       }
-      OffsetRange range = plan.latestOffsets().orElseThrow().ranges().get(new SourcePartition(topic, n));
+      OffsetRange range =
+          plan.latestOffsets().orElseThrow().ranges().get(new SourcePartition(topic, n));
       long reached = range == null ? 0 : range.end();
       if (reached < endOffsets.getOrDefault(n, 0L)) {
         return false;
       }
       plans.add(plan);
     }
-    OptionalLong agreed = AgreedWatermark.minimum(plans.stream().map(RecoveryPlan::latestCommit).toList());
-    return plans.stream().allMatch(p -> p.latestOffsets().orElseThrow().watermarkMicros().equals(agreed));
+    OptionalLong agreed =
+        AgreedWatermark.minimum(plans.stream().map(RecoveryPlan::latestCommit).toList());
+    return plans.stream()
+        .allMatch(p -> p.latestOffsets().orElseThrow().watermarkMicros().equals(agreed));
   }
 
   /** The partitions this instance runs, in order, as of the last round; thread-safe. */
@@ -313,30 +392,42 @@ public final class PartitionPipelines implements AutoCloseable {
     return agreement.current();
   }
 
-  /** The facts of every partition this instance runs (as of the last round), from their checkpoints; thread-safe. */
+  /**
+   * The facts of every partition this instance runs (as of the last round), from their checkpoints;
+   * thread-safe.
+   */
   public List<PartitionFacts> facts() throws IOException {
     List<PartitionFacts> out = new ArrayList<>();
     for (int n : owned) {
       RecoveryPlan plan = checkpoint(n).recover();
       Optional<OffsetsEntry> latest = plan.latestOffsets();
-      OffsetRange range = latest.map(e -> e.ranges().get(new SourcePartition(topic, n))).orElse(null);
-      out.add(new PartitionFacts(n, latest.map(e -> OptionalLong.of(e.batchId())).orElse(OptionalLong.empty()),
-          plan.action() == RecoveryPlan.Action.RESUME,
-          latest.map(OffsetsEntry::watermarkMicros).orElse(OptionalLong.empty()), range == null ? 0 : range.end()));
+      OffsetRange range =
+          latest.map(e -> e.ranges().get(new SourcePartition(topic, n))).orElse(null);
+      out.add(
+          new PartitionFacts(
+              n,
+              latest.map(e -> OptionalLong.of(e.batchId())).orElse(OptionalLong.empty()),
+              plan.action() == RecoveryPlan.Action.RESUME,
+              latest.map(OffsetsEntry::watermarkMicros).orElse(OptionalLong.empty()),
+              range == null ? 0 : range.end()));
     }
     return out;
   }
 
   /**
    * Aborts a blocking Kafka call of the round in progress (or the next one), which then throws a
-   * {@link dev.tributary.service.engine.SourceStoppedException}; thread-safe. For a prompt stop while
-   * the broker is unreachable; an unfinished batch is replayed by whoever opens its partition next.
+   * {@link dev.tributary.service.engine.SourceStoppedException}; thread-safe. For a prompt stop
+   * while the broker is unreachable; an unfinished batch is replayed by whoever opens its partition
+   * next.
    */
   public void wakeup() {
     repartition.wakeup();
   }
 
-  /** Closes the sub-pipelines and the repartition source (leaving its group: others take its partitions). */
+  /**
+   * Closes the sub-pipelines and the repartition source (leaving its group: others take its
+   * partitions).
+   */
   @Override
   public void close() {
     try {
@@ -348,13 +439,19 @@ public final class PartitionPipelines implements AutoCloseable {
     }
   }
 
-  /** One partition's running pieces; the checkpoint and the shared source and tables are not its own. */
+  /**
+   * One partition's running pieces; the checkpoint and the shared source and tables are not its
+   * own.
+   */
   private record SubPipeline(int partition, RecordProcessor processor, MicroBatchEngine engine) {
     void close() {
       try {
         processor.close();
       } catch (RuntimeException e) {
-        log.warn("Sub-pipeline of repartition partition {}: closing its state failed: {}", partition, e.toString());
+        log.warn(
+            "Sub-pipeline of repartition partition {}: closing its state failed: {}",
+            partition,
+            e.toString());
       }
     }
   }

@@ -14,13 +14,13 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * One partition {@code n} of the repartition topic, as the source of stage 2's sub-pipeline {@code
  * n} (docs/DESIGN.md, "Stateful pipelines in group mode"): a view of the instance's shared
- * group-mode {@link KafkaSource} on that topic (consumer group {@code tributary-<pipeline>-repartition},
- * {@code isolation.level=read_committed}). Plans cover partition {@code n} alone, starting at its
- * earliest offset while the sub-checkpoint has no position for it, and ending at its last stable
- * offset: there is no available-now ceiling of its own, the caller's run loop decides when the run
- * ends. Reads go one partition in offset order (a stateful batch must replay identically); offsets
- * of transaction markers and aborted records are gaps the read tolerates. A batch whose partition
- * the group takes away while it reads fails with a {@link
+ * group-mode {@link KafkaSource} on that topic (consumer group {@code
+ * tributary-<pipeline>-repartition}, {@code isolation.level=read_committed}). Plans cover partition
+ * {@code n} alone, starting at its earliest offset while the sub-checkpoint has no position for it,
+ * and ending at its last stable offset: there is no available-now ceiling of its own, the caller's
+ * run loop decides when the run ends. Reads go one partition in offset order (a stateful batch must
+ * replay identically); offsets of transaction markers and aborted records are gaps the read
+ * tolerates. A batch whose partition the group takes away while it reads fails with a {@link
  * dev.tributary.service.engine.RangeRevokedException}.
  *
  * <p>Closing the view leaves the shared source open: its owner closes it.
@@ -30,7 +30,8 @@ public final class PartitionSource implements Source {
   private final TopicPartition partition;
 
   /**
-   * @param kafka the shared group-mode source on the repartition topic; used from the caller's thread
+   * @param kafka the shared group-mode source on the repartition topic; used from the caller's
+   *     thread
    * @param partition the repartition partition this view reads
    */
   public PartitionSource(KafkaSource kafka, TopicPartition partition) {
@@ -58,7 +59,8 @@ public final class PartitionSource implements Source {
   }
 
   @Override
-  public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception {
+  public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input)
+      throws Exception {
     return kafka.read(range, true, input);
   }
 

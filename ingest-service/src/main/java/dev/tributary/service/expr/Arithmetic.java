@@ -17,7 +17,11 @@ final class Arithmetic {
   private Arithmetic() {}
 
   enum Op {
-    ADD("+"), SUBTRACT("-"), MULTIPLY("*"), DIVIDE("/"), REMAINDER("%");
+    ADD("+"),
+    SUBTRACT("-"),
+    MULTIPLY("*"),
+    DIVIDE("/"),
+    REMAINDER("%");
 
     final String symbol;
 
@@ -38,10 +42,18 @@ final class Arithmetic {
       rt = lt;
     }
     if (!Types.isNumeric(lt) || !Types.isNumeric(rt)) {
-      throw new ExpressionException(text, position, "cannot apply '" + op.symbol + "' to "
-          + left.describe() + " and " + right.describe()
-          + (op == Op.ADD && (lt == PrimitiveType.STRING || rt == PrimitiveType.STRING)
-              ? "; use || or concat() to join strings" : ""));
+      throw new ExpressionException(
+          text,
+          position,
+          "cannot apply '"
+              + op.symbol
+              + "' to "
+              + left.describe()
+              + " and "
+              + right.describe()
+              + (op == Op.ADD && (lt == PrimitiveType.STRING || rt == PrimitiveType.STRING)
+                  ? "; use || or concat() to join strings"
+                  : ""));
     }
     DataType common = Types.widerNumeric(lt, rt);
     if (op == Op.DIVIDE && !(common instanceof DecimalType)) {
@@ -78,25 +90,29 @@ final class Arithmetic {
     Evaluator in = operand.eval();
     Evaluator eval;
     if (t == PrimitiveType.INTEGER) {
-      eval = row -> {
-        Object v = in.eval(row);
-        return v == null || (Integer) v == Integer.MIN_VALUE ? null : -(Integer) v;
-      };
+      eval =
+          row -> {
+            Object v = in.eval(row);
+            return v == null || (Integer) v == Integer.MIN_VALUE ? null : -(Integer) v;
+          };
     } else if (t == PrimitiveType.LONG) {
-      eval = row -> {
-        Object v = in.eval(row);
-        return v == null || (Long) v == Long.MIN_VALUE ? null : -(Long) v;
-      };
+      eval =
+          row -> {
+            Object v = in.eval(row);
+            return v == null || (Long) v == Long.MIN_VALUE ? null : -(Long) v;
+          };
     } else if (t == PrimitiveType.DOUBLE) {
-      eval = row -> {
-        Object v = in.eval(row);
-        return v == null ? null : -(Double) v;
-      };
+      eval =
+          row -> {
+            Object v = in.eval(row);
+            return v == null ? null : -(Double) v;
+          };
     } else {
-      eval = row -> {
-        Object v = in.eval(row);
-        return v == null ? null : ((BigDecimal) v).negate();
-      };
+      eval =
+          row -> {
+            Object v = in.eval(row);
+            return v == null ? null : ((BigDecimal) v).negate();
+          };
     }
     return Node.of(t, eval, List.of(operand), label, position);
   }
@@ -118,13 +134,14 @@ final class Arithmetic {
   }
 
   private static Evaluator longOp(Op op, Evaluator l, Evaluator r) {
-    LongOp f = switch (op) {
-      case ADD -> Math::addExact;
-      case SUBTRACT -> Math::subtractExact;
-      case MULTIPLY -> Math::multiplyExact;
-      case REMAINDER -> (a, b) -> a % b;
-      case DIVIDE -> throw new IllegalStateException("long division is double division");
-    };
+    LongOp f =
+        switch (op) {
+          case ADD -> Math::addExact;
+          case SUBTRACT -> Math::subtractExact;
+          case MULTIPLY -> Math::multiplyExact;
+          case REMAINDER -> (a, b) -> a % b;
+          case DIVIDE -> throw new IllegalStateException("long division is double division");
+        };
     boolean checkZero = op == Op.REMAINDER;
     return row -> {
       Object a = l.eval(row);
@@ -184,13 +201,15 @@ final class Arithmetic {
       if ((op == Op.DIVIDE || op == Op.REMAINDER) && y.signum() == 0) {
         return null;
       }
-      BigDecimal v = switch (op) {
-        case ADD -> x.add(y);
-        case SUBTRACT -> x.subtract(y);
-        case MULTIPLY -> x.multiply(y);
-        case DIVIDE -> x.divide(y, new MathContext(Types.MAX_PRECISION + 2, RoundingMode.HALF_UP));
-        case REMAINDER -> x.remainder(y);
-      };
+      BigDecimal v =
+          switch (op) {
+            case ADD -> x.add(y);
+            case SUBTRACT -> x.subtract(y);
+            case MULTIPLY -> x.multiply(y);
+            case DIVIDE ->
+                x.divide(y, new MathContext(Types.MAX_PRECISION + 2, RoundingMode.HALF_UP));
+            case REMAINDER -> x.remainder(y);
+          };
       return Casts.fit(v, result);
     };
   }

@@ -109,12 +109,12 @@ final class AstCompiler {
       return concat(c, label, pos);
     }
     if (e instanceof AndExpression a) {
-      return Logic.and(compile(a.getLeftExpression()), compile(a.getRightExpression()), label,
-          pos, text);
+      return Logic.and(
+          compile(a.getLeftExpression()), compile(a.getRightExpression()), label, pos, text);
     }
     if (e instanceof OrExpression o) {
-      return Logic.or(compile(o.getLeftExpression()), compile(o.getRightExpression()), label,
-          pos, text);
+      return Logic.or(
+          compile(o.getLeftExpression()), compile(o.getRightExpression()), label, pos, text);
     }
     if (e instanceof NotExpression n) {
       return Logic.not(compile(n.getExpression()), label, pos, text);
@@ -123,8 +123,8 @@ final class AstCompiler {
       return Logic.isNull(compile(n.getLeftExpression()), n.isNot(), label, pos);
     }
     if (e instanceof IsBooleanExpression b) {
-      return Logic.isBoolean(compile(b.getLeftExpression()), b.isTrue(), b.isNot(), label, pos,
-          text);
+      return Logic.isBoolean(
+          compile(b.getLeftExpression()), b.isTrue(), b.isNot(), label, pos, text);
     }
     if (e instanceof LikeExpression l) {
       return like(l, label, pos);
@@ -132,22 +132,37 @@ final class AstCompiler {
     if (e instanceof BinaryExpression b) {
       Arithmetic.Op arithmetic = arithmeticOp(b);
       if (arithmetic != null) {
-        return Arithmetic.binary(arithmetic, compile(b.getLeftExpression()),
-            compile(b.getRightExpression()), label, operatorPosition(b, pos), text);
+        return Arithmetic.binary(
+            arithmetic,
+            compile(b.getLeftExpression()),
+            compile(b.getRightExpression()),
+            label,
+            operatorPosition(b, pos),
+            text);
       }
       Comparisons.Op comparison = comparisonOp(b);
       if (comparison != null) {
-        return Comparisons.compare(comparison, compile(b.getLeftExpression()),
-            compile(b.getRightExpression()), label, operatorPosition(b, pos), text);
+        return Comparisons.compare(
+            comparison,
+            compile(b.getLeftExpression()),
+            compile(b.getRightExpression()),
+            label,
+            operatorPosition(b, pos),
+            text);
       }
     }
     if (e instanceof InExpression in) {
       return in(in, label, pos);
     }
     if (e instanceof Between b) {
-      return Comparisons.between(compile(b.getLeftExpression()),
-          compile(b.getBetweenExpressionStart()), compile(b.getBetweenExpressionEnd()), b.isNot(),
-          label, pos, text);
+      return Comparisons.between(
+          compile(b.getLeftExpression()),
+          compile(b.getBetweenExpressionStart()),
+          compile(b.getBetweenExpressionEnd()),
+          b.isNot(),
+          label,
+          pos,
+          text);
     }
     if (e instanceof CaseExpression c) {
       return caseWhen(c, label, pos);
@@ -165,16 +180,28 @@ final class AstCompiler {
       return function(f, label, pos);
     }
     if (e instanceof TimeKeyExpression t) {
-      throw error(pos, Functions.nonDeterministic(
-          t.getStringValue().replace("()", "").toLowerCase(Locale.ROOT)));
+      throw error(
+          pos,
+          Functions.nonDeterministic(
+              t.getStringValue().replace("()", "").toLowerCase(Locale.ROOT)));
     }
     if (label.matches("[A-Za-z_]+")) {
       // JSqlParser reads some words (DAY, YEAR, ...) as keywords, never as column names.
-      throw error(pos, "'" + label.toLowerCase(Locale.ROOT) + "' is an SQL keyword here; write"
-          + " `" + label.toLowerCase(Locale.ROOT) + "` in back quotes to name a column");
+      throw error(
+          pos,
+          "'"
+              + label.toLowerCase(Locale.ROOT)
+              + "' is an SQL keyword here; write"
+              + " `"
+              + label.toLowerCase(Locale.ROOT)
+              + "` in back quotes to name a column");
     }
-    throw error(pos, "unsupported syntax '" + label + "'; see docs/EXPRESSIONS.md for the"
-        + " operators and functions the language has");
+    throw error(
+        pos,
+        "unsupported syntax '"
+            + label
+            + "'; see docs/EXPRESSIONS.md for the"
+            + " operators and functions the language has");
   }
 
   private ExpressionException error(int position, String reason) {
@@ -184,8 +211,8 @@ final class AstCompiler {
   /** The position of a binary operator's own symbol, found after its left operand. */
   private int operatorPosition(BinaryExpression b, int fallback) {
     String op = b.getStringExpression();
-    int from = source.position(b.getLeftExpression()) - 1
-        + b.getLeftExpression().toString().length();
+    int from =
+        source.position(b.getLeftExpression()) - 1 + b.getLeftExpression().toString().length();
     int at = from >= 0 && from <= text.length() ? text.indexOf(op, from) : -1;
     return at < 0 ? fallback : at + 1;
   }
@@ -197,8 +224,14 @@ final class AstCompiler {
     if (v.bitLength() < 64) {
       return Node.constant(PrimitiveType.LONG, v.longValue(), label, pos);
     }
-    throw error(pos, "integer literal " + v + " is out of range for long; write it as a decimal"
-        + " (CAST('" + v + "' AS decimal(38,0)))");
+    throw error(
+        pos,
+        "integer literal "
+            + v
+            + " is out of range for long; write it as a decimal"
+            + " (CAST('"
+            + v
+            + "' AS decimal(38,0)))");
   }
 
   private Node signed(SignedExpression s, String label, int pos) {
@@ -229,8 +262,12 @@ final class AstCompiler {
       case TIMESTAMP, TIMESTAMPTZ -> {
         Object ts = IsoTimestamps.parseTimestamp(value.trim());
         if (ts == null) {
-          throw error(pos, "invalid TIMESTAMP literal '" + value + "'; write ISO-8601 like"
-              + " TIMESTAMP '2026-01-01T00:00:00Z' (no zone means UTC)");
+          throw error(
+              pos,
+              "invalid TIMESTAMP literal '"
+                  + value
+                  + "'; write ISO-8601 like"
+                  + " TIMESTAMP '2026-01-01T00:00:00Z' (no zone means UTC)");
         }
         return Node.constant(PrimitiveType.TIMESTAMP, ts, label, pos);
       }
@@ -241,12 +278,14 @@ final class AstCompiler {
         }
         return Node.constant(PrimitiveType.DATE, date, label, pos);
       }
-      default -> throw error(pos, d.getType() + " literals are not supported; use TIMESTAMP or"
-          + " DATE");
+      default ->
+          throw error(pos, d.getType() + " literals are not supported; use TIMESTAMP or" + " DATE");
     }
   }
 
-  /** Resolves a.b.c through nested structs; exact match first, then a unique case-insensitive one. */
+  /**
+   * Resolves a.b.c through nested structs; exact match first, then a unique case-insensitive one.
+   */
   private Node column(Column c, int pos) {
     List<String> parts = nameParts(c.getFullyQualifiedName());
     StructType struct = input;
@@ -255,8 +294,15 @@ final class AstCompiler {
     StringBuilder resolved = new StringBuilder();
     for (int k = 0; k < parts.size(); k++) {
       if (struct == null) {
-        throw error(pos, "column '" + resolved + "' is a " + Types.name(type)
-            + ", not a struct, so it has no field '" + parts.get(k) + "'");
+        throw error(
+            pos,
+            "column '"
+                + resolved
+                + "' is a "
+                + Types.name(type)
+                + ", not a struct, so it has no field '"
+                + parts.get(k)
+                + "'");
       }
       int i = indexOf(struct, parts.get(k));
       if (i < 0) {
@@ -273,13 +319,18 @@ final class AstCompiler {
       int i = path[0];
       return new Node(type, row -> row[i], false, label, pos);
     }
-    return new Node(type, row -> {
-      Object v = row[path[0]];
-      for (int k = 1; k < path.length && v != null; k++) {
-        v = ((Object[]) v)[path[k]];
-      }
-      return v;
-    }, false, label, pos);
+    return new Node(
+        type,
+        row -> {
+          Object v = row[path[0]];
+          for (int k = 1; k < path.length && v != null; k++) {
+            v = ((Object[]) v)[path[k]];
+          }
+          return v;
+        },
+        false,
+        label,
+        pos);
   }
 
   private static int indexOf(StructType struct, String name) {
@@ -303,13 +354,20 @@ final class AstCompiler {
     List<String> candidates = new ArrayList<>();
     collectPaths(input, "", candidates);
     String nearest = Names.nearest(name, candidates);
-    String where = parent.isEmpty() ? "" : " (struct '" + parent + "' has fields "
-        + String.join(", ", scope.fieldNames()) + ")";
+    String where =
+        parent.isEmpty()
+            ? ""
+            : " (struct '" + parent + "' has fields " + String.join(", ", scope.fieldNames()) + ")";
     if (nearest != null) {
       return "unknown column '" + name + "'" + where + "; did you mean '" + nearest + "'?";
     }
     List<String> shown = candidates.size() > 20 ? candidates.subList(0, 20) : candidates;
-    return "unknown column '" + name + "'" + where + "; columns are " + String.join(", ", shown)
+    return "unknown column '"
+        + name
+        + "'"
+        + where
+        + "; columns are "
+        + String.join(", ", shown)
         + (candidates.size() > shown.size() ? ", ..." : "");
   }
 
@@ -408,25 +466,34 @@ final class AstCompiler {
   }
 
   private Node like(LikeExpression l, String label, int pos) {
-    Like.Kind kind = switch (l.getLikeKeyWord()) {
-      case LIKE -> Like.Kind.LIKE;
-      case ILIKE -> Like.Kind.ILIKE;
-      case RLIKE, REGEXP -> Like.Kind.RLIKE;
-      default -> throw error(pos, "unsupported operator " + l.getLikeKeyWord()
-          + "; use LIKE, ILIKE or RLIKE");
-    };
+    Like.Kind kind =
+        switch (l.getLikeKeyWord()) {
+          case LIKE -> Like.Kind.LIKE;
+          case ILIKE -> Like.Kind.ILIKE;
+          case RLIKE, REGEXP -> Like.Kind.RLIKE;
+          default ->
+              throw error(
+                  pos, "unsupported operator " + l.getLikeKeyWord() + "; use LIKE, ILIKE or RLIKE");
+        };
     Character escape = null;
     if (l.getEscape() != null) {
       Node esc = compile(l.getEscape());
       Object v = esc.constant() ? esc.eval().eval(null) : null;
       if (!(v instanceof String s) || s.length() != 1) {
-        throw error(esc.position(), "ESCAPE needs a one-character string literal, found "
-            + esc.describe());
+        throw error(
+            esc.position(), "ESCAPE needs a one-character string literal, found " + esc.describe());
       }
       escape = s.charAt(0);
     }
-    return Like.like(kind, compile(l.getLeftExpression()), compile(l.getRightExpression()),
-        escape, l.isNot(), label, pos, text);
+    return Like.like(
+        kind,
+        compile(l.getLeftExpression()),
+        compile(l.getRightExpression()),
+        escape,
+        l.isNot(),
+        label,
+        pos,
+        text);
   }
 
   private Node in(InExpression in, String label, int pos) {
@@ -451,8 +518,9 @@ final class AstCompiler {
       Node when = compile(w.getWhenExpression());
       if (subject != null) {
         // CASE x WHEN v THEN ...: the same as CASE WHEN x = v THEN ...
-        when = Comparisons.compare(Comparisons.Op.EQ, subject, when, when.label(),
-            when.position(), text);
+        when =
+            Comparisons.compare(
+                Comparisons.Op.EQ, subject, when, when.label(), when.position(), text);
       }
       conditions.add(when);
       results.add(compile(w.getThenExpression()));
@@ -473,10 +541,11 @@ final class AstCompiler {
       throw error(pos, "cannot cast " + operand.describe() + " to " + Types.name(target));
     }
     Evaluator in = operand.eval();
-    Evaluator eval = row -> {
-      Object v = in.eval(row);
-      return v == null ? null : conv.apply(v);
-    };
+    Evaluator eval =
+        row -> {
+          Object v = in.eval(row);
+          return v == null ? null : conv.apply(v);
+        };
     return Node.of(target, eval, List.of(operand), label, pos);
   }
 
@@ -486,17 +555,18 @@ final class AstCompiler {
     if (m.matches()) {
       String base = m.group(1);
       if (m.group(2) == null) {
-        DataType t = switch (base) {
-          case "string", "varchar", "text", "char" -> PrimitiveType.STRING;
-          case "int", "integer" -> PrimitiveType.INTEGER;
-          case "long", "bigint" -> PrimitiveType.LONG;
-          case "double", "float", "real" -> PrimitiveType.DOUBLE;
-          case "boolean", "bool" -> PrimitiveType.BOOLEAN;
-          case "timestamp" -> PrimitiveType.TIMESTAMP;
-          case "date" -> PrimitiveType.DATE;
-          case "decimal", "numeric" -> new DecimalType(10, 0);
-          default -> null;
-        };
+        DataType t =
+            switch (base) {
+              case "string", "varchar", "text", "char" -> PrimitiveType.STRING;
+              case "int", "integer" -> PrimitiveType.INTEGER;
+              case "long", "bigint" -> PrimitiveType.LONG;
+              case "double", "float", "real" -> PrimitiveType.DOUBLE;
+              case "boolean", "bool" -> PrimitiveType.BOOLEAN;
+              case "timestamp" -> PrimitiveType.TIMESTAMP;
+              case "date" -> PrimitiveType.DATE;
+              case "decimal", "numeric" -> new DecimalType(10, 0);
+              default -> null;
+            };
         if (t != null) {
           return t;
         }
@@ -512,12 +582,18 @@ final class AstCompiler {
         return PrimitiveType.STRING;
       }
     }
-    throw error(pos, "unknown type '" + typeText + "' in CAST; use one of string, int, long,"
-        + " double, boolean, timestamp, date, decimal(p,s)");
+    throw error(
+        pos,
+        "unknown type '"
+            + typeText
+            + "' in CAST; use one of string, int, long,"
+            + " double, boolean, timestamp, date, decimal(p,s)");
   }
 
   private Node function(Function f, String label, int pos) {
-    if (f.isDistinct() || f.isAllColumns() || f.getNamedParameters() != null
+    if (f.isDistinct()
+        || f.isAllColumns()
+        || f.getNamedParameters() != null
         || f.getMultipartName().size() > 1) {
       throw error(pos, "unsupported function call '" + label + "'");
     }

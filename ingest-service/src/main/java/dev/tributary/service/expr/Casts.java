@@ -4,19 +4,19 @@ import dev.tributary.service.parse.IsoTimestamps;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
 import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructType;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Locale;
-import dev.tributary.table.types.StructType;
 
 /**
  * Value conversions. Implicit ones (numeric widening, date to timestamp) never fail. Explicit
- * {@code CAST}s follow Spark's non-ANSI mode: a value that cannot be converted (the string
- * {@code '12x'} to int, a double out of long range, too many digits for a decimal) gives null
- * rather than an error, so one odd record cannot stop a pipeline.
+ * {@code CAST}s follow Spark's non-ANSI mode: a value that cannot be converted (the string {@code
+ * '12x'} to int, a double out of long range, too many digits for a decimal) gives null rather than
+ * an error, so one odd record cannot stop a pipeline.
  */
 final class Casts {
   private Casts() {}
@@ -47,8 +47,7 @@ final class Casts {
       return v -> v;
     }
     if (to == PrimitiveType.STRING) {
-      return from instanceof StructType
-          || from == PrimitiveType.BINARY ? null : Casts::toText;
+      return from instanceof StructType || from == PrimitiveType.BINARY ? null : Casts::toText;
     }
     if (to instanceof DecimalType d) {
       return toDecimal(from, d);
@@ -80,12 +79,14 @@ final class Casts {
     if (Types.isIntegral(from)) {
       asLong = v -> ((Number) v).longValue();
     } else if (from == PrimitiveType.DOUBLE) {
-      asLong = v -> {
-        double d = (Double) v;
-        // Truncation toward zero, as SQL casts do; out of range or NaN gives null.
-        return Double.isNaN(d) || d < -9.223372036854776E18 || d >= 9.223372036854776E18
-            ? null : (long) d;
-      };
+      asLong =
+          v -> {
+            double d = (Double) v;
+            // Truncation toward zero, as SQL casts do; out of range or NaN gives null.
+            return Double.isNaN(d) || d < -9.223372036854776E18 || d >= 9.223372036854776E18
+                ? null
+                : (long) d;
+          };
     } else if (from instanceof DecimalType) {
       asLong = v -> truncateToLong((BigDecimal) v);
     } else if (from == PrimitiveType.STRING) {
@@ -165,18 +166,20 @@ final class Casts {
     } else if (Types.isIntegral(from)) {
       asDecimal = v -> BigDecimal.valueOf(((Number) v).longValue());
     } else if (from == PrimitiveType.DOUBLE) {
-      asDecimal = v -> {
-        double x = (Double) v;
-        return Double.isFinite(x) ? BigDecimal.valueOf(x) : null;
-      };
+      asDecimal =
+          v -> {
+            double x = (Double) v;
+            return Double.isFinite(x) ? BigDecimal.valueOf(x) : null;
+          };
     } else if (from == PrimitiveType.STRING) {
-      asDecimal = v -> {
-        try {
-          return new BigDecimal(((String) v).trim());
-        } catch (NumberFormatException e) {
-          return null;
-        }
-      };
+      asDecimal =
+          v -> {
+            try {
+              return new BigDecimal(((String) v).trim());
+            } catch (NumberFormatException e) {
+              return null;
+            }
+          };
     } else if (from == PrimitiveType.BOOLEAN) {
       asDecimal = v -> ((Boolean) v) ? BigDecimal.ONE : BigDecimal.ZERO;
     } else {
@@ -202,11 +205,12 @@ final class Casts {
       return v -> v instanceof BigDecimal b ? b.signum() != 0 : ((Number) v).doubleValue() != 0;
     }
     if (from == PrimitiveType.STRING) {
-      return v -> switch (((String) v).trim().toLowerCase(Locale.ROOT)) {
-        case "t", "true", "y", "yes", "1" -> Boolean.TRUE;
-        case "f", "false", "n", "no", "0" -> Boolean.FALSE;
-        default -> null;
-      };
+      return v ->
+          switch (((String) v).trim().toLowerCase(Locale.ROOT)) {
+            case "t", "true", "y", "yes", "1" -> Boolean.TRUE;
+            case "f", "false", "n", "no", "0" -> Boolean.FALSE;
+            default -> null;
+          };
     }
     return null;
   }
@@ -228,8 +232,8 @@ final class Casts {
           return null; // beyond Instant's range
         }
         long micros = (long) Math.floor(s * 1_000_000);
-        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000),
-            Math.floorMod(micros, 1_000_000) * 1000L);
+        return Instant.ofEpochSecond(
+            Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1000L);
       };
     }
     return null;

@@ -11,15 +11,20 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code = <> < <= > >=}, IN and BETWEEN. Both sides meet at their common type (see
- * {@link Types#common}); a string literal compared with a timestamp or date column is read as one
- * at compile time ({@code event_time > '2026-01-01T00:00:00Z'}). Any null operand gives null.
+ * {@code = <> < <= > >=}, IN and BETWEEN. Both sides meet at their common type (see {@link
+ * Types#common}); a string literal compared with a timestamp or date column is read as one at
+ * compile time ({@code event_time > '2026-01-01T00:00:00Z'}). Any null operand gives null.
  */
 final class Comparisons {
   private Comparisons() {}
 
   enum Op {
-    EQ("="), NE("<>"), LT("<"), LE("<="), GT(">"), GE(">=");
+    EQ("="),
+    NE("<>"),
+    LT("<"),
+    LE("<="),
+    GT(">"),
+    GE(">=");
 
     final String symbol;
 
@@ -50,17 +55,18 @@ final class Comparisons {
     Cmp cmp = comparator(pair[0].type());
     Evaluator l = pair[0].eval();
     Evaluator r = pair[1].eval();
-    Evaluator eval = row -> {
-      Object a = l.eval(row);
-      if (a == null) {
-        return null;
-      }
-      Object b = r.eval(row);
-      if (b == null) {
-        return null;
-      }
-      return op.holds(cmp.compare(a, b));
-    };
+    Evaluator eval =
+        row -> {
+          Object a = l.eval(row);
+          if (a == null) {
+            return null;
+          }
+          Object b = r.eval(row);
+          if (b == null) {
+            return null;
+          }
+          return op.holds(cmp.compare(a, b));
+        };
     return Node.of(PrimitiveType.BOOLEAN, eval, List.of(left, right), label, position);
   }
 
@@ -70,11 +76,13 @@ final class Comparisons {
     right = literalAsTemporal(right, left.type(), text);
     DataType common = Types.common(left.type(), right.type());
     if (common == null && left.type() != null) {
-      throw new ExpressionException(text, position,
-          "cannot compare " + left.describe() + " with " + right.describe());
+      throw new ExpressionException(
+          text, position, "cannot compare " + left.describe() + " with " + right.describe());
     }
     if (common instanceof StructType) {
-      throw new ExpressionException(text, position,
+      throw new ExpressionException(
+          text,
+          position,
           "cannot compare struct values (" + left.label() + "); compare their fields instead");
     }
     if (common == null) {
@@ -92,12 +100,21 @@ final class Comparisons {
     if (s == null) {
       return n;
     }
-    Object v = other == PrimitiveType.DATE
-        ? IsoTimestamps.parseDate(s.trim()) : IsoTimestamps.parseTimestamp(s.trim());
+    Object v =
+        other == PrimitiveType.DATE
+            ? IsoTimestamps.parseDate(s.trim())
+            : IsoTimestamps.parseTimestamp(s.trim());
     if (v == null) {
-      throw new ExpressionException(text, n.position(), "string " + n.label() + " is not a "
-          + Types.name(other) + (other == PrimitiveType.DATE ? " (yyyy-MM-dd)"
-          : " (ISO-8601 like 2026-01-01T00:00:00Z)"));
+      throw new ExpressionException(
+          text,
+          n.position(),
+          "string "
+              + n.label()
+              + " is not a "
+              + Types.name(other)
+              + (other == PrimitiveType.DATE
+                  ? " (yyyy-MM-dd)"
+                  : " (ISO-8601 like 2026-01-01T00:00:00Z)"));
     }
     return Node.constant(other, v, n.label(), n.position());
   }
@@ -119,9 +136,11 @@ final class Comparisons {
     return (a, b) -> ((Comparable) a).compareTo(b);
   }
 
-  /** {@code x [NOT] IN (a, b, ...)}: true on a match, else null if anything was null, else false. */
-  static Node in(Node value, List<Node> items, boolean not, String label, int position,
-      String text) {
+  /**
+   * {@code x [NOT] IN (a, b, ...)}: true on a match, else null if anything was null, else false.
+   */
+  static Node in(
+      Node value, List<Node> items, boolean not, String label, int position, String text) {
     DataType common = value.type();
     for (Node item : items) {
       Node[] pair = meet(value, item, item.position(), text);
@@ -146,29 +165,31 @@ final class Comparisons {
       // A constant list becomes a hash set: IN over many literals stays O(1) per row.
       Set<Object> set = new HashSet<>();
       converted.forEach(c -> set.add(c.eval().eval(null)));
-      eval = row -> {
-        Object x = valueEval.eval(row);
-        return x == null ? null : set.contains(x) != not;
-      };
+      eval =
+          row -> {
+            Object x = valueEval.eval(row);
+            return x == null ? null : set.contains(x) != not;
+          };
     } else {
       Cmp cmp = comparator(common);
       Evaluator[] evals = converted.stream().map(Node::eval).toArray(Evaluator[]::new);
-      eval = row -> {
-        Object x = valueEval.eval(row);
-        if (x == null) {
-          return null;
-        }
-        boolean sawNull = false;
-        for (Evaluator e : evals) {
-          Object y = e.eval(row);
-          if (y == null) {
-            sawNull = true;
-          } else if (cmp.compare(x, y) == 0) {
-            return !not;
-          }
-        }
-        return sawNull ? null : not;
-      };
+      eval =
+          row -> {
+            Object x = valueEval.eval(row);
+            if (x == null) {
+              return null;
+            }
+            boolean sawNull = false;
+            for (Evaluator e : evals) {
+              Object y = e.eval(row);
+              if (y == null) {
+                sawNull = true;
+              } else if (cmp.compare(x, y) == 0) {
+                return !not;
+              }
+            }
+            return sawNull ? null : not;
+          };
     }
     List<Node> children = new ArrayList<>(items);
     children.add(value);
@@ -177,13 +198,17 @@ final class Comparisons {
 
   /** Types whose equals agrees with SQL equality (not decimals: 1.0 vs 1.00; not doubles: -0.0). */
   private static boolean hashable(DataType t) {
-    return t == PrimitiveType.STRING || t == PrimitiveType.INTEGER || t == PrimitiveType.LONG
-        || t == PrimitiveType.DATE || t == PrimitiveType.TIMESTAMP || t == PrimitiveType.BOOLEAN;
+    return t == PrimitiveType.STRING
+        || t == PrimitiveType.INTEGER
+        || t == PrimitiveType.LONG
+        || t == PrimitiveType.DATE
+        || t == PrimitiveType.TIMESTAMP
+        || t == PrimitiveType.BOOLEAN;
   }
 
   /** {@code x [NOT] BETWEEN lo AND hi} = {@code x >= lo AND x <= hi}, with SQL null logic. */
-  static Node between(Node value, Node low, Node high, boolean not, String label, int position,
-      String text) {
+  static Node between(
+      Node value, Node low, Node high, boolean not, String label, int position, String text) {
     Node ge = compare(Op.GE, value, low, label, position, text);
     Node le = compare(Op.LE, value, high, label, position, text);
     Node both = Logic.and(ge, le, label, position, text);

@@ -1,8 +1,6 @@
 package dev.tributary.service.expr;
 
-/**
- * A boolean expression used as a filter. Immutable and thread-safe.
- */
+/** A boolean expression used as a filter. Immutable and thread-safe. */
 public interface CompiledPredicate {
 
   /**

@@ -9,9 +9,9 @@ public interface CompiledTransforms {
   StructType outputSchema();
 
   /**
-   * Runs every step on a row aligned with the input schema. Returns a row aligned with
-   * {@link #outputSchema()}, or null when a filter dropped it. The input array is not modified
-   * (derive steps write into a new array); with no steps the input itself is returned.
+   * Runs every step on a row aligned with the input schema. Returns a row aligned with {@link
+   * #outputSchema()}, or null when a filter dropped it. The input array is not modified (derive
+   * steps write into a new array); with no steps the input itself is returned.
    */
   Object[] apply(Object[] row);
 }

@@ -16,14 +16,16 @@ public final class ExpressionCompiler {
   /**
    * Compiles a value expression (a {@code derive} column).
    *
-   * @throws ExpressionException for a syntax error, an unknown column or function, a type error,
-   *     or an expression whose type cannot be known (a bare {@code NULL}: write
-   *     {@code CAST(NULL AS type)})
+   * @throws ExpressionException for a syntax error, an unknown column or function, a type error, or
+   *     an expression whose type cannot be known (a bare {@code NULL}: write {@code CAST(NULL AS
+   *     type)})
    */
   public static CompiledExpression compile(String text, StructType input) {
     Node node = compileNode(text, input);
     if (node.type() == null) {
-      throw new ExpressionException(text, node.position(),
+      throw new ExpressionException(
+          text,
+          node.position(),
           "the type of NULL cannot be inferred here; write CAST(NULL AS <type>)");
     }
     return new Compiled(node.type(), node.eval(), text);
@@ -37,9 +39,14 @@ public final class ExpressionCompiler {
   public static CompiledPredicate compilePredicate(String text, StructType input) {
     Node node = compileNode(text, input);
     if (node.type() != null && node.type() != PrimitiveType.BOOLEAN) {
-      throw new ExpressionException(text, node.position(),
-          "a filter must be a boolean expression, found " + node.describe()
-              + "; compare it with something, e.g. " + node.label().replace("'", "") + " > 0");
+      throw new ExpressionException(
+          text,
+          node.position(),
+          "a filter must be a boolean expression, found "
+              + node.describe()
+              + "; compare it with something, e.g. "
+              + node.label().replace("'", "")
+              + " > 0");
     }
     Evaluator eval = node.eval();
     return new Predicate(eval, text);
@@ -52,8 +59,10 @@ public final class ExpressionCompiler {
     try {
       return new AstCompiler(source, input).compile(source.parse());
     } catch (StackOverflowError tooDeep) {
-      // The limits make this unreachable on an ordinary thread stack; a small one still gets a message.
-      throw new ExpressionException(text, 1, "the expression is too deeply nested to compile; simplify it");
+      // The limits make this unreachable on an ordinary thread stack; a small one still gets a
+      // message.
+      throw new ExpressionException(
+          text, 1, "the expression is too deeply nested to compile; simplify it");
     }
   }
 

@@ -2,9 +2,9 @@ package dev.tributary.service.expr;
 
 /**
  * An expression that cannot be compiled: a syntax error, an unknown column or function, or a type
- * error. Carries the expression text, the 1-based character position of the offending part and
- * the reason; {@link #getMessage()} combines them into one line such as
- * {@code cannot compare string 'region' with long 5 at position 8 of "region > 5"}.
+ * error. Carries the expression text, the 1-based character position of the offending part and the
+ * reason; {@link #getMessage()} combines them into one line such as {@code cannot compare string
+ * 'region' with long 5 at position 8 of "region > 5"}.
  */
 public final class ExpressionException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -20,8 +20,14 @@ public final class ExpressionException extends RuntimeException {
   }
 
   private ExpressionException(String where, String expression, int position, String reason) {
-    super((where.isEmpty() ? "" : where + ": ") + reason + " at position " + position + " of \""
-        + expression + "\"");
+    super(
+        (where.isEmpty() ? "" : where + ": ")
+            + reason
+            + " at position "
+            + position
+            + " of \""
+            + expression
+            + "\"");
     this.where = where;
     this.expression = expression;
     this.position = position;

@@ -6,6 +6,7 @@ import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -19,12 +20,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
-import java.time.DayOfWeek;
 
 /**
  * The built-in functions. Each takes compiled arguments and returns a node; all are deterministic
- * and return null when any argument is null, except {@code coalesce}, {@code greatest} and
- * {@code least} (which skip nulls). Time functions work in UTC.
+ * and return null when any argument is null, except {@code coalesce}, {@code greatest} and {@code
+ * least} (which skip nulls). Time functions work in UTC.
  */
 final class Functions {
   private Functions() {}
@@ -49,9 +49,20 @@ final class Functions {
   private static final Map<String, Spec> FUNCTIONS = new TreeMap<>();
 
   /** Functions users may expect but which would make replays differ. */
-  private static final Set<String> NON_DETERMINISTIC = Set.of(
-      "current_timestamp", "current_date", "current_time", "now", "localtimestamp", "sysdate",
-      "getdate", "unix_timestamp", "rand", "random", "uuid", "monotonically_increasing_id");
+  private static final Set<String> NON_DETERMINISTIC =
+      Set.of(
+          "current_timestamp",
+          "current_date",
+          "current_time",
+          "now",
+          "localtimestamp",
+          "sysdate",
+          "getdate",
+          "unix_timestamp",
+          "rand",
+          "random",
+          "uuid",
+          "monotonically_increasing_id");
 
   static {
     FUNCTIONS.put("lower", new Spec(1, 1, c -> stringToString(c, s -> s.toLowerCase(Locale.ROOT))));
@@ -60,8 +71,12 @@ final class Functions {
     FUNCTIONS.put("length", new Spec(1, 1, Functions::length));
     FUNCTIONS.put("substring", new Spec(2, 3, Functions::substring));
     FUNCTIONS.put("concat", new Spec(1, Integer.MAX_VALUE, Functions::concat));
-    FUNCTIONS.put("coalesce", new Spec(1, Integer.MAX_VALUE,
-        c -> Logic.coalesce(c.args(), c.label(), c.position(), c.text())));
+    FUNCTIONS.put(
+        "coalesce",
+        new Spec(
+            1,
+            Integer.MAX_VALUE,
+            c -> Logic.coalesce(c.args(), c.label(), c.position(), c.text())));
     FUNCTIONS.put("abs", new Spec(1, 1, Functions::abs));
     FUNCTIONS.put("round", new Spec(1, 2, Functions::round));
     FUNCTIONS.put("floor", new Spec(1, 1, c -> floorCeil(c, RoundingMode.FLOOR)));
@@ -91,20 +106,28 @@ final class Functions {
     Spec spec = FUNCTIONS.get(name);
     if (spec == null) {
       String nearest = Names.nearest(name, FUNCTIONS.keySet());
-      throw call.error(call.position(), "unknown function '" + call.name() + "'"
-          + (nearest == null ? "" : "; did you mean '" + nearest + "'?")
-          + " (functions: " + String.join(", ", FUNCTIONS.keySet()) + ")");
+      throw call.error(
+          call.position(),
+          "unknown function '"
+              + call.name()
+              + "'"
+              + (nearest == null ? "" : "; did you mean '" + nearest + "'?")
+              + " (functions: "
+              + String.join(", ", FUNCTIONS.keySet())
+              + ")");
     }
     int n = call.args().size();
     if (n < spec.minArgs() || n > spec.maxArgs()) {
-      throw call.error(call.position(), "function " + name + " takes " + arity(spec)
-          + ", found " + n);
+      throw call.error(
+          call.position(), "function " + name + " takes " + arity(spec) + ", found " + n);
     }
     return spec.compiler().compile(call);
   }
 
   static String nonDeterministic(String name) {
-    return "function '" + name + "' is not allowed: it is non-deterministic, and a replayed batch"
+    return "function '"
+        + name
+        + "' is not allowed: it is non-deterministic, and a replayed batch"
         + " must produce exactly the rows of the first run; use a timestamp column of the record"
         + " instead";
   }
@@ -123,8 +146,16 @@ final class Functions {
   static Node expect(Call c, int i, boolean ok, String what) {
     Node n = c.arg(i);
     if (n.type() != null && !ok) {
-      throw c.error(n.position(), "function " + c.name().toLowerCase(Locale.ROOT) + " expects "
-          + what + " as argument " + (i + 1) + ", found " + n.describe());
+      throw c.error(
+          n.position(),
+          "function "
+              + c.name().toLowerCase(Locale.ROOT)
+              + " expects "
+              + what
+              + " as argument "
+              + (i + 1)
+              + ", found "
+              + n.describe());
     }
     return n;
   }
@@ -132,10 +163,11 @@ final class Functions {
   /** A node applying {@code f} to the non-null value of one argument. */
   static Node unary(Call c, DataType type, Function<Object, Object> f) {
     Evaluator in = c.arg(0).eval();
-    Evaluator eval = row -> {
-      Object v = in.eval(row);
-      return v == null ? null : f.apply(v);
-    };
+    Evaluator eval =
+        row -> {
+          Object v = in.eval(row);
+          return v == null ? null : f.apply(v);
+        };
     return Node.of(type, eval, c.args(), c.label(), c.position());
   }
 
@@ -159,10 +191,13 @@ final class Functions {
 
   private static Node length(Call c) {
     expect(c, 0, c.arg(0).type() == PrimitiveType.STRING, "a string");
-    return unary(c, PrimitiveType.INTEGER, v -> {
-      String s = (String) v;
-      return s.codePointCount(0, s.length());
-    });
+    return unary(
+        c,
+        PrimitiveType.INTEGER,
+        v -> {
+          String s = (String) v;
+          return s.codePointCount(0, s.length());
+        });
   }
 
   /**
@@ -177,15 +212,16 @@ final class Functions {
     Evaluator s = c.arg(0).eval();
     Evaluator pos = c.arg(1).eval();
     Evaluator len = c.args().size() == 3 ? c.arg(2).eval() : row -> Integer.MAX_VALUE;
-    Evaluator eval = row -> {
-      Object sv = s.eval(row);
-      Object pv = pos.eval(row);
-      Object lv = len.eval(row);
-      if (sv == null || pv == null || lv == null) {
-        return null;
-      }
-      return substring((String) sv, ((Number) pv).longValue(), ((Number) lv).longValue());
-    };
+    Evaluator eval =
+        row -> {
+          Object sv = s.eval(row);
+          Object pv = pos.eval(row);
+          Object lv = len.eval(row);
+          if (sv == null || pv == null || lv == null) {
+            return null;
+          }
+          return substring((String) sv, ((Number) pv).longValue(), ((Number) lv).longValue());
+        };
     return Node.of(PrimitiveType.STRING, eval, c.args(), c.label(), c.position());
   }
 
@@ -215,21 +251,22 @@ final class Functions {
   }
 
   /** Concatenation of the text forms of the arguments; null if any is null (Spark's concat). */
-  static Node concatNode(List<Node> args, List<Casts.Conversion> texts, String label,
-      int position) {
+  static Node concatNode(
+      List<Node> args, List<Casts.Conversion> texts, String label, int position) {
     Evaluator[] evals = args.stream().map(Node::eval).toArray(Evaluator[]::new);
     Casts.Conversion[] conv = texts.toArray(Casts.Conversion[]::new);
-    Evaluator eval = row -> {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < evals.length; i++) {
-        Object v = evals[i].eval(row);
-        if (v == null) {
-          return null;
-        }
-        b.append((String) conv[i].apply(v));
-      }
-      return b.toString();
-    };
+    Evaluator eval =
+        row -> {
+          StringBuilder b = new StringBuilder();
+          for (int i = 0; i < evals.length; i++) {
+            Object v = evals[i].eval(row);
+            if (v == null) {
+              return null;
+            }
+            b.append((String) conv[i].apply(v));
+          }
+          return b.toString();
+        };
     return Node.of(PrimitiveType.STRING, eval, args, label, position);
   }
 
@@ -238,18 +275,21 @@ final class Functions {
     if (t == null) {
       return c.arg(0);
     }
-    return unary(c, t, v -> {
-      if (v instanceof Integer i) {
-        return i == Integer.MIN_VALUE ? null : Math.abs(i);
-      }
-      if (v instanceof Long l) {
-        return l == Long.MIN_VALUE ? null : Math.abs(l);
-      }
-      if (v instanceof Double d) {
-        return Math.abs(d);
-      }
-      return ((BigDecimal) v).abs();
-    });
+    return unary(
+        c,
+        t,
+        v -> {
+          if (v instanceof Integer i) {
+            return i == Integer.MIN_VALUE ? null : Math.abs(i);
+          }
+          if (v instanceof Long l) {
+            return l == Long.MIN_VALUE ? null : Math.abs(l);
+          }
+          if (v instanceof Double d) {
+            return Math.abs(d);
+          }
+          return ((BigDecimal) v).abs();
+        });
   }
 
   /** round(x[, d]): half away from zero at d decimal places (d may be negative), as Spark. */
@@ -259,8 +299,11 @@ final class Functions {
     if (c.args().size() == 2) {
       Node d = c.arg(1);
       if (!d.constant() || !Types.isIntegral(d.type()) || d.eval().eval(null) == null) {
-        throw c.error(d.position(), "function round expects an integer literal as its second"
-            + " argument (the number of decimal places), found " + d.describe());
+        throw c.error(
+            d.position(),
+            "function round expects an integer literal as its second"
+                + " argument (the number of decimal places), found "
+                + d.describe());
       }
       digits = ((Number) d.eval().eval(null)).intValue();
     }
@@ -269,30 +312,38 @@ final class Functions {
     }
     int places = digits;
     if (t == PrimitiveType.DOUBLE) {
-      return unary(c, t, v -> {
-        double x = (Double) v;
-        return Double.isFinite(x)
-            ? BigDecimal.valueOf(x).setScale(places, RoundingMode.HALF_UP).doubleValue() : x;
-      });
+      return unary(
+          c,
+          t,
+          v -> {
+            double x = (Double) v;
+            return Double.isFinite(x)
+                ? BigDecimal.valueOf(x).setScale(places, RoundingMode.HALF_UP).doubleValue()
+                : x;
+          });
     }
     if (Types.isIntegral(t)) {
       if (places >= 0) {
         return c.arg(0);
       }
       boolean isInt = t == PrimitiveType.INTEGER;
-      return unary(c, t, v -> {
-        BigDecimal r = BigDecimal.valueOf(((Number) v).longValue())
-            .setScale(places, RoundingMode.HALF_UP);
-        Long l = r.precision() - r.scale() > 19 ? null : r.longValue();
-        return l == null || (isInt && l != l.intValue()) ? null
-            : isInt ? (Object) l.intValue() : (Object) l;
-      });
+      return unary(
+          c,
+          t,
+          v -> {
+            BigDecimal r =
+                BigDecimal.valueOf(((Number) v).longValue()).setScale(places, RoundingMode.HALF_UP);
+            Long l = r.precision() - r.scale() > 19 ? null : r.longValue();
+            return l == null || (isInt && l != l.intValue())
+                ? null
+                : isInt ? (Object) l.intValue() : (Object) l;
+          });
     }
     DecimalType d = (DecimalType) t;
     int scale = Math.max(0, Math.min(d.scale(), places));
     DecimalType result = Types.bounded(d.precision() - d.scale() + scale + 1, scale);
-    return unary(c, result, v ->
-        Casts.fit(((BigDecimal) v).setScale(places, RoundingMode.HALF_UP), result));
+    return unary(
+        c, result, v -> Casts.fit(((BigDecimal) v).setScale(places, RoundingMode.HALF_UP), result));
   }
 
   /** floor/ceil: a double gives a long (Spark), a decimal gives decimal(p-s+1, 0). */
@@ -302,11 +353,15 @@ final class Functions {
       return c.arg(0);
     }
     if (t == PrimitiveType.DOUBLE) {
-      return unary(c, PrimitiveType.LONG, v -> {
-        double x = mode == RoundingMode.FLOOR ? Math.floor((Double) v) : Math.ceil((Double) v);
-        return Double.isNaN(x) || x < -9.223372036854776E18 || x >= 9.223372036854776E18
-            ? null : (Object) (long) x;
-      });
+      return unary(
+          c,
+          PrimitiveType.LONG,
+          v -> {
+            double x = mode == RoundingMode.FLOOR ? Math.floor((Double) v) : Math.ceil((Double) v);
+            return Double.isNaN(x) || x < -9.223372036854776E18 || x >= 9.223372036854776E18
+                ? null
+                : (Object) (long) x;
+          });
     }
     DecimalType d = (DecimalType) t;
     DecimalType result = Types.bounded(d.precision() - d.scale() + 1, 0);
@@ -315,24 +370,25 @@ final class Functions {
 
   /** greatest (sign 1) / least (sign -1): skips nulls; null only when all are null. */
   private static Node extreme(Call c, int sign) {
-    DataType type = Logic.commonType(c.name().toLowerCase(Locale.ROOT) + " arguments", c.args(),
-        c.text());
+    DataType type =
+        Logic.commonType(c.name().toLowerCase(Locale.ROOT) + " arguments", c.args(), c.text());
     if (type instanceof StructType) {
       throw c.error(c.position(), "function " + c.name() + " cannot compare struct values");
     }
     DataType t = type == null ? PrimitiveType.INTEGER : type;
     Comparisons.Cmp cmp = Comparisons.comparator(t);
     Evaluator[] evals = c.args().stream().map(n -> n.as(t).eval()).toArray(Evaluator[]::new);
-    Evaluator eval = row -> {
-      Object best = null;
-      for (Evaluator e : evals) {
-        Object v = e.eval(row);
-        if (v != null && (best == null || cmp.compare(v, best) * sign > 0)) {
-          best = v;
-        }
-      }
-      return best;
-    };
+    Evaluator eval =
+        row -> {
+          Object best = null;
+          for (Evaluator e : evals) {
+            Object v = e.eval(row);
+            if (v != null && (best == null || cmp.compare(v, best) * sign > 0)) {
+              best = v;
+            }
+          }
+          return best;
+        };
     return Node.of(type, eval, c.args(), c.label(), c.position());
   }
 
@@ -341,49 +397,70 @@ final class Functions {
     private Temporal() {}
 
     enum Field {
-      YEAR, MONTH, DAY, HOUR, MINUTE, SECOND
+      YEAR,
+      MONTH,
+      DAY,
+      HOUR,
+      MINUTE,
+      SECOND
     }
 
-    private static final Map<String, String> UNITS = new TreeMap<>(Map.ofEntries(
-        Map.entry("year", "year"), Map.entry("yyyy", "year"), Map.entry("yy", "year"),
-        Map.entry("quarter", "quarter"), Map.entry("month", "month"), Map.entry("mon", "month"),
-        Map.entry("mm", "month"), Map.entry("week", "week"), Map.entry("day", "day"),
-        Map.entry("dd", "day"), Map.entry("hour", "hour"), Map.entry("minute", "minute"),
-        Map.entry("second", "second"), Map.entry("millisecond", "millisecond")));
+    private static final Map<String, String> UNITS =
+        new TreeMap<>(
+            Map.ofEntries(
+                Map.entry("year", "year"),
+                Map.entry("yyyy", "year"),
+                Map.entry("yy", "year"),
+                Map.entry("quarter", "quarter"),
+                Map.entry("month", "month"),
+                Map.entry("mon", "month"),
+                Map.entry("mm", "month"),
+                Map.entry("week", "week"),
+                Map.entry("day", "day"),
+                Map.entry("dd", "day"),
+                Map.entry("hour", "hour"),
+                Map.entry("minute", "minute"),
+                Map.entry("second", "second"),
+                Map.entry("millisecond", "millisecond")));
 
     static Node field(Call c, Field f) {
-      DataType t = expect(c, 0, Types.isTemporal(c.arg(0).type()), "a timestamp or a date")
-          .type();
+      DataType t = expect(c, 0, Types.isTemporal(c.arg(0).type()), "a timestamp or a date").type();
       if (t == PrimitiveType.DATE && f.compareTo(Field.HOUR) >= 0) {
         return unary(c, PrimitiveType.INTEGER, v -> 0);
       }
-      return unary(c, PrimitiveType.INTEGER, v -> {
-        if (v instanceof LocalDate d) {
-          return switch (f) {
-            case YEAR -> d.getYear();
-            case MONTH -> d.getMonthValue();
-            default -> d.getDayOfMonth();
-          };
-        }
-        var z = ((Instant) v).atOffset(ZoneOffset.UTC);
-        return switch (f) {
-          case YEAR -> z.getYear();
-          case MONTH -> z.getMonthValue();
-          case DAY -> z.getDayOfMonth();
-          case HOUR -> z.getHour();
-          case MINUTE -> z.getMinute();
-          case SECOND -> z.getSecond();
-        };
-      });
+      return unary(
+          c,
+          PrimitiveType.INTEGER,
+          v -> {
+            if (v instanceof LocalDate d) {
+              return switch (f) {
+                case YEAR -> d.getYear();
+                case MONTH -> d.getMonthValue();
+                default -> d.getDayOfMonth();
+              };
+            }
+            var z = ((Instant) v).atOffset(ZoneOffset.UTC);
+            return switch (f) {
+              case YEAR -> z.getYear();
+              case MONTH -> z.getMonthValue();
+              case DAY -> z.getDayOfMonth();
+              case HOUR -> z.getHour();
+              case MINUTE -> z.getMinute();
+              case SECOND -> z.getSecond();
+            };
+          });
     }
 
     static Node toDate(Call c) {
       DataType t = c.arg(0).type();
-      expect(c, 0, t == PrimitiveType.TIMESTAMP || t == PrimitiveType.DATE
-          || t == PrimitiveType.STRING, "a timestamp, a date or a string");
+      expect(
+          c,
+          0,
+          t == PrimitiveType.TIMESTAMP || t == PrimitiveType.DATE || t == PrimitiveType.STRING,
+          "a timestamp, a date or a string");
       if (t == null || t == PrimitiveType.DATE) {
-        return new Node(PrimitiveType.DATE, c.arg(0).eval(), c.arg(0).constant(), c.label(),
-            c.position());
+        return new Node(
+            PrimitiveType.DATE, c.arg(0).eval(), c.arg(0).constant(), c.label(), c.position());
       }
       Casts.Conversion conv = Casts.explicit(t, PrimitiveType.DATE);
       return unary(c, PrimitiveType.DATE, conv::apply);
@@ -395,17 +472,21 @@ final class Functions {
       Object unitValue = unitNode.constant() ? unitNode.eval().eval(null) : null;
       String unit = unitValue instanceof String s ? UNITS.get(s.toLowerCase(Locale.ROOT)) : null;
       if (unit == null) {
-        throw c.error(unitNode.position(), "function date_trunc expects a unit literal as its"
-            + " first argument, one of '" + String.join("', '", UNITS.keySet()) + "'; found "
-            + unitNode.describe());
+        throw c.error(
+            unitNode.position(),
+            "function date_trunc expects a unit literal as its"
+                + " first argument, one of '"
+                + String.join("', '", UNITS.keySet())
+                + "'; found "
+                + unitNode.describe());
       }
-      DataType t = expect(c, 1, Types.isTemporal(c.arg(1).type()), "a timestamp or a date")
-          .type();
+      DataType t = expect(c, 1, Types.isTemporal(c.arg(1).type()), "a timestamp or a date").type();
       Evaluator in = t == null ? c.arg(1).eval() : c.arg(1).as(PrimitiveType.TIMESTAMP).eval();
-      Evaluator eval = row -> {
-        Object v = in.eval(row);
-        return v == null ? null : truncate((Instant) v, unit);
-      };
+      Evaluator eval =
+          row -> {
+            Object v = in.eval(row);
+            return v == null ? null : truncate((Instant) v, unit);
+          };
       return Node.of(PrimitiveType.TIMESTAMP, eval, c.args(), c.label(), c.position());
     }
 
@@ -418,12 +499,13 @@ final class Functions {
         case "day" -> i.truncatedTo(ChronoUnit.DAYS);
         default -> {
           LocalDate d = LocalDate.ofInstant(i, ZoneOffset.UTC);
-          LocalDate start = switch (unit) {
-            case "week" -> d.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
-            case "month" -> d.withDayOfMonth(1);
-            case "quarter" -> d.with(IsoFields.DAY_OF_QUARTER, 1);
-            default -> d.withDayOfYear(1);
-          };
+          LocalDate start =
+              switch (unit) {
+                case "week" -> d.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
+                case "month" -> d.withDayOfMonth(1);
+                case "quarter" -> d.with(IsoFields.DAY_OF_QUARTER, 1);
+                default -> d.withDayOfYear(1);
+              };
           yield start.atStartOfDay(ZoneOffset.UTC).toInstant();
         }
       };

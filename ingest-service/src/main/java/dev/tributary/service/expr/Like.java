@@ -8,24 +8,37 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * {@code [NOT] LIKE} and {@code ILIKE} ({@code %} any run of characters, {@code _} one character,
- * the escape character, backslash by default, makes the next one literal) and {@code RLIKE} (a
- * Java regular expression found anywhere in the string). A constant pattern is compiled once, and
- * the common shapes {@code 'abc%'}, {@code '%abc'}, {@code '%abc%'} and {@code 'abc'} become plain
+ * the escape character, backslash by default, makes the next one literal) and {@code RLIKE} (a Java
+ * regular expression found anywhere in the string). A constant pattern is compiled once, and the
+ * common shapes {@code 'abc%'}, {@code '%abc'}, {@code '%abc%'} and {@code 'abc'} become plain
  * string tests; every other LIKE pattern is a {@link LikePattern}, which never backtracks.
  */
 final class Like {
   private Like() {}
 
   enum Kind {
-    LIKE, ILIKE, RLIKE
+    LIKE,
+    ILIKE,
+    RLIKE
   }
 
-  static Node like(Kind kind, Node value, Node pattern, Character escape, boolean not,
-      String label, int position, String text) {
+  static Node like(
+      Kind kind,
+      Node value,
+      Node pattern,
+      Character escape,
+      boolean not,
+      String label,
+      int position,
+      String text) {
     for (Node n : List.of(value, pattern)) {
       if (n.type() != null && n.type() != PrimitiveType.STRING) {
-        throw new ExpressionException(text, n.position(),
-            kind + " needs string operands, found " + n.describe()
+        throw new ExpressionException(
+            text,
+            n.position(),
+            kind
+                + " needs string operands, found "
+                + n.describe()
                 + "; convert it with CAST(... AS string)");
       }
     }
@@ -43,24 +56,26 @@ final class Like {
       } catch (IllegalArgumentException e) {
         throw new ExpressionException(text, pattern.position(), e.getMessage());
       }
-      eval = row -> {
-        Object s = v.eval(row);
-        return s == null ? null : matcher.test((String) s) != not;
-      };
+      eval =
+          row -> {
+            Object s = v.eval(row);
+            return s == null ? null : matcher.test((String) s) != not;
+          };
     } else {
       Evaluator pe = pattern.eval();
-      eval = row -> {
-        Object s = v.eval(row);
-        Object p = pe.eval(row);
-        if (s == null || p == null) {
-          return null;
-        }
-        try {
-          return matcher(kind, (String) p, esc).test((String) s) != not;
-        } catch (IllegalArgumentException invalidPattern) {
-          return null;
-        }
-      };
+      eval =
+          row -> {
+            Object s = v.eval(row);
+            Object p = pe.eval(row);
+            if (s == null || p == null) {
+              return null;
+            }
+            try {
+              return matcher(kind, (String) p, esc).test((String) s) != not;
+            } catch (IllegalArgumentException invalidPattern) {
+              return null;
+            }
+          };
     }
     return Node.of(PrimitiveType.BOOLEAN, eval, List.of(value, pattern), label, position);
   }
@@ -71,8 +86,8 @@ final class Like {
         Pattern regex = Pattern.compile(pattern);
         return s -> regex.matcher(s).find();
       } catch (PatternSyntaxException e) {
-        throw new IllegalArgumentException("invalid regular expression '" + pattern + "': "
-            + e.getDescription());
+        throw new IllegalArgumentException(
+            "invalid regular expression '" + pattern + "': " + e.getDescription());
       }
     }
     StringBuilder literal = new StringBuilder();

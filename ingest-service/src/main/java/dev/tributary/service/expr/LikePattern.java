@@ -5,9 +5,10 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * A compiled {@code LIKE} / {@code ILIKE} pattern matched without a regular expression, so no record
- * can make a match backtrack: a pattern like {@code '%a%a%a%b'} against a long run of {@code a}s
- * costs a backtracking regex exponential time, and this matcher O(text length × pattern length).
+ * A compiled {@code LIKE} / {@code ILIKE} pattern matched without a regular expression, so no
+ * record can make a match backtrack: a pattern like {@code '%a%a%a%b'} against a long run of {@code
+ * a}s costs a backtracking regex exponential time, and this matcher O(text length × pattern
+ * length).
  *
  * <p>The pattern is cut at every {@code %} into segments of literal characters and {@code _}
  * (exactly one character). The first segment must match at the start, the last at the end, and
@@ -23,7 +24,8 @@ final class LikePattern implements Predicate<String> {
   private final boolean anchoredEnd;
   private final boolean ignoreCase;
 
-  private LikePattern(int[][] segments, boolean anchoredStart, boolean anchoredEnd, boolean ignoreCase) {
+  private LikePattern(
+      int[][] segments, boolean anchoredStart, boolean anchoredEnd, boolean ignoreCase) {
     this.segments = segments;
     this.anchoredStart = anchoredStart;
     this.anchoredEnd = anchoredEnd;

@@ -15,43 +15,46 @@ final class Logic {
   static Node and(Node left, Node right, String label, int position, String text) {
     Evaluator l = booleanOperand("AND", left, text).eval();
     Evaluator r = booleanOperand("AND", right, text).eval();
-    Evaluator eval = row -> {
-      Object a = l.eval(row);
-      if (a == Boolean.FALSE) {
-        return Boolean.FALSE;
-      }
-      Object b = r.eval(row);
-      if (b == Boolean.FALSE) {
-        return Boolean.FALSE;
-      }
-      return a == null || b == null ? null : Boolean.TRUE;
-    };
+    Evaluator eval =
+        row -> {
+          Object a = l.eval(row);
+          if (a == Boolean.FALSE) {
+            return Boolean.FALSE;
+          }
+          Object b = r.eval(row);
+          if (b == Boolean.FALSE) {
+            return Boolean.FALSE;
+          }
+          return a == null || b == null ? null : Boolean.TRUE;
+        };
     return Node.of(PrimitiveType.BOOLEAN, eval, List.of(left, right), label, position);
   }
 
   static Node or(Node left, Node right, String label, int position, String text) {
     Evaluator l = booleanOperand("OR", left, text).eval();
     Evaluator r = booleanOperand("OR", right, text).eval();
-    Evaluator eval = row -> {
-      Object a = l.eval(row);
-      if (a == Boolean.TRUE) {
-        return Boolean.TRUE;
-      }
-      Object b = r.eval(row);
-      if (b == Boolean.TRUE) {
-        return Boolean.TRUE;
-      }
-      return a == null || b == null ? null : Boolean.FALSE;
-    };
+    Evaluator eval =
+        row -> {
+          Object a = l.eval(row);
+          if (a == Boolean.TRUE) {
+            return Boolean.TRUE;
+          }
+          Object b = r.eval(row);
+          if (b == Boolean.TRUE) {
+            return Boolean.TRUE;
+          }
+          return a == null || b == null ? null : Boolean.FALSE;
+        };
     return Node.of(PrimitiveType.BOOLEAN, eval, List.of(left, right), label, position);
   }
 
   static Node not(Node operand, String label, int position, String text) {
     Evaluator in = booleanOperand("NOT", operand, text).eval();
-    Evaluator eval = row -> {
-      Object v = in.eval(row);
-      return v == null ? null : (Object) !((Boolean) v);
-    };
+    Evaluator eval =
+        row -> {
+          Object v = in.eval(row);
+          return v == null ? null : (Object) !((Boolean) v);
+        };
     return Node.of(PrimitiveType.BOOLEAN, eval, List.of(operand), label, position);
   }
 
@@ -62,8 +65,8 @@ final class Logic {
   }
 
   /** {@code x IS [NOT] TRUE|FALSE}: never null. */
-  static Node isBoolean(Node operand, boolean expected, boolean not, String label, int position,
-      String text) {
+  static Node isBoolean(
+      Node operand, boolean expected, boolean not, String label, int position, String text) {
     Evaluator in = booleanOperand("IS " + (expected ? "TRUE" : "FALSE"), operand, text).eval();
     Boolean target = expected;
     Evaluator eval = row -> target.equals(in.eval(row)) != not;
@@ -71,8 +74,13 @@ final class Logic {
   }
 
   /** Searched CASE: the first WHEN that is TRUE (not null) picks its THEN; else ELSE or null. */
-  static Node caseWhen(List<Node> conditions, List<Node> results, Node otherwise, String label,
-      int position, String text) {
+  static Node caseWhen(
+      List<Node> conditions,
+      List<Node> results,
+      Node otherwise,
+      String label,
+      int position,
+      String text) {
     for (Node c : conditions) {
       booleanOperand("CASE WHEN", c, text);
     }
@@ -84,14 +92,15 @@ final class Logic {
     Evaluator[] when = conditions.stream().map(Node::eval).toArray(Evaluator[]::new);
     Evaluator[] then = results.stream().map(n -> n.as(type).eval()).toArray(Evaluator[]::new);
     Evaluator orElse = otherwise == null ? row -> null : otherwise.as(type).eval();
-    Evaluator eval = row -> {
-      for (int i = 0; i < when.length; i++) {
-        if (when[i].eval(row) == Boolean.TRUE) {
-          return then[i].eval(row);
-        }
-      }
-      return orElse.eval(row);
-    };
+    Evaluator eval =
+        row -> {
+          for (int i = 0; i < when.length; i++) {
+            if (when[i].eval(row) == Boolean.TRUE) {
+              return then[i].eval(row);
+            }
+          }
+          return orElse.eval(row);
+        };
     List<Node> children = new ArrayList<>(conditions);
     children.addAll(all);
     return Node.of(type, eval, children, label, position);
@@ -100,15 +109,16 @@ final class Logic {
   static Node coalesce(List<Node> args, String label, int position, String text) {
     DataType type = commonType("coalesce arguments", args, text);
     Evaluator[] evals = args.stream().map(n -> n.as(type).eval()).toArray(Evaluator[]::new);
-    Evaluator eval = row -> {
-      for (Evaluator e : evals) {
-        Object v = e.eval(row);
-        if (v != null) {
-          return v;
-        }
-      }
-      return null;
-    };
+    Evaluator eval =
+        row -> {
+          for (Evaluator e : evals) {
+            Object v = e.eval(row);
+            if (v != null) {
+              return v;
+            }
+          }
+          return null;
+        };
     return Node.of(type, eval, args, label, position);
   }
 
@@ -122,8 +132,10 @@ final class Logic {
       }
       DataType next = Types.common(type, n.type());
       if (next == null) {
-        throw new ExpressionException(text, n.position(), what + " have incompatible types: "
-            + first.describe() + " and " + n.describe());
+        throw new ExpressionException(
+            text,
+            n.position(),
+            what + " have incompatible types: " + first.describe() + " and " + n.describe());
       }
       if (first == null) {
         first = n;
@@ -135,8 +147,8 @@ final class Logic {
 
   private static Node booleanOperand(String operator, Node n, String text) {
     if (n.type() != null && n.type() != PrimitiveType.BOOLEAN) {
-      throw new ExpressionException(text, n.position(),
-          operator + " needs a boolean operand, found " + n.describe());
+      throw new ExpressionException(
+          text, n.position(), operator + " needs a boolean operand, found " + n.describe());
     }
     return n;
   }

@@ -4,8 +4,8 @@ import dev.tributary.table.types.DataType;
 import java.util.List;
 
 /**
- * A compiled sub-expression during compilation: its type ({@code null} only for the untyped
- * {@code NULL} literal, which takes the type its context gives it), its evaluator, whether it is a
+ * A compiled sub-expression during compilation: its type ({@code null} only for the untyped {@code
+ * NULL} literal, which takes the type its context gives it), its evaluator, whether it is a
  * constant (then folded), and how messages name it ("'region'" for a column, the SQL text
  * otherwise) and where it starts in the source.
  */
@@ -17,8 +17,8 @@ record Node(DataType type, Evaluator eval, boolean constant, String label, int p
   }
 
   /**
-   * A node computed from {@code children}; folded into a constant when they all are (the
-   * language is deterministic, so a constant input gives a constant output).
+   * A node computed from {@code children}; folded into a constant when they all are (the language
+   * is deterministic, so a constant input gives a constant output).
    */
   static Node of(DataType type, Evaluator eval, List<Node> children, String label, int position) {
     for (Node c : children) {
@@ -45,10 +45,11 @@ record Node(DataType type, Evaluator eval, boolean constant, String label, int p
     }
     Casts.Conversion c = Casts.implicit(type, target);
     Evaluator inner = eval;
-    Evaluator converted = row -> {
-      Object v = inner.eval(row);
-      return v == null ? null : c.apply(v);
-    };
+    Evaluator converted =
+        row -> {
+          Object v = inner.eval(row);
+          return v == null ? null : c.apply(v);
+        };
     return of(target, converted, List.of(this), label, position);
   }
 }

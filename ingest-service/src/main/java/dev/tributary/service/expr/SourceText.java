@@ -7,8 +7,8 @@ import net.sf.jsqlparser.expression.BinaryExpression;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.CCJSqlParserConstants;
-import net.sf.jsqlparser.parser.ParseException;
 import net.sf.jsqlparser.parser.Node;
+import net.sf.jsqlparser.parser.ParseException;
 import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.parser.Token;
 
@@ -45,25 +45,31 @@ final class SourceText {
     if (text.isBlank()) {
       throw new ExpressionException(text, 1, "the expression is empty");
     }
-    ExpressionBounds.check(text).ifPresent(v -> {
-      throw new ExpressionException(text, v.position(), v.reason());
-    });
+    ExpressionBounds.check(text)
+        .ifPresent(
+            v -> {
+              throw new ExpressionException(text, v.position(), v.reason());
+            });
     CCJSqlParser parser = new CCJSqlParser(new StringProvider(text));
     try {
       Expression e = parser.Expression();
       Token next = parser.getToken(1);
       if (next.kind != CCJSqlParserConstants.EOF) {
-        throw new ExpressionException(text, position(next.beginLine, next.beginColumn),
+        throw new ExpressionException(
+            text,
+            position(next.beginLine, next.beginColumn),
             "syntax error: unexpected '" + next.image + "' after a complete expression");
       }
       return e;
     } catch (ParseException e) {
       Token bad = e.currentToken == null ? null : e.currentToken.next;
       if (bad == null || bad.kind == CCJSqlParserConstants.EOF) {
-        throw new ExpressionException(text, text.stripTrailing().length() + 1,
-            "syntax error: the expression ends too early");
+        throw new ExpressionException(
+            text, text.stripTrailing().length() + 1, "syntax error: the expression ends too early");
       }
-      throw new ExpressionException(text, position(bad.beginLine, bad.beginColumn),
+      throw new ExpressionException(
+          text,
+          position(bad.beginLine, bad.beginColumn),
           "syntax error: unexpected '" + bad.image + "'");
     } catch (ExpressionException e) {
       throw e;
@@ -72,11 +78,14 @@ final class SourceText {
       // message carries "line L, column C".
       String message = String.valueOf(e.getMessage());
       Matcher m = LEXICAL_POSITION.matcher(message);
-      int at = m.find()
-          ? position(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))) : 1;
-      throw new ExpressionException(text, Math.min(at, text.length()),
-          "syntax error: " + (message.contains("<EOF>")
-              ? "unterminated quote or string" : "unreadable character"));
+      int at = m.find() ? position(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))) : 1;
+      throw new ExpressionException(
+          text,
+          Math.min(at, text.length()),
+          "syntax error: "
+              + (message.contains("<EOF>")
+                  ? "unterminated quote or string"
+                  : "unreadable character"));
     }
   }
 

@@ -14,10 +14,10 @@ public sealed interface Step permits Step.Filter, Step.Derive {
   }
 
   /**
-   * Adds columns (new name: appended after the existing columns, in declaration order) or
-   * replaces columns (existing name: the value changes in place, the position stays). All
-   * expressions of one step read the step's input row, as in a SQL SELECT list; the next steps see
-   * the derived columns.
+   * Adds columns (new name: appended after the existing columns, in declaration order) or replaces
+   * columns (existing name: the value changes in place, the position stays). All expressions of one
+   * step read the step's input row, as in a SQL SELECT list; the next steps see the derived
+   * columns.
    */
   record Derive(LinkedHashMap<String, String> columns) implements Step {
     public Derive {

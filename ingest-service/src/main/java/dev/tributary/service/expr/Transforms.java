@@ -14,9 +14,9 @@ public final class Transforms {
   /**
    * Compiles {@code steps} in order, each against the schema the previous ones produce.
    *
-   * @throws ExpressionException whose message starts with the step's location, e.g.
-   *     {@code transform[1].derive.amount: unknown column 'amount_cent'; did you mean
-   *     'amount_cents'? at position 1 of "amount_cent / 100.0"} (indexes count from 0)
+   * @throws ExpressionException whose message starts with the step's location, e.g. {@code
+   *     transform[1].derive.amount: unknown column 'amount_cent'; did you mean 'amount_cents'? at
+   *     position 1 of "amount_cent / 100.0"} (indexes count from 0)
    * @throws IllegalArgumentException for an invalid derived column name, with its location
    */
   public static CompiledTransforms compile(StructType input, List<Step> steps) {
@@ -45,14 +45,18 @@ public final class Transforms {
     List<CompiledExpression> exprs = new ArrayList<>();
     List<Integer> targets = new ArrayList<>();
     if (d.columns().isEmpty()) {
-      throw new IllegalArgumentException(where + ": derive declares no column; declare at least"
-          + " one (name: expression)");
+      throw new IllegalArgumentException(
+          where + ": derive declares no column; declare at least" + " one (name: expression)");
     }
     for (Map.Entry<String, String> c : d.columns().entrySet()) {
       String name = c.getKey();
       if (name == null || name.isBlank() || name.contains(".")) {
-        throw new IllegalArgumentException(where + "." + name + ": a derived column needs a"
-            + " plain name without dots (nested fields cannot be derived)");
+        throw new IllegalArgumentException(
+            where
+                + "."
+                + name
+                + ": a derived column needs a"
+                + " plain name without dots (nested fields cannot be derived)");
       }
       CompiledExpression e;
       try {
@@ -71,7 +75,9 @@ public final class Transforms {
       exprs.add(e);
       targets.add(at);
     }
-    return new DeriveStage(new StructType(fields), exprs.toArray(CompiledExpression[]::new),
+    return new DeriveStage(
+        new StructType(fields),
+        exprs.toArray(CompiledExpression[]::new),
         targets.stream().mapToInt(Integer::intValue).toArray());
   }
 

@@ -6,10 +6,10 @@ import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 
 /**
- * Type names and the promotion rules: numbers widen int < long < decimal < double; a date widens
- * to a timestamp (midnight UTC); the untyped NULL literal takes the other side's type. Decimal
- * result types follow Spark's rules (precision capped at 38, keeping at least 6 fraction digits
- * when capping).
+ * Type names and the promotion rules: numbers widen int < long < decimal < double; a date widens to
+ * a timestamp (midnight UTC); the untyped NULL literal takes the other side's type. Decimal result
+ * types follow Spark's rules (precision capped at 38, keeping at least 6 fraction digits when
+ * capping).
  */
 final class Types {
   static final int MAX_PRECISION = 38;
@@ -31,7 +31,9 @@ final class Types {
   }
 
   static boolean isNumeric(DataType t) {
-    return t == PrimitiveType.INTEGER || t == PrimitiveType.LONG || t == PrimitiveType.DOUBLE
+    return t == PrimitiveType.INTEGER
+        || t == PrimitiveType.LONG
+        || t == PrimitiveType.DOUBLE
         || t instanceof DecimalType;
   }
 
@@ -79,8 +81,8 @@ final class Types {
   }
 
   /**
-   * The common type of two values that must meet (comparison, CASE branches, COALESCE, IN), or
-   * null when there is none. A null type (the NULL literal) yields the other type.
+   * The common type of two values that must meet (comparison, CASE branches, COALESCE, IN), or null
+   * when there is none. A null type (the NULL literal) yields the other type.
    */
   static DataType common(DataType a, DataType b) {
     if (a == null) {

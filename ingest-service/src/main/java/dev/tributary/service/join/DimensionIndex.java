@@ -10,8 +10,9 @@ import java.util.Map;
 
 /**
  * One version of a dimension table in memory: its rows, reduced to the columns a join adds, in a
- * hash index on the join keys. Several rows may share a key (each is a match); a row whose key holds
- * a null is left out, since a null key never matches (SQL and Spark equi-joins). Immutable once built.
+ * hash index on the join keys. Several rows may share a key (each is a match); a row whose key
+ * holds a null is left out, since a null key never matches (SQL and Spark equi-joins). Immutable
+ * once built.
  */
 public final class DimensionIndex {
   private final long version;
@@ -32,7 +33,8 @@ public final class DimensionIndex {
    * @param keyColumns the positions of the join keys in a dimension row, in {@code on} order
    * @param valueColumns the positions of the columns the join adds, in output order
    */
-  public static DimensionIndex build(long version, Iterator<Object[]> rows, int[] keyColumns, int[] valueColumns) {
+  public static DimensionIndex build(
+      long version, Iterator<Object[]> rows, int[] keyColumns, int[] valueColumns) {
     Map<Object, List<Object[]>> byKey = new HashMap<>();
     long count = 0;
     while (rows.hasNext()) {
@@ -62,8 +64,9 @@ public final class DimensionIndex {
   }
 
   /**
-   * The added columns of every dimension row whose keys equal the stream row's keys, in table order;
-   * empty when none does or a key of the stream row is null. The arrays are shared: do not modify.
+   * The added columns of every dimension row whose keys equal the stream row's keys, in table
+   * order; empty when none does or a key of the stream row is null. The arrays are shared: do not
+   * modify.
    *
    * @param keyColumns the positions of the join keys in {@code streamRow}, in {@code on} order
    */
@@ -72,7 +75,10 @@ public final class DimensionIndex {
     return key == null ? List.of() : byKey.getOrDefault(key, List.of());
   }
 
-  /** The key of a row: the value itself for one key column, a list of them for several; null if any is null. */
+  /**
+   * The key of a row: the value itself for one key column, a list of them for several; null if any
+   * is null.
+   */
   private static Object key(Object[] row, int[] keyColumns) {
     if (keyColumns.length == 1) {
       return normalize(row[keyColumns[0]]);

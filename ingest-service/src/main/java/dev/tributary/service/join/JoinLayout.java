@@ -19,7 +19,8 @@ import java.util.List;
  * @param dimensionKeys the positions of the {@code on} columns in a dimension row
  * @param added the columns the join appends to the stream row, in the dimension's order
  */
-public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, List<StructField> added) {
+public record JoinLayout(
+    String where, int[] streamKeys, int[] dimensionKeys, List<StructField> added) {
 
   /** Copies the added columns. */
   public JoinLayout {
@@ -27,15 +28,15 @@ public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, Li
   }
 
   /**
-   * Resolves {@code join} (the {@code index}-th of the pipeline) against the schemas: every key must
-   * be a primitive, non-binary column of both, with the same type; the added columns are the picked
-   * ones, else every dimension column but the keys and {@code _kafka_*} columns, and none may have
-   * the name of a stream column.
+   * Resolves {@code join} (the {@code index}-th of the pipeline) against the schemas: every key
+   * must be a primitive, non-binary column of both, with the same type; the added columns are the
+   * picked ones, else every dimension column but the keys and {@code _kafka_*} columns, and none
+   * may have the name of a stream column.
    *
    * @throws JoinException naming the pipeline, the join and the column
    */
-  public static JoinLayout resolve(String pipeline, int index, JoinSpec join, StructType stream,
-      StructType dimension) {
+  public static JoinLayout resolve(
+      String pipeline, int index, JoinSpec join, StructType stream, StructType dimension) {
     String where = "join[" + index + "]";
     int[] streamKeys = new int[join.on().size()];
     int[] dimensionKeys = new int[join.on().size()];
@@ -62,8 +63,13 @@ public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, Li
     List<StructField> added = new ArrayList<>();
     if (join.columns().isPresent()) {
       for (String column : join.columns().get()) {
-        StructField field = dimension.field(column).orElseThrow(
-            () -> JoinErrors.missingColumn(pipeline, where, join.path(), column, dimension.fieldNames()));
+        StructField field =
+            dimension
+                .field(column)
+                .orElseThrow(
+                    () ->
+                        JoinErrors.missingColumn(
+                            pipeline, where, join.path(), column, dimension.fieldNames()));
         added.add(field);
       }
       // the declared order is the dimension's order (PIPELINES.md), whatever order columns lists
@@ -102,7 +108,12 @@ public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, Li
    * @return the layout with the dimension positions of that version
    * @throws JoinException naming the column that went missing or changed type
    */
-  JoinLayout check(String pipeline, String path, long version, List<String> on, StructType stream,
+  JoinLayout check(
+      String pipeline,
+      String path,
+      long version,
+      List<String> on,
+      StructType stream,
       StructType dimension) {
     int[] keys = new int[on.size()];
     for (int k = 0; k < on.size(); k++) {
@@ -112,8 +123,16 @@ public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, Li
         throw JoinErrors.changed(pipeline, where, path, version, on.get(k), "(a join key) is gone");
       }
       if (!dimension.fields().get(keys[k]).type().equals(expected)) {
-        throw JoinErrors.changed(pipeline, where, path, version, on.get(k), "(a join key) is now "
-            + dimension.fields().get(keys[k]).type().deltaName() + " instead of " + expected.deltaName());
+        throw JoinErrors.changed(
+            pipeline,
+            where,
+            path,
+            version,
+            on.get(k),
+            "(a join key) is now "
+                + dimension.fields().get(keys[k]).type().deltaName()
+                + " instead of "
+                + expected.deltaName());
       }
     }
     for (StructField field : added) {
@@ -122,8 +141,13 @@ public record JoinLayout(String where, int[] streamKeys, int[] dimensionKeys, Li
         throw JoinErrors.changed(pipeline, where, path, version, field.name(), "is gone");
       }
       if (!now.get().type().equals(field.type())) {
-        throw JoinErrors.changed(pipeline, where, path, version, field.name(), "is now "
-            + now.get().type().deltaName() + " instead of " + field.type().deltaName());
+        throw JoinErrors.changed(
+            pipeline,
+            where,
+            path,
+            version,
+            field.name(),
+            "is now " + now.get().type().deltaName() + " instead of " + field.type().deltaName());
       }
     }
     return new JoinLayout(where, streamKeys, keys, added);

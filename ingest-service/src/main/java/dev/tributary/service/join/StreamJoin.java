@@ -12,14 +12,14 @@ import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.io.UncheckedIOException;
 
 /**
- * One join: a dimension table, the version of it in memory, and the join of a stream row with it.
- * A version is loaded only when asked for and not already held, so refreshing an unchanged table
+ * One join: a dimension table, the version of it in memory, and the join of a stream row with it. A
+ * version is loaded only when asked for and not already held, so refreshing an unchanged table
  * costs one listing of its log. Not thread-safe (the engine's thread only).
  */
 final class StreamJoin {
@@ -32,7 +32,8 @@ final class StreamJoin {
   private DimensionIndex index;
   private long loads;
 
-  private StreamJoin(String pipeline, JoinSpec spec, DeltaTable table, StructType stream, JoinLayout layout) {
+  private StreamJoin(
+      String pipeline, JoinSpec spec, DeltaTable table, StructType stream, JoinLayout layout) {
     this.pipeline = pipeline;
     this.spec = spec;
     this.table = table;
@@ -47,12 +48,17 @@ final class StreamJoin {
    * @param store the store rooted at the dimension table; the caller closes it
    * @throws JoinException if the table cannot be read or does not fit the join
    */
-  static StreamJoin open(String pipeline, int index, JoinSpec spec, StructType stream, ObjectStore store)
+  static StreamJoin open(
+      String pipeline, int index, JoinSpec spec, StructType stream, ObjectStore store)
       throws IOException {
     DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
     Snapshot latest = snapshot(pipeline, "join[" + index + "]", spec, table::snapshot);
-    return new StreamJoin(pipeline, spec, table, stream, JoinLayout.resolve(pipeline, index, spec, stream,
-        latest.schema()));
+    return new StreamJoin(
+        pipeline,
+        spec,
+        table,
+        stream,
+        JoinLayout.resolve(pipeline, index, spec, stream, latest.schema()));
   }
 
   JoinLayout layout() {
@@ -78,14 +84,20 @@ final class StreamJoin {
     return latest.version();
   }
 
-  /** Brings {@code version} exactly into memory if it is not there already (a replayed batch's version). */
+  /**
+   * Brings {@code version} exactly into memory if it is not there already (a replayed batch's
+   * version).
+   */
   void pin(long version) throws IOException {
     if (version != version()) {
       load(snapshot(pipeline, layout.where(), spec, () -> table.snapshotAt(version)));
     }
   }
 
-  /** Appends to {@code out} the joined rows of {@code row}: one per match, or (left join) one with nulls. */
+  /**
+   * Appends to {@code out} the joined rows of {@code row}: one per match, or (left join) one with
+   * nulls.
+   */
   void join(Object[] row, List<Object[]> out) {
     List<Object[]> matches = index.matches(row, layout.streamKeys());
     if (matches.isEmpty()) {
@@ -109,12 +121,21 @@ final class StreamJoin {
   /** Refuses a snapshot above max-size before reading a row of it, then indexes it. */
   private void load(Snapshot snapshot) throws IOException {
     if (snapshot.totalBytes() > spec.maxSize().bytes()) {
-      throw JoinErrors.tooLarge(pipeline, layout.where(), spec.path(), snapshot.version(), snapshot.totalBytes(),
+      throw JoinErrors.tooLarge(
+          pipeline,
+          layout.where(),
+          spec.path(),
+          snapshot.version(),
+          snapshot.totalBytes(),
           spec.maxSize());
     }
-    JoinLayout now = layout.check(pipeline, spec.path(), snapshot.version(), spec.on(), stream, snapshot.schema());
+    JoinLayout now =
+        layout.check(
+            pipeline, spec.path(), snapshot.version(), spec.on(), stream, snapshot.schema());
     try (SnapshotRows rows = new SnapshotRows(table.store(), snapshot)) {
-      index = DimensionIndex.build(snapshot.version(), rows, now.dimensionKeys(), now.valueColumns(snapshot.schema()));
+      index =
+          DimensionIndex.build(
+              snapshot.version(), rows, now.dimensionKeys(), now.valueColumns(snapshot.schema()));
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }
@@ -134,7 +155,9 @@ final class StreamJoin {
     }
   }
 
-  /** Every row of a snapshot, file after file, in full schema order (partition values filled in). */
+  /**
+   * Every row of a snapshot, file after file, in full schema order (partition values filled in).
+   */
   private static final class SnapshotRows implements Iterator<Object[]>, AutoCloseable {
     private final ObjectStore store;
     private final Snapshot snapshot;

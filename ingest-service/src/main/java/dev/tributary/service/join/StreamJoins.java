@@ -6,10 +6,10 @@ import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Collections;
 
 /**
  * A pipeline's {@code join} list as one operator over rows: each stream row (in the transforms'
@@ -18,15 +18,15 @@ import java.util.Collections;
  *
  * <ol>
  *   <li>{@link #plan} when a new batch is planned: every dimension is refreshed to its latest
- *       version (loaded only if that changed) and the versions are returned for the batch's
- *       offsets entry, under {@link #versionKey};
+ *       version (loaded only if that changed) and the versions are returned for the batch's offsets
+ *       entry, under {@link #versionKey};
  *   <li>{@link #pin} when the batch begins, with that entry's extras: a replayed batch brings back
  *       exactly the versions recorded, so it produces the rows the first attempt did;
  *   <li>{@link #apply} for every row.
  * </ol>
  *
- * <p>Memory: each dimension is refused before loading when its data files exceed its
- * {@code max-size}; while one version replaces another, both are held for a moment.
+ * <p>Memory: each dimension is refused before loading when its data files exceed its {@code
+ * max-size}; while one version replaces another, both are held for a moment.
  */
 public final class StreamJoins implements AutoCloseable {
 
@@ -49,14 +49,14 @@ public final class StreamJoins implements AutoCloseable {
   }
 
   /**
-   * Opens every dimension table and resolves the joins against the stream's schema and each
-   * table's latest schema; loads no rows.
+   * Opens every dimension table and resolves the joins against the stream's schema and each table's
+   * latest schema; loads no rows.
    *
    * @param stream the schema of the rows {@link #apply} gets
    * @throws JoinException if a table cannot be read or does not fit its join (key types, columns)
    */
-  public static StreamJoins open(String pipeline, List<JoinSpec> specs, StructType stream, Stores stores)
-      throws IOException {
+  public static StreamJoins open(
+      String pipeline, List<JoinSpec> specs, StructType stream, Stores stores) throws IOException {
     List<StreamJoin> joins = new ArrayList<>();
     List<ObjectStore> opened = new ArrayList<>();
     StructType schema = stream;
@@ -87,7 +87,9 @@ public final class StreamJoins implements AutoCloseable {
     return outputSchema;
   }
 
-  /** Refreshes every dimension to its latest version; returns the versions to record for the batch. */
+  /**
+   * Refreshes every dimension to its latest version; returns the versions to record for the batch.
+   */
   public Map<String, String> plan() throws IOException {
     Map<String, String> versions = new LinkedHashMap<>();
     for (int i = 0; i < joins.size(); i++) {
@@ -132,7 +134,10 @@ public final class StreamJoins implements AutoCloseable {
     return joins.stream().map(StreamJoin::version).toList();
   }
 
-  /** How many times each dimension was loaded, in join order: a refresh of an unchanged table loads nothing. */
+  /**
+   * How many times each dimension was loaded, in join order: a refresh of an unchanged table loads
+   * nothing.
+   */
   public List<Long> loads() {
     return joins.stream().map(StreamJoin::loads).toList();
   }

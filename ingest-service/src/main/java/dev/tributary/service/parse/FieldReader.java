@@ -13,9 +13,9 @@ import java.time.LocalDate;
 import java.util.Map;
 
 /**
- * Reads the value of one declared field from the parser positioned on its first token (never
- * {@code VALUE_NULL}: the struct reader handles nulls). Throws {@link BadRecordException} when the
- * JSON value cannot become the declared type; see docs/EXPRESSIONS.md for the coercion table.
+ * Reads the value of one declared field from the parser positioned on its first token (never {@code
+ * VALUE_NULL}: the struct reader handles nulls). Throws {@link BadRecordException} when the JSON
+ * value cannot become the declared type; see docs/EXPRESSIONS.md for the coercion table.
  */
 abstract class FieldReader {
   final String path;
@@ -47,8 +47,9 @@ abstract class FieldReader {
       case BOOLEAN -> new BooleanReader(path);
       case TIMESTAMP -> new TimestampReader(path, units.getOrDefault(path, EpochUnit.MILLIS));
       case DATE -> new DateReader(path);
-      case BINARY -> throw new IllegalArgumentException(
-          "field '" + path + "': binary columns cannot be parsed from JSON");
+      case BINARY ->
+          throw new IllegalArgumentException(
+              "field '" + path + "': binary columns cannot be parsed from JSON");
     };
   }
 
@@ -109,9 +110,9 @@ abstract class FieldReader {
   }
 
   /**
-   * A JSON float accepted for an integer column only when it is a whole number in range
-   * ({@code 3.0}, {@code 1e3}): some producers (Python's json, JavaScript after arithmetic) write
-   * whole numbers that way, and accepting them loses nothing.
+   * A JSON float accepted for an integer column only when it is a whole number in range ({@code
+   * 3.0}, {@code 1e3}): some producers (Python's json, JavaScript after arithmetic) write whole
+   * numbers that way, and accepting them loses nothing.
    */
   private static long integralValue(JsonParser p, FieldReader r, long min, long max)
       throws IOException {
@@ -184,12 +185,14 @@ abstract class FieldReader {
     @Override
     Object read(JsonParser p, JsonToken t) throws IOException {
       if (t == JsonToken.VALUE_STRING) {
-        Instant v = IsoTimestamps.parseTimestamp(
-            p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+        Instant v =
+            IsoTimestamps.parseTimestamp(
+                p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
         if (v == null) {
           throw RecordErrors.invalidText(path, type, unit, p.getText());
         }
-        if (v.getEpochSecond() < EpochUnit.MIN_SECOND || v.getEpochSecond() > EpochUnit.MAX_SECOND) {
+        if (v.getEpochSecond() < EpochUnit.MIN_SECOND
+            || v.getEpochSecond() > EpochUnit.MAX_SECOND) {
           throw RecordErrors.timestampTextOutOfRange(path, p.getText());
         }
         return v;

@@ -41,19 +41,28 @@ public final class FramedDecoding {
    * Why the record is quarantined before its value is decoded (a tombstone, or above
    * max-record-size), or null to decode it.
    */
-  public static ParseResult precheck(String topic, int partition, long offset, byte[] valueBytes,
-      long maxRecordBytes) {
+  public static ParseResult precheck(
+      String topic, int partition, long offset, byte[] valueBytes, long maxRecordBytes) {
     if (valueBytes == null) {
       return failure(topic, partition, offset, "value", WireErrors.tombstone());
     }
     if (valueBytes.length > maxRecordBytes) {
-      return failure(topic, partition, offset, "value", WireErrors.tooLarge(valueBytes.length, maxRecordBytes));
+      return failure(
+          topic,
+          partition,
+          offset,
+          "value",
+          WireErrors.tooLarge(valueBytes.length, maxRecordBytes));
     }
     return null;
   }
 
-  /** A failure of the record's {@code part} ({@code value} or {@code key}), prefixed with where it is. */
-  public static ParseResult failure(String topic, int partition, long offset, String part, String problem) {
+  /**
+   * A failure of the record's {@code part} ({@code value} or {@code key}), prefixed with where it
+   * is.
+   */
+  public static ParseResult failure(
+      String topic, int partition, long offset, String part, String problem) {
     return ParseResult.failure(WireErrors.where(topic, partition, offset, part) + problem);
   }
 

@@ -5,15 +5,15 @@ import java.time.Instant;
 import java.time.LocalDate;
 
 /**
- * Allocation-free parsing of the timestamp and date strings that records carry, shared by the
- * JSON parser and the expression language so that both accept exactly the same texts.
+ * Allocation-free parsing of the timestamp and date strings that records carry, shared by the JSON
+ * parser and the expression language so that both accept exactly the same texts.
  *
- * <p>Timestamps: {@code yyyy-MM-dd}, optionally followed by {@code T} (or a space) and
- * {@code HH:mm[:ss[.fraction]]}, optionally followed by a zone: {@code Z}, {@code +HH:mm},
- * {@code +HHmm} or {@code +HH}. Without a zone the time is UTC. Fractions beyond microseconds are
- * truncated (Delta stores microseconds). Dates: exactly {@code yyyy-MM-dd}. Both return
- * {@code null} for anything else, including impossible dates like {@code 2026-02-30}; callers turn
- * that into their own error message.
+ * <p>Timestamps: {@code yyyy-MM-dd}, optionally followed by {@code T} (or a space) and {@code
+ * HH:mm[:ss[.fraction]]}, optionally followed by a zone: {@code Z}, {@code +HH:mm}, {@code +HHmm}
+ * or {@code +HH}. Without a zone the time is UTC. Fractions beyond microseconds are truncated
+ * (Delta stores microseconds). Dates: exactly {@code yyyy-MM-dd}. Both return {@code null} for
+ * anything else, including impossible dates like {@code 2026-02-30}; callers turn that into their
+ * own error message.
  */
 public final class IsoTimestamps {
   private IsoTimestamps() {}
@@ -28,7 +28,9 @@ public final class IsoTimestamps {
     return parseDate(text.toCharArray(), 0, text.length());
   }
 
-  /** As {@link #parseTimestamp(String)}, reading {@code len} chars of {@code c} from {@code off}. */
+  /**
+   * As {@link #parseTimestamp(String)}, reading {@code len} chars of {@code c} from {@code off}.
+   */
   public static Instant parseTimestamp(char[] c, int off, int len) {
     if (len < 10) {
       return null;

@@ -7,19 +7,19 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.LinkedHashMap;
-import java.util.Objects;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Parses JSON record values into rows of a declared schema, one token at a time (no tree).
  *
- * <p>Contract of {@link #parse}: it never throws for any input bytes; it returns a
- * {@link ParseResult.Success} whose row is aligned with {@link #schema()} (nested structs as
- * nested {@code Object[]}, Java value classes as documented in
- * {@link dev.tributary.table.types.DataType}), or a {@link ParseResult.Failure} whose message names
- * the field path and the problem. Undeclared fields are skipped, absent fields and explicit
- * {@code null}s become null. The top level must be exactly one JSON object. The coercion rules
- * (which JSON values each declared type accepts) are listed in docs/EXPRESSIONS.md.
+ * <p>Contract of {@link #parse}: it never throws for any input bytes; it returns a {@link
+ * ParseResult.Success} whose row is aligned with {@link #schema()} (nested structs as nested {@code
+ * Object[]}, Java value classes as documented in {@link dev.tributary.table.types.DataType}), or a
+ * {@link ParseResult.Failure} whose message names the field path and the problem. Undeclared fields
+ * are skipped, absent fields and explicit {@code null}s become null. The top level must be exactly
+ * one JSON object. The coercion rules (which JSON values each declared type accepts) are listed in
+ * docs/EXPRESSIONS.md.
  *
  * <p>Instances are immutable and thread-safe; build one per pipeline and share it.
  */
@@ -52,7 +52,8 @@ public final class JsonRecordParser implements RecordDecoder {
    * As {@link #JsonRecordParser(StructType, long)}, reading numbers of the timestamp fields in
    * {@code epochUnits} (by dotted path) in that unit instead of milliseconds.
    */
-  public JsonRecordParser(StructType schema, Map<String, EpochUnit> epochUnits, long maxRecordBytes) {
+  public JsonRecordParser(
+      StructType schema, Map<String, EpochUnit> epochUnits, long maxRecordBytes) {
     this.schema = Objects.requireNonNull(schema, "schema");
     if (maxRecordBytes <= 0) {
       throw new IllegalArgumentException(
@@ -74,21 +75,22 @@ public final class JsonRecordParser implements RecordDecoder {
 
   /**
    * This parser with schema evolution (docs/SCHEMA_EVOLUTION.md): its successes carry {@link
-   * ParseResult.Success#extras()}. With {@code rescue}, undeclared fields (top level and inside declared
-   * structs) and values that do not fit their declared field are kept there as JSON and the field is
-   * left null, instead of being skipped or failing the record; with {@code reportNewFields}, undeclared
-   * top-level fields are reported with an inferred type ({@link DecodedExtras.NewField}) instead of
-   * being rescued. Both false: this parser.
+   * ParseResult.Success#extras()}. With {@code rescue}, undeclared fields (top level and inside
+   * declared structs) and values that do not fit their declared field are kept there as JSON and
+   * the field is left null, instead of being skipped or failing the record; with {@code
+   * reportNewFields}, undeclared top-level fields are reported with an inferred type ({@link
+   * DecodedExtras.NewField}) instead of being rescued. Both false: this parser.
    */
   public JsonRecordParser withEvolution(boolean rescue, boolean reportNewFields) {
     return rescue || reportNewFields ? new JsonRecordParser(this, rescue, reportNewFields) : this;
   }
 
   /**
-   * Builds the schema of PIPELINES.md's {@code format.json.schema}: keys are column names or
-   * dotted paths ({@code customer.address.city}, a dot always means nesting), values are type
-   * names ({@code string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos),
-   * date, decimal(p,s)}, case insensitive; the epoch unit only matters to {@link #forColumns}). Columns and nested fields keep declaration order.
+   * Builds the schema of PIPELINES.md's {@code format.json.schema}: keys are column names or dotted
+   * paths ({@code customer.address.city}, a dot always means nesting), values are type names
+   * ({@code string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date,
+   * decimal(p,s)}, case insensitive; the epoch unit only matters to {@link #forColumns}). Columns
+   * and nested fields keep declaration order.
    *
    * @throws IllegalArgumentException naming the column, for an unknown type name, an empty path
    *     segment, or a path that is declared both as a scalar and as a struct
@@ -103,9 +105,10 @@ public final class JsonRecordParser implements RecordDecoder {
    *
    * @throws IllegalArgumentException naming the column, as {@link #schemaOf}
    */
-  public static JsonRecordParser forColumns(LinkedHashMap<String, String> columnTypes, long maxRecordBytes) {
-    return new JsonRecordParser(SchemaBuilder.schemaOf(columnTypes), SchemaBuilder.epochUnits(columnTypes),
-        maxRecordBytes);
+  public static JsonRecordParser forColumns(
+      LinkedHashMap<String, String> columnTypes, long maxRecordBytes) {
+    return new JsonRecordParser(
+        SchemaBuilder.schemaOf(columnTypes), SchemaBuilder.epochUnits(columnTypes), maxRecordBytes);
   }
 
   /** The schema rows are aligned with. */
@@ -121,8 +124,8 @@ public final class JsonRecordParser implements RecordDecoder {
   }
 
   /**
-   * The epoch unit of every timestamp column declared with one other than milliseconds
-   * ({@code timestamp(seconds)}, ...), by dotted path: other formats read plain numbers the same way.
+   * The epoch unit of every timestamp column declared with one other than milliseconds ({@code
+   * timestamp(seconds)}, ...), by dotted path: other formats read plain numbers the same way.
    */
   public static Map<String, EpochUnit> epochUnitsOf(LinkedHashMap<String, String> columnTypes) {
     return SchemaBuilder.epochUnits(columnTypes);

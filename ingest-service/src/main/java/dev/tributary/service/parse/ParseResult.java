@@ -3,9 +3,9 @@ package dev.tributary.service.parse;
 import java.util.Objects;
 
 /**
- * The outcome of parsing one record: either a {@link Success} holding the row, or a
- * {@link Failure} holding a message that names the field and the problem (it becomes the
- * {@code error} column of the quarantine table).
+ * The outcome of parsing one record: either a {@link Success} holding the row, or a {@link Failure}
+ * holding a message that names the field and the problem (it becomes the {@code error} column of
+ * the quarantine table).
  */
 public sealed interface ParseResult permits ParseResult.Success, ParseResult.Failure {
 
@@ -23,9 +23,9 @@ public sealed interface ParseResult permits ParseResult.Success, ParseResult.Fai
   boolean isSuccess();
 
   /**
-   * A parsed row aligned with the parser's schema. The array is handed over, not copied: the
-   * parser allocates a fresh one per record and keeps no reference to it, and a copy per record on
-   * the hot path would cost throughput for no safety gain. {@code extras} is what a parser with schema
+   * A parsed row aligned with the parser's schema. The array is handed over, not copied: the parser
+   * allocates a fresh one per record and keeps no reference to it, and a copy per record on the hot
+   * path would cost throughput for no safety gain. {@code extras} is what a parser with schema
    * evolution found beyond the declared columns ({@link JsonRecordParser#withEvolution}), null when
    * nothing (always null without evolution).
    */

@@ -9,22 +9,23 @@ import dev.tributary.table.types.StructType;
  * Protobuf one.
  *
  * <p>Contract of {@link #decode}:
+ *
  * <ul>
  *   <li>it never throws for any bytes a producer can send: a record that cannot become a row is a
  *       {@link ParseResult.Failure} whose message names what is wrong (field path, schema id, ...),
  *       and goes to the quarantine table;
  *   <li>a {@link ParseResult.Success}'s row is aligned with {@link #schema()}: nested structs as
- *       nested {@code Object[]}, values in the Java classes of
- *       {@link dev.tributary.table.types.DataType} (String, Integer, Long, Double, Boolean,
- *       {@code Instant} truncated to microseconds, {@code LocalDate}, {@code BigDecimal} at the
- *       declared scale), exactly as {@link JsonRecordParser} produces them;
+ *       nested {@code Object[]}, values in the Java classes of {@link
+ *       dev.tributary.table.types.DataType} (String, Integer, Long, Double, Boolean, {@code
+ *       Instant} truncated to microseconds, {@code LocalDate}, {@code BigDecimal} at the declared
+ *       scale), exactly as {@link JsonRecordParser} produces them;
  *   <li>it throws {@link DecoderUnavailableException} only when it cannot decide now (a schema
- *       registry that is down): that is not the record's fault, so the batch fails and is
- *       replayed, and nothing is quarantined.
+ *       registry that is down): that is not the record's fault, so the batch fails and is replayed,
+ *       and nothing is quarantined.
  * </ul>
  *
- * <p>Implementations are thread-safe and built once per pipeline; the hot path should not
- * allocate beyond the row itself.
+ * <p>Implementations are thread-safe and built once per pipeline; the hot path should not allocate
+ * beyond the row itself.
  */
 public interface RecordDecoder {
 
@@ -42,10 +43,11 @@ public interface RecordDecoder {
   /**
    * This decoder reporting, with each row, what a record carries beyond the declared columns
    * ({@link DecodedExtras}): the rescued fields as JSON when {@code rescue}, and new top-level
-   * fields with their inferred types when {@code reportNewFields}. Formats that cannot do so refuse;
-   * the pipeline's validation refuses {@code schema-evolution} for them first.
+   * fields with their inferred types when {@code reportNewFields}. Formats that cannot do so
+   * refuse; the pipeline's validation refuses {@code schema-evolution} for them first.
    */
   default RecordDecoder withEvolution(boolean rescue, boolean reportNewFields) {
-    throw new UnsupportedOperationException("schema evolution is not available for " + getClass().getSimpleName());
+    throw new UnsupportedOperationException(
+        "schema evolution is not available for " + getClass().getSimpleName());
   }
 }

@@ -24,16 +24,23 @@ final class RecordErrors {
   }
 
   /** As {@link #wrongType}, naming the column's epoch unit. */
-  static BadRecordException wrongType(String path, DataType expected, EpochUnit unit, JsonParser p, JsonToken t)
+  static BadRecordException wrongType(
+      String path, DataType expected, EpochUnit unit, JsonParser p, JsonToken t)
       throws IOException {
     return new BadRecordException(
         "field '" + path + "': expected " + describeTimestamp(unit) + ", found " + found(p, t));
   }
 
   /** As {@link #invalidText}, naming the column's epoch unit. */
-  static BadRecordException invalidText(String path, DataType expected, EpochUnit unit, String text) {
+  static BadRecordException invalidText(
+      String path, DataType expected, EpochUnit unit, String text) {
     return new BadRecordException(
-        "field '" + path + "': expected " + describeTimestamp(unit) + ", found string " + quote(text, true));
+        "field '"
+            + path
+            + "': expected "
+            + describeTimestamp(unit)
+            + ", found string "
+            + quote(text, true));
   }
 
   static BadRecordException timestampTextOutOfRange(String path, String text) {
@@ -49,7 +56,11 @@ final class RecordErrors {
   /** A number beyond the long range for a timestamp column. */
   static BadRecordException epochOutOfRange(String path, EpochUnit unit, String text) {
     return new BadRecordException(
-        "field '" + path + "': number " + quote(text, false) + " is out of range for a timestamp in epoch "
+        "field '"
+            + path
+            + "': number "
+            + quote(text, false)
+            + " is out of range for a timestamp in epoch "
             + unit.words());
   }
 
@@ -61,51 +72,96 @@ final class RecordErrors {
     String hint = "";
     for (EpochUnit other : EpochUnit.values()) {
       if (other != unit && other.plausible(value)) {
-        hint = "; if it counts " + other.words() + ", declare the column as timestamp(" + other.keyword() + ")";
+        hint =
+            "; if it counts "
+                + other.words()
+                + ", declare the column as timestamp("
+                + other.keyword()
+                + ")";
         break;
       }
     }
     return new BadRecordException(
-        "field '" + path + "': " + quote(text, false) + " epoch " + unit.words()
-            + " is outside the years 0001-9999" + hint);
+        "field '"
+            + path
+            + "': "
+            + quote(text, false)
+            + " epoch "
+            + unit.words()
+            + " is outside the years 0001-9999"
+            + hint);
   }
 
   static BadRecordException notIntegral(String path, DataType expected, JsonParser p)
       throws IOException {
     return new BadRecordException(
-        "field '" + path + "': expected " + describe(expected) + ", found number " + p.getText()
+        "field '"
+            + path
+            + "': expected "
+            + describe(expected)
+            + ", found number "
+            + p.getText()
             + " (it has a fractional part)");
   }
 
   static BadRecordException outOfRange(String path, DataType expected, JsonParser p)
       throws IOException {
     return new BadRecordException(
-        "field '" + path + "': number " + quote(p.getText(), false) + " is out of range for "
+        "field '"
+            + path
+            + "': number "
+            + quote(p.getText(), false)
+            + " is out of range for "
             + expected.deltaName().replace("integer", "int"));
   }
 
   static BadRecordException decimalTooManyFractionDigits(String path, DecimalType d, String text) {
     return new BadRecordException(
-        "field '" + path + "': " + quote(text, false) + " has more than " + d.scale()
-            + " digits after the point and cannot be stored in " + d.deltaName()
+        "field '"
+            + path
+            + "': "
+            + quote(text, false)
+            + " has more than "
+            + d.scale()
+            + " digits after the point and cannot be stored in "
+            + d.deltaName()
             + " without rounding; declare a larger scale");
   }
 
   static BadRecordException decimalTooLarge(String path, DecimalType d, String text) {
     return new BadRecordException(
-        "field '" + path + "': " + quote(text, false) + " has more than "
-            + (d.precision() - d.scale()) + " digits before the point and does not fit "
-            + d.deltaName() + "; declare a larger precision");
+        "field '"
+            + path
+            + "': "
+            + quote(text, false)
+            + " has more than "
+            + (d.precision() - d.scale())
+            + " digits before the point and does not fit "
+            + d.deltaName()
+            + "; declare a larger precision");
   }
 
-  static BadRecordException decimalTextTooLong(String path, DataType expected, int length, int limit) {
-    return new BadRecordException("field '" + path + "': expected " + describe(expected)
-        + ", found a string of " + length + " characters (numbers are read up to " + limit + ")");
+  static BadRecordException decimalTextTooLong(
+      String path, DataType expected, int length, int limit) {
+    return new BadRecordException(
+        "field '"
+            + path
+            + "': expected "
+            + describe(expected)
+            + ", found a string of "
+            + length
+            + " characters (numbers are read up to "
+            + limit
+            + ")");
   }
 
   static BadRecordException invalidText(String path, DataType expected, String text) {
     return new BadRecordException(
-        "field '" + path + "': expected " + describe(expected) + ", found string "
+        "field '"
+            + path
+            + "': expected "
+            + describe(expected)
+            + ", found string "
             + quote(text, true));
   }
 
@@ -127,8 +183,11 @@ final class RecordErrors {
 
   static String trailing(JsonParser p) {
     JsonLocation at = p.currentTokenLocation();
-    return "unexpected content after the JSON object at line " + at.getLineNr() + " column "
-        + at.getColumnNr() + "; a record must hold exactly one JSON object";
+    return "unexpected content after the JSON object at line "
+        + at.getLineNr()
+        + " column "
+        + at.getColumnNr()
+        + "; a record must hold exactly one JSON object";
   }
 
   static String tooLarge(int length, long max) {

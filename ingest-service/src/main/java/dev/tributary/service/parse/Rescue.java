@@ -11,9 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Collects, while one record is read, what {@link DecodedExtras} reports: rescued values (kept as JSON,
- * in the record's shape) and, when asked, the top-level fields the declaration lacks with an inferred
- * type. One per record; only used when schema evolution is on, so the plain read path stays as it was.
+ * Collects, while one record is read, what {@link DecodedExtras} reports: rescued values (kept as
+ * JSON, in the record's shape) and, when asked, the top-level fields the declaration lacks with an
+ * inferred type. One per record; only used when schema evolution is on, so the plain read path
+ * stays as it was.
  */
 final class Rescue {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -28,14 +29,16 @@ final class Rescue {
     this.reportNewFields = reportNewFields;
   }
 
-  /** Whether a value that does not fit its declared column is kept rather than failing the record. */
+  /**
+   * Whether a value that does not fit its declared column is kept rather than failing the record.
+   */
   boolean rescuesMisfits() {
     return rescue;
   }
 
   /**
-   * An undeclared field, the parser on its first token: reported as a new field (top level, when asked),
-   * else rescued, else skipped. Consumes the value.
+   * An undeclared field, the parser on its first token: reported as a new field (top level, when
+   * asked), else rescued, else skipped. Consumes the value.
    */
   void undeclared(String structPath, String name, JsonParser p, JsonToken t) throws IOException {
     if (t == JsonToken.VALUE_NULL) {
@@ -58,7 +61,9 @@ final class Rescue {
     }
   }
 
-  /** Keeps the value the parser is on (its first token) under {@code structPath.name}; consumes it. */
+  /**
+   * Keeps the value the parser is on (its first token) under {@code structPath.name}; consumes it.
+   */
   void keep(String structPath, String name, JsonParser p) throws IOException {
     JsonNode value = MAPPER.readTree(p);
     ObjectNode at = rescued == null ? (rescued = MAPPER.createObjectNode()) : rescued;
@@ -81,22 +86,30 @@ final class Rescue {
 
   /**
    * The conservative inference of docs/SCHEMA_EVOLUTION.md: whole numbers are long, other numbers
-   * double, strings stay strings (a string that looks like a timestamp is not guessed at), objects and
-   * arrays become their JSON text. Null for a number no long or finite double holds (then rescued).
+   * double, strings stay strings (a string that looks like a timestamp is not guessed at), objects
+   * and arrays become their JSON text. Null for a number no long or finite double holds (then
+   * rescued).
    */
-  private static DecodedExtras.NewField infer(String name, JsonParser p, JsonToken t) throws IOException {
+  private static DecodedExtras.NewField infer(String name, JsonParser p, JsonToken t)
+      throws IOException {
     return switch (t) {
-      case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? null
-          : new DecodedExtras.NewField(name, PrimitiveType.LONG, p.getLongValue(), false);
+      case VALUE_NUMBER_INT ->
+          p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+              ? null
+              : new DecodedExtras.NewField(name, PrimitiveType.LONG, p.getLongValue(), false);
       case VALUE_NUMBER_FLOAT -> {
         double d = p.getDoubleValue();
-        yield Double.isFinite(d) ? new DecodedExtras.NewField(name, PrimitiveType.DOUBLE, d, false) : null;
+        yield Double.isFinite(d)
+            ? new DecodedExtras.NewField(name, PrimitiveType.DOUBLE, d, false)
+            : null;
       }
       case VALUE_TRUE, VALUE_FALSE ->
           new DecodedExtras.NewField(name, PrimitiveType.BOOLEAN, t == JsonToken.VALUE_TRUE, false);
-      case VALUE_STRING -> new DecodedExtras.NewField(name, PrimitiveType.STRING, p.getText(), false);
+      case VALUE_STRING ->
+          new DecodedExtras.NewField(name, PrimitiveType.STRING, p.getText(), false);
       case START_OBJECT, START_ARRAY ->
-          new DecodedExtras.NewField(name, PrimitiveType.STRING, MAPPER.writeValueAsString(MAPPER.readTree(p)), true);
+          new DecodedExtras.NewField(
+              name, PrimitiveType.STRING, MAPPER.writeValueAsString(MAPPER.readTree(p)), true);
       default -> null;
     };
   }

@@ -6,25 +6,26 @@ import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.Arrays;
-import java.util.HashMap;
 
 /**
  * Builds a nested {@link StructType} from PIPELINES-style declarations ({@code "customer.id" ->
- * "string"}). A dot always means nesting: {@code a.b} is field {@code b} of struct column
- * {@code a}. Struct fields keep the order in which their first path was declared.
+ * "string"}). A dot always means nesting: {@code a.b} is field {@code b} of struct column {@code
+ * a}. Struct fields keep the order in which their first path was declared.
  */
 final class SchemaBuilder {
   static final String KNOWN_TYPES =
       "string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date, decimal(p,s)";
 
-  private static final Pattern EPOCH_TIMESTAMP = Pattern.compile("timestamp\\s*\\(\\s*([a-z]+)\\s*\\)");
+  private static final Pattern EPOCH_TIMESTAMP =
+      Pattern.compile("timestamp\\s*\\(\\s*([a-z]+)\\s*\\)");
 
   private static final Pattern DECIMAL =
       Pattern.compile("decimal\\s*\\(\\s*(\\d{1,3})\\s*(?:,\\s*(\\d{1,3})\\s*)?\\)");
@@ -54,15 +55,22 @@ final class SchemaBuilder {
         if (i == parts.length - 1) {
           if (existing != null) {
             throw new IllegalArgumentException(
-                "column '" + path + "' is declared twice (once as a struct of nested fields);"
+                "column '"
+                    + path
+                    + "' is declared twice (once as a struct of nested fields);"
                     + " remove one of the declarations");
           }
           node.put(part, type);
         } else {
           if (existing instanceof DataType) {
             throw new IllegalArgumentException(
-                "column '" + path + "': '" + prefix + "' is declared as a "
-                    + ((DataType) existing).deltaName() + ", so it cannot have nested fields");
+                "column '"
+                    + path
+                    + "': '"
+                    + prefix
+                    + "' is declared as a "
+                    + ((DataType) existing).deltaName()
+                    + ", so it cannot have nested fields");
           }
           @SuppressWarnings("unchecked")
           Map<String, Object> child =
@@ -133,19 +141,26 @@ final class SchemaBuilder {
         return unit;
       }
     }
-    throw new IllegalArgumentException("column '" + column + "': unknown epoch unit in '" + typeName
-        + "'; expected timestamp(seconds), timestamp(millis), timestamp(micros) or timestamp(nanos)");
+    throw new IllegalArgumentException(
+        "column '"
+            + column
+            + "': unknown epoch unit in '"
+            + typeName
+            + "'; expected timestamp(seconds), timestamp(millis), timestamp(micros) or timestamp(nanos)");
   }
 
-  /** The epoch unit of every timestamp column declared with one other than milliseconds, by path. */
+  /**
+   * The epoch unit of every timestamp column declared with one other than milliseconds, by path.
+   */
   static Map<String, EpochUnit> epochUnits(Map<String, String> columnTypes) {
     Map<String, EpochUnit> units = new HashMap<>();
-    columnTypes.forEach((path, type) -> {
-      EpochUnit unit = epochUnit(path, type);
-      if (unit != null && unit != EpochUnit.MILLIS) {
-        units.put(path, unit);
-      }
-    });
+    columnTypes.forEach(
+        (path, type) -> {
+          EpochUnit unit = epochUnit(path, type);
+          if (unit != null && unit != EpochUnit.MILLIS) {
+            units.put(path, unit);
+          }
+        });
     return Map.copyOf(units);
   }
 

@@ -7,8 +7,8 @@ import java.util.function.IntFunction;
  * The per-schema-id cache of the Confluent-framed decoders: each writer schema id is compiled once
  * (by the compiler given at construction) and its outcome, usable or the reason its records are
  * quarantined, kept; an outcome that may change (an id the registry did not know) is compiled again
- * after a minute. The last usable entry is checked first: most topics carry one schema at a time, so
- * the hot path is one comparison instead of a boxed map lookup.
+ * after a minute. The last usable entry is checked first: most topics carry one schema at a time,
+ * so the hot path is one comparison instead of a boxed map lookup.
  *
  * <p>Thread-safe; a schema id may be compiled twice by racing threads, the results being equal.
  *
@@ -26,7 +26,9 @@ public final class SchemaIdCache<C extends SchemaIdCache.Entry> {
     /** Whether records of this id can be decoded; false: they are quarantined. */
     boolean usable();
 
-    /** {@link System#nanoTime()} when compiling failed in a way worth retrying; 0: keep the outcome. */
+    /**
+     * {@link System#nanoTime()} when compiling failed in a way worth retrying; 0: keep the outcome.
+     */
     long failedAt();
   }
 

@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * Reads a JSON object into an {@code Object[]} aligned with a struct's fields: declared fields by
- * name, undeclared ones skipped (with everything nested in them), absent ones left null. When a
- * key repeats, the last value wins (as in Jackson's own binding).
+ * name, undeclared ones skipped (with everything nested in them), absent ones left null. When a key
+ * repeats, the last value wins (as in Jackson's own binding).
  */
 final class StructReader extends FieldReader {
   private static final int SHAPE_POSITIONS = 64;
@@ -71,10 +71,10 @@ final class StructReader extends FieldReader {
   }
 
   /**
-   * {@link #readObject(JsonParser)} for schema evolution: undeclared fields go to {@code rescue} (see
-   * {@link Rescue#undeclared}) instead of being skipped, and, when {@code rescue} keeps misfits, a value
-   * that does not fit its declared field is kept there and the field left null instead of failing the
-   * record. A separate method so that the plain path pays nothing for it.
+   * {@link #readObject(JsonParser)} for schema evolution: undeclared fields go to {@code rescue}
+   * (see {@link Rescue#undeclared}) instead of being skipped, and, when {@code rescue} keeps
+   * misfits, a value that does not fit its declared field is kept there and the field left null
+   * instead of failing the record. A separate method so that the plain path pays nothing for it.
    */
   Object[] readObject(JsonParser p, Rescue rescue) throws IOException {
     Object[] row = new Object[width];

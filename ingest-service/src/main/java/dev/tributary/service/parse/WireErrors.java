@@ -1,8 +1,9 @@
 package dev.tributary.service.parse;
 
 /**
- * The messages of the Confluent-framed decoders ({@code format.avro}, {@code format.protobuf}) that do
- * not depend on the format, built in one place; the format-specific ones are in each format's package.
+ * The messages of the Confluent-framed decoders ({@code format.avro}, {@code format.protobuf}) that
+ * do not depend on the format, built in one place; the format-specific ones are in each format's
+ * package.
  */
 public final class WireErrors {
   private WireErrors() {}

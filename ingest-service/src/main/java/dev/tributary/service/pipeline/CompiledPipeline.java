@@ -12,17 +12,21 @@ import java.util.Optional;
 /**
  * A declaration with its schema and expressions compiled: everything but the I/O.
  *
- * @param processor the stateless steps (parse, transform); the whole processor of a stateless pipeline
+ * @param processor the stateless steps (parse, transform); the whole processor of a stateless
+ *     pipeline
  * @param stateful the watermark, deduplication and aggregation, when declared
  */
 public record CompiledPipeline(
-    PipelineSpec spec, RecordDecoder parser, CompiledTransforms transforms, StatelessProcessor processor,
+    PipelineSpec spec,
+    RecordDecoder parser,
+    CompiledTransforms transforms,
+    StatelessProcessor processor,
     Optional<StatefulPlan> stateful) {
 
   /**
    * Whether the query is still to be compiled against the source table's schema, read at start
-   * ({@link PipelineFactory#bindSource}): a Delta source's pipeline before it is bound. Then
-   * {@code parser}, {@code transforms} and {@code processor} are null.
+   * ({@link PipelineFactory#bindSource}): a Delta source's pipeline before it is bound. Then {@code
+   * parser}, {@code transforms} and {@code processor} are null.
    */
   public boolean awaitsSourceSchema() {
     return processor == null;
@@ -31,15 +35,18 @@ public record CompiledPipeline(
   /** The columns of the sink table, in order. */
   public StructType outputSchema() {
     if (awaitsSourceSchema()) {
-      throw new IllegalStateException("Pipeline " + spec.id() + ": the output columns are known once the source"
-          + " table is read (PipelineFactory.bindSource)");
+      throw new IllegalStateException(
+          "Pipeline "
+              + spec.id()
+              + ": the output columns are known once the source"
+              + " table is read (PipelineFactory.bindSource)");
     }
     return stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
   }
 
   /**
-   * The columns of the late-events table: the transformed rows with their Kafka metadata, then
-   * the operator, watermark and window that left each out ({@link LateEvents}).
+   * The columns of the late-events table: the transformed rows with their Kafka metadata, then the
+   * operator, watermark and window that left each out ({@link LateEvents}).
    */
   public StructType lateEventsSchema() {
     return LateEvents.schema(processor.outputSchema());

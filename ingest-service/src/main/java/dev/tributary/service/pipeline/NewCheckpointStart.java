@@ -32,34 +32,47 @@ final class NewCheckpointStart {
    *
    * @param sink the table {@code starting-offsets: table} continues after
    * @param tables every table of the pipeline, the sink first
-   * @throws TableWrittenByAnotherCheckpointException if a table holds batches of another
-   *     checkpoint of this pipeline and the declaration does not say {@code starting-offsets: table}
+   * @throws TableWrittenByAnotherCheckpointException if a table holds batches of another checkpoint
+   *     of this pipeline and the declaration does not say {@code starting-offsets: table}
    */
-  static Map<SourcePartition, Long> startAfter(String pipelineId, StartingOffsets declared, Checkpoint checkpoint,
-      TableTxns txns, TableSink sink, List<TableSink> tables) throws IOException {
+  static Map<SourcePartition, Long> startAfter(
+      String pipelineId,
+      StartingOffsets declared,
+      Checkpoint checkpoint,
+      TableTxns txns,
+      TableSink sink,
+      List<TableSink> tables)
+      throws IOException {
     if (checkpoint.recover().action() != RecoveryPlan.Action.NONE) {
       return Map.of();
     }
     if (declared instanceof StartingOffsets.FromTable) {
       TableHistory history = txns.historyIn(sink.snapshot());
       if (history.writtenByAnotherCheckpoint() && history.positions().isEmpty()) {
-        throw TableWrittenByAnotherCheckpointException.withoutPositions(pipelineId, checkpoint.location(), history);
+        throw TableWrittenByAnotherCheckpointException.withoutPositions(
+            pipelineId, checkpoint.location(), history);
       }
-      LOG.info("Pipeline {}: new checkpoint {} starts after the offsets of the sink table {} (version {}): {}",
-          pipelineId, checkpoint.location(), history.location(), history.tableVersion(),
-          history.positions().isEmpty() ? "none recorded, every partition from the earliest offset"
+      LOG.info(
+          "Pipeline {}: new checkpoint {} starts after the offsets of the sink table {} (version {}): {}",
+          pipelineId,
+          checkpoint.location(),
+          history.location(),
+          history.tableVersion(),
+          history.positions().isEmpty()
+              ? "none recorded, every partition from the earliest offset"
               : history.positions());
       return history.positions();
     }
     for (TableSink table : tables) {
       TableHistory history = txns.historyIn(table.snapshot());
       if (history.writtenByAnotherCheckpoint()) {
-        throw TableWrittenByAnotherCheckpointException.refused(pipelineId, checkpoint.location(), declared, history);
+        throw TableWrittenByAnotherCheckpointException.refused(
+            pipelineId, checkpoint.location(), declared, history);
       }
       if (!history.positions().isEmpty()) {
         // positions without any batch key: instances in consumer-group mode wrote the table
-        throw TableWrittenByAnotherCheckpointException.writtenInGroupMode(pipelineId, checkpoint.location(), declared,
-            history);
+        throw TableWrittenByAnotherCheckpointException.writtenInGroupMode(
+            pipelineId, checkpoint.location(), declared, history);
       }
     }
     return Map.of();
@@ -71,17 +84,24 @@ final class NewCheckpointStart {
    * pipeline are refused, unless the declaration says {@code starting-offsets: table} (group mode
    * then continues after the sink table's per-partition positions, as always).
    *
-   * @throws TableWrittenByAnotherCheckpointException if a table holds batches of an exclusive checkpoint
+   * @throws TableWrittenByAnotherCheckpointException if a table holds batches of an exclusive
+   *     checkpoint
    */
-  static void checkGroupStart(String pipelineId, StartingOffsets declared, Checkpoint checkpoint, TableTxns txns,
-      List<TableSink> tables) throws IOException {
+  static void checkGroupStart(
+      String pipelineId,
+      StartingOffsets declared,
+      Checkpoint checkpoint,
+      TableTxns txns,
+      List<TableSink> tables)
+      throws IOException {
     if (declared instanceof StartingOffsets.FromTable) {
       return;
     }
     for (TableSink table : tables) {
       TableHistory history = txns.historyIn(table.snapshot());
       if (history.writtenByAnotherCheckpoint()) {
-        throw TableWrittenByAnotherCheckpointException.refused(pipelineId, checkpoint.location(), declared, history);
+        throw TableWrittenByAnotherCheckpointException.refused(
+            pipelineId, checkpoint.location(), declared, history);
       }
     }
   }

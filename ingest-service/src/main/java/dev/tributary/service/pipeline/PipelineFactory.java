@@ -1,56 +1,55 @@
 package dev.tributary.service.pipeline;
 
 import dev.tributary.checkpoint.Checkpoint;
-import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaSourceSpec;
-import dev.tributary.config.Size;
-import dev.tributary.config.StartingVersion;
-import dev.tributary.service.source.DeltaTableSource;
-import dev.tributary.table.stream.ChangeOptions;
-import dev.tributary.table.stream.SourceLimits;
-import dev.tributary.table.stream.StartingPoint;
+import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
-import dev.tributary.service.engine.EvolvingLayout;
+import dev.tributary.config.Size;
+import dev.tributary.config.StartingVersion;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
 import dev.tributary.config.TransformStep;
 import dev.tributary.service.engine.DeltaTableSink;
+import dev.tributary.service.engine.EvolvingLayout;
 import dev.tributary.service.engine.QuarantineRows;
+import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
+import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.expr.ExpressionException;
 import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.RecordDecoder;
-import dev.tributary.service.engine.RecordProcessor;
-import dev.tributary.service.engine.TableSink;
+import dev.tributary.service.source.DeltaTableSource;
+import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.stateful.CompleteModeSink;
 import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.stateful.StatefulProcessor;
 import dev.tributary.service.stateful.UpdateModeSink;
-import dev.tributary.config.OutputMode;
-import java.nio.file.Path;
-import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.storage.S3Settings;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.data.DataWriteOptions;
+import dev.tributary.table.stream.ChangeOptions;
+import dev.tributary.table.stream.SourceLimits;
+import dev.tributary.table.stream.StartingPoint;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -72,8 +71,9 @@ public final class PipelineFactory {
   public static CompiledPipeline compile(PipelineSpec spec) {
     List<String> problems = new ArrayList<>();
     if (spec.lateEvents().isPresent() && spec.watermark().isEmpty()) {
-      problems.add("late-events: not supported yet without a watermark (no event can be late without one); add"
-          + " watermark: { column: <event time column>, delay: 10 minutes } or remove late-events");
+      problems.add(
+          "late-events: not supported yet without a watermark (no event can be late without one); add"
+              + " watermark: { column: <event time column>, delay: 10 minutes } or remove late-events");
     }
     if (spec.deltaSource().isPresent()) {
       // The source table's schema is the input schema: the query is compiled against it at start
@@ -90,8 +90,13 @@ public final class PipelineFactory {
       problems.add(e.getMessage());
       throw new PipelineDefinitionException(spec.id(), problems);
     }
-    return compileQuery(spec, parser, StatelessProcessor.transformInput(parser.schema()),
-        transforms -> new StatelessProcessor(spec.id(), parser, transforms), problems, "");
+    return compileQuery(
+        spec,
+        parser,
+        StatelessProcessor.transformInput(parser.schema()),
+        transforms -> new StatelessProcessor(spec.id(), parser, transforms),
+        problems,
+        "");
   }
 
   /**
@@ -99,19 +104,30 @@ public final class PipelineFactory {
    * start; the pipeline itself when its source is Kafka (compiled already).
    *
    * @param sourceTable the source table's location, recorded in quarantine rows
-   * @throws PipelineDefinitionException naming the pipeline and the column that is wrong, with the table's columns
+   * @throws PipelineDefinitionException naming the pipeline and the column that is wrong, with the
+   *     table's columns
    */
-  public static CompiledPipeline bindSource(CompiledPipeline compiled, String sourceTable, StructType schema) {
+  public static CompiledPipeline bindSource(
+      CompiledPipeline compiled, String sourceTable, StructType schema) {
     if (!compiled.awaitsSourceSchema()) {
       return compiled;
     }
     PipelineSpec spec = compiled.spec();
-    String where = " (the columns of the source table " + sourceTable + ", read at start: "
-        + String.join(", ", schema.fieldNames()) + ")";
-    return compileQuery(spec, null, schema,
-        transforms -> StatelessProcessor.forRows(spec.id(), sourceTable, schema, transforms, List.of(), null)
-            .rebuild(null, null),
-        new ArrayList<>(), where);
+    String where =
+        " (the columns of the source table "
+            + sourceTable
+            + ", read at start: "
+            + String.join(", ", schema.fieldNames())
+            + ")";
+    return compileQuery(
+        spec,
+        null,
+        schema,
+        transforms ->
+            StatelessProcessor.forRows(spec.id(), sourceTable, schema, transforms, List.of(), null)
+                .rebuild(null, null),
+        new ArrayList<>(),
+        where);
   }
 
   /**
@@ -120,8 +136,12 @@ public final class PipelineFactory {
    * @param steps makes the stateless steps of a stateful pipeline from the compiled transforms
    * @param where appended to each problem: where the input columns come from ("" when declared)
    */
-  private static CompiledPipeline compileQuery(PipelineSpec spec, RecordDecoder parser, StructType input,
-      Function<CompiledTransforms, StatelessProcessor> steps, List<String> problems,
+  private static CompiledPipeline compileQuery(
+      PipelineSpec spec,
+      RecordDecoder parser,
+      StructType input,
+      Function<CompiledTransforms, StatelessProcessor> steps,
+      List<String> problems,
       String where) {
     CompiledTransforms transforms = null;
     try {
@@ -129,7 +149,8 @@ public final class PipelineFactory {
     } catch (ExpressionException e) {
       problems.add(e.getMessage() + where);
     } catch (IllegalArgumentException e) {
-      problems.add("transform: " + e.getMessage()); // e.g. a derived column name that cannot be a column
+      problems.add(
+          "transform: " + e.getMessage()); // e.g. a derived column name that cannot be a column
     }
     StatelessProcessor processor = null;
     Optional<StatefulPlan> stateful = Optional.empty();
@@ -138,8 +159,11 @@ public final class PipelineFactory {
       List<String> queryProblems = new ArrayList<>();
       // With joins, the plan is compiled again at start against the joined rows (bindJoins); here
       // the columns a join may add are left to that check.
-      stateful = spec.joins().isEmpty() ? StatefulPlan.compile(spec, processor.outputSchema(), queryProblems)
-          : StatefulPlan.compileBeforeJoins(spec, processor.outputSchema(), fromJoin(spec), queryProblems);
+      stateful =
+          spec.joins().isEmpty()
+              ? StatefulPlan.compile(spec, processor.outputSchema(), queryProblems)
+              : StatefulPlan.compileBeforeJoins(
+                  spec, processor.outputSchema(), fromJoin(spec), queryProblems);
       queryProblems.forEach(p -> problems.add(p + where));
       if (stateful.isEmpty() && partitionColumnsExist(spec, processor.outputSchema())) {
         try {
@@ -152,8 +176,11 @@ public final class PipelineFactory {
       for (String p : spec.sink().partitionBy()) {
         // a join adds columns known once its table is read: bindJoins checks them then
         if (output.indexOf(p) < 0 && spec.joins().isEmpty()) {
-          problems.add("sink.delta.partition-by: column '" + p + "' is not an output column; output columns are "
-              + output.fieldNames());
+          problems.add(
+              "sink.delta.partition-by: column '"
+                  + p
+                  + "' is not an output column; output columns are "
+                  + output.fieldNames());
         }
       }
     }
@@ -168,7 +195,8 @@ public final class PipelineFactory {
    * that applies them (its output schema then ends with the dimensions' columns); the pipeline
    * itself when it declares no join. The processor closes the tables' stores.
    *
-   * @throws dev.tributary.service.join.JoinException if a table cannot be read or does not fit its join
+   * @throws dev.tributary.service.join.JoinException if a table cannot be read or does not fit its
+   *     join
    * @throws PipelineDefinitionException if a partition column is not among the joined columns
    */
   public static CompiledPipeline bindJoins(CompiledPipeline pipeline) throws IOException {
@@ -176,8 +204,12 @@ public final class PipelineFactory {
     if (spec.joins().isEmpty()) {
       return pipeline;
     }
-    StreamJoins joins = StreamJoins.open(spec.id(), spec.joins(), pipeline.processor().transformedSchema(),
-        join -> ObjectStores.open(join.path(), s3Settings(join.storage().or(spec::storage))));
+    StreamJoins joins =
+        StreamJoins.open(
+            spec.id(),
+            spec.joins(),
+            pipeline.processor().transformedSchema(),
+            join -> ObjectStores.open(join.path(), s3Settings(join.storage().or(spec::storage))));
     try {
       Optional<StatefulPlan> stateful = Optional.empty();
       if (pipeline.stateful().isPresent()) {
@@ -185,20 +217,31 @@ public final class PipelineFactory {
         List<String> problems = new ArrayList<>();
         stateful = StatefulPlan.compile(spec, joins.outputSchema(), problems);
         if (!problems.isEmpty()) {
-          throw new PipelineDefinitionException(spec.id(), problems.stream()
-              .map(p -> p + " (the columns after the joins, read from their dimension tables)").toList());
+          throw new PipelineDefinitionException(
+              spec.id(),
+              problems.stream()
+                  .map(p -> p + " (the columns after the joins, read from their dimension tables)")
+                  .toList());
         }
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(joins.outputSchema());
       for (String p : spec.sink().partitionBy()) {
         if (output.indexOf(p) < 0) {
-          throw new PipelineDefinitionException(spec.id(), List.of("sink.delta.partition-by: column '" + p
-              + "' is not an output column; output columns are " + output.fieldNames()));
+          throw new PipelineDefinitionException(
+              spec.id(),
+              List.of(
+                  "sink.delta.partition-by: column '"
+                      + p
+                      + "' is not an output column; output columns are "
+                      + output.fieldNames()));
         }
       }
-      StatelessProcessor processor = pipeline.processor()
-          .rebuild(stateful.isPresent() ? null : spec.sink().partitionBy(), joins);
-      return new CompiledPipeline(spec, pipeline.parser(), pipeline.transforms(), processor, stateful);
+      StatelessProcessor processor =
+          pipeline
+              .processor()
+              .rebuild(stateful.isPresent() ? null : spec.sink().partitionBy(), joins);
+      return new CompiledPipeline(
+          spec, pipeline.parser(), pipeline.transforms(), processor, stateful);
     } catch (RuntimeException e) {
       joins.close();
       throw e;
@@ -206,8 +249,8 @@ public final class PipelineFactory {
   }
 
   /**
-   * Whether a column the stateful part names may come from a join: one a join declares in
-   * {@code columns}, or any column when a join adds its dimension's columns (known once read).
+   * Whether a column the stateful part names may come from a join: one a join declares in {@code
+   * columns}, or any column when a join adds its dimension's columns (known once read).
    */
   private static Predicate<String> fromJoin(PipelineSpec spec) {
     if (spec.joins().stream().anyMatch(j -> j.columns().isEmpty())) {
@@ -273,9 +316,17 @@ public final class PipelineFactory {
     } else if (kafka.topics() instanceof TopicSelection.TopicPattern p) {
       pattern = Optional.of(p.pattern());
     }
-    return new KafkaSourceSettings(spec.id(), kafka.bootstrapServers(), topics, pattern, kafka.startingOffsets(),
-        ignoreRateLimit ? OptionalLong.empty() : kafka.maxOffsetsPerTrigger(), kafka.failOnDataLoss(),
-        kafka.properties(), Duration.ofMinutes(2), kafka.assignment());
+    return new KafkaSourceSettings(
+        spec.id(),
+        kafka.bootstrapServers(),
+        topics,
+        pattern,
+        kafka.startingOffsets(),
+        ignoreRateLimit ? OptionalLong.empty() : kafka.maxOffsetsPerTrigger(),
+        kafka.failOnDataLoss(),
+        kafka.properties(),
+        Duration.ofMinutes(2),
+        kafka.assignment());
   }
 
   /**
@@ -284,14 +335,23 @@ public final class PipelineFactory {
    *
    * @param ignoreRateLimit a {@code once} trigger: one batch with everything available (as Kafka's)
    */
-  public static DeltaTableSource deltaSource(PipelineSpec spec, ObjectStore store, boolean ignoreRateLimit)
-      throws IOException {
+  public static DeltaTableSource deltaSource(
+      PipelineSpec spec, ObjectStore store, boolean ignoreRateLimit) throws IOException {
     DeltaSourceSpec delta = spec.deltaSource().orElseThrow();
     StartingPoint start = startingPoint(delta.startingVersion());
-    SourceLimits limits = ignoreRateLimit ? SourceLimits.unlimited()
-        : SourceLimits.of(delta.maxFilesPerTrigger().isPresent() ? delta.maxFilesPerTrigger().getAsLong() : null,
-            delta.maxBytesPerTrigger().map(Size::bytes).orElse(null));
-    return new DeltaTableSource(spec.id(), DeltaTable.open(store, TableOptions.defaults()), start, limits,
+    SourceLimits limits =
+        ignoreRateLimit
+            ? SourceLimits.unlimited()
+            : SourceLimits.of(
+                delta.maxFilesPerTrigger().isPresent()
+                    ? delta.maxFilesPerTrigger().getAsLong()
+                    : null,
+                delta.maxBytesPerTrigger().map(Size::bytes).orElse(null));
+    return new DeltaTableSource(
+        spec.id(),
+        DeltaTable.open(store, TableOptions.defaults()),
+        start,
+        limits,
         new ChangeOptions(delta.ignoreDeletes(), delta.skipChangeCommits()));
   }
 
@@ -306,16 +366,19 @@ public final class PipelineFactory {
     if (version instanceof StartingVersion.AtTimestamp t) {
       return new StartingPoint.AtTimestamp(t.instant());
     }
-    return version instanceof StartingVersion.Latest ? new StartingPoint.Latest() : new StartingPoint.Earliest();
+    return version instanceof StartingVersion.Latest
+        ? new StartingPoint.Latest()
+        : new StartingPoint.Earliest();
   }
 
   public static DataWriteOptions writeOptions(DeltaSinkSpec sink) {
-    DataWriteOptions.Codec codec = switch (sink.compression()) {
-      case SNAPPY -> DataWriteOptions.Codec.SNAPPY;
-      case ZSTD -> DataWriteOptions.Codec.ZSTD;
-      case GZIP -> DataWriteOptions.Codec.GZIP;
-      case NONE -> DataWriteOptions.Codec.UNCOMPRESSED;
-    };
+    DataWriteOptions.Codec codec =
+        switch (sink.compression()) {
+          case SNAPPY -> DataWriteOptions.Codec.SNAPPY;
+          case ZSTD -> DataWriteOptions.Codec.ZSTD;
+          case GZIP -> DataWriteOptions.Codec.GZIP;
+          case NONE -> DataWriteOptions.Codec.UNCOMPRESSED;
+        };
     return new DataWriteOptions(sink.targetFileSize().bytes(), codec);
   }
 
@@ -326,33 +389,53 @@ public final class PipelineFactory {
   }
 
   /** Opens the sink table (creating it on first use) for the compiled pipeline. */
-  public static DeltaTableSink sink(CompiledPipeline pipeline, ObjectStore store) throws IOException {
+  public static DeltaTableSink sink(CompiledPipeline pipeline, ObjectStore store)
+      throws IOException {
     PipelineSpec spec = pipeline.spec();
     if (evolves(pipeline)) {
       DeltaTable table = DeltaTable.open(store, tableOptions(spec));
-      EvolvingLayout layout = EvolvingLayout.open(spec.id(), table, pipeline.outputSchema(),
-          spec.sink().partitionBy(), spec.schemaEvolution());
-      return new DeltaTableSink(spec.id(), store, table, layout, spec.sink().partitionBy(), writeOptions(spec.sink()));
+      EvolvingLayout layout =
+          EvolvingLayout.open(
+              spec.id(),
+              table,
+              pipeline.outputSchema(),
+              spec.sink().partitionBy(),
+              spec.schemaEvolution());
+      return new DeltaTableSink(
+          spec.id(), store, table, layout, spec.sink().partitionBy(), writeOptions(spec.sink()));
     }
-    return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)),
-        pipeline.outputSchema(), spec.sink().partitionBy(), writeOptions(spec.sink()));
+    return new DeltaTableSink(
+        spec.id(),
+        store,
+        DeltaTable.open(store, tableOptions(spec)),
+        pipeline.outputSchema(),
+        spec.sink().partitionBy(),
+        writeOptions(spec.sink()));
   }
 
   /**
-   * Opens the sink table (creating it on first use) with the sink the output mode needs: append
-   * for stateless and append-mode pipelines, merge by key for update mode, overwrite for complete.
+   * Opens the sink table (creating it on first use) with the sink the output mode needs: append for
+   * stateless and append-mode pipelines, merge by key for update mode, overwrite for complete.
    */
-  public static TableSink modeSink(CompiledPipeline pipeline, ObjectStore store) throws IOException {
+  public static TableSink modeSink(CompiledPipeline pipeline, ObjectStore store)
+      throws IOException {
     PipelineSpec spec = pipeline.spec();
-    if (pipeline.stateful().isEmpty() || !pipeline.stateful().get().aggregates()
+    if (pipeline.stateful().isEmpty()
+        || !pipeline.stateful().get().aggregates()
         || spec.outputMode() == OutputMode.APPEND) {
       return sink(pipeline, store);
     }
     DeltaTable table = DeltaTable.open(store, tableOptions(spec));
     if (spec.outputMode() == OutputMode.COMPLETE) {
-      return new CompleteModeSink(spec.id(), store, table, pipeline.outputSchema(), spec.sink().partitionBy());
+      return new CompleteModeSink(
+          spec.id(), store, table, pipeline.outputSchema(), spec.sink().partitionBy());
     }
-    return new UpdateModeSink(spec.id(), store, table, pipeline.outputSchema(), spec.sink().partitionBy(),
+    return new UpdateModeSink(
+        spec.id(),
+        store,
+        table,
+        pipeline.outputSchema(),
+        spec.sink().partitionBy(),
         pipeline.stateful().get().keyColumns());
   }
 
@@ -361,46 +444,64 @@ public final class PipelineFactory {
    * metadata, then why each was late. A table an older release created without the {@code _late_}
    * columns gets them added first, in a commit of its own.
    */
-  public static DeltaTableSink lateEvents(CompiledPipeline pipeline, ObjectStore store) throws IOException {
+  public static DeltaTableSink lateEvents(CompiledPipeline pipeline, ObjectStore store)
+      throws IOException {
     PipelineSpec spec = pipeline.spec();
-    DataWriteOptions options = new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
+    DataWriteOptions options =
+        new DataWriteOptions(
+            DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
     DeltaTable table = DeltaTable.open(store, tableOptions(spec));
-    if (table.exists() && LateEvents.isPreviousSchema(table.snapshot().schema(), pipeline.processor().outputSchema())) {
+    if (table.exists()
+        && LateEvents.isPreviousSchema(
+            table.snapshot().schema(), pipeline.processor().outputSchema())) {
       // Created by a release before the _late_ columns: add them (nullable; older rows read null).
       table.addColumns(LateEvents.COLUMNS);
     }
-    return new DeltaTableSink(spec.id(), store, table, pipeline.lateEventsSchema(), List.of(), options);
+    return new DeltaTableSink(
+        spec.id(), store, table, pipeline.lateEventsSchema(), List.of(), options);
   }
 
   /**
    * The processor of the pipeline: its stateless processor, or a stateful one whose state lives in
    * the checkpoint store and whose working copies live under {@code localDir}.
    */
-  public static RecordProcessor processor(CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir) {
+  public static RecordProcessor processor(
+      CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir) {
     return processor(pipeline, checkpointStore, localDir, null);
   }
 
-  /** Whether the sink's columns evolve: a stateless pipeline of records with a schema-evolution section. */
+  /**
+   * Whether the sink's columns evolve: a stateless pipeline of records with a schema-evolution
+   * section.
+   */
   public static boolean evolves(CompiledPipeline pipeline) {
-    return !pipeline.spec().schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT) && pipeline.stateful().isEmpty()
+    return !pipeline.spec().schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT)
+        && pipeline.stateful().isEmpty()
         && pipeline.spec().deltaSource().isEmpty();
   }
 
   /**
-   * {@link #processor(CompiledPipeline, ObjectStore, Path)} writing to {@code sink}: when the sink's
-   * columns evolve ({@link DeltaTableSink#layout}), the stateless processor turns rows into the table's.
+   * {@link #processor(CompiledPipeline, ObjectStore, Path)} writing to {@code sink}: when the
+   * sink's columns evolve ({@link DeltaTableSink#layout}), the stateless processor turns rows into
+   * the table's.
    */
-  public static RecordProcessor processor(CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir,
-      TableSink sink) {
+  public static RecordProcessor processor(
+      CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
     if (pipeline.stateful().isEmpty()) {
       if (sink instanceof DeltaTableSink delta && delta.layout().isPresent()) {
-        return pipeline.processor().evolving(delta.layout().get(), pipeline.spec().sink().partitionBy());
+        return pipeline
+            .processor()
+            .evolving(delta.layout().get(), pipeline.spec().sink().partitionBy());
       }
       return pipeline.processor();
     }
     // the bound stateless steps: with the joins, if any (bindJoins)
-    return new StatefulProcessor(pipeline.spec().id(), pipeline.processor(), pipeline.stateful().get(),
-        checkpointStore, localDir);
+    return new StatefulProcessor(
+        pipeline.spec().id(),
+        pipeline.processor(),
+        pipeline.stateful().get(),
+        checkpointStore,
+        localDir);
   }
 
   /**
@@ -408,10 +509,13 @@ public final class PipelineFactory {
    * with a Delta source, the table rows with theirs ({@link QuarantineRows#SOURCE_ROW_SCHEMA}).
    */
   public static DeltaTableSink quarantine(PipelineSpec spec, ObjectStore store) throws IOException {
-    DataWriteOptions options = new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
-    StructType schema = spec.deltaSource().isPresent() ? QuarantineRows.SOURCE_ROW_SCHEMA : QuarantineRows.SCHEMA;
-    return new DeltaTableSink(spec.id(), store, DeltaTable.open(store, tableOptions(spec)), schema,
-        List.of(), options);
+    DataWriteOptions options =
+        new DataWriteOptions(
+            DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
+    StructType schema =
+        spec.deltaSource().isPresent() ? QuarantineRows.SOURCE_ROW_SCHEMA : QuarantineRows.SCHEMA;
+    return new DeltaTableSink(
+        spec.id(), store, DeltaTable.open(store, tableOptions(spec)), schema, List.of(), options);
   }
 
   /**
@@ -421,5 +525,4 @@ public final class PipelineFactory {
   public static Checkpoint checkpoint(PipelineSpec spec, ObjectStore store) throws IOException {
     return Checkpoint.open(store, spec.id(), spec.checkpointIdentity(), SchemaWidening.judge(spec));
   }
-
 }

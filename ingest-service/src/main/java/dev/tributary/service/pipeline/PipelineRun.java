@@ -1,47 +1,47 @@
 package dev.tributary.service.pipeline;
 
 import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.config.Assignment;
+import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
-import dev.tributary.config.Assignment;
 import dev.tributary.service.engine.BatchLoop;
 import dev.tributary.service.engine.GroupBatchEngine;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
+import dev.tributary.service.engine.Source;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.exchange.ExchangeTopic;
 import dev.tributary.service.exchange.ExchangeWriter;
 import dev.tributary.service.exchange.GroupStatefulEngine;
 import dev.tributary.service.exchange.PartitionPipelines;
+import dev.tributary.service.source.DeltaTableSource;
+import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.stateful.ExchangeFront;
 import dev.tributary.service.stateful.ExchangeRecords;
 import dev.tributary.service.stateful.StatefulPlan;
-import java.util.Properties;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import dev.tributary.checkpoint.SourcePartition;
-import java.util.Map;
-import dev.tributary.config.DeltaSourceSpec;
-import dev.tributary.service.engine.Source;
-import dev.tributary.service.source.DeltaTableSource;
-import dev.tributary.service.source.KafkaSource;
-import dev.tributary.storage.ObjectStores;
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.data.WarmUp;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.io.InterruptedIOException;
-import java.nio.file.Files;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
  * One run of a pipeline: its stores, source, tables and engine, opened together and closed
@@ -55,8 +55,13 @@ public final class PipelineRun implements AutoCloseable {
   private final ProgressLog progress;
   private final List<GroupMember> groups;
 
-  private PipelineRun(PipelineSpec spec, TriggerSpec trigger, List<AutoCloseable> resources,
-      BatchLoop engine, ProgressLog progress, List<GroupMember> groups) {
+  private PipelineRun(
+      PipelineSpec spec,
+      TriggerSpec trigger,
+      List<AutoCloseable> resources,
+      BatchLoop engine,
+      ProgressLog progress,
+      List<GroupMember> groups) {
     this.groups = List.copyOf(groups);
     this.spec = spec;
     this.trigger = trigger;
@@ -71,8 +76,8 @@ public final class PipelineRun implements AutoCloseable {
    *
    * @param trigger the trigger to run with (the declared one, or an override from the command line)
    */
-  public static PipelineRun open(CompiledPipeline compiled, TriggerSpec trigger, ProgressLog progress)
-      throws IOException {
+  public static PipelineRun open(
+      CompiledPipeline compiled, TriggerSpec trigger, ProgressLog progress) throws IOException {
     PipelineSpec spec = compiled.spec();
     // While the run connects and reads its first batch, not when it writes its first file.
     WarmUp.startInBackground(PipelineFactory.writeOptions(spec.sink()).codec());
@@ -84,10 +89,12 @@ public final class PipelineRun implements AutoCloseable {
       CompiledPipeline bound = compiled;
       if (spec.deltaSource().isPresent()) {
         DeltaSourceSpec delta = spec.deltaSource().get();
-        ObjectStore sourceStore = ObjectStores.open(delta.path(),
-            PipelineFactory.s3Settings(delta.storage().or(spec::storage)));
+        ObjectStore sourceStore =
+            ObjectStores.open(
+                delta.path(), PipelineFactory.s3Settings(delta.storage().or(spec::storage)));
         resources.add(sourceStore);
-        DeltaTableSource table = PipelineFactory.deltaSource(spec, sourceStore, trigger instanceof TriggerSpec.Once);
+        DeltaTableSource table =
+            PipelineFactory.deltaSource(spec, sourceStore, trigger instanceof TriggerSpec.Once);
         resources.add(0, table);
         source = table;
         bound = PipelineFactory.bindSource(compiled, delta.path(), table.schema());
@@ -116,32 +123,68 @@ public final class PipelineRun implements AutoCloseable {
       // starting-offsets: table is Kafka's; a Delta source starts at its starting-version
       Map<SourcePartition, Long> startAfter = Map.of();
       if (group) {
-        NewCheckpointStart.checkGroupStart(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint, txns,
-            tables);
+        NewCheckpointStart.checkGroupStart(
+            spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint, txns, tables);
       } else if (spec.kafkaSource().isPresent()) {
-        startAfter = NewCheckpointStart.startAfter(spec.id(), spec.kafkaSource().get().startingOffsets(), checkpoint,
-            txns, sink, tables);
+        startAfter =
+            NewCheckpointStart.startAfter(
+                spec.id(),
+                spec.kafkaSource().get().startingOffsets(),
+                checkpoint,
+                txns,
+                sink,
+                tables);
       }
       List<GroupMember> groups = new ArrayList<>();
       if (group && pipeline.stateful().isPresent()) {
-        BatchLoop engine = groupStateful(pipeline, trigger, checkpointStore, sink, quarantine, late, txns, progress,
-            resources, groups);
+        BatchLoop engine =
+            groupStateful(
+                pipeline,
+                trigger,
+                checkpointStore,
+                sink,
+                quarantine,
+                late,
+                txns,
+                progress,
+                resources,
+                groups);
         return new PipelineRun(spec, trigger, resources, engine, progress, groups);
       }
-      RecordProcessor processor = PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
+      RecordProcessor processor =
+          PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
       if (source == null) {
-        KafkaSource kafka = new KafkaSource(
-            PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+        KafkaSource kafka =
+            new KafkaSource(
+                PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
         resources.add(0, kafka);
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
       }
-      BatchLoop engine = group
-          ? new GroupBatchEngine(txns, source, processor, sink, quarantine, progress, Clock.systemUTC(),
-              spec.quarantineLimit())
-          : new MicroBatchEngine(txns, startAfter, source, checkpoint, processor, sink, quarantine, late, progress,
-              Clock.systemUTC(), spec.quarantineLimit());
+      BatchLoop engine =
+          group
+              ? new GroupBatchEngine(
+                  txns,
+                  source,
+                  processor,
+                  sink,
+                  quarantine,
+                  progress,
+                  Clock.systemUTC(),
+                  spec.quarantineLimit())
+              : new MicroBatchEngine(
+                  txns,
+                  startAfter,
+                  source,
+                  checkpoint,
+                  processor,
+                  sink,
+                  quarantine,
+                  late,
+                  progress,
+                  Clock.systemUTC(),
+                  spec.quarantineLimit());
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
@@ -150,17 +193,27 @@ public final class PipelineRun implements AutoCloseable {
   }
 
   /**
-   * The two stages of a stateful pipeline in consumer-group mode (docs/DESIGN.md, "Stateful pipelines
-   * in group mode"): the exchange writer over the source topics and the sub-pipelines of the
-   * repartition partitions this instance owns; creates the repartition topic on first start.
+   * The two stages of a stateful pipeline in consumer-group mode (docs/DESIGN.md, "Stateful
+   * pipelines in group mode"): the exchange writer over the source topics and the sub-pipelines of
+   * the repartition partitions this instance owns; creates the repartition topic on first start.
    */
-  private static BatchLoop groupStateful(CompiledPipeline pipeline, TriggerSpec trigger, ObjectStore checkpointStore,
-      TableSink sink, TableSink quarantine, Optional<TableSink> late, TableTxns txns, ProgressLog progress,
-      List<AutoCloseable> resources, List<GroupMember> groups) throws IOException {
+  private static BatchLoop groupStateful(
+      CompiledPipeline pipeline,
+      TriggerSpec trigger,
+      ObjectStore checkpointStore,
+      TableSink sink,
+      TableSink quarantine,
+      Optional<TableSink> late,
+      TableTxns txns,
+      ProgressLog progress,
+      List<AutoCloseable> resources,
+      List<GroupMember> groups)
+      throws IOException {
     PipelineSpec spec = pipeline.spec();
     var kafkaSpec = spec.kafkaSource().orElseThrow();
     StatefulPlan plan = pipeline.stateful().orElseThrow();
-    KafkaSource sourceTopics = new KafkaSource(PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+    KafkaSource sourceTopics =
+        new KafkaSource(PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
     resources.add(0, sourceTopics);
     sourceTopics.groupMember().ifPresent(groups::add);
     int partitions;
@@ -169,41 +222,73 @@ public final class PipelineRun implements AutoCloseable {
     admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafkaSpec.bootstrapServers());
     admin.put(AdminClientConfig.CLIENT_ID_CONFIG, "tributary-" + spec.id() + "-admin");
     try (Admin client = Admin.create(admin)) {
-      partitions = ExchangeTopic.ensure(client, ExchangeRecords.topic(spec.id()),
-          ExchangeTopic.partitionsFor(sourceTopics.partitions()));
+      partitions =
+          ExchangeTopic.ensure(
+              client,
+              ExchangeRecords.topic(spec.id()),
+              ExchangeTopic.partitionsFor(sourceTopics.partitions()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while creating the repartition topic");
     }
     ExchangeRecords records = new ExchangeRecords(plan, partitions);
-    ExchangeFront front = new ExchangeFront(spec.id(), pipeline.processor(), plan, late.isPresent());
+    ExchangeFront front =
+        new ExchangeFront(spec.id(), pipeline.processor(), plan, late.isPresent());
     resources.add(0, front);
     var producerSettings = sourceTopics.settings();
-    ExchangeWriter stage1 = new ExchangeWriter(sourceTopics, front, records,
-        () -> new KafkaProducer<byte[], byte[]>(ExchangeWriter.producerConfig(producerSettings)), quarantine, txns,
-        Clock.systemUTC(), spec.quarantineLimit(), progress);
+    ExchangeWriter stage1 =
+        new ExchangeWriter(
+            sourceTopics,
+            front,
+            records,
+            () ->
+                new KafkaProducer<byte[], byte[]>(ExchangeWriter.producerConfig(producerSettings)),
+            quarantine,
+            txns,
+            Clock.systemUTC(),
+            spec.quarantineLimit(),
+            progress);
     resources.add(0, stage1);
-    KafkaSource repartition = new KafkaSource(PartitionPipelines.repartitionSettings(spec.id(),
-        kafkaSpec.bootstrapServers(), kafkaSpec.properties(), producerSettings.readTimeout(), Assignment.GROUP));
+    KafkaSource repartition =
+        new KafkaSource(
+            PartitionPipelines.repartitionSettings(
+                spec.id(),
+                kafkaSpec.bootstrapServers(),
+                kafkaSpec.properties(),
+                producerSettings.readTimeout(),
+                Assignment.GROUP));
     repartition.groupMember().ifPresent(groups::add);
     PartitionPipelines stage2;
     try {
-      stage2 = new PartitionPipelines(new PartitionPipelines.Settings(spec.id(), spec.checkpointIdentity(),
-          SchemaWidening.judge(spec), groupStateDir(spec), spec.quarantineLimit()), repartition, checkpointStore,
-          PartitionPipelines.statefulProcessors(spec.id(), plan, records), sink, quarantine, late, progress,
-          Clock.systemUTC());
+      stage2 =
+          new PartitionPipelines(
+              new PartitionPipelines.Settings(
+                  spec.id(),
+                  spec.checkpointIdentity(),
+                  SchemaWidening.judge(spec),
+                  groupStateDir(spec),
+                  spec.quarantineLimit()),
+              repartition,
+              checkpointStore,
+              PartitionPipelines.statefulProcessors(spec.id(), plan, records),
+              sink,
+              quarantine,
+              late,
+              progress,
+              Clock.systemUTC());
     } catch (RuntimeException e) {
       repartition.close();
       throw e;
     }
     resources.add(0, stage2); // closes the repartition source
-    return new GroupStatefulEngine(spec.id(), sourceTopics, stage1, repartition, stage2, Clock.systemUTC());
+    return new GroupStatefulEngine(
+        spec.id(), sourceTopics, stage1, repartition, stage2, Clock.systemUTC());
   }
 
   /**
-   * Where the state stores' local working copies go: {@code tributary.state.dir} (system
-   * property) or the temp directory, then {@code tributary-state/<pipeline>}. The copies are
-   * rebuilt from the checkpoint on start, so the directory needs no backup.
+   * Where the state stores' local working copies go: {@code tributary.state.dir} (system property)
+   * or the temp directory, then {@code tributary-state/<pipeline>}. The copies are rebuilt from the
+   * checkpoint on start, so the directory needs no backup.
    */
   private static Path stateDir(PipelineSpec spec) {
     String base = System.getProperty("tributary.state.dir", System.getProperty("java.io.tmpdir"));
@@ -217,16 +302,18 @@ public final class PipelineRun implements AutoCloseable {
    */
   private static Path groupStateDir(PipelineSpec spec) {
     removeCopiesOfEndedProcesses(stateDir(spec));
-    // per run, not only per process: two instances in one JVM (tests, a serve reload) must not share either
-    return stateDir(spec).resolve("instance-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet());
+    // per run, not only per process: two instances in one JVM (tests, a serve reload) must not
+    // share either
+    return stateDir(spec)
+        .resolve("instance-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet());
   }
 
   private static final AtomicInteger RUNS = new AtomicInteger();
 
   /**
-   * Deletes the {@code instance-<pid>-<run>} working copies of processes that no longer run (killed, or
-   * ended without cleaning up): they would otherwise pile up on a host that restarts instances.
-   * Best effort: a copy that cannot be deleted is left for the next start.
+   * Deletes the {@code instance-<pid>-<run>} working copies of processes that no longer run
+   * (killed, or ended without cleaning up): they would otherwise pile up on a host that restarts
+   * instances. Best effort: a copy that cannot be deleted is left for the next start.
    */
   private static void removeCopiesOfEndedProcesses(Path dir) {
     try (var children = Files.list(dir)) {

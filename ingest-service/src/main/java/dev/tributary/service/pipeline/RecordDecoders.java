@@ -34,16 +34,25 @@ public final class RecordDecoders {
         return JsonRecordParser.forColumns(types(json.columns()), json.maxRecordSize().bytes());
       }
       if (format instanceof AvroFormatSpec avro) {
-        SchemaRegistryClient registry = new SchemaRegistryClient(pipelineId, avro.registry(), secrets,
-            SchemaRegistryClient.Retry.DEFAULT);
-        return new AvroRecordDecoder(registry::schemaById, types(avro.valueColumns()), types(avro.keyColumns()),
+        SchemaRegistryClient registry =
+            new SchemaRegistryClient(
+                pipelineId, avro.registry(), secrets, SchemaRegistryClient.Retry.DEFAULT);
+        return new AvroRecordDecoder(
+            registry::schemaById,
+            types(avro.valueColumns()),
+            types(avro.keyColumns()),
             avro.maxRecordSize().bytes());
       }
       if (format instanceof ProtobufFormatSpec proto) {
-        SchemaRegistryClient registry = new SchemaRegistryClient(pipelineId, proto.registry(), secrets,
-            SchemaRegistryClient.Retry.DEFAULT);
-        return new ProtobufWireDecoder(registry::schemaById, proto.message(), types(proto.valueColumns()),
-            types(proto.keyColumns()), proto.maxRecordSize().bytes());
+        SchemaRegistryClient registry =
+            new SchemaRegistryClient(
+                pipelineId, proto.registry(), secrets, SchemaRegistryClient.Retry.DEFAULT);
+        return new ProtobufWireDecoder(
+            registry::schemaById,
+            proto.message(),
+            types(proto.valueColumns()),
+            types(proto.keyColumns()),
+            proto.maxRecordSize().bytes());
       }
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(at + ": " + e.getMessage(), e);

@@ -16,9 +16,9 @@ import java.util.regex.Pattern;
  * Which change of a checkpoint's recorded {@code format.schema} leaves the checkpoint usable: in a
  * stateless pipeline, whose checkpoint holds only source positions, the same columns in the same
  * order, some declared with a type Delta's type widening allows (int to long, double or decimal,
- * long to decimal, a decimal with more digits). The sink then widens its table at start
- * ({@code DeltaTableSink.widenDeclared}). A stateful pipeline's state holds typed values, so any
- * change of it stays refused, as does every other change of the declaration.
+ * long to decimal, a decimal with more digits). The sink then widens its table at start ({@code
+ * DeltaTableSink.widenDeclared}). A stateful pipeline's state holds typed values, so any change of
+ * it stays refused, as does every other change of the declaration.
  */
 final class SchemaWidening {
   static final String PART = "format.schema";
@@ -29,11 +29,15 @@ final class SchemaWidening {
 
   /** The judge of a pipeline's checkpoint identity changes. */
   static CompatibleChange judge(PipelineSpec spec) {
-    boolean stateless = spec.watermark().isEmpty() && spec.deduplicate().isEmpty() && spec.aggregate().isEmpty();
-    return (part, recorded, declared) -> stateless && PART.equals(part) && widens(recorded, declared);
+    boolean stateless =
+        spec.watermark().isEmpty() && spec.deduplicate().isEmpty() && spec.aggregate().isEmpty();
+    return (part, recorded, declared) ->
+        stateless && PART.equals(part) && widens(recorded, declared);
   }
 
-  /** True if {@code declared} has the columns of {@code recorded}, each the same type or widened. */
+  /**
+   * True if {@code declared} has the columns of {@code recorded}, each the same type or widened.
+   */
   static boolean widens(String recorded, String declared) {
     Optional<List<String[]>> from = columns(recorded);
     Optional<List<String[]>> to = columns(declared);
@@ -59,7 +63,10 @@ final class SchemaWidening {
 
   /** {@code [name:type,...]} as (name, type) pairs, or empty if it is not a column list. */
   private static Optional<List<String[]>> columns(String canonical) {
-    if (canonical == null || !canonical.startsWith("[") || !canonical.endsWith("]") || canonical.length() < 3) {
+    if (canonical == null
+        || !canonical.startsWith("[")
+        || !canonical.endsWith("]")
+        || canonical.length() < 3) {
       return Optional.empty();
     }
     List<String[]> out = new ArrayList<>();
@@ -77,7 +84,8 @@ final class SchemaWidening {
   private static Optional<DataType> type(String canonical) {
     Matcher m = DECIMAL.matcher(canonical);
     if (m.matches()) {
-      return Optional.of(new DecimalType(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))));
+      return Optional.of(
+          new DecimalType(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))));
     }
     return switch (canonical) {
       case "int" -> Optional.of(PrimitiveType.INTEGER);

@@ -32,8 +32,14 @@ public final class VacuumRetention {
   }
 
   static String unsafe(PipelineSpec spec, Duration retention) {
-    return "Vacuum of pipeline " + spec.id() + " (table " + spec.sink().path() + ") uses a retention of "
-        + Durations.format(retention) + ", under the minimum of " + Durations.format(VacuumSpec.MINIMUM_RETENTION)
+    return "Vacuum of pipeline "
+        + spec.id()
+        + " (table "
+        + spec.sink().path()
+        + ") uses a retention of "
+        + Durations.format(retention)
+        + ", under the minimum of "
+        + Durations.format(VacuumSpec.MINIMUM_RETENTION)
         + ", because maintenance.vacuum.retention-check is false: a file a batch in progress has written but not"
         + " committed, or one an older snapshot being read uses, is deleted once it is older than that.";
   }

@@ -7,7 +7,8 @@ import java.util.Objects;
  * A schema as the registry stores it under an id.
  *
  * @param id the global schema id records carry in their wire header
- * @param type {@code AVRO} (the registry's default when it omits the field), {@code PROTOBUF} or {@code JSON}
+ * @param type {@code AVRO} (the registry's default when it omits the field), {@code PROTOBUF} or
+ *     {@code JSON}
  * @param text the schema's text (Avro JSON, a .proto file, a JSON Schema)
  * @param references the schemas it imports, resolved depth first: each reference's own references
  *     come before it, so parsing them in order defines every name before its use

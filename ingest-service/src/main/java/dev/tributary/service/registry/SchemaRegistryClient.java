@@ -27,8 +27,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Looks up writer schemas by id in a registry speaking the Confluent Schema Registry REST API:
@@ -40,7 +40,8 @@ import javax.net.ssl.SSLHandshakeException;
  * record's problem: quarantined); no answer, a timeout, 5xx or 429 are retried with exponential
  * backoff ({@link Retry}) and then {@link SchemaRegistryUnavailableException} (transient: the batch
  * fails and is replayed); any other refusal, and a TLS handshake that fails (an untrusted
- * certificate), is {@link SchemaRegistryException} (the settings are wrong). Every message names the registry by its URL, with the pipeline's secrets masked.
+ * certificate), is {@link SchemaRegistryException} (the settings are wrong). Every message names
+ * the registry by its URL, with the pipeline's secrets masked.
  *
  * <p>Thread-safe.
  */
@@ -89,11 +90,15 @@ public final class SchemaRegistryClient {
     this.timeout = spec.timeout();
     this.retry = retry;
     this.secrets = secrets;
-    this.authorization = spec.basicAuth()
-        .map(b -> "Basic " + Base64.getEncoder().encodeToString(b.getBytes(StandardCharsets.UTF_8)))
-        .or(() -> spec.bearerToken().map(t -> "Bearer " + t));
-    HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(timeout)
-        .followRedirects(HttpClient.Redirect.NEVER);
+    this.authorization =
+        spec.basicAuth()
+            .map(
+                b ->
+                    "Basic "
+                        + Base64.getEncoder().encodeToString(b.getBytes(StandardCharsets.UTF_8)))
+            .or(() -> spec.bearerToken().map(t -> "Bearer " + t));
+    HttpClient.Builder builder =
+        HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER);
     spec.caFile().ifPresent(file -> builder.sslContext(sslContext(file)));
     this.http = builder.build();
   }
@@ -123,13 +128,15 @@ public final class SchemaRegistryClient {
     }
     List<RegisteredSchema.Reference> references = new ArrayList<>();
     resolve(answer.path("references"), references, new HashSet<>(), what);
-    RegisteredSchema schema = new RegisteredSchema(id, type(answer), text(answer, what), references);
+    RegisteredSchema schema =
+        new RegisteredSchema(id, type(answer), text(answer, what), references);
     byId.putIfAbsent(id, schema);
     return schema;
   }
 
   /** Appends the references depth first (a reference's own references before it). */
-  private void resolve(JsonNode refs, List<RegisteredSchema.Reference> out, Set<String> seen, String what)
+  private void resolve(
+      JsonNode refs, List<RegisteredSchema.Reference> out, Set<String> seen, String what)
       throws UnknownSchemaException {
     if (!refs.isArray()) {
       return;
@@ -141,12 +148,18 @@ public final class SchemaRegistryClient {
       if (!seen.add(subject + "/" + version)) {
         continue;
       }
-      String refWhat = "reference " + name + " (subject " + subject + " version " + version + ") of " + what;
-      JsonNode answer = get("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions/"
-          + version, refWhat);
+      String refWhat =
+          "reference " + name + " (subject " + subject + " version " + version + ") of " + what;
+      JsonNode answer =
+          get(
+              "/subjects/"
+                  + URLEncoder.encode(subject, StandardCharsets.UTF_8)
+                  + "/versions/"
+                  + version,
+              refWhat);
       if (answer == null) {
-        throw new UnknownSchemaException(-1, secrets.mask("the schema registry at " + url + " has no " + refWhat
-            + " (404)"));
+        throw new UnknownSchemaException(
+            -1, secrets.mask("the schema registry at " + url + " has no " + refWhat + " (404)"));
       }
       resolve(answer.path("references"), out, seen, refWhat);
       out.add(new RegisteredSchema.Reference(name, subject, version, text(answer, refWhat)));
@@ -155,8 +168,11 @@ public final class SchemaRegistryClient {
 
   /** GETs a path with retries; null for a 404. */
   private JsonNode get(String path, String what) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path)).timeout(timeout).GET()
-        .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url + path))
+            .timeout(timeout)
+            .GET()
+            .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
     authorization.ifPresent(a -> request.header("Authorization", a));
     String last = "";
     IOException lastError = null;
@@ -166,19 +182,23 @@ public final class SchemaRegistryClient {
       }
       HttpResponse<String> response;
       try {
-        response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        response =
+            http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       } catch (SSLHandshakeException e) {
         // An untrusted or mismatched certificate: the settings are wrong, retrying cannot help.
-        throw new SchemaRegistryException(secrets.mask(RegistryMessages.untrusted(pipelineId, url, what,
-            String.valueOf(e.getMessage()))));
+        throw new SchemaRegistryException(
+            secrets.mask(
+                RegistryMessages.untrusted(pipelineId, url, what, String.valueOf(e.getMessage()))));
       } catch (IOException e) {
         last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
         lastError = e;
         continue;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new SchemaRegistryUnavailableException(secrets.mask(RegistryMessages.unavailable(pipelineId, url, what,
-            attempt, "interrupted")), e);
+        throw new SchemaRegistryUnavailableException(
+            secrets.mask(
+                RegistryMessages.unavailable(pipelineId, url, what, attempt, "interrupted")),
+            e);
       }
       int status = response.statusCode();
       if (status == 404) {
@@ -190,25 +210,33 @@ public final class SchemaRegistryClient {
         continue;
       }
       if (status != 200) {
-        throw new SchemaRegistryException(secrets.mask(RegistryMessages.refused(pipelineId, url, what, status,
-            response.body())));
+        throw new SchemaRegistryException(
+            secrets.mask(RegistryMessages.refused(pipelineId, url, what, status, response.body())));
       }
       try {
         return JSON.readTree(response.body());
       } catch (IOException e) {
-        throw new SchemaRegistryException(secrets.mask(RegistryMessages.notTheApi(pipelineId, url, what,
-            String.valueOf(e.getMessage()).lines().findFirst().orElse("unreadable JSON"))));
+        throw new SchemaRegistryException(
+            secrets.mask(
+                RegistryMessages.notTheApi(
+                    pipelineId,
+                    url,
+                    what,
+                    String.valueOf(e.getMessage()).lines().findFirst().orElse("unreadable JSON"))));
       }
     }
-    throw new SchemaRegistryUnavailableException(secrets.mask(RegistryMessages.unavailable(pipelineId, url, what,
-        retry.attempts(), last)), lastError);
+    throw new SchemaRegistryUnavailableException(
+        secrets.mask(RegistryMessages.unavailable(pipelineId, url, what, retry.attempts(), last)),
+        lastError);
   }
 
   private String text(JsonNode answer, String what) {
     JsonNode schema = answer.get("schema");
     if (schema == null || !schema.isTextual()) {
-      throw new SchemaRegistryException(secrets.mask(RegistryMessages.notTheApi(pipelineId, url, what,
-          "no \"schema\" text in the answer")));
+      throw new SchemaRegistryException(
+          secrets.mask(
+              RegistryMessages.notTheApi(
+                  pipelineId, url, what, "no \"schema\" text in the answer")));
     }
     return schema.asText();
   }
@@ -237,13 +265,15 @@ public final class SchemaRegistryClient {
       if (i == 0) {
         throw new GeneralSecurityException("no certificate in the file");
       }
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(null, tmf.getTrustManagers(), null);
       return context;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException(secrets.mask(RegistryMessages.badCaFile(pipelineId, file, e.toString())), e);
+      throw new IllegalArgumentException(
+          secrets.mask(RegistryMessages.badCaFile(pipelineId, file, e.toString())), e);
     }
   }
 }

@@ -1,6 +1,9 @@
 package dev.tributary.service.registry;
 
-/** The registry answered 404 for a schema id: the record names a schema it does not know (quarantined). */
+/**
+ * The registry answered 404 for a schema id: the record names a schema it does not know
+ * (quarantined).
+ */
 public final class UnknownSchemaException extends Exception {
   private static final long serialVersionUID = 1L;
 

@@ -1,8 +1,8 @@
 package dev.tributary.service.server;
 
 /**
- * The answer to {@code start}, {@code stop} and {@code backfill}: the request was accepted and
- * acts asynchronously; poll the pipeline to follow it.
+ * The answer to {@code start}, {@code stop} and {@code backfill}: the request was accepted and acts
+ * asynchronously; poll the pipeline to follow it.
  *
  * @param pipeline the pipeline id
  * @param action what was requested

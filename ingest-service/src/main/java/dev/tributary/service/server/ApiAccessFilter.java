@@ -19,23 +19,25 @@ import org.springframework.http.HttpStatus;
 
 /**
  * Who may use which HTTP endpoint of serve mode. The rules, in order:
+ *
  * <ul>
  *   <li>{@code /actuator/health/liveness} and {@code /actuator/health/readiness} are open: probes
  *       carry no token and these answer only UP or DOWN.
  *   <li>With a configured token ({@code TRIBUTARY_API_TOKEN}): every {@code /api/**} request, reads
- *       included, needs {@code Authorization: Bearer <token>}, else 401. The rest of
- *       {@code /actuator/health} answers everyone with its overall status, and with the components
- *       and their details (pipeline reasons, Kafka and store outcomes) only to a request with the
+ *       included, needs {@code Authorization: Bearer <token>}, else 401. The rest of {@code
+ *       /actuator/health} answers everyone with its overall status, and with the components and
+ *       their details (pipeline reasons, Kafka and store outcomes) only to a request with the
  *       token.
  *   <li>Without a token: mutating {@code /api/**} requests answer 403 (disabled, never open); the
  *       read endpoints of {@code /api/**} and the health details answer only requests from a
- *       loopback address (403 from elsewhere), so that an unconfigured service shows nothing to
- *       the network. The service says so in a warning at start.
+ *       loopback address (403 from elsewhere), so that an unconfigured service shows nothing to the
+ *       network. The service says so in a warning at start.
  * </ul>
+ *
  * Other paths (metrics, info) are not guarded. A request with the token (or, without one, from
- * loopback) is marked authorized with a principal, which is how the actuator decides to show
- * health details ({@code show-details: when-authorized}). The token is compared in constant time
- * and never logged or echoed.
+ * loopback) is marked authorized with a principal, which is how the actuator decides to show health
+ * details ({@code show-details: when-authorized}). The token is compared in constant time and never
+ * logged or echoed.
  */
 final class ApiAccessFilter implements Filter {
   /** The principal of an authorized request; the actuator only asks whether there is one. */
@@ -95,8 +97,10 @@ final class ApiAccessFilter implements Filter {
   }
 
   private boolean presents(String header) {
-    byte[] presented = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
-        ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
+    byte[] presented =
+        header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+            ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8)
+            : new byte[0];
     return MessageDigest.isEqual(presented, token.get());
   }
 
@@ -105,17 +109,23 @@ final class ApiAccessFilter implements Filter {
       throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
     HttpServletResponse response = (HttpServletResponse) res;
-    // The decoded, normalized path the request is dispatched by ("/x/../api", "/api;p=1" and "//api"
+    // The decoded, normalized path the request is dispatched by ("/x/../api", "/api;p=1" and
+    // "//api"
     // all become "/api"), not the raw URI, which would let such spellings pass unguarded.
-    String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-    switch (decide(request.getMethod(), path, remote(request), request.getHeader("Authorization"))) {
+    String path =
+        request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+    switch (decide(
+        request.getMethod(), path, remote(request), request.getHeader("Authorization"))) {
       case PASS -> chain.doFilter(request, response);
-      case AUTHORIZED -> chain.doFilter(new HttpServletRequestWrapper(request) {
-        @Override
-        public Principal getUserPrincipal() {
-          return OPERATOR;
-        }
-      }, response);
+      case AUTHORIZED ->
+          chain.doFilter(
+              new HttpServletRequestWrapper(request) {
+                @Override
+                public Principal getUserPrincipal() {
+                  return OPERATOR;
+                }
+              },
+              response);
       case UNAUTHORIZED -> {
         response.setHeader("WWW-Authenticate", "Bearer");
         reject(response, HttpStatus.UNAUTHORIZED, ServerMessages.tokenRejected());
@@ -130,11 +140,20 @@ final class ApiAccessFilter implements Filter {
     return InetAddress.getByName(request.getRemoteAddr());
   }
 
-  private static void reject(HttpServletResponse response, HttpStatus status, String message) throws IOException {
+  private static void reject(HttpServletResponse response, HttpStatus status, String message)
+      throws IOException {
     response.setStatus(status.value());
     response.setContentType("application/json");
     response.setCharacterEncoding("UTF-8");
-    response.getWriter().write("{\"status\":" + status.value() + ",\"error\":\"" + status.getReasonPhrase()
-        + "\",\"message\":\"" + message.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+    response
+        .getWriter()
+        .write(
+            "{\"status\":"
+                + status.value()
+                + ",\"error\":\""
+                + status.getReasonPhrase()
+                + "\",\"message\":\""
+                + message.replace("\\", "\\\\").replace("\"", "\\\"")
+                + "\"}");
   }
 }

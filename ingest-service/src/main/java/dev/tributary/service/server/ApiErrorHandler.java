@@ -1,10 +1,10 @@
 package dev.tributary.service.server;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 
 /** Renders REST failures as {@link ApiError} JSON. */
 @ConditionalOnProperty("tributary.pipelines-dir")
@@ -17,6 +17,7 @@ class ApiErrorHandler {
   }
 
   static ResponseEntity<ApiError> error(HttpStatus status, String message) {
-    return ResponseEntity.status(status).body(new ApiError(status.value(), status.getReasonPhrase(), message));
+    return ResponseEntity.status(status)
+        .body(new ApiError(status.value(), status.getReasonPhrase(), message));
   }
 }

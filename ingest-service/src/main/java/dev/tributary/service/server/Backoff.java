@@ -20,7 +20,8 @@ public record Backoff(Duration initial, Duration max) {
       throw new IllegalArgumentException("backoff initial delay must be positive, was " + initial);
     }
     if (max.compareTo(initial) < 0) {
-      throw new IllegalArgumentException("backoff max delay " + max + " is shorter than the initial delay " + initial);
+      throw new IllegalArgumentException(
+          "backoff max delay " + max + " is shorter than the initial delay " + initial);
     }
   }
 

@@ -4,6 +4,7 @@ import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.source.KafkaSourceSettings;
 import java.time.Clock;
@@ -22,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -30,8 +32,6 @@ import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import dev.tributary.config.Secrets;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@code groups} of {@code GET /api/pipelines/{id}} for a pipeline in group assignment: this
@@ -77,8 +77,10 @@ final class ConsumerGroups implements AutoCloseable {
     Set<String> ids = new LinkedHashSet<>();
     ids.add(KafkaSourceSettings.consumerGroup(p.id()));
     ids.addAll(own.keySet());
-    Described described = lookups.computeIfAbsent(p.id(), id -> new Lookup(p.spec().orElseThrow()))
-        .describe(List.copyOf(ids));
+    Described described =
+        lookups
+            .computeIfAbsent(p.id(), id -> new Lookup(p.spec().orElseThrow()))
+            .describe(List.copyOf(ids));
     List<GroupStatus> out = new ArrayList<>();
     for (String id : ids) {
       out.add(status(p, id, own.get(id), described));
@@ -86,32 +88,46 @@ final class ConsumerGroups implements AutoCloseable {
     return out;
   }
 
-  private static GroupStatus status(ManagedPipeline p, String id, GroupMember.Snapshot self, Described described) {
+  private static GroupStatus status(
+      ManagedPipeline p, String id, GroupMember.Snapshot self, Described described) {
     ConsumerGroupDescription group = described.groups().get(id);
     List<GroupStatus.Member> members = new ArrayList<>();
     if (group != null) {
       for (MemberDescription m : group.members()) {
-        members.add(new GroupStatus.Member(m.consumerId(), m.clientId(), m.host(),
-            names(m.assignment().topicPartitions()), self != null && m.consumerId().equals(self.memberId())));
+        members.add(
+            new GroupStatus.Member(
+                m.consumerId(),
+                m.clientId(),
+                m.host(),
+                names(m.assignment().topicPartitions()),
+                self != null && m.consumerId().equals(self.memberId())));
       }
-      members.sort(Comparator.comparing(GroupStatus.Member::clientId).thenComparing(GroupStatus.Member::memberId));
+      members.sort(
+          Comparator.comparing(GroupStatus.Member::clientId)
+              .thenComparing(GroupStatus.Member::memberId));
     }
     String error = described.error() == null ? null : p.mask(described.error());
     if (error == null && group == null && described.describedAt() != null) {
       error = ServerMessages.groupNotDescribed(id);
     }
-    return new GroupStatus(id,
+    return new GroupStatus(
+        id,
         self == null ? null : self.memberId(),
         self == null ? null : self.clientId(),
         self == null ? null : self.generation(),
         self == null ? List.of() : self.assigned().stream().map(ConsumerGroups::name).toList(),
         group == null ? null : group.groupState().name(),
         group == null || group.partitionAssignor().isEmpty() ? null : group.partitionAssignor(),
-        members, described.describedAt(), error);
+        members,
+        described.describedAt(),
+        error);
   }
 
   private static List<String> names(Set<TopicPartition> partitions) {
-    return partitions.stream().map(tp -> new SourcePartition(tp.topic(), tp.partition())).sorted().map(ConsumerGroups::name)
+    return partitions.stream()
+        .map(tp -> new SourcePartition(tp.topic(), tp.partition()))
+        .sorted()
+        .map(ConsumerGroups::name)
         .toList();
   }
 
@@ -129,8 +145,11 @@ final class ConsumerGroups implements AutoCloseable {
     lookups.values().forEach(Lookup::close);
   }
 
-  /** A description of a pipeline's groups, by group id, or why there is none (or only an older one). */
-  private record Described(Map<String, ConsumerGroupDescription> groups, Instant describedAt, String error) {}
+  /**
+   * A description of a pipeline's groups, by group id, or why there is none (or only an older one).
+   */
+  private record Described(
+      Map<String, ConsumerGroupDescription> groups, Instant describedAt, String error) {}
 
   /** The cached description of one pipeline's groups: a single flight, reused until it is old. */
   private final class Lookup {
@@ -151,7 +170,8 @@ final class ConsumerGroups implements AutoCloseable {
       Described stale;
       synchronized (this) {
         // a failure is reused as long as a success: a broker that is down is not asked more often
-        boolean fresh = last != null && nanoTime.getAsLong() - lastAt < cacheNanos && ids.equals(lastIds);
+        boolean fresh =
+            last != null && nanoTime.getAsLong() - lastAt < cacheNanos && ids.equals(lastIds);
         if (fresh) {
           return last;
         }
@@ -160,7 +180,8 @@ final class ConsumerGroups implements AutoCloseable {
           try {
             waitFor = start(ids);
           } catch (RuntimeException e) {
-            // an unusable client configuration (an unresolvable bootstrap address): nothing in flight
+            // an unusable client configuration (an unresolvable bootstrap address): nothing in
+            // flight
             done(null, e, ids);
             return last;
           }
@@ -177,7 +198,9 @@ final class ConsumerGroups implements AutoCloseable {
       }
       // The outcome from the future itself: done() runs in a callback that may not have run yet.
       try {
-        return new Described(Map.copyOf(waitFor.get(timeout.toMillis(), TimeUnit.MILLISECONDS)), clock.instant(),
+        return new Described(
+            Map.copyOf(waitFor.get(timeout.toMillis(), TimeUnit.MILLISECONDS)),
+            clock.instant(),
             null);
       } catch (TimeoutException e) {
         return new Described(Map.of(), null, ServerMessages.groupNoAnswer(ids, timeout));
@@ -198,18 +221,23 @@ final class ConsumerGroups implements AutoCloseable {
         admin = Admin.create(adminProperties(spec, timeout));
       }
       requests.incrementAndGet();
-      KafkaFuture<Map<String, ConsumerGroupDescription>> started = admin.describeConsumerGroups(ids,
-          new DescribeConsumerGroupsOptions().timeoutMs((int) timeout.toMillis())).all();
-      started.whenComplete((groups, error) -> {
-        synchronized (this) {
-          done(groups, error, ids);
-        }
-      });
+      KafkaFuture<Map<String, ConsumerGroupDescription>> started =
+          admin
+              .describeConsumerGroups(
+                  ids, new DescribeConsumerGroupsOptions().timeoutMs((int) timeout.toMillis()))
+              .all();
+      started.whenComplete(
+          (groups, error) -> {
+            synchronized (this) {
+              done(groups, error, ids);
+            }
+          });
       return started;
     }
 
     /** Holding the lock: records an outcome; a failure keeps the groups of the last success. */
-    private void done(Map<String, ConsumerGroupDescription> groups, Throwable error, List<String> ids) {
+    private void done(
+        Map<String, ConsumerGroupDescription> groups, Throwable error, List<String> ids) {
       inFlight = null;
       lastAt = nanoTime.getAsLong();
       boolean sameGroups = ids.equals(lastIds);
@@ -219,8 +247,10 @@ final class ConsumerGroups implements AutoCloseable {
         return;
       }
       String message = failure(ids, error);
-      last = last == null || !sameGroups ? new Described(Map.of(), null, message)
-          : new Described(last.groups(), last.describedAt(), message);
+      last =
+          last == null || !sameGroups
+              ? new Described(Map.of(), null, message)
+              : new Described(last.groups(), last.describedAt(), message);
     }
 
     void close() {
@@ -237,7 +267,8 @@ final class ConsumerGroups implements AutoCloseable {
   }
 
   private static String failure(List<String> ids, Throwable error) {
-    Throwable cause = error instanceof ExecutionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause =
+        error instanceof ExecutionException && error.getCause() != null ? error.getCause() : error;
     return ServerMessages.groupDescribeFailed(ids, Failures.describe(cause, Secrets.NONE));
   }
 

@@ -4,29 +4,31 @@ import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.Secrets;
+import dev.tributary.service.engine.QuarantineLimitExceededException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
+import dev.tributary.service.registry.SchemaRegistryException;
 import dev.tributary.service.source.DataLossException;
 import java.util.List;
-import dev.tributary.service.engine.QuarantineLimitExceededException;
-import dev.tributary.service.registry.SchemaRegistryException;
 
 /**
  * Sorts pipeline failures into permanent (retrying cannot help: the user must act) and transient
  * (broker or store unavailable, timeouts: restart with backoff).
  */
 final class Failures {
-  private static final List<Class<? extends Throwable>> PERMANENT = List.of(
-      PipelineValidationException.class,
-      PipelineDefinitionException.class,
-      CheckpointMismatchException.class,
-      ConcurrentPipelineException.class,
-      DataLossException.class,
-      QuarantineLimitExceededException.class,
-      TableWrittenByAnotherCheckpointException.class,
-      // 401/403, another 4xx, an answer that is not the registry API, an untrusted certificate: the
-      // registry settings are wrong and a restart would ask the same question again.
-      SchemaRegistryException.class);
+  private static final List<Class<? extends Throwable>> PERMANENT =
+      List.of(
+          PipelineValidationException.class,
+          PipelineDefinitionException.class,
+          CheckpointMismatchException.class,
+          ConcurrentPipelineException.class,
+          DataLossException.class,
+          QuarantineLimitExceededException.class,
+          TableWrittenByAnotherCheckpointException.class,
+          // 401/403, another 4xx, an answer that is not the registry API, an untrusted certificate:
+          // the
+          // registry settings are wrong and a restart would ask the same question again.
+          SchemaRegistryException.class);
 
   private Failures() {}
 

@@ -38,16 +38,17 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * The actuator health contributions of serve mode: {@code pipelines} (each pipeline's state; DOWN
  * when one is FAILED), {@code kafka} (every distinct bootstrap-servers list answers a cluster
  * description), {@code storage} (every distinct sink and checkpoint location answers a metadata
- * request) and {@code sourceTables} (every distinct table a pipeline reads, its {@code source.delta}
- * table and its {@code join} dimension tables, has a {@code _delta_log/} that can be listed and read).
+ * request) and {@code sourceTables} (every distinct table a pipeline reads, its {@code
+ * source.delta} table and its {@code join} dimension tables, has a {@code _delta_log/} that can be
+ * listed and read).
  *
  * <p>Remote checks are cheap for the service and its dependencies whatever the request rate: a
  * check's outcome is reused for {@link ServeSettings#healthCacheFor()}; at most one check per
  * cluster or location is in flight, and concurrent requests wait for that one instead of starting
  * their own; a request waits at most {@link ServeSettings#healthTimeout()} (a check still running
- * then goes on and its outcome serves the next requests). Each check that really ran is counted
- * in {@link MetricNames#HEALTH_CHECKS}. Details name only locations and bootstrap addresses, with
- * the pipelines' secrets masked.
+ * then goes on and its outcome serves the next requests). Each check that really ran is counted in
+ * {@link MetricNames#HEALTH_CHECKS}. Details name only locations and bootstrap addresses, with the
+ * pipelines' secrets masked.
  */
 final class HealthChecks implements AutoCloseable {
   private final ServedPipelines pipelines;
@@ -62,16 +63,30 @@ final class HealthChecks implements AutoCloseable {
   private final Counter tableChecks;
   private final ExecutorService executor;
 
-  HealthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry, LongSupplier nanoTime) {
-    this(pipelines, settings, registry, nanoTime, Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "tributary-health");
-      t.setDaemon(true);
-      return t;
-    }));
+  HealthChecks(
+      ServedPipelines pipelines,
+      ServeSettings settings,
+      MeterRegistry registry,
+      LongSupplier nanoTime) {
+    this(
+        pipelines,
+        settings,
+        registry,
+        nanoTime,
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "tributary-health");
+              t.setDaemon(true);
+              return t;
+            }));
   }
 
   /** With the executor the checks run on (closed with this). */
-  HealthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry, LongSupplier nanoTime,
+  HealthChecks(
+      ServedPipelines pipelines,
+      ServeSettings settings,
+      MeterRegistry registry,
+      LongSupplier nanoTime,
       ExecutorService executor) {
     this.executor = executor;
     this.pipelines = pipelines;
@@ -80,7 +95,8 @@ final class HealthChecks implements AutoCloseable {
     this.nanoTime = nanoTime;
     this.kafkaChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "kafka");
     this.storageChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "storage");
-    this.tableChecks = registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "source-table");
+    this.tableChecks =
+        registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "source-table");
   }
 
   /** Pipelines: UP unless one is FAILED; details map each id to its state (and reason). */
@@ -115,13 +131,17 @@ final class HealthChecks implements AutoCloseable {
         if (details.containsKey(shown)) {
           continue;
         }
-        Probe probe = probes.computeIfAbsent("kafka " + cluster, k -> new Probe(kafkaChecks,
-            () -> describeCluster(spec, timeout)));
+        Probe probe =
+            probes.computeIfAbsent(
+                "kafka " + cluster,
+                k -> new Probe(kafkaChecks, () -> describeCluster(spec, timeout)));
         String outcome = p.mask(probe.outcome());
         down |= !outcome.startsWith("UP");
         details.put(shown, outcome);
       }
-      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
+      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up())
+          .withDetails(details)
+          .build();
     };
   }
 
@@ -140,14 +160,18 @@ final class HealthChecks implements AutoCloseable {
           if (details.containsKey(shown)) {
             continue;
           }
-          Probe probe = probes.computeIfAbsent("storage " + location, k -> new Probe(storageChecks,
-              () -> probe(spec, location)));
+          Probe probe =
+              probes.computeIfAbsent(
+                  "storage " + location,
+                  k -> new Probe(storageChecks, () -> probe(spec, location)));
           String outcome = p.mask(probe.outcome());
           down |= !outcome.startsWith("UP");
           details.put(shown, outcome);
         }
       }
-      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
+      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up())
+          .withDetails(details)
+          .build();
     };
   }
 
@@ -168,10 +192,14 @@ final class HealthChecks implements AutoCloseable {
         }
         PipelineSpec spec = p.spec().get();
         Map<String, S3Settings> tables = new LinkedHashMap<>();
-        spec.deltaSource().ifPresent(d -> tables.put(d.path(),
-            PipelineFactory.s3Settings(d.storage().or(spec::storage))));
+        spec.deltaSource()
+            .ifPresent(
+                d ->
+                    tables.put(
+                        d.path(), PipelineFactory.s3Settings(d.storage().or(spec::storage))));
         for (JoinSpec join : spec.joins()) {
-          tables.putIfAbsent(join.path(), PipelineFactory.s3Settings(join.storage().or(spec::storage)));
+          tables.putIfAbsent(
+              join.path(), PipelineFactory.s3Settings(join.storage().or(spec::storage)));
         }
         for (Map.Entry<String, S3Settings> table : tables.entrySet()) {
           String location = table.getKey();
@@ -179,14 +207,18 @@ final class HealthChecks implements AutoCloseable {
           if (details.containsKey(shown)) {
             continue;
           }
-          Probe probe = probes.computeIfAbsent("table " + location, k -> new Probe(tableChecks,
-              () -> probeTable(location, table.getValue())));
+          Probe probe =
+              probes.computeIfAbsent(
+                  "table " + location,
+                  k -> new Probe(tableChecks, () -> probeTable(location, table.getValue())));
           String outcome = p.mask(probe.outcome());
           down |= !outcome.startsWith("UP");
           details.put(shown, outcome);
         }
       }
-      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up()).withDetails(details).build();
+      return (down ? Health.down() : details.isEmpty() ? Health.unknown() : Health.up())
+          .withDetails(details)
+          .build();
     };
   }
 
@@ -268,8 +300,12 @@ final class HealthChecks implements AutoCloseable {
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     props.put(AdminClientConfig.CLIENT_ID_CONFIG, "tributary-health");
     try (Admin admin = Admin.create(props)) {
-      int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
-          .nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS).size();
+      int nodes =
+          admin
+              .describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
+              .nodes()
+              .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+              .size();
       return "UP (" + nodes + " broker" + (nodes == 1 ? "" : "s") + ")";
     }
   }
@@ -291,7 +327,10 @@ final class HealthChecks implements AutoCloseable {
    */
   static String probeTable(String location, S3Settings settings) throws Exception {
     if (!ObjectStores.isS3(location)) {
-      Path root = location.regionMatches(true, 0, "file:", 0, 5) ? Path.of(URI.create(location)) : Path.of(location);
+      Path root =
+          location.regionMatches(true, 0, "file:", 0, 5)
+              ? Path.of(URI.create(location))
+              : Path.of(location);
       if (!Files.isDirectory(root.resolve(DELTA_LOG))) {
         return ServerMessages.noDeltaLog(location);
       }

@@ -11,18 +11,18 @@ import dev.tributary.table.DeltaTable;
 import dev.tributary.table.VacuumResult;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.List;
 
 /**
  * Compaction and vacuum passes over a served pipeline's sink table, on demand (REST) or on its
  * schedule. At most one pass of each kind per pipeline at a time; both are safe while the pipeline
  * writes (compaction commits optimistically, vacuum keeps every file a retained snapshot uses).
- * Before the pipeline's first batch created the table, a pass does nothing (outcome
- * {@code skipped}; compaction then reports table version -1).
+ * Before the pipeline's first batch created the table, a pass does nothing (outcome {@code
+ * skipped}; compaction then reports table version -1).
  */
 final class Maintenance {
   private static final Logger LOG = LoggerFactory.getLogger(Maintenance.class);
@@ -38,23 +38,35 @@ final class Maintenance {
     }
   }
 
-  /** Runs one compaction pass with the declared {@code min-files} and the sink's target file size. */
-  CompactionResult compact(ManagedPipeline p, PipelineMetrics metrics) throws IOException, BusyException {
+  /**
+   * Runs one compaction pass with the declared {@code min-files} and the sink's target file size.
+   */
+  CompactionResult compact(ManagedPipeline p, PipelineMetrics metrics)
+      throws IOException, BusyException {
     PipelineSpec spec = p.spec().orElseThrow();
     String key = claim(p, COMPACTION);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
-      int minFiles = spec.maintenance().compaction().map(CompactionSpec::minFiles).orElse(CompactionSpec.DEFAULT_MIN_FILES);
+      int minFiles =
+          spec.maintenance()
+              .compaction()
+              .map(CompactionSpec::minFiles)
+              .orElse(CompactionSpec.DEFAULT_MIN_FILES);
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
       if (!table.exists()) {
         // The pipeline creates its table with its first batch; until then there is nothing to do.
         metrics.run(MetricNames.COMPACTION_RUNS, "skipped");
         return new CompactionResult(-1, 0, 0, 0, 0, 0, 0);
       }
-      CompactionResult result = table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
+      CompactionResult result =
+          table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
       metrics.compacted(result, table.counters());
       metrics.run(MetricNames.COMPACTION_RUNS, "success");
       if (result.compacted()) {
-        LOG.info("Compaction of pipeline {} ({}): {}", p.id(), p.mask(spec.sink().path()), p.mask(result.toString()));
+        LOG.info(
+            "Compaction of pipeline {} ({}): {}",
+            p.id(),
+            p.mask(spec.sink().path()),
+            p.mask(result.toString()));
       } else {
         LOG.debug("Compaction of pipeline {} ({}): nothing to compact", p.id(), spec.sink().path());
       }
@@ -68,7 +80,8 @@ final class Maintenance {
   }
 
   /** Runs one vacuum pass with the declared retention (7 days by default). */
-  VacuumResult vacuum(ManagedPipeline p, PipelineMetrics metrics, boolean dryRun) throws IOException, BusyException {
+  VacuumResult vacuum(ManagedPipeline p, PipelineMetrics metrics, boolean dryRun)
+      throws IOException, BusyException {
     PipelineSpec spec = p.spec().orElseThrow();
     String key = claim(p, VACUUM);
     try (ObjectStore store = PipelineFactory.store(spec, spec.sink().path())) {
@@ -81,8 +94,13 @@ final class Maintenance {
       VacuumResult result = dryRun ? table.vacuumDryRun(retention) : table.vacuum(retention);
       metrics.vacuumed(result);
       metrics.run(MetricNames.VACUUM_RUNS, "success");
-      LOG.info("Vacuum of pipeline {} ({}){}: {} files, {} bytes", p.id(), p.mask(spec.sink().path()),
-          dryRun ? " (dry run)" : "", result.files().size(), result.bytes());
+      LOG.info(
+          "Vacuum of pipeline {} ({}){}: {} files, {} bytes",
+          p.id(),
+          p.mask(spec.sink().path()),
+          dryRun ? " (dry run)" : "",
+          result.files().size(),
+          result.bytes());
       return result;
     } catch (IOException | RuntimeException e) {
       metrics.run(MetricNames.VACUUM_RUNS, "failure");

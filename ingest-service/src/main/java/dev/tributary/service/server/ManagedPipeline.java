@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * it throws, a permanent failure ({@link Failures#permanent}) ends in {@link PipelineState#FAILED}
  * with the reason, a transient one waits {@link Backoff#delay} and opens a new run (the attempt
  * count restarts once a run completes a batch). {@link #stop()} lets the batch in progress finish:
- * the engine stops between batches, so nothing is left half committed. A failure here never
- * reaches another pipeline: each has its own thread, progress log and run.
+ * the engine stops between batches, so nothing is left half committed. A failure here never reaches
+ * another pipeline: each has its own thread, progress log and run.
  */
 final class ManagedPipeline {
   private static final Logger LOG = LoggerFactory.getLogger(ManagedPipeline.class);
@@ -50,8 +50,15 @@ final class ManagedPipeline {
   private PipelineLauncher.ActiveRun current;
   private boolean stopRequested;
 
-  private ManagedPipeline(String id, Path file, Optional<PipelineSpec> spec, Optional<PipelineLauncher> launcher,
-      Backoff backoff, Clock clock, PipelineState state, String reason) {
+  private ManagedPipeline(
+      String id,
+      Path file,
+      Optional<PipelineSpec> spec,
+      Optional<PipelineLauncher> launcher,
+      Backoff backoff,
+      Clock clock,
+      PipelineState state,
+      String reason) {
     this.id = id;
     this.file = file;
     this.spec = spec;
@@ -67,29 +74,49 @@ final class ManagedPipeline {
   }
 
   /** A pipeline that can run; {@link PipelineState#STOPPED} until {@link #start}. */
-  static ManagedPipeline runnable(PipelineSpec spec, Path file, PipelineLauncher launcher, Backoff backoff,
-      Clock clock) {
-    return new ManagedPipeline(spec.id(), file, Optional.of(spec), Optional.of(launcher), backoff, clock,
-        PipelineState.STOPPED, null);
+  static ManagedPipeline runnable(
+      PipelineSpec spec, Path file, PipelineLauncher launcher, Backoff backoff, Clock clock) {
+    return new ManagedPipeline(
+        spec.id(),
+        file,
+        Optional.of(spec),
+        Optional.of(launcher),
+        backoff,
+        clock,
+        PipelineState.STOPPED,
+        null);
   }
 
   /** A pipeline whose file could not be loaded: FAILED for good, with the reason. */
-  static ManagedPipeline invalid(String id, Path file, Optional<PipelineSpec> spec, String reason, Clock clock) {
-    return new ManagedPipeline(id, file, spec, Optional.empty(), new Backoff(Duration.ofSeconds(1),
-        Duration.ofSeconds(1)), clock, PipelineState.FAILED, reason);
+  static ManagedPipeline invalid(
+      String id, Path file, Optional<PipelineSpec> spec, String reason, Clock clock) {
+    return new ManagedPipeline(
+        id,
+        file,
+        spec,
+        Optional.empty(),
+        new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)),
+        clock,
+        PipelineState.FAILED,
+        reason);
   }
 
   /** Attaches the meters; call once, before {@link #start}. */
   void attach(PipelineMetrics pipelineMetrics) {
     this.metrics = pipelineMetrics;
-    progress.addListener(p -> {
-      try {
-        pipelineMetrics.batchDone(p);
-      } catch (RuntimeException e) {
-        // The batch is committed: a metrics problem must not turn it into a pipeline failure.
-        LOG.warn("Pipeline {}: metrics of batch {} not recorded: {}", id, p.batchId(), secrets.mask(e.toString()));
-      }
-    });
+    progress.addListener(
+        p -> {
+          try {
+            pipelineMetrics.batchDone(p);
+          } catch (RuntimeException e) {
+            // The batch is committed: a metrics problem must not turn it into a pipeline failure.
+            LOG.warn(
+                "Pipeline {}: metrics of batch {} not recorded: {}",
+                id,
+                p.batchId(),
+                secrets.mask(e.toString()));
+          }
+        });
   }
 
   String id() {
@@ -137,20 +164,23 @@ final class ManagedPipeline {
   }
 
   /**
-   * Holding the lock: the worker is alive and has not reached a final state. The final state is
-   * its last step (after the run is closed), so a worker thread that is only finishing its last
-   * log line counts as done.
+   * Holding the lock: the worker is alive and has not reached a final state. The final state is its
+   * last step (after the run is closed), so a worker thread that is only finishing its last log
+   * line counts as done.
    */
   private boolean runActive() {
-    return worker != null && worker.isAlive()
-        && state != PipelineState.STOPPED && state != PipelineState.IDLE && state != PipelineState.FAILED;
+    return worker != null
+        && worker.isAlive()
+        && state != PipelineState.STOPPED
+        && state != PipelineState.IDLE
+        && state != PipelineState.FAILED;
   }
 
   /**
    * Starts a run with {@code runTrigger} on the pipeline's thread unless one is active.
    *
-   * @return {@link StartOutcome#STARTED}, {@link StartOutcome#ALREADY_ACTIVE}, or
-   *     {@link StartOutcome#NOT_RUNNABLE} for a pipeline whose file could not be loaded
+   * @return {@link StartOutcome#STARTED}, {@link StartOutcome#ALREADY_ACTIVE}, or {@link
+   *     StartOutcome#NOT_RUNNABLE} for a pipeline whose file could not be loaded
    */
   StartOutcome start(TriggerSpec runTrigger) {
     if (launcher.isEmpty()) {
@@ -172,7 +202,11 @@ final class ManagedPipeline {
   }
 
   /** What {@link #start} did. */
-  enum StartOutcome { STARTED, ALREADY_ACTIVE, NOT_RUNNABLE }
+  enum StartOutcome {
+    STARTED,
+    ALREADY_ACTIVE,
+    NOT_RUNNABLE
+  }
 
   /**
    * Asks the active run to stop after its batch in progress (or cancels a backoff wait); returns at
@@ -235,8 +269,11 @@ final class ManagedPipeline {
         synchronized (lock) {
           current = null;
           stopped = stopRequested; // read under the lock: a new start() may reset it right after
-          change(stopped || runTrigger instanceof TriggerSpec.ProcessingTime ? PipelineState.STOPPED
-              : PipelineState.IDLE, null);
+          change(
+              stopped || runTrigger instanceof TriggerSpec.ProcessingTime
+                  ? PipelineState.STOPPED
+                  : PipelineState.IDLE,
+              null);
         }
         LOG.info("Pipeline {} {}", id, stopped ? "stopped" : "finished its run");
         return;
@@ -267,7 +304,9 @@ final class ManagedPipeline {
     }
   }
 
-  /** Records a failed run; waits the backoff delay for a transient one. False if the loop must end. */
+  /**
+   * Records a failed run; waits the backoff delay for a transient one. False if the loop must end.
+   */
   private boolean retryAfter(Throwable failure, int attempt) {
     boolean permanent = Failures.permanent(failure);
     if (metrics != null) {
@@ -287,10 +326,13 @@ final class ManagedPipeline {
       }
       Duration delay = backoff.delay(attempt);
       change(PipelineState.RETRYING, ServerMessages.retrying(description, attempt, delay));
-      LOG.warn("Pipeline {} failed (attempt {}), restarting in {}: {}", id, attempt, delay, description);
+      LOG.warn(
+          "Pipeline {} failed (attempt {}), restarting in {}: {}", id, attempt, delay, description);
       long deadline = System.nanoTime() + delay.toNanos();
       try {
-        for (long left = delay.toNanos(); left > 0 && !stopRequested; left = deadline - System.nanoTime()) {
+        for (long left = delay.toNanos();
+            left > 0 && !stopRequested;
+            left = deadline - System.nanoTime()) {
           lock.wait(Math.max(1, left / 1_000_000));
         }
       } catch (InterruptedException e) {
@@ -334,7 +376,12 @@ final class ManagedPipeline {
   PipelineStatus status() {
     List<BatchProgress> last = progress.last(1);
     synchronized (lock) {
-      return PipelineStatus.of(this, state, reason, since, restarts,
+      return PipelineStatus.of(
+          this,
+          state,
+          reason,
+          since,
+          restarts,
           trigger == null ? spec.map(PipelineSpec::trigger).orElse(null) : trigger,
           last.isEmpty() ? null : last.get(0));
     }

@@ -22,13 +22,17 @@ interface PipelineLauncher {
 
   /** A run that is open: {@link #run()} blocks, {@link #stop()} may be called from any thread. */
   interface ActiveRun extends AutoCloseable {
-    /** Runs batches until the trigger ends the run or {@link #stop()} is called; throws what failed. */
+    /**
+     * Runs batches until the trigger ends the run or {@link #stop()} is called; throws what failed.
+     */
     void run() throws Exception;
 
     /** Lets the batch in progress finish, then ends {@link #run()}. */
     void stop();
 
-    /** This run's memberships of consumer groups (group assignment; empty otherwise). Any thread. */
+    /**
+     * This run's memberships of consumer groups (group assignment; empty otherwise). Any thread.
+     */
     default List<GroupMember> groups() {
       return List.of();
     }

@@ -2,6 +2,7 @@ package dev.tributary.service.server;
 
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.GroupMember;
+import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.table.CommitCounters;
 import dev.tributary.table.CompactionResult;
 import dev.tributary.table.VacuumResult;
@@ -13,14 +14,13 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import dev.tributary.service.source.KafkaSourceSettings;
-import java.util.HashMap;
-import java.util.Locale;
 
 /**
  * The meters of one served pipeline (names in {@link MetricNames}). Fed by the pipeline's progress
@@ -38,13 +38,18 @@ final class PipelineMetrics {
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
   private final AtomicLong stateRows = new AtomicLong();
   private final AtomicLong stateBytes = new AtomicLong();
-  private final AtomicReference<Double> quarantinedFraction =
-      new AtomicReference<>(0.0);
+  private final AtomicReference<Double> quarantinedFraction = new AtomicReference<>(0.0);
   private final AtomicLong partitionsOwned = new AtomicLong();
+
   /** Set by the first rebalance of the source's group: from then on the gauge follows the group. */
   private volatile boolean ownedByGroup;
 
-  PipelineMetrics(MeterRegistry registry, String pipeline, String table, Supplier<PipelineState> state, Clock clock) {
+  PipelineMetrics(
+      MeterRegistry registry,
+      String pipeline,
+      String table,
+      Supplier<PipelineState> state,
+      Clock clock) {
     this.registry = registry;
     this.pipeline = pipeline;
     this.table = table;
@@ -59,14 +64,25 @@ final class PipelineMetrics {
           .strongReference(true)
           .register(registry);
     }
-    Gauge.builder(MetricNames.WATERMARK_DELAY, watermark, this::watermarkDelaySeconds).tags(tags)
-        .baseUnit("seconds").description("now minus the watermark of the last batch").register(registry);
-    Gauge.builder(MetricNames.QUARANTINED_FRACTION, quarantinedFraction, AtomicReference::get).tags(tags)
-        .description("quarantined / read records of the last batch").register(registry);
+    Gauge.builder(MetricNames.WATERMARK_DELAY, watermark, this::watermarkDelaySeconds)
+        .tags(tags)
+        .baseUnit("seconds")
+        .description("now minus the watermark of the last batch")
+        .register(registry);
+    Gauge.builder(MetricNames.QUARANTINED_FRACTION, quarantinedFraction, AtomicReference::get)
+        .tags(tags)
+        .description("quarantined / read records of the last batch")
+        .register(registry);
     Gauge.builder(MetricNames.STATE_ROWS, stateRows, AtomicLong::get).tags(tags).register(registry);
-    Gauge.builder(MetricNames.STATE_BYTES, stateBytes, AtomicLong::get).tags(tags).baseUnit("bytes").register(registry);
-    Gauge.builder(MetricNames.PARTITIONS_OWNED, partitionsOwned, AtomicLong::get).tags(tags)
-        .description("source partitions the last batch planned (a consumer-group member: its share)").register(registry);
+    Gauge.builder(MetricNames.STATE_BYTES, stateBytes, AtomicLong::get)
+        .tags(tags)
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder(MetricNames.PARTITIONS_OWNED, partitionsOwned, AtomicLong::get)
+        .tags(tags)
+        .description(
+            "source partitions the last batch planned (a consumer-group member: its share)")
+        .register(registry);
     // Created up front so that dashboards see zeros rather than missing series.
     counter(MetricNames.RECORDS_IN, tags);
     counter(MetricNames.RECORDS_OUT, tableTags);
@@ -135,7 +151,9 @@ final class PipelineMetrics {
   }
 
   void failure(boolean permanent) {
-    counter(MetricNames.PIPELINE_FAILURES, tags.and(MetricNames.OUTCOME, permanent ? "permanent" : "transient"))
+    counter(
+            MetricNames.PIPELINE_FAILURES,
+            tags.and(MetricNames.OUTCOME, permanent ? "permanent" : "transient"))
         .increment();
   }
 
@@ -176,22 +194,30 @@ final class PipelineMetrics {
   }
 
   private AtomicLong lagGauge(String topic) {
-    return lagByTopic.computeIfAbsent(topic, t -> {
-      AtomicLong value = new AtomicLong();
-      Gauge.builder(MetricNames.LAG, value, AtomicLong::get).tags(tags.and(MetricNames.TOPIC, t))
-          .description("offsets behind the latest offset after the last batch").register(registry);
-      return value;
-    });
+    return lagByTopic.computeIfAbsent(
+        topic,
+        t -> {
+          AtomicLong value = new AtomicLong();
+          Gauge.builder(MetricNames.LAG, value, AtomicLong::get)
+              .tags(tags.and(MetricNames.TOPIC, t))
+              .description("offsets behind the latest offset after the last batch")
+              .register(registry);
+          return value;
+        });
   }
 
   private AtomicLong sourceLagGauge(String measure) {
-    return sourceLag.computeIfAbsent(measure, m -> {
-      AtomicLong value = new AtomicLong();
-      Gauge.builder(MetricNames.SOURCE_LAG, value, AtomicLong::get).tags(tags.and(MetricNames.MEASURE, m))
-          .description("the source's lag after the last batch (a Delta source: versions, files, bytes behind)")
-          .register(registry);
-      return value;
-    });
+    return sourceLag.computeIfAbsent(
+        measure,
+        m -> {
+          AtomicLong value = new AtomicLong();
+          Gauge.builder(MetricNames.SOURCE_LAG, value, AtomicLong::get)
+              .tags(tags.and(MetricNames.MEASURE, m))
+              .description(
+                  "the source's lag after the last batch (a Delta source: versions, files, bytes behind)")
+              .register(registry);
+          return value;
+        });
   }
 
   private Counter counter(String name, Tags t) {
@@ -199,7 +225,9 @@ final class PipelineMetrics {
   }
 
   private Timer timer(String phase) {
-    return Timer.builder(MetricNames.BATCH_DURATION).tags(tags.and(MetricNames.PHASE, phase)).register(registry);
+    return Timer.builder(MetricNames.BATCH_DURATION)
+        .tags(tags.and(MetricNames.PHASE, phase))
+        .register(registry);
   }
 
   @Override

@@ -12,6 +12,8 @@ public enum PipelineState {
   IDLE,
   /** Stopped on request (REST or shutdown); {@code start} resumes from the checkpoint. */
   STOPPED,
-  /** Stopped by a permanent failure; the reason says how to fix it. Restarted only by {@code start}. */
+  /**
+   * Stopped by a permanent failure; the reason says how to fix it. Restarted only by {@code start}.
+   */
   FAILED
 }

@@ -17,11 +17,14 @@ import java.util.TreeMap;
  * @param reason why it FAILED or is RETRYING (null otherwise)
  * @param since when it entered the current state
  * @param restarts restarts after transient failures since the service started
- * @param trigger the trigger of the current (or next) run: {@code processing-time 10s}, {@code available-now}, {@code once}
+ * @param trigger the trigger of the current (or next) run: {@code processing-time 10s}, {@code
+ *     available-now}, {@code once}
  * @param sink the sink table location (null if the file could not be parsed)
- * @param schedules declared schedules by operation ({@code compaction}, {@code vacuum}, {@code backfill})
+ * @param schedules declared schedules by operation ({@code compaction}, {@code vacuum}, {@code
+ *     backfill})
  * @param lastBatch the last batch's progress record (null before the first batch)
- * @param lag total offsets behind the latest offsets after the last batch (null before the first batch)
+ * @param lag total offsets behind the latest offsets after the last batch (null before the first
+ *     batch)
  * @param watermark the last batch's watermark (null without a watermark)
  */
 public record PipelineStatus(
@@ -43,13 +46,27 @@ public record PipelineStatus(
     schedules = Map.copyOf(schedules);
   }
 
-  static PipelineStatus of(ManagedPipeline p, PipelineState state, String reason, Instant since, int restarts,
-      TriggerSpec trigger, BatchProgress last) {
-    return new PipelineStatus(p.id(), p.file().toString(), state, reason, since, restarts,
+  static PipelineStatus of(
+      ManagedPipeline p,
+      PipelineState state,
+      String reason,
+      Instant since,
+      int restarts,
+      TriggerSpec trigger,
+      BatchProgress last) {
+    return new PipelineStatus(
+        p.id(),
+        p.file().toString(),
+        state,
+        reason,
+        since,
+        restarts,
         trigger == null ? null : ServerMessages.trigger(trigger),
         p.spec().map(s -> p.mask(s.sink().path())).orElse(null),
         p.spec().map(PipelineStatus::schedules).orElse(Map.of()),
-        last, last == null ? null : last.lag(), last == null ? null : last.watermark());
+        last,
+        last == null ? null : last.lag(),
+        last == null ? null : last.watermark());
   }
 
   static Map<String, String> schedules(PipelineSpec spec) {

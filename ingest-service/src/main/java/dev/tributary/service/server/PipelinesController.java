@@ -5,6 +5,7 @@ import dev.tributary.table.CompactionResult;
 import dev.tributary.table.VacuumResult;
 import java.io.IOException;
 import java.util.List;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -13,13 +14,12 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 
 /**
  * The REST API of serve mode (reference: docs/OPERATIONS.md). Every request needs the bearer token
  * ({@link ApiAccessFilter}: without a configured one, reads answer on loopback only and POSTs are
- * disabled). Start, stop and backfill return 202 at once; compact
- * and vacuum run the pass and return its result.
+ * disabled). Start, stop and backfill return 202 at once; compact and vacuum run the pass and
+ * return its result.
  */
 @ConditionalOnProperty("tributary.pipelines-dir")
 @RestController
@@ -50,14 +50,17 @@ class PipelinesController {
   @GetMapping("/{id}")
   PipelineDetails details(@PathVariable String id, @RequestParam(defaultValue = "20") int last) {
     if (last < 1 || last > MAX_PROGRESS) {
-      throw new ApiException(HttpStatus.BAD_REQUEST,
+      throw new ApiException(
+          HttpStatus.BAD_REQUEST,
           "Parameter 'last' must be between 1 and " + MAX_PROGRESS + ", was " + last + ".");
     }
     ManagedPipeline p = find(id);
     return new PipelineDetails(p.status(), p.progress().last(last), groups.of(p));
   }
 
-  /** Starts the pipeline with its declared trigger. 409 if a run is active or the file is invalid. */
+  /**
+   * Starts the pipeline with its declared trigger. 409 if a run is active or the file is invalid.
+   */
   @PostMapping("/{id}/start")
   ResponseEntity<ActionResult> start(@PathVariable String id) {
     ManagedPipeline p = find(id);
@@ -97,48 +100,65 @@ class PipelinesController {
     } catch (Maintenance.BusyException e) {
       throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     } catch (IOException | RuntimeException e) {
-      throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
-          Maintenance.COMPACTION, p.mask(p.spec().get().sink().path()), p.describe(e)));
+      throw new ApiException(
+          HttpStatus.INTERNAL_SERVER_ERROR,
+          ServerMessages.maintenanceFailed(
+              id, Maintenance.COMPACTION, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
   /** Runs one vacuum pass (or with {@code dry-run=true}, lists what it would delete). */
   @PostMapping("/{id}/vacuum")
-  VacuumResult vacuum(@PathVariable String id, @RequestParam(name = "dry-run", defaultValue = "false") boolean dryRun) {
+  VacuumResult vacuum(
+      @PathVariable String id,
+      @RequestParam(name = "dry-run", defaultValue = "false") boolean dryRun) {
     ManagedPipeline p = runnable(id);
     try {
       return maintenance.vacuum(p, pipelines.metrics(p), dryRun);
     } catch (Maintenance.BusyException e) {
       throw new ApiException(HttpStatus.CONFLICT, e.getMessage());
     } catch (IOException | RuntimeException e) {
-      throw new ApiException(HttpStatus.INTERNAL_SERVER_ERROR, ServerMessages.maintenanceFailed(id,
-          Maintenance.VACUUM, p.mask(p.spec().get().sink().path()), p.describe(e)));
+      throw new ApiException(
+          HttpStatus.INTERNAL_SERVER_ERROR,
+          ServerMessages.maintenanceFailed(
+              id, Maintenance.VACUUM, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
   private ManagedPipeline find(String id) {
-    return pipelines.find(id).orElseThrow(() -> new ApiException(HttpStatus.NOT_FOUND,
-        ServerMessages.unknownPipeline(id, pipelines.all().stream().map(ManagedPipeline::id).toList())));
+    return pipelines
+        .find(id)
+        .orElseThrow(
+            () ->
+                new ApiException(
+                    HttpStatus.NOT_FOUND,
+                    ServerMessages.unknownPipeline(
+                        id, pipelines.all().stream().map(ManagedPipeline::id).toList())));
   }
 
   private ManagedPipeline runnable(String id) {
     ManagedPipeline p = find(id);
     if (!p.runnable()) {
-      throw new ApiException(HttpStatus.CONFLICT, ServerMessages.notRunnable(id, p.status().reason()));
+      throw new ApiException(
+          HttpStatus.CONFLICT, ServerMessages.notRunnable(id, p.status().reason()));
     }
     return p;
   }
 
-  private static void started(ManagedPipeline p, ManagedPipeline.StartOutcome outcome, String what) {
+  private static void started(
+      ManagedPipeline p, ManagedPipeline.StartOutcome outcome, String what) {
     switch (outcome) {
-      case STARTED -> { }
-      case ALREADY_ACTIVE -> throw new ApiException(HttpStatus.CONFLICT, ServerMessages.alreadyActive(p.id(), what));
-      case NOT_RUNNABLE -> throw new ApiException(HttpStatus.CONFLICT,
-          ServerMessages.notRunnable(p.id(), p.status().reason()));
+      case STARTED -> {}
+      case ALREADY_ACTIVE ->
+          throw new ApiException(HttpStatus.CONFLICT, ServerMessages.alreadyActive(p.id(), what));
+      case NOT_RUNNABLE ->
+          throw new ApiException(
+              HttpStatus.CONFLICT, ServerMessages.notRunnable(p.id(), p.status().reason()));
     }
   }
 
   private static ResponseEntity<ActionResult> accepted(ManagedPipeline p, String action) {
-    return ResponseEntity.status(HttpStatus.ACCEPTED).body(new ActionResult(p.id(), action, p.state()));
+    return ResponseEntity.status(HttpStatus.ACCEPTED)
+        .body(new ActionResult(p.id(), action, p.state()));
   }
 }

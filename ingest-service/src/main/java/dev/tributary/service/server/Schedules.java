@@ -27,7 +27,9 @@ final class Schedules {
   private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
   private ThreadPoolTaskScheduler scheduler;
 
-  Schedules(Collection<ManagedPipeline> pipelines, Function<ManagedPipeline, PipelineMetrics> metrics,
+  Schedules(
+      Collection<ManagedPipeline> pipelines,
+      Function<ManagedPipeline, PipelineMetrics> metrics,
       Maintenance maintenance) {
     this.pipelines = pipelines;
     this.metrics = metrics;
@@ -45,8 +47,12 @@ final class Schedules {
         continue;
       }
       PipelineSpec spec = p.spec().get();
-      spec.maintenance().compaction().ifPresent(c -> schedule(p, Maintenance.COMPACTION, c.schedule(), () -> compact(p)));
-      spec.maintenance().vacuum().ifPresent(v -> schedule(p, Maintenance.VACUUM, v.schedule(), () -> vacuum(p)));
+      spec.maintenance()
+          .compaction()
+          .ifPresent(c -> schedule(p, Maintenance.COMPACTION, c.schedule(), () -> compact(p)));
+      spec.maintenance()
+          .vacuum()
+          .ifPresent(v -> schedule(p, Maintenance.VACUUM, v.schedule(), () -> vacuum(p)));
       spec.backfill().ifPresent(b -> schedule(p, "backfill", b.schedule(), () -> backfill(p)));
     }
   }
@@ -60,7 +66,8 @@ final class Schedules {
   }
 
   private void schedule(ManagedPipeline p, String operation, String cron, Runnable task) {
-    // The parser validated the expression; a failure here would be a bug, reported with the pipeline.
+    // The parser validated the expression; a failure here would be a bug, reported with the
+    // pipeline.
     scheduled.add(scheduler.schedule(task, new CronTrigger(cron)));
     LOG.info("Pipeline {}: {} scheduled at '{}'", p.id(), operation, cron);
   }
@@ -71,8 +78,9 @@ final class Schedules {
     } catch (Maintenance.BusyException e) {
       skipped(p, Maintenance.COMPACTION, MetricNames.COMPACTION_RUNS);
     } catch (Exception e) {
-      LOG.error(ServerMessages.maintenanceFailed(p.id(), Maintenance.COMPACTION,
-          p.mask(p.spec().get().sink().path()), p.describe(e)));
+      LOG.error(
+          ServerMessages.maintenanceFailed(
+              p.id(), Maintenance.COMPACTION, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
@@ -82,8 +90,9 @@ final class Schedules {
     } catch (Maintenance.BusyException e) {
       skipped(p, Maintenance.VACUUM, MetricNames.VACUUM_RUNS);
     } catch (Exception e) {
-      LOG.error(ServerMessages.maintenanceFailed(p.id(), Maintenance.VACUUM, p.mask(p.spec().get().sink().path()),
-          p.describe(e)));
+      LOG.error(
+          ServerMessages.maintenanceFailed(
+              p.id(), Maintenance.VACUUM, p.mask(p.spec().get().sink().path()), p.describe(e)));
     }
   }
 
@@ -99,6 +108,9 @@ final class Schedules {
 
   private void skipped(ManagedPipeline p, String operation, String metric) {
     metrics.apply(p).run(metric, "skipped");
-    LOG.warn("Pipeline {}: scheduled {} skipped because the previous run is still going", p.id(), operation);
+    LOG.warn(
+        "Pipeline {}: scheduled {} skipped because the previous run is still going",
+        p.id(),
+        operation);
   }
 }

@@ -16,8 +16,13 @@ import java.util.Optional;
  * @param healthTimeout the time bound of each health check (Kafka, object stores)
  * @param healthCacheFor how long the outcome of a remote health check is reused
  */
-public record ServeSettings(Path pipelinesDir, Optional<String> apiToken, Backoff backoff, Duration shutdownTimeout,
-    Duration healthTimeout, Duration healthCacheFor) {
+public record ServeSettings(
+    Path pipelinesDir,
+    Optional<String> apiToken,
+    Backoff backoff,
+    Duration shutdownTimeout,
+    Duration healthTimeout,
+    Duration healthCacheFor) {
 
   /** Checks that nothing is null; a blank token counts as none. */
   public ServeSettings {
@@ -32,8 +37,18 @@ public record ServeSettings(Path pipelinesDir, Optional<String> apiToken, Backof
   /** Never shows the token. */
   @Override
   public String toString() {
-    return "ServeSettings[pipelinesDir=" + pipelinesDir + ", apiToken=" + (apiToken.isPresent() ? "(set)" : "(none)")
-        + ", backoff=" + backoff + ", shutdownTimeout=" + shutdownTimeout + ", healthTimeout=" + healthTimeout
-        + ", healthCacheFor=" + healthCacheFor + "]";
+    return "ServeSettings[pipelinesDir="
+        + pipelinesDir
+        + ", apiToken="
+        + (apiToken.isPresent() ? "(set)" : "(none)")
+        + ", backoff="
+        + backoff
+        + ", shutdownTimeout="
+        + shutdownTimeout
+        + ", healthTimeout="
+        + healthTimeout
+        + ", healthCacheFor="
+        + healthCacheFor
+        + "]";
   }
 }

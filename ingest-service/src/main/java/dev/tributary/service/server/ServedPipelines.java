@@ -1,5 +1,6 @@
 package dev.tributary.service.server;
 
+import dev.tributary.config.Assignment;
 import dev.tributary.config.PipelineFolder;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
@@ -22,15 +23,14 @@ import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
-import dev.tributary.config.Assignment;
 
 /**
- * The pipelines of the served folder. Loading never fails as a whole: a file that does not parse
- * or compile, or whose loading throws anything at all (an {@link Error} included), becomes a FAILED
- * pipeline with the reason, the others run. As a Spring lifecycle bean
- * it starts every runnable pipeline (with its declared trigger) and the schedules once the
- * context is up, and on shutdown (SIGTERM) stops the schedules, asks every run to stop after its
- * batch in progress and waits for them, bounded by {@link ServeSettings#shutdownTimeout()}.
+ * The pipelines of the served folder. Loading never fails as a whole: a file that does not parse or
+ * compile, or whose loading throws anything at all (an {@link Error} included), becomes a FAILED
+ * pipeline with the reason, the others run. As a Spring lifecycle bean it starts every runnable
+ * pipeline (with its declared trigger) and the schedules once the context is up, and on shutdown
+ * (SIGTERM) stops the schedules, asks every run to stop after its batch in progress and waits for
+ * them, bounded by {@link ServeSettings#shutdownTimeout()}.
  */
 final class ServedPipelines implements SmartLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(ServedPipelines.class);
@@ -41,7 +41,8 @@ final class ServedPipelines implements SmartLifecycle {
   private final Schedules schedules;
   private volatile boolean running;
 
-  ServedPipelines(ServeSettings settings, MeterRegistry registry, Maintenance maintenance, Clock clock) {
+  ServedPipelines(
+      ServeSettings settings, MeterRegistry registry, Maintenance maintenance, Clock clock) {
     this(settings, registry, maintenance, clock, Loader.REAL);
   }
 
@@ -57,21 +58,26 @@ final class ServedPipelines implements SmartLifecycle {
     PipelineLauncher compile(PipelineSpec spec);
 
     /** The parser and the compiler of the service. */
-    Loader REAL = new Loader() {
-      @Override
-      public PipelineSpec parse(Path file) {
-        return PipelineParser.parse(file);
-      }
+    Loader REAL =
+        new Loader() {
+          @Override
+          public PipelineSpec parse(Path file) {
+            return PipelineParser.parse(file);
+          }
 
-      @Override
-      public PipelineLauncher compile(PipelineSpec spec) {
-        CompiledPipeline compiled = PipelineFactory.compile(spec);
-        return PipelineLauncher.of(compiled);
-      }
-    };
+          @Override
+          public PipelineLauncher compile(PipelineSpec spec) {
+            CompiledPipeline compiled = PipelineFactory.compile(spec);
+            return PipelineLauncher.of(compiled);
+          }
+        };
   }
 
-  ServedPipelines(ServeSettings settings, MeterRegistry registry, Maintenance maintenance, Clock clock,
+  ServedPipelines(
+      ServeSettings settings,
+      MeterRegistry registry,
+      Maintenance maintenance,
+      Clock clock,
       Loader loader) {
     this.settings = settings;
     Path dir = settings.pipelinesDir();
@@ -82,8 +88,13 @@ final class ServedPipelines implements SmartLifecycle {
     for (Path file : pipelineFiles(dir)) {
       ManagedPipeline p = load(loader, file, settings.backoff(), clock);
       if (files.containsKey(p.id())) {
-        p = ManagedPipeline.invalid(p.id() + "@" + file.getFileName(), file, p.spec(),
-            ServerMessages.duplicateId(p.id(), file, files.get(p.id())), clock);
+        p =
+            ManagedPipeline.invalid(
+                p.id() + "@" + file.getFileName(),
+                file,
+                p.spec(),
+                ServerMessages.duplicateId(p.id(), file, files.get(p.id())),
+                clock);
       }
       files.put(p.id(), file);
       pipelines.put(p.id(), p);
@@ -91,8 +102,12 @@ final class ServedPipelines implements SmartLifecycle {
     refuseSharedLocations(clock);
     for (ManagedPipeline p : pipelines.values()) {
       if (p.spec().isPresent()) {
-        PipelineMetrics m = new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
-        if (p.spec().get().kafkaSource().map(k -> k.assignment() == Assignment.GROUP)
+        PipelineMetrics m =
+            new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
+        if (p.spec()
+            .get()
+            .kafkaSource()
+            .map(k -> k.assignment() == Assignment.GROUP)
             .orElse(false)) {
           m.groupAssignment();
         }
@@ -130,20 +145,25 @@ final class ServedPipelines implements SmartLifecycle {
 
   private static List<Path> pipelineFiles(Path dir) {
     try (Stream<Path> list = Files.list(dir)) {
-      return list.filter(f -> Files.isRegularFile(f)
-              && (f.getFileName().toString().endsWith(".yaml") || f.getFileName().toString().endsWith(".yml")))
-          .sorted().toList();
+      return list.filter(
+              f ->
+                  Files.isRegularFile(f)
+                      && (f.getFileName().toString().endsWith(".yaml")
+                          || f.getFileName().toString().endsWith(".yml")))
+          .sorted()
+          .toList();
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list pipelines directory " + dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot list pipelines directory " + dir + ": " + e.getMessage(), e);
     }
   }
 
   /**
-   * Loads one file. Any {@link Throwable} of a stage (an exception, a {@link StackOverflowError}
-   * of a pathological file, an {@link OutOfMemoryError} of a huge one) fails this pipeline only:
-   * one file must never keep the others from being served. The JVM that survived the error goes
-   * on; a real lack of memory shows again in the pipelines that run, and ExitOnOutOfMemoryError
-   * (the container default) still ends the process there.
+   * Loads one file. Any {@link Throwable} of a stage (an exception, a {@link StackOverflowError} of
+   * a pathological file, an {@link OutOfMemoryError} of a huge one) fails this pipeline only: one
+   * file must never keep the others from being served. The JVM that survived the error goes on; a
+   * real lack of memory shows again in the pipelines that run, and ExitOnOutOfMemoryError (the
+   * container default) still ends the process there.
    */
   private static ManagedPipeline load(Loader loader, Path file, Backoff backoff, Clock clock) {
     String fallbackId = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
@@ -196,7 +216,9 @@ final class ServedPipelines implements SmartLifecycle {
     for (ManagedPipeline p : pipelines.values()) {
       try {
         if (!p.awaitInactive(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))) {
-          LOG.warn("Pipeline {} did not finish its batch within {}; the next start replays it", p.id(),
+          LOG.warn(
+              "Pipeline {} did not finish its batch within {}; the next start replays it",
+              p.id(),
               settings.shutdownTimeout());
         }
       } catch (InterruptedException e) {

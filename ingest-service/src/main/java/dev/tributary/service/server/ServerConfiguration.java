@@ -5,9 +5,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -16,11 +16,11 @@ import org.springframework.core.env.Environment;
 
 /**
  * The beans of serve mode, active when {@code tributary.pipelines-dir} is set (the {@code serve}
- * command sets it). Properties: {@code tributary.pipelines-dir}, {@code tributary.api-token}
- * (from {@code TRIBUTARY_API_TOKEN}), {@code tributary.restart.initial-backoff},
- * {@code tributary.restart.max-backoff}, {@code tributary.shutdown-timeout},
- * {@code tributary.health-timeout}, {@code tributary.health-cache} (see docs/OPERATIONS.md). Access to
- * the endpoints: {@link ApiAccessFilter}.
+ * command sets it). Properties: {@code tributary.pipelines-dir}, {@code tributary.api-token} (from
+ * {@code TRIBUTARY_API_TOKEN}), {@code tributary.restart.initial-backoff}, {@code
+ * tributary.restart.max-backoff}, {@code tributary.shutdown-timeout}, {@code
+ * tributary.health-timeout}, {@code tributary.health-cache} (see docs/OPERATIONS.md). Access to the
+ * endpoints: {@link ApiAccessFilter}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty("tributary.pipelines-dir")
@@ -32,8 +32,11 @@ class ServerConfiguration {
     return new ServeSettings(
         Path.of(env.getRequiredProperty("tributary.pipelines-dir")),
         Optional.ofNullable(env.getProperty("tributary.api-token")),
-        new Backoff(env.getProperty("tributary.restart.initial-backoff", Duration.class, Duration.ofSeconds(1)),
-            env.getProperty("tributary.restart.max-backoff", Duration.class, Duration.ofMinutes(5))),
+        new Backoff(
+            env.getProperty(
+                "tributary.restart.initial-backoff", Duration.class, Duration.ofSeconds(1)),
+            env.getProperty(
+                "tributary.restart.max-backoff", Duration.class, Duration.ofMinutes(5))),
         env.getProperty("tributary.shutdown-timeout", Duration.class, Duration.ofSeconds(90)),
         env.getProperty("tributary.health-timeout", Duration.class, Duration.ofSeconds(5)),
         env.getProperty("tributary.health-cache", Duration.class, Duration.ofSeconds(5)));
@@ -45,13 +48,15 @@ class ServerConfiguration {
   }
 
   @Bean
-  ServedPipelines servedPipelines(ServeSettings settings, MeterRegistry registry, Maintenance maintenance) {
+  ServedPipelines servedPipelines(
+      ServeSettings settings, MeterRegistry registry, Maintenance maintenance) {
     return new ServedPipelines(settings, registry, maintenance, Clock.systemUTC());
   }
 
   @Bean(destroyMethod = "close")
   ConsumerGroups consumerGroups(ServeSettings settings) {
-    return new ConsumerGroups(settings.healthTimeout(), settings.healthCacheFor(), System::nanoTime, Clock.systemUTC());
+    return new ConsumerGroups(
+        settings.healthTimeout(), settings.healthCacheFor(), System::nanoTime, Clock.systemUTC());
   }
 
   @Bean
@@ -67,7 +72,8 @@ class ServerConfiguration {
   }
 
   @Bean(destroyMethod = "close")
-  HealthChecks healthChecks(ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry) {
+  HealthChecks healthChecks(
+      ServedPipelines pipelines, ServeSettings settings, MeterRegistry registry) {
     return new HealthChecks(pipelines, settings, registry, System::nanoTime);
   }
 

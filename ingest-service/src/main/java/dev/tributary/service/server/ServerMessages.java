@@ -22,27 +22,34 @@ final class ServerMessages {
   }
 
   static String noPipelinesDir(Path dir) {
-    return "Cannot start serve: pipelines directory " + dir.toAbsolutePath()
+    return "Cannot start serve: pipelines directory "
+        + dir.toAbsolutePath()
         + " does not exist or is not a directory; pass --pipelines-dir with a folder of pipeline YAML files.";
   }
 
   /**
    * Why a file could not be loaded: the message of an exception as it is; for an {@link Error},
-   * which says little by itself ({@code StackOverflowError} has no message), what happened and
-   * what to do.
+   * which says little by itself ({@code StackOverflowError} has no message), what happened and what
+   * to do.
    */
   static String loadFailed(Throwable failure, String description) {
     if (!(failure instanceof Error)) {
       return description;
     }
-    return "loading the file failed with " + failure.getClass().getSimpleName()
+    return "loading the file failed with "
+        + failure.getClass().getSimpleName()
         + (failure.getMessage() == null ? "" : " (" + description + ")")
         + "; the file may be too large or too deeply nested. Simplify it and restart the service;"
         + " the other pipelines are served.";
   }
 
   static String duplicateId(String id, Path file, Path first) {
-    return "pipeline id '" + id + "' of " + file + " is already used by " + first
+    return "pipeline id '"
+        + id
+        + "' of "
+        + file
+        + " is already used by "
+        + first
         + "; every pipeline file needs its own id (the 'pipeline' key).";
   }
 
@@ -51,13 +58,22 @@ final class ServerMessages {
   }
 
   static String notRunnable(String id, String reason) {
-    return "Pipeline " + id + " cannot run: its file could not be loaded (" + reason
+    return "Pipeline "
+        + id
+        + " cannot run: its file could not be loaded ("
+        + reason
         + "). Fix the file and restart the service.";
   }
 
   static String alreadyActive(String id, String what) {
-    return "Cannot " + what + " pipeline " + id + ": a run is already active; stop it first"
-        + " (POST /api/pipelines/" + id + "/stop) or wait for it to finish.";
+    return "Cannot "
+        + what
+        + " pipeline "
+        + id
+        + ": a run is already active; stop it first"
+        + " (POST /api/pipelines/"
+        + id
+        + "/stop) or wait for it to finish.";
   }
 
   static String notActive(String id) {
@@ -65,7 +81,11 @@ final class ServerMessages {
   }
 
   static String busy(String id, String operation) {
-    return "A " + operation + " of pipeline " + id + " is already in progress; retry when it has finished.";
+    return "A "
+        + operation
+        + " of pipeline "
+        + id
+        + " is already in progress; retry when it has finished.";
   }
 
   static String maintenanceFailed(String id, String operation, String table, String failure) {
@@ -95,26 +115,44 @@ final class ServerMessages {
 
   /** The source-table health outcome of a location without a Delta log. */
   static String noDeltaLog(String location) {
-    return "DOWN: no Delta table at " + location + ": its _delta_log/ is missing or empty. Check source.delta.path"
+    return "DOWN: no Delta table at "
+        + location
+        + ": its _delta_log/ is missing or empty. Check source.delta.path"
         + " (or the join's delta.path), or start the pipeline that writes that table first.";
   }
 
-  /** The source-table health outcome of a Delta log that cannot be listed or read; the caller masks it. */
+  /**
+   * The source-table health outcome of a Delta log that cannot be listed or read; the caller masks
+   * it.
+   */
   static String unreadableDeltaLog(String location, String failure) {
-    return "DOWN: the Delta log of " + location + " cannot be read: " + failure + ". Check the table's storage"
+    return "DOWN: the Delta log of "
+        + location
+        + " cannot be read: "
+        + failure
+        + ". Check the table's storage"
         + " settings (source.delta.storage, the join's delta.storage or storage) and its read permissions.";
   }
 
-  /** The broker did not describe a pipeline's consumer groups in time (the REST API's {@code groups}). */
+  /**
+   * The broker did not describe a pipeline's consumer groups in time (the REST API's {@code
+   * groups}).
+   */
   static String groupNoAnswer(Collection<String> groups, Duration timeout) {
-    return "the broker did not describe consumer group(s) " + String.join(", ", groups) + " within "
-        + timeout.toMillis() + " ms; this instance's own membership above is current. Check that the brokers"
+    return "the broker did not describe consumer group(s) "
+        + String.join(", ", groups)
+        + " within "
+        + timeout.toMillis()
+        + " ms; this instance's own membership above is current. Check that the brokers"
         + " are reachable; the REST API asks again in a few seconds.";
   }
 
   /** Describing a pipeline's consumer groups failed (the REST API's {@code groups}). */
   static String groupDescribeFailed(Collection<String> groups, String failure) {
-    return "describing consumer group(s) " + String.join(", ", groups) + " failed: " + failure
+    return "describing consumer group(s) "
+        + String.join(", ", groups)
+        + " failed: "
+        + failure
         + "; this instance's own membership above is current. Check the broker and the security settings in"
         + " source.kafka.properties (the description uses them, with the DESCRIBE permission on the group).";
   }

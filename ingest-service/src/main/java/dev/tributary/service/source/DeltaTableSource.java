@@ -37,6 +37,7 @@ import java.util.Optional;
 public final class DeltaTableSource implements Source {
   /** Range fact: the position the range starts at. */
   public static final String FROM = "delta.from";
+
   /** Range fact: the position after the range, where the next batch starts. */
   public static final String TO = "delta.to";
 
@@ -46,6 +47,7 @@ public final class DeltaTableSource implements Source {
   private final StartingPoint startingPoint;
   private final SourceLimits limits;
   private long lastVersion = Long.MAX_VALUE;
+
   /** The range planned last, read without replanning when the batch reads it. */
   private SourceRange planned;
 
@@ -56,8 +58,13 @@ public final class DeltaTableSource implements Source {
    * @param limits {@code max-files-per-trigger} / {@code max-bytes-per-trigger}
    * @param options {@code ignore-deletes} / {@code skip-change-commits}
    */
-  public DeltaTableSource(String pipelineId, DeltaTable table, StartingPoint startingPoint, SourceLimits limits,
-      ChangeOptions options) throws IOException {
+  public DeltaTableSource(
+      String pipelineId,
+      DeltaTable table,
+      StartingPoint startingPoint,
+      SourceLimits limits,
+      ChangeOptions options)
+      throws IOException {
     this.pipelineId = Objects.requireNonNull(pipelineId, "pipelineId");
     this.location = table.location();
     this.planner = DeltaSourcePlanner.open(table, options);
@@ -81,7 +88,8 @@ public final class DeltaTableSource implements Source {
     SourcePosition from = end(previous).orElse(null);
     if (from == null) {
       if (!previous.offsets().isEmpty() || !firstBatch) {
-        throw new IllegalStateException(SourceMessages.notADeltaCheckpoint(pipelineId, location, previous));
+        throw new IllegalStateException(
+            SourceMessages.notADeltaCheckpoint(pipelineId, location, previous));
       }
       from = planner.start(startingPoint);
     }
@@ -99,13 +107,21 @@ public final class DeltaTableSource implements Source {
     return planned(range, position(range, FROM), position(range, TO), true);
   }
 
-  private PlannedBatch planned(BatchRange range, SourcePosition from, SourcePosition to, boolean hasInput)
+  private PlannedBatch planned(
+      BatchRange range, SourcePosition from, SourcePosition to, boolean hasInput)
       throws IOException {
     SourceLag lag = planner.lag(to);
-    BatchProgress.PartitionProgress progress = new BatchProgress.PartitionProgress(location, 0,
-        from.version(), to.version(), lag.latestVersion());
-    Map<String, Long> sourceLag = Map.of("versionsBehind", lag.versionsBehind(), "filesBehind", lag.filesBehind(),
-        "bytesBehind", lag.bytesBehind());
+    BatchProgress.PartitionProgress progress =
+        new BatchProgress.PartitionProgress(
+            location, 0, from.version(), to.version(), lag.latestVersion());
+    Map<String, Long> sourceLag =
+        Map.of(
+            "versionsBehind",
+            lag.versionsBehind(),
+            "filesBehind",
+            lag.filesBehind(),
+            "bytesBehind",
+            lag.bytesBehind());
     return new PlannedBatch(range, hasInput, List.of(progress), sourceLag);
   }
 
@@ -115,11 +131,14 @@ public final class DeltaTableSource implements Source {
   }
 
   @Override
-  public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception {
+  public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input)
+      throws Exception {
     SourcePosition from = position(range, FROM);
     SourcePosition to = position(range, TO);
-    SourceRange files = planned != null && planned.from().equals(from) && planned.to().equals(to)
-        ? planned : planner.replay(from, to);
+    SourceRange files =
+        planned != null && planned.from().equals(from) && planned.to().equals(to)
+            ? planned
+            : planner.replay(from, to);
     for (SourceFile file : files.files()) {
       try (CloseableIterator<SourceRow> rows = planner.read(file)) {
         while (rows.hasNext()) {
@@ -155,8 +174,10 @@ public final class DeltaTableSource implements Source {
   private static SourcePosition position(BatchRange range, String key) {
     String json = range.facts().get(key);
     if (json == null) {
-      throw new IllegalStateException("The batch's offsets entry has no " + key
-          + ": it was not planned by a Delta source (was source.kafka changed to source.delta?)");
+      throw new IllegalStateException(
+          "The batch's offsets entry has no "
+              + key
+              + ": it was not planned by a Delta source (was source.kafka changed to source.delta?)");
     }
     return SourcePosition.fromJson(json);
   }

@@ -1,23 +1,23 @@
 package dev.tributary.service.source;
 
+import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.service.engine.GroupMember;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import dev.tributary.checkpoint.SourcePartition;
-import dev.tributary.service.engine.GroupMember;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.Objects;
 import org.slf4j.event.Level;
 
 /**
@@ -26,13 +26,13 @@ import org.slf4j.event.Level;
  *
  * <p>The consumer's position is never trusted: every partition is paused as soon as it is assigned,
  * so polls between batches (which keep the membership alive and run the rebalance callbacks) fetch
- * nothing; a batch seeks to its range start and resumes only its own partitions. Rebalance callbacks
- * run inside {@code poll}, on the engine's thread, like every other use of this class, except
- * {@link #snapshot()}: operations (the REST API) read a copy the callbacks publish.
+ * nothing; a batch seeks to its range start and resumes only its own partitions. Rebalance
+ * callbacks run inside {@code poll}, on the engine's thread, like every other use of this class,
+ * except {@link #snapshot()}: operations (the REST API) read a copy the callbacks publish.
  *
  * <p>Every change is logged in one line naming the pipeline, the group, the generation, what moved
- * and the whole assignment after it, partitions written compactly ({@code events-0..3,7}); a loss is
- * a warning (the instance missed its session timeout), the rest INFO.
+ * and the whole assignment after it, partitions written compactly ({@code events-0..3,7}); a loss
+ * is a warning (the instance missed its session timeout), the rest INFO.
  */
 final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
   private static final Logger log = LoggerFactory.getLogger(GroupMembership.class);
@@ -47,17 +47,24 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
   private final String clientId;
   private final List<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
   private boolean joined;
+
   /**
    * The generation of the cooperative rebalance that last took partitions from this instance, or
    * -1: until a later generation completes here, the follow-up rebalance that hands them to their
    * new owner waits for this member to join it.
    */
   private int revokedInGeneration = -1;
-  /** What else a wait here polls: another group's consumer of the same thread (see {@link #pollAlongside}). */
+
+  /**
+   * What else a wait here polls: another group's consumer of the same thread (see {@link
+   * #pollAlongside}).
+   */
   private Runnable alongside = () -> {};
+
   private volatile Snapshot snapshot;
 
-  GroupMembership(String pipelineId, String group, String clientId, KafkaConsumer<byte[], byte[]> consumer) {
+  GroupMembership(
+      String pipelineId, String group, String clientId, KafkaConsumer<byte[], byte[]> consumer) {
     this.pipelineId = pipelineId;
     this.group = group;
     this.clientId = clientId;
@@ -85,7 +92,8 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
     joined = true;
     consumer.pause(partitions);
     // A position of our own, so the consumer never looks for one: with auto.offset.reset none (kept
-    // so that offsets deleted under a batch's read fail it as in exclusive mode) a partition without
+    // so that offsets deleted under a batch's read fail it as in exclusive mode) a partition
+    // without
     // a committed group offset would make the next poll throw. A batch seeks to its range start.
     partitions.forEach(tp -> consumer.seek(tp, 0));
     assigned.addAll(partitions);
@@ -105,7 +113,10 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
     remove(partitions);
     // losing partitions (not handing them over) is worth a warning: the instance was unresponsive
-    changed(Kind.LOST, partitions, "lost (this instance missed its session timeout, the group gave them to others)",
+    changed(
+        Kind.LOST,
+        partitions,
+        "lost (this instance missed its session timeout, the group gave them to others)",
         Level.WARN);
   }
 
@@ -136,16 +147,27 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
       memberId = metadata.memberId();
       generation = metadata.generationId();
     } catch (RuntimeException e) {
-      log.debug("Pipeline {}: group metadata of {} unavailable: {}", pipelineId, group, e.toString());
+      log.debug(
+          "Pipeline {}: group metadata of {} unavailable: {}", pipelineId, group, e.toString());
     }
     List<SourcePartition> owned = sourcePartitions(assigned);
     snapshot = new Snapshot(group, memberId, clientId, generation, owned);
     if (partitions.isEmpty()) {
       return;
     }
-    log.atLevel(level).log("Pipeline {}: consumer group {} (generation {}) {} {} ({} partition{}); this instance now"
-        + " owns {} ({})", pipelineId, group, generation, how, names(partitions), partitions.size(),
-        partitions.size() == 1 ? "" : "s", names(assigned), assigned.size());
+    log.atLevel(level)
+        .log(
+            "Pipeline {}: consumer group {} (generation {}) {} {} ({} partition{}); this instance now"
+                + " owns {} ({})",
+            pipelineId,
+            group,
+            generation,
+            how,
+            names(partitions),
+            partitions.size(),
+            partitions.size() == 1 ? "" : "s",
+            names(assigned),
+            assigned.size());
     Rebalance change = new Rebalance(group, kind, sourcePartitions(partitions), owned);
     for (Consumer<Rebalance> listener : listeners) {
       try {
@@ -182,17 +204,26 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
     // only a poll does. Finish it before any other group call: a committed-offsets fetch made
     // meanwhile (stage 1 plans from the group's offsets) was seen to block for its whole timeout
     // while the group stayed in PreparingRebalance, every revoked member blocked the same way.
-    while (revokedInGeneration >= 0 && generation() <= revokedInGeneration && Instant.now().isBefore(deadline)) {
+    while (revokedInGeneration >= 0
+        && generation() <= revokedInGeneration
+        && Instant.now().isBefore(deadline)) {
       consumer.poll(Duration.ofMillis(100));
       alongside.run();
     }
     revokedInGeneration = -1;
     while (!joined) {
       if (Instant.now().isAfter(deadline)) {
-        throw new KafkaUnavailableException("Pipeline " + pipelineId + ": consumer group " + group
-            + " assigned no partitions to this instance within " + joinTimeout.toSeconds() + "s. Check that"
-            + " the broker's group coordinator is available (a single broker needs"
-            + " offsets.topic.replication.factor=1) and the security settings in source.kafka.properties.", null);
+        throw new KafkaUnavailableException(
+            "Pipeline "
+                + pipelineId
+                + ": consumer group "
+                + group
+                + " assigned no partitions to this instance within "
+                + joinTimeout.toSeconds()
+                + "s. Check that"
+                + " the broker's group coordinator is available (a single broker needs"
+                + " offsets.topic.replication.factor=1) and the security settings in source.kafka.properties.",
+            null);
       }
       consumer.poll(Duration.ofMillis(100));
       alongside.run();
@@ -219,7 +250,9 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
     taken.clear();
   }
 
-  /** The partitions of {@code ranges} the group took from this instance since {@link #beginRead}. */
+  /**
+   * The partitions of {@code ranges} the group took from this instance since {@link #beginRead}.
+   */
   Set<TopicPartition> takenAmong(Collection<TopicPartition> partitions) {
     Set<TopicPartition> out = new TreeSet<>(ORDER);
     for (TopicPartition tp : partitions) {
@@ -237,7 +270,8 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
 
   /**
    * Partitions written compactly for logs and messages: per topic, runs of consecutive partitions
-   * as {@code first..last}, topics apart by "; " ({@code events-0..3,7; orders-1}); "none" for none.
+   * as {@code first..last}, topics apart by "; " ({@code events-0..3,7; orders-1}); "none" for
+   * none.
    */
   static String names(Collection<TopicPartition> partitions) {
     if (partitions.isEmpty()) {

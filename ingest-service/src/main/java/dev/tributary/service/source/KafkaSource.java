@@ -1,9 +1,8 @@
 package dev.tributary.service.source;
 
-import dev.tributary.config.StartingOffsets;
-
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.config.StartingOffsets;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.GroupMember;
@@ -12,11 +11,13 @@ import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.Source;
 import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.SourceStoppedException;
-
+import java.io.IOException;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,28 +26,25 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.util.Comparator;
-import java.util.TreeSet;
-import java.util.function.Function;
-import java.util.function.Supplier;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
-import org.apache.kafka.common.errors.TimeoutException;
 
 /**
  * Reads exact offset ranges from Kafka. The source never relies on consumer-group positions: the
@@ -55,10 +53,9 @@ import org.apache.kafka.common.errors.TimeoutException;
  * processed offsets are also committed to the consumer group {@code tributary-<pipeline>}, best
  * effort, so that standard lag tools see the pipeline.
  *
- * <p>Behind the engine's {@link Source} SPI a batch range is the offsets per partition (the
- * offsets log's {@code ranges}, unchanged from before the SPI), plus the partitions the range leaves
- * behind ({@value BatchRange#BACKLOGGED}) and the ranges retention deleted ({@value #DATA_LOSS}) as
- * facts.
+ * <p>Behind the engine's {@link Source} SPI a batch range is the offsets per partition (the offsets
+ * log's {@code ranges}, unchanged from before the SPI), plus the partitions the range leaves behind
+ * ({@value BatchRange#BACKLOGGED}) and the ranges retention deleted ({@value #DATA_LOSS}) as facts.
  *
  * <p>Not thread-safe: one source per pipeline run, used from the engine's thread.
  */
@@ -67,9 +64,13 @@ public final class KafkaSource implements Source {
   public static final String DATA_LOSS = "dataLoss";
 
   private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
-  /** Bound of every metadata call (partitions, offsets); overridable for tests and slow clusters. */
+
+  /**
+   * Bound of every metadata call (partitions, offsets); overridable for tests and slow clusters.
+   */
   private final Duration metadataTimeout =
       Duration.parse(System.getProperty("tributary.kafka.metadata-timeout", "PT30S"));
+
   private static final Duration POLL = Duration.ofMillis(200);
 
   /** How long the first assignment of a group member may take (a join, possibly two rebalances). */
@@ -78,9 +79,12 @@ public final class KafkaSource implements Source {
 
   private final KafkaSourceSettings settings;
   private final KafkaConsumer<byte[], byte[]> consumer;
+
   /** Group assignment only: this instance's share of the partitions. */
   private final GroupMembership membership;
+
   private Map<TopicPartition, OffsetAndMetadata> lastGroupOffsets;
+
   /** Available-now: the latest offsets when the run started, which no batch goes past. */
   private Map<TopicPartition, Long> ceiling = Map.of();
 
@@ -89,8 +93,12 @@ public final class KafkaSource implements Source {
     Map<String, Object> config = consumerConfig(settings);
     this.consumer = new KafkaConsumer<>(config);
     if (settings.groupAssignment()) {
-      membership = new GroupMembership(settings.pipelineId(), settings.consumerGroup(),
-          String.valueOf(config.get(ConsumerConfig.CLIENT_ID_CONFIG)), consumer);
+      membership =
+          new GroupMembership(
+              settings.pipelineId(),
+              settings.consumerGroup(),
+              String.valueOf(config.get(ConsumerConfig.CLIENT_ID_CONFIG)),
+              consumer);
       if (settings.topicPattern().isPresent()) {
         consumer.subscribe(settings.topicPattern().get(), membership);
       } else {
@@ -128,23 +136,32 @@ public final class KafkaSource implements Source {
   }
 
   /**
-   * Group assignment: the classic group protocol with cooperative rebalancing by default (a rebalance
-   * moves only the partitions that change owner; the others keep being read), because it works with
-   * every broker since Kafka 2.4 and its session timeout is the client's to choose (KIP-848's
-   * {@code group.protocol=consumer} sets it on the broker, 45 s at least by default). A user who sets
-   * {@code group.protocol: consumer} in the properties gets KIP-848, whose assignor is the broker's.
+   * Group assignment: the classic group protocol with cooperative rebalancing by default (a
+   * rebalance moves only the partitions that change owner; the others keep being read), because it
+   * works with every broker since Kafka 2.4 and its session timeout is the client's to choose
+   * (KIP-848's {@code group.protocol=consumer} sets it on the broker, 45 s at least by default). A
+   * user who sets {@code group.protocol: consumer} in the properties gets KIP-848, whose assignor
+   * is the broker's.
    */
   private static void groupConfig(KafkaSourceSettings settings, Map<String, Object> config) {
     boolean kip848 = "consumer".equalsIgnoreCase(String.valueOf(config.get("group.protocol")));
-    if (!kip848 && !settings.properties().containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
-      config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+    if (!kip848
+        && !settings
+            .properties()
+            .containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
+      config.put(
+          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
           CooperativeStickyAssignor.class.getName());
     }
     // Members are told apart in the group's description and the logs by their process.
-    config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId() + "-" + instanceId());
+    config.put(
+        ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId() + "-" + instanceId());
   }
 
-  /** This process, as {@code <host>/<pid>}: recorded in group-mode commits, shown in the group's members. */
+  /**
+   * This process, as {@code <host>/<pid>}: recorded in group-mode commits, shown in the group's
+   * members.
+   */
   public static String instanceId() {
     String host;
     try {
@@ -199,8 +216,7 @@ public final class KafkaSource implements Source {
       }
     }
     out.sort(
-        Comparator.comparing(TopicPartition::topic)
-            .thenComparingInt(TopicPartition::partition));
+        Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
     return out;
   }
 
@@ -219,13 +235,12 @@ public final class KafkaSource implements Source {
    *
    * @param committedEnds where the previous batch ended, per partition known to the checkpoint
    * @param firstBatch whether this is the pipeline's very first batch: partitions then start at the
-   *     declared starting offsets; partitions discovered later always start at their earliest offset
+   *     declared starting offsets; partitions discovered later always start at their earliest
+   *     offset
    * @param upTo optional per-partition ceiling (available-now: the latest offsets seen at start)
    */
   public SourcePlan plan(
-      Map<TopicPartition, Long> committedEnds,
-      boolean firstBatch,
-      Map<TopicPartition, Long> upTo) {
+      Map<TopicPartition, Long> committedEnds, boolean firstBatch, Map<TopicPartition, Long> upTo) {
     return metadata(() -> planOrTimeout(partitions -> committedEnds, firstBatch, upTo));
   }
 
@@ -235,8 +250,8 @@ public final class KafkaSource implements Source {
    *
    * @param plan ranges for the partitions assigned to this instance when planned
    * @param committed the group's committed offset of each planned partition that has one; a planned
-   *     partition without one starts at the declared starting offsets and must be committed (pinned)
-   *     by the batch even if its range is empty
+   *     partition without one starts at the declared starting offsets and must be committed
+   *     (pinned) by the batch even if its range is empty
    */
   public record GroupPlan(SourcePlan plan, Map<TopicPartition, Long> committed) {
     public GroupPlan {
@@ -253,27 +268,38 @@ public final class KafkaSource implements Source {
   }
 
   /**
-   * Group assignment: plans the partitions assigned now from the consumer group's committed offsets,
-   * read after the assignment is refreshed (so every planned partition's start is its committed
-   * offset, or the starting offsets for a partition without one). Kafka's consumer asks for stable
-   * offsets: a committed offset still pending in another member's open transaction is waited for
-   * (until that transaction commits or aborts), never read stale.
+   * Group assignment: plans the partitions assigned now from the consumer group's committed
+   * offsets, read after the assignment is refreshed (so every planned partition's start is its
+   * committed offset, or the starting offsets for a partition without one). Kafka's consumer asks
+   * for stable offsets: a committed offset still pending in another member's open transaction is
+   * waited for (until that transaction commits or aborts), never read stale.
    *
    * @param upTo optional per-partition ceiling (available-now)
    */
   public GroupPlan planFromGroupOffsets(Map<TopicPartition, Long> upTo) {
     if (membership == null) {
-      throw new IllegalStateException("Pipeline " + settings.pipelineId() + ": planning from the consumer group's"
-          + " offsets needs source.kafka.assignment: group");
+      throw new IllegalStateException(
+          "Pipeline "
+              + settings.pipelineId()
+              + ": planning from the consumer group's"
+              + " offsets needs source.kafka.assignment: group");
     }
     Map<TopicPartition, Long> committed = new HashMap<>();
-    SourcePlan plan = metadata(() -> planOrTimeout(partitions -> {
-      // Revocations count from here (no poll since the assignment was refreshed): a batch that
-      // reads nothing, only pinning offsets, is checked against them too (checkStillOwned).
-      membership.beginRead();
-      committed.putAll(committedOffsets(partitions));
-      return committed;
-    }, true, upTo));
+    SourcePlan plan =
+        metadata(
+            () ->
+                planOrTimeout(
+                    partitions -> {
+                      // Revocations count from here (no poll since the assignment was refreshed): a
+                      // batch that
+                      // reads nothing, only pinning offsets, is checked against them too
+                      // (checkStillOwned).
+                      membership.beginRead();
+                      committed.putAll(committedOffsets(partitions));
+                      return committed;
+                    },
+                    true,
+                    upTo));
     return new GroupPlan(plan, committed);
   }
 
@@ -286,18 +312,20 @@ public final class KafkaSource implements Source {
     if (partitions.isEmpty()) {
       return out;
     }
-    metadata(() -> consumer.committed(new HashSet<>(partitions), metadataTimeout)).forEach((tp, o) -> {
-      if (o != null) {
-        out.put(tp, o.offset());
-      }
-    });
+    metadata(() -> consumer.committed(new HashSet<>(partitions), metadataTimeout))
+        .forEach(
+            (tp, o) -> {
+              if (o != null) {
+                out.put(tp, o.offset());
+              }
+            });
     return out;
   }
 
   /**
-   * The consumer's group metadata (member id, generation) for {@code sendOffsetsToTransaction}:
-   * the broker refuses a transaction's offsets from a member whose generation is no longer the
-   * group's, which is what fences a member that lost its partitions (KIP-447).
+   * The consumer's group metadata (member id, generation) for {@code sendOffsetsToTransaction}: the
+   * broker refuses a transaction's offsets from a member whose generation is no longer the group's,
+   * which is what fences a member that lost its partitions (KIP-447).
    */
   public ConsumerGroupMetadata groupMetadata() {
     return consumer.groupMetadata();
@@ -306,23 +334,33 @@ public final class KafkaSource implements Source {
   /**
    * Group assignment: fails with a {@link RangeRevokedException} if any of {@code partitions} was
    * revoked or lost since the current batch was planned ({@link #planFromGroupOffsets}) or began
-   * reading (or is not assigned). Call it without a
-   * poll in between before committing a batch's offsets, so that the generation committed with is
-   * the one that owns the partitions.
+   * reading (or is not assigned). Call it without a poll in between before committing a batch's
+   * offsets, so that the generation committed with is the one that owns the partitions.
    */
   public void checkStillOwned(Collection<TopicPartition> partitions) {
     checkOwned(partitions);
   }
 
-  /** Runs a metadata call, turning Kafka's bare timeout into a message that says where and what to check. */
+  /**
+   * Runs a metadata call, turning Kafka's bare timeout into a message that says where and what to
+   * check.
+   */
   private <T> T metadata(Supplier<T> call) {
     try {
       return call.get();
     } catch (TimeoutException e) {
-      throw new KafkaUnavailableException("Pipeline " + settings.pipelineId() + ": Kafka at "
-          + settings.bootstrapServers() + " did not answer a metadata request within "
-          + metadataTimeout.toSeconds() + "s (" + e.getMessage() + "). Check source.kafka.bootstrap-servers,"
-          + " that the broker is running and reachable, and the security settings in source.kafka.properties.", e);
+      throw new KafkaUnavailableException(
+          "Pipeline "
+              + settings.pipelineId()
+              + ": Kafka at "
+              + settings.bootstrapServers()
+              + " did not answer a metadata request within "
+              + metadataTimeout.toSeconds()
+              + "s ("
+              + e.getMessage()
+              + "). Check source.kafka.bootstrap-servers,"
+              + " that the broker is running and reachable, and the security settings in source.kafka.properties.",
+          e);
     }
   }
 
@@ -361,13 +399,15 @@ public final class KafkaSource implements Source {
    */
   public List<TopicPartition> refreshAssignment() {
     if (membership == null) {
-      throw new IllegalStateException("Pipeline " + settings.pipelineId() + ": not a consumer-group source");
+      throw new IllegalStateException(
+          "Pipeline " + settings.pipelineId() + ": not a consumer-group source");
     }
     try {
-      return metadata(() -> {
-        membership.refresh(joinTimeout);
-        return membership.assigned();
-      });
+      return metadata(
+          () -> {
+            membership.refresh(joinTimeout);
+            return membership.assigned();
+          });
     } catch (WakeupException e) {
       throw new SourceStoppedException(e);
     }
@@ -380,33 +420,52 @@ public final class KafkaSource implements Source {
    * ends at the latest offset (read_committed: the last stable offset), with no available-now
    * ceiling of the source's own (the caller decides when the run ends).
    *
-   * @throws RangeRevokedException if the group does not assign {@code partition} to this instance now
+   * @throws RangeRevokedException if the group does not assign {@code partition} to this instance
+   *     now
    */
   public PlannedBatch planPartition(BatchRange previous, TopicPartition partition) {
     SourcePlan plan;
     try {
-      plan = metadata(() -> {
-        if (membership != null) {
-          membership.refresh(joinTimeout);
-          if (!membership.assigned().contains(partition)) {
-            throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
-                + settings.consumerGroup() + " does not assign " + partition.topic() + "/" + partition.partition()
-                + " to this instance (any more); its new owner runs it");
-          }
-        }
-        Map<TopicPartition, Long> ends = toKafka(previous.endOffsets());
-        ends.keySet().retainAll(List.of(partition));
-        return planFor(List.of(partition), ends, false, Map.of());
-      });
+      plan =
+          metadata(
+              () -> {
+                if (membership != null) {
+                  membership.refresh(joinTimeout);
+                  if (!membership.assigned().contains(partition)) {
+                    throw new RangeRevokedException(
+                        "Pipeline "
+                            + settings.pipelineId()
+                            + ": consumer group "
+                            + settings.consumerGroup()
+                            + " does not assign "
+                            + partition.topic()
+                            + "/"
+                            + partition.partition()
+                            + " to this instance (any more); its new owner runs it");
+                  }
+                }
+                Map<TopicPartition, Long> ends = toKafka(previous.endOffsets());
+                ends.keySet().retainAll(List.of(partition));
+                return planFor(List.of(partition), ends, false, Map.of());
+              });
     } catch (WakeupException e) {
       throw new SourceStoppedException(e);
     }
     Map<SourcePartition, OffsetRange> offsets = toCheckpoint(plan.ranges());
     List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
-    offsets.forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
-        r.start(), r.end(), plan.latest().getOrDefault(partition, r.end()))));
-    return new PlannedBatch(new BatchRange(offsets, planFacts(plan)),
-        plan.offsetCount() > 0 || !plan.gaps().isEmpty(), progress);
+    offsets.forEach(
+        (p, r) ->
+            progress.add(
+                new BatchProgress.PartitionProgress(
+                    p.topic(),
+                    p.partition(),
+                    r.start(),
+                    r.end(),
+                    plan.latest().getOrDefault(partition, r.end()))));
+    return new PlannedBatch(
+        new BatchRange(offsets, planFacts(plan)),
+        plan.offsetCount() > 0 || !plan.gaps().isEmpty(),
+        progress);
   }
 
   private SourcePlan planFor(
@@ -417,7 +476,8 @@ public final class KafkaSource implements Source {
     Map<TopicPartition, Long> latest = latestOffsets(partitions);
     Map<TopicPartition, Long> earliest = earliestOffsets(partitions);
     Map<TopicPartition, Long> starts = new LinkedHashMap<>();
-    Map<TopicPartition, Long> initial = firstBatch ? initialOffsets(partitions, earliest, latest) : Map.of();
+    Map<TopicPartition, Long> initial =
+        firstBatch ? initialOffsets(partitions, earliest, latest) : Map.of();
     List<SourcePlan.DataGap> gaps = new ArrayList<>();
     for (TopicPartition tp : partitions) {
       long start;
@@ -433,8 +493,13 @@ public final class KafkaSource implements Source {
         if (settings.failOnDataLoss()) {
           throw new DataLossException(settings.pipelineId(), tp, start, low);
         }
-        log.warn("Pipeline {} skipping deleted offsets {}/{} [{}, {})", settings.pipelineId(),
-            tp.topic(), tp.partition(), start, low);
+        log.warn(
+            "Pipeline {} skipping deleted offsets {}/{} [{}, {})",
+            settings.pipelineId(),
+            tp.topic(),
+            tp.partition(),
+            start,
+            low);
         gaps.add(new SourcePlan.DataGap(tp, start, low));
         start = low;
       }
@@ -443,10 +508,20 @@ public final class KafkaSource implements Source {
         // The partition is behind what we already read: the topic was deleted and recreated.
         if (settings.failOnDataLoss()) {
           throw new IllegalStateException(
-              "Pipeline " + settings.pipelineId() + ": " + tp.topic() + "/" + tp.partition()
-                  + " ends at offset " + high + " but the checkpoint already read up to " + start
+              "Pipeline "
+                  + settings.pipelineId()
+                  + ": "
+                  + tp.topic()
+                  + "/"
+                  + tp.partition()
+                  + " ends at offset "
+                  + high
+                  + " but the checkpoint already read up to "
+                  + start
                   + "; the topic was probably recreated. Start a new checkpoint, or set"
-                  + " source.kafka.fail-on-data-loss: false to continue from offset " + high + ".");
+                  + " source.kafka.fail-on-data-loss: false to continue from offset "
+                  + high
+                  + ".");
         }
         gaps.add(new SourcePlan.DataGap(tp, high, start));
         start = high;
@@ -458,7 +533,8 @@ public final class KafkaSource implements Source {
     for (TopicPartition tp : partitions) {
       capped.merge(tp, starts.get(tp), Math::max); // a ceiling below the start reads nothing
     }
-    Map<TopicPartition, Long> ends = OffsetPlanner.ends(starts, capped, settings.maxOffsetsPerTrigger());
+    Map<TopicPartition, Long> ends =
+        OffsetPlanner.ends(starts, capped, settings.maxOffsetsPerTrigger());
     Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
     for (TopicPartition tp : partitions) {
       ranges.put(tp, new OffsetRange(starts.get(tp), ends.get(tp)));
@@ -477,7 +553,8 @@ public final class KafkaSource implements Source {
     if (policy instanceof StartingOffsets.AtTimestamp at) {
       Map<TopicPartition, Long> query = new HashMap<>();
       partitions.forEach(tp -> query.put(tp, at.instant().toEpochMilli()));
-      Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, metadataTimeout);
+      Map<TopicPartition, OffsetAndTimestamp> found =
+          consumer.offsetsForTimes(query, metadataTimeout);
       Map<TopicPartition, Long> out = new HashMap<>();
       for (TopicPartition tp : partitions) {
         OffsetAndTimestamp o = found.get(tp);
@@ -497,8 +574,8 @@ public final class KafkaSource implements Source {
    * @return offsets skipped because they were deleted while reading (fail-on-data-loss: false)
    * @throws DataLossException if offsets of the range were deleted and fail-on-data-loss is true
    */
-  public List<SourcePlan.DataGap> read(Map<TopicPartition, OffsetRange> ranges, SourceRecordHandler handler)
-      throws Exception {
+  public List<SourcePlan.DataGap> read(
+      Map<TopicPartition, OffsetRange> ranges, SourceRecordHandler handler) throws Exception {
     return read(ranges, handler, false);
   }
 
@@ -511,20 +588,25 @@ public final class KafkaSource implements Source {
    * every partition at once into a bounded look-ahead buffer measured the same, so the simpler one
    * stays).
    */
-  public List<SourcePlan.DataGap> readInPartitionOrder(Map<TopicPartition, OffsetRange> ranges,
-      SourceRecordHandler handler) throws Exception {
+  public List<SourcePlan.DataGap> readInPartitionOrder(
+      Map<TopicPartition, OffsetRange> ranges, SourceRecordHandler handler) throws Exception {
     return read(ranges, handler, true);
   }
 
-  private List<SourcePlan.DataGap> read(Map<TopicPartition, OffsetRange> ranges, SourceRecordHandler handler,
-      boolean inPartitionOrder) throws Exception {
-    // Sorted, so that in partition order the next partition to read is always the first pending one.
+  private List<SourcePlan.DataGap> read(
+      Map<TopicPartition, OffsetRange> ranges,
+      SourceRecordHandler handler,
+      boolean inPartitionOrder)
+      throws Exception {
+    // Sorted, so that in partition order the next partition to read is always the first pending
+    // one.
     Map<TopicPartition, OffsetRange> pending = new TreeMap<>(PARTITION_ORDER);
-    ranges.forEach((tp, r) -> {
-      if (!r.isEmpty()) {
-        pending.put(tp, r);
-      }
-    });
+    ranges.forEach(
+        (tp, r) -> {
+          if (!r.isEmpty()) {
+            pending.put(tp, r);
+          }
+        });
     List<SourcePlan.DataGap> gaps = new ArrayList<>();
     if (pending.isEmpty()) {
       return gaps;
@@ -553,12 +635,17 @@ public final class KafkaSource implements Source {
    * resumed (every assigned partition is paused otherwise), and a partition the group takes away
    * mid-read ends the batch with a {@link RangeRevokedException}.
    */
-  private List<SourcePlan.DataGap> readOwned(Map<TopicPartition, OffsetRange> pending, SourceRecordHandler handler,
-      boolean inPartitionOrder, List<SourcePlan.DataGap> gaps) throws Exception {
+  private List<SourcePlan.DataGap> readOwned(
+      Map<TopicPartition, OffsetRange> pending,
+      SourceRecordHandler handler,
+      boolean inPartitionOrder,
+      List<SourcePlan.DataGap> gaps)
+      throws Exception {
     membership.beginRead();
     checkOwned(pending.keySet());
     pending.forEach((tp, r) -> consumer.seek(tp, r.start()));
-    consumer.resume(inPartitionOrder ? List.of(pending.keySet().iterator().next()) : pending.keySet());
+    consumer.resume(
+        inPartitionOrder ? List.of(pending.keySet().iterator().next()) : pending.keySet());
     readPending(pending, handler, inPartitionOrder, gaps);
     return gaps;
   }
@@ -569,15 +656,24 @@ public final class KafkaSource implements Source {
     }
     Set<TopicPartition> taken = membership.takenAmong(partitions);
     if (!taken.isEmpty()) {
-      throw new RangeRevokedException("Pipeline " + settings.pipelineId() + ": consumer group "
-          + settings.consumerGroup() + " moved " + GroupMembership.names(taken)
-          + " to another instance while this batch read them; the batch is dropped and the new owner"
-          + " continues from the partition's last committed position");
+      throw new RangeRevokedException(
+          "Pipeline "
+              + settings.pipelineId()
+              + ": consumer group "
+              + settings.consumerGroup()
+              + " moved "
+              + GroupMembership.names(taken)
+              + " to another instance while this batch read them; the batch is dropped and the new owner"
+              + " continues from the partition's last committed position");
     }
   }
 
-  private void readPending(Map<TopicPartition, OffsetRange> pending, SourceRecordHandler handler,
-      boolean inPartitionOrder, List<SourcePlan.DataGap> gaps) throws Exception {
+  private void readPending(
+      Map<TopicPartition, OffsetRange> pending,
+      SourceRecordHandler handler,
+      boolean inPartitionOrder,
+      List<SourcePlan.DataGap> gaps)
+      throws Exception {
     Instant lastProgress = Instant.now();
     while (!pending.isEmpty()) {
       ConsumerRecords<byte[], byte[]> records;
@@ -588,7 +684,8 @@ public final class KafkaSource implements Source {
         resumeFirst(pending, inPartitionOrder);
         continue;
       }
-      checkOwned(pending.keySet()); // before position(): it throws for a partition no longer assigned
+      checkOwned(
+          pending.keySet()); // before position(): it throws for a partition no longer assigned
       for (TopicPartition tp : records.partitions()) {
         OffsetRange r = pending.get(tp);
         if (r == null) {
@@ -617,13 +714,24 @@ public final class KafkaSource implements Source {
       resumeFirst(pending, inPartitionOrder);
       if (progressed) {
         lastProgress = Instant.now();
-      } else if (Duration.between(lastProgress, Instant.now()).compareTo(settings.readTimeout()) > 0) {
+      } else if (Duration.between(lastProgress, Instant.now()).compareTo(settings.readTimeout())
+          > 0) {
         var stuck = pending.entrySet().iterator().next();
         throw new IllegalStateException(
-            "Pipeline " + settings.pipelineId() + ": no records from " + stuck.getKey().topic() + "/"
-                + stuck.getKey().partition() + " at offset " + consumer.position(stuck.getKey())
-                + " for " + settings.readTimeout().toSeconds() + "s while the batch must read up to "
-                + stuck.getValue().end() + "; is the broker " + settings.bootstrapServers()
+            "Pipeline "
+                + settings.pipelineId()
+                + ": no records from "
+                + stuck.getKey().topic()
+                + "/"
+                + stuck.getKey().partition()
+                + " at offset "
+                + consumer.position(stuck.getKey())
+                + " for "
+                + settings.readTimeout().toSeconds()
+                + "s while the batch must read up to "
+                + stuck.getValue().end()
+                + "; is the broker "
+                + settings.bootstrapServers()
                 + " reachable and the partition's leader available?");
       }
     }
@@ -680,13 +788,25 @@ public final class KafkaSource implements Source {
     }
     Map<SourcePartition, OffsetRange> offsets = toCheckpoint(plan.ranges());
     List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
-    offsets.forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
-        r.start(), r.end(), plan.latest().getOrDefault(new TopicPartition(p.topic(), p.partition()), r.end()))));
+    offsets.forEach(
+        (p, r) ->
+            progress.add(
+                new BatchProgress.PartitionProgress(
+                    p.topic(),
+                    p.partition(),
+                    r.start(),
+                    r.end(),
+                    plan.latest()
+                        .getOrDefault(new TopicPartition(p.topic(), p.partition()), r.end()))));
     // A group member's partition the sink table has no position for yet is pinned by a batch even
-    // without records: its starting point (latest, a timestamp) is then fixed for whoever owns it next.
-    boolean unpinned = membership != null && !previous.offsets().keySet().containsAll(offsets.keySet());
-    return new PlannedBatch(new BatchRange(offsets, planFacts(plan)),
-        plan.offsetCount() > 0 || !plan.gaps().isEmpty() || unpinned, progress);
+    // without records: its starting point (latest, a timestamp) is then fixed for whoever owns it
+    // next.
+    boolean unpinned =
+        membership != null && !previous.offsets().keySet().containsAll(offsets.keySet());
+    return new PlannedBatch(
+        new BatchRange(offsets, planFacts(plan)),
+        plan.offsetCount() > 0 || !plan.gaps().isEmpty() || unpinned,
+        progress);
   }
 
   /**
@@ -702,9 +822,20 @@ public final class KafkaSource implements Source {
       throw new SourceStoppedException(e);
     }
     List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
-    range.offsets().forEach((p, r) -> progress.add(new BatchProgress.PartitionProgress(p.topic(), p.partition(),
-        r.start(), r.end(), Math.max(r.end(), latest.getOrDefault(new TopicPartition(p.topic(), p.partition()),
-            r.end())))));
+    range
+        .offsets()
+        .forEach(
+            (p, r) ->
+                progress.add(
+                    new BatchProgress.PartitionProgress(
+                        p.topic(),
+                        p.partition(),
+                        r.start(),
+                        r.end(),
+                        Math.max(
+                            r.end(),
+                            latest.getOrDefault(
+                                new TopicPartition(p.topic(), p.partition()), r.end())))));
     return new PlannedBatch(range, true, progress);
   }
 
@@ -719,12 +850,14 @@ public final class KafkaSource implements Source {
       facts.put(DATA_LOSS, plan.gaps().toString());
     }
     Set<SourcePartition> behind = new HashSet<>();
-    plan.ranges().forEach((tp, r) -> {
-      Long latest = plan.latest().get(tp);
-      if (latest != null && r.end() < latest) {
-        behind.add(new SourcePartition(tp.topic(), tp.partition()));
-      }
-    });
+    plan.ranges()
+        .forEach(
+            (tp, r) -> {
+              Long latest = plan.latest().get(tp);
+              if (latest != null && r.end() < latest) {
+                behind.add(new SourcePartition(tp.topic(), tp.partition()));
+              }
+            });
     if (!behind.isEmpty()) {
       facts.put(BatchRange.BACKLOGGED, BatchRange.backloggedValue(behind));
     }
@@ -732,7 +865,8 @@ public final class KafkaSource implements Source {
   }
 
   @Override
-  public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception {
+  public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input)
+      throws Exception {
     List<SourcePlan.DataGap> gaps;
     try {
       gaps = read(toKafkaRanges(range.offsets()), input::record, inFixedOrder);
@@ -745,8 +879,19 @@ public final class KafkaSource implements Source {
   @Override
   public Map<String, String> commitInfo(BatchRange range) {
     StringBuilder offsets = new StringBuilder();
-    range.offsets().forEach((p, r) -> offsets.append(offsets.length() == 0 ? "" : ",")
-        .append(p.topic()).append('/').append(p.partition()).append(':').append(r.start()).append('-').append(r.end()));
+    range
+        .offsets()
+        .forEach(
+            (p, r) ->
+                offsets
+                    .append(offsets.length() == 0 ? "" : ",")
+                    .append(p.topic())
+                    .append('/')
+                    .append(p.partition())
+                    .append(':')
+                    .append(r.start())
+                    .append('-')
+                    .append(r.end()));
     if (membership != null) {
       return Map.of("offsets", offsets.toString(), "instance", instanceId());
     }
@@ -759,8 +904,19 @@ public final class KafkaSource implements Source {
       return "no records";
     }
     StringBuilder out = new StringBuilder();
-    range.offsets().forEach((p, r) -> out.append(out.length() == 0 ? "" : ", ").append(p.topic()).append('/')
-        .append(p.partition()).append(" offsets [").append(r.start()).append(", ").append(r.end()).append(')'));
+    range
+        .offsets()
+        .forEach(
+            (p, r) ->
+                out.append(out.length() == 0 ? "" : ", ")
+                    .append(p.topic())
+                    .append('/')
+                    .append(p.partition())
+                    .append(" offsets [")
+                    .append(r.start())
+                    .append(", ")
+                    .append(r.end())
+                    .append(')'));
     return out.toString();
   }
 
@@ -768,7 +924,8 @@ public final class KafkaSource implements Source {
   public void committed(BatchRange range) {
     Map<TopicPartition, Long> ends = toKafka(range.endOffsets());
     if (membership != null) {
-      // Only a member's own partitions can be committed; the others' are their new owners' to record.
+      // Only a member's own partitions can be committed; the others' are their new owners' to
+      // record.
       ends.keySet().retainAll(new HashSet<>(membership.assigned()));
     }
     commitToGroup(ends);
@@ -787,13 +944,15 @@ public final class KafkaSource implements Source {
     }
   }
 
-  private static Map<SourcePartition, OffsetRange> toCheckpoint(Map<TopicPartition, OffsetRange> ranges) {
+  private static Map<SourcePartition, OffsetRange> toCheckpoint(
+      Map<TopicPartition, OffsetRange> ranges) {
     Map<SourcePartition, OffsetRange> out = new TreeMap<>();
     ranges.forEach((tp, r) -> out.put(new SourcePartition(tp.topic(), tp.partition()), r));
     return out;
   }
 
-  private static Map<TopicPartition, OffsetRange> toKafkaRanges(Map<SourcePartition, OffsetRange> ranges) {
+  private static Map<TopicPartition, OffsetRange> toKafkaRanges(
+      Map<SourcePartition, OffsetRange> ranges) {
     Map<TopicPartition, OffsetRange> out = new HashMap<>();
     ranges.forEach((p, r) -> out.put(new TopicPartition(p.topic(), p.partition()), r));
     return out;
@@ -816,22 +975,30 @@ public final class KafkaSource implements Source {
     ends.forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end)));
     lastGroupOffsets = offsets;
     try {
-      consumer.commitAsync(offsets, (committed, error) -> {
-        if (error != null) {
-          log.info("Pipeline {}: could not record offsets in consumer group {} (lag tools only): {}",
-              settings.pipelineId(), settings.consumerGroup(), error.toString());
-        }
-      });
+      consumer.commitAsync(
+          offsets,
+          (committed, error) -> {
+            if (error != null) {
+              log.info(
+                  "Pipeline {}: could not record offsets in consumer group {} (lag tools only): {}",
+                  settings.pipelineId(),
+                  settings.consumerGroup(),
+                  error.toString());
+            }
+          });
     } catch (RuntimeException e) {
-      log.info("Pipeline {}: could not record offsets in consumer group {} (lag tools only): {}",
-          settings.pipelineId(), settings.consumerGroup(), e.toString());
+      log.info(
+          "Pipeline {}: could not record offsets in consumer group {} (lag tools only): {}",
+          settings.pipelineId(),
+          settings.consumerGroup(),
+          e.toString());
     }
   }
 
   /**
    * Aborts a blocking Kafka call in progress (or the next one): a {@link WakeupException} from the
-   * Kafka-typed methods, a {@link SourceStoppedException} from the {@link Source} ones; thread-safe.
-   * Used to stop promptly while the broker is unreachable.
+   * Kafka-typed methods, a {@link SourceStoppedException} from the {@link Source} ones;
+   * thread-safe. Used to stop promptly while the broker is unreachable.
    */
   @Override
   public void wakeup() {
@@ -841,12 +1008,16 @@ public final class KafkaSource implements Source {
   @Override
   public void close() {
     if (lastGroupOffsets != null) {
-      // An async commit may still wait for the group coordinator: record the final position once, bounded.
+      // An async commit may still wait for the group coordinator: record the final position once,
+      // bounded.
       try {
         consumer.commitSync(lastGroupOffsets, Duration.ofSeconds(5));
       } catch (RuntimeException e) {
-        log.info("Pipeline {}: could not record final offsets in consumer group {}: {}",
-            settings.pipelineId(), settings.consumerGroup(), e.toString());
+        log.info(
+            "Pipeline {}: could not record final offsets in consumer group {}: {}",
+            settings.pipelineId(),
+            settings.consumerGroup(),
+            e.toString());
       }
     }
     consumer.close(Duration.ofSeconds(5));

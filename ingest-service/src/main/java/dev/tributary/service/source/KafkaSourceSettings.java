@@ -2,7 +2,6 @@ package dev.tributary.service.source;
 
 import dev.tributary.config.Assignment;
 import dev.tributary.config.StartingOffsets;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +19,8 @@ import java.util.regex.Pattern;
  * @param topicPattern topics matching this pattern, rediscovered every batch
  * @param startingOffsets where partitions unknown to the checkpoint start on the first batch
  * @param maxOffsetsPerTrigger optional limit of offsets per batch, split across partitions
- * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true) or are skipped
+ * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true) or are
+ *     skipped
  * @param properties passed through to the consumer (security, SASL, TLS, fetch tuning)
  * @param readTimeout how long a read may go without progress before it fails
  * @param assignment exclusive (this instance reads every partition, by {@code assign}) or group
@@ -50,14 +50,32 @@ public record KafkaSourceSettings(
   }
 
   /** Settings of a source that reads every partition itself ({@link Assignment#EXCLUSIVE}). */
-  public KafkaSourceSettings(String pipelineId, String bootstrapServers, List<String> topics,
-      Optional<Pattern> topicPattern, StartingOffsets startingOffsets, OptionalLong maxOffsetsPerTrigger,
-      boolean failOnDataLoss, Map<String, String> properties, Duration readTimeout) {
-    this(pipelineId, bootstrapServers, topics, topicPattern, startingOffsets, maxOffsetsPerTrigger, failOnDataLoss,
-        properties, readTimeout, Assignment.EXCLUSIVE);
+  public KafkaSourceSettings(
+      String pipelineId,
+      String bootstrapServers,
+      List<String> topics,
+      Optional<Pattern> topicPattern,
+      StartingOffsets startingOffsets,
+      OptionalLong maxOffsetsPerTrigger,
+      boolean failOnDataLoss,
+      Map<String, String> properties,
+      Duration readTimeout) {
+    this(
+        pipelineId,
+        bootstrapServers,
+        topics,
+        topicPattern,
+        startingOffsets,
+        maxOffsetsPerTrigger,
+        failOnDataLoss,
+        properties,
+        readTimeout,
+        Assignment.EXCLUSIVE);
   }
 
-  /** Whether partitions come from the consumer group rather than from this instance's own assign. */
+  /**
+   * Whether partitions come from the consumer group rather than from this instance's own assign.
+   */
   public boolean groupAssignment() {
     return assignment == Assignment.GROUP;
   }
@@ -70,7 +88,10 @@ public record KafkaSourceSettings(
     return consumerGroup(pipelineId);
   }
 
-  /** The consumer group of the Kafka source of pipeline {@code pipelineId}: {@code tributary-<pipelineId>}. */
+  /**
+   * The consumer group of the Kafka source of pipeline {@code pipelineId}: {@code
+   * tributary-<pipelineId>}.
+   */
   public static String consumerGroup(String pipelineId) {
     return "tributary-" + pipelineId;
   }

@@ -1,7 +1,6 @@
 package dev.tributary.service.source;
 
 import dev.tributary.checkpoint.OffsetRange;
-
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -9,14 +8,13 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * The ranges one batch will read, and what planning noticed on the way.
  *
- * @param ranges per partition, {@code [start, end)}; partitions with nothing to read have empty ranges
+ * @param ranges per partition, {@code [start, end)}; partitions with nothing to read have empty
+ *     ranges
  * @param latest the latest offset per partition when planned (for lag reporting)
  * @param gaps ranges skipped because retention deleted them (only with fail-on-data-loss: false)
  */
 public record SourcePlan(
-    Map<TopicPartition, OffsetRange> ranges,
-    Map<TopicPartition, Long> latest,
-    List<DataGap> gaps) {
+    Map<TopicPartition, OffsetRange> ranges, Map<TopicPartition, Long> latest, List<DataGap> gaps) {
   public SourcePlan {
     ranges = Map.copyOf(ranges);
     latest = Map.copyOf(latest);

@@ -5,11 +5,16 @@ import java.io.IOException;
 /** An aggregation (windowed, session or running) over a state store; one batch at a time. */
 interface Aggregator {
   /** How results leave the aggregation. */
-  enum Mode { APPEND, UPDATE, COMPLETE }
+  enum Mode {
+    APPEND,
+    UPDATE,
+    COMPLETE
+  }
 
   /**
-   * Adds a row whose window column holds {@code timeMicros} (unused by a running aggregation), except to the windows the late
-   * watermark closed: each such (row, window) goes to {@link Emitter#late} instead.
+   * Adds a row whose window column holds {@code timeMicros} (unused by a running aggregation),
+   * except to the windows the late watermark closed: each such (row, window) goes to {@link
+   * Emitter#late} instead.
    */
   void add(Object[] row, long timeMicros, Emitter out) throws IOException;
 

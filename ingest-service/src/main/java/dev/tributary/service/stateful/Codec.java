@@ -6,16 +6,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.time.Instant;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Arrays;
 
 /**
- * Binary encoding of row values for state keys and values. Every value is a type tag followed by
- * a self-delimiting body, so a concatenation of a fixed number of values never is a prefix of
- * another such concatenation: prefix scans over "window + group key" stay exact.
- * Times in keys use {@link #sortable(long)} so that RocksDB's unsigned byte order is time order.
+ * Binary encoding of row values for state keys and values. Every value is a type tag followed by a
+ * self-delimiting body, so a concatenation of a fixed number of values never is a prefix of another
+ * such concatenation: prefix scans over "window + group key" stay exact. Times in keys use {@link
+ * #sortable(long)} so that RocksDB's unsigned byte order is time order.
  */
 final class Codec {
   private static final byte NULL = 0;
@@ -28,7 +28,10 @@ final class Codec {
   private static final byte DATE = 7;
   private static final byte BINARY = 8;
   private static final byte DECIMAL = 9;
-  /** A struct value ({@code Object[]}, e.g. a nested Avro record): its field count, then its values. */
+
+  /**
+   * A struct value ({@code Object[]}, e.g. a nested Avro record): its field count, then its values.
+   */
   private static final byte STRUCT = 10;
 
   private Codec() {}
@@ -155,20 +158,24 @@ final class Codec {
             return LocalDate.ofEpochDay(in.readLong());
           case BINARY:
             return in.readNBytes(in.readInt());
-          case DECIMAL: {
-            int scale = in.readInt();
-            return new BigDecimal(new BigInteger(in.readNBytes(in.readInt())), scale);
-          }
-          case STRUCT: {
-            Object[] struct = new Object[in.readInt()];
-            for (int i = 0; i < struct.length; i++) {
-              struct[i] = value();
+          case DECIMAL:
+            {
+              int scale = in.readInt();
+              return new BigDecimal(new BigInteger(in.readNBytes(in.readInt())), scale);
             }
-            return struct;
-          }
+          case STRUCT:
+            {
+              Object[] struct = new Object[in.readInt()];
+              for (int i = 0; i < struct.length; i++) {
+                struct[i] = value();
+              }
+              return struct;
+            }
           default:
-            throw new IllegalStateException("state value has unknown type tag " + tag
-                + "; the checkpoint was written by an incompatible version");
+            throw new IllegalStateException(
+                "state value has unknown type tag "
+                    + tag
+                    + "; the checkpoint was written by an incompatible version");
         }
       } catch (IOException e) {
         throw new UncheckedIOException("state entry is truncated", e);

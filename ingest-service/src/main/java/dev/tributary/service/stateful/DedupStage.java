@@ -13,12 +13,12 @@ import java.util.concurrent.Future;
  * Feeds rows to a {@link Deduplicator} a chunk at a time, with the state work of one chunk (key
  * encoding, one batched lookup, one batched write) on a worker thread while the caller parses the
  * next chunk: on two cores this takes the state store off the critical path. Chunks are
- * deduplicated strictly in order, one at a time, and handed back in order, so the result is
- * exactly that of deduplicating row by row.
+ * deduplicated strictly in order, one at a time, and handed back in order, so the result is exactly
+ * that of deduplicating row by row.
  *
  * <p>Used from one thread. The deduplicator's state store is touched only by the worker while a
- * chunk is in flight; {@link #drain()}, {@link #awaitIdle()} and {@link #begin} wait for it, so afterwards the caller
- * may use the store again.
+ * chunk is in flight; {@link #drain()}, {@link #awaitIdle()} and {@link #begin} wait for it, so
+ * afterwards the caller may use the store again.
  */
 final class DedupStage implements AutoCloseable {
   /** A deduplicated chunk: {@code first[i]} tells whether {@code rows[i]} goes on. */
@@ -36,11 +36,13 @@ final class DedupStage implements AutoCloseable {
 
   DedupStage(int chunkSize) {
     this.chunkSize = chunkSize;
-    this.worker = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "tributary-dedup");
-      t.setDaemon(true);
-      return t;
-    });
+    this.worker =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "tributary-dedup");
+              t.setDaemon(true);
+              return t;
+            });
     newChunk();
   }
 
@@ -82,8 +84,12 @@ final class DedupStage implements AutoCloseable {
     Deduplicator target = dedup;
     newChunk();
     InFlight previous = inFlight;
-    inFlight = new InFlight(chunkRows, n, worker.submit(() -> target.firstOccurrences(chunkRows, chunkTimes, n)));
-    return previous == null ? null : new Done(previous.rows(), previous.size(), await(previous.first()));
+    inFlight =
+        new InFlight(
+            chunkRows, n, worker.submit(() -> target.firstOccurrences(chunkRows, chunkTimes, n)));
+    return previous == null
+        ? null
+        : new Done(previous.rows(), previous.size(), await(previous.first()));
   }
 
   private void newChunk() {

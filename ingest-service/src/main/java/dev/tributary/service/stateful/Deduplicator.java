@@ -10,6 +10,7 @@ import java.util.Set;
 
 /**
  * Drops rows whose key was seen before. Three state layouts, one per kind of expiry:
+ *
  * <pre>
  *   keys hold the event time (operator {@code dedup-by-time}):
  *     'E' sortable(event time) other key values -> (empty)
@@ -19,10 +20,11 @@ import java.util.Set;
  *   no watermark (operator {@code dedup}; keys never expire, like Spark without a watermark):
  *     'K' key                           -> (empty)
  * </pre>
+ *
  * When the keys hold the event time, the key's expiry is that time, so the state is laid out in
- * eviction order: a row costs one lookup-and-insert, and evicting everything below the watermark
- * is one range delete. With {@code within-watermark} the expiry is the first occurrence's event
- * time plus the delay, which later duplicates do not carry, hence the separate index.
+ * eviction order: a row costs one lookup-and-insert, and evicting everything below the watermark is
+ * one range delete. With {@code within-watermark} the expiry is the first occurrence's event time
+ * plus the delay, which later duplicates do not carry, hence the separate index.
  */
 final class Deduplicator {
   private static final byte BY_TIME = 'E';
@@ -54,10 +56,15 @@ final class Deduplicator {
 
   /**
    * @param expiryOffsetMicros the delay, for {@link Expiry#FIRST_SEEN_PLUS_DELAY}
-   * @param recentKeys for {@link Expiry#EVENT_TIME_IN_KEY}: a filter holding at least every key
-   *     of {@code store} (see {@link #fill}), kept up to date by this deduplicator; else null
+   * @param recentKeys for {@link Expiry#EVENT_TIME_IN_KEY}: a filter holding at least every key of
+   *     {@code store} (see {@link #fill}), kept up to date by this deduplicator; else null
    */
-  Deduplicator(StateStore store, int[] keyColumns, Expiry expiry, long expiryOffsetMicros, RecentKeys recentKeys) {
+  Deduplicator(
+      StateStore store,
+      int[] keyColumns,
+      Expiry expiry,
+      long expiryOffsetMicros,
+      RecentKeys recentKeys) {
     this.store = store;
     this.keyColumns = keyColumns.clone();
     this.expiry = expiry;
@@ -65,7 +72,9 @@ final class Deduplicator {
     this.recentKeys = expiry == Expiry.EVENT_TIME_IN_KEY ? recentKeys : null;
   }
 
-  /** Adds every key of an event-time-keyed {@code store} to {@code recentKeys}: after loading state. */
+  /**
+   * Adds every key of an event-time-keyed {@code store} to {@code recentKeys}: after loading state.
+   */
   static void fill(StateStore store, RecentKeys recentKeys) {
     try (StateIterator it = store.scan(new byte[] {BY_TIME})) {
       while (it.hasNext()) {
@@ -83,8 +92,10 @@ final class Deduplicator {
   boolean[] firstOccurrences(Object[][] rows, long[] eventTimes, int count) {
     byte[][] keys = new byte[count][];
     for (int i = 0; i < count; i++) {
-      Codec.Writer prefix = expiry == Expiry.EVENT_TIME_IN_KEY
-          ? new Codec.Writer().raw(BY_TIME).sortableLong(eventTimes[i]) : new Codec.Writer().raw(KEY);
+      Codec.Writer prefix =
+          expiry == Expiry.EVENT_TIME_IN_KEY
+              ? new Codec.Writer().raw(BY_TIME).sortableLong(eventTimes[i])
+              : new Codec.Writer().raw(KEY);
       keys[i] = withKey(prefix, rows[i]);
     }
     if (recentKeys != null) {
@@ -151,7 +162,10 @@ final class Deduplicator {
     byte[][] index = new byte[n][];
     for (int i = 0, j = 0; i < first.length; i++) {
       if (first[i]) {
-        index[j++] = withKey(new Codec.Writer().raw(INDEX).sortableLong(eventTimes[i] + expiryOffsetMicros), rows[i]);
+        index[j++] =
+            withKey(
+                new Codec.Writer().raw(INDEX).sortableLong(eventTimes[i] + expiryOffsetMicros),
+                rows[i]);
       }
     }
     store.insertAll(index, filledWith(EMPTY, n));
@@ -194,7 +208,7 @@ final class Deduplicator {
         }
         store.deleteRange(new byte[] {INDEX}, end);
       }
-      default -> { }
+      default -> {}
     }
   }
 

@@ -2,12 +2,16 @@ package dev.tributary.service.stateful;
 
 import java.io.IOException;
 
-/** Where the stateful operators send rows: the sink, the late-events table, or nowhere (counted). */
+/**
+ * Where the stateful operators send rows: the sink, the late-events table, or nowhere (counted).
+ */
 interface Emitter {
   /** A result row for the sink (aggregate row, or deduplicated input row). */
   void output(Object[] row) throws IOException;
 
-  /** An input row an operator left out as late; {@code why} says which operator and against what. */
+  /**
+   * An input row an operator left out as late; {@code why} says which operator and against what.
+   */
   void late(Object[] row, Late why) throws IOException;
 
   /** An input row dropped for lack of an event time. */

@@ -22,8 +22,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * So when the pipeline writes late rows to a late-events table, every row is checked against that
  * table here, not only the rows that may be late as {@link StatefulProcessor} does: a row the
  * late-events table could not hold is quarantined even if it turns out not to be late. The two
- * differ only for a row with a value the input checks do not look at (a column that reaches
- * neither state nor the sink) that a Delta table cannot hold.
+ * differ only for a row with a value the input checks do not look at (a column that reaches neither
+ * state nor the sink) that a Delta table cannot hold.
  *
  * <p>Not thread-safe: one instance per stage-1 writer, used from its thread.
  */
@@ -47,11 +47,17 @@ public final class ExchangeFront implements AutoCloseable {
    * @param plan the stateful plan, its joins bound
    * @param writesLateRows whether the pipeline declares a late-events table
    */
-  public ExchangeFront(String pipelineId, StatelessProcessor stateless, StatefulPlan plan, boolean writesLateRows) {
+  public ExchangeFront(
+      String pipelineId, StatelessProcessor stateless, StatefulPlan plan, boolean writesLateRows) {
     if (plan.provisional() || !stateless.outputSchema().equals(plan.inputSchema())) {
-      throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled for "
-          + plan.inputSchema().fieldNames() + (plan.provisional() ? " before its joins were bound" : "")
-          + " but the stateless steps produce " + stateless.outputSchema().fieldNames());
+      throw new IllegalArgumentException(
+          "pipeline "
+              + pipelineId
+              + ": the stateful plan was compiled for "
+              + plan.inputSchema().fieldNames()
+              + (plan.provisional() ? " before its joins were bound" : "")
+              + " but the stateless steps produce "
+              + stateless.outputSchema().fieldNames());
     }
     this.stateless = stateless;
     this.plan = plan;
@@ -64,7 +70,9 @@ public final class ExchangeFront implements AutoCloseable {
     return stateless.planBatch(batchId);
   }
 
-  /** Starts a batch: its quarantine rows carry its id and start; the maximum event time starts over. */
+  /**
+   * Starts a batch: its quarantine rows carry its id and start; the maximum event time starts over.
+   */
   public void beginBatch(RecordProcessor.BatchContext batch) {
     stateless.beginBatch(batch);
     sawEventTime = false;
@@ -75,13 +83,18 @@ public final class ExchangeFront implements AutoCloseable {
    * The stateless steps and the checks for one record: its rows go to {@code rows}, none when it
    * was quarantined or filtered (counted in {@code outputs}).
    */
-  public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs, Rows rows) throws Exception {
+  public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs, Rows rows)
+      throws Exception {
     Object[] row = stateless.toRow(record, outputs);
     if (row == null) {
       return;
     }
-    List<Object[]> checked = checkedRows.check(row, outputs, joined -> writesLateRows,
-        problem -> stateless.quarantine(record, problem, outputs));
+    List<Object[]> checked =
+        checkedRows.check(
+            row,
+            outputs,
+            joined -> writesLateRows,
+            problem -> stateless.quarantine(record, problem, outputs));
     if (checked == null) {
       return;
     }

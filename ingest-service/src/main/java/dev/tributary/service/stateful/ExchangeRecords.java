@@ -32,6 +32,7 @@ import org.apache.kafka.common.utils.Utils;
 public final class ExchangeRecords {
   /** A row of the stateful operators' input. */
   public static final byte ROW = 1;
+
   /** An event time seen by the writer: advances the partition's maximum event time, no row. */
   public static final byte MARKER = 2;
 
@@ -72,8 +73,10 @@ public final class ExchangeRecords {
    * </ul>
    */
   public static int[] keyColumns(StatefulPlan plan) {
-    List<Integer> dedup = plan.deduplicates() ? Arrays.stream(plan.dedupColumns()).boxed().toList() : null;
-    List<Integer> group = plan.aggregates() ? Arrays.stream(plan.groupColumns()).boxed().toList() : null;
+    List<Integer> dedup =
+        plan.deduplicates() ? Arrays.stream(plan.dedupColumns()).boxed().toList() : null;
+    List<Integer> group =
+        plan.aggregates() ? Arrays.stream(plan.groupColumns()).boxed().toList() : null;
     return repartitionBy(dedup, group).stream().mapToInt(Integer::intValue).toArray();
   }
 
@@ -114,7 +117,8 @@ public final class ExchangeRecords {
   /** The record of one input row (values in input-schema order). */
   public Outgoing row(Object[] row) {
     if (row.length != columns) {
-      throw new IllegalArgumentException("row has " + row.length + " values, the input schema " + columns);
+      throw new IllegalArgumentException(
+          "row has " + row.length + " values, the input schema " + columns);
     }
     byte[] key = Codec.key(row, keyColumns);
     Codec.Writer w = new Codec.Writer();
@@ -125,7 +129,10 @@ public final class ExchangeRecords {
     return new Outgoing(partitionOf(key), key, w.toBytes());
   }
 
-  /** The partition of a key: murmur2 as Kafka's default partitioner; partition 0 without key columns. */
+  /**
+   * The partition of a key: murmur2 as Kafka's default partitioner; partition 0 without key
+   * columns.
+   */
   int partitionOf(byte[] key) {
     return keyColumns.length == 0 ? 0 : Utils.toPositive(Utils.murmur2(key)) % partitions;
   }
@@ -164,16 +171,20 @@ public final class ExchangeRecords {
         try {
           return new Row(Codec.values(value, 1, columns));
         } catch (RuntimeException e) {
-          throw new IllegalArgumentException("truncated exchange row (" + value.length + " bytes)", e);
+          throw new IllegalArgumentException(
+              "truncated exchange row (" + value.length + " bytes)", e);
         }
       case MARKER:
         if (value.length != 9) {
-          throw new IllegalArgumentException("exchange marker of " + value.length + " bytes, expected 9");
+          throw new IllegalArgumentException(
+              "exchange marker of " + value.length + " bytes, expected 9");
         }
         return new Marker(ByteBuffer.wrap(value, 1, 8).getLong());
       default:
-        throw new IllegalArgumentException("exchange record of unknown kind " + value[0]
-            + ": written by a newer version of Tributary?");
+        throw new IllegalArgumentException(
+            "exchange record of unknown kind "
+                + value[0]
+                + ": written by a newer version of Tributary?");
     }
   }
 }

@@ -13,19 +13,20 @@ import java.util.List;
 
 /**
  * Checks an input row of a stateful pipeline before it enters state: once a row is folded into a
- * window or a dedup key, it can no longer be set aside alone, and a value that cannot be encoded
- * or written would fail every later batch. So every value that reaches state or the sink is
- * checked here, as the sink would check it:
+ * window or a dedup key, it can no longer be set aside alone, and a value that cannot be encoded or
+ * written would fail every later batch. So every value that reaches state or the sink is checked
+ * here, as the sink would check it:
  *
  * <ul>
  *   <li>the event time (watermark and window columns): a timestamp of years 0001-9999 (its
  *       microseconds are what state keys and the watermark hold);
  *   <li>the windows the row falls into: their start and end must be such timestamps too (an event
  *       in the last hour of 9999 has a window ending in the year 10000);
- *   <li>dedup keys, count_distinct and approx_count_distinct inputs: values a state key (or a sketch's
- *       hash) can hold (no unpaired surrogate, which would make two different strings one key);
- *   <li>values copied to an output row (group-by columns, min/max/first/last inputs): as
- *       {@link RowChecks} checks the output column, partition columns included;
+ *   <li>dedup keys, count_distinct and approx_count_distinct inputs: values a state key (or a
+ *       sketch's hash) can hold (no unpaired surrogate, which would make two different strings one
+ *       key);
+ *   <li>values copied to an output row (group-by columns, min/max/first/last inputs): as {@link
+ *       RowChecks} checks the output column, partition columns included;
  *   <li>without an aggregation the input row is the output row: all of {@link RowChecks}.
  * </ul>
  */
@@ -37,7 +38,9 @@ final class InputChecks {
   private final RowChecks sinkRows;
   private final List<Check> checks = new ArrayList<>();
 
-  /** A value at {@code index} checked as {@code column} of {@code type} (a partition column or not). */
+  /**
+   * A value at {@code index} checked as {@code column} of {@code type} (a partition column or not).
+   */
   private record Check(int index, String column, DataType type, boolean partition) {}
 
   /**
@@ -70,8 +73,11 @@ final class InputChecks {
         if (in < 0) {
           continue;
         }
-        boolean copied = m.function(i) == MeasureFunction.MIN || m.function(i) == MeasureFunction.MAX
-            || m.function(i) == MeasureFunction.FIRST || m.function(i) == MeasureFunction.LAST;
+        boolean copied =
+            m.function(i) == MeasureFunction.MIN
+                || m.function(i) == MeasureFunction.MAX
+                || m.function(i) == MeasureFunction.FIRST
+                || m.function(i) == MeasureFunction.LAST;
         String name = copied ? outputs.get(i).name() : input.fields().get(in).name();
         add(input, in, name, copied && partitionColumns.contains(name));
       }
@@ -93,8 +99,10 @@ final class InputChecks {
     }
     for (Check c : checks) {
       Object v = row[c.index];
-      String problem = c.partition ? RowChecks.partitionValueProblem(c.column, c.type, v)
-          : RowChecks.valueProblem(c.column, c.type, v);
+      String problem =
+          c.partition
+              ? RowChecks.partitionValueProblem(c.column, c.type, v)
+              : RowChecks.valueProblem(c.column, c.type, v);
       if (problem != null) {
         return problem;
       }
@@ -116,18 +124,25 @@ final class InputChecks {
       firstStart = micros;
       lastEnd = micros + Times.micros(s.gap());
     } else {
-      long size = Times.micros(window instanceof WindowSpec.Sliding s ? s.size() : ((WindowSpec.Tumbling) window).size());
+      long size =
+          Times.micros(
+              window instanceof WindowSpec.Sliding s
+                  ? s.size()
+                  : ((WindowSpec.Tumbling) window).size());
       long slide = window instanceof WindowSpec.Sliding s ? Times.micros(s.slide()) : size;
       long lastStart = micros - Math.floorMod(micros, slide);
       lastEnd = lastStart + size;
-      firstStart = lastStart - (size / slide - 1) * slide; // the windows WindowAggregator.add updates
+      firstStart =
+          lastStart - (size / slide - 1) * slide; // the windows WindowAggregator.add updates
     }
     String column = plan.inputSchema().fields().get(plan.windowColumn()).name();
     if (firstStart < MIN_MICROS) {
-      return StatefulErrors.windowOutOfRange(column, t, AggregateSpec.WINDOW_START, Times.instant(firstStart));
+      return StatefulErrors.windowOutOfRange(
+          column, t, AggregateSpec.WINDOW_START, Times.instant(firstStart));
     }
     if (lastEnd > MAX_MICROS) {
-      return StatefulErrors.windowOutOfRange(column, t, AggregateSpec.WINDOW_END, Times.instant(lastEnd));
+      return StatefulErrors.windowOutOfRange(
+          column, t, AggregateSpec.WINDOW_END, Times.instant(lastEnd));
     }
     return null;
   }

@@ -9,26 +9,26 @@ import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.apache.datasketches.hll.HllSketch;
 import org.apache.datasketches.hll.TgtHllType;
 import org.apache.datasketches.hll.Union;
-import java.util.Arrays;
-import java.util.function.Predicate;
 
 /**
  * The measures of an aggregation compiled against the input schema. A group's running state is a
  * buffer of slots ({@code Object[]}): count, count(col), count_distinct keep a Long; sum, min, max
  * the running value (null until a non-null input); avg a Double sum and a Long count; first and
- * last the value (null included) and a Boolean "a row was seen"; approx_count_distinct an
- * {@link HllSketch} on the heap, encoded as its compact bytes in state (null until a non-null
- * input). The distinct values of count_distinct live in their own state keys (see
- * {@link WindowAggregator}), not in the buffer, so a large distinct set never sits on the heap.
+ * last the value (null included) and a Boolean "a row was seen"; approx_count_distinct an {@link
+ * HllSketch} on the heap, encoded as its compact bytes in state (null until a non-null input). The
+ * distinct values of count_distinct live in their own state keys (see {@link WindowAggregator}),
+ * not in the buffer, so a large distinct set never sits on the heap.
  *
  * <p>Result types follow Spark: count*, approx_count_distinct are long; sum of int/long is long, of
- * double is double, of decimal(p,s) is decimal(min(38, p+10), s); min/max/first/last keep the
- * input type; avg is double.
+ * double is double, of decimal(p,s) is decimal(min(38, p+10), s); min/max/first/last keep the input
+ * type; avg is double.
  *
  * <p>first/last are Spark's with ignoreNulls=false: the value of the first (last) row in input
  * order, even when it is null. A buffer restored from state holds earlier batches' rows, which come
@@ -47,6 +47,7 @@ final class Measures {
    * approx_count_distinct, at 1 KB per group in full mode (much less while the count is small).
    */
   static final int SKETCH_LG_K = 11;
+
   private static final TgtHllType SKETCH_TYPE = TgtHllType.HLL_4;
 
   /**
@@ -60,7 +61,10 @@ final class Measures {
    * @param later true for an input column that is not in {@code input} yet but comes from a join
    *     (checked against the joined schema at start); such a measure is left out of this instance
    */
-  Measures(Map<String, Measure> measures, StructType input, Predicate<String> later,
+  Measures(
+      Map<String, Measure> measures,
+      StructType input,
+      Predicate<String> later,
       List<String> problems) {
     for (Map.Entry<String, Measure> e : measures.entrySet()) {
       Measure m = e.getValue();
@@ -70,7 +74,9 @@ final class Measures {
         column = input.indexOf(m.input().get());
         if (column < 0) {
           if (!later.test(m.input().get())) {
-            problems.add(StatefulPlan.missingColumn("aggregate.measures." + e.getKey(), m.input().get(), input));
+            problems.add(
+                StatefulPlan.missingColumn(
+                    "aggregate.measures." + e.getKey(), m.input().get(), input));
           }
           continue;
         }
@@ -78,8 +84,16 @@ final class Measures {
       }
       DataType out = resultType(m.function(), type);
       if (out == null) {
-        problems.add("aggregate.measures." + e.getKey() + ": " + m.function().keyword() + " needs a numeric column but '"
-            + m.input().orElse("") + "' is " + type.deltaName() + "; cast it in a derive step, or use min/max/count");
+        problems.add(
+            "aggregate.measures."
+                + e.getKey()
+                + ": "
+                + m.function().keyword()
+                + " needs a numeric column but '"
+                + m.input().orElse("")
+                + "' is "
+                + type.deltaName()
+                + "; cast it in a derive step, or use min/max/count");
         continue;
       }
       functions.add(m.function());
@@ -125,7 +139,10 @@ final class Measures {
   }
 
   private static boolean numeric(DataType t) {
-    return t == PrimitiveType.INTEGER || t == PrimitiveType.LONG || t == PrimitiveType.DOUBLE || t instanceof DecimalType;
+    return t == PrimitiveType.INTEGER
+        || t == PrimitiveType.LONG
+        || t == PrimitiveType.DOUBLE
+        || t instanceof DecimalType;
   }
 
   List<StructField> outputFields() {
@@ -177,8 +194,8 @@ final class Measures {
   }
 
   /**
-   * Adds one row to the buffer. count_distinct is not handled here: the caller adds 1 via
-   * {@link #countDistinct} when the value is new.
+   * Adds one row to the buffer. count_distinct is not handled here: the caller adds 1 via {@link
+   * #countDistinct} when the value is new.
    */
   void add(Object[] buffer, Object[] row) {
     for (int i = 0; i < functions.size(); i++) {
@@ -227,11 +244,12 @@ final class Measures {
             if (buffer[s] == null) {
               buffer[s] = new HllSketch(SKETCH_LG_K, SKETCH_TYPE);
             }
-            // The value's state encoding (type tag + body) is what is hashed: equal values, equal bytes.
+            // The value's state encoding (type tag + body) is what is hashed: equal values, equal
+            // bytes.
             ((HllSketch) buffer[s]).update(new Codec.Writer().value(v).toBytes());
           }
         }
-        case COUNT_DISTINCT -> { }
+        case COUNT_DISTINCT -> {}
         default -> throw new IllegalStateException("unknown measure function " + functions.get(i));
       }
     }
@@ -242,15 +260,28 @@ final class Measures {
     buffer[s] = (Long) buffer[s] + 1;
   }
 
-  /** Combines {@code other} into {@code into} (session windows that merge). Distinct counts are recounted by the caller. */
+  /**
+   * Combines {@code other} into {@code into} (session windows that merge). Distinct counts are
+   * recounted by the caller.
+   */
   void merge(Object[] into, Object[] other) {
     for (int i = 0; i < functions.size(); i++) {
       int s = slots.get(i);
       switch (functions.get(i)) {
         case COUNT -> into[s] = (Long) into[s] + (Long) other[s];
-        case SUM -> into[s] = into[s] == null ? other[s] : other[s] == null ? into[s] : plus(into[s], other[s]);
-        case MIN -> into[s] = other[s] != null && (into[s] == null || compare(other[s], into[s]) < 0) ? other[s] : into[s];
-        case MAX -> into[s] = other[s] != null && (into[s] == null || compare(other[s], into[s]) > 0) ? other[s] : into[s];
+        case SUM ->
+            into[s] =
+                into[s] == null ? other[s] : other[s] == null ? into[s] : plus(into[s], other[s]);
+        case MIN ->
+            into[s] =
+                other[s] != null && (into[s] == null || compare(other[s], into[s]) < 0)
+                    ? other[s]
+                    : into[s];
+        case MAX ->
+            into[s] =
+                other[s] != null && (into[s] == null || compare(other[s], into[s]) > 0)
+                    ? other[s]
+                    : into[s];
         case AVG -> {
           into[s] = (Double) into[s] + (Double) other[s];
           into[s + 1] = (Long) into[s + 1] + (Long) other[s + 1];
@@ -284,12 +315,14 @@ final class Measures {
         out[i] = n == 0 ? null : (Double) buffer[s] / n;
       } else if (functions.get(i) == MeasureFunction.APPROX_COUNT_DISTINCT) {
         out[i] = buffer[s] == null ? 0L : Math.round(((HllSketch) buffer[s]).getEstimate());
-      } else if (buffer[s] instanceof BigDecimal d && outputFields.get(i).type() instanceof DecimalType t
+      } else if (buffer[s] instanceof BigDecimal d
+          && outputFields.get(i).type() instanceof DecimalType t
           && !fits(d, t)) {
         // A decimal sum beyond its result precision is null, as in Spark (non-ANSI): a value the
         // table cannot hold would otherwise fail every later batch.
         out[i] = null;
-      } else if (buffer[s] instanceof BigDecimal d && outputFields.get(i).type() == PrimitiveType.LONG) {
+      } else if (buffer[s] instanceof BigDecimal d
+          && outputFields.get(i).type() == PrimitiveType.LONG) {
         // a long sum beyond the long range is null (Spark would wrap it around silently)
         out[i] = d.scale() == 0 && d.unscaledValue().bitLength() < 64 ? d.longValueExact() : null;
       } else {
@@ -356,7 +389,9 @@ final class Measures {
     }
     BigDecimal sum = big(a).add(big(b));
     // A long sum back in range is a Long again, so its state stays as compact as before.
-    if ((a instanceof Long || b instanceof Long) && sum.scale() == 0 && sum.unscaledValue().bitLength() < 64) {
+    if ((a instanceof Long || b instanceof Long)
+        && sum.scale() == 0
+        && sum.unscaledValue().bitLength() < 64) {
       return sum.longValueExact();
     }
     return sum;

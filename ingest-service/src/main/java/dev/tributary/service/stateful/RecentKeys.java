@@ -6,10 +6,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A heap-side Bloom filter over the keys of a deduplication state laid out by event time, so that
- * a key that is certainly new (almost every key, in a stream with few duplicates) costs no state
- * lookup. Filters are kept per event-time bucket and dropped once the watermark passes the
- * bucket's end, as the state's keys are.
+ * A heap-side Bloom filter over the keys of a deduplication state laid out by event time, so that a
+ * key that is certainly new (almost every key, in a stream with few duplicates) costs no state
+ * lookup. Filters are kept per event-time bucket and dropped once the watermark passes the bucket's
+ * end, as the state's keys are.
  *
  * <p>It may answer "maybe" for a key that is not in the state (a false positive, about 1%, or a key
  * of a batch that was rolled back): the caller then looks it up. It must never answer "no" for a
@@ -57,7 +57,8 @@ final class RecentKeys {
     if (bucket == lastBucket && lastBlocks != null) {
       return lastBlocks;
     }
-    List<Block> blocks = create ? buckets.computeIfAbsent(bucket, b -> new ArrayList<>(1)) : buckets.get(bucket);
+    List<Block> blocks =
+        create ? buckets.computeIfAbsent(bucket, b -> new ArrayList<>(1)) : buckets.get(bucket);
     if (blocks != null) {
       lastBucket = bucket;
       lastBlocks = blocks;

@@ -17,10 +17,12 @@ import java.util.Map;
  * stream). Nothing is ever final, so nothing is emitted for append mode (refused at validation) and
  * nothing is evicted: the keys carry no event time, so no watermark can pass them. State is one
  * entry per key, bounded only by the number of keys. State layout (operator {@code aggregate}):
+ *
  * <pre>
  *   'R' groupKey                     -> measure buffer
  *   'C' groupKey measure# value      -> (empty)   count_distinct values
  * </pre>
+ *
  * The prefixes differ from the window ('A', 'D') and session ('S', 'E') layouts, so a checkpoint of
  * one kind is never read as another (the checkpoint identity already refuses a changed window).
  *
@@ -37,7 +39,11 @@ final class RunningAggregator implements Aggregator {
   private final StateStore store;
   private final int[] groupColumns;
   private final Measures measures;
-  /** Buffers touched by this batch, by encoded group key: written back (and emitted in update mode) at the end. */
+
+  /**
+   * Buffers touched by this batch, by encoded group key: written back (and emitted in update mode)
+   * at the end.
+   */
   private final Map<ByteBuffer, Object[]> touched = new HashMap<>();
 
   RunningAggregator(StateStore store, int[] groupColumns, Measures measures) {
@@ -66,7 +72,9 @@ final class RunningAggregator implements Aggregator {
     }
   }
 
-  /** The group's buffer for this batch: from the heap if touched already, else from state, else new. */
+  /**
+   * The group's buffer for this batch: from the heap if touched already, else from state, else new.
+   */
   private Object[] buffer(byte[] group) {
     ByteBuffer k = ByteBuffer.wrap(group);
     Object[] buffer = touched.get(k);
@@ -80,7 +88,8 @@ final class RunningAggregator implements Aggregator {
 
   /**
    * Writes the touched groups back; UPDATE emits them, COMPLETE emits every group; APPEND emits
-   * nothing (no running row is ever final). {@code evictBeforeMicros} is ignored: nothing is evicted.
+   * nothing (no running row is ever final). {@code evictBeforeMicros} is ignored: nothing is
+   * evicted.
    */
   @Override
   public void finish(Mode mode, long evictBeforeMicros, Emitter out) throws IOException {
@@ -108,7 +117,10 @@ final class RunningAggregator implements Aggregator {
     }
   }
 
-  /** An output row: the group values (encoded in {@code key} from {@code offset}), then the measures. */
+  /**
+   * An output row: the group values (encoded in {@code key} from {@code offset}), then the
+   * measures.
+   */
   private Object[] row(byte[] key, int offset, Object[] buffer) {
     Object[] group = Codec.values(key, offset, groupColumns.length);
     Object[] results = measures.results(buffer);

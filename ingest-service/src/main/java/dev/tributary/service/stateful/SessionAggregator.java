@@ -11,14 +11,16 @@ import java.util.List;
 
 /**
  * Session windows: per group, an event at t opens [t, t + gap); sessions that overlap or touch (a
- * session ending exactly where another starts: Spark's MergingSessionsIterator merges when
- * {@code start <= end}) merge into one spanning both. A row whose own session [t, t + gap) the
- * late watermark closed ({@code t + gap <= watermark}) is dropped as late.
- * State layout (operator {@code aggregate}):
+ * session ending exactly where another starts: Spark's MergingSessionsIterator merges when {@code
+ * start <= end}) merge into one spanning both. A row whose own session [t, t + gap) the late
+ * watermark closed ({@code t + gap <= watermark}) is dropped as late. State layout (operator {@code
+ * aggregate}):
+ *
  * <pre>
  *   'S' groupKey sortable(start)                    -> sortable(end) measure buffer
  *   'E' groupKey sortable(start) measure# value     -> (empty)   count_distinct values
  * </pre>
+ *
  * Sessions of one group are found with a prefix scan. Emission and eviction scan every session
  * (sessions are not ordered by end); documented in docs/STATEFUL.md.
  */
@@ -34,8 +36,11 @@ final class SessionAggregator implements Aggregator {
   private final long lateMicros;
   private long evicted;
 
-  /** @param lateMicros the late watermark, {@link Long#MIN_VALUE} for none */
-  SessionAggregator(StateStore store, long gapMicros, int[] groupColumns, Measures measures, long lateMicros) {
+  /**
+   * @param lateMicros the late watermark, {@link Long#MIN_VALUE} for none
+   */
+  SessionAggregator(
+      StateStore store, long gapMicros, int[] groupColumns, Measures measures, long lateMicros) {
     this.store = store;
     this.gapMicros = gapMicros;
     this.groupColumns = groupColumns.clone();
@@ -74,11 +79,17 @@ final class SessionAggregator implements Aggregator {
     }
     measures.add(buffer, row);
     moveDistinct(group, mergedStarts, start, buffer, row);
-    store.put(sessionKey(group, start), new Codec.Writer().sortableLong(end).bytes(measures.encode(buffer)).toBytes());
+    store.put(
+        sessionKey(group, start),
+        new Codec.Writer().sortableLong(end).bytes(measures.encode(buffer)).toBytes());
   }
 
-  /** Re-keys the distinct values of merged sessions under the new start, recounting, then adds the row's. */
-  private void moveDistinct(byte[] group, List<Long> mergedStarts, long start, Object[] buffer, Object[] row) {
+  /**
+   * Re-keys the distinct values of merged sessions under the new start, recounting, then adds the
+   * row's.
+   */
+  private void moveDistinct(
+      byte[] group, List<Long> mergedStarts, long start, Object[] buffer, Object[] row) {
     byte[] newPrefix = distinctPrefix(group, start);
     for (long s : mergedStarts) {
       byte[] oldPrefix = distinctPrefix(group, s);

@@ -15,9 +15,9 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * The stateful part of a pipeline (watermark, deduplication, windowed or running aggregation) compiled
- * against the rows the stateless part produces: column positions, measure types and the sink's
- * schema. Built without I/O, so {@code validate} reports every problem.
+ * The stateful part of a pipeline (watermark, deduplication, windowed or running aggregation)
+ * compiled against the rows the stateless part produces: column positions, measure types and the
+ * sink's schema. Built without I/O, so {@code validate} reports every problem.
  */
 public final class StatefulPlan {
   private final String pipelineId;
@@ -38,29 +38,42 @@ public final class StatefulPlan {
 
   private final boolean provisional;
 
-  private StatefulPlan(PipelineSpec spec, StructType input, Predicate<String> later, List<String> problems) {
+  private StatefulPlan(
+      PipelineSpec spec, StructType input, Predicate<String> later, List<String> problems) {
     this.provisional = later != NONE_LATER;
     this.pipelineId = spec.id();
     this.partitionColumns = List.copyOf(spec.sink().partitionBy());
     this.input = input;
     this.mode = spec.outputMode();
     Optional<WatermarkSpec> wm = spec.watermark();
-    this.watermarkColumn = wm.map(w -> timestampColumn(input, w.column(), "watermark.column", later, problems)).orElse(-1);
+    this.watermarkColumn =
+        wm.map(w -> timestampColumn(input, w.column(), "watermark.column", later, problems))
+            .orElse(-1);
     this.delayMicros = wm.map(w -> Times.micros(w.delay())).orElse(0L);
-    this.perPartitionWatermark = wm.map(w -> w.policy() == WatermarkSpec.Policy.PER_PARTITION).orElse(false);
+    this.perPartitionWatermark =
+        wm.map(w -> w.policy() == WatermarkSpec.Policy.PER_PARTITION).orElse(false);
     Optional<DeduplicateSpec> dedup = spec.deduplicate();
-    this.dedupColumns = dedup.map(d -> columns(input, d.keys(), "deduplicate.keys", later, problems)).orElse(null);
-    boolean keysHoldEventTime = dedup.isPresent() && wm.isPresent() && dedup.get().keys().contains(wm.get().column());
+    this.dedupColumns =
+        dedup.map(d -> columns(input, d.keys(), "deduplicate.keys", later, problems)).orElse(null);
+    boolean keysHoldEventTime =
+        dedup.isPresent() && wm.isPresent() && dedup.get().keys().contains(wm.get().column());
     boolean within = dedup.isPresent() && dedup.get().withinWatermark() && wm.isPresent();
-    this.dedupExpiry = keysHoldEventTime ? Deduplicator.Expiry.EVENT_TIME_IN_KEY
-        : within ? Deduplicator.Expiry.FIRST_SEEN_PLUS_DELAY : Deduplicator.Expiry.NEVER;
+    this.dedupExpiry =
+        keysHoldEventTime
+            ? Deduplicator.Expiry.EVENT_TIME_IN_KEY
+            : within ? Deduplicator.Expiry.FIRST_SEEN_PLUS_DELAY : Deduplicator.Expiry.NEVER;
     Optional<AggregateSpec> agg = spec.aggregate();
     if (agg.isPresent()) {
       AggregateSpec a = agg.get();
       // A running aggregation (no window) has no window column: -1, like an absent watermark.
       this.window = a.window().orElse(null);
-      this.windowColumn = a.window()
-          .map(w -> timestampColumn(input, w.column(), "aggregate.window.column", later, problems)).orElse(-1);
+      this.windowColumn =
+          a.window()
+              .map(
+                  w ->
+                      timestampColumn(
+                          input, w.column(), "aggregate.window.column", later, problems))
+              .orElse(-1);
       this.groupColumns = columns(input, a.groupBy(), "aggregate.group-by", later, problems);
       this.measures = new Measures(a.measures(), input, later, problems);
       List<StructField> out = new ArrayList<>();
@@ -75,18 +88,23 @@ public final class StatefulPlan {
       }
       out.addAll(measures.outputFields());
       this.outputSchema = new StructType(out);
-      List<String> keys = new ArrayList<>(window == null ? List.of()
-          : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
+      List<String> keys =
+          new ArrayList<>(
+              window == null
+                  ? List.of()
+                  : List.of(AggregateSpec.WINDOW_START, AggregateSpec.WINDOW_END));
       keys.addAll(a.groupBy());
       this.keyColumns = List.copyOf(keys);
       if (window == null && dedup.isEmpty() && spec.lateEvents().isPresent()) {
-        problems.add("late-events: no row can be late for a running aggregation (aggregate without window) without"
-            + " deduplicate: its keys carry no event time, so the watermark leaves every row in (as in Spark) and"
-            + " the table would stay empty; remove late-events, or add a window");
+        problems.add(
+            "late-events: no row can be late for a running aggregation (aggregate without window) without"
+                + " deduplicate: its keys carry no event time, so the watermark leaves every row in (as in Spark) and"
+                + " the table would stay empty; remove late-events, or add a window");
       }
       if (window instanceof WindowSpec.Session && mode == OutputMode.UPDATE) {
-        problems.add("output-mode: update is not supported with session windows, as in Spark (a session's start"
-            + " changes when sessions merge, so its rows cannot be upserted by key); use append or complete");
+        problems.add(
+            "output-mode: update is not supported with session windows, as in Spark (a session's start"
+                + " changes when sessions merge, so its rows cannot be upserted by key); use append or complete");
       }
     } else {
       this.window = null;
@@ -104,7 +122,8 @@ public final class StatefulPlan {
    * @param input the schema of the rows after parsing and transforms (the stateless sink schema)
    * @param problems receives one message per problem, naming the key concerned
    */
-  public static Optional<StatefulPlan> compile(PipelineSpec spec, StructType input, List<String> problems) {
+  public static Optional<StatefulPlan> compile(
+      PipelineSpec spec, StructType input, List<String> problems) {
     return compile(spec, input, NONE_LATER, problems);
   }
 
@@ -117,13 +136,13 @@ public final class StatefulPlan {
    *
    * @param stream the schema of the rows after parsing and transforms, before the joins
    */
-  public static Optional<StatefulPlan> compileBeforeJoins(PipelineSpec spec, StructType stream,
-      Predicate<String> fromJoin, List<String> problems) {
+  public static Optional<StatefulPlan> compileBeforeJoins(
+      PipelineSpec spec, StructType stream, Predicate<String> fromJoin, List<String> problems) {
     return compile(spec, stream, fromJoin, problems);
   }
 
-  private static Optional<StatefulPlan> compile(PipelineSpec spec, StructType input, Predicate<String> later,
-      List<String> problems) {
+  private static Optional<StatefulPlan> compile(
+      PipelineSpec spec, StructType input, Predicate<String> later, List<String> problems) {
     if (spec.watermark().isEmpty() && spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()) {
       return Optional.empty();
     }
@@ -143,25 +162,37 @@ public final class StatefulPlan {
 
   /** The message for a column the rows do not have; used again when the joined schema is known. */
   static String missingColumn(String key, String name, StructType input) {
-    return key + ": column '" + name + "' is not a column of the transformed rows; columns are "
+    return key
+        + ": column '"
+        + name
+        + "' is not a column of the transformed rows; columns are "
         + input.fieldNames();
   }
 
-  private static int timestampColumn(StructType input, String name, String key, Predicate<String> later,
-      List<String> problems) {
+  private static int timestampColumn(
+      StructType input, String name, String key, Predicate<String> later, List<String> problems) {
     int i = input.indexOf(name);
     if (i < 0) {
       if (!later.test(name)) {
         problems.add(missingColumn(key, name, input));
       }
     } else if (input.fields().get(i).type() != PrimitiveType.TIMESTAMP) {
-      problems.add(key + ": column '" + name + "' is " + input.fields().get(i).type().deltaName()
-          + ", an event time must be a timestamp; declare it as timestamp in format.json.schema");
+      problems.add(
+          key
+              + ": column '"
+              + name
+              + "' is "
+              + input.fields().get(i).type().deltaName()
+              + ", an event time must be a timestamp; declare it as timestamp in format.json.schema");
     }
     return i;
   }
 
-  private static int[] columns(StructType input, List<String> names, String key, Predicate<String> later,
+  private static int[] columns(
+      StructType input,
+      List<String> names,
+      String key,
+      Predicate<String> later,
       List<String> problems) {
     int[] out = new int[names.size()];
     for (int i = 0; i < out.length; i++) {
@@ -178,7 +209,10 @@ public final class StatefulPlan {
     return pipelineId;
   }
 
-  /** The rows the stateful operators read: the stateless sink schema (parsed, derived, Kafka columns). */
+  /**
+   * The rows the stateful operators read: the stateless sink schema (parsed, derived, Kafka
+   * columns).
+   */
   public StructType inputSchema() {
     return input;
   }
@@ -204,8 +238,8 @@ public final class StatefulPlan {
   }
 
   /**
-   * The columns that identify an aggregate row (window_start, window_end, group-by; only the group-by
-   * columns for a running aggregation, none for a global one): update mode merges by them.
+   * The columns that identify an aggregate row (window_start, window_end, group-by; only the
+   * group-by columns for a running aggregation, none for a global one): update mode merges by them.
    */
   public List<String> keyColumns() {
     return keyColumns;
@@ -228,7 +262,9 @@ public final class StatefulPlan {
     return delayMicros;
   }
 
-  /** Whether the watermark follows the slowest partition ({@code watermark.policy: per-partition}). */
+  /**
+   * Whether the watermark follows the slowest partition ({@code watermark.policy: per-partition}).
+   */
   boolean perPartitionWatermark() {
     return perPartitionWatermark;
   }
@@ -264,19 +300,22 @@ public final class StatefulPlan {
 
   /**
    * Whether rows behind the watermark are left out (late). Not for a running aggregation without
-   * deduplication: as in Spark, its keys carry no event time, so no row is late for it (nor is a row
-   * without event time dropped); the watermark is still tracked and persisted.
+   * deduplication: as in Spark, its keys carry no event time, so no row is late for it (nor is a
+   * row without event time dropped); the watermark is still tracked and persisted.
    */
   boolean judgesLateness() {
     return hasWatermark() && !(runningAggregation() && !deduplicates());
   }
 
   /**
-   * Windows are evicted only when the watermark is on the window column (else the state grows, as in
-   * Spark); never for a running aggregation (no window column), whose keys carry no event time.
+   * Windows are evicted only when the watermark is on the window column (else the state grows, as
+   * in Spark); never for a running aggregation (no window column), whose keys carry no event time.
    */
   boolean evictsWindows() {
-    return hasWatermark() && windowColumn >= 0 && windowColumn == watermarkColumn && mode != OutputMode.COMPLETE;
+    return hasWatermark()
+        && windowColumn >= 0
+        && windowColumn == watermarkColumn
+        && mode != OutputMode.COMPLETE;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.tributary.service.stateful;
 
 import dev.tributary.service.engine.BatchOutputs;
+import dev.tributary.service.engine.QuarantineRows;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
@@ -9,31 +10,34 @@ import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.stream.SourceRow;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
-import dev.tributary.service.engine.QuarantineRows;
-import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Objects;
 
 /**
- * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata
- * columns, transforms, projection, then the joins if any; failures to quarantine) produce the rows
- * the sink of a stateless pipeline would get (none, one or several per record with joins, whose
- * dimension versions each batch records and a replay pins); each row then goes through the
- * watermark node, deduplication and the windowed or running aggregation (each dropping its own
- * late rows, to the late-events table with {@link LateEvents}' columns), whose state lives in the
- * checkpoint's versioned state stores ({@code state/dedup}, {@code state/aggregate}).
+ * The record processor of a stateful pipeline: the stateless steps (parse, Kafka metadata columns,
+ * transforms, projection, then the joins if any; failures to quarantine) produce the rows the sink
+ * of a stateless pipeline would get (none, one or several per record with joins, whose dimension
+ * versions each batch records and a replay pins); each row then goes through the watermark node,
+ * deduplication and the windowed or running aggregation (each dropping its own late rows, to the
+ * late-events table with {@link LateEvents}' columns), whose state lives in the checkpoint's
+ * versioned state stores ({@code state/dedup}, {@code state/aggregate}).
  */
 public final class StatefulProcessor implements RecordProcessor {
   /** The stateless steps; null for a processor over exchange records ({@link #forExchange}). */
   private final StatelessProcessor stateless;
-  /** Stage 2 of a stateful group-mode pipeline: decodes the repartition topic's records; else null. */
+
+  /**
+   * Stage 2 of a stateful group-mode pipeline: decodes the repartition topic's records; else null.
+   */
   private final ExchangeRecords exchange;
+
   private final String pipelineId;
   private long batchId;
   private Instant batchStartedAt;
@@ -45,20 +49,36 @@ public final class StatefulProcessor implements RecordProcessor {
   private String lastTopic;
   private int lastPartition = -1;
   private int lastIndex;
+
   /** The partition index of a table source's rows: -1 until the first. */
   private int tableIndex = -1;
-  /** The key of a table source in {@link #partitionIndexes}: no Kafka topic can be named so (a space). */
+
+  /**
+   * The key of a table source in {@link #partitionIndexes}: no Kafka topic can be named so (a
+   * space).
+   */
   private static final TopicPartition TABLE_SOURCE = new TopicPartition("table source", 0);
 
   /**
    * @param parser the record parser and {@code transforms} the compiled transforms: the stateless
    *     steps, whose output schema must be the plan's input schema
-   * @param checkpointStore the store rooted at the pipeline's checkpoint; not closed by this processor
+   * @param checkpointStore the store rooted at the pipeline's checkpoint; not closed by this
+   *     processor
    * @param localDir a directory this processor owns for the state stores' working copies
    */
-  public StatefulProcessor(String pipelineId, RecordDecoder parser, CompiledTransforms transforms,
-      StatefulPlan plan, ObjectStore checkpointStore, Path localDir) {
-    this(pipelineId, new StatelessProcessor(pipelineId, parser, transforms), plan, checkpointStore, localDir);
+  public StatefulProcessor(
+      String pipelineId,
+      RecordDecoder parser,
+      CompiledTransforms transforms,
+      StatefulPlan plan,
+      ObjectStore checkpointStore,
+      Path localDir) {
+    this(
+        pipelineId,
+        new StatelessProcessor(pipelineId, parser, transforms),
+        plan,
+        checkpointStore,
+        localDir);
   }
 
   /**
@@ -68,8 +88,12 @@ public final class StatefulProcessor implements RecordProcessor {
    *
    * @param stateless the stateless steps, whose output schema must be the plan's input schema
    */
-  public StatefulProcessor(String pipelineId, StatelessProcessor stateless, StatefulPlan plan,
-      ObjectStore checkpointStore, Path localDir) {
+  public StatefulProcessor(
+      String pipelineId,
+      StatelessProcessor stateless,
+      StatefulPlan plan,
+      ObjectStore checkpointStore,
+      Path localDir) {
     this(pipelineId, stateless, null, plan, checkpointStore, localDir);
   }
 
@@ -80,31 +104,56 @@ public final class StatefulProcessor implements RecordProcessor {
    * goes through the operators as a parsed row does (the input checks run again, cheaply); a marker
    * advances the watermark's maximum event time without a row. The partition is one ordered input.
    *
-   * @param subPipelineId names the sub-pipeline in messages and quarantine rows (e.g. {@code orders.3})
+   * @param subPipelineId names the sub-pipeline in messages and quarantine rows (e.g. {@code
+   *     orders.3})
    * @param plan the stateful plan with its joins bound (its input schema is the exchanged rows')
    * @param exchange the codec of the repartition topic's records for {@code plan}
-   * @param checkpointStore the store rooted at the sub-pipeline's checkpoint; not closed by this processor
+   * @param checkpointStore the store rooted at the sub-pipeline's checkpoint; not closed by this
+   *     processor
    * @param localDir a directory this processor owns for the state stores' working copies
    */
-  public static StatefulProcessor forExchange(String subPipelineId, StatefulPlan plan, ExchangeRecords exchange,
-      ObjectStore checkpointStore, Path localDir) {
-    return new StatefulProcessor(subPipelineId, null, Objects.requireNonNull(exchange, "exchange"), plan,
-        checkpointStore, localDir);
+  public static StatefulProcessor forExchange(
+      String subPipelineId,
+      StatefulPlan plan,
+      ExchangeRecords exchange,
+      ObjectStore checkpointStore,
+      Path localDir) {
+    return new StatefulProcessor(
+        subPipelineId,
+        null,
+        Objects.requireNonNull(exchange, "exchange"),
+        plan,
+        checkpointStore,
+        localDir);
   }
 
-  private StatefulProcessor(String pipelineId, StatelessProcessor stateless, ExchangeRecords exchange,
-      StatefulPlan plan, ObjectStore checkpointStore, Path localDir) {
+  private StatefulProcessor(
+      String pipelineId,
+      StatelessProcessor stateless,
+      ExchangeRecords exchange,
+      StatefulPlan plan,
+      ObjectStore checkpointStore,
+      Path localDir) {
     this.stateless = stateless;
     this.exchange = exchange;
     this.pipelineId = pipelineId;
     if (plan.provisional() && stateless == null) {
-      throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled before its"
-          + " joins were bound; the exchanged rows hold the joined columns");
+      throw new IllegalArgumentException(
+          "pipeline "
+              + pipelineId
+              + ": the stateful plan was compiled before its"
+              + " joins were bound; the exchanged rows hold the joined columns");
     }
-    if (stateless != null && (plan.provisional() || !stateless.outputSchema().equals(plan.inputSchema()))) {
-      throw new IllegalArgumentException("pipeline " + pipelineId + ": the stateful plan was compiled for "
-          + plan.inputSchema().fieldNames() + (plan.provisional() ? " before its joins were bound" : "")
-          + " but the stateless steps produce " + stateless.outputSchema().fieldNames());
+    if (stateless != null
+        && (plan.provisional() || !stateless.outputSchema().equals(plan.inputSchema()))) {
+      throw new IllegalArgumentException(
+          "pipeline "
+              + pipelineId
+              + ": the stateful plan was compiled for "
+              + plan.inputSchema().fieldNames()
+              + (plan.provisional() ? " before its joins were bound" : "")
+              + " but the stateless steps produce "
+              + stateless.outputSchema().fieldNames());
     }
     this.checkedRows = new CheckedRows(stateless, plan);
     this.query = new StatefulQuery(plan, checkpointStore, localDir);
@@ -114,7 +163,9 @@ public final class StatefulProcessor implements RecordProcessor {
   /** The versions of the dimension tables the new batch joins with (none without joins). */
   @Override
   public Map<String, String> planBatch(long batchId) throws IOException {
-    return stateless == null ? Map.of() : stateless.planBatch(batchId); // exchanged rows are joined already
+    return stateless == null
+        ? Map.of()
+        : stateless.planBatch(batchId); // exchanged rows are joined already
   }
 
   @Override
@@ -131,7 +182,8 @@ public final class StatefulProcessor implements RecordProcessor {
   }
 
   @Override
-  public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+  public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
+      throws Exception {
     if (exchange != null) {
       processExchanged(record, outputs);
       return;
@@ -149,23 +201,38 @@ public final class StatefulProcessor implements RecordProcessor {
    * version cannot decode is a bug or a foreign writer on an internal topic, so it fails the batch
    * (naming the record) rather than being quarantined as bad input.
    */
-  private void processExchanged(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs) throws Exception {
+  private void processExchanged(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
+      throws Exception {
     query.read(0);
     ExchangeRecords.Decoded decoded;
     try {
       decoded = exchange.decode(record.value());
     } catch (IllegalArgumentException e) {
-      throw new IllegalStateException("Pipeline " + pipelineId + ": the repartition topic's record "
-          + record.topic() + "/" + record.partition() + "@" + record.offset() + " is not an exchange record: "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Pipeline "
+              + pipelineId
+              + ": the repartition topic's record "
+              + record.topic()
+              + "/"
+              + record.partition()
+              + "@"
+              + record.offset()
+              + " is not an exchange record: "
+              + e.getMessage(),
+          e);
     }
     if (decoded instanceof ExchangeRecords.Marker marker) {
       query.observeEventTime(0, marker.eventTimeMicros());
       return;
     }
     outputs.countInput();
-    accept(((ExchangeRecords.Row) decoded).values(), 0, outputs, problem -> outputs.quarantine(
-        QuarantineRows.row(record, problem, pipelineId, batchId, batchStartedAt)));
+    accept(
+        ((ExchangeRecords.Row) decoded).values(),
+        0,
+        outputs,
+        problem ->
+            outputs.quarantine(
+                QuarantineRows.row(record, problem, pipelineId, batchId, batchStartedAt)));
   }
 
   /**
@@ -176,7 +243,8 @@ public final class StatefulProcessor implements RecordProcessor {
   @Override
   public void processRow(SourceRow source, BatchOutputs outputs) throws Exception {
     if (stateless == null) {
-      throw new UnsupportedOperationException("Pipeline " + pipelineId + " reads the repartition topic, not rows");
+      throw new UnsupportedOperationException(
+          "Pipeline " + pipelineId + " reads the repartition topic, not rows");
     }
     if (tableIndex < 0) {
       tableIndex = partitionIndexes.computeIfAbsent(TABLE_SOURCE, tp -> partitionIndexes.size());
@@ -188,10 +256,12 @@ public final class StatefulProcessor implements RecordProcessor {
     }
   }
 
-  private void accept(Object[] row, int partition, BatchOutputs outputs, CheckedRows.SetAside setAside)
+  private void accept(
+      Object[] row, int partition, BatchOutputs outputs, CheckedRows.SetAside setAside)
       throws Exception {
-    List<Object[]> rows = checkedRows.check(row, outputs,
-        joined -> outputs.writesLateRows() && query.mayBeLate(joined), setAside);
+    List<Object[]> rows =
+        checkedRows.check(
+            row, outputs, joined -> outputs.writesLateRows() && query.mayBeLate(joined), setAside);
     if (rows == null) {
       return;
     }
@@ -265,7 +335,9 @@ public final class StatefulProcessor implements RecordProcessor {
     }
     lastTopic = record.topic();
     lastPartition = record.partition();
-    lastIndex = partitionIndexes.computeIfAbsent(new TopicPartition(lastTopic, lastPartition), tp -> partitionIndexes.size());
+    lastIndex =
+        partitionIndexes.computeIfAbsent(
+            new TopicPartition(lastTopic, lastPartition), tp -> partitionIndexes.size());
     return lastIndex;
   }
 

@@ -15,22 +15,27 @@ import java.util.OptionalLong;
 
 /**
  * The stateful operators of one pipeline over rows: the watermark node (every row's event time
- * feeds the {@link WatermarkTracker}), deduplication, windowed aggregation, in that order
- * (Spark's order for {@code withWatermark.dropDuplicates.groupBy}). Each operator judges late
- * rows itself, against the batch's late watermark, by its own rule (docs/STATEFUL.md).
+ * feeds the {@link WatermarkTracker}), deduplication, windowed aggregation, in that order (Spark's
+ * order for {@code withWatermark.dropDuplicates.groupBy}). Each operator judges late rows itself,
+ * against the batch's late watermark, by its own rule (docs/STATEFUL.md).
  *
  * <p>Per batch N: {@link #begin} (state at version N-1, loading it if this instance is elsewhere;
- * the eviction watermark W_N and the late watermark W_N-1), {@link #accept} every row, {@link
- * #end} (emission and eviction with W_N), then {@link #commit commit(N)} once the sink holds the
- * batch. A replay of batch N with the same rows and watermarks yields the same output and the
- * same state version N.
+ * the eviction watermark W_N and the late watermark W_N-1), {@link #accept} every row, {@link #end}
+ * (emission and eviction with W_N), then {@link #commit commit(N)} once the sink holds the batch. A
+ * replay of batch N with the same rows and watermarks yields the same output and the same state
+ * version N.
  */
 final class StatefulQuery implements AutoCloseable {
   static final String AGGREGATE_OPERATOR = "aggregate";
   static final int PURGE_EVERY = 10;
   static final int VERSIONS_KEPT = 20;
-  /** Rows deduplicated together: one native lookup and one write for all of them (see {@link DedupStage}). */
+
+  /**
+   * Rows deduplicated together: one native lookup and one write for all of them (see {@link
+   * DedupStage}).
+   */
   static final int CHUNK = 2048;
+
   private static final long MIN_FILTER_BUCKET_MICROS = 60_000_000L;
 
   private final StatefulPlan plan;
@@ -67,7 +72,8 @@ final class StatefulQuery implements AutoCloseable {
    * Starts batch {@code batchId}, evicting with {@code watermarkMicros} and judging late rows with
    * {@code lateWatermarkMicros} (empty: the epoch); loads state version batchId-1 if needed.
    */
-  void begin(long batchId, OptionalLong watermarkMicros, OptionalLong lateWatermarkMicros) throws IOException {
+  void begin(long batchId, OptionalLong watermarkMicros, OptionalLong lateWatermarkMicros)
+      throws IOException {
     long version = batchId - 1;
     if (plan.deduplicates()) {
       if (dedupStage == null) {
@@ -82,7 +88,9 @@ final class StatefulQuery implements AutoCloseable {
         recentKeys = new RecentKeys(Math.max(plan.delayMicros(), MIN_FILTER_BUCKET_MICROS));
         Deduplicator.fill(dedupStore, recentKeys);
       }
-      dedup = new Deduplicator(dedupStore, dedupKeyColumns(), plan.dedupExpiry(), plan.delayMicros(), recentKeys);
+      dedup =
+          new Deduplicator(
+              dedupStore, dedupKeyColumns(), plan.dedupExpiry(), plan.delayMicros(), recentKeys);
       dedupStage.begin(dedup);
     }
     this.evictMicros = watermarkMicros.orElse(0);
@@ -94,15 +102,27 @@ final class StatefulQuery implements AutoCloseable {
       if (plan.runningAggregation()) {
         aggregator = new RunningAggregator(aggregateStore, plan.groupColumns(), plan.measures());
       } else if (plan.window() instanceof WindowSpec.Session s) {
-        aggregator = new SessionAggregator(aggregateStore, Times.micros(s.gap()), plan.groupColumns(), plan.measures(),
-            lateWindows);
+        aggregator =
+            new SessionAggregator(
+                aggregateStore,
+                Times.micros(s.gap()),
+                plan.groupColumns(),
+                plan.measures(),
+                lateWindows);
       } else if (plan.window() instanceof WindowSpec.Sliding s) {
-        aggregator = new WindowAggregator(aggregateStore, Times.micros(s.size()), Times.micros(s.slide()),
-            plan.groupColumns(), plan.measures(), lateWindows);
+        aggregator =
+            new WindowAggregator(
+                aggregateStore,
+                Times.micros(s.size()),
+                Times.micros(s.slide()),
+                plan.groupColumns(),
+                plan.measures(),
+                lateWindows);
       } else if (plan.window() instanceof WindowSpec.Tumbling t) {
         long micros = Times.micros(t.size());
-        aggregator = new WindowAggregator(aggregateStore, micros, micros, plan.groupColumns(), plan.measures(),
-            lateWindows);
+        aggregator =
+            new WindowAggregator(
+                aggregateStore, micros, micros, plan.groupColumns(), plan.measures(), lateWindows);
       }
     }
     this.ended = false;
@@ -134,9 +154,9 @@ final class StatefulQuery implements AutoCloseable {
   }
 
   /**
-   * Marks source partition {@code partition} (the caller's dense numbering, see {@link #accept})
-   * as left behind by this batch: with the per-partition policy it holds the watermark if none of
-   * its rows reaches the operators.
+   * Marks source partition {@code partition} (the caller's dense numbering, see {@link #accept}) as
+   * left behind by this batch: with the per-partition policy it holds the watermark if none of its
+   * rows reaches the operators.
    */
   void backlogged(int partition) {
     tracker.backlogged(partition);
@@ -159,8 +179,8 @@ final class StatefulQuery implements AutoCloseable {
   }
 
   /**
-   * Processes one row of the input schema, read from the source partition the caller numbers
-   * {@code partition} (0, 1, ...: any dense numbering that stays the same within a batch).
+   * Processes one row of the input schema, read from the source partition the caller numbers {@code
+   * partition} (0, 1, ...: any dense numbering that stays the same within a batch).
    */
   void accept(Object[] row, int partition, Emitter out) throws IOException {
     long eventTime = 0;
@@ -222,13 +242,18 @@ final class StatefulQuery implements AutoCloseable {
     return false;
   }
 
-  /** The end of the first window holding t: its start is the least multiple of the slide after t - size. */
+  /**
+   * The end of the first window holding t: its start is the least multiple of the slide after t -
+   * size.
+   */
   private static long earliestWindowEnd(long t, long size, long slide) {
     long after = t - size;
     return after - Math.floorMod(after, slide) + slide + size;
   }
 
-  /** Sends a deduplicated chunk's first occurrences on, in their order, and counts the duplicates. */
+  /**
+   * Sends a deduplicated chunk's first occurrences on, in their order, and counts the duplicates.
+   */
   private void afterDedup(DedupStage.Done chunk, Emitter out) throws IOException {
     for (int i = 0; i < chunk.size(); i++) {
       if (chunk.first()[i]) {
@@ -271,17 +296,20 @@ final class StatefulQuery implements AutoCloseable {
     }
     if (aggregator != null) {
       aggregator.resetCounters();
-      Aggregator.Mode mode = switch (plan.outputMode()) {
-        case APPEND -> Aggregator.Mode.APPEND;
-        case UPDATE -> Aggregator.Mode.UPDATE;
-        case COMPLETE -> Aggregator.Mode.COMPLETE;
-      };
+      Aggregator.Mode mode =
+          switch (plan.outputMode()) {
+            case APPEND -> Aggregator.Mode.APPEND;
+            case UPDATE -> Aggregator.Mode.UPDATE;
+            case COMPLETE -> Aggregator.Mode.COMPLETE;
+          };
       aggregator.finish(mode, plan.evictsWindows() ? evictMicros : Long.MIN_VALUE, out);
     }
     ended = true;
   }
 
-  /** The watermark the next batch evicts with ({@link WatermarkTracker}); empty without a watermark. */
+  /**
+   * The watermark the next batch evicts with ({@link WatermarkTracker}); empty without a watermark.
+   */
   OptionalLong nextWatermark() {
     if (!plan.hasWatermark()) {
       return OptionalLong.empty();
@@ -293,9 +321,9 @@ final class StatefulQuery implements AutoCloseable {
   }
 
   /**
-   * After a restart: the last committed batch applied {@code applied} and set {@code next} for
-   * the next one, as if that batch had just ended here, so that {@link #wantsNoDataBatch} asks
-   * for the no-data batch the previous run may have stopped before.
+   * After a restart: the last committed batch applied {@code applied} and set {@code next} for the
+   * next one, as if that batch had just ended here, so that {@link #wantsNoDataBatch} asks for the
+   * no-data batch the previous run may have stopped before.
    */
   void restored(OptionalLong applied, OptionalLong next) {
     if (!plan.hasWatermark()) {
@@ -309,11 +337,12 @@ final class StatefulQuery implements AutoCloseable {
   /**
    * Like Spark (StateStoreWriter.shouldRunAnotherBatch): after a batch whose next watermark is
    * ahead of the one it evicted with, a batch without data runs so that windows and keys the new
-   * watermark passes are emitted and evicted, if an operator would: a deduplication (any kind),
-   * or an aggregation in append or update mode.
+   * watermark passes are emitted and evicted, if an operator would: a deduplication (any kind), or
+   * an aggregation in append or update mode.
    */
   boolean wantsNoDataBatch() {
-    boolean evicts = plan.deduplicates() || plan.aggregates() && plan.outputMode() != OutputMode.COMPLETE;
+    boolean evicts =
+        plan.deduplicates() || plan.aggregates() && plan.outputMode() != OutputMode.COMPLETE;
     if (!ended || !plan.hasWatermark() || !evicts) {
       return false;
     }
@@ -322,13 +351,14 @@ final class StatefulQuery implements AutoCloseable {
   }
 
   /**
-   * Makes the batch's state changes durable as version {@code batchId}. Every {@value
-   * #PURGE_EVERY} batches, state files no version of the last {@value #VERSIONS_KEPT} needs are
-   * deleted (a restart only ever needs the last committed version; the margin keeps older ones
-   * for inspection).
+   * Makes the batch's state changes durable as version {@code batchId}. Every {@value #PURGE_EVERY}
+   * batches, state files no version of the last {@value #VERSIONS_KEPT} needs are deleted (a
+   * restart only ever needs the last committed version; the margin keeps older ones for
+   * inspection).
    */
   void commit(long batchId) throws IOException {
-    if (dedupStore != null && !dedupStore.commit(batchId)
+    if (dedupStore != null
+        && !dedupStore.commit(batchId)
         && plan.dedupExpiry() == Deduplicator.Expiry.EVENT_TIME_IN_KEY) {
       // A replay adopted the state an earlier attempt committed: the filter must cover its keys.
       recentKeys = new RecentKeys(Math.max(plan.delayMicros(), MIN_FILTER_BUCKET_MICROS));

@@ -1,7 +1,7 @@
 package dev.tributary.service.stateful;
 
-import java.time.Instant;
 import java.time.Duration;
+import java.time.Instant;
 
 /** Event times are handled as microseconds since the epoch, the precision of Delta timestamps. */
 final class Times {
@@ -12,7 +12,8 @@ final class Times {
   }
 
   static Instant instant(long micros) {
-    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
   }
 
   static long micros(Duration d) {

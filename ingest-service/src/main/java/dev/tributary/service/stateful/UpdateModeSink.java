@@ -1,21 +1,21 @@
 package dev.tributary.service.stateful;
 
-import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.BatchTag;
+import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.CommitCounters;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.MergeTransaction;
+import dev.tributary.table.Snapshot;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
-import dev.tributary.table.CommitCounters;
-import dev.tributary.table.Snapshot;
 
 /**
- * The sink of update output mode: each batch's changed aggregate rows are merged into the table
- * by window and group-by columns in one commit carrying the batch's {@link BatchTag}, so
- * the table holds the latest value once per key and a replayed batch is skipped.
+ * The sink of update output mode: each batch's changed aggregate rows are merged into the table by
+ * window and group-by columns in one commit carrying the batch's {@link BatchTag}, so the table
+ * holds the latest value once per key and a replayed batch is skipped.
  */
 public final class UpdateModeSink implements TableSink {
   private final ObjectStore store;
@@ -28,8 +28,14 @@ public final class UpdateModeSink implements TableSink {
    * @param keyColumns the columns identifying a row (window_start, window_end, group-by columns)
    * @throws IllegalStateException if the table exists with another schema or partitioning
    */
-  public UpdateModeSink(String pipelineId, ObjectStore store, DeltaTable table, StructType schema,
-      List<String> partitionColumns, List<String> keyColumns) throws IOException {
+  public UpdateModeSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      List<String> keyColumns)
+      throws IOException {
     this.store = store;
     this.table = table;
     this.keyColumns = List.copyOf(keyColumns);

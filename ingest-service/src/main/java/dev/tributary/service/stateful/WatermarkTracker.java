@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * The event-time watermark of one pipeline, batch by batch (Spark's {@code WatermarkTracker} for
- * one source). Every row that reaches the stateful operators, late or not, is {@linkplain
- * #observe observed} with its event time truncated to milliseconds (Spark keeps the watermark in
+ * one source). Every row that reaches the stateful operators, late or not, is {@linkplain #observe
+ * observed} with its event time truncated to milliseconds (Spark keeps the watermark in
  * milliseconds); at the end of the batch {@link #nextMicros()} is the watermark the next batch
  * evicts with: {@code max(current, candidate)}, so it never goes back, where the candidate is
  *
@@ -13,9 +13,9 @@ import java.util.Arrays;
  *   <li>{@code GLOBAL}: the max over all observed rows minus the delay (none if no row);
  *   <li>{@code PER_PARTITION}: the min over partitions of each partition's max minus the delay,
  *       counting only rows after the batch's late watermark (a straggler is not progress). A
- *       partition without such a row does not count when it is caught up (idle, or its records
- *       were all filtered, quarantined or late), but holds the watermark where it is when the
- *       batch left it backlogged: its next records may be behind the others'.
+ *       partition without such a row does not count when it is caught up (idle, or its records were
+ *       all filtered, quarantined or late), but holds the watermark where it is when the batch left
+ *       it backlogged: its next records may be behind the others'.
  * </ul>
  *
  * The watermark starts at 0 (the epoch), as in Spark. Values are microseconds, multiples of 1,000.
@@ -36,7 +36,10 @@ final class WatermarkTracker {
     this.delayMs = delayMicros / 1000;
   }
 
-  /** Starts a batch that evicts with {@code currentMicros} and judges late rows with {@code lateMicros}. */
+  /**
+   * Starts a batch that evicts with {@code currentMicros} and judges late rows with {@code
+   * lateMicros}.
+   */
   void begin(long currentMicros, long lateMicros) {
     this.currentMicros = currentMicros;
     this.lateMicros = lateMicros;

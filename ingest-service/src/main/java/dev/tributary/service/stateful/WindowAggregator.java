@@ -13,15 +13,17 @@ import java.util.Map;
 
 /**
  * Tumbling and sliding window aggregation. Windows are aligned to the epoch: an event at time t
- * belongs to every window [start, start + size) with start a multiple of the slide and
- * start <= t < start + size (one window when tumbling). State layout (operator {@code aggregate}):
+ * belongs to every window [start, start + size) with start a multiple of the slide and start <= t <
+ * start + size (one window when tumbling). State layout (operator {@code aggregate}):
+ *
  * <pre>
  *   'A' sortable(end) sortable(start) groupKey                   -> measure buffer
  *   'D' sortable(end) sortable(start) groupKey measure# value    -> (empty)   count_distinct values
  * </pre>
+ *
  * Keys sort by window end, so emitting and evicting the windows the watermark passed reads only
- * those. Buffers touched by a batch are kept on the heap until the batch ends (one batch's worth
- * of groups), then written back; that set is also what update mode emits.
+ * those. Buffers touched by a batch are kept on the heap until the batch ends (one batch's worth of
+ * groups), then written back; that set is also what update mode emits.
  */
 final class WindowAggregator implements Aggregator {
   private static final byte AGG = 'A';
@@ -41,7 +43,12 @@ final class WindowAggregator implements Aggregator {
    * @param lateMicros the late watermark: a (row, window) pair whose window ends at or before it is
    *     dropped as late (Spark: {@code window.end <= watermark}); {@link Long#MIN_VALUE} for none
    */
-  WindowAggregator(StateStore store, long sizeMicros, long slideMicros, int[] groupColumns, Measures measures,
+  WindowAggregator(
+      StateStore store,
+      long sizeMicros,
+      long slideMicros,
+      int[] groupColumns,
+      Measures measures,
       long lateMicros) {
     this.store = store;
     this.sizeMicros = sizeMicros;
@@ -75,10 +82,16 @@ final class WindowAggregator implements Aggregator {
       }
       Touched entry = touched.get(new WindowGroup(start, group));
       if (entry == null) {
-        byte[] windowGroup = new Codec.Writer().sortableLong(start + sizeMicros).sortableLong(start)
-            .bytes(group.array()).toBytes();
+        byte[] windowGroup =
+            new Codec.Writer()
+                .sortableLong(start + sizeMicros)
+                .sortableLong(start)
+                .bytes(group.array())
+                .toBytes();
         byte[] stored = store.get(prefixed(AGG, windowGroup));
-        entry = new Touched(windowGroup, stored == null ? measures.newBuffer() : measures.decode(stored, 0));
+        entry =
+            new Touched(
+                windowGroup, stored == null ? measures.newBuffer() : measures.decode(stored, 0));
         touched.put(new WindowGroup(start, group), entry);
       }
       byte[] windowGroup = entry.windowGroup();
@@ -87,7 +100,8 @@ final class WindowAggregator implements Aggregator {
       for (int m = 0; m < measures.size(); m++) {
         Object v = measures.isDistinct(m) ? measures.distinctInput(m, row) : null;
         if (v != null) {
-          byte[] dkey = new Codec.Writer().raw(DISTINCT).bytes(windowGroup).raw((byte) m).value(v).toBytes();
+          byte[] dkey =
+              new Codec.Writer().raw(DISTINCT).bytes(windowGroup).raw((byte) m).value(v).toBytes();
           if (store.putIfAbsent(dkey, EMPTY)) {
             measures.countDistinct(buffer, m);
           }

@@ -1,10 +1,10 @@
 /**
- * Stateful streaming: the event-time watermark, deduplication and windowed aggregation
- * (tumbling, sliding, session) with append, update and complete output modes, on the
- * checkpoint's versioned state stores (RocksDB working copies, so large state stays off the
- * heap). {@link dev.tributary.service.stateful.StatefulPlan} compiles the declaration without
- * I/O; {@link dev.tributary.service.stateful.StatefulProcessor} runs it inside the micro-batch
- * engine; {@link dev.tributary.service.stateful.UpdateModeSink} and {@link
+ * Stateful streaming: the event-time watermark, deduplication and windowed aggregation (tumbling,
+ * sliding, session) with append, update and complete output modes, on the checkpoint's versioned
+ * state stores (RocksDB working copies, so large state stays off the heap). {@link
+ * dev.tributary.service.stateful.StatefulPlan} compiles the declaration without I/O; {@link
+ * dev.tributary.service.stateful.StatefulProcessor} runs it inside the micro-batch engine; {@link
+ * dev.tributary.service.stateful.UpdateModeSink} and {@link
  * dev.tributary.service.stateful.CompleteModeSink} write the update and complete modes' results.
  * Semantics and the state layout: docs/STATEFUL.md.
  */

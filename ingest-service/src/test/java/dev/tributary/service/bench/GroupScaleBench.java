@@ -26,10 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
  * process, N JSON events of about 200 bytes on 12 partitions, then the same stateless pipeline with
  * {@code assignment: group} run available-now by 1, 2 and 3 instance processes at once, each into
  * fresh tables. The rate is the records committed after the first commit divided by the time from
- * the first to the last commit of the sink table (so JVM start and group join are left out).
- * Never part of the suite (its name does not end in IT or Test): run it with
- * {@code mvn -pl ingest-service -am verify -Dit.test=GroupScaleBench -Dtest=none
- * -Dsurefire.failIfNoSpecifiedTests=false -Dbench.events=600000}. Timings are printed, not asserted.
+ * the first to the last commit of the sink table (so JVM start and group join are left out). Never
+ * part of the suite (its name does not end in IT or Test): run it with {@code mvn -pl
+ * ingest-service -am verify -Dit.test=GroupScaleBench -Dtest=none
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dbench.events=600000}. Timings are printed, not
+ * asserted.
  */
 class GroupScaleBench {
   @TempDir Path dir;
@@ -45,7 +46,9 @@ class GroupScaleBench {
         Files.createDirectories(work);
         Path sink = work.resolve("sink");
         Path pipeline = work.resolve("pipeline.yaml");
-        Files.writeString(pipeline, """
+        Files.writeString(
+            pipeline,
+            """
             pipeline: group-bench-%d
             source:
               kafka:
@@ -62,12 +65,22 @@ class GroupScaleBench {
               delta: { path: %s }
             checkpoint: %s
             trigger: { available-now: true }
-            """.formatted(instances, broker.bootstrapServers(), sink, work.resolve("quarantine"),
-            work.resolve("checkpoint")));
+            """
+                .formatted(
+                    instances,
+                    broker.bootstrapServers(),
+                    sink,
+                    work.resolve("quarantine"),
+                    work.resolve("checkpoint")));
         List<Process> running = new ArrayList<>();
         for (int i = 0; i < instances; i++) {
-          running.add(ChildJvm.start(List.of("-Xmx512m", "-XX:+UseParallelGC"), "dev.tributary.service.cli.Main",
-              List.of("run", "--pipeline", pipeline.toString()), work.resolve("instance-" + i + ".log"), work));
+          running.add(
+              ChildJvm.start(
+                  List.of("-Xmx512m", "-XX:+UseParallelGC"),
+                  "dev.tributary.service.cli.Main",
+                  List.of("run", "--pipeline", pipeline.toString()),
+                  work.resolve("instance-" + i + ".log"),
+                  work));
         }
         for (Process p : running) {
           if (!p.waitFor(600, TimeUnit.SECONDS)) {
@@ -102,7 +115,8 @@ class GroupScaleBench {
       }
     }
     double seconds = Math.max(1, last - first) / 1000.0;
-    System.out.printf("GROUP-BENCH instances=%d records=%d (produced %d) first-to-last-commit=%.1fs rate=%.0f records/s%n",
+    System.out.printf(
+        "GROUP-BENCH instances=%d records=%d (produced %d) first-to-last-commit=%.1fs rate=%.0f records/s%n",
         instances, total, events, seconds, (total - firstRecords) / seconds);
   }
 
@@ -127,9 +141,18 @@ class GroupScaleBench {
     String payload = "x".repeat(120);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
       for (int i = 0; i < events; i++) {
-        String json = "{\"id\":" + i + ",\"user\":\"u" + (i % 5000) + "\",\"amount\":" + (i % 997) + ".25,\"payload\":\""
-            + payload + "\"}";
-        producer.send(new ProducerRecord<>("events", i % 12, null, json.getBytes(StandardCharsets.UTF_8)));
+        String json =
+            "{\"id\":"
+                + i
+                + ",\"user\":\"u"
+                + (i % 5000)
+                + "\",\"amount\":"
+                + (i % 997)
+                + ".25,\"payload\":\""
+                + payload
+                + "\"}";
+        producer.send(
+            new ProducerRecord<>("events", i % 12, null, json.getBytes(StandardCharsets.UTF_8)));
       }
       producer.flush();
     }

@@ -53,18 +53,17 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The stateless pipeline benchmark (run it with {@code bench/run-pipeline-bench [events]}): a real
- * broker in its own process, N JSON events of about 200 bytes on 4 partitions, then in the same
- * run (1) the baseline, a bare KafkaConsumer + Jackson streaming parse over the whole topic, and
- * (2) the stateless pipeline, available-now, into a local Delta table. Prints both rates and their
+ * broker in its own process, N JSON events of about 200 bytes on 4 partitions, then in the same run
+ * (1) the baseline, a bare KafkaConsumer + Jackson streaming parse over the whole topic, and (2)
+ * the stateless pipeline, available-now, into a local Delta table. Prints both rates and their
  * ratio (the goal is >= 0.6), time to first batch, peak heap and peak RSS of this process. With the
  * second argument {@code seed-query} the pipeline is the stateful seed query instead (goal >= 0.4).
  * With {@code avro} the events are Avro in the Confluent wire format, their schema in a registry in
  * this process ({@link LocalSchemaRegistry}); the baseline is then a bare KafkaConsumer + Avro
- * GenericDatumReader loop over the same records, and the pipeline the stateless one with
- * {@code format.avro}.
- * Both are measured twice ({@code -Dbench.rounds}, default 2): round 1 in a cold JVM, as a service
- * that just started; round 2 in the same, now warm JVM, as a service that has been running.
- * Never part of the test suite: timings are measured, not asserted.
+ * GenericDatumReader loop over the same records, and the pipeline the stateless one with {@code
+ * format.avro}. Both are measured twice ({@code -Dbench.rounds}, default 2): round 1 in a cold JVM,
+ * as a service that just started; round 2 in the same, now warm JVM, as a service that has been
+ * running. Never part of the test suite: timings are measured, not asserted.
  */
 public final class PipelineBench {
   private static final String TOPIC = "bench-events";
@@ -78,26 +77,35 @@ public final class PipelineBench {
     }
     boolean seedQuery = mode.equals("seed-query");
     Path dir = Files.createTempDirectory("tributary-pipeline-bench");
-    System.out.printf("Pipeline benchmark (%s): %,d events on %d partitions, work dir %s%n", mode, events,
-        PARTITIONS, dir);
+    System.out.printf(
+        "Pipeline benchmark (%s): %,d events on %d partitions, work dir %s%n",
+        mode, events, PARTITIONS, dir);
     try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"));
-        LocalSchemaRegistry registry = mode.equals("avro") ? LocalSchemaRegistry.start(0, null, null, null) : null) {
+        LocalSchemaRegistry registry =
+            mode.equals("avro") ? LocalSchemaRegistry.start(0, null, null, null) : null) {
       long produceStart = System.nanoTime();
       broker.createTopic(TOPIC, PARTITIONS);
-      Avro avro = registry == null ? null
-          : new Avro(registry.url(), registry.register(TOPIC + "-value", "AVRO", AVRO_SCHEMA));
+      Avro avro =
+          registry == null
+              ? null
+              : new Avro(registry.url(), registry.register(TOPIC + "-value", "AVRO", AVRO_SCHEMA));
       long bytes = produce(broker.bootstrapServers(), events, avro);
-      System.out.printf("produced %,d events (%,d bytes, %.0f bytes/event) in %.1f s%n", events, bytes,
-          (double) bytes / events, (System.nanoTime() - produceStart) / 1e9);
+      System.out.printf(
+          "produced %,d events (%,d bytes, %.0f bytes/event) in %.1f s%n",
+          events, bytes, (double) bytes / events, (System.nanoTime() - produceStart) / 1e9);
 
       // Round 1 runs in a cold JVM, as a freshly started service does; round 2 repeats both
       // measurements in the now warm JVM (JIT-compiled code), as a long-running service runs.
       List<Double> ratios = new ArrayList<>();
       for (int round = 1; round <= ROUNDS; round++) {
-        System.out.printf("-- round %d of %d (%s JVM)%n", round, ROUNDS, round == 1 ? "cold" : "warm");
-        ratios.add(round(broker.bootstrapServers(), dir.resolve("round-" + round), events, seedQuery, avro));
+        System.out.printf(
+            "-- round %d of %d (%s JVM)%n", round, ROUNDS, round == 1 ? "cold" : "warm");
+        ratios.add(
+            round(
+                broker.bootstrapServers(), dir.resolve("round-" + round), events, seedQuery, avro));
       }
-      System.out.printf("ratios by round: %s (goal >= %s)%n",
+      System.out.printf(
+          "ratios by round: %s (goal >= %s)%n",
           ratios.stream().map(r -> String.format("%.2f", r)).toList(), seedQuery ? "0.4" : "0.6");
     } finally {
       deleteRecursively(dir); // the topic alone is ~0.5 GB
@@ -119,27 +127,39 @@ public final class PipelineBench {
       throws Exception {
     resetPeaks();
     double baseline = avro == null ? baseline(bootstrap, events) : avroBaseline(bootstrap, events);
-    System.out.printf("baseline  (KafkaConsumer + %s): %,.0f records/s%n",
+    System.out.printf(
+        "baseline  (KafkaConsumer + %s): %,.0f records/s%n",
         avro == null ? "Jackson streaming parse" : "Avro GenericDatumReader", baseline);
     Memory baselineMemory = Memory.read();
 
     resetPeaks();
-    Result pipeline = avro != null ? pipeline(bootstrap, dir, events, STATELESS_AVRO.replace("%REGISTRY%", avro.url))
-        : pipeline(bootstrap, dir, events, seedQuery ? SEED_QUERY : STATELESS);
+    Result pipeline =
+        avro != null
+            ? pipeline(bootstrap, dir, events, STATELESS_AVRO.replace("%REGISTRY%", avro.url))
+            : pipeline(bootstrap, dir, events, seedQuery ? SEED_QUERY : STATELESS);
     Memory pipelineMemory = Memory.read();
-    System.out.printf("pipeline  (%s, available-now, local Delta table): %,.0f records/s in %d batches%n",
-        seedQuery ? "seed query: watermark + dedup + 5-minute windows, append"
+    System.out.printf(
+        "pipeline  (%s, available-now, local Delta table): %,.0f records/s in %d batches%n",
+        seedQuery
+            ? "seed query: watermark + dedup + 5-minute windows, append"
             : avro != null ? "stateless, format.avro" : "stateless",
-        pipeline.rate, pipeline.batches);
+        pipeline.rate,
+        pipeline.batches);
     double ratio = pipeline.rate / baseline;
-    System.out.printf("ratio pipeline/baseline: %.2f (goal >= %s)%n", ratio, seedQuery ? "0.4" : "0.6");
+    System.out.printf(
+        "ratio pipeline/baseline: %.2f (goal >= %s)%n", ratio, seedQuery ? "0.4" : "0.6");
     if (!pipeline.state.isEmpty()) {
       System.out.printf("state after the last batch: %s%n", pipeline.state);
     }
-    System.out.printf("time to first batch: %d ms (start of run to first committed batch)%n", pipeline.firstBatchMs);
-    System.out.printf("peak heap: baseline %,d MB, pipeline %,d MB (max heap %,d MB)%n", baselineMemory.heapMb,
-        pipelineMemory.heapMb, Runtime.getRuntime().maxMemory() >> 20);
-    System.out.printf("peak RSS:  baseline %,d MB, pipeline %,d MB%n", baselineMemory.rssMb, pipelineMemory.rssMb);
+    System.out.printf(
+        "time to first batch: %d ms (start of run to first committed batch)%n",
+        pipeline.firstBatchMs);
+    System.out.printf(
+        "peak heap: baseline %,d MB, pipeline %,d MB (max heap %,d MB)%n",
+        baselineMemory.heapMb, pipelineMemory.heapMb, Runtime.getRuntime().maxMemory() >> 20);
+    System.out.printf(
+        "peak RSS:  baseline %,d MB, pipeline %,d MB%n",
+        baselineMemory.rssMb, pipelineMemory.rssMb);
     return ratio;
   }
 
@@ -147,7 +167,8 @@ public final class PipelineBench {
   private record Avro(String url, int schemaId) {}
 
   /** The Avro mode's writer schema: the JSON events' fields, event_ts as timestamp-micros. */
-  private static final String AVRO_SCHEMA = """
+  private static final String AVRO_SCHEMA =
+      """
       {"type": "record", "name": "Event", "namespace": "bench", "fields": [
         {"name": "event_id", "type": "string"},
         {"name": "event_type", "type": "string"},
@@ -196,10 +217,23 @@ public final class PipelineBench {
           producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value));
           continue;
         }
-        String json = "{\"event_id\":\"e-" + i + "\",\"event_type\":\"" + types[random.nextInt(4)]
-            + "\",\"event_ts\":\"" + start.plusMillis(i * 10L + random.nextInt(5000)) + "\",\"user_id\":\"u-"
-            + random.nextInt(100_000) + "\",\"amount\":" + random.nextInt(100_000) + ",\"currency\":\"EUR\","
-            + "\"page\":\"/products/" + random.nextInt(5000) + "\",\"session\":\"s-" + random.nextLong() + "\"}";
+        String json =
+            "{\"event_id\":\"e-"
+                + i
+                + "\",\"event_type\":\""
+                + types[random.nextInt(4)]
+                + "\",\"event_ts\":\""
+                + start.plusMillis(i * 10L + random.nextInt(5000))
+                + "\",\"user_id\":\"u-"
+                + random.nextInt(100_000)
+                + "\",\"amount\":"
+                + random.nextInt(100_000)
+                + ",\"currency\":\"EUR\","
+                + "\"page\":\"/products/"
+                + random.nextInt(5000)
+                + "\",\"session\":\"s-"
+                + random.nextLong()
+                + "\"}";
         byte[] value = json.getBytes(StandardCharsets.UTF_8);
         bytes += value.length;
         producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value));
@@ -231,8 +265,13 @@ public final class PipelineBench {
       while (seen < events) {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
           byte[] v = record.value();
-          decoder = DecoderFactory.get().binaryDecoder(v, ConfluentWireFormat.HEADER_SIZE,
-              v.length - ConfluentWireFormat.HEADER_SIZE, decoder);
+          decoder =
+              DecoderFactory.get()
+                  .binaryDecoder(
+                      v,
+                      ConfluentWireFormat.HEADER_SIZE,
+                      v.length - ConfluentWireFormat.HEADER_SIZE,
+                      decoder);
           reuse = reader.read(reuse, decoder);
           checksum += (Long) reuse.get("amount") + (Long) reuse.get("event_ts");
           seen++;
@@ -303,7 +342,8 @@ public final class PipelineBench {
   private record Result(double rate, long firstBatchMs, int batches, Map<String, Long> state) {}
 
   /** The stateless pipeline: schema, a filter and a derived column. */
-  private static final String STATELESS = """
+  private static final String STATELESS =
+      """
         pipeline: bench-stateless
         source:
           kafka:
@@ -330,15 +370,18 @@ public final class PipelineBench {
         """;
 
   /** The stateless pipeline on the Avro events: the same columns and transforms, format.avro. */
-  private static final String STATELESS_AVRO = STATELESS
-      .replace("\n  json:\n", "\n  avro:\n    registry: { url: \"%REGISTRY%\" }\n")
-      .replace("bench-stateless", "bench-stateless-avro");
+  private static final String STATELESS_AVRO =
+      STATELESS
+          .replace("\n  json:\n", "\n  avro:\n    registry: { url: \"%REGISTRY%\" }\n")
+          .replace("bench-stateless", "bench-stateless-avro");
 
   /**
-   * The seed query of a Spark user: withWatermark("event_ts", "10 minutes").dropDuplicates("event_id",
-   * "event_ts").groupBy(window("event_ts", "5 minutes"), "event_type").agg(count("*"), sum("amount")).
+   * The seed query of a Spark user: withWatermark("event_ts", "10
+   * minutes").dropDuplicates("event_id", "event_ts").groupBy(window("event_ts", "5 minutes"),
+   * "event_type").agg(count("*"), sum("amount")).
    */
-  private static final String SEED_QUERY = """
+  private static final String SEED_QUERY =
+      """
         pipeline: bench-seed-query
         source:
           kafka:
@@ -367,14 +410,16 @@ public final class PipelineBench {
         checkpoint: %s/checkpoints/events
         """;
 
-  private static Result pipeline(String bootstrap, Path dir, int events, String template) throws Exception {
+  private static Result pipeline(String bootstrap, Path dir, int events, String template)
+      throws Exception {
     String yaml = template.formatted(bootstrap, TOPIC, dir, dir);
     PipelineSpec spec = PipelineParser.parse(yaml, "bench.yaml", Map.of());
     ProgressLog progress = new ProgressLog(1000);
     AtomicLong firstBatchAt = new AtomicLong();
     progress.addListener(p -> firstBatchAt.compareAndSet(0, System.nanoTime()));
     long start = System.nanoTime();
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
+    try (PipelineRun run =
+        PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
       run.run();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
@@ -384,9 +429,14 @@ public final class PipelineBench {
       throw new IllegalStateException("pipeline read " + rows + " records, expected " + events);
     }
     for (BatchProgress b : batches) {
-      System.out.printf("  batch %d: %,d rows, %d ms %s%n", b.batchId(), b.inputRows(), b.durationMs(), b.phasesMs());
+      System.out.printf(
+          "  batch %d: %,d rows, %d ms %s%n",
+          b.batchId(), b.inputRows(), b.durationMs(), b.phasesMs());
     }
-    return new Result(rows / seconds, (firstBatchAt.get() - start) / 1_000_000, batches.size(),
+    return new Result(
+        rows / seconds,
+        (firstBatchAt.get() - start) / 1_000_000,
+        batches.size(),
         batches.get(batches.size() - 1).state());
   }
 

@@ -26,17 +26,25 @@ class CleanOutputIT {
     }
     broker.send(topic, 0, values);
     Path pipeline = dir.resolve("clean.yaml");
-    Files.writeString(pipeline, """
+    Files.writeString(
+        pipeline,
+        """
         pipeline: clean-output
         source: { kafka: { bootstrap-servers: "%s", topics: [%s] } }
         format: { json: { schema: { id: long } } }
         sink: { delta: { path: %s/table } }
         checkpoint: %s/checkpoint
-        """.formatted(broker.bootstrapServers(), topic, dir, dir));
+        """
+            .formatted(broker.bootstrapServers(), topic, dir, dir));
     Path log = dir.resolve("run.log");
 
-    Process run = ChildJvm.start(List.of("-Xmx256m"), Main.class.getName(),
-        List.of("run", "--pipeline", pipeline.toString(), "--available-now"), log, dir);
+    Process run =
+        ChildJvm.start(
+            List.of("-Xmx256m"),
+            Main.class.getName(),
+            List.of("run", "--pipeline", pipeline.toString(), "--available-now"),
+            log,
+            dir);
 
     assertThat(run.waitFor(120, TimeUnit.SECONDS)).as("run finished").isTrue();
     String output = Files.readString(log);

@@ -42,8 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
  * run loudly rather than skip those rows.
  */
 class DeltaSourceMaintenanceIT {
-  static final StructType BRONZE = StructType.of(new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("name", PrimitiveType.STRING));
+  static final StructType BRONZE =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("name", PrimitiveType.STRING));
+
   /** Every small file of a test table is "small": compaction rewrites them all into one. */
   static final CompactionOptions COMPACT_ALL = new CompactionOptions(2, 64L * 1024 * 1024);
 
@@ -66,7 +69,9 @@ class DeltaSourceMaintenanceIT {
 
   private int runSilver() throws IOException {
     Path file = dir.resolve("silver.yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         pipeline: silver
         source:
           delta:
@@ -78,9 +83,11 @@ class DeltaSourceMaintenanceIT {
         sink:
           delta: { path: %1$s/silver }
         checkpoint: %1$s/chk/silver
-        """.formatted(dir));
+        """
+            .formatted(dir));
     err = new ByteArrayOutputStream();
-    return Main.run(new String[] {"run", "--pipeline", file.toString(), "--available-now"},
+    return Main.run(
+        new String[] {"run", "--pipeline", file.toString(), "--available-now"},
         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
@@ -104,11 +111,12 @@ class DeltaSourceMaintenanceIT {
       Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
       for (DataFile f : snapshot.files()) {
         try (CloseableIterator<Object[]> it = DataFiles.read(store, f, snapshot.schema())) {
-          it.forEachRemaining(row -> {
-            assertThat(row[1]).isEqualTo("name-" + row[0]);
-            assertThat(row[2]).isEqualTo((Long) row[0] * 2);
-            ids.add((Long) row[0]);
-          });
+          it.forEachRemaining(
+              row -> {
+                assertThat(row[1]).isEqualTo("name-" + row[0]);
+                assertThat(row[2]).isEqualTo((Long) row[0] * 2);
+                ids.add((Long) row[0]);
+              });
         }
       }
     }
@@ -154,15 +162,20 @@ class DeltaSourceMaintenanceIT {
     bronze.vacuum(Duration.ZERO); // the files of commits 2 and 3, which silver has not read
 
     assertThat(runSilver()).as("silver must not skip rows it can no longer read").isNotZero();
-    assertThat(err()).contains("Pipeline silver").contains("[v2#0, v3#0)")
+    assertThat(err())
+        .contains("Pipeline silver")
+        .contains("[v2#0, v3#0)")
         .contains("of the Delta source " + dir + "/bronze (added by commit 2) is gone")
-        .contains("a VACUUM with a retention shorter").contains("start with a new checkpoint");
-    assertThat(silverIds()).as("nothing from the vacuumed commits, nothing twice").isEqualTo(range(0, 10));
+        .contains("a VACUUM with a retention shorter")
+        .contains("start with a new checkpoint");
+    assertThat(silverIds())
+        .as("nothing from the vacuumed commits, nothing twice")
+        .isEqualTo(range(0, 10));
   }
 
   /**
-   * A batch planned (its range in the offsets log) but never read, because the process died, then
-   * a compaction and vacuum remove the files of that range: the restart replays the recorded range
+   * A batch planned (its range in the offsets log) but never read, because the process died, then a
+   * compaction and vacuum remove the files of that range: the restart replays the recorded range
    * and must fail loudly, never commit the batch without those rows.
    */
   @Test
@@ -172,15 +185,25 @@ class DeltaSourceMaintenanceIT {
     runSilver(); // writes silver.yaml; silver holds 0..20
     append(2, 20, 30);
     Path log = dir.resolve("halted.log");
-    Process child = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-Dtributary.test.crash-at=after-offsets-log:1"), Main.class.getName(),
-        List.of("run", "--pipeline", dir.resolve("silver.yaml").toString(), "--available-now"), log, dir);
+    Process child =
+        ChildJvm.start(
+            List.of(
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Dtributary.test.crash-at=after-offsets-log:1"),
+            Main.class.getName(),
+            List.of("run", "--pipeline", dir.resolve("silver.yaml").toString(), "--available-now"),
+            log,
+            dir);
     boolean exited = child.waitFor(120, TimeUnit.SECONDS);
     if (!exited) {
       child.destroyForcibly().waitFor();
     }
     assertThat(exited).as("halted run finished; log:%n%s", Files.readString(log)).isTrue();
-    assertThat(child.exitValue()).as("halted after planning; log:%n%s", Files.readString(log)).isEqualTo(137);
+    assertThat(child.exitValue())
+        .as("halted after planning; log:%n%s", Files.readString(log))
+        .isEqualTo(137);
     assertThat(Files.readString(log)).contains("crash point after-offsets-log:1 reached");
 
     append(3, 30, 40);
@@ -188,7 +211,10 @@ class DeltaSourceMaintenanceIT {
     bronze.vacuum(Duration.ZERO); // among them the file of commit 3, planned by the halted run
 
     assertThat(runSilver()).as("the replay cannot read its range").isNotZero();
-    assertThat(err()).contains("of the Delta source " + dir + "/bronze (added by commit 3) is gone");
-    assertThat(silverIds()).as("the planned batch was not committed without its rows").isEqualTo(range(0, 20));
+    assertThat(err())
+        .contains("of the Delta source " + dir + "/bronze (added by commit 3) is gone");
+    assertThat(silverIds())
+        .as("the planned batch was not committed without its rows")
+        .isEqualTo(range(0, 20));
   }
 }

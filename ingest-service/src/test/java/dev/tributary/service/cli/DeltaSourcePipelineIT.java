@@ -39,8 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  * hour (tumbling window, append mode).
  */
 class DeltaSourcePipelineIT {
-  static final StructType BRONZE = StructType.of(new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("name", PrimitiveType.STRING), StructField.nullable("at", PrimitiveType.TIMESTAMP));
+  static final StructType BRONZE =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("name", PrimitiveType.STRING),
+          StructField.nullable("at", PrimitiveType.TIMESTAMP));
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
   @TempDir Path dir;
@@ -64,7 +67,9 @@ class DeltaSourcePipelineIT {
   private int run(String... args) {
     out = new ByteArrayOutputStream();
     err = new ByteArrayOutputStream();
-    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+    return Main.run(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
@@ -87,7 +92,9 @@ class DeltaSourcePipelineIT {
   }
 
   private Path silverFile() throws IOException {
-    return write("silver.yaml", """
+    return write(
+        "silver.yaml",
+        """
         pipeline: silver
         source:
           delta:
@@ -99,11 +106,14 @@ class DeltaSourcePipelineIT {
         sink:
           delta: { path: %1$s/silver }
         checkpoint: %1$s/chk/silver
-        """.formatted(dir));
+        """
+            .formatted(dir));
   }
 
   private Path goldFile() throws IOException {
-    return write("gold.yaml", """
+    return write(
+        "gold.yaml",
+        """
         pipeline: gold
         source:
           delta: { path: %1$s/silver }
@@ -115,7 +125,8 @@ class DeltaSourcePipelineIT {
         sink:
           delta: { path: %1$s/gold }
         checkpoint: %1$s/chk/gold
-        """.formatted(dir));
+        """
+            .formatted(dir));
   }
 
   private Path write(String name, String yaml) throws IOException {
@@ -179,7 +190,9 @@ class DeltaSourcePipelineIT {
   private Map<Instant, Long> gold() throws IOException {
     Map<Instant, Long> counts = new TreeMap<>();
     for (Object[] row : rows("gold")) {
-      assertThat(counts.put((Instant) row[0], (Long) row[2])).as("window %s written once", row[0]).isNull();
+      assertThat(counts.put((Instant) row[0], (Long) row[2]))
+          .as("window %s written once", row[0])
+          .isNull();
       assertThat(row[1]).isEqualTo(((Instant) row[0]).plus(Duration.ofHours(1)));
     }
     return counts;
@@ -189,19 +202,29 @@ class DeltaSourcePipelineIT {
   void silverFromYamlHoldsBronzeOnceAndGoldCountsItsWindows() throws Exception {
     append(0, 0, 10);
     append(1, 10, 20);
-    assertThat(run("run", "--pipeline", silverFile().toString(), "--available-now")).as(err()).isZero();
+    assertThat(run("run", "--pipeline", silverFile().toString(), "--available-now"))
+        .as(err())
+        .isZero();
     assertThat(silverIds()).isEqualTo(range(0, 20));
-    assertThat(run("run", "--pipeline", goldFile().toString(), "--available-now")).as(err()).isZero();
+    assertThat(run("run", "--pipeline", goldFile().toString(), "--available-now"))
+        .as(err())
+        .isZero();
     assertThat(gold()).isEqualTo(expectedGold(20)).isNotEmpty();
 
     append(2, 20, 35);
     append(3, 35, 40);
-    assertThat(run("run", "--pipeline", silverFile().toString(), "--available-now")).as(err()).isZero();
+    assertThat(run("run", "--pipeline", silverFile().toString(), "--available-now"))
+        .as(err())
+        .isZero();
     assertThat(silverIds()).isEqualTo(range(0, 40));
-    assertThat(run("run", "--pipeline", silverFile().toString(), "--available-now")).as(err()).isZero();
+    assertThat(run("run", "--pipeline", silverFile().toString(), "--available-now"))
+        .as(err())
+        .isZero();
     assertThat(silverIds()).as("nothing new: nothing added").isEqualTo(range(0, 40));
 
-    assertThat(run("run", "--pipeline", goldFile().toString(), "--available-now")).as(err()).isZero();
+    assertThat(run("run", "--pipeline", goldFile().toString(), "--available-now"))
+        .as(err())
+        .isZero();
     assertThat(gold()).isEqualTo(expectedGold(40));
   }
 
@@ -209,7 +232,10 @@ class DeltaSourcePipelineIT {
   void validatePrintsTheDeltaSourceAndLeavesTheSchemaToTheStart() throws Exception {
     assertThat(run("validate", silverFile().toString())).as(err()).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("delta " + dir + "/bronze, the files each new commit adds, from version earliest, at most 1 files")
+        .contains(
+            "delta "
+                + dir
+                + "/bronze, the files each new commit adds, from version earliest, at most 1 files")
         .contains("schema: the table's, read at start")
         .contains("the source table's columns, then id_times_two");
   }
@@ -217,7 +243,10 @@ class DeltaSourcePipelineIT {
   @Test
   void aColumnTheTableLacksIsNamedAtStart() throws Exception {
     append(0, 0, 3);
-    Path file = write("bad.yaml", """
+    Path file =
+        write(
+            "bad.yaml",
+            """
         pipeline: bad
         source:
           delta: { path: %1$s/bronze }
@@ -225,21 +254,29 @@ class DeltaSourcePipelineIT {
         sink:
           delta: { path: %1$s/bad }
         checkpoint: %1$s/chk/bad
-        """.formatted(dir));
+        """
+                .formatted(dir));
     assertThat(run("validate", file.toString())).as(err()).isZero();
     assertThat(run("run", "--pipeline", file.toString(), "--available-now")).isNotZero();
-    assertThat(err()).contains("customer_id").contains("the columns of the source table").contains("id, name, at");
+    assertThat(err())
+        .contains("customer_id")
+        .contains("the columns of the source table")
+        .contains("id, name, at");
   }
 
   @Test
   void aRowTheSinkCannotHoldGoesToQuarantineWithItsTableProvenance() throws Exception {
     try (AppendTransaction tx = bronze.newAppend(new TransactionId("bronze-writer", 0))) {
       tx.write(new Object[] {0L, "eu", at(0)});
-      tx.write(new Object[] {1L, "E\u0000U", at(1)}); // a NUL cannot be in a partition directory name
+      tx.write(
+          new Object[] {1L, "E\u0000U", at(1)}); // a NUL cannot be in a partition directory name
       tx.write(new Object[] {2L, "us", at(2)});
       tx.commit(Map.of());
     }
-    Path file = write("regions.yaml", """
+    Path file =
+        write(
+            "regions.yaml",
+            """
         pipeline: regions
         source:
           delta: { path: %1$s/bronze }
@@ -248,24 +285,31 @@ class DeltaSourcePipelineIT {
         sink:
           delta: { path: %1$s/regions, partition-by: [region] }
         checkpoint: %1$s/chk/regions
-        """.formatted(dir));
+        """
+                .formatted(dir));
     assertThat(run("run", "--pipeline", file.toString(), "--available-now")).as(err()).isZero();
     assertThat(rows("regions")).extracting(r -> r[0]).containsExactlyInAnyOrder(0L, 2L);
     List<Object[]> quarantined = rows("regions-quarantine");
-    assertThat(quarantined).singleElement().satisfies(q -> {
-      assertThat(q[0]).isEqualTo(dir + "/bronze"); // source_table
-      assertThat(q[2]).isEqualTo(1L); // source_version: the commit that added the file
-      assertThat(q[4]).isEqualTo(1L); // source_row
-      assertThat((String) q[5]).contains("\"id\":1"); // the row as JSON
-      assertThat((String) q[6]).startsWith("partition column 'region': the value contains a NUL");
-    });
+    assertThat(quarantined)
+        .singleElement()
+        .satisfies(
+            q -> {
+              assertThat(q[0]).isEqualTo(dir + "/bronze"); // source_table
+              assertThat(q[2]).isEqualTo(1L); // source_version: the commit that added the file
+              assertThat(q[4]).isEqualTo(1L); // source_row
+              assertThat((String) q[5]).contains("\"id\":1"); // the row as JSON
+              assertThat((String) q[6])
+                  .startsWith("partition column 'region': the value contains a NUL");
+            });
   }
 
   @Test
   void aDeltaSourceJoinsWithADimensionTable() throws Exception {
     append(0, 0, 8);
-    StructType customers = StructType.of(StructField.nullable("name", PrimitiveType.STRING),
-        StructField.nullable("segment", PrimitiveType.STRING));
+    StructType customers =
+        StructType.of(
+            StructField.nullable("name", PrimitiveType.STRING),
+            StructField.nullable("segment", PrimitiveType.STRING));
     try (ObjectStore dimStore = ObjectStores.open(dir.resolve("dims").toString(), null)) {
       DeltaTable dim = DeltaTable.open(dimStore, TableOptions.defaults());
       dim.create(customers, List.of(), Map.of());
@@ -276,7 +320,10 @@ class DeltaSourcePipelineIT {
         tx.commit(Map.of());
       }
     }
-    Path file = write("enriched.yaml", """
+    Path file =
+        write(
+            "enriched.yaml",
+            """
         pipeline: enriched
         source:
           delta: { path: %1$s/bronze }
@@ -287,15 +334,23 @@ class DeltaSourcePipelineIT {
         sink:
           delta: { path: %1$s/enriched }
         checkpoint: %1$s/chk/enriched
-        """.formatted(dir));
+        """
+                .formatted(dir));
     assertThat(run("run", "--pipeline", file.toString(), "--available-now")).as(err()).isZero();
     Map<Long, Object> segments = new TreeMap<>();
     for (Object[] row : rows("enriched")) {
       assertThat(row).hasSize(4); // id, name, at, segment
       segments.put((Long) row[0], row[3] == null ? "none" : row[3]);
     }
-    assertThat(segments).containsExactly(Map.entry(0L, "segment-0"), Map.entry(1L, "segment-1"),
-        Map.entry(2L, "segment-0"), Map.entry(3L, "segment-1"), Map.entry(4L, "none"), Map.entry(5L, "none"),
-        Map.entry(6L, "none"), Map.entry(7L, "none"));
+    assertThat(segments)
+        .containsExactly(
+            Map.entry(0L, "segment-0"),
+            Map.entry(1L, "segment-1"),
+            Map.entry(2L, "segment-0"),
+            Map.entry(3L, "segment-1"),
+            Map.entry(4L, "none"),
+            Map.entry(5L, "none"),
+            Map.entry(6L, "none"),
+            Map.entry(7L, "none"));
   }
 }

@@ -54,8 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  * before the round began, and never those of the current round, which it may not have read yet.
  * Silver never fails, and at the end holds every bronze row exactly once.
  *
- * <p>A vacuum that deletes files silver has planned but not read (silver stopped) fails its
- * restart loudly: {@link DeltaSourceMaintenanceIT#aVacuumThatDeletedAPlannedButUnreadRangeFailsTheReplay}.
+ * <p>A vacuum that deletes files silver has planned but not read (silver stopped) fails its restart
+ * loudly: {@link DeltaSourceMaintenanceIT#aVacuumThatDeletedAPlannedButUnreadRangeFailsTheReplay}.
  */
 class DeltaSourceWhileMaintainedIT {
   private static final int ROUNDS = 6;
@@ -91,7 +91,9 @@ class DeltaSourceWhileMaintainedIT {
   void silverReadsOnWhileBronzeIsCompactedAndVacuumedAndHoldsEveryRowOnce() throws Exception {
     TestClock clock = new TestClock();
     Path file = dir.resolve("silver.yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         pipeline: silver
         source:
           delta: { path: %1$s/bronze, max-files-per-trigger: 1 }
@@ -101,7 +103,8 @@ class DeltaSourceWhileMaintainedIT {
           delta: { path: %1$s/silver }
         checkpoint: %1$s/chk/silver
         trigger: { processing-time: 100ms }
-        """.formatted(dir));
+        """
+            .formatted(dir));
     ExecutorService runner = Executors.newSingleThreadExecutor();
     long appended = 0;
     long commits = 0;
@@ -116,11 +119,14 @@ class DeltaSourceWhileMaintainedIT {
       PipelineSpec spec = PipelineParser.parse(file, Map.of());
       assertThat(spec.trigger()).isInstanceOf(TriggerSpec.ProcessingTime.class);
       ProgressLog progress = new ProgressLog(100_000);
-      try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), spec.trigger(), progress)) {
-        Future<?> silver = runner.submit(() -> {
-          run.run();
-          return null;
-        });
+      try (PipelineRun run =
+          PipelineRun.open(PipelineFactory.compile(spec), spec.trigger(), progress)) {
+        Future<?> silver =
+            runner.submit(
+                () -> {
+                  run.run();
+                  return null;
+                });
         int removedByPreviousCompaction = 0;
         for (int round = 0; round < ROUNDS; round++) {
           clock.millis.addAndGet(Duration.ofHours(1).toMillis());
@@ -134,13 +140,16 @@ class DeltaSourceWhileMaintainedIT {
           // Removed an hour ago or more, by an earlier round, before silver had caught up with it:
           // silver needs none of them. This round's removals are younger than the retention.
           List<String> deleted = bronze.vacuum(RETENTION).files();
-          assertThat(deleted).as("round %d vacuums the files the previous compaction removed", round)
+          assertThat(deleted)
+              .as("round %d vacuums the files the previous compaction removed", round)
               .hasSize(removedByPreviousCompaction);
           vacuumed += deleted.size();
           removedByPreviousCompaction = compaction.filesRemoved();
 
           long expected = appended;
-          await().atMost(Duration.ofMinutes(2)).failFast("silver stopped", silver::isDone)
+          await()
+              .atMost(Duration.ofMinutes(2))
+              .failFast("silver stopped", silver::isDone)
               .until(() -> rowsOut(progress) == expected);
         }
         assertThat(silver.isDone()).as("silver still runs").isFalse();
@@ -150,12 +159,17 @@ class DeltaSourceWhileMaintainedIT {
         runner.shutdownNow();
       }
       assertThat(vacuumed).as("the vacuums deleted files").isPositive();
-      assertThat(dataChangeFalseCommits(bronzeStore)).as("compactions in bronze's log").isEqualTo(compactionCommits);
+      assertThat(dataChangeFalseCommits(bronzeStore))
+          .as("compactions in bronze's log")
+          .isEqualTo(compactionCommits);
     }
-    assertThat(silverIds()).as("every bronze row once in silver").isEqualTo(LongStream.range(0, appended).boxed().toList());
+    assertThat(silverIds())
+        .as("every bronze row once in silver")
+        .isEqualTo(LongStream.range(0, appended).boxed().toList());
   }
 
-  private static long append(DeltaTable bronze, long commit, long from, int rows) throws IOException {
+  private static long append(DeltaTable bronze, long commit, long from, int rows)
+      throws IOException {
     try (AppendTransaction tx = bronze.newAppend(new TransactionId("bronze-writer", commit))) {
       for (long id = from; id < from + rows; id++) {
         tx.write(new Object[] {id, "name-" + id});
@@ -189,10 +203,11 @@ class DeltaSourceWhileMaintainedIT {
       Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
       for (DataFile f : snapshot.files()) {
         try (CloseableIterator<Object[]> it = DataFiles.read(store, f, snapshot.schema())) {
-          it.forEachRemaining(row -> {
-            assertThat(row[2]).isEqualTo((Long) row[0] * 2);
-            ids.add((Long) row[0]);
-          });
+          it.forEachRemaining(
+              row -> {
+                assertThat(row[2]).isEqualTo((Long) row[0] * 2);
+                ids.add((Long) row[0]);
+              });
         }
       }
     }

@@ -13,12 +13,18 @@ class ErrorMessagesTest {
 
   @Test
   void aBatchFailureReadsAsOneParagraphNamingTheBatchThenTheCause() {
-    BatchFailedException e = new BatchFailedException("orders", 7,
-        Map.of(new SourcePartition("orders", 0), new OffsetRange(100, 200)),
-        new IOException("Could not write data file 'part-00000.parquet' in s3://t/orders: Slow Down"));
-    assertThat(ErrorMessages.paragraph(e)).isEqualTo("tributary: Pipeline orders: batch 7 (orders/0 offsets"
-        + " [100, 200)) failed; it is replayed with the same offsets at the next start (a table that already"
-        + " committed it skips it). Caused by: Could not write data file 'part-00000.parquet' in s3://t/orders:"
-        + " Slow Down (set TRIBUTARY_DEBUG=1 for the stack trace)");
+    BatchFailedException e =
+        new BatchFailedException(
+            "orders",
+            7,
+            Map.of(new SourcePartition("orders", 0), new OffsetRange(100, 200)),
+            new IOException(
+                "Could not write data file 'part-00000.parquet' in s3://t/orders: Slow Down"));
+    assertThat(ErrorMessages.paragraph(e))
+        .isEqualTo(
+            "tributary: Pipeline orders: batch 7 (orders/0 offsets"
+                + " [100, 200)) failed; it is replayed with the same offsets at the next start (a table that already"
+                + " committed it skips it). Caused by: Could not write data file 'part-00000.parquet' in s3://t/orders:"
+                + " Slow Down (set TRIBUTARY_DEBUG=1 for the stack trace)");
   }
 }

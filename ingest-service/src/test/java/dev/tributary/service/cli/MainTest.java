@@ -2,24 +2,24 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command line's contract: exit codes, messages on stderr, the printed plan. */
 class MainTest {
@@ -28,7 +28,9 @@ class MainTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private int run(String... args) {
-    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+    return Main.run(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
@@ -46,7 +48,8 @@ class MainTest {
     return file;
   }
 
-  private static final String VALID = """
+  private static final String VALID =
+      """
       pipeline: orders-raw
       source:
         kafka:
@@ -70,20 +73,29 @@ class MainTest {
   void validatePrintsThePlanOfAValidPipeline() throws Exception {
     Path file = write("orders.yaml", VALID);
     assertThat(run("validate", file.toString())).isZero();
-    assertThat(out()).contains("Pipeline orders-raw").contains("is valid").contains("trigger:     processing-time 10")
+    assertThat(out())
+        .contains("Pipeline orders-raw")
+        .contains("is valid")
+        .contains("trigger:     processing-time 10")
         .contains("amount double")
         .contains("_kafka_offset long")
         .contains("filter(amount_cents > 0)");
   }
 
   @Test
-  void validatePrintsTheAvroFormatWithItsRegistryAndKeyColumnsAndMasksTheCredentials() throws Exception {
-    Path file = write("orders.yaml", VALID.replace("""
+  void validatePrintsTheAvroFormatWithItsRegistryAndKeyColumnsAndMasksTheCredentials()
+      throws Exception {
+    Path file =
+        write(
+            "orders.yaml",
+            VALID.replace(
+                """
           json:
             schema:
               order_id: string
               amount_cents: long
-        """, """
+        """,
+                """
           avro:
             registry: { url: "http://127.0.0.1:8081", basic-auth: "reader:plain-secret" }
             schema: { order_id: string, amount_cents: long }
@@ -91,18 +103,25 @@ class MainTest {
         """));
 
     assertThat(run("validate", file.toString())).as(err()).isZero();
-    assertThat(out()).contains("avro (registry http://127.0.0.1:8081), 3 columns").contains("customer_id string")
+    assertThat(out())
+        .contains("avro (registry http://127.0.0.1:8081), 3 columns")
+        .contains("customer_id string")
         .doesNotContain("plain-secret");
   }
 
   @Test
   void validatePrintsTheProtobufFormatWithItsMessageRegistryAndKeyColumns() throws Exception {
-    Path file = write("orders.yaml", VALID.replace("""
+    Path file =
+        write(
+            "orders.yaml",
+            VALID.replace(
+                """
           json:
             schema:
               order_id: string
               amount_cents: long
-        """, """
+        """,
+                """
           protobuf:
             message: shop.Order
             registry: { url: "http://127.0.0.1:8081", bearer-token: "plain-token" }
@@ -111,23 +130,36 @@ class MainTest {
         """));
 
     assertThat(run("validate", file.toString())).as(err()).isZero();
-    assertThat(out()).contains("protobuf message shop.Order (registry http://127.0.0.1:8081), 3 columns")
-        .contains("customer_id string").doesNotContain("plain-token");
+    assertThat(out())
+        .contains("protobuf message shop.Order (registry http://127.0.0.1:8081), 3 columns")
+        .contains("customer_id string")
+        .doesNotContain("plain-token");
   }
 
   @Test
   void validateSaysAGroupPipelineSharesItsPartitions() throws Exception {
-    Path file = write("orders.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    assignment: group"));
+    Path file =
+        write(
+            "orders.yaml",
+            VALID.replace("topics: [orders]", "topics: [orders]\n    assignment: group"));
     assertThat(run("validate", file.toString())).as(err()).isZero();
-    assertThat(out()).contains("partitions shared by the instances of consumer group tributary-orders-raw");
+    assertThat(out())
+        .contains("partitions shared by the instances of consumer group tributary-orders-raw");
     assertThat(run("validate", write("plain.yaml", VALID).toString())).isZero();
     assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("consumer group");
   }
 
   @Test
   void validateNamesTheRepartitionColumnsOfAStatefulGroupPipeline() throws Exception {
-    Path file = write("orders.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    assignment: group")
-        .replace("amount_cents: long", "amount_cents: long\n      customer: string\n      ts: timestamp") + """
+    Path file =
+        write(
+            "orders.yaml",
+            VALID
+                    .replace("topics: [orders]", "topics: [orders]\n    assignment: group")
+                    .replace(
+                        "amount_cents: long",
+                        "amount_cents: long\n      customer: string\n      ts: timestamp")
+                + """
         watermark: { column: ts, delay: 10 minutes }
         deduplicate: { keys: [order_id, ts] }
         aggregate:
@@ -136,24 +168,35 @@ class MainTest {
           measures: { orders: count() }
         """);
     assertThat(run("validate", file.toString())).as(err()).isZero();
-    assertThat(out()).contains("topic tributary-orders-raw-repartition keyed by [customer], its partitions shared by"
-        + " consumer group tributary-orders-raw-repartition").contains("/tmp/checkpoints/orders/partitions/<n>/")
-        .contains("ts - 10 minutes (group: the minimum over the repartition partitions of their max event time)");
+    assertThat(out())
+        .contains(
+            "topic tributary-orders-raw-repartition keyed by [customer], its partitions shared by"
+                + " consumer group tributary-orders-raw-repartition")
+        .contains("/tmp/checkpoints/orders/partitions/<n>/")
+        .contains(
+            "ts - 10 minutes (group: the minimum over the repartition partitions of their max event time)");
     assertThat(run("validate", write("plain.yaml", VALID).toString())).isZero();
     assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("repartition");
   }
 
   @Test
   void validateShowsSchemaEvolutionAndTheQuarantineThreshold() throws Exception {
-    Path file = write("orders.yaml", VALID + "schema-evolution: { mode: add-columns, rescue: true }\n"
-        + "quarantine: { max-fraction: 0.05 }\n");
+    Path file =
+        write(
+            "orders.yaml",
+            VALID
+                + "schema-evolution: { mode: add-columns, rescue: true }\n"
+                + "quarantine: { max-fraction: 0.05 }\n");
     assertThat(run("validate", file.toString())).as(err()).isZero();
     assertThat(out())
-        .contains("_kafka_timestamp timestamp, _rescued_data string, then the columns new fields add")
-        .contains("quarantine:  delta /tmp/tables/orders-quarantine, fail a batch that quarantines more than 0.05"
-            + " of its records")
-        .contains("schema-evolution: mode add-columns (new top-level fields become nullable sink columns), rescue"
-            + " true (undeclared fields and misfit values kept in _rescued_data)");
+        .contains(
+            "_kafka_timestamp timestamp, _rescued_data string, then the columns new fields add")
+        .contains(
+            "quarantine:  delta /tmp/tables/orders-quarantine, fail a batch that quarantines more than 0.05"
+                + " of its records")
+        .contains(
+            "schema-evolution: mode add-columns (new top-level fields become nullable sink columns), rescue"
+                + " true (undeclared fields and misfit values kept in _rescued_data)");
     Path plain = write("plain.yaml", VALID);
     assertThat(run("validate", plain.toString())).isZero();
     assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("schema-evolution");
@@ -161,7 +204,11 @@ class MainTest {
 
   @Test
   void validatePrintsEachJoinWithItsTableKeysTypeAndColumns() throws Exception {
-    Path file = write("orders.yaml", VALID + """
+    Path file =
+        write(
+            "orders.yaml",
+            VALID
+                + """
         join:
           - delta: { path: /tmp/dims/customers }
             on: [order_id]
@@ -174,19 +221,29 @@ class MainTest {
 
     assertThat(run("validate", file.toString())).as(err()).isZero();
     assertThat(out())
-        .contains("join[0]:     left join with delta /tmp/dims/customers on [order_id], adds [segment, region];"
-            + " refused above 64MB of data files; version re-read each batch, pinned on replay")
-        .contains("join[1]:     inner join with delta /tmp/dims/orders on [order_id], adds every dimension column"
-            + " but the keys and _kafka_* (read from the table at start); refused above 1GB")
-        .contains("_kafka_timestamp timestamp, segment, region (from join[0]), the columns of join[1])");
+        .contains(
+            "join[0]:     left join with delta /tmp/dims/customers on [order_id], adds [segment, region];"
+                + " refused above 64MB of data files; version re-read each batch, pinned on replay")
+        .contains(
+            "join[1]:     inner join with delta /tmp/dims/orders on [order_id], adds every dimension column"
+                + " but the keys and _kafka_* (read from the table at start); refused above 1GB")
+        .contains(
+            "_kafka_timestamp timestamp, segment, region (from join[0]), the columns of join[1])");
   }
 
   @Test
   void validateAcceptsAStatefulPipelineThatAggregatesByAJoinedColumn() throws Exception {
-    Path file = write("orders.yaml", VALID.replace("      amount_cents: long", """
+    Path file =
+        write(
+            "orders.yaml",
+            VALID.replace(
+                    "      amount_cents: long",
+                    """
               amount_cents: long
               event_time: timestamp
-        """.stripTrailing()) + """
+        """
+                        .stripTrailing())
+                + """
         join:
           - delta: { path: /tmp/dims/c }
             on: [order_id]
@@ -202,13 +259,19 @@ class MainTest {
         """);
 
     assertThat(run("validate", file.toString())).as(err()).isZero();
-    assertThat(out()).contains("join[0]:     left join with delta /tmp/dims/c on [order_id], adds [segment]")
-        .contains("window_start, window_end, segment, orders, amount (types known at start, after the joins)");
+    assertThat(out())
+        .contains("join[0]:     left join with delta /tmp/dims/c on [order_id], adds [segment]")
+        .contains(
+            "window_start, window_end, segment, orders, amount (types known at start, after the joins)");
   }
 
   @Test
   void validateNamesAStatefulColumnThatNoJoinPicks() throws Exception {
-    Path file = write("orders.yaml", VALID + """
+    Path file =
+        write(
+            "orders.yaml",
+            VALID
+                + """
         join:
           - delta: { path: /tmp/dims/c }
             on: [order_id]
@@ -222,26 +285,40 @@ class MainTest {
 
   @Test
   void validateSaysARunningAggregationKeepsOneStateEntryPerKeyForever() throws Exception {
-    Path file = write("running.yaml", VALID.replace("      amount_cents: long", """
+    Path file =
+        write(
+            "running.yaml",
+            VALID.replace(
+                    "      amount_cents: long",
+                    """
               amount_cents: long
               customer_id: string
-        """.stripTrailing()) + """
+        """
+                        .stripTrailing())
+                + """
         aggregate:
           group-by: [customer_id]
           measures: { orders: count(), first_amount: first(amount), customers: approx_count_distinct(customer_id) }
         output-mode: update
         """);
     assertThat(run("validate", file.toString())).as(err()).isZero();
-    assertThat(out()).contains("aggregate:   running group by [customer_id] measures orders=count(),"
-            + " first_amount=first(amount), customers=approx_count_distinct(customer_id)")
-        .contains("state:       one entry per distinct [customer_id] value, never evicted: bounded only by the"
-            + " number of keys (the watermark does not evict a running aggregation)")
-        .contains("output:      customer_id string, orders long, first_amount double, customers long");
+    assertThat(out())
+        .contains(
+            "aggregate:   running group by [customer_id] measures orders=count(),"
+                + " first_amount=first(amount), customers=approx_count_distinct(customer_id)")
+        .contains(
+            "state:       one entry per distinct [customer_id] value, never evicted: bounded only by the"
+                + " number of keys (the watermark does not evict a running aggregation)")
+        .contains(
+            "output:      customer_id string, orders long, first_amount double, customers long");
   }
 
   @Test
   void validatePrintsTheWatermarkPolicy() throws Exception {
-    Path file = write("orders-wm.yaml", """
+    Path file =
+        write(
+            "orders-wm.yaml",
+            """
         pipeline: orders-dedup
         source: { kafka: { bootstrap-servers: "localhost:9092", topics: [orders] } }
         format: { json: { schema: { order_id: string, event_ts: timestamp } } }
@@ -256,7 +333,10 @@ class MainTest {
 
   @Test
   void validateExitsOneAndNamesFileLineAndKeyOfEachError() throws Exception {
-    Path file = write("bad.yaml", VALID.replace("topics: [orders]", "topics: [orders]\n    max-offsets-per-triger: 5"));
+    Path file =
+        write(
+            "bad.yaml",
+            VALID.replace("topics: [orders]", "topics: [orders]\n    max-offsets-per-triger: 5"));
     assertThat(run("validate", file.toString())).isEqualTo(1);
     assertThat(err()).contains("bad.yaml:6:").contains("max-offsets-per-trigger");
   }
@@ -273,7 +353,9 @@ class MainTest {
     String ors = "amount_cents = 0" + " OR amount_cents = 1".repeat(2000);
     Path file = write("ors.yaml", VALID.replace("\"amount_cents > 0\"", "\"" + ors + "\""));
     assertThat(run("validate", file.toString())).isEqualTo(1);
-    assertThat(err()).contains("ors.yaml:12:13: transform[0].filter").doesNotContain("StackOverflow");
+    assertThat(err())
+        .contains("ors.yaml:12:13: transform[0].filter")
+        .doesNotContain("StackOverflow");
   }
 
   @Test
@@ -285,42 +367,59 @@ class MainTest {
 
   @Test
   void aColumnThatIsBothAValueAndAStructIsReportedNotThrown() throws Exception {
-    Path file = write("clash.yaml", VALID.replace("order_id: string", "order_id: string\n      customer: string\n"
-        + "      customer.id: string"));
+    Path file =
+        write(
+            "clash.yaml",
+            VALID.replace(
+                "order_id: string",
+                "order_id: string\n      customer: string\n" + "      customer.id: string"));
     assertThat(run("validate", file.toString())).isEqualTo(1);
     assertThat(err()).contains("customer").doesNotContain("\tat ");
   }
 
   @Test
   void validateRefusesACheckpointInsideTheSinkTable() throws Exception {
-    Path file = write("nested.yaml", VALID.replace("/tmp/checkpoints/orders", "/tmp/tables/orders/_checkpoint"));
+    Path file =
+        write(
+            "nested.yaml",
+            VALID.replace("/tmp/checkpoints/orders", "/tmp/tables/orders/_checkpoint"));
     assertThat(run("validate", file.toString())).isEqualTo(1);
-    assertThat(err()).isEqualTo(file + ":17:13: checkpoint: the checkpoint location '/tmp/tables/orders/_checkpoint'"
-        + " is inside the sink.delta.path location '/tmp/tables/orders': vacuum of the table at /tmp/tables/orders"
-        + " deletes every file under it that the table does not reference; give each its own folder, side by side"
-        + " rather than one inside the other, for example /tmp/tables/orders-checkpoint" + System.lineSeparator());
+    assertThat(err())
+        .isEqualTo(
+            file
+                + ":17:13: checkpoint: the checkpoint location '/tmp/tables/orders/_checkpoint'"
+                + " is inside the sink.delta.path location '/tmp/tables/orders': vacuum of the table at /tmp/tables/orders"
+                + " deletes every file under it that the table does not reference; give each its own folder, side by side"
+                + " rather than one inside the other, for example /tmp/tables/orders-checkpoint"
+                + System.lineSeparator());
   }
 
   @Test
   void vacuumRefusesARetentionUnderSevenDaysUnlessTheCheckIsOff() throws Exception {
     Path table = dir.resolve("t");
     var store = ObjectStores.open(table.toString(), null);
-    DeltaTable.open(store, TableOptions.defaults()).create(
-        new StructType(List.of(new StructField(
-            "order_id", PrimitiveType.STRING, true))), List.of(),
-        Map.of());
+    DeltaTable.open(store, TableOptions.defaults())
+        .create(
+            new StructType(List.of(new StructField("order_id", PrimitiveType.STRING, true))),
+            List.of(),
+            Map.of());
     Path orphan = table.resolve("part-00000-orphan.parquet");
     Files.write(orphan, new byte[] {1, 2, 3});
-    Files.setLastModifiedTime(orphan, FileTime.from(
-        Instant.now().minus(Duration.ofHours(1))));
-    String yaml = VALID.replace("/tmp/tables/orders", table.toString())
-        .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
-        + "maintenance:\n  vacuum: { schedule: \"0 0 3 * * *\", retention: 1s%s }\n";
+    Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofHours(1))));
+    String yaml =
+        VALID
+                .replace("/tmp/tables/orders", table.toString())
+                .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
+            + "maintenance:\n  vacuum: { schedule: \"0 0 3 * * *\", retention: 1s%s }\n";
     Path checked = write("short.yaml", yaml.formatted(""));
 
     assertThat(run("vacuum", "--pipeline", checked.toString())).isEqualTo(2);
-    assertThat(err()).startsWith(checked + ":19:49: maintenance.vacuum.retention: vacuum retention 1 second is under"
-        + " the minimum of 7 days").contains("set maintenance.vacuum.retention-check: false");
+    assertThat(err())
+        .startsWith(
+            checked
+                + ":19:49: maintenance.vacuum.retention: vacuum retention 1 second is under"
+                + " the minimum of 7 days")
+        .contains("set maintenance.vacuum.retention-check: false");
     assertThat(orphan).exists();
 
     Path unchecked = write("unchecked.yaml", yaml.formatted(", retention-check: false"));
@@ -352,10 +451,14 @@ class MainTest {
 
   @Test
   void aFailingRunExitsOneWithOneParagraphAndNoStackTrace() throws Exception {
-    Path file = write("unreachable.yaml", VALID.replace("localhost:9092", "127.0.0.1:1")
-        .replace("/tmp/tables/orders", dir.resolve("t").toString())
-        .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
-        + "trigger: { available-now: true }\n");
+    Path file =
+        write(
+            "unreachable.yaml",
+            VALID
+                    .replace("localhost:9092", "127.0.0.1:1")
+                    .replace("/tmp/tables/orders", dir.resolve("t").toString())
+                    .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
+                + "trigger: { available-now: true }\n");
     // an unreachable broker: Kafka metadata calls time out; keep the test fast with a short timeout
     System.setProperty("tributary.kafka.metadata-timeout", "PT2S");
     try {
@@ -363,7 +466,11 @@ class MainTest {
     } finally {
       System.clearProperty("tributary.kafka.metadata-timeout");
     }
-    assertThat(err()).startsWith("tributary: ").doesNotContain("\tat ")
-        .contains("Pipeline orders-raw").contains("127.0.0.1:1").contains("source.kafka.bootstrap-servers");
+    assertThat(err())
+        .startsWith("tributary: ")
+        .doesNotContain("\tat ")
+        .contains("Pipeline orders-raw")
+        .contains("127.0.0.1:1")
+        .contains("source.kafka.bootstrap-servers");
   }
 }

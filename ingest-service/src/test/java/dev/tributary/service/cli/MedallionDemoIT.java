@@ -77,12 +77,20 @@ class MedallionDemoIT {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     Path output = dir.resolve("demo");
-    int code = Main.run(new String[] {"demo", "medallion", "--events", "12000", "--dir", output.toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            new String[] {"demo", "medallion", "--events", "12000", "--dir", output.toString()},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     String printed = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as("stderr: %s%nstdout: %s", err.toString(StandardCharsets.UTF_8), printed).isZero();
-    assertThat(printed).contains("Produced 12,000 events").contains("Wrote the dimension table")
-        .contains("bronze: running pipeline medallion-bronze").contains("silver: running pipeline medallion-silver")
+    assertThat(code)
+        .as("stderr: %s%nstdout: %s", err.toString(StandardCharsets.UTF_8), printed)
+        .isZero();
+    assertThat(printed)
+        .contains("Produced 12,000 events")
+        .contains("Wrote the dimension table")
+        .contains("bronze: running pipeline medallion-bronze")
+        .contains("silver: running pipeline medallion-silver")
         .contains("gold: running pipeline medallion-gold")
         .contains("window_start | window_end | segment | orders | amount_cents");
     Path tables = output.resolve("tables");
@@ -90,11 +98,16 @@ class MedallionDemoIT {
     // Bronze: every record that parsed (duplicates included); the malformed ones are in quarantine.
     List<Map<String, Object>> bronze = rows(tables.resolve("bronze-orders"));
     assertThat(bronze).isNotEmpty();
-    assertThat(bronze.size() + rows(tables.resolve("bronze-orders-quarantine")).size()).isEqualTo(12000);
-    assertThat(printed).containsPattern("bronze table .*: version \\d+, \\d+ files, " + String.format("%,d", bronze.size())
-        + " rows");
+    assertThat(bronze.size() + rows(tables.resolve("bronze-orders-quarantine")).size())
+        .isEqualTo(12000);
+    assertThat(printed)
+        .containsPattern(
+            "bronze table .*: version \\d+, \\d+ files, "
+                + String.format("%,d", bronze.size())
+                + " rows");
 
-    // Silver: each valid bronze row exactly once, with its amount and its customer's segment and region.
+    // Silver: each valid bronze row exactly once, with its amount and its customer's segment and
+    // region.
     Map<String, Object[]> customers = new HashMap<>();
     for (Object[] c : MedallionDemo.CUSTOMERS) {
       customers.put((String) c[0], c);
@@ -111,15 +124,22 @@ class MedallionDemoIT {
     for (Map<String, Object> row : silver) {
       count(actual, key(row, orderColumns), 1);
       Object[] customer = customers.get((String) row.get("customer_id"));
-      assertThat(row.get("segment")).as("segment of %s", row).isEqualTo(customer == null ? null : customer[1]);
-      assertThat(row.get("region")).as("region of %s", row).isEqualTo(customer == null ? null : customer[2]);
-      assertThat(((Number) row.get("amount")).doubleValue()).isEqualTo((Long) row.get("amount_cents") / 100.0);
+      assertThat(row.get("segment"))
+          .as("segment of %s", row)
+          .isEqualTo(customer == null ? null : customer[1]);
+      assertThat(row.get("region"))
+          .as("region of %s", row)
+          .isEqualTo(customer == null ? null : customer[2]);
+      assertThat(((Number) row.get("amount")).doubleValue())
+          .isEqualTo((Long) row.get("amount_cents") / 100.0);
     }
     assertThat(actual).isEqualTo(expected);
-    assertThat(silver).anySatisfy(r -> assertThat(r.get("segment")).isNull()); // heidi: the left join keeps her
+    assertThat(silver)
+        .anySatisfy(r -> assertThat(r.get("segment")).isNull()); // heidi: the left join keeps her
     assertThat(silver).anySatisfy(r -> assertThat(r.get("segment")).isEqualTo("enterprise"));
 
-    // Gold: each window it wrote equals the batch aggregation over silver's rows that were not late.
+    // Gold: each window it wrote equals the batch aggregation over silver's rows that were not
+    // late.
     Map<List<Object>, Long> onTime = new HashMap<>();
     for (Map<String, Object> row : silver) {
       count(onTime, key(row, "order_id", "event_time"), 1);
@@ -128,7 +148,8 @@ class MedallionDemoIT {
     for (Map<String, Object> row : late) {
       count(onTime, key(row, "order_id", "event_time"), -1);
     }
-    // 12,000 events make several bronze batches, so silver has several commits, gold several batches, and
+    // 12,000 events make several bronze batches, so silver has several commits, gold several
+    // batches, and
     // the events generated two hours behind arrive after the watermark passed them.
     assertThat(late).isNotEmpty();
     assertThat(onTime.values()).allMatch(n -> n > 0); // every late row is a silver row
@@ -139,8 +160,10 @@ class MedallionDemoIT {
         continue;
       }
       count(onTime, id, -1);
-      long[] agg = batch.computeIfAbsent(List.of(windowStart(row.get("event_time")),
-          String.valueOf(row.get("segment"))), k -> new long[2]);
+      long[] agg =
+          batch.computeIfAbsent(
+              List.of(windowStart(row.get("event_time")), String.valueOf(row.get("segment"))),
+              k -> new long[2]);
       agg[0]++;
       agg[1] += (Long) row.get("amount_cents");
     }
@@ -149,11 +172,16 @@ class MedallionDemoIT {
     for (Map<String, Object> row : gold) {
       long[] agg = batch.get(List.of(row.get("window_start"), String.valueOf(row.get("segment"))));
       assertThat(agg).as("gold row %s", row).isNotNull();
-      assertThat(((Number) row.get("orders")).longValue()).as("orders of %s", row).isEqualTo(agg[0]);
-      assertThat(((Number) row.get("amount_cents")).longValue()).as("amount of %s", row).isEqualTo(agg[1]);
+      assertThat(((Number) row.get("orders")).longValue())
+          .as("orders of %s", row)
+          .isEqualTo(agg[0]);
+      assertThat(((Number) row.get("amount_cents")).longValue())
+          .as("amount of %s", row)
+          .isEqualTo(agg[1]);
     }
     // Windows are written once each (append).
-    assertThat(gold.stream().map(r -> key(r, "window_start", "segment")).distinct()).hasSize(gold.size());
+    assertThat(gold.stream().map(r -> key(r, "window_start", "segment")).distinct())
+        .hasSize(gold.size());
   }
 
   @Test
@@ -162,8 +190,11 @@ class MedallionDemoIT {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       Path file = Path.of("..", "pipelines", "medallion", layer + ".yaml");
-      int code = Main.run(new String[] {"validate", file.toString()},
-          new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+      int code =
+          Main.run(
+              new String[] {"validate", file.toString()},
+              new PrintStream(out, true, StandardCharsets.UTF_8),
+              new PrintStream(err, true, StandardCharsets.UTF_8));
       assertThat(code).as("%s: %s", file, err.toString(StandardCharsets.UTF_8)).isZero();
       assertThat(out.toString(StandardCharsets.UTF_8)).contains("medallion-" + layer);
     }
@@ -172,9 +203,11 @@ class MedallionDemoIT {
   @Test
   void anUnknownDemoVariantIsAUsageError() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Main.run(new String[] {"demo", "platinum", "--dir", dir.resolve("x").toString()},
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            new String[] {"demo", "platinum", "--dir", dir.resolve("x").toString()},
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(code).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown demo 'platinum'");
   }

@@ -28,7 +28,8 @@ class ServeCommandTest {
   @Test
   void refusesAMissingDirectory() {
     Path missing = dir.resolve("nope");
-    assertThatThrownBy(() -> ServeCommand.run(args("serve", "--pipelines-dir", missing.toString()), err))
+    assertThatThrownBy(
+            () -> ServeCommand.run(args("serve", "--pipelines-dir", missing.toString()), err))
         .isInstanceOf(CliArguments.UsageException.class)
         .hasMessage("no such pipelines directory: " + missing.toAbsolutePath());
   }

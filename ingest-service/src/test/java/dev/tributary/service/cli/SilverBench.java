@@ -28,42 +28,52 @@ import java.util.Random;
 import java.util.stream.Stream;
 
 /**
- * The silver benchmark (issue #12, item 6; run it with {@code bench/run-silver-bench [rows] [files]}):
- * a bronze table of N rows (default 2,000,000) in several files written by our {@link DeltaTable}
- * writer, then in the same run (1) the baseline, a bare read of the snapshot's files with {@link
- * DataFiles#read} (our Parquet row iterator), and (2) a silver pipeline from YAML ({@code
- * source.delta}, a filter and a derived column, available-now) into a local Delta table through
- * the command line's entry point. Prints both rates (bronze rows per second) and their ratio,
- * twice ({@code -Dbench.rounds}, default 2): round 1 in a cold JVM, round 2 warm. In the CLI
+ * The silver benchmark (issue #12, item 6; run it with {@code bench/run-silver-bench [rows]
+ * [files]}): a bronze table of N rows (default 2,000,000) in several files written by our {@link
+ * DeltaTable} writer, then in the same run (1) the baseline, a bare read of the snapshot's files
+ * with {@link DataFiles#read} (our Parquet row iterator), and (2) a silver pipeline from YAML
+ * ({@code source.delta}, a filter and a derived column, available-now) into a local Delta table
+ * through the command line's entry point. Prints both rates (bronze rows per second) and their
+ * ratio, twice ({@code -Dbench.rounds}, default 2): round 1 in a cold JVM, round 2 warm. In the CLI
  * package because it runs the pipeline through {@link Main#run}. Never part of the test suite:
  * timings are measured, not asserted.
  */
 public final class SilverBench {
   private static final int ROUNDS = Integer.getInteger("bench.rounds", 2);
-  private static final StructType BRONZE = StructType.of(new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("event_type", PrimitiveType.STRING), StructField.nullable("user_id", PrimitiveType.STRING),
-      StructField.nullable("amount", PrimitiveType.LONG), StructField.nullable("at", PrimitiveType.TIMESTAMP));
+  private static final StructType BRONZE =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("event_type", PrimitiveType.STRING),
+          StructField.nullable("user_id", PrimitiveType.STRING),
+          StructField.nullable("amount", PrimitiveType.LONG),
+          StructField.nullable("at", PrimitiveType.TIMESTAMP));
 
   public static void main(String[] args) throws Exception {
     int rows = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
     int files = args.length > 1 ? Integer.parseInt(args[1]) : 8;
     Path dir = Files.createTempDirectory("tributary-silver-bench");
-    System.out.printf("Silver benchmark: %,d bronze rows in %d commits, work dir %s%n", rows, files, dir);
+    System.out.printf(
+        "Silver benchmark: %,d bronze rows in %d commits, work dir %s%n", rows, files, dir);
     try {
       long writeStart = System.nanoTime();
       writeBronze(dir.resolve("bronze"), rows, files);
       System.out.printf("wrote bronze in %.1f s%n", (System.nanoTime() - writeStart) / 1e9);
       List<Double> ratios = new ArrayList<>();
       for (int round = 1; round <= ROUNDS; round++) {
-        System.out.printf("-- round %d of %d (%s JVM)%n", round, ROUNDS, round == 1 ? "cold" : "warm");
+        System.out.printf(
+            "-- round %d of %d (%s JVM)%n", round, ROUNDS, round == 1 ? "cold" : "warm");
         double baseline = baseline(dir.resolve("bronze"), rows);
-        System.out.printf("baseline (DataFiles.read over the snapshot's files): %,.0f rows/s%n", baseline);
+        System.out.printf(
+            "baseline (DataFiles.read over the snapshot's files): %,.0f rows/s%n", baseline);
         double silver = silver(dir, round, rows);
-        System.out.printf("silver   (source.delta, filter + derive, available-now): %,.0f bronze rows/s%n", silver);
+        System.out.printf(
+            "silver   (source.delta, filter + derive, available-now): %,.0f bronze rows/s%n",
+            silver);
         System.out.printf("ratio silver/baseline: %.2f%n", silver / baseline);
         ratios.add(silver / baseline);
       }
-      System.out.printf("ratios by round: %s%n", ratios.stream().map(r -> String.format("%.2f", r)).toList());
+      System.out.printf(
+          "ratios by round: %s%n", ratios.stream().map(r -> String.format("%.2f", r)).toList());
     } finally {
       try (Stream<Path> all = Files.walk(dir)) {
         for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
@@ -85,8 +95,14 @@ public final class SilverBench {
         long end = (long) rows * (f + 1) / files;
         try (AppendTransaction tx = bronze.newAppend(new TransactionId("bench-writer", f))) {
           for (; id < end; id++) {
-            tx.write(new Object[] {id, types[random.nextInt(4)], "u-" + random.nextInt(100_000),
-                (long) random.nextInt(100_000), start.plusMillis(id * 10)});
+            tx.write(
+                new Object[] {
+                  id,
+                  types[random.nextInt(4)],
+                  "u-" + random.nextInt(100_000),
+                  (long) random.nextInt(100_000),
+                  start.plusMillis(id * 10)
+                });
           }
           tx.commit(Map.of());
         }
@@ -128,7 +144,9 @@ public final class SilverBench {
     Path roundDir = dir.resolve("round-" + round);
     Files.createDirectories(roundDir);
     Path file = roundDir.resolve("silver.yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         pipeline: silver-bench
         source:
           delta: { path: %1$s/bronze }
@@ -138,12 +156,15 @@ public final class SilverBench {
         sink:
           delta: { path: %2$s/silver }
         checkpoint: %2$s/chk
-        """.formatted(dir, roundDir));
+        """
+            .formatted(dir, roundDir));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     long start = System.nanoTime();
-    int code = Main.run(new String[] {"run", "--pipeline", file.toString(), "--available-now"},
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    int code =
+        Main.run(
+            new String[] {"run", "--pipeline", file.toString(), "--available-now"},
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     double seconds = (System.nanoTime() - start) / 1e9;
     if (code != 0) {
       throw new IllegalStateException("silver run failed: " + err.toString(StandardCharsets.UTF_8));

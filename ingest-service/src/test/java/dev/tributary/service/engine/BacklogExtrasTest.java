@@ -24,15 +24,23 @@ class BacklogExtrasTest {
     String value = BatchRange.backloggedValue(Set.of(c2, a1));
     assertThat(value).isEqualTo("a/b/1,c/2");
 
-    OffsetsEntry entry = new OffsetsEntry(3, Map.of(a1, new OffsetRange(5, 5)), OptionalLong.empty(),
-        Instant.EPOCH, Map.of(BatchRange.BACKLOGGED, value, "join.0.version", "4"));
+    OffsetsEntry entry =
+        new OffsetsEntry(
+            3,
+            Map.of(a1, new OffsetRange(5, 5)),
+            OptionalLong.empty(),
+            Instant.EPOCH,
+            Map.of(BatchRange.BACKLOGGED, value, "join.0.version", "4"));
     assertThat(BatchRange.of(entry).backlogged()).containsExactlyInAnyOrder(a1, c2);
   }
 
   @Test
   void anEntryWithoutTheFactHasNoBackloggedPartition() {
-    assertThat(BatchRange.of(new OffsetsEntry(0, Map.of(), OptionalLong.empty(), Instant.EPOCH,
-        Map.of())).backlogged()).isEmpty();
+    assertThat(
+            BatchRange.of(
+                    new OffsetsEntry(0, Map.of(), OptionalLong.empty(), Instant.EPOCH, Map.of()))
+                .backlogged())
+        .isEmpty();
   }
 
   @Test

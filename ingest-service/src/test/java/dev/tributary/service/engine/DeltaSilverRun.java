@@ -16,13 +16,13 @@ import dev.tributary.table.stream.StartingPoint;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.io.IOException;
 
 /**
  * The silver pipeline of the Delta source tests, wired by hand (no YAML): bronze {@code (id, name)}
@@ -31,8 +31,10 @@ import java.io.IOException;
  */
 public final class DeltaSilverRun {
   /** Bronze's schema. */
-  public static final StructType BRONZE = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false), StructField.nullable("name", PrimitiveType.STRING));
+  public static final StructType BRONZE =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("name", PrimitiveType.STRING));
 
   private DeltaSilverRun() {}
 
@@ -50,17 +52,48 @@ public final class DeltaSilverRun {
       Checkpoint checkpoint = Checkpoint.open(checkpointStore, "silver", Map.of());
       LinkedHashMap<String, String> derived = new LinkedHashMap<>();
       derived.put("id_times_two", "id * 2");
-      StatelessProcessor processor = StatelessProcessor.forRows("silver", bronze.location(), BRONZE,
-          Transforms.compile(BRONZE, List.of(new Step.Derive(derived))), List.of(), null);
-      TableSink silver = new DeltaTableSink("silver", silverStore, DeltaTable.open(silverStore, TableOptions.defaults()),
-          processor.outputSchema(), List.of(), DataWriteOptions.defaults());
-      TableSink quarantine = new DeltaTableSink("silver", quarantineStore,
-          DeltaTable.open(quarantineStore, TableOptions.defaults()), QuarantineRows.SOURCE_ROW_SCHEMA, List.of(),
-          DataWriteOptions.defaults());
-      try (DeltaTableSource source = new DeltaTableSource("silver", DeltaTable.open(bronze, TableOptions.defaults()),
-          new StartingPoint.Earliest(), SourceLimits.of(2L, null), ChangeOptions.strict())) {
-        new MicroBatchEngine(new TableTxns("silver", checkpoint.metadata().checkpointId()), Map.of(), source,
-            checkpoint, processor, silver, quarantine, Optional.empty(), progress, Clock.systemUTC())
+      StatelessProcessor processor =
+          StatelessProcessor.forRows(
+              "silver",
+              bronze.location(),
+              BRONZE,
+              Transforms.compile(BRONZE, List.of(new Step.Derive(derived))),
+              List.of(),
+              null);
+      TableSink silver =
+          new DeltaTableSink(
+              "silver",
+              silverStore,
+              DeltaTable.open(silverStore, TableOptions.defaults()),
+              processor.outputSchema(),
+              List.of(),
+              DataWriteOptions.defaults());
+      TableSink quarantine =
+          new DeltaTableSink(
+              "silver",
+              quarantineStore,
+              DeltaTable.open(quarantineStore, TableOptions.defaults()),
+              QuarantineRows.SOURCE_ROW_SCHEMA,
+              List.of(),
+              DataWriteOptions.defaults());
+      try (DeltaTableSource source =
+          new DeltaTableSource(
+              "silver",
+              DeltaTable.open(bronze, TableOptions.defaults()),
+              new StartingPoint.Earliest(),
+              SourceLimits.of(2L, null),
+              ChangeOptions.strict())) {
+        new MicroBatchEngine(
+                new TableTxns("silver", checkpoint.metadata().checkpointId()),
+                Map.of(),
+                source,
+                checkpoint,
+                processor,
+                silver,
+                quarantine,
+                Optional.empty(),
+                progress,
+                Clock.systemUTC())
             .run(new TriggerSpec.AvailableNow());
       }
       return progress.last(100);

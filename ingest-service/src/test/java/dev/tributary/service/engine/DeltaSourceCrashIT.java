@@ -28,17 +28,23 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Exactly once for a Delta source under kill -9: the silver pipeline of {@link DeltaSilverRun}
  * (bronze {@code (id, name)} plus {@code id_times_two}, two files per batch), declared in YAML and
- * run by the command line ({@code run --pipeline silver.yaml --available-now}), runs in a child JVM halted at each of the engine's crash points in turn (the same as kill -9: no
- * shutdown hooks, no flushing), with fresh bronze commits before every run and a compaction of
- * bronze in between; a final run drains. Silver must then equal the batch computation over bronze:
- * every bronze row once, with its derived column. Each halt is reachable by construction: the run
- * before it finds at least one new bronze file to read, so it plans a new batch that passes every
- * per-batch point, and the test asserts the child halted there.
+ * run by the command line ({@code run --pipeline silver.yaml --available-now}), runs in a child JVM
+ * halted at each of the engine's crash points in turn (the same as kill -9: no shutdown hooks, no
+ * flushing), with fresh bronze commits before every run and a compaction of bronze in between; a
+ * final run drains. Silver must then equal the batch computation over bronze: every bronze row
+ * once, with its derived column. Each halt is reachable by construction: the run before it finds at
+ * least one new bronze file to read, so it plans a new batch that passes every per-batch point, and
+ * the test asserts the child halted there.
  */
 class DeltaSourceCrashIT {
   private static final String[] POINTS = {
-    CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
-    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_STATE_COMMIT,
+    CrashPoints.AFTER_PLAN,
+    CrashPoints.AFTER_OFFSETS_LOG,
+    CrashPoints.MID_BATCH,
+    CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT,
+    CrashPoints.AFTER_SINK_COMMIT,
+    CrashPoints.AFTER_STATE_COMMIT,
     CrashPoints.AFTER_COMMITS_LOG,
   };
   private static final int ROWS_PER_FILE = 10;
@@ -49,7 +55,8 @@ class DeltaSourceCrashIT {
 
   private void appendFiles(DeltaTable bronze, int files) throws Exception {
     for (int f = 0; f < files; f++) {
-      try (AppendTransaction tx = bronze.newAppend(new TransactionId("bronze-writer", nextBatch++))) {
+      try (AppendTransaction tx =
+          bronze.newAppend(new TransactionId("bronze-writer", nextBatch++))) {
         for (int r = 0; r < ROWS_PER_FILE; r++, nextId++) {
           tx.write(new Object[] {nextId, "name-" + nextId});
         }
@@ -58,11 +65,15 @@ class DeltaSourceCrashIT {
     }
   }
 
-  /** Writes the silver pipeline file (once) and returns the command line that runs it available-now. */
+  /**
+   * Writes the silver pipeline file (once) and returns the command line that runs it available-now.
+   */
   private List<String> silverRun() throws Exception {
     Path file = dir.resolve("silver.yaml");
     if (!Files.exists(file)) {
-      Files.writeString(file, """
+      Files.writeString(
+          file,
+          """
           pipeline: silver
           source:
             delta:
@@ -75,7 +86,8 @@ class DeltaSourceCrashIT {
           quarantine:
             delta: { path: %1$s/quarantine }
           checkpoint: %1$s/chk
-          """.formatted(dir));
+          """
+              .formatted(dir));
     }
     return List.of("run", "--pipeline", file.toString(), "--available-now");
   }
@@ -89,26 +101,43 @@ class DeltaSourceCrashIT {
       appendFiles(bronze, 3);
       for (int i = 0; i < POINTS.length; i++) {
         String point = POINTS[i];
-        int occurrence = point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(ROWS_PER_FILE) : 1;
-        appendFiles(bronze, 1 + random.nextInt(3)); // at least one new file: a new batch reaches the point
+        int occurrence =
+            point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(ROWS_PER_FILE) : 1;
+        appendFiles(
+            bronze, 1 + random.nextInt(3)); // at least one new file: a new batch reaches the point
         if (i == POINTS.length / 2) {
-          assertThat(bronze.compact(new CompactionOptions(2, 128L * 1024 * 1024)).compacted()).isTrue();
+          assertThat(bronze.compact(new CompactionOptions(2, 128L * 1024 * 1024)).compacted())
+              .isTrue();
           appendFiles(bronze, 1);
         }
         String crashAt = point + ":" + occurrence;
         Path log = dir.resolve("run-" + i + ".log");
-        Process child = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            "-Dtributary.test.crash-at=" + crashAt), Main.class.getName(), silverRun(), log, dir);
+        Process child =
+            ChildJvm.start(
+                List.of(
+                    "-Xmx256m",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-Dtributary.test.crash-at=" + crashAt),
+                Main.class.getName(),
+                silverRun(),
+                log,
+                dir);
         boolean exited = child.waitFor(120, TimeUnit.SECONDS);
         if (!exited) {
           child.destroyForcibly().waitFor();
         }
-        assertThat(exited).as("crash point %s reached; log:%n%s", crashAt, Files.readString(log)).isTrue();
-        assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
+        assertThat(exited)
+            .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
+            .isTrue();
+        assertThat(child.exitValue())
+            .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
+            .isEqualTo(137);
         assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
       }
       Path log = dir.resolve("drain.log");
-      Process drain = ChildJvm.start(List.of("-Xmx256m"), Main.class.getName(), silverRun(), log, dir);
+      Process drain =
+          ChildJvm.start(List.of("-Xmx256m"), Main.class.getName(), silverRun(), log, dir);
       assertThat(drain.waitFor(120, TimeUnit.SECONDS)).as("drain finished").isTrue();
       assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
 
@@ -119,7 +148,8 @@ class DeltaSourceCrashIT {
       expected.sort(null);
       assertThat(expected).hasSize((int) nextId).doesNotHaveDuplicates();
       try (ObjectStore silverStore = ObjectStores.open(dir.resolve("silver").toString(), null);
-          ObjectStore quarantineStore = ObjectStores.open(dir.resolve("quarantine").toString(), null)) {
+          ObjectStore quarantineStore =
+              ObjectStores.open(dir.resolve("quarantine").toString(), null)) {
         List<Long> silver = new ArrayList<>();
         for (Object[] row : rows(DeltaTable.open(silverStore, TableOptions.defaults()))) {
           assertThat(row[2]).isEqualTo((Long) row[0] * 2);

@@ -81,7 +81,9 @@ class DeltaSourceEngineTest {
     return s;
   }
 
-  /** One run of the silver pipeline with a fresh engine, source and sinks, as a new process would. */
+  /**
+   * One run of the silver pipeline with a fresh engine, source and sinks, as a new process would.
+   */
   private List<BatchProgress> runSilver() throws Exception {
     return DeltaSilverRun.run(dir);
   }
@@ -130,7 +132,8 @@ class DeltaSourceEngineTest {
     runSilver(); // nothing new
     assertThat(silverIds()).isEqualTo(range(0, 60));
 
-    OffsetsEntry latest = Checkpoint.open(store("chk"), "silver", Map.of()).recover().latestOffsets().orElseThrow();
+    OffsetsEntry latest =
+        Checkpoint.open(store("chk"), "silver", Map.of()).recover().latestOffsets().orElseThrow();
     assertThat(latest.ranges()).isEmpty();
     assertThat(latest.extras()).containsKeys(DeltaTableSource.FROM, DeltaTableSource.TO);
   }
@@ -141,8 +144,10 @@ class DeltaSourceEngineTest {
     runSilver();
     AddFile victim = bronze.snapshot().state().files().values().iterator().next();
     long version = bronze.snapshot().version() + 1;
-    List<Action> delete = List.of(new CommitInfo(Map.of("timestamp", System.currentTimeMillis(), "operation", "DELETE")),
-        victim.toRemove(System.currentTimeMillis(), true));
+    List<Action> delete =
+        List.of(
+            new CommitInfo(Map.of("timestamp", System.currentTimeMillis(), "operation", "DELETE")),
+            victim.toRemove(System.currentTimeMillis(), true));
     assertThat(new DeltaLog(bronzeStore).tryCommit(version, delete)).isTrue();
     append(1, 10, 20);
 
@@ -158,12 +163,19 @@ class DeltaSourceEngineTest {
       append(b, b * 10L, b * 10L + 10);
     }
     // A first attempt planned batch 0 (two of the snapshot's five files), wrote it ahead and died.
-    try (DeltaTableSource source = new DeltaTableSource("silver", bronze, new StartingPoint.Earliest(),
-        SourceLimits.of(2L, null), ChangeOptions.strict())) {
+    try (DeltaTableSource source =
+        new DeltaTableSource(
+            "silver",
+            bronze,
+            new StartingPoint.Earliest(),
+            SourceLimits.of(2L, null),
+            ChangeOptions.strict())) {
       PlannedBatch plan = source.plan(BatchRange.startingAt(Map.of()), true);
       assertThat(plan.sourceLag()).containsEntry("filesBehind", 3L);
-      Checkpoint.open(store("chk"), "silver", Map.of()).writeOffsets(new OffsetsEntry(0, Map.of(),
-          OptionalLong.empty(), Instant.now(), plan.range().facts()));
+      Checkpoint.open(store("chk"), "silver", Map.of())
+          .writeOffsets(
+              new OffsetsEntry(
+                  0, Map.of(), OptionalLong.empty(), Instant.now(), plan.range().facts()));
     }
     append(5, 50, 60);
     append(6, 60, 70);
@@ -179,9 +191,13 @@ class DeltaSourceEngineTest {
     assertThat(replayed.replayed()).isTrue();
     assertThat(replayed.inputRows()).isEqualTo(20);
     // Measured at the replay: the snapshot's three unread files and the two commits made since.
-    assertThat(replayed.sourceLag()).containsEntry("versionsBehind", 3L).containsEntry("filesBehind", 5L);
+    assertThat(replayed.sourceLag())
+        .containsEntry("versionsBehind", 3L)
+        .containsEntry("filesBehind", 5L);
     assertThat(replayed.sourceLag().get("bytesBehind")).isPositive().isLessThan(bytesAfterTheRange);
-    assertThat(replayed.partitions()).singleElement().satisfies(p -> assertThat(p.latestOffset()).isEqualTo(7));
+    assertThat(replayed.partitions())
+        .singleElement()
+        .satisfies(p -> assertThat(p.latestOffset()).isEqualTo(7));
     assertThat(batches.get(batches.size() - 1).sourceLag()).containsEntry("filesBehind", 0L);
     assertThat(silverIds()).isEqualTo(range(0, 70));
   }

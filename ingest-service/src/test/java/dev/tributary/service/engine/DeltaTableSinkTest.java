@@ -19,12 +19,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A sink creates its table only in a folder it owns: empty, or already holding the table. */
 class DeltaTableSinkTest {
-  private static final StructType SCHEMA = StructType.of(StructField.nullable("id", PrimitiveType.LONG));
+  private static final StructType SCHEMA =
+      StructType.of(StructField.nullable("id", PrimitiveType.LONG));
 
   @TempDir Path dir;
 
   private DeltaTableSink open(ObjectStore store) throws Exception {
-    return new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()), SCHEMA, List.of(),
+    return new DeltaTableSink(
+        "orders",
+        store,
+        DeltaTable.open(store, TableOptions.defaults()),
+        SCHEMA,
+        List.of(),
         DataWriteOptions.defaults());
   }
 
@@ -37,11 +43,14 @@ class DeltaTableSinkTest {
     try (ObjectStore store = ObjectStores.open(folder.toString(), null)) {
       assertThatThrownBy(() -> open(store))
           .isInstanceOf(IllegalStateException.class)
-          .hasMessage("Pipeline orders: Cannot create a Delta table at " + store.location() + ": the folder is not"
-              + " empty but holds no Delta table (no _delta_log/00000000000000000000.json); it contains metadata,"
-              + " offsets/0. A table owns every file in its folder (vacuum deletes those the table does not"
-              + " reference), so a table is never created over files someone else wrote. Choose a new or empty"
-              + " location for the table, or move those files away.");
+          .hasMessage(
+              "Pipeline orders: Cannot create a Delta table at "
+                  + store.location()
+                  + ": the folder is not"
+                  + " empty but holds no Delta table (no _delta_log/00000000000000000000.json); it contains metadata,"
+                  + " offsets/0. A table owns every file in its folder (vacuum deletes those the table does not"
+                  + " reference), so a table is never created over files someone else wrote. Choose a new or empty"
+                  + " location for the table, or move those files away.");
       assertThat(folder.resolve("_delta_log")).doesNotExist();
     }
   }

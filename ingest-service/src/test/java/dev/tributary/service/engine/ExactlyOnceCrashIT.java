@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -29,7 +30,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.concurrent.Future;
 
 /**
  * The exactly-once proof: a pipeline runs in a child JVM against a Kafka broker in another process,
@@ -41,8 +41,10 @@ import java.util.concurrent.Future;
  */
 class ExactlyOnceCrashIT {
   private static final int PARTITIONS = 3;
+
   /** The pipeline's max-offsets-per-trigger: no batch reads more records than this. */
   private static final int MAX_OFFSETS = 300;
+
   private static final String[] POINTS = {
     CrashPoints.AFTER_PLAN,
     CrashPoints.AFTER_OFFSETS_LOG,
@@ -73,8 +75,14 @@ class ExactlyOnceCrashIT {
     Path work = dir.resolve("local");
     Files.createDirectories(work);
     String topic = "orders-local";
-    Fixture fixture = new Fixture(topic, work, work.resolve("tables/orders").toString(),
-        work.resolve("tables/orders-quarantine").toString(), work.resolve("checkpoint").toString(), "");
+    Fixture fixture =
+        new Fixture(
+            topic,
+            work,
+            work.resolve("tables/orders").toString(),
+            work.resolve("tables/orders-quarantine").toString(),
+            work.resolve("checkpoint").toString(),
+            "");
     fixture.runWithKills(24, new Random(20261129L));
     try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null);
         ObjectStore quarantine = ObjectStores.open(fixture.quarantinePath, null)) {
@@ -88,10 +96,23 @@ class ExactlyOnceCrashIT {
     String bucket = s3.createBucket();
     Path work = dir.resolve("s3");
     Files.createDirectories(work);
-    String storage = "storage:\n  s3: { endpoint: \"" + s3.endpoint() + "\", region: us-east-1, path-style: true,"
-        + " access-key: \"" + S3TestServer.ACCESS_KEY + "\", secret-key: \"" + S3TestServer.SECRET_KEY + "\" }\n";
-    Fixture fixture = new Fixture("orders-s3", work, "s3://" + bucket + "/tables/orders",
-        "s3://" + bucket + "/tables/orders-quarantine", "s3://" + bucket + "/checkpoints/orders", storage);
+    String storage =
+        "storage:\n  s3: { endpoint: \""
+            + s3.endpoint()
+            + "\", region: us-east-1, path-style: true,"
+            + " access-key: \""
+            + S3TestServer.ACCESS_KEY
+            + "\", secret-key: \""
+            + S3TestServer.SECRET_KEY
+            + "\" }\n";
+    Fixture fixture =
+        new Fixture(
+            "orders-s3",
+            work,
+            "s3://" + bucket + "/tables/orders",
+            "s3://" + bucket + "/tables/orders-quarantine",
+            "s3://" + bucket + "/checkpoints/orders",
+            storage);
     fixture.runWithKills(12, new Random(7L));
     S3Settings settings = s3.settings();
     try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, settings);
@@ -111,7 +132,13 @@ class ExactlyOnceCrashIT {
     final Set<String> malformedOffsets = new HashSet<>();
     int produced;
 
-    Fixture(String topic, Path work, String sinkPath, String quarantinePath, String checkpoint, String storage)
+    Fixture(
+        String topic,
+        Path work,
+        String sinkPath,
+        String quarantinePath,
+        String checkpoint,
+        String storage)
         throws Exception {
       this.topic = topic;
       this.work = work;
@@ -119,7 +146,9 @@ class ExactlyOnceCrashIT {
       this.quarantinePath = quarantinePath;
       this.pipelineFile = work.resolve("pipeline.yaml");
       broker.createTopic(topic, PARTITIONS);
-      Files.writeString(pipelineFile, """
+      Files.writeString(
+          pipelineFile,
+          """
           pipeline: crash-test
           source:
             kafka:
@@ -140,7 +169,15 @@ class ExactlyOnceCrashIT {
             delta: { path: "%s" }
           checkpoint: %s
           trigger: { processing-time: 50ms }
-          %s""".formatted(broker.bootstrapServers(), topic, MAX_OFFSETS, sinkPath, quarantinePath, checkpoint, storage));
+          %s"""
+              .formatted(
+                  broker.bootstrapServers(),
+                  topic,
+                  MAX_OFFSETS,
+                  sinkPath,
+                  quarantinePath,
+                  checkpoint,
+                  storage));
     }
 
     /** Produces records: about one in twenty is malformed and must land in quarantine. */
@@ -155,15 +192,24 @@ class ExactlyOnceCrashIT {
         List<Boolean> malformed = new ArrayList<>();
         for (int i = 0; i < count; i++) {
           boolean bad = random.nextInt(20) == 0;
-          String value = bad ? "{\"id\": " + produced + ", \"name\": " : "{\"id\":" + produced + ",\"name\":\"n" + produced + "\"}";
+          String value =
+              bad
+                  ? "{\"id\": " + produced + ", \"name\": "
+                  : "{\"id\":" + produced + ",\"name\":\"n" + produced + "\"}";
           produced++;
-          sent.add(producer.send(new ProducerRecord<>(topic, random.nextInt(PARTITIONS), null,
-              value.getBytes(StandardCharsets.UTF_8))));
+          sent.add(
+              producer.send(
+                  new ProducerRecord<>(
+                      topic,
+                      random.nextInt(PARTITIONS),
+                      null,
+                      value.getBytes(StandardCharsets.UTF_8))));
           malformed.add(bad);
         }
         for (int i = 0; i < sent.size(); i++) {
           RecordMetadata m = sent.get(i).get();
-          (malformed.get(i) ? malformedOffsets : validOffsets).add(m.partition() + "/" + m.offset());
+          (malformed.get(i) ? malformedOffsets : validOffsets)
+              .add(m.partition() + "/" + m.offset());
         }
       }
     }
@@ -179,53 +225,71 @@ class ExactlyOnceCrashIT {
       produce(3000, random);
       for (int i = 0; i < kills; i++) {
         Path log = work.resolve("run-" + i + ".log");
-        List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        List<String> jvm =
+            new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
         boolean deterministic = i % 2 == 0;
         String point = POINTS[(i / 2) % POINTS.length];
         String crashAt = null;
         if (deterministic) {
-          int occurrence = point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(600) : 1 + random.nextInt(3);
+          int occurrence =
+              point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(600) : 1 + random.nextInt(3);
           crashAt = point + ":" + occurrence;
           produce(freshRecordsToReach(point, occurrence), random);
           jvm.add("-Dtributary.test.crash-at=" + crashAt);
         } else {
           produce(500, random);
         }
-        Process child = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
-            List.of("run", "--pipeline", pipelineFile.toString()), log, work);
+        Process child =
+            ChildJvm.start(
+                jvm,
+                "dev.tributary.service.cli.Main",
+                List.of("run", "--pipeline", pipelineFile.toString()),
+                log,
+                work);
         if (deterministic) {
           boolean exited = child.waitFor(120, TimeUnit.SECONDS);
           if (!exited) {
             child.destroyForcibly().waitFor();
           }
-          assertThat(exited).as("crash point %s reached; log %s:%n%s", crashAt, log, Files.readString(log)).isTrue();
-          assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
-          assertThat(Files.readString(log)).as("the run halted at its crash point, not for another reason")
+          assertThat(exited)
+              .as("crash point %s reached; log %s:%n%s", crashAt, log, Files.readString(log))
+              .isTrue();
+          assertThat(child.exitValue())
+              .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
+              .isEqualTo(137);
+          assertThat(Files.readString(log))
+              .as("the run halted at its crash point, not for another reason")
               .contains("crash point " + crashAt + " reached");
         } else {
           Thread.sleep(1500 + random.nextInt(2500));
-          assertThat(child.isAlive()).as("pipeline still running before the kill; log:%n%s", Files.readString(log))
+          assertThat(child.isAlive())
+              .as("pipeline still running before the kill; log:%n%s", Files.readString(log))
               .isTrue();
           child.destroyForcibly(); // SIGKILL
           child.waitFor();
         }
       }
       Path log = work.resolve("drain.log");
-      Process drain = ChildJvm.start(List.of("-Xmx256m"), "dev.tributary.service.cli.Main",
-          List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"), log, work);
+      Process drain =
+          ChildJvm.start(
+              List.of("-Xmx256m"),
+              "dev.tributary.service.cli.Main",
+              List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"),
+              log,
+              work);
       assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
       assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
     }
 
     /**
-     * How many records to produce right before a run so that it certainly reaches the
-     * {@code occurrence}-th time of {@code point}, whatever earlier runs left over. Records produced
-     * after the previous run died lie beyond every range planned so far, so this run plans new
-     * batches for them (a processing-time run is not stopped before it has read everything), at
-     * most {@link #MAX_OFFSETS} records each: {@code n * MAX_OFFSETS} fresh records give at least
-     * {@code n} new batches, and each new batch passes every per-batch point once (the sink's data
-     * files are written even for a batch of only malformed records). {@code mid-batch} is reached
-     * once per record read.
+     * How many records to produce right before a run so that it certainly reaches the {@code
+     * occurrence}-th time of {@code point}, whatever earlier runs left over. Records produced after
+     * the previous run died lie beyond every range planned so far, so this run plans new batches
+     * for them (a processing-time run is not stopped before it has read everything), at most {@link
+     * #MAX_OFFSETS} records each: {@code n * MAX_OFFSETS} fresh records give at least {@code n} new
+     * batches, and each new batch passes every per-batch point once (the sink's data files are
+     * written even for a batch of only malformed records). {@code mid-batch} is reached once per
+     * record read.
      */
     static int freshRecordsToReach(String point, int occurrence) {
       int needed = point.equals(CrashPoints.MID_BATCH) ? occurrence : occurrence * MAX_OFFSETS;
@@ -235,7 +299,8 @@ class ExactlyOnceCrashIT {
     void assertExactlyOnce(ObjectStore sink, ObjectStore quarantine) throws Exception {
       Map<String, Integer> sinkCounts = new HashMap<>();
       for (Object[] row : TableContents.rows(sink)) {
-        // columns: id, name, doubled, _kafka_topic, _kafka_partition, _kafka_offset, _kafka_timestamp
+        // columns: id, name, doubled, _kafka_topic, _kafka_partition, _kafka_offset,
+        // _kafka_timestamp
         assertThat(row[3]).isEqualTo(topic);
         assertThat((Long) row[2]).isEqualTo(2 * (Long) row[0]);
         sinkCounts.merge(row[4] + "/" + row[5], 1, Integer::sum);
@@ -245,9 +310,15 @@ class ExactlyOnceCrashIT {
         quarantineCounts.merge(row[1] + "/" + row[2], 1, Integer::sum);
       }
       assertThat(sinkCounts.values()).as("no offset twice in the sink").allMatch(c -> c == 1);
-      assertThat(quarantineCounts.values()).as("no offset twice in quarantine").allMatch(c -> c == 1);
-      assertThat(sinkCounts.keySet()).as("every valid record once in the sink").isEqualTo(validOffsets);
-      assertThat(quarantineCounts.keySet()).as("every malformed record once in quarantine").isEqualTo(malformedOffsets);
+      assertThat(quarantineCounts.values())
+          .as("no offset twice in quarantine")
+          .allMatch(c -> c == 1);
+      assertThat(sinkCounts.keySet())
+          .as("every valid record once in the sink")
+          .isEqualTo(validOffsets);
+      assertThat(quarantineCounts.keySet())
+          .as("every malformed record once in quarantine")
+          .isEqualTo(malformedOffsets);
     }
   }
 }

@@ -14,21 +14,19 @@ import dev.tributary.storage.ObjectStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.assertj.core.groups.Tuple;
 
 /**
  * The stateful processor of a stage-2 sub-pipeline ({@link StatefulProcessor#forExchange}) over
- * records of one repartition partition: rows go through deduplication and the window as parsed
- * rows do, markers advance the watermark without a row, a foreign record fails the batch.
+ * records of one repartition partition: rows go through deduplication and the window as parsed rows
+ * do, markers advance the watermark without a row, a foreign record fails the batch.
  */
 class ExchangeProcessorTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
@@ -36,7 +34,9 @@ class ExchangeProcessorTest {
   @TempDir Path dir;
 
   private StatefulPlan plan() throws Exception {
-    PipelineSpec spec = PipelineParser.parse("""
+    PipelineSpec spec =
+        PipelineParser.parse(
+            """
         pipeline: exchanged
         source: { kafka: { bootstrap-servers: "localhost:1", topics: [events] } }
         format: { json: { schema: { event_id: string, event_type: string, event_ts: timestamp } } }
@@ -49,7 +49,10 @@ class ExchangeProcessorTest {
         output-mode: append
         sink: { delta: { path: %s/t } }
         checkpoint: %s/c
-        """.formatted(dir, dir), "exchanged.yaml", Map.of());
+        """
+                .formatted(dir, dir),
+            "exchanged.yaml",
+            Map.of());
     return PipelineFactory.compile(spec).stateful().orElseThrow();
   }
 
@@ -72,11 +75,17 @@ class ExchangeProcessorTest {
 
   private record Batch(OptionalLong next, List<Object[]> out) {}
 
-  private static Batch batch(RecordProcessor p, long id, OptionalLong evict, OptionalLong late,
-      List<ConsumerRecord<byte[], byte[]>> records) throws Exception {
+  private static Batch batch(
+      RecordProcessor p,
+      long id,
+      OptionalLong evict,
+      OptionalLong late,
+      List<ConsumerRecord<byte[], byte[]>> records)
+      throws Exception {
     p.beginBatch(new RecordProcessor.BatchContext(id, T0, evict, late, Set.of(), Map.of()));
     InMemoryBatchWriter main = new InMemoryBatchWriter();
-    BatchOutputs outputs = new BatchOutputs(main, new InMemoryBatchWriter(), new InMemoryBatchWriter());
+    BatchOutputs outputs =
+        new BatchOutputs(main, new InMemoryBatchWriter(), new InMemoryBatchWriter());
     for (ConsumerRecord<byte[], byte[]> r : records) {
       p.process(r, outputs);
     }
@@ -89,21 +98,36 @@ class ExchangeProcessorTest {
   void rowsGoThroughTheOperatorsAndAMarkerAdvancesTheWatermarkWithoutARow() throws Exception {
     StatefulPlan plan = plan();
     ExchangeRecords exchange = new ExchangeRecords(plan, 4);
-    ObjectStore store = ObjectStores.open(Files.createDirectories(dir.resolve("c/partitions/2")).toString(), null);
-    try (RecordProcessor p = StatefulProcessor.forExchange("exchanged.2", plan, exchange, store, dir.resolve("s"))) {
+    ObjectStore store =
+        ObjectStores.open(Files.createDirectories(dir.resolve("c/partitions/2")).toString(), null);
+    try (RecordProcessor p =
+        StatefulProcessor.forExchange("exchanged.2", plan, exchange, store, dir.resolve("s"))) {
       assertThat(p.planBatch(0)).isEmpty(); // the joins ran in stage 1
-      Batch first = batch(p, 0, OptionalLong.empty(), OptionalLong.empty(), List.of(
-          record(0, exchange.row(row(plan, "a", "click", 1)).value()),
-          record(1, exchange.row(row(plan, "a", "click", 1)).value()), // a duplicate: dropped
-          record(2, exchange.row(row(plan, "b", "view", 2)).value()),
-          record(3, exchange.markers(micros(30)).get(2).value()))); // another partition's rows reached minute 30
+      Batch first =
+          batch(
+              p,
+              0,
+              OptionalLong.empty(),
+              OptionalLong.empty(),
+              List.of(
+                  record(0, exchange.row(row(plan, "a", "click", 1)).value()),
+                  record(
+                      1, exchange.row(row(plan, "a", "click", 1)).value()), // a duplicate: dropped
+                  record(2, exchange.row(row(plan, "b", "view", 2)).value()),
+                  record(
+                      3,
+                      exchange
+                          .markers(micros(30))
+                          .get(2)
+                          .value()))); // another partition's rows reached minute 30
       assertThat(first.out()).isEmpty();
-      assertThat(first.next()).hasValue(micros(20)); // 30 - 10: the marker, not only the rows (2 - 10)
+      assertThat(first.next())
+          .hasValue(micros(20)); // 30 - 10: the marker, not only the rows (2 - 10)
 
       Batch noData = batch(p, 1, first.next(), OptionalLong.empty(), List.of());
-      assertThat(noData.out()).extracting(r -> r[2], r -> r[3])
-          .containsExactlyInAnyOrder(Tuple.tuple("click", 1L),
-              Tuple.tuple("view", 1L));
+      assertThat(noData.out())
+          .extracting(r -> r[2], r -> r[3])
+          .containsExactlyInAnyOrder(Tuple.tuple("click", 1L), Tuple.tuple("view", 1L));
     }
   }
 
@@ -111,14 +135,23 @@ class ExchangeProcessorTest {
   void aMarkerAloneMovesTheWatermarkAndARowBehindItIsLate() throws Exception {
     StatefulPlan plan = plan();
     ExchangeRecords exchange = new ExchangeRecords(plan, 1);
-    ObjectStore store = ObjectStores.open(Files.createDirectories(dir.resolve("c/partitions/0")).toString(), null);
-    try (RecordProcessor p = StatefulProcessor.forExchange("exchanged.0", plan, exchange, store, dir.resolve("s"))) {
-      Batch first = batch(p, 0, OptionalLong.empty(), OptionalLong.empty(),
-          List.of(record(0, exchange.markers(micros(60)).get(0).value())));
+    ObjectStore store =
+        ObjectStores.open(Files.createDirectories(dir.resolve("c/partitions/0")).toString(), null);
+    try (RecordProcessor p =
+        StatefulProcessor.forExchange("exchanged.0", plan, exchange, store, dir.resolve("s"))) {
+      Batch first =
+          batch(
+              p,
+              0,
+              OptionalLong.empty(),
+              OptionalLong.empty(),
+              List.of(record(0, exchange.markers(micros(60)).get(0).value())));
       assertThat(first.next()).hasValue(micros(50));
-      p.beginBatch(new RecordProcessor.BatchContext(1, T0, first.next(), first.next(), Set.of(), Map.of()));
+      p.beginBatch(
+          new RecordProcessor.BatchContext(1, T0, first.next(), first.next(), Set.of(), Map.of()));
       InMemoryBatchWriter late = new InMemoryBatchWriter();
-      BatchOutputs outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), late);
+      BatchOutputs outputs =
+          new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), late);
       p.process(record(1, exchange.row(row(plan, "c", "click", 40)).value()), outputs);
       p.endBatch(outputs);
       assertThat(late.rows).hasSize(1);
@@ -130,12 +163,16 @@ class ExchangeProcessorTest {
   void aRecordThatIsNotAnExchangeRecordFailsNamingIt() throws Exception {
     StatefulPlan plan = plan();
     ExchangeRecords exchange = new ExchangeRecords(plan, 4);
-    ObjectStore store = ObjectStores.open(Files.createDirectories(dir.resolve("c/partitions/2")).toString(), null);
-    try (RecordProcessor p = StatefulProcessor.forExchange("exchanged.2", plan, exchange, store, dir.resolve("s"))) {
+    ObjectStore store =
+        ObjectStores.open(Files.createDirectories(dir.resolve("c/partitions/2")).toString(), null);
+    try (RecordProcessor p =
+        StatefulProcessor.forExchange("exchanged.2", plan, exchange, store, dir.resolve("s"))) {
       p.beginBatch(new RecordProcessor.BatchContext(0, T0, OptionalLong.empty()));
-      BatchOutputs outputs = new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), null);
+      BatchOutputs outputs =
+          new BatchOutputs(new InMemoryBatchWriter(), new InMemoryBatchWriter(), null);
       assertThatThrownBy(() -> p.process(record(7, "{\"event_id\":1}".getBytes()), outputs))
-          .hasMessageContaining("exchanged.2").hasMessageContaining("tributary-exchanged-repartition/2@7")
+          .hasMessageContaining("exchanged.2")
+          .hasMessageContaining("tributary-exchanged-repartition/2@7")
           .hasMessageContaining("unknown kind");
     }
   }

@@ -12,10 +12,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -29,21 +31,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
- * Scale-out with {@code source.kafka.assignment: group} on one machine: a broker in its own process,
- * a topic with 12 partitions, and instances of one stateless pipeline, each a child JVM running
- * {@code run --pipeline}, sharing one checkpoint location and one sink and quarantine table. Three
- * instances run; one is SIGKILLed; another is frozen with SIGSTOP while it holds a read batch
- * (held, by a test hook armed once all three have committed, between its quarantine commit and its
- * sink commit) until the group gives
- * its partitions to the survivor, then resumed with SIGCONT as a zombie whose sink commit must be
- * fenced off; a fourth instance joins and takes partitions over. Records are produced throughout,
- * one in twenty malformed. The tables must end up holding every produced record exactly once, with
- * its contents, and each of the steps must have happened as named (the zombie's batch dropped, the
- * added instance's commits in the table).
+ * Scale-out with {@code source.kafka.assignment: group} on one machine: a broker in its own
+ * process, a topic with 12 partitions, and instances of one stateless pipeline, each a child JVM
+ * running {@code run --pipeline}, sharing one checkpoint location and one sink and quarantine
+ * table. Three instances run; one is SIGKILLed; another is frozen with SIGSTOP while it holds a
+ * read batch (held, by a test hook armed once all three have committed, between its quarantine
+ * commit and its sink commit) until the group gives its partitions to the survivor, then resumed
+ * with SIGCONT as a zombie whose sink commit must be fenced off; a fourth instance joins and takes
+ * partitions over. Records are produced throughout, one in twenty malformed. The tables must end up
+ * holding every produced record exactly once, with its contents, and each of the steps must have
+ * happened as named (the zombie's batch dropped, the added instance's commits in the table).
  */
 class GroupScaleOutIT {
   private static final int PARTITIONS = 12;
@@ -78,7 +77,8 @@ class GroupScaleOutIT {
   }
 
   @Test
-  void instancesKilledFrozenAndAddedMidRunLeaveEveryRecordExactlyOnceInTheTables() throws Exception {
+  void instancesKilledFrozenAndAddedMidRunLeaveEveryRecordExactlyOnceInTheTables()
+      throws Exception {
     Path work = InstanceProcesses.freshWorkDirectory("group-scale-out");
     instances = new InstanceProcesses(work);
     String topic = "orders-group";
@@ -86,7 +86,9 @@ class GroupScaleOutIT {
     Path sinkPath = work.resolve("tables/orders");
     Path quarantinePath = work.resolve("tables/orders-quarantine");
     Path pipeline = work.resolve("pipeline.yaml");
-    Files.writeString(pipeline, """
+    Files.writeString(
+        pipeline,
+        """
         pipeline: group-test
         source:
           kafka:
@@ -110,28 +112,51 @@ class GroupScaleOutIT {
           delta: { path: "%s" }
         checkpoint: %s
         trigger: { processing-time: 100ms }
-        """.formatted(broker.bootstrapServers(), topic, sinkPath, quarantinePath, work.resolve("checkpoint")));
+        """
+            .formatted(
+                broker.bootstrapServers(),
+                topic,
+                sinkPath,
+                quarantinePath,
+                work.resolve("checkpoint")));
     Path release = work.resolve("release-zombie");
     Path armed = work.resolve("arm-zombie");
 
     produce(topic, 3000);
     Process killed = instances.start("killed", pipeline, List.of());
-    Process zombie = instances.start("zombie", pipeline, List.of(
-        "-Dtributary.test.hold-at=" + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1",
-        "-Dtributary.test.hold-armed=" + armed,
-        "-Dtributary.test.hold-release=" + release));
+    Process zombie =
+        instances.start(
+            "zombie",
+            pipeline,
+            List.of(
+                "-Dtributary.test.hold-at=" + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1",
+                "-Dtributary.test.hold-armed=" + armed,
+                "-Dtributary.test.hold-release=" + release));
     Process survivor = instances.start("survivor", pipeline, List.of());
     // each of the three commits a share: every one has its partitions, the group is stable
-    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
-      produce(topic, 300);
-      return committedBy(sinkPath, killed) && committedBy(sinkPath, zombie) && committedBy(sinkPath, survivor);
-    });
-    // only now the zombie's next batch holds (with no rebalance pending, which a held member would stall)
+    Awaitility.await()
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              produce(topic, 300);
+              return committedBy(sinkPath, killed)
+                  && committedBy(sinkPath, zombie)
+                  && committedBy(sinkPath, survivor);
+            });
+    // only now the zombie's next batch holds (with no rebalance pending, which a held member would
+    // stall)
     Files.writeString(armed, "armed");
-    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
-      produce(topic, 300);
-      return instances.log("zombie").contains("hold point " + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 reached");
-    });
+    Awaitility.await()
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              produce(topic, 300);
+              return instances
+                  .log("zombie")
+                  .contains("hold point " + CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 reached");
+            });
 
     InstanceProcesses.signal("STOP", zombie);
     InstanceProcesses.kill(killed);
@@ -144,24 +169,37 @@ class GroupScaleOutIT {
     Files.writeString(release, "go");
     // the held batch is dropped: had its sink commit gone through, the offsets the survivor
     // committed meanwhile would be in the sink twice (checked on every poll, to fail at once)
-    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
-      if (duplicates(sinkPath) > 0) {
-        throw new IllegalStateException("the zombie's commit went through: the sink holds offsets twice; log:\n"
-            + instances.log("zombie"));
-      }
-      return instances.log("zombie").contains("dropped, nothing of it committed");
-    });
-    assertThat(instances.log("zombie")).as("the zombie's sink commit is fenced off")
-        .contains(CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 released").contains("fenced off");
+    Awaitility.await()
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              if (duplicates(sinkPath) > 0) {
+                throw new IllegalStateException(
+                    "the zombie's commit went through: the sink holds offsets twice; log:\n"
+                        + instances.log("zombie"));
+              }
+              return instances.log("zombie").contains("dropped, nothing of it committed");
+            });
+    assertThat(instances.log("zombie"))
+        .as("the zombie's sink commit is fenced off")
+        .contains(CrashPoints.AFTER_QUARANTINE_COMMIT + ":1 released")
+        .contains("fenced off");
 
     Process added = instances.start("added", pipeline, List.of());
-    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
-      produce(topic, 300);
-      return committedBy(sinkPath, added);
-    });
+    Awaitility.await()
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              produce(topic, 300);
+              return committedBy(sinkPath, added);
+            });
     produce(topic, 1000);
     awaitEveryRecordOnce(sinkPath, quarantinePath);
-    assertThat(zombie.isAlive()).as("the zombie goes on as a member; log:%n%s", instances.log("zombie")).isTrue();
+    assertThat(zombie.isAlive())
+        .as("the zombie goes on as a member; log:%n%s", instances.log("zombie"))
+        .isTrue();
     assertThat(survivor.isAlive()).as("survivor; log:%n%s", instances.log("survivor")).isTrue();
 
     // available-now as the only member: ends once its partitions (all of them) are caught up
@@ -169,9 +207,12 @@ class GroupScaleOutIT {
       InstanceProcesses.kill(p);
     }
     produce(topic, 1500);
-    Process availableNow = instances.start("available-now", pipeline, List.of(), List.of("--available-now"));
+    Process availableNow =
+        instances.start("available-now", pipeline, List.of(), List.of("--available-now"));
     assertThat(InstanceProcesses.awaitExit(availableNow, 120)).as("available-now ended").isTrue();
-    assertThat(availableNow.exitValue()).as("exit code; log:%n%s", instances.log("available-now")).isZero();
+    assertThat(availableNow.exitValue())
+        .as("exit code; log:%n%s", instances.log("available-now"))
+        .isZero();
     assertAllRecordsOnce(sinkPath, quarantinePath);
   }
 
@@ -180,7 +221,9 @@ class GroupScaleOutIT {
     return TableCommits.of(table).stream().anyMatch(c -> c.by(instance) && c.coversRecords());
   }
 
-  /** Produces records, one in twenty malformed, to random partitions; remembers where each landed. */
+  /**
+   * Produces records, one in twenty malformed, to random partitions; remembers where each landed.
+   */
   private void produce(String topic, int count) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
@@ -192,11 +235,19 @@ class GroupScaleOutIT {
       List<String> values = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         boolean bad = random.nextInt(20) == 0;
-        String value = bad ? "{\"id\": " + produced + ", \"name\": " : "{\"id\":" + produced + ",\"name\":\"n" + produced + "\"}";
+        String value =
+            bad
+                ? "{\"id\": " + produced + ", \"name\": "
+                : "{\"id\":" + produced + ",\"name\":\"n" + produced + "\"}";
         values.add(bad ? null : produced + "|n" + produced);
         produced++;
-        sent.add(producer.send(new ProducerRecord<>(topic, random.nextInt(PARTITIONS), null,
-            value.getBytes(StandardCharsets.UTF_8))));
+        sent.add(
+            producer.send(
+                new ProducerRecord<>(
+                    topic,
+                    random.nextInt(PARTITIONS),
+                    null,
+                    value.getBytes(StandardCharsets.UTF_8))));
       }
       for (int i = 0; i < sent.size(); i++) {
         RecordMetadata m = sent.get(i).get();
@@ -215,8 +266,13 @@ class GroupScaleOutIT {
    * each once (a duplicate is there for good: no point waiting for it to go).
    */
   private void awaitEveryRecordOnce(Path sinkPath, Path quarantinePath) throws Exception {
-    Awaitility.await().atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() ->
-        keys(sinkPath, 4, 5).containsAll(validValues.keySet()) && keys(quarantinePath, 1, 2).containsAll(malformed.keySet()));
+    Awaitility.await()
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                keys(sinkPath, 4, 5).containsAll(validValues.keySet())
+                    && keys(quarantinePath, 1, 2).containsAll(malformed.keySet()));
     assertAllRecordsOnce(sinkPath, quarantinePath);
   }
 
@@ -230,7 +286,8 @@ class GroupScaleOutIT {
     return counts.values().stream().filter(c -> c > 1).count();
   }
 
-  private static Set<String> keys(Path table, int partitionColumn, int offsetColumn) throws Exception {
+  private static Set<String> keys(Path table, int partitionColumn, int offsetColumn)
+      throws Exception {
     Set<String> keys = new HashSet<>();
     try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
       for (Object[] row : TableContents.rows(store)) {
@@ -240,14 +297,18 @@ class GroupScaleOutIT {
     return keys;
   }
 
-  /** The sink holds every valid record produced so far once, with its values; quarantine every malformed one. */
+  /**
+   * The sink holds every valid record produced so far once, with its values; quarantine every
+   * malformed one.
+   */
   private void assertAllRecordsOnce(Path sinkPath, Path quarantinePath) throws Exception {
     try (ObjectStore sink = ObjectStores.open(sinkPath.toString(), null);
         ObjectStore quarantine = ObjectStores.open(quarantinePath.toString(), null)) {
       Map<String, Integer> sinkCounts = new HashMap<>();
       Map<String, String> sinkValues = new HashMap<>();
       for (Object[] row : TableContents.rows(sink)) {
-        // columns: id, name, doubled, _kafka_topic, _kafka_partition, _kafka_offset, _kafka_timestamp
+        // columns: id, name, doubled, _kafka_topic, _kafka_partition, _kafka_offset,
+        // _kafka_timestamp
         String key = row[4] + "/" + row[5];
         sinkCounts.merge(key, 1, Integer::sum);
         sinkValues.put(key, row[0] + "|" + row[1]);
@@ -258,9 +319,14 @@ class GroupScaleOutIT {
         quarantineCounts.merge(row[1] + "/" + row[2], 1, Integer::sum);
       }
       assertThat(sinkCounts.values()).as("no offset twice in the sink").allMatch(c -> c == 1);
-      assertThat(quarantineCounts.values()).as("no offset twice in quarantine").allMatch(c -> c == 1);
-      assertThat(sinkValues).as("every valid record once in the sink, with its values").isEqualTo(validValues);
-      assertThat(quarantineCounts.keySet()).as("every malformed record once in quarantine")
+      assertThat(quarantineCounts.values())
+          .as("no offset twice in quarantine")
+          .allMatch(c -> c == 1);
+      assertThat(sinkValues)
+          .as("every valid record once in the sink, with its values")
+          .isEqualTo(validValues);
+      assertThat(quarantineCounts.keySet())
+          .as("every malformed record once in quarantine")
           .isEqualTo(malformed.keySet());
     }
   }

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A batch writer that keeps what the processor writes in memory, for tests that drive a processor. */
+/**
+ * A batch writer that keeps what the processor writes in memory, for tests that drive a processor.
+ */
 public final class InMemoryBatchWriter implements TableSink.BatchWriter {
   final List<Object[]> rows;
 

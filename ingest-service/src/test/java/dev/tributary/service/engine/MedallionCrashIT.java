@@ -40,49 +40,62 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Exactly once through three layers under kill -9 at every step of every layer (issue #12, item
- * 5): bronze (Kafka to Delta, stateless; malformed records go to its quarantine table), silver
+ * Exactly once through three layers under kill -9 at every step of every layer (issue #12, item 5):
+ * bronze (Kafka to Delta, stateless; malformed records go to its quarantine table), silver
  * (bronze's commits to Delta: a filter, derived columns and a left stream-static join with a
  * customers dimension table; a row whose derived timestamp no Delta table can hold goes to its
- * quarantine table) and gold (silver's commits to Delta: a count per hour, tumbling window,
- * append mode, stateful; a row whose {@code max} input is such a timestamp goes to its
- * quarantine table), each declared in YAML and run by the command line ({@code run --pipeline
- * <layer>.yaml --available-now}) in a child JVM halted at a crash point ({@link CrashPoints}:
- * {@code Runtime.halt}, the same as kill -9).
+ * quarantine table) and gold (silver's commits to Delta: a count per hour, tumbling window, append
+ * mode, stateful; a row whose {@code max} input is such a timestamp goes to its quarantine table),
+ * each declared in YAML and run by the command line ({@code run --pipeline <layer>.yaml
+ * --available-now}) in a child JVM halted at a crash point ({@link CrashPoints}: {@code
+ * Runtime.halt}, the same as kill -9).
  *
- * <p>Every layer reaches every point, in every batch it plans with input (MicroBatchEngine):
- * {@code after-plan} and {@code after-offsets-log} when a batch is planned; {@code mid-batch}
- * before each input record or row; {@code after-data-files} when a table writer has written its
- * files, before its commit: the quarantine table's writer first (occurrence 1), then the sink's
- * (occurrence 2, used here: the sink's Parquet files exist, uncommitted); {@code
- * after-quarantine-commit} after the quarantine table's commit, which every batch makes (with the
- * batch's transaction id, rows or not; bronze, silver and gold each do quarantine rows here);
- * {@code after-sink-commit}; {@code after-state-commit} after the processor's state commit: gold's
- * state store; in the stateless bronze and silver the step commits nothing, so the halt leaves
- * the same durable state as {@code after-sink-commit} but is still reached and replayed from;
- * {@code after-commits-log}. So all 24 (layer, point) pairs are run: round {@code r} halts each
- * layer at point {@code r}. No pair is unreachable.
+ * <p>Every layer reaches every point, in every batch it plans with input (MicroBatchEngine): {@code
+ * after-plan} and {@code after-offsets-log} when a batch is planned; {@code mid-batch} before each
+ * input record or row; {@code after-data-files} when a table writer has written its files, before
+ * its commit: the quarantine table's writer first (occurrence 1), then the sink's (occurrence 2,
+ * used here: the sink's Parquet files exist, uncommitted); {@code after-quarantine-commit} after
+ * the quarantine table's commit, which every batch makes (with the batch's transaction id, rows or
+ * not; bronze, silver and gold each do quarantine rows here); {@code after-sink-commit}; {@code
+ * after-state-commit} after the processor's state commit: gold's state store; in the stateless
+ * bronze and silver the step commits nothing, so the halt leaves the same durable state as {@code
+ * after-sink-commit} but is still reached and replayed from; {@code after-commits-log}. So all 24
+ * (layer, point) pairs are run: round {@code r} halts each layer at point {@code r}. No pair is
+ * unreachable.
  *
  * <p>Each round produces fresh records, then for each layer in turn runs it halted at the round's
  * point and then runs it to the end, so the next layer has fresh input: every halted run plans a
  * new batch and so reaches its point (asserted from its log and exit code 137). A final drain of
- * each layer follows; then bronze holds every well-formed produced record once (and its
- * quarantine every malformed one once), and silver and gold equal the batch computation over
- * bronze, their quarantine tables holding exactly the rows they set aside, once each.
+ * each layer follows; then bronze holds every well-formed produced record once (and its quarantine
+ * every malformed one once), and silver and gold equal the batch computation over bronze, their
+ * quarantine tables holding exactly the rows they set aside, once each.
  */
 class MedallionCrashIT {
   /** Every point, in batch order; round r halts every layer at POINTS[r]. */
   private static final String[] POINTS = {
-    CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
-    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_STATE_COMMIT,
+    CrashPoints.AFTER_PLAN,
+    CrashPoints.AFTER_OFFSETS_LOG,
+    CrashPoints.MID_BATCH,
+    CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT,
+    CrashPoints.AFTER_SINK_COMMIT,
+    CrashPoints.AFTER_STATE_COMMIT,
     CrashPoints.AFTER_COMMITS_LOG,
   };
+
   private static final String[] LAYERS = {"bronze", "silver", "gold"};
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   private static final int RECORDS_PER_ROUND = 60;
-  /** Seconds: CAST to timestamp gives the year 14645, which no Delta table holds (silver quarantines). */
+
+  /**
+   * Seconds: CAST to timestamp gives the year 14645, which no Delta table holds (silver
+   * quarantines).
+   */
   private static final long FAR_SHIFT = 400_000_000_000L;
-  /** Seconds: a 1982 timestamp for silver, but times 1000 (gold's derived column) the year 14645. */
+
+  /**
+   * Seconds: a 1982 timestamp for silver, but times 1000 (gold's derived column) the year 14645.
+   */
   private static final long GOLD_FAR_SHIFT = 400_000_000L;
 
   @TempDir static Path dir;
@@ -126,20 +139,35 @@ class MedallionCrashIT {
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
       for (int i = 0; i < count; i++, produced++) {
-        String value = malformed(produced) ? "not json " + produced
-            : "{\"id\":%d,\"amount\":%d,\"at\":%d,\"shift\":%d,\"customer_id\":\"%s\"}".formatted(produced,
-                produced % 4, at(produced).toEpochMilli(), shift(produced), customer(produced));
-        producer.send(new ProducerRecord<>("events", 0, null, value.getBytes(StandardCharsets.UTF_8))).get();
+        String value =
+            malformed(produced)
+                ? "not json " + produced
+                : "{\"id\":%d,\"amount\":%d,\"at\":%d,\"shift\":%d,\"customer_id\":\"%s\"}"
+                    .formatted(
+                        produced,
+                        produced % 4,
+                        at(produced).toEpochMilli(),
+                        shift(produced),
+                        customer(produced));
+        producer
+            .send(new ProducerRecord<>("events", 0, null, value.getBytes(StandardCharsets.UTF_8)))
+            .get();
       }
     }
   }
 
   private void writePipelines() throws Exception {
     // c4 is not in the dimension: the left join keeps its rows with a null segment.
-    DimensionTables.create(dir.resolve("customers"), List.of(
-        DimensionTables.customer("c0", "s0", "EU", 0), DimensionTables.customer("c1", "s1", "EU", 1),
-        DimensionTables.customer("c2", "s2", "US", 2), DimensionTables.customer("c3", "s3", "US", 3)));
-    Files.writeString(dir.resolve("bronze.yaml"), """
+    DimensionTables.create(
+        dir.resolve("customers"),
+        List.of(
+            DimensionTables.customer("c0", "s0", "EU", 0),
+                DimensionTables.customer("c1", "s1", "EU", 1),
+            DimensionTables.customer("c2", "s2", "US", 2),
+                DimensionTables.customer("c3", "s3", "US", 3)));
+    Files.writeString(
+        dir.resolve("bronze.yaml"),
+        """
         pipeline: bronze
         source:
           kafka:
@@ -152,8 +180,11 @@ class MedallionCrashIT {
         sink:
           delta: { path: %1$s/bronze }
         checkpoint: %1$s/chk/bronze
-        """.formatted(dir, broker.bootstrapServers()));
-    Files.writeString(dir.resolve("silver.yaml"), """
+        """
+            .formatted(dir, broker.bootstrapServers()));
+    Files.writeString(
+        dir.resolve("silver.yaml"),
+        """
         pipeline: silver
         source:
           delta: { path: %1$s/bronze, max-files-per-trigger: 1 }
@@ -168,8 +199,11 @@ class MedallionCrashIT {
         sink:
           delta: { path: %1$s/silver }
         checkpoint: %1$s/chk/silver
-        """.formatted(dir));
-    Files.writeString(dir.resolve("gold.yaml"), """
+        """
+            .formatted(dir));
+    Files.writeString(
+        dir.resolve("gold.yaml"),
+        """
         pipeline: gold
         source:
           delta: { path: %1$s/silver, max-files-per-trigger: 1 }
@@ -183,33 +217,47 @@ class MedallionCrashIT {
         sink:
           delta: { path: %1$s/gold }
         checkpoint: %1$s/chk/gold
-        """.formatted(dir));
+        """
+            .formatted(dir));
   }
 
   private void run(String layer, String crashAt, String logName) throws Exception {
-    List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    List<String> jvm =
+        new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     if (crashAt != null) {
       jvm.add("-Dtributary.test.crash-at=" + crashAt);
     }
     Path log = dir.resolve(logName + ".log");
-    Process child = ChildJvm.start(jvm, Main.class.getName(),
-        List.of("run", "--pipeline", dir.resolve(layer + ".yaml").toString(), "--available-now"), log, dir);
+    Process child =
+        ChildJvm.start(
+            jvm,
+            Main.class.getName(),
+            List.of(
+                "run", "--pipeline", dir.resolve(layer + ".yaml").toString(), "--available-now"),
+            log,
+            dir);
     boolean exited = child.waitFor(120, TimeUnit.SECONDS);
     if (!exited) {
       child.destroyForcibly().waitFor();
     }
-    assertThat(exited).as("%s run %s finished; log:%n%s", layer, logName, Files.readString(log)).isTrue();
+    assertThat(exited)
+        .as("%s run %s finished; log:%n%s", layer, logName, Files.readString(log))
+        .isTrue();
     if (crashAt == null) {
-      assertThat(child.exitValue()).as("%s drained; log:%n%s", layer, Files.readString(log)).isZero();
+      assertThat(child.exitValue())
+          .as("%s drained; log:%n%s", layer, Files.readString(log))
+          .isZero();
     } else {
-      assertThat(child.exitValue()).as("%s halted at %s; log:%n%s", layer, crashAt, Files.readString(log))
+      assertThat(child.exitValue())
+          .as("%s halted at %s; log:%n%s", layer, crashAt, Files.readString(log))
           .isEqualTo(137);
       assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
     }
   }
 
   @Test
-  void silverAndGoldEqualTheBatchComputationOverBronzeAfterAHaltAtEveryPointOfEveryLayer() throws Exception {
+  void silverAndGoldEqualTheBatchComputationOverBronzeAfterAHaltAtEveryPointOfEveryLayer()
+      throws Exception {
     broker.createTopic("events", 1);
     writePipelines();
     Random random = new Random(20261201L);
@@ -217,11 +265,13 @@ class MedallionCrashIT {
       produce(RECORDS_PER_ROUND);
       for (String layer : LAYERS) {
         String point = POINTS[round];
-        int occurrence = switch (point) {
-          case CrashPoints.MID_BATCH -> 1 + random.nextInt(10);
-          case CrashPoints.AFTER_DATA_FILES -> 2; // the sink's files; 1 is the quarantine table's
-          default -> 1;
-        };
+        int occurrence =
+            switch (point) {
+              case CrashPoints.MID_BATCH -> 1 + random.nextInt(10);
+              case CrashPoints.AFTER_DATA_FILES ->
+                  2; // the sink's files; 1 is the quarantine table's
+              default -> 1;
+            };
         run(layer, point + ":" + occurrence, layer + "-halt-" + round);
         run(layer, null, layer + "-drain-" + round);
       }
@@ -231,22 +281,28 @@ class MedallionCrashIT {
       run(layer, null, layer + "-final");
     }
     assertThat(malformed(produced - 1) || shift(produced - 1) != 0 || (produced - 1) % 4 == 0)
-        .as("the latest event reaches gold, so the watermark below is gold's").isFalse();
+        .as("the latest event reaches gold, so the watermark below is gold's")
+        .isFalse();
 
     // Bronze: every produced record once, in the table or (malformed) in its quarantine table.
     List<Map<String, Object>> bronze = rows("bronze");
     List<Long> bronzeIds = ids(bronze, "id");
     List<Long> all = LongStream.range(0, produced).boxed().toList();
-    assertThat(bronzeIds).as("every well-formed record once in bronze")
+    assertThat(bronzeIds)
+        .as("every well-formed record once in bronze")
         .isEqualTo(all.stream().filter(id -> !malformed(id)).toList());
     List<Long> bronzeQuarantined = new ArrayList<>();
     for (Map<String, Object> q : rows("bronze-quarantine")) {
-      bronzeQuarantined.add(Long.parseLong(new String((byte[]) q.get("value"), StandardCharsets.UTF_8)
-          .substring("not json ".length())));
+      bronzeQuarantined.add(
+          Long.parseLong(
+              new String((byte[]) q.get("value"), StandardCharsets.UTF_8)
+                  .substring("not json ".length())));
     }
     bronzeQuarantined.sort(null);
-    assertThat(bronzeQuarantined).as("every malformed record once in bronze's quarantine")
-        .isEqualTo(all.stream().filter(MedallionCrashIT::malformed).toList()).isNotEmpty();
+    assertThat(bronzeQuarantined)
+        .as("every malformed record once in bronze's quarantine")
+        .isEqualTo(all.stream().filter(MedallionCrashIT::malformed).toList())
+        .isNotEmpty();
 
     // The batch computation over bronze: silver's filter, its quarantine (a timestamp of the year
     // 14645), its join; gold's quarantine, then the count per hour of the windows the final
@@ -284,13 +340,21 @@ class MedallionCrashIT {
       assertThat((Long) row.get("amount")).isPositive();
       assertThat(row.get("amount_times_two")).isEqualTo((Long) row.get("amount") * 2);
       assertThat(row.get("shifted")).isEqualTo(Instant.ofEpochSecond(shift(id)));
-      assertThat(row.get("segment")).as("joined segment of %d", id).isEqualTo(id % 5 == 4 ? null : "s" + id % 5);
+      assertThat(row.get("segment"))
+          .as("joined segment of %d", id)
+          .isEqualTo(id % 5 == 4 ? null : "s" + id % 5);
     }
-    assertThat(ids(silver, "id")).as("silver: the filtered bronze rows, once each").isEqualTo(silverExpected);
-    assertThat(sourceRowIds("silver-quarantine")).as("silver's quarantine: the far timestamps, once each")
-        .isEqualTo(silverQuarantineExpected).isNotEmpty();
-    assertThat(sourceRowIds("gold-quarantine")).as("gold's quarantine: the far max inputs, once each")
-        .isEqualTo(goldQuarantineExpected).isNotEmpty();
+    assertThat(ids(silver, "id"))
+        .as("silver: the filtered bronze rows, once each")
+        .isEqualTo(silverExpected);
+    assertThat(sourceRowIds("silver-quarantine"))
+        .as("silver's quarantine: the far timestamps, once each")
+        .isEqualTo(silverQuarantineExpected)
+        .isNotEmpty();
+    assertThat(sourceRowIds("gold-quarantine"))
+        .as("gold's quarantine: the far max inputs, once each")
+        .isEqualTo(goldQuarantineExpected)
+        .isNotEmpty();
 
     Map<Instant, Long> expected = new TreeMap<>();
     Instant watermark = latest.minus(Duration.ofMinutes(1));
@@ -303,10 +367,14 @@ class MedallionCrashIT {
     Map<Instant, Long> gold = new TreeMap<>();
     for (Map<String, Object> row : rows("gold")) {
       assertThat(gold.put((Instant) row.get("window_start"), (Long) row.get("n")))
-          .as("window %s written once", row.get("window_start")).isNull();
+          .as("window %s written once", row.get("window_start"))
+          .isNull();
       assertThat(row.get("latest_far")).isEqualTo(Instant.EPOCH);
     }
-    assertThat(gold).as("gold equals the batch computation over bronze").isEqualTo(expected).isNotEmpty();
+    assertThat(gold)
+        .as("gold equals the batch computation over bronze")
+        .isEqualTo(expected)
+        .isNotEmpty();
   }
 
   private static List<Long> ids(List<Map<String, Object>> rows, String column) {

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
-import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
 
 class PipelinedBatchWriterTest {
   /** Records what reaches it, and on which thread; can fail at a given row. */
@@ -79,14 +79,17 @@ class PipelinedBatchWriterTest {
   @Test
   void aWriteFailureOnTheWriterThreadFailsTheBatchAndNothingIsCommitted() {
     Recording target = new Recording(5000);
-    assertThatThrownBy(() -> {
-      try (var writer = new PipelinedBatchWriter(target, "w")) {
-        for (int i = 0; i < 100_000; i++) {
-          writer.write(new Object[] {i});
-        }
-        writer.commit(Map.of());
-      }
-    }).isInstanceOf(IOException.class).hasMessage("disk full at row 5000");
+    assertThatThrownBy(
+            () -> {
+              try (var writer = new PipelinedBatchWriter(target, "w")) {
+                for (int i = 0; i < 100_000; i++) {
+                  writer.write(new Object[] {i});
+                }
+                writer.commit(Map.of());
+              }
+            })
+        .isInstanceOf(IOException.class)
+        .hasMessage("disk full at row 5000");
     assertThat(target.committed).isNull();
     assertThat(target.closed).isTrue();
   }
@@ -98,25 +101,26 @@ class PipelinedBatchWriterTest {
     AtomicBoolean closedWhileWriting = new AtomicBoolean();
     AtomicBoolean inWrite = new AtomicBoolean();
     AtomicBoolean delegateClosed = new AtomicBoolean();
-    Recording stalled = new Recording(-1) {
-      @Override
-      public void write(Object[] row) throws IOException {
-        inWrite.set(true);
-        writing.countDown();
-        try {
-          release.await(); // an upload that stalls past close's wait
-        } catch (InterruptedException e) {
-          throw new IOException(e);
-        }
-        inWrite.set(false);
-      }
+    Recording stalled =
+        new Recording(-1) {
+          @Override
+          public void write(Object[] row) throws IOException {
+            inWrite.set(true);
+            writing.countDown();
+            try {
+              release.await(); // an upload that stalls past close's wait
+            } catch (InterruptedException e) {
+              throw new IOException(e);
+            }
+            inWrite.set(false);
+          }
 
-      @Override
-      public void close() {
-        closedWhileWriting.compareAndSet(false, inWrite.get());
-        delegateClosed.set(true);
-      }
-    };
+          @Override
+          public void close() {
+            closedWhileWriting.compareAndSet(false, inWrite.get());
+            delegateClosed.set(true);
+          }
+        };
     var writer = new PipelinedBatchWriter(stalled, "stalled", Duration.ofMillis(50));
     for (int i = 0; i < 2048; i++) {
       writer.write(new Object[] {i});

@@ -13,9 +13,27 @@ import org.junit.jupiter.api.Test;
 class ProgressLogTest {
 
   private static BatchProgress record(String topic) {
-    return new BatchProgress("orders", 7, false, Instant.parse("2026-12-01T10:00:00Z"), 10, 9, 1, 0, 0, 1, 1, 5,
-        Map.of("plan", 1L), List.of(new BatchProgress.PartitionProgress(topic, 0, 0, 10, 12)), 3, null,
-        List.of(topic + "-0: offsets 0 to 4 were deleted by retention"), Map.of(), 0, 0);
+    return new BatchProgress(
+        "orders",
+        7,
+        false,
+        Instant.parse("2026-12-01T10:00:00Z"),
+        10,
+        9,
+        1,
+        0,
+        0,
+        1,
+        1,
+        5,
+        Map.of("plan", 1L),
+        List.of(new BatchProgress.PartitionProgress(topic, 0, 0, 10, 12)),
+        3,
+        null,
+        List.of(topic + "-0: offsets 0 to 4 were deleted by retention"),
+        Map.of(),
+        0,
+        0);
   }
 
   @Test
@@ -28,7 +46,8 @@ class ProgressLogTest {
 
     BatchProgress kept = log.last(1).get(0);
     assertThat(kept.partitions().get(0).topic()).isEqualTo("events-******");
-    assertThat(kept.dataGaps()).containsExactly("events-******-0: offsets 0 to 4 were deleted by retention");
+    assertThat(kept.dataGaps())
+        .containsExactly("events-******-0: offsets 0 to 4 were deleted by retention");
     assertThat(ProgressLog.toJson(kept)).doesNotContain("tenant-secret-42");
     assertThat(heard).containsExactly(kept);
     assertThat(kept.lag()).isEqualTo(2);

@@ -24,18 +24,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The row entry point of the stateless processor: a table source's typed rows go through the
  * transforms (compiled against the table's schema, no Kafka columns) and the joins as they are.
  */
 class RowProcessingTest {
-  static final StructType ORDERS = StructType.of(
-      StructField.nullable("order_id", PrimitiveType.LONG), StructField.nullable("customer_id", PrimitiveType.STRING));
+  static final StructType ORDERS =
+      StructType.of(
+          StructField.nullable("order_id", PrimitiveType.LONG),
+          StructField.nullable("customer_id", PrimitiveType.STRING));
 
   @TempDir Path dir;
 
@@ -74,23 +76,40 @@ class RowProcessingTest {
 
   @Test
   void rowsAreFilteredDerivedAndJoinedWithoutParsingOrKafkaColumns() throws Exception {
-    DimensionTables customers = DimensionTables.create(dir.resolve("customers"), List.of(
-        customer("c1", "gold", "eu", 1), customer("c2", "silver", "us", 2)));
+    DimensionTables customers =
+        DimensionTables.create(
+            dir.resolve("customers"),
+            List.of(customer("c1", "gold", "eu", 1), customer("c2", "silver", "us", 2)));
     LinkedHashMap<String, String> derived = new LinkedHashMap<>();
     derived.put("next_id", "order_id + 1");
-    var transforms = Transforms.compile(ORDERS, List.of(new Step.Filter("order_id > 1"), new Step.Derive(derived)));
-    StatelessProcessor stream = StatelessProcessor.forRows("silver", "/lake/bronze", ORDERS, transforms, List.of(),
-        null);
-    assertThat(stream.transformedSchema().fieldNames()).containsExactly("order_id", "customer_id", "next_id");
-    JoinSpec join = new JoinSpec(customers.path().toString(), Optional.empty(), List.of("customer_id"), JoinType.LEFT,
-        JoinSpec.DEFAULT_MAX_SIZE, Optional.of(List.of("segment")));
-    StreamJoins joins = StreamJoins.open("silver", List.of(join), stream.transformedSchema(),
-        j -> ObjectStores.open(j.path(), null));
-    try (StatelessProcessor processor = StatelessProcessor.forRows("silver", "/lake/bronze", ORDERS, transforms,
-        List.of(), joins)) {
+    var transforms =
+        Transforms.compile(
+            ORDERS, List.of(new Step.Filter("order_id > 1"), new Step.Derive(derived)));
+    StatelessProcessor stream =
+        StatelessProcessor.forRows("silver", "/lake/bronze", ORDERS, transforms, List.of(), null);
+    assertThat(stream.transformedSchema().fieldNames())
+        .containsExactly("order_id", "customer_id", "next_id");
+    JoinSpec join =
+        new JoinSpec(
+            customers.path().toString(),
+            Optional.empty(),
+            List.of("customer_id"),
+            JoinType.LEFT,
+            JoinSpec.DEFAULT_MAX_SIZE,
+            Optional.of(List.of("segment")));
+    StreamJoins joins =
+        StreamJoins.open(
+            "silver",
+            List.of(join),
+            stream.transformedSchema(),
+            j -> ObjectStores.open(j.path(), null));
+    try (StatelessProcessor processor =
+        StatelessProcessor.forRows(
+            "silver", "/lake/bronze", ORDERS, transforms, List.of(), joins)) {
       Map<String, String> recorded = processor.planBatch(0);
-      processor.beginBatch(new RecordProcessor.BatchContext(0, Instant.EPOCH, OptionalLong.empty(),
-          OptionalLong.empty(), Set.of(), recorded));
+      processor.beginBatch(
+          new RecordProcessor.BatchContext(
+              0, Instant.EPOCH, OptionalLong.empty(), OptionalLong.empty(), Set.of(), recorded));
       Collected main = new Collected();
       BatchOutputs outputs = new BatchOutputs(main, new Collected(), null);
       processor.processRow(row(0, 1L, "c1"), outputs); // filtered
@@ -98,9 +117,10 @@ class RowProcessingTest {
       processor.processRow(row(2, 3L, "c9"), outputs);
       processor.endBatch(outputs);
 
-      assertThat(processor.outputSchema().fieldNames()).containsExactly("order_id", "customer_id", "next_id", "segment");
-      assertThat(main.rows.stream().map(Arrays::asList).toList()).containsExactly(
-          List.of(2L, "c2", 3L, "silver"), Arrays.asList(3L, "c9", 4L, null));
+      assertThat(processor.outputSchema().fieldNames())
+          .containsExactly("order_id", "customer_id", "next_id", "segment");
+      assertThat(main.rows.stream().map(Arrays::asList).toList())
+          .containsExactly(List.of(2L, "c2", 3L, "silver"), Arrays.asList(3L, "c9", 4L, null));
       assertThat(outputs.inputRows()).isEqualTo(3);
       assertThat(outputs.filteredRows()).isEqualTo(1);
     }

@@ -41,18 +41,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * S3 misbehaving under running pipelines: their tables and checkpoints are on the real S3 API
- * server, reached through {@link FaultInjectingS3Proxy}, which answers some requests with
- * {@code 503 SlowDown}, drops the connection of others after the server has acted on them (every
- * few conditional PUTs among them, so commits of unknown outcome certainly happen), and delays
- * some; and once, in the middle of the first run, it makes the server unreachable (an outage no
- * retry outlasts) until that run has failed. Each pipeline runs {@code --available-now} in a
- * child JVM, started again after every failed run until one finishes; then its tables, read
- * straight from the server, must hold exactly what the records say: the bronze table every valid record once and the quarantine every malformed one
- * once, the stateful tables exactly what a run without faults wrote.
+ * server, reached through {@link FaultInjectingS3Proxy}, which answers some requests with {@code
+ * 503 SlowDown}, drops the connection of others after the server has acted on them (every few
+ * conditional PUTs among them, so commits of unknown outcome certainly happen), and delays some;
+ * and once, in the middle of the first run, it makes the server unreachable (an outage no retry
+ * outlasts) until that run has failed. Each pipeline runs {@code --available-now} in a child JVM,
+ * started again after every failed run until one finishes; then its tables, read straight from the
+ * server, must hold exactly what the records say: the bronze table every valid record once and the
+ * quarantine every malformed one once, the stateful tables exactly what a run without faults wrote.
  */
 class S3FaultsIT {
   private static final Faults FAULTS = new Faults(0.03, 0.03, 0.05, Duration.ofMillis(200), 7);
   private static final int MAX_RUNS = 25;
+
   /** Requests of the first run before the outage that makes it fail (each pipeline makes 200+). */
   private static final long REQUESTS_BEFORE_OUTAGE = 80;
 
@@ -90,8 +91,9 @@ class S3FaultsIT {
     List<Boolean> bad = new ArrayList<>();
     for (int i = 0; i < 3000; i++) {
       boolean isBad = random.nextInt(20) == 0;
-      values.add((isBad ? "{\"id\": " + i + ", \"name\": " : "{\"id\":" + i + ",\"name\":\"n" + i + "\"}")
-          .getBytes(StandardCharsets.UTF_8));
+      values.add(
+          (isBad ? "{\"id\": " + i + ", \"name\": " : "{\"id\":" + i + ",\"name\":\"n" + i + "\"}")
+              .getBytes(StandardCharsets.UTF_8));
       bad.add(isBad);
     }
     List<RecordMetadata> sent = produce(topic, values, random, 3);
@@ -100,7 +102,9 @@ class S3FaultsIT {
     }
     Path work = Files.createDirectories(dir.resolve("bronze"));
     Path pipeline = work.resolve("pipeline.yaml");
-    Files.writeString(pipeline, """
+    Files.writeString(
+        pipeline,
+        """
         pipeline: bronze-faults
         source:
           kafka:
@@ -118,7 +122,14 @@ class S3FaultsIT {
           delta: { path: "s3://%s/tables/bronze-quarantine" }
         checkpoint: "s3://%s/checkpoints/bronze"
         trigger: { available-now: true }
-        %s""".formatted(broker.bootstrapServers(), topic, bucket, bucket, bucket, storage(proxy.endpoint().toString())));
+        %s"""
+            .formatted(
+                broker.bootstrapServers(),
+                topic,
+                bucket,
+                bucket,
+                bucket,
+                storage(proxy.endpoint().toString())));
 
     Counts before = proxy.counts();
     runUntilFinished(pipeline, work, List.of());
@@ -140,7 +151,9 @@ class S3FaultsIT {
     assertThat(sinkCounts.values()).as("no record twice in the sink").allMatch(c -> c == 1);
     assertThat(quarantineCounts.values()).as("no record twice in quarantine").allMatch(c -> c == 1);
     assertThat(sinkCounts.keySet()).as("every valid record in the sink").isEqualTo(valid);
-    assertThat(quarantineCounts.keySet()).as("every malformed record in quarantine").isEqualTo(malformed);
+    assertThat(quarantineCounts.keySet())
+        .as("every malformed record in quarantine")
+        .isEqualTo(malformed);
   }
 
   @Test
@@ -152,17 +165,33 @@ class S3FaultsIT {
 
     Path clean = Files.createDirectories(dir.resolve("stateful-clean"));
     Path cleanPipeline = clean.resolve("pipeline.yaml");
-    Files.writeString(cleanPipeline, statefulPipeline(topic, clean.resolve("tables/agg").toString(),
-        clean.resolve("tables/late").toString(), clean.resolve("checkpoint").toString(), ""));
-    assertThat(runOnce(cleanPipeline, clean, List.of("-Dtributary.state.dir=" + clean.resolve("state")),
-        clean.resolve("run.log"))).as("the fault-free run; log:%n%s", Files.readString(clean.resolve("run.log")))
+    Files.writeString(
+        cleanPipeline,
+        statefulPipeline(
+            topic,
+            clean.resolve("tables/agg").toString(),
+            clean.resolve("tables/late").toString(),
+            clean.resolve("checkpoint").toString(),
+            ""));
+    assertThat(
+            runOnce(
+                cleanPipeline,
+                clean,
+                List.of("-Dtributary.state.dir=" + clean.resolve("state")),
+                clean.resolve("run.log")))
+        .as("the fault-free run; log:%n%s", Files.readString(clean.resolve("run.log")))
         .isZero();
 
     Path work = Files.createDirectories(dir.resolve("stateful"));
     Path pipeline = work.resolve("pipeline.yaml");
-    Files.writeString(pipeline, statefulPipeline(topic, "s3://" + bucket + "/tables/agg",
-        "s3://" + bucket + "/tables/late", "s3://" + bucket + "/checkpoints/agg",
-        storage(proxy.endpoint().toString())));
+    Files.writeString(
+        pipeline,
+        statefulPipeline(
+            topic,
+            "s3://" + bucket + "/tables/agg",
+            "s3://" + bucket + "/tables/late",
+            "s3://" + bucket + "/checkpoints/agg",
+            storage(proxy.endpoint().toString())));
     Counts before = proxy.counts();
     runUntilFinished(pipeline, work, List.of("-Dtributary.state.dir=" + work.resolve("state")));
     assertFaultsHappened(before, proxy.counts());
@@ -178,14 +207,18 @@ class S3FaultsIT {
     assertThat(expectedLate).as("late events in the fault-free run").isNotEmpty();
     try (ObjectStore agg = direct("s3://" + bucket + "/tables/agg");
         ObjectStore late = direct("s3://" + bucket + "/tables/late")) {
-      assertThat(rows(agg)).as("windows: none missing, none twice, no value off")
+      assertThat(rows(agg))
+          .as("windows: none missing, none twice, no value off")
           .containsExactlyInAnyOrderElementsOf(expectedAgg);
-      assertThat(rows(late)).as("late events: each once").containsExactlyInAnyOrderElementsOf(expectedLate);
+      assertThat(rows(late))
+          .as("late events: each once")
+          .containsExactlyInAnyOrderElementsOf(expectedLate);
     }
   }
 
   /** Dedup on (id, time), 5-minute tumbling windows per type, append mode, late events kept. */
-  private static String statefulPipeline(String topic, String agg, String late, String checkpoint, String storage) {
+  private static String statefulPipeline(
+      String topic, String agg, String late, String checkpoint, String storage) {
     return """
         pipeline: stateful-faults
         source:
@@ -215,7 +248,8 @@ class S3FaultsIT {
           delta: { path: "%s" }
         checkpoint: "%s"
         trigger: { available-now: true }
-        %s""".formatted(broker.bootstrapServers(), topic, late, agg, checkpoint, storage);
+        %s"""
+        .formatted(broker.bootstrapServers(), topic, late, agg, checkpoint, storage);
   }
 
   /**
@@ -234,10 +268,20 @@ class S3FaultsIT {
         json = sent.get(Math.max(0, sent.size() - 1 - random.nextInt(Math.min(sent.size(), 50))));
       } else {
         clock += random.nextInt(20);
-        long seconds = random.nextInt(10) == 0 ? clock - 900 - random.nextInt(1800) : clock - random.nextInt(120);
-        json = "{\"event_id\":\"e" + i + "\",\"event_type\":\"" + types[random.nextInt(types.length)]
-            + "\",\"event_ts\":\"" + t0.plusSeconds(seconds) + "\",\"amount\":"
-            + BigDecimal.valueOf(random.nextInt(100_000), 2).toPlainString() + "}";
+        long seconds =
+            random.nextInt(10) == 0
+                ? clock - 900 - random.nextInt(1800)
+                : clock - random.nextInt(120);
+        json =
+            "{\"event_id\":\"e"
+                + i
+                + "\",\"event_type\":\""
+                + types[random.nextInt(types.length)]
+                + "\",\"event_ts\":\""
+                + t0.plusSeconds(seconds)
+                + "\",\"amount\":"
+                + BigDecimal.valueOf(random.nextInt(100_000), 2).toPlainString()
+                + "}";
         sent.add(json);
       }
       out.add(json.getBytes(StandardCharsets.UTF_8));
@@ -246,8 +290,14 @@ class S3FaultsIT {
   }
 
   private static String storage(String endpoint) {
-    return "storage:\n  s3: { endpoint: \"" + endpoint + "\", region: us-east-1, path-style: true,"
-        + " access-key: \"" + S3TestServer.ACCESS_KEY + "\", secret-key: \"" + S3TestServer.SECRET_KEY + "\" }\n";
+    return "storage:\n  s3: { endpoint: \""
+        + endpoint
+        + "\", region: us-east-1, path-style: true,"
+        + " access-key: \""
+        + S3TestServer.ACCESS_KEY
+        + "\", secret-key: \""
+        + S3TestServer.SECRET_KEY
+        + "\" }\n";
   }
 
   /** A store straight on the S3 server, not through the proxy. */
@@ -265,23 +315,27 @@ class S3FaultsIT {
   }
 
   /**
-   * Runs the pipeline with {@code --available-now} until a run exits 0; a run that fails (exit 1,
-   * a fault it could not absorb) is simply started again, as an operator or a scheduler would. The
+   * Runs the pipeline with {@code --available-now} until a run exits 0; a run that fails (exit 1, a
+   * fault it could not absorb) is simply started again, as an operator or a scheduler would. The
    * first run meets an S3 outage (the server unreachable) once it has made {@link
    * #REQUESTS_BEFORE_OUTAGE} requests (most likely inside a batch, which takes some 20): it must
    * fail, and the next runs go on from the checkpoint, replaying the batch in progress if any.
    */
-  private static void runUntilFinished(Path pipeline, Path work, List<String> jvmOptions) throws Exception {
+  private static void runUntilFinished(Path pipeline, Path work, List<String> jvmOptions)
+      throws Exception {
     Counts before = proxy.counts();
     Path firstLog = work.resolve("run-1.log");
     Process first = start(pipeline, work, jvmOptions, firstLog);
     try {
-      await("the first run's requests before the outage").atMost(Duration.ofMinutes(2))
+      await("the first run's requests before the outage")
+          .atMost(Duration.ofMinutes(2))
           .pollInterval(Duration.ofMillis(20))
-          .failFast("the first run ended before the outage; log:\n" + firstLog, () -> !first.isAlive())
+          .failFast(
+              "the first run ended before the outage; log:\n" + firstLog, () -> !first.isAlive())
           .until(() -> proxy.counts().requests() - before.requests() >= REQUESTS_BEFORE_OUTAGE);
       proxy.unreachable(true);
-      assertThat(exitOf(first, firstLog)).as("the run during the outage fails; log:%n%s", Files.readString(firstLog))
+      assertThat(exitOf(first, firstLog))
+          .as("the run during the outage fails; log:%n%s", Files.readString(firstLog))
           .isEqualTo(1);
     } finally {
       proxy.unreachable(false);
@@ -292,21 +346,29 @@ class S3FaultsIT {
       Path log = work.resolve("run-" + run + ".log");
       int exit = exitOf(start(pipeline, work, jvmOptions, log), log);
       if (exit == 0) {
-        System.out.printf("%s finished in run %d; proxy before %s, after %s; failed runs:%n%s", pipeline, run,
-            before, proxy.counts(), failures);
+        System.out.printf(
+            "%s finished in run %d; proxy before %s, after %s; failed runs:%n%s",
+            pipeline, run, before, proxy.counts(), failures);
         return;
       }
       assertThat(exit).as("a failed run exits 1; log:%n%s", Files.readString(log)).isEqualTo(1);
       failures.append("run ").append(run).append(": ").append(lastLines(log, 1)).append('\n');
     }
-    throw new AssertionError("no run of " + pipeline + " finished in " + MAX_RUNS + " attempts:\n" + failures);
+    throw new AssertionError(
+        "no run of " + pipeline + " finished in " + MAX_RUNS + " attempts:\n" + failures);
   }
 
-  private static Process start(Path pipeline, Path work, List<String> jvmOptions, Path log) throws Exception {
-    List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+  private static Process start(Path pipeline, Path work, List<String> jvmOptions, Path log)
+      throws Exception {
+    List<String> jvm =
+        new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     jvm.addAll(jvmOptions);
-    return ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
-        List.of("run", "--pipeline", pipeline.toString(), "--available-now"), log, work);
+    return ChildJvm.start(
+        jvm,
+        "dev.tributary.service.cli.Main",
+        List.of("run", "--pipeline", pipeline.toString(), "--available-now"),
+        log,
+        work);
   }
 
   private static int exitOf(Process child, Path log) throws Exception {
@@ -317,7 +379,8 @@ class S3FaultsIT {
     return child.exitValue();
   }
 
-  private static int runOnce(Path pipeline, Path work, List<String> jvmOptions, Path log) throws Exception {
+  private static int runOnce(Path pipeline, Path work, List<String> jvmOptions, Path log)
+      throws Exception {
     return exitOf(start(pipeline, work, jvmOptions, log), log);
   }
 
@@ -329,14 +392,17 @@ class S3FaultsIT {
   /** The test is only worth something if every kind of fault met the pipeline. */
   private static void assertFaultsHappened(Counts before, Counts after) {
     assertThat(after.slowDowns()).as("503 SlowDown answers").isGreaterThan(before.slowDowns());
-    assertThat(after.drops()).as("connections dropped after the request").isGreaterThan(before.drops());
-    assertThat(after.droppedConditionalPuts()).as("conditional PUTs (commits) of unknown outcome")
+    assertThat(after.drops())
+        .as("connections dropped after the request")
+        .isGreaterThan(before.drops());
+    assertThat(after.droppedConditionalPuts())
+        .as("conditional PUTs (commits) of unknown outcome")
         .isGreaterThan(before.droppedConditionalPuts());
     assertThat(after.delays()).as("delayed requests").isGreaterThan(before.delays());
   }
 
-  private static List<RecordMetadata> produce(String topic, List<byte[]> values, Random random, int partitions)
-      throws Exception {
+  private static List<RecordMetadata> produce(
+      String topic, List<byte[]> values, Random random, int partitions) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -346,7 +412,8 @@ class S3FaultsIT {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
       List<Future<RecordMetadata>> futures = new ArrayList<>();
       for (byte[] value : values) {
-        futures.add(producer.send(new ProducerRecord<>(topic, random.nextInt(partitions), null, value)));
+        futures.add(
+            producer.send(new ProducerRecord<>(topic, random.nextInt(partitions), null, value)));
       }
       for (Future<RecordMetadata> f : futures) {
         out.add(f.get());

@@ -26,19 +26,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Exactly once for {@code schema-evolution.mode: add-columns} under kill -9: the pipeline runs from YAML
- * in a child JVM ({@code run --pipeline ... --available-now}) halted at each of the engine's crash points
- * in turn, each time in a batch whose records bring a column the table does not have yet (a new one per
- * round, first carried by the batch's fourth record). A halt before the sink commit leaves the column
- * out of the table; the replay adds it again, in its commit; a halt after leaves it there and the replay
- * skips the batch. After a final drain the table holds every record once, every new column was added by
- * exactly one commit (its metaData action), rows written before a column read null in it, and Delta
- * Kernel reads the evolved table the same way.
+ * Exactly once for {@code schema-evolution.mode: add-columns} under kill -9: the pipeline runs from
+ * YAML in a child JVM ({@code run --pipeline ... --available-now}) halted at each of the engine's
+ * crash points in turn, each time in a batch whose records bring a column the table does not have
+ * yet (a new one per round, first carried by the batch's fourth record). A halt before the sink
+ * commit leaves the column out of the table; the replay adds it again, in its commit; a halt after
+ * leaves it there and the replay skips the batch. After a final drain the table holds every record
+ * once, every new column was added by exactly one commit (its metaData action), rows written before
+ * a column read null in it, and Delta Kernel reads the evolved table the same way.
  */
 class SchemaEvolutionCrashIT {
   private static final String[] POINTS = {
-    CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
-    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_COMMITS_LOG,
+    CrashPoints.AFTER_PLAN,
+    CrashPoints.AFTER_OFFSETS_LOG,
+    CrashPoints.MID_BATCH,
+    CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT,
+    CrashPoints.AFTER_SINK_COMMIT,
+    CrashPoints.AFTER_COMMITS_LOG,
   };
   private static final int PER_ROUND = 8;
 
@@ -46,13 +51,16 @@ class SchemaEvolutionCrashIT {
   @TempDir Path dir;
   private String topic;
   private int produced;
+
   /** id -> the new column its record carries (null: none), and that column's value. */
   private final Map<Integer, String> columnOf = new HashMap<>();
 
   private Path pipeline() throws Exception {
     Path file = dir.resolve("events.yaml");
     if (!Files.exists(file)) {
-      Files.writeString(file, """
+      Files.writeString(
+          file,
+          """
           pipeline: evolving-events
           source:
             kafka:
@@ -67,7 +75,8 @@ class SchemaEvolutionCrashIT {
           sink:
             delta: { path: %s/table }
           checkpoint: %s/checkpoint
-          """.formatted(broker.bootstrapServers(), topic, PER_ROUND, dir, dir));
+          """
+              .formatted(broker.bootstrapServers(), topic, PER_ROUND, dir, dir));
     }
     return file;
   }
@@ -87,12 +96,17 @@ class SchemaEvolutionCrashIT {
   }
 
   private Process child(String crashAt, Path log) throws Exception {
-    List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    List<String> jvm =
+        new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     if (crashAt != null) {
       jvm.add("-Dtributary.test.crash-at=" + crashAt);
     }
-    return ChildJvm.start(jvm, Main.class.getName(),
-        List.of("run", "--pipeline", pipeline().toString(), "--available-now"), log, dir);
+    return ChildJvm.start(
+        jvm,
+        Main.class.getName(),
+        List.of("run", "--pipeline", pipeline().toString(), "--available-now"),
+        log,
+        dir);
   }
 
   @Test
@@ -113,14 +127,20 @@ class SchemaEvolutionCrashIT {
       if (!exited) {
         child.destroyForcibly().waitFor();
       }
-      assertThat(exited).as("crash point %s reached; log:%n%s", crashAt, Files.readString(log)).isTrue();
-      assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
+      assertThat(exited)
+          .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
+          .isTrue();
+      assertThat(child.exitValue())
+          .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
+          .isEqualTo(137);
       assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
     }
     Path drainLog = dir.resolve("drain.log");
     Process drain = child(null, drainLog);
     assertThat(drain.waitFor(120, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(drainLog)).isZero();
+    assertThat(drain.exitValue())
+        .as("drain exit code; log:%n%s", Files.readString(drainLog))
+        .isZero();
 
     try (ObjectStore store = ObjectStores.open(dir.resolve("table").toString(), null)) {
       DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
@@ -129,11 +149,20 @@ class SchemaEvolutionCrashIT {
       for (int i = 0; i < POINTS.length; i++) {
         added.add("col_" + i);
       }
-      assertThat(schema.fieldNames()).containsExactly(concat(List.of("id", "_kafka_topic", "_kafka_partition",
-          "_kafka_offset", "_kafka_timestamp"), added).toArray(String[]::new));
+      assertThat(schema.fieldNames())
+          .containsExactly(
+              concat(
+                      List.of(
+                          "id",
+                          "_kafka_topic",
+                          "_kafka_partition",
+                          "_kafka_offset",
+                          "_kafka_timestamp"),
+                      added)
+                  .toArray(String[]::new));
       assertThat(addingCommits(store, table.snapshot().version(), added))
-          .as("each column added by exactly one commit").allSatisfy((column, commits) ->
-              assertThat(commits).as(column).isEqualTo(1));
+          .as("each column added by exactly one commit")
+          .allSatisfy((column, commits) -> assertThat(commits).as(column).isEqualTo(1));
 
       assertExpected(TableContents.rows(store), schema.fieldNames(), "our reader");
       KernelReader kernel = new KernelReader(store);
@@ -159,9 +188,12 @@ class SchemaEvolutionCrashIT {
     }
   }
 
-  /** Per column: how many commits hold a metaData action that adds it (its schema has it, the one before not). */
-  private static Map<String, Integer> addingCommits(ObjectStore store, long latest, List<String> columns)
-      throws Exception {
+  /**
+   * Per column: how many commits hold a metaData action that adds it (its schema has it, the one
+   * before not).
+   */
+  private static Map<String, Integer> addingCommits(
+      ObjectStore store, long latest, List<String> columns) throws Exception {
     DeltaLog log = new DeltaLog(store);
     Map<String, Integer> count = new TreeMap<>();
     columns.forEach(c -> count.put(c, 0));

@@ -21,10 +21,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -33,17 +35,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.Arrays;
-import java.util.Optional;
 
 /**
- * Schema evolution through the real sink and a real local Delta table: rescue, add-columns in the commit of
- * the first rows that carry the column, restarts and replays, declared
- * widenings applied and other type changes refused at start.
+ * Schema evolution through the real sink and a real local Delta table: rescue, add-columns in the
+ * commit of the first rows that carry the column, restarts and replays, declared widenings applied
+ * and other type changes refused at start.
  */
 class SchemaEvolutionSinkTest {
-  private static final SchemaEvolutionSpec ADD = new SchemaEvolutionSpec(SchemaEvolutionSpec.Mode.ADD_COLUMNS, false);
-  private static final SchemaEvolutionSpec RESCUE = new SchemaEvolutionSpec(SchemaEvolutionSpec.Mode.NONE, true);
+  private static final SchemaEvolutionSpec ADD =
+      new SchemaEvolutionSpec(SchemaEvolutionSpec.Mode.ADD_COLUMNS, false);
+  private static final SchemaEvolutionSpec RESCUE =
+      new SchemaEvolutionSpec(SchemaEvolutionSpec.Mode.NONE, true);
 
   @TempDir Path dir;
   private ObjectStore store;
@@ -64,34 +66,56 @@ class SchemaEvolutionSinkTest {
     LinkedHashMap<String, String> columns = new LinkedHashMap<>();
     columns.put("id", "string");
     columns.put("amount", amountType);
-    JsonRecordParser parser = JsonRecordParser.forColumns(columns, JsonRecordParser.DEFAULT_MAX_RECORD_BYTES);
-    var transforms = Transforms.compile(StatelessProcessor.transformInput(parser.schema()), List.of());
+    JsonRecordParser parser =
+        JsonRecordParser.forColumns(columns, JsonRecordParser.DEFAULT_MAX_RECORD_BYTES);
+    var transforms =
+        Transforms.compile(StatelessProcessor.transformInput(parser.schema()), List.of());
     return new StatelessProcessor("orders", parser, transforms, List.of());
   }
 
-  /** What PipelineFactory does at start: open the table's layout, the sink, the evolving processor. */
+  /**
+   * What PipelineFactory does at start: open the table's layout, the sink, the evolving processor.
+   */
   private record Run(DeltaTableSink sink, StatelessProcessor processor) {}
 
   private Run start(SchemaEvolutionSpec spec, String amountType) throws Exception {
     StatelessProcessor plain = declared(amountType);
     DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
-    EvolvingLayout layout = EvolvingLayout.open("orders", table, plain.outputSchema(), List.of(), spec);
-    DeltaTableSink sink = new DeltaTableSink("orders", store, table, layout, List.of(), DataWriteOptions.defaults());
+    EvolvingLayout layout =
+        EvolvingLayout.open("orders", table, plain.outputSchema(), List.of(), spec);
+    DeltaTableSink sink =
+        new DeltaTableSink("orders", store, table, layout, List.of(), DataWriteOptions.defaults());
     return new Run(sink, plain.evolving(layout, List.of()));
   }
 
   private ConsumerRecord<byte[], byte[]> record(String json) {
     byte[] value = json.getBytes(StandardCharsets.UTF_8);
-    return new ConsumerRecord<>("orders", 0, offset++, 1000, TimestampType.CREATE_TIME, 0, value.length, null, value,
-        new RecordHeaders(), Optional.empty());
+    return new ConsumerRecord<>(
+        "orders",
+        0,
+        offset++,
+        1000,
+        TimestampType.CREATE_TIME,
+        0,
+        value.length,
+        null,
+        value,
+        new RecordHeaders(),
+        Optional.empty());
   }
 
-  /** One batch through the pipelined writer, as the engine runs it; commit false: a crash before the commit. */
+  /**
+   * One batch through the pipelined writer, as the engine runs it; commit false: a crash before the
+   * commit.
+   */
   private void batch(Run run, long batchId, boolean commit, String... records) throws Exception {
     BatchTag tag = new BatchTag(new TransactionId("orders@c", batchId), List.of());
-    try (TableSink.BatchWriter writer = PipelinedBatchWriter.wrap(run.sink().begin(tag), "test-writer")) {
+    try (TableSink.BatchWriter writer =
+        PipelinedBatchWriter.wrap(run.sink().begin(tag), "test-writer")) {
       BatchOutputs outputs = new BatchOutputs(writer, quarantine, null);
-      run.processor().beginBatch(new RecordProcessor.BatchContext(batchId, Instant.EPOCH, OptionalLong.empty()));
+      run.processor()
+          .beginBatch(
+              new RecordProcessor.BatchContext(batchId, Instant.EPOCH, OptionalLong.empty()));
       for (String r : records) {
         run.processor().process(record(r), outputs);
       }
@@ -123,7 +147,9 @@ class SchemaEvolutionSinkTest {
   private long metadataCommits() throws Exception {
     DeltaLog log = new DeltaLog(store);
     long n = 0;
-    for (long v = 0; v <= DeltaTable.open(store, TableOptions.defaults()).snapshot().version(); v++) {
+    for (long v = 0;
+        v <= DeltaTable.open(store, TableOptions.defaults()).snapshot().version();
+        v++) {
       n += log.readCommit(v).stream().filter(a -> a instanceof Metadata).count();
     }
     return n;
@@ -132,13 +158,28 @@ class SchemaEvolutionSinkTest {
   @Test
   void rescueKeepsWhatTheDeclarationLacksAndMisfitsInRescuedData() throws Exception {
     Run run = start(RESCUE, "long");
-    batch(run, 0, true, "{\"id\":\"a\",\"amount\":1}", "{\"id\":\"b\",\"amount\":\"2$\",\"tier\":\"gold\"}",
+    batch(
+        run,
+        0,
+        true,
+        "{\"id\":\"a\",\"amount\":1}",
+        "{\"id\":\"b\",\"amount\":\"2$\",\"tier\":\"gold\"}",
         "{\"id\":\"c\"}");
 
-    assertThat(schema().fieldNames()).containsExactly("id", "amount", "_kafka_topic", "_kafka_partition",
-        "_kafka_offset", "_kafka_timestamp", "_rescued_data");
-    assertThat(rows("id", "amount", "_rescued_data")).containsExactly(
-        listOf("a", 1L, null), listOf("b", null, "{\"amount\":\"2$\",\"tier\":\"gold\"}"), listOf("c", null, null))
+    assertThat(schema().fieldNames())
+        .containsExactly(
+            "id",
+            "amount",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp",
+            "_rescued_data");
+    assertThat(rows("id", "amount", "_rescued_data"))
+        .containsExactly(
+            listOf("a", 1L, null),
+            listOf("b", null, "{\"amount\":\"2$\",\"tier\":\"gold\"}"),
+            listOf("c", null, null))
         .isNotEmpty();
     assertThat(quarantine.rows).isEmpty();
   }
@@ -153,7 +194,8 @@ class SchemaEvolutionSinkTest {
     batch(rescuing, 1, true, "{\"id\":\"b\",\"amount\":2,\"tier\":\"silver\"}");
 
     assertThat(schema().fieldNames()).endsWith("_rescued_data");
-    assertThat(rows("id", "_rescued_data")).containsExactly(listOf("a", null), listOf("b", "{\"tier\":\"silver\"}"));
+    assertThat(rows("id", "_rescued_data"))
+        .containsExactly(listOf("a", null), listOf("b", "{\"tier\":\"silver\"}"));
   }
 
   @Test
@@ -163,26 +205,51 @@ class SchemaEvolutionSinkTest {
     long metadataBefore = metadataCommits();
     long versionBefore = DeltaTable.open(store, TableOptions.defaults()).snapshot().version();
 
-    batch(run, 1, true, "{\"id\":\"b\",\"amount\":2}", "{\"id\":\"c\",\"amount\":3,\"tier\":\"gold\",\"score\":7}",
+    batch(
+        run,
+        1,
+        true,
+        "{\"id\":\"b\",\"amount\":2}",
+        "{\"id\":\"c\",\"amount\":3,\"tier\":\"gold\",\"score\":7}",
         "{\"id\":\"d\",\"tier\":\"silver\"}");
 
     DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
     assertThat(table.snapshot().version()).isEqualTo(versionBefore + 1);
     assertThat(metadataCommits()).isEqualTo(metadataBefore + 1);
-    assertThat(new DeltaLog(store).readCommit(versionBefore + 1)).anyMatch(a -> a instanceof Metadata);
-    assertThat(schema().fields()).endsWith(StructField.nullable("tier", PrimitiveType.STRING),
-        StructField.nullable("score", PrimitiveType.LONG));
-    assertThat(rows("id", "tier", "score")).containsExactly(listOf("a", null, null), listOf("b", null, null),
-        listOf("c", "gold", 7L), listOf("d", "silver", null));
+    assertThat(new DeltaLog(store).readCommit(versionBefore + 1))
+        .anyMatch(a -> a instanceof Metadata);
+    assertThat(schema().fields())
+        .endsWith(
+            StructField.nullable("tier", PrimitiveType.STRING),
+            StructField.nullable("score", PrimitiveType.LONG));
+    assertThat(rows("id", "tier", "score"))
+        .containsExactly(
+            listOf("a", null, null),
+            listOf("b", null, null),
+            listOf("c", "gold", 7L),
+            listOf("d", "silver", null));
 
-    // a restart knows the columns from the table; a value that does not fit is quarantined (no rescue)
+    // a restart knows the columns from the table; a value that does not fit is quarantined (no
+    // rescue)
     Run again = start(ADD, "long");
-    batch(again, 2, true, "{\"id\":\"e\",\"tier\":\"bronze\",\"score\":1.5}", "{\"id\":\"f\",\"score\":2}");
+    batch(
+        again,
+        2,
+        true,
+        "{\"id\":\"e\",\"tier\":\"bronze\",\"score\":1.5}",
+        "{\"id\":\"f\",\"score\":2}");
     assertThat(metadataCommits()).isEqualTo(metadataBefore + 1);
-    assertThat(rows("id", "tier", "score")).extracting(l -> l.get(0)).containsExactly("a", "b", "c", "d", "f");
-    assertThat(quarantine.rows).singleElement().satisfies(q -> assertThat((String) q[6]).isEqualTo(
-        "field 'score': expected long (column score added by schema-evolution), got double 1.5; set"
-            + " schema-evolution.rescue: true to keep such values in _rescued_data"));
+    assertThat(rows("id", "tier", "score"))
+        .extracting(l -> l.get(0))
+        .containsExactly("a", "b", "c", "d", "f");
+    assertThat(quarantine.rows)
+        .singleElement()
+        .satisfies(
+            q ->
+                assertThat((String) q[6])
+                    .isEqualTo(
+                        "field 'score': expected long (column score added by schema-evolution), got double 1.5; set"
+                            + " schema-evolution.rescue: true to keep such values in _rescued_data"));
   }
 
   @Test
@@ -191,7 +258,11 @@ class SchemaEvolutionSinkTest {
     batch(run, 0, true, "{\"id\":\"a\"}");
     long metadataBefore = metadataCommits();
     offset = 1;
-    batch(run, 1, false /* crash after the data files, before the commit */, "{\"id\":\"b\",\"tier\":\"gold\"}");
+    batch(
+        run,
+        1,
+        false /* crash after the data files, before the commit */,
+        "{\"id\":\"b\",\"tier\":\"gold\"}");
     assertThat(schema().fieldNames()).doesNotContain("tier");
 
     Run restarted = start(ADD, "long");
@@ -207,7 +278,8 @@ class SchemaEvolutionSinkTest {
 
   @Test
   void aColumnMetWhileReplayingACommittedBatchIsAddedByTheNextCommit() throws Exception {
-    // batch 0 committed under mode none, the run stopped before its commits-log entry; the restart has
+    // batch 0 committed under mode none, the run stopped before its commits-log entry; the restart
+    // has
     // add-columns, so its replay of batch 0 (skipped by the table) meets the new field first
     Run none = start(SchemaEvolutionSpec.DEFAULT, "long");
     batch(none, 0, true, "{\"id\":\"a\",\"tier\":\"gold\"}");
@@ -219,7 +291,8 @@ class SchemaEvolutionSinkTest {
     batch(add, 1, true, "{\"id\":\"b\"}", "{\"id\":\"c\",\"tier\":\"silver\"}");
 
     assertThat(schema().fieldNames()).endsWith("tier");
-    assertThat(rows("id", "tier")).containsExactly(listOf("a", null), listOf("b", null), listOf("c", "silver"));
+    assertThat(rows("id", "tier"))
+        .containsExactly(listOf("a", null), listOf("b", null), listOf("c", "silver"));
   }
 
   @Test
@@ -234,30 +307,49 @@ class SchemaEvolutionSinkTest {
   void aDeclaredWideningWidensTheTableOnceAtStartAndOldRowsReadAsTheWideType() throws Exception {
     Run run = start(ADD, "int");
     batch(run, 0, true, "{\"id\":\"a\",\"amount\":1}", "{\"id\":\"b\",\"amount\":3000000000}");
-    assertThat(quarantine.rows).hasSize(1); // beyond int while int is declared: quarantined, as before
+    assertThat(quarantine.rows)
+        .hasSize(1); // beyond int while int is declared: quarantined, as before
 
     Run widened = start(ADD, "long");
     long version = DeltaTable.open(store, TableOptions.defaults()).snapshot().version();
     batch(widened, 1, true, "{\"id\":\"c\",\"amount\":3000000000}");
 
     var snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
-    assertThat(snapshot.schema().field("amount").orElseThrow().type()).isEqualTo(PrimitiveType.LONG);
+    assertThat(snapshot.schema().field("amount").orElseThrow().type())
+        .isEqualTo(PrimitiveType.LONG);
     assertThat(snapshot.state().protocol().supports("typeWidening")).isTrue();
     assertThat(rows("id", "amount")).containsExactly(listOf("a", 1L), listOf("c", 3_000_000_000L));
     assertThat(quarantine.rows).hasSize(1);
-    // A restart (or a crash right after the widening commit) finds the table widened: nothing is committed.
+    // A restart (or a crash right after the widening commit) finds the table widened: nothing is
+    // committed.
     start(ADD, "long");
-    new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
-        declared("long").outputSchema(), List.of(), DataWriteOptions.defaults());
-    assertThat(DeltaTable.open(store, TableOptions.defaults()).snapshot().version()).isEqualTo(version + 1);
+    new DeltaTableSink(
+        "orders",
+        store,
+        DeltaTable.open(store, TableOptions.defaults()),
+        declared("long").outputSchema(),
+        List.of(),
+        DataWriteOptions.defaults());
+    assertThat(DeltaTable.open(store, TableOptions.defaults()).snapshot().version())
+        .isEqualTo(version + 1);
   }
 
   @Test
   void thePlainSinkWidensADeclaredColumnToo() throws Exception {
-    new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
-        declared("int").outputSchema(), List.of(), DataWriteOptions.defaults());
-    new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
-        declared("double").outputSchema(), List.of(), DataWriteOptions.defaults());
+    new DeltaTableSink(
+        "orders",
+        store,
+        DeltaTable.open(store, TableOptions.defaults()),
+        declared("int").outputSchema(),
+        List.of(),
+        DataWriteOptions.defaults());
+    new DeltaTableSink(
+        "orders",
+        store,
+        DeltaTable.open(store, TableOptions.defaults()),
+        declared("double").outputSchema(),
+        List.of(),
+        DataWriteOptions.defaults());
     assertThat(schema().field("amount").orElseThrow().type()).isEqualTo(PrimitiveType.DOUBLE);
   }
 
@@ -265,19 +357,38 @@ class SchemaEvolutionSinkTest {
   void aDeclaredNarrowingOrOtherTypeChangeIsRefusedAtStartWithWhatToDo() throws Exception {
     Run run = start(ADD, "long");
     batch(run, 0, true, "{\"id\":\"a\",\"amount\":1}");
-    String expected = "Pipeline orders: column amount of the table at " + store.location() + " is long but the"
-        + " pipeline declares integer. Only widenings that Delta's type widening allows are applied (integer to"
-        + " long, double or decimal, long to decimal, decimal to a decimal with at least as many integral and"
-        + " fractional digits; docs/SCHEMA_EVOLUTION.md); declare amount as long again, or write to a new table"
-        + " path (or rewrite the table with the new type in Spark, then restart).";
-    assertThatThrownBy(() -> start(ADD, "int")).isInstanceOf(IllegalStateException.class).hasMessage(expected);
+    String expected =
+        "Pipeline orders: column amount of the table at "
+            + store.location()
+            + " is long but the"
+            + " pipeline declares integer. Only widenings that Delta's type widening allows are applied (integer to"
+            + " long, double or decimal, long to decimal, decimal to a decimal with at least as many integral and"
+            + " fractional digits; docs/SCHEMA_EVOLUTION.md); declare amount as long again, or write to a new table"
+            + " path (or rewrite the table with the new type in Spark, then restart).";
+    assertThatThrownBy(() -> start(ADD, "int"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(expected);
     // the same without schema-evolution: the plain sink names the column too
-    assertThatThrownBy(() -> new DeltaTableSink("orders", store, DeltaTable.open(store, TableOptions.defaults()),
-        declared("int").outputSchema(), List.of(), DataWriteOptions.defaults()))
-        .isInstanceOf(IllegalStateException.class).hasMessage(expected);
-    assertThatThrownBy(() -> start(ADD, "double")).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(
+            () ->
+                new DeltaTableSink(
+                    "orders",
+                    store,
+                    DeltaTable.open(store, TableOptions.defaults()),
+                    declared("int").outputSchema(),
+                    List.of(),
+                    DataWriteOptions.defaults()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(expected);
+    assertThatThrownBy(() -> start(ADD, "double"))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("is long but the pipeline declares double");
-    assertThat(DeltaTable.open(store, TableOptions.defaults()).snapshot().state().protocol().minWriterVersion())
+    assertThat(
+            DeltaTable.open(store, TableOptions.defaults())
+                .snapshot()
+                .state()
+                .protocol()
+                .minWriterVersion())
         .isEqualTo(2);
   }
 
@@ -285,9 +396,11 @@ class SchemaEvolutionSinkTest {
   void aTableColumnThePipelineDoesNotWriteIsRefusedWithoutAddColumns() throws Exception {
     Run run = start(ADD, "long");
     batch(run, 0, true, "{\"id\":\"a\",\"tier\":\"gold\"}");
-    assertThatThrownBy(() -> start(RESCUE, "long")).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("has a column tier (string) that the pipeline does not write (added by"
-            + " schema-evolution.mode: add-columns, or by another writer)");
+    assertThatThrownBy(() -> start(RESCUE, "long"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(
+            "has a column tier (string) that the pipeline does not write (added by"
+                + " schema-evolution.mode: add-columns, or by another writer)");
   }
 
   private static List<Object> listOf(Object... values) {

@@ -17,6 +17,7 @@ import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -24,10 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.time.Duration;
-import org.awaitility.Awaitility;
 
 /** Stateless pipelines against a real broker and local-disk tables, driven in-process. */
 class StatelessPipelineIT {
@@ -35,7 +35,8 @@ class StatelessPipelineIT {
   @TempDir Path dir;
 
   private PipelineSpec spec(String topic, String extra) {
-    String yaml = """
+    String yaml =
+        """
         pipeline: stateless-it
         source:
           kafka:
@@ -56,22 +57,30 @@ class StatelessPipelineIT {
             path: %s/table
         checkpoint: %s/checkpoint
         trigger: { processing-time: 100ms }
-        %s""".formatted(broker.bootstrapServers(), topic, dir, dir, extra);
+        %s"""
+            .formatted(broker.bootstrapServers(), topic, dir, dir, extra);
     return PipelineParser.parse(yaml, "stateless-it.yaml", Map.of());
   }
 
   private static List<String> records(int from, int to) {
     List<String> out = new ArrayList<>();
     for (int i = from; i < to; i++) {
-      out.add(i % 50 == 7 ? "{\"id\": \"not-a-number-" + i + "\"}"
-          : "{\"id\":" + i + ",\"region\":\"eu\",\"device\":{\"model\":\"m" + (i % 3) + "\"},\"extra\":[1,2]}");
+      out.add(
+          i % 50 == 7
+              ? "{\"id\": \"not-a-number-" + i + "\"}"
+              : "{\"id\":"
+                  + i
+                  + ",\"region\":\"eu\",\"device\":{\"model\":\"m"
+                  + (i % 3)
+                  + "\"},\"extra\":[1,2]}");
     }
     return out;
   }
 
   private ProgressLog runAvailableNow(PipelineSpec spec) throws Exception {
     ProgressLog progress = new ProgressLog(1000);
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
+    try (PipelineRun run =
+        PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
       run.run();
     }
     return progress;
@@ -92,16 +101,19 @@ class StatelessPipelineIT {
 
     ProgressLog first = runAvailableNow(spec);
     assertThat(first.last(1000)).hasSizeGreaterThanOrEqualTo(5); // 500 offsets, 100 per batch
-    assertThat(first.last(1000)).allSatisfy(p -> assertThat(p.inputRows()).isLessThanOrEqualTo(101));
+    assertThat(first.last(1000))
+        .allSatisfy(p -> assertThat(p.inputRows()).isLessThanOrEqualTo(101));
 
     broker.send(topic, 1, records(500, 650));
     ProgressLog second = runAvailableNow(spec);
-    assertThat(second.last(1000).get(0).batchId()).isEqualTo(first.last(1000).get(first.last(1000).size() - 1).batchId() + 1);
+    assertThat(second.last(1000).get(0).batchId())
+        .isEqualTo(first.last(1000).get(first.last(1000).size() - 1).batchId() + 1);
 
     List<Object[]> rows = table("table");
     Set<Long> ids = new HashSet<>();
     for (Object[] row : rows) {
-      // id, region, device(struct), id_plus, tag, _kafka_topic, _kafka_partition, _kafka_offset, _kafka_timestamp
+      // id, region, device(struct), id_plus, tag, _kafka_topic, _kafka_partition, _kafka_offset,
+      // _kafka_timestamp
       long id = (Long) row[0];
       assertThat(ids.add(id)).as("id %d once", id).isTrue();
       assertThat(row[1]).isEqualTo("eu");
@@ -120,11 +132,13 @@ class StatelessPipelineIT {
 
     List<Object[]> quarantined = table("table-quarantine");
     assertThat(quarantined).hasSize(13);
-    assertThat(quarantined).allSatisfy(q -> {
-      assertThat(q[0]).isEqualTo(topic);
-      assertThat((String) q[6]).contains("field 'id'");
-      assertThat(q[7]).isEqualTo("stateless-it");
-    });
+    assertThat(quarantined)
+        .allSatisfy(
+            q -> {
+              assertThat(q[0]).isEqualTo(topic);
+              assertThat((String) q[6]).contains("field 'id'");
+              assertThat(q[7]).isEqualTo("stateless-it");
+            });
   }
 
   @Test
@@ -136,8 +150,13 @@ class StatelessPipelineIT {
     // start must read exactly [0, 40) in batch 0, even though 100 records are available.
     try (ObjectStore store = ObjectStores.open(dir.resolve("checkpoint").toString(), null)) {
       Checkpoint checkpoint = Checkpoint.open(store, spec.id(), spec.checkpointIdentity());
-      checkpoint.writeOffsets(new OffsetsEntry(0, Map.of(new SourcePartition(topic, 0), new OffsetRange(0, 40)),
-          OptionalLong.empty(), Instant.now(), Map.of()));
+      checkpoint.writeOffsets(
+          new OffsetsEntry(
+              0,
+              Map.of(new SourcePartition(topic, 0), new OffsetRange(0, 40)),
+              OptionalLong.empty(),
+              Instant.now(),
+              Map.of()));
     }
     ProgressLog progress = runAvailableNow(spec);
     BatchProgress replayed = progress.last(100).get(0);
@@ -153,10 +172,14 @@ class StatelessPipelineIT {
     String topic = broker.createTopic("once", 1);
     broker.send(topic, 0, records(0, 250));
     ProgressLog progress = new ProgressLog(10);
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec(topic, "")), new TriggerSpec.Once(), progress)) {
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec(topic, "")), new TriggerSpec.Once(), progress)) {
       run.run();
     }
-    assertThat(progress.last(10)).singleElement().satisfies(p -> assertThat(p.inputRows()).isEqualTo(250));
+    assertThat(progress.last(10))
+        .singleElement()
+        .satisfies(p -> assertThat(p.inputRows()).isEqualTo(250));
   }
 
   @Test
@@ -164,7 +187,8 @@ class StatelessPipelineIT {
     String topic = broker.createTopic("mismatch", 1);
     broker.send(topic, 0, records(0, 10));
     runAvailableNow(spec(topic, ""));
-    String changed = """
+    String changed =
+        """
         pipeline: stateless-it
         source:
           kafka:
@@ -178,7 +202,8 @@ class StatelessPipelineIT {
           delta:
             path: %s/table2
         checkpoint: %s/checkpoint
-        """.formatted(broker.bootstrapServers(), topic, dir, dir);
+        """
+            .formatted(broker.bootstrapServers(), topic, dir, dir);
     PipelineSpec other = PipelineParser.parse(changed, "changed.yaml", Map.of());
     assertThatThrownBy(() -> runAvailableNow(other))
         .isInstanceOf(CheckpointMismatchException.class)
@@ -192,20 +217,27 @@ class StatelessPipelineIT {
     String topic = broker.createTopic("continuous", 1);
     broker.send(topic, 0, records(0, 20));
     ProgressLog progress = new ProgressLog(100);
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec(topic, "")),
-        new TriggerSpec.ProcessingTime(Duration.ofMillis(100)), progress)) {
-      Thread runner = new Thread(() -> {
-        try {
-          run.run();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec(topic, "")),
+            new TriggerSpec.ProcessingTime(Duration.ofMillis(100)),
+            progress)) {
+      Thread runner =
+          new Thread(
+              () -> {
+                try {
+                  run.run();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
       runner.start();
-      Awaitility.await().atMost(Duration.ofSeconds(30))
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
           .until(() -> progress.last(100).stream().mapToLong(BatchProgress::inputRows).sum() == 20);
       broker.send(topic, 0, records(20, 35));
-      Awaitility.await().atMost(Duration.ofSeconds(30))
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
           .until(() -> progress.last(100).stream().mapToLong(BatchProgress::inputRows).sum() == 35);
       run.stop();
       runner.join(30_000);

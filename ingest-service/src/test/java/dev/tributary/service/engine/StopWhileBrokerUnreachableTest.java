@@ -14,13 +14,18 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** stop() must not wait for a Kafka metadata call that cannot succeed (SIGTERM while the broker is down). */
+/**
+ * stop() must not wait for a Kafka metadata call that cannot succeed (SIGTERM while the broker is
+ * down).
+ */
 class StopWhileBrokerUnreachableTest {
   @TempDir Path dir;
 
   @Test
   void stopInterruptsABlockedKafkaCallAndRunReturnsCleanly() throws Exception {
-    var spec = PipelineParser.parse("""
+    var spec =
+        PipelineParser.parse(
+            """
         pipeline: unreachable
         source:
           kafka:
@@ -34,19 +39,27 @@ class StopWhileBrokerUnreachableTest {
           delta:
             path: %s/table
         checkpoint: %s/checkpoint
-        """.formatted(dir, dir), "unreachable.yaml", Map.of());
+        """
+                .formatted(dir, dir),
+            "unreachable.yaml",
+            Map.of());
     // Without the wakeup, planning would block for this long.
     System.setProperty("tributary.kafka.metadata-timeout", "PT10M");
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec),
-        new TriggerSpec.ProcessingTime(Duration.ofSeconds(1)), new ProgressLog(10))) {
-      Thread runner = new Thread(() -> {
-        try {
-          run.run();
-        } catch (Throwable t) {
-          failure.set(t);
-        }
-      });
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec),
+            new TriggerSpec.ProcessingTime(Duration.ofSeconds(1)),
+            new ProgressLog(10))) {
+      Thread runner =
+          new Thread(
+              () -> {
+                try {
+                  run.run();
+                } catch (Throwable t) {
+                  failure.set(t);
+                }
+              });
       runner.start();
       Thread.sleep(1500); // let it block in the first metadata request
       run.stop();

@@ -15,21 +15,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The commits of a Delta table as the scale-out tests look at them: who wrote each one (the
- * {@code instance} a group-mode commitInfo names, {@code <host>/<pid>}), what it covered, and its
- * {@code txn} actions.
+ * The commits of a Delta table as the scale-out tests look at them: who wrote each one (the {@code
+ * instance} a group-mode commitInfo names, {@code <host>/<pid>}), what it covered, and its {@code
+ * txn} actions.
  */
 public final class TableCommits {
   private TableCommits() {}
 
-  /** One commit: its version, commitInfo values (empty without one), {@code txn} actions and how many files it adds. */
-  public record Commit(long version, Map<String, Object> info, List<SetTransaction> txns, int addedFiles) {
+  /**
+   * One commit: its version, commitInfo values (empty without one), {@code txn} actions and how
+   * many files it adds.
+   */
+  public record Commit(
+      long version, Map<String, Object> info, List<SetTransaction> txns, int addedFiles) {
     /** Whether the commitInfo names {@code instance}'s process as the writer. */
     public boolean by(Process instance) {
       return String.valueOf(info.get("instance")).endsWith("/" + instance.pid());
     }
 
-    /** Whether the commit holds rows of records: its {@code offsets} ({@code topic/p:start-end,...}) are not all empty. */
+    /**
+     * Whether the commit holds rows of records: its {@code offsets} ({@code topic/p:start-end,...})
+     * are not all empty.
+     */
     public boolean coversRecords() {
       Object offsets = info.get("offsets");
       if (offsets == null) {

@@ -10,6 +10,9 @@ import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.storage.testing.InMemoryObjectStore;
 import dev.tributary.table.CommitCounters;
+import dev.tributary.table.Snapshot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -21,9 +24,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import dev.tributary.table.Snapshot;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * The agreed-watermark hook of the exclusive engine (docs/DESIGN.md, "Stateful pipelines in group
@@ -50,14 +50,26 @@ class WatermarkAgreementTest {
 
   private MicroBatchEngine engine(WatermarkAgreement agreement) {
     MemorySink sink = new MemorySink();
-    return new MicroBatchEngine(new TableTxns("p", Optional.of("c")), Map.of(), source, checkpoint, processor, sink,
-        new MemorySink(), Optional.empty(), new ProgressLog(10), Clock.systemUTC(), Optional.empty(), agreement);
+    return new MicroBatchEngine(
+        new TableTxns("p", Optional.of("c")),
+        Map.of(),
+        source,
+        checkpoint,
+        processor,
+        sink,
+        new MemorySink(),
+        Optional.empty(),
+        new ProgressLog(10),
+        Clock.systemUTC(),
+        Optional.empty(),
+        agreement);
   }
 
-  private final WatermarkAgreement fake = own -> {
-    asked.add(own);
-    return agreed;
-  };
+  private final WatermarkAgreement fake =
+      own -> {
+        asked.add(own);
+        return agreed;
+      };
 
   @Test
   void eachBatchAppliesTheAgreedWatermarkAndCommitsItsOwnWhichNeverGoesBack() throws Exception {
@@ -71,13 +83,17 @@ class WatermarkAgreementTest {
     // no input, but the agreement moved past what batch 0 applied: a batch without data applies it
     assertThat(offsets(1).ranges()).containsExactly(Map.entry(P, new OffsetRange(2, 2)));
     assertThat(offsets(1).watermarkMicros()).hasValue(150);
-    assertThat(asked).last().isEqualTo(OptionalLong.of(200)); // own: what the latest commits entry says
+    assertThat(asked)
+        .last()
+        .isEqualTo(OptionalLong.of(200)); // own: what the latest commits entry says
     // the processor computes max(applied 150, no row) = 150; the commits entry keeps its own 200
     assertThat(commit(1).nextWatermarkMicros()).hasValue(200);
-    assertThat(checkpoint.latestOffsets().orElseThrow().batchId()).isEqualTo(1); // one batch: no endless no-data batches
+    assertThat(checkpoint.latestOffsets().orElseThrow().batchId())
+        .isEqualTo(1); // one batch: no endless no-data batches
 
     engine(fake).run(new TriggerSpec.Once());
-    assertThat(checkpoint.latestOffsets().orElseThrow().batchId()).isEqualTo(1); // agreed == applied: nothing to do
+    assertThat(checkpoint.latestOffsets().orElseThrow().batchId())
+        .isEqualTo(1); // agreed == applied: nothing to do
   }
 
   @Test
@@ -89,7 +105,8 @@ class WatermarkAgreementTest {
 
     agreed = OptionalLong.of(100);
     engine(fake).run(new TriggerSpec.Once());
-    assertThat(checkpoint.latestOffsets().orElseThrow().batchId()).isZero(); // no batch for a lower agreement
+    assertThat(checkpoint.latestOffsets().orElseThrow().batchId())
+        .isZero(); // no batch for a lower agreement
 
     agreed = OptionalLong.empty();
     source.events.add(400L);
@@ -127,15 +144,22 @@ class WatermarkAgreementTest {
     public PlannedBatch plan(BatchRange previous, boolean firstBatch) {
       long start = previous.endOffsets().getOrDefault(P, 0L);
       long end = events.size();
-      return new PlannedBatch(new BatchRange(Map.of(P, new OffsetRange(start, end)), Map.of()), end > start, List.of());
+      return new PlannedBatch(
+          new BatchRange(Map.of(P, new OffsetRange(start, end)), Map.of()), end > start, List.of());
     }
 
     @Override
-    public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception {
+    public List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input)
+        throws Exception {
       OffsetRange r = range.offsets().get(P);
       for (long o = r.start(); o < r.end(); o++) {
-        input.record(new ConsumerRecord<>(P.topic(), 0, o, null,
-            Long.toString(events.get((int) o)).getBytes(StandardCharsets.UTF_8)));
+        input.record(
+            new ConsumerRecord<>(
+                P.topic(),
+                0,
+                o,
+                null,
+                Long.toString(events.get((int) o)).getBytes(StandardCharsets.UTF_8)));
       }
       return List.of();
     }
@@ -154,7 +178,9 @@ class WatermarkAgreementTest {
     public void close() {}
   }
 
-  /** The watermark tracker's rule with no delay: next = max(applied, the batch's max event time). */
+  /**
+   * The watermark tracker's rule with no delay: next = max(applied, the batch's max event time).
+   */
   private static final class MaxProcessor implements RecordProcessor {
     final List<OptionalLong> applied = new ArrayList<>();
     long evict;

@@ -10,7 +10,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
-/** The agreed watermark: the minimum over every partition's latest commits entry, none until each has one. */
+/**
+ * The agreed watermark: the minimum over every partition's latest commits entry, none until each
+ * has one.
+ */
 class AgreedWatermarkTest {
   private static Optional<CommitEntry> commit(OptionalLong next) {
     return Optional.of(new CommitEntry(3, next, Instant.EPOCH, Map.of()));
@@ -18,14 +21,23 @@ class AgreedWatermarkTest {
 
   @Test
   void theMinimumOfEveryPartitionNotTheMaximum() {
-    assertThat(AgreedWatermark.minimum(List.of(commit(OptionalLong.of(50)), commit(OptionalLong.of(20)),
-        commit(OptionalLong.of(90))))).hasValue(20);
+    assertThat(
+            AgreedWatermark.minimum(
+                List.of(
+                    commit(OptionalLong.of(50)),
+                    commit(OptionalLong.of(20)),
+                    commit(OptionalLong.of(90)))))
+        .hasValue(20);
   }
 
   @Test
   void noneWhileAPartitionHasNoCommitOrNoWatermark() {
-    assertThat(AgreedWatermark.minimum(List.of(commit(OptionalLong.of(50)), Optional.empty()))).isEmpty();
-    assertThat(AgreedWatermark.minimum(List.of(commit(OptionalLong.of(50)), commit(OptionalLong.empty())))).isEmpty();
+    assertThat(AgreedWatermark.minimum(List.of(commit(OptionalLong.of(50)), Optional.empty())))
+        .isEmpty();
+    assertThat(
+            AgreedWatermark.minimum(
+                List.of(commit(OptionalLong.of(50)), commit(OptionalLong.empty()))))
+        .isEmpty();
     assertThat(AgreedWatermark.minimum(List.of())).isEmpty();
   }
 }

@@ -6,8 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.StartingOffsets;
+import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.DeltaTableSink;
+import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.engine.QuarantineLimitExceededException;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.pipeline.CompiledPipeline;
@@ -25,8 +29,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,11 +47,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Utils;
@@ -54,15 +63,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import dev.tributary.config.QuarantineLimit;
-import dev.tributary.service.engine.BatchProgress;
-import dev.tributary.service.engine.ProgressLog;
-import dev.tributary.service.engine.QuarantineLimitExceededException;
-import java.time.Instant;
-import java.util.HashSet;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.IsolationLevel;
 
 /**
  * Stage 1 against a real broker: rows of the source topic reach the repartition topic exactly once
@@ -103,12 +103,16 @@ class ExchangeWriterIT {
     Map<String, Set<Integer>> partitionsOfKey = new HashMap<>();
     for (ConsumerRecord<byte[], byte[]> r : out) {
       if (a.records.decode(r.value()) instanceof ExchangeRecords.Row row) {
-        assertThat(r.partition()).isEqualTo(Utils.toPositive(Utils.murmur2(r.key())) % a.records.partitions());
-        partitionsOfKey.computeIfAbsent((String) row.values()[1], k -> new HashSet<>()).add(r.partition());
+        assertThat(r.partition())
+            .isEqualTo(Utils.toPositive(Utils.murmur2(r.key())) % a.records.partitions());
+        partitionsOfKey
+            .computeIfAbsent((String) row.values()[1], k -> new HashSet<>())
+            .add(r.partition());
       }
     }
     assertThat(partitionsOfKey).hasSize(10).allSatisfy((k, ps) -> assertThat(ps).as(k).hasSize(1));
-    assertThat(partitionsOfKey.values().stream().flatMap(Set::stream).distinct().count()).isGreaterThan(1);
+    assertThat(partitionsOfKey.values().stream().flatMap(Set::stream).distinct().count())
+        .isGreaterThan(1);
     // every partition has a marker; the latest is the stream's maximum event time
     Map<Integer, Long> maxMarker = new HashMap<>();
     for (ConsumerRecord<byte[], byte[]> r : out) {
@@ -116,7 +120,8 @@ class ExchangeWriterIT {
         maxMarker.merge(r.partition(), m.eventTimeMicros(), Math::max);
       }
     }
-    assertThat(maxMarker).hasSize(a.records.partitions())
+    assertThat(maxMarker)
+        .hasSize(a.records.partitions())
         .allSatisfy((p, micros) -> assertThat(micros).isEqualTo(eventTimeMicros(199)));
     assertThat(a.writer.allPartitionsAtCeiling(ceiling)).isTrue();
     List<BatchProgress> batches = a.progress.last(100);
@@ -131,13 +136,15 @@ class ExchangeWriterIT {
   }
 
   @Test
-  void aWriterKilledBeforeItsKafkaCommitLeavesNothingVisibleAndTheNextOwnerRedoesTheBatch() throws Exception {
+  void aWriterKilledBeforeItsKafkaCommitLeavesNothingVisibleAndTheNextOwnerRedoesTheBatch()
+      throws Exception {
     setUp();
     produce(0, 120, 0);
     Map<String, String> shortTransactions = Map.of("transaction.timeout.ms", "3000");
     Instance killed = new Instance(shortTransactions);
     Map<TopicPartition, Long> ceiling = ceiling(killed);
-    killed.kill.at = "commitTransaction"; // after its rows and offsets were sent: offsets pending in the group
+    killed.kill.at =
+        "commitTransaction"; // after its rows and offsets were sent: offsets pending in the group
     assertThatThrownBy(() -> killed.writer.runBatch(ceiling)).isInstanceOf(Killed.class);
     killed.close(); // its open transaction stays open at the coordinator until it times out
 
@@ -145,7 +152,8 @@ class ExchangeWriterIT {
     drain(next, ceiling);
 
     assertThat(ids(next, readCommitted())).containsExactlyInAnyOrderElementsOf(range(0, 120));
-    assertThat(rowCount(next, read("read_uncommitted"))).as("the killed writer's rows are in the log, aborted")
+    assertThat(rowCount(next, read("read_uncommitted")))
+        .as("the killed writer's rows are in the log, aborted")
         .isGreaterThanOrEqualTo(240);
   }
 
@@ -153,8 +161,10 @@ class ExchangeWriterIT {
   void aZombieThatLostItsPartitionsIsFencedOffByTheGroupGeneration() throws Exception {
     setUp();
     produce(0, 100, 0);
-    // a long transaction timeout: the zombie must be fenced by the group, not by its transaction expiring
-    Map<String, String> props = Map.of("max.poll.interval.ms", "4000", "transaction.timeout.ms", "120000");
+    // a long transaction timeout: the zombie must be fenced by the group, not by its transaction
+    // expiring
+    Map<String, String> props =
+        Map.of("max.poll.interval.ms", "4000", "transaction.timeout.ms", "120000");
     Instance zombie = new Instance(props);
     drain(zombie, ceiling(zombie));
     produce(100, 200, 0);
@@ -165,7 +175,8 @@ class ExchangeWriterIT {
     Future<ExchangeWriter.Outcome> frozen = threads.submit(() -> zombie.writer.runBatch(ceiling));
     assertThat(zombie.kill.reached.await(60, TimeUnit.SECONDS)).isTrue();
 
-    // past its max.poll.interval the group drops it; the new member gets every partition and commits
+    // past its max.poll.interval the group drops it; the new member gets every partition and
+    // commits
     Instance owner = new Instance(props);
     drain(owner, ceiling);
 
@@ -194,18 +205,23 @@ class ExchangeWriterIT {
     drain(next, ceiling);
 
     List<Object[]> rows = quarantined();
-    assertThat(rows).extracting(r -> r[1] + "/" + r[2]).as("every bad record once").doesNotHaveDuplicates()
+    assertThat(rows)
+        .extracting(r -> r[1] + "/" + r[2])
+        .as("every bad record once")
+        .doesNotHaveDuplicates()
         .hasSize(12);
-    assertThat(ids(next, readCommitted())).containsExactlyInAnyOrderElementsOf(
-        range(0, 60).stream().filter(i -> i % 5 != 0).toList());
+    assertThat(ids(next, readCommitted()))
+        .containsExactlyInAnyOrderElementsOf(
+            range(0, 60).stream().filter(i -> i % 5 != 0).toList());
   }
 
   @Test
   void aBatchOverTheQuarantineLimitFailsBeforeAnyCommit() throws Exception {
     setUp();
     produce(0, 40, 5); // a fifth of the records is not JSON
-    Instance limited = new Instance(Map.of(), new StartingOffsets.Earliest(),
-        Optional.of(new QuarantineLimit(0.1)));
+    Instance limited =
+        new Instance(
+            Map.of(), new StartingOffsets.Earliest(), Optional.of(new QuarantineLimit(0.1)));
     Map<TopicPartition, Long> ceiling = ceiling(limited);
     assertThatThrownBy(() -> limited.writer.runBatch(ceiling))
         .isInstanceOf(QuarantineLimitExceededException.class);
@@ -223,14 +239,17 @@ class ExchangeWriterIT {
     Map<TopicPartition, Long> before = ceiling(first);
     ExchangeWriter.Outcome pinned = first.writer.runBatch(Map.of());
     assertThat(pinned.readAnything()).isFalse();
-    assertThat(pinned.committed()).as("an empty transaction carrying the starting offsets").isTrue();
+    assertThat(pinned.committed())
+        .as("an empty transaction carrying the starting offsets")
+        .isTrue();
     assertThat(first.source.committedOffsets(before.keySet())).isEqualTo(before);
     first.close();
 
     produce(40, 80, 0);
     Instance next = new Instance(Map.of(), new StartingOffsets.Latest());
     drain(next, ceiling(next));
-    assertThat(ids(next, readCommitted())).as("the next owner starts where the first pinned, not at a new latest")
+    assertThat(ids(next, readCommitted()))
+        .as("the next owner starts where the first pinned, not at a new latest")
         .containsExactlyInAnyOrderElementsOf(range(40, 80));
   }
 
@@ -242,7 +261,8 @@ class ExchangeWriterIT {
   }
 
   private PipelineSpec spec() {
-    return PipelineParser.parse("""
+    return PipelineParser.parse(
+        """
         pipeline: %s
         source: { kafka: { bootstrap-servers: "%s", topics: [%s] } }
         format: { json: { schema: { id: long, k: string, event_ts: timestamp } } }
@@ -255,17 +275,36 @@ class ExchangeWriterIT {
         sink: { delta: { path: %s/out } }
         quarantine: { delta: { path: %s/quarantine } }
         checkpoint: %s/checkpoint
-        """.formatted(pipeline, broker.bootstrapServers(), sourceTopic, dir, dir, dir), pipeline + ".yaml", Map.of());
+        """
+            .formatted(pipeline, broker.bootstrapServers(), sourceTopic, dir, dir, dir),
+        pipeline + ".yaml",
+        Map.of());
   }
 
-  /** Record {@code i} (of ids {@code [from, to)}) goes to partition {@code i % 4}; every {@code bad}-th is not JSON. */
+  /**
+   * Record {@code i} (of ids {@code [from, to)}) goes to partition {@code i % 4}; every {@code
+   * bad}-th is not JSON.
+   */
   private void produce(int from, int to, int bad) {
     for (int p = 0; p < SOURCE_PARTITIONS; p++) {
       int partition = p;
-      broker.send(sourceTopic, p, IntStream.range(from, to).filter(i -> i % SOURCE_PARTITIONS == partition)
-          .mapToObj(i -> bad > 0 && i % bad == 0 ? "not json " + i
-              : "{\"id\":" + i + ",\"k\":\"k" + (i % 10) + "\",\"event_ts\":\"" + eventTime(i) + "\"}")
-          .toList());
+      broker.send(
+          sourceTopic,
+          p,
+          IntStream.range(from, to)
+              .filter(i -> i % SOURCE_PARTITIONS == partition)
+              .mapToObj(
+                  i ->
+                      bad > 0 && i % bad == 0
+                          ? "not json " + i
+                          : "{\"id\":"
+                              + i
+                              + ",\"k\":\"k"
+                              + (i % 10)
+                              + "\",\"event_ts\":\""
+                              + eventTime(i)
+                              + "\"}")
+              .toList());
     }
   }
 
@@ -287,17 +326,24 @@ class ExchangeWriterIT {
 
   /** Runs batches until every source partition's group offset is at the ceiling. */
   private static void drain(Instance i, Map<TopicPartition, Long> ceiling) {
-    Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() -> {
-      i.writer.runBatch(ceiling);
-      return i.writer.allPartitionsAtCeiling(ceiling);
-    });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              i.writer.runBatch(ceiling);
+              return i.writer.allPartitionsAtCeiling(ceiling);
+            });
   }
 
   private List<ConsumerRecord<byte[], byte[]>> readCommitted() {
     return read("read_committed");
   }
 
-  /** Every record of the repartition topic a reader of {@code isolation} sees, up to the end it sees. */
+  /**
+   * Every record of the repartition topic a reader of {@code isolation} sees, up to the end it
+   * sees.
+   */
   private List<ConsumerRecord<byte[], byte[]>> read(String isolation) {
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
@@ -307,23 +353,32 @@ class ExchangeWriterIT {
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
       String topic = ExchangeRecords.topic(pipeline);
-      List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-          .map(p -> new TopicPartition(topic, p.partition())).toList();
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       // The end of each partition's log; a read_committed reader gets there once no transaction is
       // open any more (an abandoned one is aborted by the coordinator after its timeout, which
       // appends its abort marker: the log's end moves too).
       Map<TopicPartition, Long> end = new HashMap<>();
-      Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
-        end.clear();
-        end.putAll(logEnds(partitions));
-        return consumer.endOffsets(partitions, Duration.ofSeconds(30)).equals(end);
-      });
-      Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ZERO).until(() -> {
-        consumer.poll(Duration.ofMillis(100)).forEach(out::add);
-        return partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp));
-      });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                end.clear();
+                end.putAll(logEnds(partitions));
+                return consumer.endOffsets(partitions, Duration.ofSeconds(30)).equals(end);
+              });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ZERO)
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(100)).forEach(out::add);
+                return partitions.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp));
+              });
     }
     return out;
   }
@@ -333,15 +388,18 @@ class ExchangeWriterIT {
       Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
       partitions.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
       Map<TopicPartition, Long> out = new HashMap<>();
-      admin.listOffsets(latest, new ListOffsetsOptions(
-          IsolationLevel.READ_UNCOMMITTED)).all().get(30, TimeUnit.SECONDS)
+      admin
+          .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
+          .all()
+          .get(30, TimeUnit.SECONDS)
           .forEach((tp, info) -> out.put(tp, info.offset()));
       return out;
     }
   }
 
   private static List<Integer> ids(Instance i, List<ConsumerRecord<byte[], byte[]>> records) {
-    return records.stream().map(r -> i.records.decode(r.value()))
+    return records.stream()
+        .map(r -> i.records.decode(r.value()))
         .filter(d -> d instanceof ExchangeRecords.Row)
         .map(d -> ((Long) ((ExchangeRecords.Row) d).values()[0]).intValue())
         .collect(Collectors.toList());
@@ -361,8 +419,10 @@ class ExchangeWriterIT {
   static final class Kill {
     /** The producer method at which the process dies: it and every later call do nothing more. */
     volatile String at;
+
     /** The producer method at which the process freezes until {@link #release}. */
     volatile String blockAt;
+
     volatile boolean dead;
     final CountDownLatch reached = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
@@ -381,37 +441,43 @@ class ExchangeWriterIT {
    */
   @SuppressWarnings("unchecked")
   private static Producer<byte[], byte[]> killable(Producer<byte[], byte[]> real, Kill kill) {
-    return (Producer<byte[], byte[]>) Proxy.newProxyInstance(ExchangeWriterIT.class.getClassLoader(),
-        new Class<?>[] {Producer.class}, (proxy, method, args) -> {
-          String name = method.getName();
-          if (kill.dead) {
-            if (name.equals("close")) {
-              real.close(Duration.ZERO);
-              return null;
-            }
-            if (name.equals("abortTransaction")) {
-              return null;
-            }
-            throw new Killed();
-          }
-          if (name.equals(kill.blockAt)) {
-            kill.reached.countDown();
-            kill.release.await(120, TimeUnit.SECONDS);
-          }
-          if (name.equals(kill.at)) {
-            real.flush(); // what it sent is in the log
-            kill.dead = true;
-            throw new Killed();
-          }
-          try {
-            return method.invoke(real, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    return (Producer<byte[], byte[]>)
+        Proxy.newProxyInstance(
+            ExchangeWriterIT.class.getClassLoader(),
+            new Class<?>[] {Producer.class},
+            (proxy, method, args) -> {
+              String name = method.getName();
+              if (kill.dead) {
+                if (name.equals("close")) {
+                  real.close(Duration.ZERO);
+                  return null;
+                }
+                if (name.equals("abortTransaction")) {
+                  return null;
+                }
+                throw new Killed();
+              }
+              if (name.equals(kill.blockAt)) {
+                kill.reached.countDown();
+                kill.release.await(120, TimeUnit.SECONDS);
+              }
+              if (name.equals(kill.at)) {
+                real.flush(); // what it sent is in the log
+                kill.dead = true;
+                throw new Killed();
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
-  /** One instance of the pipeline's stage 1: its own source (a group member), front, producer and quarantine sink. */
+  /**
+   * One instance of the pipeline's stage 1: its own source (a group member), front, producer and
+   * quarantine sink.
+   */
   private final class Instance implements AutoCloseable {
     final Kill kill = new Kill();
     final KafkaSource source;
@@ -426,32 +492,60 @@ class ExchangeWriterIT {
       this(extraProperties, new StartingOffsets.Earliest());
     }
 
-    Instance(Map<String, String> extraProperties, StartingOffsets startingOffsets) throws Exception {
+    Instance(Map<String, String> extraProperties, StartingOffsets startingOffsets)
+        throws Exception {
       this(extraProperties, startingOffsets, Optional.empty());
     }
 
-    Instance(Map<String, String> extraProperties, StartingOffsets startingOffsets,
-        Optional<QuarantineLimit> quarantineLimit) throws Exception {
+    Instance(
+        Map<String, String> extraProperties,
+        StartingOffsets startingOffsets,
+        Optional<QuarantineLimit> quarantineLimit)
+        throws Exception {
       PipelineSpec spec = spec();
       CompiledPipeline compiled = PipelineFactory.compile(spec);
-      Map<String, String> properties = new HashMap<>(Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"));
+      Map<String, String> properties =
+          new HashMap<>(Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"));
       properties.putAll(extraProperties);
-      KafkaSourceSettings settings = new KafkaSourceSettings(pipeline, broker.bootstrapServers(), List.of(sourceTopic),
-          Optional.empty(), startingOffsets, OptionalLong.empty(), true, properties,
-          Duration.ofSeconds(20), Assignment.GROUP);
+      KafkaSourceSettings settings =
+          new KafkaSourceSettings(
+              pipeline,
+              broker.bootstrapServers(),
+              List.of(sourceTopic),
+              Optional.empty(),
+              startingOffsets,
+              OptionalLong.empty(),
+              true,
+              properties,
+              Duration.ofSeconds(20),
+              Assignment.GROUP);
       source = new KafkaSource(settings);
-      front = new ExchangeFront(pipeline, compiled.processor(), compiled.stateful().orElseThrow(), false);
+      front =
+          new ExchangeFront(
+              pipeline, compiled.processor(), compiled.stateful().orElseThrow(), false);
       int partitions;
       try (Admin admin = broker.admin()) {
-        partitions = ExchangeTopic.ensure(admin, ExchangeRecords.topic(pipeline),
-            ExchangeTopic.partitionsFor(source.partitions()));
+        partitions =
+            ExchangeTopic.ensure(
+                admin,
+                ExchangeRecords.topic(pipeline),
+                ExchangeTopic.partitionsFor(source.partitions()));
       }
       records = new ExchangeRecords(compiled.stateful().orElseThrow(), partitions);
-      quarantineStore = ObjectStores.open(Files.createDirectories(dir.resolve("quarantine")).toString(), null);
+      quarantineStore =
+          ObjectStores.open(Files.createDirectories(dir.resolve("quarantine")).toString(), null);
       DeltaTableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
-      writer = new ExchangeWriter(source, front, records,
-          () -> killable(new KafkaProducer<>(ExchangeWriter.producerConfig(settings)), kill), quarantine,
-          new TableTxns(pipeline, Optional.empty()), Clock.systemUTC(), quarantineLimit, progress);
+      writer =
+          new ExchangeWriter(
+              source,
+              front,
+              records,
+              () -> killable(new KafkaProducer<>(ExchangeWriter.producerConfig(settings)), kill),
+              quarantine,
+              new TableTxns(pipeline, Optional.empty()),
+              Clock.systemUTC(),
+              quarantineLimit,
+              progress);
       closing.add(this);
     }
 

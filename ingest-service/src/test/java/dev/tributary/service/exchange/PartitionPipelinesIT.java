@@ -3,7 +3,6 @@ package dev.tributary.service.exchange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tributary.checkpoint.CompatibleChange;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
@@ -19,6 +18,8 @@ import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.Snapshot;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -47,8 +48,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import dev.tributary.table.CommitCounters;
-import dev.tributary.table.Snapshot;
 
 /**
  * Stage 2 of a stateful group-mode pipeline against a real broker and local-disk tables: exchange
@@ -61,7 +60,8 @@ import dev.tributary.table.Snapshot;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class PartitionPipelinesIT {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-  private static final List<String> TYPES = List.of("click", "view", "buy", "share", "like", "open");
+  private static final List<String> TYPES =
+      List.of("click", "view", "buy", "share", "like", "open");
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
   @TempDir Path dir;
   private final String id = "pp" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
@@ -78,7 +78,9 @@ class PartitionPipelinesIT {
   }
 
   private void declare(int partitions) throws Exception {
-    PipelineSpec spec = PipelineParser.parse("""
+    PipelineSpec spec =
+        PipelineParser.parse(
+            """
         pipeline: %s
         source: { kafka: { bootstrap-servers: "%s", topics: [events] } }
         format: { json: { schema: { event_id: string, event_type: string, event_ts: timestamp } } }
@@ -92,12 +94,18 @@ class PartitionPipelinesIT {
         sink: { delta: { path: %s/sink } }
         quarantine: { delta: { path: %s/quarantine } }
         checkpoint: %s/checkpoint
-        """.formatted(id, broker.bootstrapServers(), dir, dir, dir), id + ".yaml", Map.of());
+        """
+                .formatted(id, broker.bootstrapServers(), dir, dir, dir),
+            id + ".yaml",
+            Map.of());
     pipeline = PipelineFactory.compile(spec);
     plan = pipeline.stateful().orElseThrow();
     exchange = new ExchangeRecords(plan, partitions);
     try (Admin admin = broker.admin()) {
-      admin.createTopics(List.of(new NewTopic(ExchangeRecords.topic(id), partitions, (short) 1))).all().get();
+      admin
+          .createTopics(List.of(new NewTopic(ExchangeRecords.topic(id), partitions, (short) 1)))
+          .all()
+          .get();
     }
   }
 
@@ -128,9 +136,13 @@ class PartitionPipelinesIT {
 
   /**
    * One stage-1 batch: its rows, then markers with its max event time to {@code markerPartitions}
-   * (every partition in stage 1; fewer to hold a partition without a watermark), committed or aborted.
+   * (every partition in stage 1; fewer to hold a partition without a watermark), committed or
+   * aborted.
    */
-  private void transaction(KafkaProducer<byte[], byte[]> producer, List<Event> events, Set<Integer> markerPartitions,
+  private void transaction(
+      KafkaProducer<byte[], byte[]> producer,
+      List<Event> events,
+      Set<Integer> markerPartitions,
       boolean commit) {
     producer.beginTransaction();
     String topic = ExchangeRecords.topic(id);
@@ -138,7 +150,8 @@ class PartitionPipelinesIT {
       ExchangeRecords.Outgoing out = exchange.row(row(e));
       producer.send(new ProducerRecord<>(topic, out.partition(), out.key(), out.value()));
     }
-    long max = events.stream().mapToLong(e -> e.ts().getEpochSecond() * 1_000_000L).max().orElseThrow();
+    long max =
+        events.stream().mapToLong(e -> e.ts().getEpochSecond() * 1_000_000L).max().orElseThrow();
     for (ExchangeRecords.Outgoing m : exchange.markers(max)) {
       if (markerPartitions.contains(m.partition())) {
         producer.send(new ProducerRecord<>(topic, m.partition(), m.key(), m.value()));
@@ -154,13 +167,18 @@ class PartitionPipelinesIT {
 
   /**
    * Chunk i's events lie in minutes [2i, 2i + 3) with re-sent duplicates: the watermark after chunk
-   * i-1 is at most 2i + 3 - 10, so no event is ever late and the direct computation needs no rule for it.
+   * i-1 is at most 2i + 3 - 10, so no event is ever late and the direct computation needs no rule
+   * for it.
    */
   private static List<Event> chunk(int i, int size) {
     List<Event> out = new ArrayList<>();
     for (int k = 0; k < size; k++) {
       int n = i * size + k;
-      Event e = new Event("e" + n, TYPES.get((n * 7) % TYPES.size()), T0.plusSeconds(120L * i + (n * 37L) % 180));
+      Event e =
+          new Event(
+              "e" + n,
+              TYPES.get((n * 7) % TYPES.size()),
+              T0.plusSeconds(120L * i + (n * 37L) % 180));
       out.add(e);
       if (n % 5 == 0) {
         out.add(e); // a re-sent record: deduplicated
@@ -179,7 +197,10 @@ class PartitionPipelinesIT {
     for (Event e : distinct.values()) {
       long start = e.ts().getEpochSecond() - Math.floorMod(e.ts().getEpochSecond(), 300);
       if (start + 300 <= watermark) {
-        out.merge(List.of(Instant.ofEpochSecond(start), Instant.ofEpochSecond(start + 300), e.type()), 1L, Long::sum);
+        out.merge(
+            List.of(Instant.ofEpochSecond(start), Instant.ofEpochSecond(start + 300), e.type()),
+            1L,
+            Long::sum);
       }
     }
     return out;
@@ -207,6 +228,7 @@ class PartitionPipelinesIT {
     private Thread thread;
     private final AtomicBoolean stop = new AtomicBoolean();
     volatile Throwable failure;
+
     /** After each round on the instance's thread (the Kafka source is the thread's alone). */
     volatile boolean settled;
 
@@ -217,28 +239,48 @@ class PartitionPipelinesIT {
       resources.addAll(List.of(checkpoint, sinkStore, quarantineStore));
       TableSink sink = wrap.wrap(PipelineFactory.modeSink(pipeline, sinkStore));
       TableSink quarantine = PipelineFactory.quarantine(pipeline.spec(), quarantineStore);
-      KafkaSource source = new KafkaSource(PartitionPipelines.repartitionSettings(id, broker.bootstrapServers(),
-          Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"), Duration.ofSeconds(30), assignment));
-      pipelines = new PartitionPipelines(
-          new PartitionPipelines.Settings(id, pipeline.spec().checkpointIdentity(), (part, recorded, declared) -> false,
-              dir.resolve("state-" + name), Optional.empty()),
-          source, checkpoint, PartitionPipelines.statefulProcessors(id, plan, exchange), sink, quarantine,
-          Optional.empty(), new ProgressLog(100), Clock.systemUTC());
+      KafkaSource source =
+          new KafkaSource(
+              PartitionPipelines.repartitionSettings(
+                  id,
+                  broker.bootstrapServers(),
+                  Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"),
+                  Duration.ofSeconds(30),
+                  assignment));
+      pipelines =
+          new PartitionPipelines(
+              new PartitionPipelines.Settings(
+                  id,
+                  pipeline.spec().checkpointIdentity(),
+                  (part, recorded, declared) -> false,
+                  dir.resolve("state-" + name),
+                  Optional.empty()),
+              source,
+              checkpoint,
+              PartitionPipelines.statefulProcessors(id, plan, exchange),
+              sink,
+              quarantine,
+              Optional.empty(),
+              new ProgressLog(100),
+              Clock.systemUTC());
     }
 
     /** Runs rounds on a thread of its own (a group member must keep polling) until closed. */
     Instance start() {
-      thread = new Thread(() -> {
-        try {
-          while (!stop.get()) {
-            pipelines.runRound();
-            settled = pipelines.allSettled(pipelines.endOffsets());
-            Thread.sleep(50);
-          }
-        } catch (Throwable t) {
-          failure = t;
-        }
-      }, "instance");
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  while (!stop.get()) {
+                    pipelines.runRound();
+                    settled = pipelines.allSettled(pipelines.endOffsets());
+                    Thread.sleep(50);
+                  }
+                } catch (Throwable t) {
+                  failure = t;
+                }
+              },
+              "instance");
       thread.start();
       return this;
     }
@@ -269,7 +311,8 @@ class PartitionPipelinesIT {
   }
 
   @Test
-  void twoInstancesShareThePartitionsAPartitionMovesAndTheSinkEqualsTheDirectComputation() throws Exception {
+  void twoInstancesShareThePartitionsAPartitionMovesAndTheSinkEqualsTheDirectComputation()
+      throws Exception {
     declare(4);
     KafkaProducer<byte[], byte[]> producer = producer();
     List<Event> events = new ArrayList<>();
@@ -303,28 +346,40 @@ class PartitionPipelinesIT {
       events.addAll(c);
       transaction(producer, c, all, true);
       if (i == 12) {
-        List<Event> ghost = List.of(new Event("ghost-1", "ghost", T0.plusSeconds(6000 * 60)),
-            new Event("ghost-2", "click", T0.plusSeconds(30 * 60)));
+        List<Event> ghost =
+            List.of(
+                new Event("ghost-1", "ghost", T0.plusSeconds(6000 * 60)),
+                new Event("ghost-2", "click", T0.plusSeconds(30 * 60)));
         transaction(producer, ghost, all, false); // never read: neither its rows nor its markers
       }
     }
-    Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> !b.pipelines.ownedPartitions().isEmpty()
-        && !a.pipelines.ownedPartitions().isEmpty() && a.failure == null && b.failure == null);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () ->
+                !b.pipelines.ownedPartitions().isEmpty()
+                    && !a.pipelines.ownedPartitions().isEmpty()
+                    && a.failure == null
+                    && b.failure == null);
     List<Event> last = chunk(20, 20);
     events.addAll(last);
     transaction(producer, last, all, true);
 
     a.close(); // leaves the group: B gets A's partitions and opens them from their checkpoints
     closeLast.remove(a);
-    Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> {
-      assertThat(b.failure).isNull();
-      return b.pipelines.ownedPartitions().size() == 4 && b.settled;
-    });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () -> {
+              assertThat(b.failure).isNull();
+              return b.pipelines.ownedPartitions().size() == 4 && b.settled;
+            });
     Map<List<Object>, Long> expected = expected(events);
     assertThat(expected).isNotEmpty();
     assertThat(sinkWindows()).isEqualTo(expected);
     assertThat(sinkWindows().keySet()).noneMatch(k -> k.get(2).equals("ghost"));
-    long maxMicros = events.stream().mapToLong(e -> e.ts().getEpochSecond() * 1_000_000L).max().orElseThrow();
+    long maxMicros =
+        events.stream().mapToLong(e -> e.ts().getEpochSecond() * 1_000_000L).max().orElseThrow();
     assertThat(b.pipelines.agreedWatermark()).hasValue(maxMicros - 600_000_000L);
   }
 
@@ -339,8 +394,10 @@ class PartitionPipelinesIT {
       transaction(producer, c, Set.of(0), true);
     }
     // The first owner reads everything (batch 0, nothing emitted yet: no agreed watermark), then
-    // dies while committing batch 1, the no-data batch that emits the windows: it is planned, not committed.
-    Instance first = new Instance("first", Assignment.EXCLUSIVE, s -> new CommitWrapper(s, null, true));
+    // dies while committing batch 1, the no-data batch that emits the windows: it is planned, not
+    // committed.
+    Instance first =
+        new Instance("first", Assignment.EXCLUSIVE, s -> new CommitWrapper(s, null, true));
     first.pipelines.runRound();
     assertThatThrownBy(first.pipelines::runRound).hasRootCauseMessage("the first owner dies here");
     first.close();
@@ -349,19 +406,24 @@ class PartitionPipelinesIT {
     // Two instances (the new owner and a zombie) replay batch 1 from the same entry at once: both
     // process it and reach the sink commit together.
     CyclicBarrier together = new CyclicBarrier(2);
-    Instance owner = new Instance("owner", Assignment.EXCLUSIVE, s -> new CommitWrapper(s, together, false));
-    Instance zombie = new Instance("zombie", Assignment.EXCLUSIVE, s -> new CommitWrapper(s, together, false));
+    Instance owner =
+        new Instance("owner", Assignment.EXCLUSIVE, s -> new CommitWrapper(s, together, false));
+    Instance zombie =
+        new Instance("zombie", Assignment.EXCLUSIVE, s -> new CommitWrapper(s, together, false));
     closeLast.add(0, owner);
     closeLast.add(0, zombie);
-    Thread t = new Thread(() -> {
-      try {
-        zombie.pipelines.runRound();
-      } catch (Throwable e) {
-        zombie.failure = e;
-      }
-    });
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                zombie.pipelines.runRound();
+              } catch (Throwable e) {
+                zombie.failure = e;
+              }
+            });
     t.start();
-    owner.pipelines.runRound(); // one of the two loses the commits entry: logged, reopened next round
+    owner.pipelines
+        .runRound(); // one of the two loses the commits entry: logged, reopened next round
     t.join(60_000);
     assertThat(zombie.failure).isNull();
     assertThat(together.isBroken()).isFalse();
@@ -373,7 +435,8 @@ class PartitionPipelinesIT {
   }
 
   /** The sink's commits of batches with rows wait at a barrier, or fail (a crash), as told. */
-  private record CommitWrapper(TableSink sink, CyclicBarrier barrier, boolean fail) implements TableSink {
+  private record CommitWrapper(TableSink sink, CyclicBarrier barrier, boolean fail)
+      implements TableSink {
     @Override
     public String location() {
       return sink.location();

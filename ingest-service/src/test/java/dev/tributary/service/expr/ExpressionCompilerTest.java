@@ -14,26 +14,39 @@ import java.time.LocalDate;
 import org.junit.jupiter.api.Test;
 
 class ExpressionCompilerTest {
-  static final StructType SCHEMA = StructType.of(
-      StructField.nullable("i", PrimitiveType.INTEGER),
-      StructField.nullable("l", PrimitiveType.LONG),
-      StructField.nullable("d", PrimitiveType.DOUBLE),
-      StructField.nullable("dec", new DecimalType(10, 2)),
-      StructField.nullable("s", PrimitiveType.STRING),
-      StructField.nullable("b", PrimitiveType.BOOLEAN),
-      StructField.nullable("ts", PrimitiveType.TIMESTAMP),
-      StructField.nullable("dt", PrimitiveType.DATE),
-      StructField.nullable("customer", StructType.of(
-          StructField.nullable("id", PrimitiveType.LONG),
-          StructField.nullable("home city", PrimitiveType.STRING))),
-      StructField.nullable("region", PrimitiveType.STRING),
-      StructField.nullable("amount_cents", PrimitiveType.LONG),
-      StructField.nullable("nul", PrimitiveType.LONG));
+  static final StructType SCHEMA =
+      StructType.of(
+          StructField.nullable("i", PrimitiveType.INTEGER),
+          StructField.nullable("l", PrimitiveType.LONG),
+          StructField.nullable("d", PrimitiveType.DOUBLE),
+          StructField.nullable("dec", new DecimalType(10, 2)),
+          StructField.nullable("s", PrimitiveType.STRING),
+          StructField.nullable("b", PrimitiveType.BOOLEAN),
+          StructField.nullable("ts", PrimitiveType.TIMESTAMP),
+          StructField.nullable("dt", PrimitiveType.DATE),
+          StructField.nullable(
+              "customer",
+              StructType.of(
+                  StructField.nullable("id", PrimitiveType.LONG),
+                  StructField.nullable("home city", PrimitiveType.STRING))),
+          StructField.nullable("region", PrimitiveType.STRING),
+          StructField.nullable("amount_cents", PrimitiveType.LONG),
+          StructField.nullable("nul", PrimitiveType.LONG));
 
   static final Object[] ROW = {
-      7, 10L, 2.5, new BigDecimal("12.34"), "Hello World", true,
-      Instant.parse("2026-03-15T13:45:30.123456Z"), LocalDate.of(2026, 3, 15),
-      new Object[] {42L, "Paris"}, "eu-west", 1999L, null};
+    7,
+    10L,
+    2.5,
+    new BigDecimal("12.34"),
+    "Hello World",
+    true,
+    Instant.parse("2026-03-15T13:45:30.123456Z"),
+    LocalDate.of(2026, 3, 15),
+    new Object[] {42L, "Paris"},
+    "eu-west",
+    1999L,
+    null
+  };
 
   static Object eval(String expr) {
     return ExpressionCompiler.compile(expr, SCHEMA).eval(ROW);
@@ -56,7 +69,8 @@ class ExpressionCompilerTest {
   void expressionsAtTheSizeLimitsCompileAndEvaluate() {
     assertThat(eval("i = 0" + " OR i = 1".repeat(249))).isEqualTo(false); // 499 operators
     assertThat(eval("(".repeat(64) + "i + 1" + ")".repeat(64))).isEqualTo(eval("i + 1"));
-    assertThat(error("i = 0" + " OR i = 1".repeat(250)).reason()).startsWith("the expression has more than 500 operators");
+    assertThat(error("i = 0" + " OR i = 1".repeat(250)).reason())
+        .startsWith("the expression has more than 500 operators");
     assertThat(error("(".repeat(3000) + "i" + ")".repeat(3000)).reason())
         .startsWith("the expression is nested more than 64 parentheses deep");
   }
@@ -72,8 +86,10 @@ class ExpressionCompilerTest {
     assertThat(eval("'it''s'")).isEqualTo("it's");
     assertThat(eval("TRUE")).isEqualTo(true);
     assertThat(eval("false")).isEqualTo(false);
-    assertThat(eval("TIMESTAMP '2026-01-01T00:00:00Z'")).isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
-    assertThat(eval("TIMESTAMP '2026-01-01 02:00:00+02:00'")).isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
+    assertThat(eval("TIMESTAMP '2026-01-01T00:00:00Z'"))
+        .isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
+    assertThat(eval("TIMESTAMP '2026-01-01 02:00:00+02:00'"))
+        .isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
     assertThat(eval("DATE '2026-01-01'")).isEqualTo(LocalDate.of(2026, 1, 1));
     assertThat(eval("CAST(NULL AS long)")).isNull();
     assertThat(type("CAST(NULL AS long)")).isEqualTo(PrimitiveType.LONG);
@@ -127,8 +143,10 @@ class ExpressionCompilerTest {
     assertThat(eval("9223372036854775807 + l")).isNull();
     assertThat(eval("-(-9223372036854775807 - 1 + l - l)")).isNull();
     assertThat(eval("abs(-2147483648)")).isNull();
-    assertThat(eval("CAST(99999999.99 AS decimal(10,2)) * 1000")).isEqualTo(new BigDecimal("99999999990.00"));
-    assertThat(eval("CAST('12345678901234567890123456789012345678' AS decimal(38,0)) * 10")).isNull();
+    assertThat(eval("CAST(99999999.99 AS decimal(10,2)) * 1000"))
+        .isEqualTo(new BigDecimal("99999999990.00"));
+    assertThat(eval("CAST('12345678901234567890123456789012345678' AS decimal(38,0)) * 10"))
+        .isNull();
   }
 
   @Test
@@ -145,7 +163,9 @@ class ExpressionCompilerTest {
     assertThat(eval("s < 'Z'")).isEqualTo(true);
     assertThat(eval("b = TRUE")).isEqualTo(true);
     assertThat(eval("ts > TIMESTAMP '2026-03-15T13:00:00Z'")).isEqualTo(true);
-    assertThat(eval("ts > '2026-03-15T14:00:00Z'")).as("string literal read as a timestamp").isEqualTo(false);
+    assertThat(eval("ts > '2026-03-15T14:00:00Z'"))
+        .as("string literal read as a timestamp")
+        .isEqualTo(false);
     assertThat(eval("dt = '2026-03-15'")).isEqualTo(true);
     assertThat(eval("dt < ts")).as("a date widens to midnight UTC").isEqualTo(true);
     assertThat(eval("0.0 = -0.0")).isEqualTo(true);
@@ -159,12 +179,20 @@ class ExpressionCompilerTest {
     Boolean[] java = {true, false, null};
     for (int x = 0; x < 3; x++) {
       for (int y = 0; y < 3; y++) {
-        Boolean and = Boolean.FALSE.equals(java[x]) || Boolean.FALSE.equals(java[y]) ? Boolean.FALSE
-            : java[x] == null || java[y] == null ? null : Boolean.TRUE;
-        Boolean or = Boolean.TRUE.equals(java[x]) || Boolean.TRUE.equals(java[y]) ? Boolean.TRUE
-            : java[x] == null || java[y] == null ? null : Boolean.FALSE;
-        assertThat(eval(values[x] + " AND " + values[y])).as(values[x] + " AND " + values[y]).isEqualTo(and);
-        assertThat(eval(values[x] + " OR " + values[y])).as(values[x] + " OR " + values[y]).isEqualTo(or);
+        Boolean and =
+            Boolean.FALSE.equals(java[x]) || Boolean.FALSE.equals(java[y])
+                ? Boolean.FALSE
+                : java[x] == null || java[y] == null ? null : Boolean.TRUE;
+        Boolean or =
+            Boolean.TRUE.equals(java[x]) || Boolean.TRUE.equals(java[y])
+                ? Boolean.TRUE
+                : java[x] == null || java[y] == null ? null : Boolean.FALSE;
+        assertThat(eval(values[x] + " AND " + values[y]))
+            .as(values[x] + " AND " + values[y])
+            .isEqualTo(and);
+        assertThat(eval(values[x] + " OR " + values[y]))
+            .as(values[x] + " OR " + values[y])
+            .isEqualTo(or);
       }
     }
     assertThat(eval("NOT b")).isEqualTo(false);
@@ -210,7 +238,8 @@ class ExpressionCompilerTest {
 
   @Test
   void caseCastAndConcat() {
-    assertThat(eval("CASE WHEN i > 5 THEN 'big' WHEN i > 0 THEN 'small' ELSE 'none' END")).isEqualTo("big");
+    assertThat(eval("CASE WHEN i > 5 THEN 'big' WHEN i > 0 THEN 'small' ELSE 'none' END"))
+        .isEqualTo("big");
     assertThat(eval("CASE WHEN i > 50 THEN 'big' END")).isNull();
     assertThat(eval("CASE WHEN nul > 1 THEN 1 ELSE 2 END")).isEqualTo(2);
     assertThat(eval("CASE WHEN b THEN 1 ELSE 2.5 END")).isEqualTo(1.0);
@@ -226,9 +255,11 @@ class ExpressionCompilerTest {
     assertThat(eval("CAST(dec AS decimal(4,1))")).isEqualTo(new BigDecimal("12.3"));
     assertThat(eval("CAST(dec AS decimal(3,2))")).isNull();
     assertThat(eval("CAST(dec AS string)")).isEqualTo("12.34");
-    assertThat(eval("CAST('2026-01-01T00:00:00Z' AS timestamp)")).isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
+    assertThat(eval("CAST('2026-01-01T00:00:00Z' AS timestamp)"))
+        .isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
     assertThat(eval("CAST(ts AS date)")).isEqualTo(LocalDate.of(2026, 3, 15));
-    assertThat(eval("CAST(ts AS long)")).isEqualTo(Instant.parse("2026-03-15T13:45:30Z").getEpochSecond());
+    assertThat(eval("CAST(ts AS long)"))
+        .isEqualTo(Instant.parse("2026-03-15T13:45:30Z").getEpochSecond());
     assertThat(eval("CAST(0 AS timestamp)")).isEqualTo(Instant.EPOCH);
     assertThat(eval("CAST(dt AS string)")).isEqualTo("2026-03-15");
     assertThat(eval("CAST(ts AS string)")).isEqualTo("2026-03-15T13:45:30.123456Z");
@@ -295,7 +326,9 @@ class ExpressionCompilerTest {
     assertThat(eval("date_trunc('month', ts)")).isEqualTo(Instant.parse("2026-03-01T00:00:00Z"));
     assertThat(eval("date_trunc('year', ts)")).isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
     assertThat(eval("date_trunc('quarter', ts)")).isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
-    assertThat(eval("date_trunc('week', ts)")).as("Monday").isEqualTo(Instant.parse("2026-03-09T00:00:00Z"));
+    assertThat(eval("date_trunc('week', ts)"))
+        .as("Monday")
+        .isEqualTo(Instant.parse("2026-03-09T00:00:00Z"));
     assertThat(eval("date_trunc('day', dt)")).isEqualTo(Instant.parse("2026-03-15T00:00:00Z"));
     assertThat(eval("to_date(ts)")).isEqualTo(LocalDate.of(2026, 3, 15));
     assertThat(eval("to_date('2026-01-02')")).isEqualTo(LocalDate.of(2026, 1, 2));
@@ -314,40 +347,52 @@ class ExpressionCompilerTest {
     CompiledPredicate p = ExpressionCompiler.compilePredicate("nul > 0 OR i > 5", SCHEMA);
     assertThat(p.test(ROW)).isTrue();
     assertThat(ExpressionCompiler.compilePredicate("nul > 0", SCHEMA).test(ROW))
-        .as("NULL drops the row").isFalse();
+        .as("NULL drops the row")
+        .isFalse();
     assertThat(ExpressionCompiler.compilePredicate("i > 50", SCHEMA).test(ROW)).isFalse();
     assertThatThrownBy(() -> ExpressionCompiler.compilePredicate("amount_cents", SCHEMA))
         .isInstanceOf(ExpressionException.class)
-        .hasMessage("a filter must be a boolean expression, found long 'amount_cents'; compare"
-            + " it with something, e.g. amount_cents > 0 at position 1 of \"amount_cents\"");
+        .hasMessage(
+            "a filter must be a boolean expression, found long 'amount_cents'; compare"
+                + " it with something, e.g. amount_cents > 0 at position 1 of \"amount_cents\"");
   }
 
   @Test
   void typeErrorsCarryPositions() {
     ExpressionException e = error("region > 5");
-    assertThat(e.reason()).isEqualTo("cannot compare string 'region' with long 5".replace("long", "int"));
+    assertThat(e.reason())
+        .isEqualTo("cannot compare string 'region' with long 5".replace("long", "int"));
     assertThat(e.position()).isEqualTo(8);
     assertThat(e.expression()).isEqualTo("region > 5");
-    assertThat(e).hasMessage("cannot compare string 'region' with int 5 at position 8 of \"region > 5\"");
+    assertThat(e)
+        .hasMessage("cannot compare string 'region' with int 5 at position 8 of \"region > 5\"");
     assertThat(error("region = 3000000000").reason())
         .isEqualTo("cannot compare string 'region' with long 3000000000");
-    assertThat(error("i + s").reason()).isEqualTo("cannot apply '+' to int 'i' and string 's'; use || or concat() to join strings");
+    assertThat(error("i + s").reason())
+        .isEqualTo(
+            "cannot apply '+' to int 'i' and string 's'; use || or concat() to join strings");
     assertThat(error("i + s").position()).isEqualTo(3);
-    assertThat(error("1 + (b AND i)").reason()).isEqualTo("AND needs a boolean operand, found int 'i'");
+    assertThat(error("1 + (b AND i)").reason())
+        .isEqualTo("AND needs a boolean operand, found int 'i'");
     assertThat(error("1 + (b AND i)").position()).isEqualTo(12);
-    assertThat(error("lower(i)").reason()).isEqualTo("function lower expects a string as argument 1, found int 'i'");
+    assertThat(error("lower(i)").reason())
+        .isEqualTo("function lower expects a string as argument 1, found int 'i'");
     assertThat(error("lower(i)").position()).isEqualTo(7);
     assertThat(error("CASE WHEN b THEN 1 ELSE 'x' END").reason())
         .isEqualTo("CASE branches have incompatible types: int 1 and string 'x'");
     assertThat(error("CAST(dt AS int)").reason()).isEqualTo("cannot cast date 'dt' to int");
     assertThat(error("CAST(i AS blob)").reason()).startsWith("unknown type 'blob' in CAST");
-    assertThat(error("i LIKE 'x'").reason()).startsWith("LIKE needs string operands, found int 'i'");
+    assertThat(error("i LIKE 'x'").reason())
+        .startsWith("LIKE needs string operands, found int 'i'");
     assertThat(error("ts > 'yesterday'").reason())
         .isEqualTo("string 'yesterday' is not a timestamp (ISO-8601 like 2026-01-01T00:00:00Z)");
     assertThat(error("ts > 'yesterday'").position()).isEqualTo(6);
-    assertThat(error("round(d, i)").reason()).startsWith("function round expects an integer literal");
-    assertThat(error("date_trunc('fortnight', ts)").reason()).startsWith("function date_trunc expects a unit literal");
-    assertThat(error("NULL").reason()).isEqualTo("the type of NULL cannot be inferred here; write CAST(NULL AS <type>)");
+    assertThat(error("round(d, i)").reason())
+        .startsWith("function round expects an integer literal");
+    assertThat(error("date_trunc('fortnight', ts)").reason())
+        .startsWith("function date_trunc expects a unit literal");
+    assertThat(error("NULL").reason())
+        .isEqualTo("the type of NULL cannot be inferred here; write CAST(NULL AS <type>)");
     assertThat(error("TIMESTAMP 'soon'").reason()).startsWith("invalid TIMESTAMP literal 'soon'");
   }
 
@@ -356,22 +401,32 @@ class ExpressionCompilerTest {
     ExpressionException e = error("amount_cent / 100.0");
     assertThat(e.reason()).isEqualTo("unknown column 'amount_cent'; did you mean 'amount_cents'?");
     assertThat(e.position()).isEqualTo(1);
-    assertThat(error("i + customer.idd").reason()).isEqualTo(
-        "unknown column 'customer.idd' (struct 'customer' has fields id, home city); did you mean"
-            + " 'customer.id'?");
+    assertThat(error("i + customer.idd").reason())
+        .isEqualTo(
+            "unknown column 'customer.idd' (struct 'customer' has fields id, home city); did you mean"
+                + " 'customer.id'?");
     assertThat(error("i + customer.idd").position()).isEqualTo(5);
-    assertThat(error("zzzzzzzz").reason()).startsWith("unknown column 'zzzzzzzz'; columns are i, l, d, dec,");
-    assertThat(error("i.x").reason()).isEqualTo("column 'i' is a int, not a struct, so it has no field 'x'".replace("a int", "a int"));
-    assertThat(error("lowr(s)").reason()).startsWith("unknown function 'lowr'; did you mean 'lower'? (functions: abs, ceil,");
+    assertThat(error("zzzzzzzz").reason())
+        .startsWith("unknown column 'zzzzzzzz'; columns are i, l, d, dec,");
+    assertThat(error("i.x").reason())
+        .isEqualTo(
+            "column 'i' is a int, not a struct, so it has no field 'x'".replace("a int", "a int"));
+    assertThat(error("lowr(s)").reason())
+        .startsWith("unknown function 'lowr'; did you mean 'lower'? (functions: abs, ceil,");
     assertThat(error("  lowr(s)").position()).isEqualTo(3);
-    assertThat(error("substring(s)").reason()).isEqualTo("function substring takes 2 or 3 arguments, found 1");
+    assertThat(error("substring(s)").reason())
+        .isEqualTo("function substring takes 2 or 3 arguments, found 1");
   }
 
   @Test
   void nonDeterministicFunctionsAreRefused() {
-    for (String f : new String[] {"current_timestamp()", "CURRENT_TIMESTAMP", "now()", "rand()",
-        "uuid()", "current_date"}) {
-      assertThat(error("ts < " + f).reason()).as(f).contains("is not allowed: it is non-deterministic");
+    for (String f :
+        new String[] {
+          "current_timestamp()", "CURRENT_TIMESTAMP", "now()", "rand()", "uuid()", "current_date"
+        }) {
+      assertThat(error("ts < " + f).reason())
+          .as(f)
+          .contains("is not allowed: it is non-deterministic");
     }
   }
 
@@ -382,18 +437,22 @@ class ExpressionCompilerTest {
     assertThat(e.position()).isEqualTo(15);
     assertThat(error("a = = b").reason()).isEqualTo("syntax error: unexpected '='");
     assertThat(error("a = = b").position()).isEqualTo(5);
-    assertThat(error("i > 1 2").reason()).isEqualTo("syntax error: unexpected '2' after a complete expression");
+    assertThat(error("i > 1 2").reason())
+        .isEqualTo("syntax error: unexpected '2' after a complete expression");
     assertThat(error("i > 1 2").position()).isEqualTo(7);
     assertThat(error("s = 'abc").reason()).isEqualTo("syntax error: unterminated quote or string");
     assertThat(error("").reason()).isEqualTo("the expression is empty");
     assertThat(error("i >\n  ( 2 +").position()).as("just after the end").isEqualTo(12);
-    assertThat(error("EXTRACT(year FROM ts) > 1").reason()).startsWith("unsupported syntax 'EXTRACT(year FROM ts)'");
+    assertThat(error("EXTRACT(year FROM ts) > 1").reason())
+        .startsWith("unsupported syntax 'EXTRACT(year FROM ts)'");
     assertThat(error("i & 1").reason()).startsWith("unsupported syntax 'i & 1'");
     assertThat(error("i + day").reason())
         .isEqualTo("'day' is an SQL keyword here; write `day` in back quotes to name a column");
     assertThat(error("i + day").position()).isEqualTo(5);
     assertThat(error("i IN ()").reason()).isEqualTo("IN needs at least one value in its list");
-    assertThat(error("\ti >\r\n s").position()).as("the operator; a tab counts as one").isEqualTo(4);
+    assertThat(error("\ti >\r\n s").position())
+        .as("the operator; a tab counts as one")
+        .isEqualTo(4);
     assertThat(error("\ti >\r\n s").reason()).isEqualTo("cannot compare int 'i' with string 's'");
   }
 }

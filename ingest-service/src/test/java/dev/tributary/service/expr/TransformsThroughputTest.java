@@ -21,30 +21,39 @@ class TransformsThroughputTest {
 
   @Test
   void printsCompileTimeAndRowRate() {
-    StructType input = StructType.of(
-        StructField.nullable("order_id", PrimitiveType.STRING),
-        StructField.nullable("customer_id", PrimitiveType.STRING),
-        StructField.nullable("event_time", PrimitiveType.TIMESTAMP),
-        StructField.nullable("amount_cents", PrimitiveType.LONG));
+    StructType input =
+        StructType.of(
+            StructField.nullable("order_id", PrimitiveType.STRING),
+            StructField.nullable("customer_id", PrimitiveType.STRING),
+            StructField.nullable("event_time", PrimitiveType.TIMESTAMP),
+            StructField.nullable("amount_cents", PrimitiveType.LONG));
     LinkedHashMap<String, String> derived = new LinkedHashMap<>();
     derived.put("amount", "amount_cents / 100.0");
     derived.put("hour", "date_trunc('hour', event_time)");
     derived.put("tier", "CASE WHEN amount_cents >= 5000 THEN 'gold' ELSE 'std' END");
     long c0 = System.nanoTime();
-    CompiledTransforms t = Transforms.compile(input, List.of(
-        new Step.Filter("amount_cents > 0 AND customer_id LIKE 'cust-%'"),
-        new Step.Derive(derived)));
+    CompiledTransforms t =
+        Transforms.compile(
+            input,
+            List.of(
+                new Step.Filter("amount_cents > 0 AND customer_id LIKE 'cust-%'"),
+                new Step.Derive(derived)));
     long compileMicros = (System.nanoTime() - c0) / 1000;
     long c1 = System.nanoTime();
-    Transforms.compile(input, List.of(new Step.Filter("amount_cents > 0 AND customer_id LIKE 'x%'"),
-        new Step.Derive(derived)));
+    Transforms.compile(
+        input,
+        List.of(
+            new Step.Filter("amount_cents > 0 AND customer_id LIKE 'x%'"),
+            new Step.Derive(derived)));
     long recompileMicros = (System.nanoTime() - c1) / 1000;
 
     Object[][] rows = new Object[ROWS][];
     Instant start = Instant.parse("2026-01-01T00:00:00Z");
     for (int i = 0; i < ROWS; i++) {
-      rows[i] = new Object[] {"ord-" + i, "cust-" + (i % 97), start.plusSeconds(i),
-          (long) (i * 37 % 10000) - 100};
+      rows[i] =
+          new Object[] {
+            "ord-" + i, "cust-" + (i % 97), start.plusSeconds(i), (long) (i * 37 % 10000) - 100
+          };
     }
     long kept = 0;
     long nanos = 0;
@@ -60,9 +69,10 @@ class TransformsThroughputTest {
       }
     }
     double rate = (double) ROWS * (ROUNDS - ROUNDS / 2) * 1e9 / nanos;
-    System.out.printf("Transforms: compiled in %d us the first time (JSqlParser class loading),"
-        + " %d us the second; %.0f rows/s through filter + 3 derived columns%n", compileMicros,
-        recompileMicros, rate);
+    System.out.printf(
+        "Transforms: compiled in %d us the first time (JSqlParser class loading),"
+            + " %d us the second; %.0f rows/s through filter + 3 derived columns%n",
+        compileMicros, recompileMicros, rate);
     long expectedKept = 0;
     for (Object[] row : rows) {
       expectedKept += (Long) row[3] > 0 ? 1 : 0;

@@ -15,10 +15,15 @@ class DimensionIndexTest {
 
   @Test
   void returnsEveryRowOfAKeyInTableOrderAndOnlyTheAddedColumns() {
-    DimensionIndex index = index(FIRST, new Object[] {"a", 1L, "x"}, new Object[] {"b", 2L, "y"},
-        new Object[] {"a", 3L, "z"});
+    DimensionIndex index =
+        index(
+            FIRST,
+            new Object[] {"a", 1L, "x"},
+            new Object[] {"b", 2L, "y"},
+            new Object[] {"a", 3L, "z"});
 
-    assertThat(index.matches(new Object[] {"a"}, FIRST)).containsExactly(new Object[] {"x"}, new Object[] {"z"});
+    assertThat(index.matches(new Object[] {"a"}, FIRST))
+        .containsExactly(new Object[] {"x"}, new Object[] {"z"});
     assertThat(index.matches(new Object[] {"b"}, FIRST)).containsExactly(new Object[] {"y"});
     assertThat(index.matches(new Object[] {"c"}, FIRST)).isEmpty();
     assertThat(index.version()).isEqualTo(7);
@@ -28,14 +33,19 @@ class DimensionIndexTest {
   @Test
   void aNullKeyNeverMatchesOnEitherSide() {
     int[] both = {0, 1};
-    DimensionIndex index = index(both, new Object[] {null, 1L, "x"}, new Object[] {"a", null, "y"},
-        new Object[] {"a", 1L, "z"});
+    DimensionIndex index =
+        index(
+            both,
+            new Object[] {null, 1L, "x"},
+            new Object[] {"a", null, "y"},
+            new Object[] {"a", 1L, "z"});
 
     assertThat(index.rows()).isEqualTo(1);
     assertThat(index.matches(new Object[] {"a", 1L}, both)).containsExactly(new Object[] {"z"});
     assertThat(index.matches(new Object[] {"a", null}, both)).isEmpty();
     assertThat(index.matches(new Object[] {null, 1L}, both)).isEmpty();
-    assertThat(index(FIRST, new Object[] {null, 1L, "x"}).matches(new Object[] {null}, FIRST)).isEmpty();
+    assertThat(index(FIRST, new Object[] {null, 1L, "x"}).matches(new Object[] {null}, FIRST))
+        .isEmpty();
   }
 
   @Test
@@ -43,7 +53,8 @@ class DimensionIndexTest {
     int[] both = {0, 1};
     DimensionIndex index = index(both, new Object[] {"a", new BigDecimal("1.50"), "x"});
 
-    assertThat(index.matches(new Object[] {new String("a"), new BigDecimal("1.5")}, both)).hasSize(1);
+    assertThat(index.matches(new Object[] {new String("a"), new BigDecimal("1.5")}, both))
+        .hasSize(1);
     assertThat(index.matches(new Object[] {"a", new BigDecimal("1.51")}, both)).isEmpty();
   }
 }

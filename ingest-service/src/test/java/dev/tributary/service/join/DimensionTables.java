@@ -19,11 +19,12 @@ import java.util.Map;
  * {@code customer_id string, segment string, region string, tier long}.
  */
 public final class DimensionTables {
-  public static final StructType CUSTOMERS = StructType.of(
-      StructField.nullable("customer_id", PrimitiveType.STRING),
-      StructField.nullable("segment", PrimitiveType.STRING),
-      StructField.nullable("region", PrimitiveType.STRING),
-      StructField.nullable("tier", PrimitiveType.LONG));
+  public static final StructType CUSTOMERS =
+      StructType.of(
+          StructField.nullable("customer_id", PrimitiveType.STRING),
+          StructField.nullable("segment", PrimitiveType.STRING),
+          StructField.nullable("region", PrimitiveType.STRING),
+          StructField.nullable("tier", PrimitiveType.LONG));
 
   private final Path path;
   private long writes;
@@ -32,7 +33,9 @@ public final class DimensionTables {
     this.path = path;
   }
 
-  /** Creates the table at {@code path} with {@code rows} (version 1; version 0 is the empty table). */
+  /**
+   * Creates the table at {@code path} with {@code rows} (version 1; version 0 is the empty table).
+   */
   public static DimensionTables create(Path path, List<Object[]> rows) throws IOException {
     DimensionTables tables = new DimensionTables(path);
     try (ObjectStore store = ObjectStores.open(path.toString(), null)) {

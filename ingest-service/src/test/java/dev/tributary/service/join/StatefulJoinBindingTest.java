@@ -32,11 +32,14 @@ class StatefulJoinBindingTest {
 
   @BeforeEach
   void createDimension() throws Exception {
-    customers = DimensionTables.create(dir.resolve("dims/customers"), List.<Object[]>of(customer("c1", "gold", "eu", 1)));
+    customers =
+        DimensionTables.create(
+            dir.resolve("dims/customers"), List.<Object[]>of(customer("c1", "gold", "eu", 1)));
   }
 
   private PipelineSpec spec(String join, String groupBy) {
-    return PipelineParser.parse("""
+    return PipelineParser.parse(
+        """
         pipeline: stateful-join
         source:
           kafka:
@@ -62,22 +65,26 @@ class StatefulJoinBindingTest {
           delta:
             path: %s/tables/out
         checkpoint: %s/checkpoints/out
-        """.formatted(customers.path(), join.indent(4).stripTrailing(), groupBy, dir, dir), "stateful-join.yaml",
+        """
+            .formatted(customers.path(), join.indent(4).stripTrailing(), groupBy, dir, dir),
+        "stateful-join.yaml",
         Map.of());
   }
 
   @Test
   void theStatefulPlanIsCompiledAgainstTheJoinedRowsAtStart() throws Exception {
-    CompiledPipeline bound = PipelineFactory.bindJoins(PipelineFactory.compile(spec("type: left", "segment")));
+    CompiledPipeline bound =
+        PipelineFactory.bindJoins(PipelineFactory.compile(spec("type: left", "segment")));
     try {
       assertThat(bound.stateful().orElseThrow().provisional()).isFalse();
       assertThat(bound.stateful().orElseThrow().inputSchema().fieldNames())
           .endsWith("_kafka_timestamp", "segment", "region", "tier");
-      assertThat(bound.outputSchema().fields()).containsExactly(
-          StructField.nullable("window_start", PrimitiveType.TIMESTAMP),
-          StructField.nullable("window_end", PrimitiveType.TIMESTAMP),
-          StructField.nullable("segment", PrimitiveType.STRING),
-          StructField.nullable("orders", PrimitiveType.LONG));
+      assertThat(bound.outputSchema().fields())
+          .containsExactly(
+              StructField.nullable("window_start", PrimitiveType.TIMESTAMP),
+              StructField.nullable("window_end", PrimitiveType.TIMESTAMP),
+              StructField.nullable("segment", PrimitiveType.STRING),
+              StructField.nullable("orders", PrimitiveType.LONG));
     } finally {
       bound.processor().close();
     }
@@ -91,9 +98,10 @@ class StatefulJoinBindingTest {
     assertThatThrownBy(() -> PipelineFactory.bindJoins(compiled))
         .isInstanceOf(PipelineDefinitionException.class)
         .hasMessageContaining("stateful-join")
-        .hasMessageContaining("aggregate.group-by: column 'segmnt' is not a column of the transformed rows;"
-            + " columns are [order_id, customer_id, event_time, _kafka_topic, _kafka_partition, _kafka_offset,"
-            + " _kafka_timestamp, segment, region, tier] (the columns after the joins, read from their dimension tables)");
+        .hasMessageContaining(
+            "aggregate.group-by: column 'segmnt' is not a column of the transformed rows;"
+                + " columns are [order_id, customer_id, event_time, _kafka_topic, _kafka_partition, _kafka_offset,"
+                + " _kafka_timestamp, segment, region, tier] (the columns after the joins, read from their dimension tables)");
   }
 
   @Test
@@ -103,11 +111,16 @@ class StatefulJoinBindingTest {
       PipelineFactory.checkpoint(before, store);
       PipelineFactory.checkpoint(before, store); // unchanged: opens
 
-      for (String changed : List.of("type: inner\ncolumns: [segment]", "type: left\ncolumns: [segment, region]")) {
-        assertThatThrownBy(() -> PipelineFactory.checkpoint(spec(changed, "segment"), store)).as(changed)
+      for (String changed :
+          List.of("type: inner\ncolumns: [segment]", "type: left\ncolumns: [segment, region]")) {
+        assertThatThrownBy(() -> PipelineFactory.checkpoint(spec(changed, "segment"), store))
+            .as(changed)
             .isInstanceOf(CheckpointMismatchException.class)
-            .hasMessageContaining("join changed from [left join " + customers.path() + " on [customer_id] columns"
-                + " [segment]]");
+            .hasMessageContaining(
+                "join changed from [left join "
+                    + customers.path()
+                    + " on [customer_id] columns"
+                    + " [segment]]");
       }
     }
   }

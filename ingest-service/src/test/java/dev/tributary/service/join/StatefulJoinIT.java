@@ -43,7 +43,9 @@ class StatefulJoinIT {
 
   private Path pipelineFile(String id, String topic, Path dimension) throws Exception {
     Path file = dir.resolve(id + ".yaml");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         pipeline: %s
         source:
           kafka:
@@ -72,18 +74,28 @@ class StatefulJoinIT {
             path: %s/tables/%s
         checkpoint: %s/checkpoints/%s
         trigger: { processing-time: 100ms }
-        """.formatted(id, broker.bootstrapServers(), topic, dimension, dir, id, dir, id));
+        """
+            .formatted(id, broker.bootstrapServers(), topic, dimension, dir, id, dir, id));
     return file;
   }
 
-  /** One order per "customer@minute" (minutes after 10:00), from order id {@code from}; null: no customer. */
+  /**
+   * One order per "customer@minute" (minutes after 10:00), from order id {@code from}; null: no
+   * customer.
+   */
   private void orders(String topic, int from, String... customersAtMinutes) {
     List<String> values = new ArrayList<>();
     for (int i = 0; i < customersAtMinutes.length; i++) {
       String[] parts = customersAtMinutes[i].split("@");
       String customer = parts[0].equals("null") ? "null" : "\"" + parts[0] + "\"";
-      values.add("{\"order_id\":" + (from + i) + ",\"customer_id\":" + customer
-          + ",\"event_time\":\"2026-01-01T10:" + parts[1] + ":00Z\"}");
+      values.add(
+          "{\"order_id\":"
+              + (from + i)
+              + ",\"customer_id\":"
+              + customer
+              + ",\"event_time\":\"2026-01-01T10:"
+              + parts[1]
+              + ":00Z\"}");
     }
     broker.send(topic, 0, values);
   }
@@ -91,7 +103,8 @@ class StatefulJoinIT {
   private static ProgressLog runAvailableNow(Path file) throws Exception {
     PipelineSpec spec = PipelineParser.parse(file, Map.of());
     ProgressLog progress = new ProgressLog(1000);
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
+    try (PipelineRun run =
+        PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
       run.run();
     }
     return progress;
@@ -121,17 +134,21 @@ class StatefulJoinIT {
   }
 
   private static String window(int startMinute, String segment, long orders) {
-    return "2026-01-01T10:%02d:00Z 2026-01-01T10:%02d:00Z %s %d".formatted(startMinute, startMinute + 10, segment,
-        orders);
+    return "2026-01-01T10:%02d:00Z 2026-01-01T10:%02d:00Z %s %d"
+        .formatted(startMinute, startMinute + 10, segment, orders);
   }
 
   @Test
-  void aReplayedStatefulBatchJoinsWithTheVersionItRecordedAndLaterBatchesWithTheNewOne() throws Exception {
-    // unique per run: the in-process runs keep their state's working copies under the temp directory
+  void aReplayedStatefulBatchJoinsWithTheVersionItRecordedAndLaterBatchesWithTheNewOne()
+      throws Exception {
+    // unique per run: the in-process runs keep their state's working copies under the temp
+    // directory
     String id = "stateful-join-" + Long.toHexString(System.nanoTime());
     String topic = broker.createTopic("stateful-join", 1);
-    DimensionTables customers = DimensionTables.create(dir.resolve("dims/customers"), List.of(
-        customer("c1", "gold", "eu", 1), customer("c2", "silver", "us", 2)));
+    DimensionTables customers =
+        DimensionTables.create(
+            dir.resolve("dims/customers"),
+            List.of(customer("c1", "gold", "eu", 1), customer("c2", "silver", "us", 2)));
     Path file = pipelineFile(id, topic, customers.path());
 
     // batch 0 joins with version 1; order 0 comes twice (deduplicated) and c9 has no dimension row
@@ -141,13 +158,24 @@ class StatefulJoinIT {
     assertThat(sink(id)).as("no window is closed yet").isEmpty();
 
     // batch 1 is planned with version 2, then the child JVM halts before running it
-    long v2 = customers.replace(List.of(customer("c1", "platinum", "eu", 9), customer("c2", "silver", "us", 2)));
+    long v2 =
+        customers.replace(
+            List.of(customer("c1", "platinum", "eu", 9), customer("c2", "silver", "us", 2)));
     orders(topic, 3, "c1@04", "c2@12");
     Path log = dir.resolve("crash.log");
     String crashAt = CrashPoints.AFTER_OFFSETS_LOG + ":1";
-    Process child = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-Dtributary.state.dir=" + dir.resolve("child-state"), "-Dtributary.test.crash-at=" + crashAt),
-        "dev.tributary.service.cli.Main", List.of("run", "--pipeline", file.toString()), log, dir);
+    Process child =
+        ChildJvm.start(
+            List.of(
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Dtributary.state.dir=" + dir.resolve("child-state"),
+                "-Dtributary.test.crash-at=" + crashAt),
+            "dev.tributary.service.cli.Main",
+            List.of("run", "--pipeline", file.toString()),
+            log,
+            dir);
     boolean exited = child.waitFor(120, TimeUnit.SECONDS);
     if (!exited) {
       child.destroyForcibly().waitFor();
@@ -156,40 +184,65 @@ class StatefulJoinIT {
     assertThat(child.exitValue()).as("halted; log:%n%s", Files.readString(log)).isEqualTo(137);
     assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
     List<String> atCrash = recordedVersions(file);
-    assertThat(atCrash).as("the crashed batch recorded version 2; those before it (a no-data batch may follow"
-        + " batch 0) version 1").endsWith(Long.toString(v2)).containsOnly("1", Long.toString(v2))
+    assertThat(atCrash)
+        .as(
+            "the crashed batch recorded version 2; those before it (a no-data batch may follow"
+                + " batch 0) version 1")
+        .endsWith(Long.toString(v2))
+        .containsOnly("1", Long.toString(v2))
         .containsOnlyOnce(Long.toString(v2));
 
     // version 3 before the replay: batch 1 must still join with version 2, batch 2 with version 3
-    long v3 = customers.replace(List.of(customer("c1", "diamond", "eu", 9), customer("c2", "copper", "us", 2)));
+    long v3 =
+        customers.replace(
+            List.of(customer("c1", "diamond", "eu", 9), customer("c2", "copper", "us", 2)));
     orders(topic, 5, "c2@25");
     ProgressLog progress = runAvailableNow(file);
 
     List<BatchProgress> batches = progress.last(1000);
     assertThat(batches.get(0).replayed()).as("the crashed batch is replayed first").isTrue();
-    assertThat(sink(id)).containsExactly(
-        window(0, "gold", 1), window(0, "null", 1), window(0, "platinum", 1), window(0, "silver", 1),
-        window(10, "silver", 1));
+    assertThat(sink(id))
+        .containsExactly(
+            window(0, "gold", 1),
+            window(0, "null", 1),
+            window(0, "platinum", 1),
+            window(0, "silver", 1),
+            window(10, "silver", 1));
     List<String> after = recordedVersions(file);
-    assertThat(after.subList(0, atCrash.size())).as("the replay recorded nothing new").isEqualTo(atCrash);
-    assertThat(after.subList(atCrash.size(), after.size())).as("the batches after the replay").isNotEmpty()
+    assertThat(after.subList(0, atCrash.size()))
+        .as("the replay recorded nothing new")
+        .isEqualTo(atCrash);
+    assertThat(after.subList(atCrash.size(), after.size()))
+        .as("the batches after the replay")
+        .isNotEmpty()
         .containsOnly(Long.toString(v3));
   }
+
   @Test
   void anInnerJoinFeedsEachMatchToDeduplicationAndDropsRecordsWithoutOne() throws Exception {
     String id = "stateful-inner-join-" + Long.toHexString(System.nanoTime());
     String topic = broker.createTopic("stateful-inner-join", 1);
-    DimensionTables customers = DimensionTables.create(dir.resolve("dims/inner"), List.of(
-        customer("c1", "gold", "eu", 1), customer("c2", "silver", "us", 2), customer("c2", "bronze", "us", 3)));
-    String yaml = Files.readString(pipelineFile(id, topic, customers.path()))
-        .replace("    type: left\n", "")
-        .replace("deduplicate: { keys: [order_id, event_time] }", "deduplicate: { keys: [order_id, segment] }")
-        .replace("""
+    DimensionTables customers =
+        DimensionTables.create(
+            dir.resolve("dims/inner"),
+            List.of(
+                customer("c1", "gold", "eu", 1),
+                customer("c2", "silver", "us", 2),
+                customer("c2", "bronze", "us", 3)));
+    String yaml =
+        Files.readString(pipelineFile(id, topic, customers.path()))
+            .replace("    type: left\n", "")
+            .replace(
+                "deduplicate: { keys: [order_id, event_time] }",
+                "deduplicate: { keys: [order_id, segment] }")
+            .replace(
+                """
             aggregate:
               window: { column: event_time, size: 10 minutes }
               group-by: [segment]
               measures: { orders: count() }
-            """, "");
+            """,
+                "");
     Path file = dir.resolve(id + ".yaml");
     Files.writeString(file, yaml);
     // order 1 matches two dimension rows, order 2 none; order 0 comes twice
@@ -200,7 +253,11 @@ class StatefulJoinIT {
 
     try (ObjectStore store = ObjectStores.open(dir.resolve("tables/" + id).toString(), null)) {
       // order_id, customer_id, event_time, the four _kafka_* columns, segment
-      assertThat(TableContents.rows(store).stream().map(r -> r[0] + " " + r[1] + " " + r[7]).sorted().toList())
+      assertThat(
+              TableContents.rows(store).stream()
+                  .map(r -> r[0] + " " + r[1] + " " + r[7])
+                  .sorted()
+                  .toList())
           .containsExactly("0 c1 gold", "1 c2 bronze", "1 c2 silver");
     }
     BatchProgress batch = progress.last(1000).get(0);

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import java.time.ZoneOffset;
 
 class IsoTimestampsTest {
 
@@ -24,17 +24,36 @@ class IsoTimestampsTest {
     assertThat(IsoTimestamps.parseTimestamp("1969-12-31 23:59:59.999999999"))
         .as("truncated to microseconds")
         .isEqualTo(Instant.parse("1969-12-31T23:59:59.999999Z"));
-    assertThat(IsoTimestamps.parseTimestamp("0001-01-01")).isEqualTo(Instant.parse("0001-01-01T00:00:00Z"));
+    assertThat(IsoTimestamps.parseTimestamp("0001-01-01"))
+        .isEqualTo(Instant.parse("0001-01-01T00:00:00Z"));
   }
 
   @Test
   void rejectedTimestampForms() {
-    for (String bad : new String[] {
-        "", "2026", "2026-01-01T", "2026-01-01T10", "2026-01-01T10:0", "2026-01-01T24:00:00Z",
-        "2026-01-01T10:60", "2026-01-01T10:00:60", "2026-01-01T10:00:00.", "2026-01-01T10:00:00.1x",
-        "2026-01-01T10:00:00+19:00", "2026-01-01T10:00:00+05:3", "2026-01-01T10:00:00 Z",
-        "2026-01-01T10:00:00UTC", "2026-02-30T00:00:00Z", "2026-13-01", "2026-1-01", "26-01-01",
-        "2026/01/01", "+2026-01-01", "2026-01-01X10:00"}) {
+    for (String bad :
+        new String[] {
+          "",
+          "2026",
+          "2026-01-01T",
+          "2026-01-01T10",
+          "2026-01-01T10:0",
+          "2026-01-01T24:00:00Z",
+          "2026-01-01T10:60",
+          "2026-01-01T10:00:60",
+          "2026-01-01T10:00:00.",
+          "2026-01-01T10:00:00.1x",
+          "2026-01-01T10:00:00+19:00",
+          "2026-01-01T10:00:00+05:3",
+          "2026-01-01T10:00:00 Z",
+          "2026-01-01T10:00:00UTC",
+          "2026-02-30T00:00:00Z",
+          "2026-13-01",
+          "2026-1-01",
+          "26-01-01",
+          "2026/01/01",
+          "+2026-01-01",
+          "2026-01-01X10:00"
+        }) {
       assertThat(IsoTimestamps.parseTimestamp(bad)).as("'%s'", bad).isNull();
     }
   }
@@ -55,9 +74,10 @@ class IsoTimestampsTest {
       long seconds = random.nextLong() % 200_000_000_000L;
       int offsetMinutes = (random.nextInt(37) - 18) * 60 + (random.nextBoolean() ? 30 : 0);
       offsetMinutes = Math.max(-18 * 60, Math.min(18 * 60, offsetMinutes));
-      OffsetDateTime t = Instant.ofEpochSecond(Math.abs(seconds) % 253_000_000_000L,
-              random.nextInt(1_000_000) * 1000L)
-          .atOffset(ZoneOffset.ofTotalSeconds(offsetMinutes * 60));
+      OffsetDateTime t =
+          Instant.ofEpochSecond(
+                  Math.abs(seconds) % 253_000_000_000L, random.nextInt(1_000_000) * 1000L)
+              .atOffset(ZoneOffset.ofTotalSeconds(offsetMinutes * 60));
       String text = t.toString();
       if (t.getYear() > 9999) {
         continue;

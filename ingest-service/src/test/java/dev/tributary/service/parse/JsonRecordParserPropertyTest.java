@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class JsonRecordParserPropertyTest {
   private static final String[] TYPES = {
-      "string", "int", "long", "double", "boolean", "timestamp", "date", "decimal(12,3)"};
+    "string", "int", "long", "double", "boolean", "timestamp", "date", "decimal(12,3)"
+  };
 
   private final LinkedHashMap<String, String> declared = new LinkedHashMap<>();
   private final JsonRecordParser parser;
@@ -42,8 +43,8 @@ class JsonRecordParserPropertyTest {
       StringBuilder nested = new StringBuilder("{");
       for (int i = 0; i < TYPES.length; i++) {
         appendField(random, json, "c_" + TYPES[i].replaceAll("\\W", ""), TYPES[i], expected, i);
-        appendField(random, nested, "n_" + TYPES[i].replaceAll("\\W", ""), TYPES[i],
-            expectedNested, i);
+        appendField(
+            random, nested, "n_" + TYPES[i].replaceAll("\\W", ""), TYPES[i], expectedNested, i);
         if (random.nextInt(4) == 0) {
           json.append("\"junk").append(i).append("\":{\"a\":[1,\"x\",{\"b\":null}]},");
         }
@@ -58,7 +59,8 @@ class JsonRecordParserPropertyTest {
           || !Arrays.equals((Object[]) row[TYPES.length], expectedNested)) {
         assertThat(r).as(json.toString()).isInstanceOf(ParseResult.Success.class);
         assertThat(Arrays.copyOf(row, TYPES.length)).as(json.toString()).containsExactly(expected);
-        assertThat((Object[]) row[TYPES.length]).as(json.toString())
+        assertThat((Object[]) row[TYPES.length])
+            .as(json.toString())
             .containsExactly(expectedNested);
       }
     }
@@ -67,8 +69,9 @@ class JsonRecordParserPropertyTest {
   @Test
   void anyBytesGiveASuccessOrAFailureNeverAnException() {
     Random random = new Random(7);
-    String valid = "{\"c_string\":\"a\\u00e9\",\"c_long\":12,\"nested\":{\"n_date\":\"2026-01-01\","
-        + "\"n_decimal123\":\"1.5\"},\"c_timestamp\":\"2026-01-01T00:00:00Z\",\"x\":[1,2]}";
+    String valid =
+        "{\"c_string\":\"a\\u00e9\",\"c_long\":12,\"nested\":{\"n_date\":\"2026-01-01\","
+            + "\"n_decimal123\":\"1.5\"},\"c_timestamp\":\"2026-01-01T00:00:00Z\",\"x\":[1,2]}";
     byte[] base = valid.getBytes(StandardCharsets.UTF_8);
     int failures = 0;
     for (int n = 0; n < 8_000; n++) {
@@ -172,13 +175,14 @@ class JsonRecordParserPropertyTest {
     int len = random.nextInt(12);
     for (int k = 0; k < len; k++) {
       int kind = random.nextInt(5);
-      s.append(switch (kind) {
-        case 0 -> (char) ('a' + random.nextInt(26));
-        case 1 -> "\"\\\n\t".charAt(random.nextInt(4));
-        case 2 -> 'é';
-        case 3 -> "\uD83D\uDE00"; // a surrogate pair
-        default -> (char) (random.nextInt(0x20));
-      });
+      s.append(
+          switch (kind) {
+            case 0 -> (char) ('a' + random.nextInt(26));
+            case 1 -> "\"\\\n\t".charAt(random.nextInt(4));
+            case 2 -> 'é';
+            case 3 -> "\uD83D\uDE00"; // a surrogate pair
+            default -> (char) (random.nextInt(0x20));
+          });
     }
     return s.toString();
   }

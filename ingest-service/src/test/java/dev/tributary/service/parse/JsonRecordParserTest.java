@@ -42,30 +42,46 @@ class JsonRecordParserTest {
 
   @Test
   void schemaOfBuildsNestedStructsInDeclarationOrder() {
-    StructType s = schema(
-        "order_id", "string", "customer.id", "long", "amount", "Decimal(10, 2)",
-        "customer.address.city", "string", "customer.vip", "boolean", "day", "date");
+    StructType s =
+        schema(
+            "order_id",
+            "string",
+            "customer.id",
+            "long",
+            "amount",
+            "Decimal(10, 2)",
+            "customer.address.city",
+            "string",
+            "customer.vip",
+            "boolean",
+            "day",
+            "date");
     StructType address = StructType.of(StructField.nullable("city", PrimitiveType.STRING));
-    StructType customer = StructType.of(
-        StructField.nullable("id", PrimitiveType.LONG),
-        StructField.nullable("address", address),
-        StructField.nullable("vip", PrimitiveType.BOOLEAN));
-    assertThat(s).isEqualTo(StructType.of(
-        StructField.nullable("order_id", PrimitiveType.STRING),
-        StructField.nullable("customer", customer),
-        StructField.nullable("amount", new DecimalType(10, 2)),
-        StructField.nullable("day", PrimitiveType.DATE)));
+    StructType customer =
+        StructType.of(
+            StructField.nullable("id", PrimitiveType.LONG),
+            StructField.nullable("address", address),
+            StructField.nullable("vip", PrimitiveType.BOOLEAN));
+    assertThat(s)
+        .isEqualTo(
+            StructType.of(
+                StructField.nullable("order_id", PrimitiveType.STRING),
+                StructField.nullable("customer", customer),
+                StructField.nullable("amount", new DecimalType(10, 2)),
+                StructField.nullable("day", PrimitiveType.DATE)));
   }
 
   @Test
   void schemaOfRejectsBadDeclarationsNamingTheColumn() {
     assertThatThrownBy(() -> schema("a", "string", "amount", "bigint"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("column 'amount': unknown type 'bigint'; expected one of string, int, long,"
-            + " double, boolean, timestamp, timestamp(seconds|micros|nanos), date, decimal(p,s)");
+        .hasMessage(
+            "column 'amount': unknown type 'bigint'; expected one of string, int, long,"
+                + " double, boolean, timestamp, timestamp(seconds|micros|nanos), date, decimal(p,s)");
     assertThatThrownBy(() -> schema("price", "decimal(40,2)"))
-        .hasMessage("column 'price': invalid type 'decimal(40,2)': decimal precision must be 1..38,"
-            + " was 40");
+        .hasMessage(
+            "column 'price': invalid type 'decimal(40,2)': decimal precision must be 1..38,"
+                + " was 40");
     assertThatThrownBy(() -> schema("a", "long", "a.b", "string"))
         .hasMessage("column 'a.b': 'a' is declared as a long, so it cannot have nested fields");
     assertThatThrownBy(() -> schema("a.b", "long", "a", "string"))
@@ -92,14 +108,40 @@ class JsonRecordParserTest {
 
   @Test
   void parsesEveryType() {
-    JsonRecordParser p = parser("s", "string", "i", "int", "l", "long", "d", "double", "b",
-        "boolean", "ts", "timestamp", "dt", "date", "dec", "decimal(10,2)");
-    Object[] row = ok(p, "{\"s\":\"h\\u00e9\\\"llo\",\"i\":-7,\"l\":9007199254740993,\"d\":2.5,"
-        + "\"b\":true,\"ts\":\"2026-01-02T03:04:05.123456789Z\",\"dt\":\"2026-02-28\","
-        + "\"dec\":12.5}");
-    assertThat(row).containsExactly("hé\"llo", -7, 9007199254740993L, 2.5, true,
-        Instant.parse("2026-01-02T03:04:05.123456Z"), LocalDate.of(2026, 2, 28),
-        new BigDecimal("12.50"));
+    JsonRecordParser p =
+        parser(
+            "s",
+            "string",
+            "i",
+            "int",
+            "l",
+            "long",
+            "d",
+            "double",
+            "b",
+            "boolean",
+            "ts",
+            "timestamp",
+            "dt",
+            "date",
+            "dec",
+            "decimal(10,2)");
+    Object[] row =
+        ok(
+            p,
+            "{\"s\":\"h\\u00e9\\\"llo\",\"i\":-7,\"l\":9007199254740993,\"d\":2.5,"
+                + "\"b\":true,\"ts\":\"2026-01-02T03:04:05.123456789Z\",\"dt\":\"2026-02-28\","
+                + "\"dec\":12.5}");
+    assertThat(row)
+        .containsExactly(
+            "hé\"llo",
+            -7,
+            9007199254740993L,
+            2.5,
+            true,
+            Instant.parse("2026-01-02T03:04:05.123456Z"),
+            LocalDate.of(2026, 2, 28),
+            new BigDecimal("12.50"));
   }
 
   @Test
@@ -118,9 +160,11 @@ class JsonRecordParserTest {
     JsonRecordParser p = parser("dec", "decimal(5,2)");
     String digits = "1".repeat(200_000);
     assertThat(error(p, "{\"dec\":\"" + digits + "\"}"))
-        .isEqualTo("field 'dec': expected a decimal(5,2) (a number or a numeric string), found a string of"
-            + " 200000 characters (numbers are read up to 1000)");
-    assertThat(ok(p, "{\"dec\":\"" + "0".repeat(990) + "1.5\"}")[0]).isEqualTo(new BigDecimal("1.50"));
+        .isEqualTo(
+            "field 'dec': expected a decimal(5,2) (a number or a numeric string), found a string of"
+                + " 200000 characters (numbers are read up to 1000)");
+    assertThat(ok(p, "{\"dec\":\"" + "0".repeat(990) + "1.5\"}")[0])
+        .isEqualTo(new BigDecimal("1.50"));
   }
 
   @Test
@@ -135,7 +179,8 @@ class JsonRecordParserTest {
     assertThat(ok(p, "{\"ts\":\"2026-01-01 10:11\"}")[0])
         .as("no zone means UTC; seconds optional; space separator")
         .isEqualTo(Instant.parse("2026-01-01T10:11:00Z"));
-    assertThat(ok(p, "{\"ts\":\"2026-03-04\"}")[0]).isEqualTo(Instant.parse("2026-03-04T00:00:00Z"));
+    assertThat(ok(p, "{\"ts\":\"2026-03-04\"}")[0])
+        .isEqualTo(Instant.parse("2026-03-04T00:00:00Z"));
     assertThat(ok(p, "{\"ts\":1767225600123}")[0])
         .isEqualTo(Instant.parse("2026-01-01T00:00:00.123Z"));
     assertThat(ok(p, "{\"ts\":-1}")[0]).isEqualTo(Instant.parse("1969-12-31T23:59:59.999Z"));
@@ -151,45 +196,81 @@ class JsonRecordParserTest {
 
   @Test
   void epochUnitsReadNumbersInTheirUnitAndStringsAsIso() {
-    JsonRecordParser p = declared("s", "timestamp(seconds)", "ms", "timestamp", "us", "timestamp(micros)",
-        "ns", "timestamp(nanos)", "c.ns", "timestamp(nanos)");
-    assertThat(p.schema().fields()).extracting(f -> f.type()).startsWith(PrimitiveType.TIMESTAMP,
-        PrimitiveType.TIMESTAMP, PrimitiveType.TIMESTAMP, PrimitiveType.TIMESTAMP);
+    JsonRecordParser p =
+        declared(
+            "s",
+            "timestamp(seconds)",
+            "ms",
+            "timestamp",
+            "us",
+            "timestamp(micros)",
+            "ns",
+            "timestamp(nanos)",
+            "c.ns",
+            "timestamp(nanos)");
+    assertThat(p.schema().fields())
+        .extracting(f -> f.type())
+        .startsWith(
+            PrimitiveType.TIMESTAMP,
+            PrimitiveType.TIMESTAMP,
+            PrimitiveType.TIMESTAMP,
+            PrimitiveType.TIMESTAMP);
     Instant t = Instant.parse("2026-01-01T00:00:00.123456Z");
-    assertThat(ok(p, "{\"s\":1767225600,\"ms\":1767225600123,\"us\":1767225600123456,"
-        + "\"ns\":1767225600123456789,\"c\":{\"ns\":-1}}"))
-        .containsExactly(Instant.parse("2026-01-01T00:00:00Z"), Instant.parse("2026-01-01T00:00:00.123Z"), t,
-            t, new Object[] {Instant.parse("1969-12-31T23:59:59.999999Z")});
-    assertThat(ok(p, "{\"s\":\"2026-01-01T00:00:00.123456Z\",\"ns\":\"2026-01-01T00:00:00.123456Z\"}"))
+    assertThat(
+            ok(
+                p,
+                "{\"s\":1767225600,\"ms\":1767225600123,\"us\":1767225600123456,"
+                    + "\"ns\":1767225600123456789,\"c\":{\"ns\":-1}}"))
+        .containsExactly(
+            Instant.parse("2026-01-01T00:00:00Z"),
+            Instant.parse("2026-01-01T00:00:00.123Z"),
+            t,
+            t,
+            new Object[] {Instant.parse("1969-12-31T23:59:59.999999Z")});
+    assertThat(
+            ok(p, "{\"s\":\"2026-01-01T00:00:00.123456Z\",\"ns\":\"2026-01-01T00:00:00.123456Z\"}"))
         .startsWith(t, null, null, t);
     assertThat(error(p, "{\"us\":1.5}"))
-        .isEqualTo("field 'us': expected a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or epoch microseconds),"
-            + " found number 1.5");
+        .isEqualTo(
+            "field 'us': expected a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or epoch microseconds),"
+                + " found number 1.5");
     assertThatThrownBy(() -> declared("t", "timestamp(days)"))
-        .hasMessage("column 't': unknown epoch unit in 'timestamp(days)'; expected timestamp(seconds),"
-            + " timestamp(millis), timestamp(micros) or timestamp(nanos)");
+        .hasMessage(
+            "column 't': unknown epoch unit in 'timestamp(days)'; expected timestamp(seconds),"
+                + " timestamp(millis), timestamp(micros) or timestamp(nanos)");
   }
 
   @Test
   void timestampsOutsideYears1To9999AreFailuresNamingTheField() {
-    JsonRecordParser p = declared("ts", "timestamp", "s", "timestamp(seconds)", "us", "timestamp(micros)",
-        "day", "date");
-    // epoch nanoseconds in a millisecond column: used to overflow microseconds later ("long overflow")
+    JsonRecordParser p =
+        declared(
+            "ts", "timestamp", "s", "timestamp(seconds)", "us", "timestamp(micros)", "day", "date");
+    // epoch nanoseconds in a millisecond column: used to overflow microseconds later ("long
+    // overflow")
     assertThat(error(p, "{\"ts\":1767225600123456789}"))
-        .isEqualTo("field 'ts': 1767225600123456789 epoch milliseconds is outside the years 0001-9999; if it"
-            + " counts nanoseconds, declare the column as timestamp(nanos)");
-    assertThat(error(p, "{\"ts\":9223372036854775807}")).startsWith("field 'ts': 9223372036854775807 epoch"
-        + " milliseconds is outside the years 0001-9999");
-    assertThat(error(p, "{\"ts\":-62135596800001}")).startsWith("field 'ts': -62135596800001 epoch milliseconds is outside");
-    assertThat(ok(p, "{\"ts\":-62135596800000}")[0]).isEqualTo(Instant.parse("0001-01-01T00:00:00Z"));
-    assertThat(ok(p, "{\"ts\":253402300799999}")[0]).isEqualTo(Instant.parse("9999-12-31T23:59:59.999Z"));
+        .isEqualTo(
+            "field 'ts': 1767225600123456789 epoch milliseconds is outside the years 0001-9999; if it"
+                + " counts nanoseconds, declare the column as timestamp(nanos)");
+    assertThat(error(p, "{\"ts\":9223372036854775807}"))
+        .startsWith(
+            "field 'ts': 9223372036854775807 epoch"
+                + " milliseconds is outside the years 0001-9999");
+    assertThat(error(p, "{\"ts\":-62135596800001}"))
+        .startsWith("field 'ts': -62135596800001 epoch milliseconds is outside");
+    assertThat(ok(p, "{\"ts\":-62135596800000}")[0])
+        .isEqualTo(Instant.parse("0001-01-01T00:00:00Z"));
+    assertThat(ok(p, "{\"ts\":253402300799999}")[0])
+        .isEqualTo(Instant.parse("9999-12-31T23:59:59.999Z"));
     // beyond Instant's own range in seconds: must not throw
-    assertThat(error(p, "{\"s\":9223372036854775807}")).startsWith("field 's': 9223372036854775807 epoch seconds is outside");
+    assertThat(error(p, "{\"s\":9223372036854775807}"))
+        .startsWith("field 's': 9223372036854775807 epoch seconds is outside");
     assertThat(error(p, "{\"us\":99999999999999999999}"))
-        .isEqualTo("field 'us': number 99999999999999999999 is out of range for a timestamp in epoch microseconds");
+        .isEqualTo(
+            "field 'us': number 99999999999999999999 is out of range for a timestamp in epoch microseconds");
     assertThat(error(p, "{\"ts\":\"0000-12-31T23:59:59Z\"}"))
         .isEqualTo("field 'ts': timestamp \"0000-12-31T23:59:59Z\" is outside the years 0001-9999");
-    assertThat(error(p, "{\"ts\":\"0001-01-01T00:30:00+01:00\"}")).startsWith("field 'ts': timestamp");
+    assertThat(error(p, "{\"ts\":\"0001-01-01T00:30:00+01:00\"}"))
+        .startsWith("field 'ts': timestamp");
     assertThat(ok(p, "{\"ts\":\"9999-12-31T23:59:59.999999Z\"}")[0])
         .isEqualTo(Instant.parse("9999-12-31T23:59:59.999999Z"));
     assertThat(error(p, "{\"day\":\"0000-01-01\"}"))
@@ -210,11 +291,14 @@ class JsonRecordParserTest {
 
   @Test
   void nestedPathsUnknownAndMissingFields() {
-    JsonRecordParser p = parser("id", "long", "customer.name", "string", "customer.geo.lat",
-        "double");
-    Object[] row = ok(p, "{\"extra\":{\"deep\":[1,{\"x\":[]}],\"y\":null},\"customer\":"
-        + "{\"geo\":{\"lat\":1.5,\"lon\":2},\"name\":\"ann\",\"tags\":[\"a\"]},\"id\":1,"
-        + "\"more\":[[],{}]}");
+    JsonRecordParser p =
+        parser("id", "long", "customer.name", "string", "customer.geo.lat", "double");
+    Object[] row =
+        ok(
+            p,
+            "{\"extra\":{\"deep\":[1,{\"x\":[]}],\"y\":null},\"customer\":"
+                + "{\"geo\":{\"lat\":1.5,\"lon\":2},\"name\":\"ann\",\"tags\":[\"a\"]},\"id\":1,"
+                + "\"more\":[[],{}]}");
     assertThat(row[0]).isEqualTo(1L);
     Object[] customer = (Object[]) row[1];
     assertThat(customer[0]).isEqualTo("ann");
@@ -230,8 +314,24 @@ class JsonRecordParserTest {
 
   @Test
   void typeErrorsNameTheFieldAndTheValue() {
-    JsonRecordParser p = parser("amount_cents", "long", "name", "string", "flag", "boolean",
-        "n", "int", "d", "double", "c.when", "timestamp", "day", "date", "price", "decimal(6,2)");
+    JsonRecordParser p =
+        parser(
+            "amount_cents",
+            "long",
+            "name",
+            "string",
+            "flag",
+            "boolean",
+            "n",
+            "int",
+            "d",
+            "double",
+            "c.when",
+            "timestamp",
+            "day",
+            "date",
+            "price",
+            "decimal(6,2)");
     assertThat(error(p, "{\"amount_cents\":\"12x\"}"))
         .isEqualTo("field 'amount_cents': expected a long, found string \"12x\"");
     assertThat(error(p, "{\"name\":12}"))
@@ -244,10 +344,12 @@ class JsonRecordParserTest {
         .isEqualTo("field 'name': expected a string, found an array");
     assertThat(error(p, "{\"c\":5}")).isEqualTo("field 'c': expected an object, found number 5");
     assertThat(error(p, "{\"c\":{\"when\":\"yesterday\"}}"))
-        .isEqualTo("field 'c.when': expected a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or"
-            + " epoch milliseconds), found string \"yesterday\"");
+        .isEqualTo(
+            "field 'c.when': expected a timestamp (ISO-8601 like 2026-01-01T00:00:00Z, or"
+                + " epoch milliseconds), found string \"yesterday\"");
     assertThat(error(p, "{\"c\":{\"when\":1.5}}"))
-        .startsWith("field 'c.when': expected a timestamp").endsWith("found number 1.5");
+        .startsWith("field 'c.when': expected a timestamp")
+        .endsWith("found number 1.5");
     assertThat(error(p, "{\"day\":\"2026-02-30\"}"))
         .isEqualTo("field 'day': expected a date (yyyy-MM-dd), found string \"2026-02-30\"");
     assertThat(error(p, "{\"n\":3.5}"))
@@ -258,17 +360,21 @@ class JsonRecordParserTest {
         .isEqualTo("field 'amount_cents': number 9223372036854775808 is out of range for long");
     assertThat(error(p, "{\"amount_cents\":1e30}"))
         .isEqualTo("field 'amount_cents': number 1e30 is out of range for long");
-    assertThat(error(p, "{\"d\":1e400}")).isEqualTo("field 'd': number 1e400 is out of range for double");
+    assertThat(error(p, "{\"d\":1e400}"))
+        .isEqualTo("field 'd': number 1e400 is out of range for double");
     assertThat(error(p, "{\"price\":1.005}"))
-        .isEqualTo("field 'price': 1.005 has more than 2 digits after the point and cannot be"
-            + " stored in decimal(6,2) without rounding; declare a larger scale");
+        .isEqualTo(
+            "field 'price': 1.005 has more than 2 digits after the point and cannot be"
+                + " stored in decimal(6,2) without rounding; declare a larger scale");
     assertThat(error(p, "{\"price\":\"12345.6\"}"))
-        .isEqualTo("field 'price': 12345.6 has more than 4 digits before the point and does not"
-            + " fit decimal(6,2); declare a larger precision");
+        .isEqualTo(
+            "field 'price': 12345.6 has more than 4 digits before the point and does not"
+                + " fit decimal(6,2); declare a larger precision");
     assertThat(error(p, "{\"price\":1e999999999}")).contains("does not fit decimal(6,2)");
     assertThat(error(p, "{\"price\":\"ten\"}"))
-        .isEqualTo("field 'price': expected a decimal(6,2) (a number or a numeric string), found"
-            + " string \"ten\"");
+        .isEqualTo(
+            "field 'price': expected a decimal(6,2) (a number or a numeric string), found"
+                + " string \"ten\"");
     String longText = "x".repeat(100);
     assertThat(error(p, "{\"flag\":\"" + longText + "\"}"))
         .isEqualTo("field 'flag': expected a boolean, found string \"" + "x".repeat(40) + "...\"");
@@ -277,18 +383,22 @@ class JsonRecordParserTest {
   @Test
   void recordLevelErrors() {
     JsonRecordParser p = parser("a", "long");
-    assertThat(p.parse(new byte[0])).isEqualTo(ParseResult.failure(
-        "record is empty (0 bytes); expected a JSON object"));
+    assertThat(p.parse(new byte[0]))
+        .isEqualTo(ParseResult.failure("record is empty (0 bytes); expected a JSON object"));
     assertThat(error(p, "  \n ")).isEqualTo("record holds only whitespace; expected a JSON object");
-    assertThat(error(p, "[1,2]")).isEqualTo("expected a JSON object at the top level, found an array");
-    assertThat(error(p, "\"x\"")).isEqualTo("expected a JSON object at the top level, found string \"x\"");
+    assertThat(error(p, "[1,2]"))
+        .isEqualTo("expected a JSON object at the top level, found an array");
+    assertThat(error(p, "\"x\""))
+        .isEqualTo("expected a JSON object at the top level, found string \"x\"");
     assertThat(error(p, "{\"a\":1} {\"a\":2}"))
-        .isEqualTo("unexpected content after the JSON object at line 1 column 9; a record must"
-            + " hold exactly one JSON object");
+        .isEqualTo(
+            "unexpected content after the JSON object at line 1 column 9; a record must"
+                + " hold exactly one JSON object");
     assertThat(error(p, "{\"a\":1}x")).startsWith("malformed JSON at line 1 column 8: ");
     assertThat(error(p, "{\"a\":1, \"b\": tru}"))
         .startsWith("malformed JSON at line 1 column 14: Unrecognized token 'tru'");
-    assertThat(error(p, "{\"a\":1")).startsWith("malformed JSON at line 1 column 7: Unexpected end-of-input");
+    assertThat(error(p, "{\"a\":1"))
+        .startsWith("malformed JSON at line 1 column 7: Unexpected end-of-input");
   }
 
   @Test
@@ -312,7 +422,8 @@ class JsonRecordParserTest {
     assertThat(ok(p, "{\"c\":false,\"b\":\"y\",\"a\":2}")).containsExactly(2L, "y", false);
     assertThat(ok(p, "{\"b\":\"z\",\"zz\":0,\"c\":true,\"a\":3}")).containsExactly(3L, "z", true);
     assertThat(ok(p, "{\"a\":4,\"c\":true,\"b\":\"w\"}")).containsExactly(4L, "w", true);
-    assertThat(ok(p, "{\"A\":5,\"b \":\"v\"}")).as("names are case- and space-sensitive")
+    assertThat(ok(p, "{\"A\":5,\"b \":\"v\"}"))
+        .as("names are case- and space-sensitive")
         .containsExactly(null, null, null);
   }
 

@@ -33,11 +33,22 @@ class JsonRecordParserThroughputTest {
     JsonRecordParser parser = new JsonRecordParser(JsonRecordParser.schemaOf(columns), 1 << 20);
     byte[][] records = new byte[RECORDS][];
     for (int i = 0; i < RECORDS; i++) {
-      records[i] = ("{\"order_id\":\"ord-" + (100000 + i) + "\",\"customer_id\":\"cust-" + (i % 97)
-          + "\",\"event_time\":\"2026-01-01T00:" + String.format("%02d:%02d", i / 60 % 60, i % 60)
-          + ".123Z\",\"amount_cents\":" + (i * 37 % 10000) + ",\"currency\":\"EUR\",\"items\":"
-          + (i % 5 + 1) + ",\"express\":" + (i % 2 == 0) + ",\"source\":{\"app\":\"web\","
-          + "\"version\":\"1.2.3\"}}").getBytes(StandardCharsets.UTF_8);
+      records[i] =
+          ("{\"order_id\":\"ord-"
+                  + (100000 + i)
+                  + "\",\"customer_id\":\"cust-"
+                  + (i % 97)
+                  + "\",\"event_time\":\"2026-01-01T00:"
+                  + String.format("%02d:%02d", i / 60 % 60, i % 60)
+                  + ".123Z\",\"amount_cents\":"
+                  + (i * 37 % 10000)
+                  + ",\"currency\":\"EUR\",\"items\":"
+                  + (i % 5 + 1)
+                  + ",\"express\":"
+                  + (i % 2 == 0)
+                  + ",\"source\":{\"app\":\"web\","
+                  + "\"version\":\"1.2.3\"}}")
+              .getBytes(StandardCharsets.UTF_8);
     }
     JsonFactory factory = new JsonFactory();
     long parsed = 0;
@@ -71,10 +82,10 @@ class JsonRecordParserThroughputTest {
       }
     }
     int measured = RECORDS * (ROUNDS - ROUNDS / 2);
-    System.out.printf("JsonRecordParser: %.0f records/s; bare Jackson streaming pass: %.0f"
+    System.out.printf(
+        "JsonRecordParser: %.0f records/s; bare Jackson streaming pass: %.0f"
             + " records/s; ratio %.2f%n",
-        measured * 1e9 / parserNanos, measured * 1e9 / bareNanos,
-        (double) bareNanos / parserNanos);
+        measured * 1e9 / parserNanos, measured * 1e9 / bareNanos, (double) bareNanos / parserNanos);
     assertThat(parsed).isEqualTo((long) RECORDS * ROUNDS);
     assertThat(tokens).isPositive();
   }

@@ -3,6 +3,7 @@ package dev.tributary.service.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
@@ -25,12 +26,11 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import dev.tributary.checkpoint.CheckpointMismatchException;
 
 /**
  * A new checkpoint on a table that already holds the pipeline's data (after a declaration change or
- * a lost checkpoint), against a real broker and local-disk tables: refused with the table's state and
- * the choices, and each choice ends with every record exactly once.
+ * a lost checkpoint), against a real broker and local-disk tables: refused with the table's state
+ * and the choices, and each choice ends with every record exactly once.
  */
 class NewCheckpointIT {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
@@ -54,12 +54,15 @@ class NewCheckpointIT {
 
     assertThatThrownBy(() -> runAvailableNow(spec("checkpoint-b", "table", "earliest")))
         .isInstanceOf(TableWrittenByAnotherCheckpointException.class)
-        .hasMessageStartingWith("Cannot start pipeline new-checkpoint-it with the new checkpoint "
-            + dir.resolve("checkpoint-b"))
-        .hasMessageContaining("the table " + dir.resolve("table") + " already holds batches of this pipeline")
+        .hasMessageStartingWith(
+            "Cannot start pipeline new-checkpoint-it with the new checkpoint "
+                + dir.resolve("checkpoint-b"))
+        .hasMessageContaining(
+            "the table " + dir.resolve("table") + " already holds batches of this pipeline")
         .hasMessageContaining("last batch ")
         .hasMessageContaining("offsets " + topic + "/0:60, " + topic + "/1:40")
-        .hasMessageContaining("Starting from starting-offsets earliest would write those records a second time")
+        .hasMessageContaining(
+            "Starting from starting-offsets earliest would write those records a second time")
         .hasMessageContaining("set source.kafka.starting-offsets: table")
         .hasMessageContaining("point checkpoint back at the location that wrote the table")
         .hasMessageContaining("write to new sink, quarantine and late-events table paths");
@@ -68,12 +71,17 @@ class NewCheckpointIT {
 
   @Test
   void aNewCheckpointIsRefusedWhenOnlyTheQuarantineTableIsShared() throws Exception {
-    PipelineSpec spec = spec("checkpoint-b", "table-2", "earliest",
-        "quarantine: { delta: { path: " + dir.resolve("table-quarantine") + " } }");
+    PipelineSpec spec =
+        spec(
+            "checkpoint-b",
+            "table-2",
+            "earliest",
+            "quarantine: { delta: { path: " + dir.resolve("table-quarantine") + " } }");
 
     assertThatThrownBy(() -> runAvailableNow(spec))
         .isInstanceOf(TableWrittenByAnotherCheckpointException.class)
-        .hasMessageContaining("the table " + dir.resolve("table-quarantine") + " already holds batches");
+        .hasMessageContaining(
+            "the table " + dir.resolve("table-quarantine") + " already holds batches");
   }
 
   @Test
@@ -92,7 +100,8 @@ class NewCheckpointIT {
     runAvailableNow(spec("checkpoint-s1", "dedup-table", "earliest", dedup));
     broker.send(topic, 0, List.of("{\"id\":1}", "{\"id\":2}")); // duplicates of ids the table holds
 
-    assertThatThrownBy(() -> runAvailableNow(spec("checkpoint-s2", "dedup-table", "earliest", dedup)))
+    assertThatThrownBy(
+            () -> runAvailableNow(spec("checkpoint-s2", "dedup-table", "earliest", dedup)))
         .isInstanceOf(TableWrittenByAnotherCheckpointException.class);
     runAvailableNow(spec("checkpoint-s2", "dedup-table", "table", dedup));
 
@@ -134,11 +143,24 @@ class NewCheckpointIT {
     PipelineSpec spec = spec("checkpoint-legacy", "table-legacy", "earliest");
     Files.createDirectories(legacy.resolve("metadata"));
     StringBuilder identity = new StringBuilder();
-    new TreeMap<>(spec.checkpointIdentity()).forEach((k, v) -> identity.append(identity.isEmpty() ? "" : ",")
-        .append('"').append(k).append("\":\"").append(v.replace("\"", "\\\"")).append('"'));
-    Files.writeString(legacy.resolve("metadata/00000000000000000001"), "v1\n{\"formatVersion\":1,\"version\":1,"
-        + "\"pipelineId\":\"new-checkpoint-it\",\"createdAt\":\"2026-11-29T08:00:00Z\",\"writtenAt\":"
-        + "\"2026-11-29T08:00:00Z\",\"identity\":{" + identity + "}}\n", StandardCharsets.UTF_8);
+    new TreeMap<>(spec.checkpointIdentity())
+        .forEach(
+            (k, v) ->
+                identity
+                    .append(identity.isEmpty() ? "" : ",")
+                    .append('"')
+                    .append(k)
+                    .append("\":\"")
+                    .append(v.replace("\"", "\\\""))
+                    .append('"'));
+    Files.writeString(
+        legacy.resolve("metadata/00000000000000000001"),
+        "v1\n{\"formatVersion\":1,\"version\":1,"
+            + "\"pipelineId\":\"new-checkpoint-it\",\"createdAt\":\"2026-11-29T08:00:00Z\",\"writtenAt\":"
+            + "\"2026-11-29T08:00:00Z\",\"identity\":{"
+            + identity
+            + "}}\n",
+        StandardCharsets.UTF_8);
 
     runAvailableNow(spec);
 
@@ -151,7 +173,8 @@ class NewCheckpointIT {
   }
 
   @Test
-  void switchingAnExclusiveCheckpointToGroupNeedsANewCheckpointThatContinuesAfterTheTable() throws Exception {
+  void switchingAnExclusiveCheckpointToGroupNeedsANewCheckpointThatContinuesAfterTheTable()
+      throws Exception {
     assertThatThrownBy(() -> runAvailableNow(group("checkpoint-a", "table", "earliest")))
         .isInstanceOf(CheckpointMismatchException.class)
         .hasMessageContaining("source.assignment");
@@ -165,7 +188,8 @@ class NewCheckpointIT {
   }
 
   @Test
-  void aNewExclusiveCheckpointIsRefusedOnTablesWrittenInGroupModeUnlessItContinuesAfterThem() throws Exception {
+  void aNewExclusiveCheckpointIsRefusedOnTablesWrittenInGroupModeUnlessItContinuesAfterThem()
+      throws Exception {
     runAvailableNow(group("checkpoint-g", "group-table", "earliest"));
     assertExactlyOnce("group-table", 130);
     broker.send(topic, 1, records(130, 140));
@@ -181,9 +205,13 @@ class NewCheckpointIT {
 
   /** The declaration of {@link #spec} with {@code assignment: group}. */
   private PipelineSpec group(String checkpoint, String table, String startingOffsets) {
-    return PipelineParser.parse(yaml(checkpoint, table, startingOffsets)
-        .replace("max-offsets-per-trigger: 30", "max-offsets-per-trigger: 30\n    assignment: group"),
-        "new-checkpoint-it.yaml", Map.of());
+    return PipelineParser.parse(
+        yaml(checkpoint, table, startingOffsets)
+            .replace(
+                "max-offsets-per-trigger: 30",
+                "max-offsets-per-trigger: 30\n    assignment: group"),
+        "new-checkpoint-it.yaml",
+        Map.of());
   }
 
   private void assertExactlyOnce(String table, int upTo) throws Exception {
@@ -210,8 +238,10 @@ class NewCheckpointIT {
     return out;
   }
 
-  private PipelineSpec spec(String checkpoint, String table, String startingOffsets, String... extra) {
-    return PipelineParser.parse(yaml(checkpoint, table, startingOffsets, extra), "new-checkpoint-it.yaml", Map.of());
+  private PipelineSpec spec(
+      String checkpoint, String table, String startingOffsets, String... extra) {
+    return PipelineParser.parse(
+        yaml(checkpoint, table, startingOffsets, extra), "new-checkpoint-it.yaml", Map.of());
   }
 
   private String yaml(String checkpoint, String table, String startingOffsets, String... extra) {
@@ -232,13 +262,20 @@ class NewCheckpointIT {
             path: %s
         checkpoint: %s
         trigger: { available-now: true }
-        %s""".formatted(broker.bootstrapServers(), topic, startingOffsets, dir.resolve(table),
-        dir.resolve(checkpoint), String.join("\n", extra));
+        %s"""
+        .formatted(
+            broker.bootstrapServers(),
+            topic,
+            startingOffsets,
+            dir.resolve(table),
+            dir.resolve(checkpoint),
+            String.join("\n", extra));
   }
 
   private static void runAvailableNow(PipelineSpec spec) throws Exception {
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
-        new ProgressLog(100))) {
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), new ProgressLog(100))) {
       run.run();
     }
   }

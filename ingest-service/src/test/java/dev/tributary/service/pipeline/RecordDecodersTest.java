@@ -10,9 +10,12 @@ import dev.tributary.service.parse.protobuf.ProtobufWireDecoder;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Each declared format builds its decoder; the row schema is the declared columns, value then key. */
+/**
+ * Each declared format builds its decoder; the row schema is the declared columns, value then key.
+ */
 class RecordDecodersTest {
-  private static final String PIPELINE = """
+  private static final String PIPELINE =
+      """
       pipeline: formats
       source: { kafka: { bootstrap-servers: "127.0.0.1:9092", topics: [orders] } }
       format:
@@ -22,7 +25,8 @@ class RecordDecodersTest {
       """;
 
   private static PipelineSpec spec(String format) {
-    return PipelineParser.parse(PIPELINE.formatted(format.indent(2).stripTrailing()), "formats.yaml", Map.of());
+    return PipelineParser.parse(
+        PIPELINE.formatted(format.indent(2).stripTrailing()), "formats.yaml", Map.of());
   }
 
   @Test
@@ -34,20 +38,33 @@ class RecordDecodersTest {
 
   @Test
   void buildsTheAvroDecoderWithTheKeyColumnsAfterTheValueColumns() {
-    CompiledPipeline compiled = PipelineFactory.compile(spec("""
+    CompiledPipeline compiled =
+        PipelineFactory.compile(
+            spec(
+                """
         avro:
           registry: { url: "http://127.0.0.1:8081" }
           schema: { id: long, customer.name: string }
           key: { customer_id: string }"""));
 
     assertThat(compiled.parser()).isInstanceOf(AvroRecordDecoder.class);
-    assertThat(compiled.outputSchema().fieldNames()).containsExactly("id", "customer", "customer_id", "_kafka_topic",
-        "_kafka_partition", "_kafka_offset", "_kafka_timestamp");
+    assertThat(compiled.outputSchema().fieldNames())
+        .containsExactly(
+            "id",
+            "customer",
+            "customer_id",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp");
   }
 
   @Test
   void buildsTheProtobufDecoderWithTheKeyColumnsAfterTheValueColumns() {
-    CompiledPipeline compiled = PipelineFactory.compile(spec("""
+    CompiledPipeline compiled =
+        PipelineFactory.compile(
+            spec(
+                """
         protobuf:
           message: shop.Order
           registry: { url: "http://127.0.0.1:8081" }
@@ -55,7 +72,14 @@ class RecordDecodersTest {
           key: { customer_id: string }"""));
 
     assertThat(compiled.parser()).isInstanceOf(ProtobufWireDecoder.class);
-    assertThat(compiled.outputSchema().fieldNames()).containsExactly("id", "customer", "customer_id", "_kafka_topic",
-        "_kafka_partition", "_kafka_offset", "_kafka_timestamp");
+    assertThat(compiled.outputSchema().fieldNames())
+        .containsExactly(
+            "id",
+            "customer",
+            "customer_id",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp");
   }
 }

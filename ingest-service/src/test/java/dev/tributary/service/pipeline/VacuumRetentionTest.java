@@ -15,7 +15,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-/** Every vacuum takes its retention here; one under the floor (check turned off) warns each time. */
+/**
+ * Every vacuum takes its retention here; one under the floor (check turned off) warns each time.
+ */
 class VacuumRetentionTest {
   private final Logger logger = (Logger) LoggerFactory.getLogger(VacuumRetention.class);
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
@@ -32,7 +34,8 @@ class VacuumRetentionTest {
   }
 
   private static PipelineSpec spec(String maintenance) {
-    return PipelineParser.parse("""
+    return PipelineParser.parse(
+        """
         pipeline: orders
         source:
           kafka:
@@ -45,31 +48,42 @@ class VacuumRetentionTest {
         sink:
           delta: { path: /t/orders }
         checkpoint: /c/orders
-        %s""".formatted(maintenance), "orders.yaml", Map.of());
+        %s"""
+            .formatted(maintenance),
+        "orders.yaml",
+        Map.of());
   }
 
   @Test
   void defaultsToSevenDaysWithoutAWarning() {
     assertThat(VacuumRetention.of(spec(""))).isEqualTo(Duration.ofDays(7));
-    assertThat(VacuumRetention.of(spec("maintenance: { vacuum: { schedule: \"0 0 3 * * *\", retention: 30 days } }")))
+    assertThat(
+            VacuumRetention.of(
+                spec("maintenance: { vacuum: { schedule: \"0 0 3 * * *\", retention: 30 days } }")))
         .isEqualTo(Duration.ofDays(30));
     assertThat(logged.list).isEmpty();
   }
 
   @Test
   void warnsAtEveryVacuumUnderTheFloor() {
-    PipelineSpec spec = spec(
-        "maintenance: { vacuum: { schedule: \"0 0 3 * * *\", retention: 1 hour, retention-check: false } }");
+    PipelineSpec spec =
+        spec(
+            "maintenance: { vacuum: { schedule: \"0 0 3 * * *\", retention: 1 hour, retention-check: false } }");
 
     assertThat(VacuumRetention.of(spec)).isEqualTo(Duration.ofHours(1));
     assertThat(VacuumRetention.of(spec)).isEqualTo(Duration.ofHours(1));
 
-    assertThat(logged.list).hasSize(2).allSatisfy(event -> {
-      assertThat(event.getLevel()).isEqualTo(Level.WARN);
-      assertThat(event.getFormattedMessage()).isEqualTo("Vacuum of pipeline orders (table /t/orders) uses a"
-          + " retention of 1 hour, under the minimum of 7 days, because maintenance.vacuum.retention-check is"
-          + " false: a file a batch in progress has written but not committed, or one an older snapshot being"
-          + " read uses, is deleted once it is older than that.");
-    });
+    assertThat(logged.list)
+        .hasSize(2)
+        .allSatisfy(
+            event -> {
+              assertThat(event.getLevel()).isEqualTo(Level.WARN);
+              assertThat(event.getFormattedMessage())
+                  .isEqualTo(
+                      "Vacuum of pipeline orders (table /t/orders) uses a"
+                          + " retention of 1 hour, under the minimum of 7 days, because maintenance.vacuum.retention-check is"
+                          + " false: a file a batch in progress has written but not committed, or one an older snapshot being"
+                          + " read uses, is deleted once it is older than that.");
+            });
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.config.RegistrySpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.testing.TestSchemaRegistry;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -14,15 +15,16 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.nio.file.Files;
 
 /** The client against a registry speaking the Confluent REST API in a child process. */
 class SchemaRegistryClientTest {
-  private static final SchemaRegistryClient.Retry FAST = new SchemaRegistryClient.Retry(3, Duration.ofMillis(10),
-      Duration.ofMillis(20));
-  private static final String ADDRESS = """
+  private static final SchemaRegistryClient.Retry FAST =
+      new SchemaRegistryClient.Retry(3, Duration.ofMillis(10), Duration.ofMillis(20));
+  private static final String ADDRESS =
+      """
       {"type": "record", "name": "Address", "namespace": "shop", "fields": [{"name": "city", "type": "string"}]}""";
-  private static final String CUSTOMER = """
+  private static final String CUSTOMER =
+      """
       {"type": "record", "name": "Customer", "namespace": "shop", "fields": [{"name": "home", "type": "Address"}]}""";
 
   @TempDir Path dir;
@@ -43,16 +45,21 @@ class SchemaRegistryClientTest {
   void fetchesASchemaByIdWithItsReferencesResolvedDepthFirst() throws Exception {
     registry = TestSchemaRegistry.start(dir);
     registry.registerAvro("address", ADDRESS);
-    registry.register("customer", "AVRO", CUSTOMER, Map.of("shop.Address", Map.entry("address", 1)));
-    String order = "{\"type\": \"record\", \"name\": \"Order\", \"namespace\": \"shop\", \"fields\": ["
-        + "{\"name\": \"buyer\", \"type\": \"Customer\"}]}";
-    int id = registry.register("orders-value", "AVRO", order, Map.of("shop.Customer", Map.entry("customer", 1)));
+    registry.register(
+        "customer", "AVRO", CUSTOMER, Map.of("shop.Address", Map.entry("address", 1)));
+    String order =
+        "{\"type\": \"record\", \"name\": \"Order\", \"namespace\": \"shop\", \"fields\": ["
+            + "{\"name\": \"buyer\", \"type\": \"Customer\"}]}";
+    int id =
+        registry.register(
+            "orders-value", "AVRO", order, Map.of("shop.Customer", Map.entry("customer", 1)));
 
     RegisteredSchema schema = client(RegistrySpec.at(registry.url()), Secrets.NONE).schemaById(id);
 
     assertThat(schema.type()).isEqualTo("AVRO");
     assertThat(schema.text()).isEqualTo(order);
-    assertThat(schema.references()).extracting(RegisteredSchema.Reference::name)
+    assertThat(schema.references())
+        .extracting(RegisteredSchema.Reference::name)
         .containsExactly("shop.Address", "shop.Customer");
   }
 
@@ -62,8 +69,11 @@ class SchemaRegistryClientTest {
 
     assertThatThrownBy(() -> client(RegistrySpec.at(registry.url()), Secrets.NONE).schemaById(4242))
         .isInstanceOf(UnknownSchemaException.class)
-        .hasMessage("schema id 4242 is not in the schema registry at " + registry.url() + " (404); the producer wrote"
-            + " it with another registry, or the schema was deleted");
+        .hasMessage(
+            "schema id 4242 is not in the schema registry at "
+                + registry.url()
+                + " (404); the producer wrote"
+                + " it with another registry, or the schema was deleted");
   }
 
   @Test
@@ -73,13 +83,19 @@ class SchemaRegistryClientTest {
     SchemaRegistryClient client = client(RegistrySpec.at(registry.url()), Secrets.NONE);
     registry.failWith(503);
 
-    assertThatThrownBy(() -> client.schemaById(id)).isInstanceOf(SchemaRegistryUnavailableException.class)
-        .hasMessage("Pipeline orders: the schema registry at " + registry.url() + " did not answer schema id " + id
-            + " after 3 attempts (last: HTTP 503); it is retried with the same offsets, nothing is quarantined. Check"
-            + " that the registry is up and format.*.registry.url is right");
+    assertThatThrownBy(() -> client.schemaById(id))
+        .isInstanceOf(SchemaRegistryUnavailableException.class)
+        .hasMessage(
+            "Pipeline orders: the schema registry at "
+                + registry.url()
+                + " did not answer schema id "
+                + id
+                + " after 3 attempts (last: HTTP 503); it is retried with the same offsets, nothing is quarantined. Check"
+                + " that the registry is up and format.*.registry.url is right");
 
     registry.stop();
-    assertThatThrownBy(() -> client.schemaById(id)).isInstanceOf(SchemaRegistryUnavailableException.class)
+    assertThatThrownBy(() -> client.schemaById(id))
+        .isInstanceOf(SchemaRegistryUnavailableException.class)
         .hasMessageContaining("after 3 attempts (last: ConnectException");
 
     registry.start(); // same port, same schemas; the failure injection is gone with the old process
@@ -102,16 +118,30 @@ class SchemaRegistryClientTest {
   void sendsBasicAuthAndMasksTheSecretWhenRefused() throws Exception {
     registry = TestSchemaRegistry.startWith(dir, List.of("basic=reader:s3cret-pw"));
     int id = registry.registerAvro("e", "\"int\"");
-    RegistrySpec good = new RegistrySpec(registry.url(), Optional.of("reader:s3cret-pw"), Optional.empty(),
-        Optional.empty(), Duration.ofSeconds(5));
-    RegistrySpec wrong = new RegistrySpec(registry.url(), Optional.of("reader:wrong-pw"), Optional.empty(),
-        Optional.empty(), Duration.ofSeconds(5));
+    RegistrySpec good =
+        new RegistrySpec(
+            registry.url(),
+            Optional.of("reader:s3cret-pw"),
+            Optional.empty(),
+            Optional.empty(),
+            Duration.ofSeconds(5));
+    RegistrySpec wrong =
+        new RegistrySpec(
+            registry.url(),
+            Optional.of("reader:wrong-pw"),
+            Optional.empty(),
+            Optional.empty(),
+            Duration.ofSeconds(5));
 
     assertThat(client(good, Secrets.NONE).schemaById(id).text()).isEqualTo("\"int\"");
     assertThatThrownBy(() -> client(wrong, Secrets.of(List.of("reader:wrong-pw"))).schemaById(id))
         .isInstanceOf(SchemaRegistryException.class)
-        .hasMessageStartingWith("Pipeline orders: the schema registry at " + registry.url() + " refused schema id "
-            + id + " with HTTP 401")
+        .hasMessageStartingWith(
+            "Pipeline orders: the schema registry at "
+                + registry.url()
+                + " refused schema id "
+                + id
+                + " with HTTP 401")
         .hasMessageEndingWith("; check format.*.registry.basic-auth / bearer-token");
   }
 
@@ -119,12 +149,18 @@ class SchemaRegistryClientTest {
   void sendsABearerToken() throws Exception {
     registry = TestSchemaRegistry.startWith(dir, List.of("bearer=tok-98765"));
     int id = registry.registerAvro("e", "\"int\"");
-    RegistrySpec spec = new RegistrySpec(registry.url(), Optional.empty(), Optional.of("tok-98765"),
-        Optional.empty(), Duration.ofSeconds(5));
+    RegistrySpec spec =
+        new RegistrySpec(
+            registry.url(),
+            Optional.empty(),
+            Optional.of("tok-98765"),
+            Optional.empty(),
+            Duration.ofSeconds(5));
 
     assertThat(client(spec, Secrets.NONE).schemaById(id).text()).isEqualTo("\"int\"");
     assertThatThrownBy(() -> client(RegistrySpec.at(registry.url()), Secrets.NONE).schemaById(id))
-        .isInstanceOf(SchemaRegistryException.class).hasMessageContaining("with HTTP 401");
+        .isInstanceOf(SchemaRegistryException.class)
+        .hasMessageContaining("with HTTP 401");
   }
 
   @Test
@@ -133,15 +169,21 @@ class SchemaRegistryClientTest {
     String tls = TestSchemaRegistry.selfSignedTls(dir.resolve("tls"), pem);
     registry = TestSchemaRegistry.startWith(dir.resolve("registry"), List.of(tls));
     int id = registry.registerAvro("e", "\"boolean\"");
-    RegistrySpec trusting = new RegistrySpec(registry.url(), Optional.empty(), Optional.empty(),
-        Optional.of(pem.toString()), Duration.ofSeconds(5));
+    RegistrySpec trusting =
+        new RegistrySpec(
+            registry.url(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.of(pem.toString()),
+            Duration.ofSeconds(5));
 
     assertThat(registry.url()).startsWith("https://");
     assertThat(client(trusting, Secrets.NONE).schemaById(id).text()).isEqualTo("\"boolean\"");
     assertThatThrownBy(() -> client(RegistrySpec.at(registry.url()), Secrets.NONE).schemaById(id))
         .as("the JVM's default trust store does not know the self-signed certificate")
         .isInstanceOf(SchemaRegistryException.class)
-        .hasMessageStartingWith("Pipeline orders: the TLS handshake with the schema registry at " + registry.url())
+        .hasMessageStartingWith(
+            "Pipeline orders: the TLS handshake with the schema registry at " + registry.url())
         .hasMessageEndingWith("declare it in format.*.registry.tls.ca-file");
   }
 
@@ -149,10 +191,17 @@ class SchemaRegistryClientTest {
   void refusesACaFileThatHoldsNoCertificate() throws Exception {
     Path pem = dir.resolve("ca.pem");
     Files.writeString(pem, "not a certificate");
-    RegistrySpec spec = new RegistrySpec("https://127.0.0.1:1", Optional.empty(), Optional.empty(),
-        Optional.of(pem.toString()), Duration.ofSeconds(5));
+    RegistrySpec spec =
+        new RegistrySpec(
+            "https://127.0.0.1:1",
+            Optional.empty(),
+            Optional.empty(),
+            Optional.of(pem.toString()),
+            Duration.ofSeconds(5));
 
-    assertThatThrownBy(() -> client(spec, Secrets.NONE)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("Pipeline orders: cannot read the registry's CA certificates from " + pem);
+    assertThatThrownBy(() -> client(spec, Secrets.NONE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "Pipeline orders: cannot read the registry's CA certificates from " + pem);
   }
 }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.service.server.ApiAccessFilter.Decision;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import java.net.UnknownHostException;
 
 /**
  * The access rules of every endpoint, for a client on loopback and one elsewhere (addresses are
@@ -31,7 +31,8 @@ class ApiAccessFilterTest {
   @Test
   void probesAreOpenToEveryone() {
     for (ApiAccessFilter filter : new ApiAccessFilter[] {withToken, withoutToken}) {
-      for (String probe : new String[] {"/actuator/health/liveness", "/actuator/health/readiness"}) {
+      for (String probe :
+          new String[] {"/actuator/health/liveness", "/actuator/health/readiness"}) {
         assertThat(filter.decide("GET", probe, REMOTE, null)).as(probe).isEqualTo(Decision.PASS);
       }
     }
@@ -41,7 +42,8 @@ class ApiAccessFilterTest {
   void withATokenThePipelinesApiNeedsItForReadsToo() {
     for (String method : new String[] {"GET", "POST", "HEAD"}) {
       for (InetAddress from : new InetAddress[] {LOOPBACK, REMOTE}) {
-        assertThat(withToken.decide(method, "/api/pipelines", from, null)).isEqualTo(Decision.UNAUTHORIZED);
+        assertThat(withToken.decide(method, "/api/pipelines", from, null))
+            .isEqualTo(Decision.UNAUTHORIZED);
         assertThat(withToken.decide(method, "/api/pipelines/orders", from, "Bearer wrong"))
             .isEqualTo(Decision.UNAUTHORIZED);
         assertThat(withToken.decide(method, "/api/pipelines/orders", from, "Basic s3cret-token"))
@@ -55,21 +57,28 @@ class ApiAccessFilterTest {
   @Test
   void withATokenHealthShowsDetailsOnlyWithIt() {
     assertThat(withToken.decide("GET", "/actuator/health", REMOTE, null)).isEqualTo(Decision.PASS);
-    assertThat(withToken.decide("GET", "/actuator/health", LOOPBACK, "Bearer wrong")).isEqualTo(Decision.PASS);
-    assertThat(withToken.decide("GET", "/actuator/health/kafka", REMOTE, null)).isEqualTo(Decision.PASS);
+    assertThat(withToken.decide("GET", "/actuator/health", LOOPBACK, "Bearer wrong"))
+        .isEqualTo(Decision.PASS);
+    assertThat(withToken.decide("GET", "/actuator/health/kafka", REMOTE, null))
+        .isEqualTo(Decision.PASS);
     assertThat(withToken.decide("GET", "/actuator/health", REMOTE, "bearer s3cret-token"))
         .isEqualTo(Decision.AUTHORIZED);
   }
 
   @Test
   void withoutATokenDetailsAnswerOnLoopbackOnlyAndMutationsAreDisabled() {
-    assertThat(withoutToken.decide("GET", "/api/pipelines", LOOPBACK, null)).isEqualTo(Decision.AUTHORIZED);
-    assertThat(withoutToken.decide("GET", "/api/pipelines/orders", LOOPBACK_V6, null)).isEqualTo(Decision.AUTHORIZED);
-    assertThat(withoutToken.decide("GET", "/api/pipelines", REMOTE, null)).isEqualTo(Decision.LOOPBACK_ONLY);
+    assertThat(withoutToken.decide("GET", "/api/pipelines", LOOPBACK, null))
+        .isEqualTo(Decision.AUTHORIZED);
+    assertThat(withoutToken.decide("GET", "/api/pipelines/orders", LOOPBACK_V6, null))
+        .isEqualTo(Decision.AUTHORIZED);
+    assertThat(withoutToken.decide("GET", "/api/pipelines", REMOTE, null))
+        .isEqualTo(Decision.LOOPBACK_ONLY);
     assertThat(withoutToken.decide("GET", "/api/pipelines", REMOTE, "Bearer anything"))
         .isEqualTo(Decision.LOOPBACK_ONLY);
-    assertThat(withoutToken.decide("GET", "/actuator/health", LOOPBACK, null)).isEqualTo(Decision.AUTHORIZED);
-    assertThat(withoutToken.decide("GET", "/actuator/health", REMOTE, null)).isEqualTo(Decision.PASS);
+    assertThat(withoutToken.decide("GET", "/actuator/health", LOOPBACK, null))
+        .isEqualTo(Decision.AUTHORIZED);
+    assertThat(withoutToken.decide("GET", "/actuator/health", REMOTE, null))
+        .isEqualTo(Decision.PASS);
     for (InetAddress from : new InetAddress[] {LOOPBACK, REMOTE}) {
       assertThat(withoutToken.decide("POST", "/api/pipelines/orders/stop", from, "Bearer anything"))
           .isEqualTo(Decision.DISABLED);
@@ -78,8 +87,10 @@ class ApiAccessFilterTest {
 
   @Test
   void otherPathsAreNotGuarded() {
-    assertThat(withToken.decide("GET", "/actuator/prometheus", REMOTE, null)).isEqualTo(Decision.PASS);
-    assertThat(withoutToken.decide("GET", "/actuator/prometheus", REMOTE, null)).isEqualTo(Decision.PASS);
+    assertThat(withToken.decide("GET", "/actuator/prometheus", REMOTE, null))
+        .isEqualTo(Decision.PASS);
+    assertThat(withoutToken.decide("GET", "/actuator/prometheus", REMOTE, null))
+        .isEqualTo(Decision.PASS);
     assertThat(withToken.decide("GET", "/apiary", REMOTE, null)).isEqualTo(Decision.PASS);
   }
 }

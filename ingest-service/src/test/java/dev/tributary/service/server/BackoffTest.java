@@ -20,10 +20,12 @@ class BackoffTest {
 
   @Test
   void rejectsNonsense() {
-    assertThatThrownBy(() -> backoff.delay(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> backoff.delay(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("retry attempts count from 1, was 0");
     assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("backoff initial delay must be positive, was PT0S");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("backoff initial delay must be positive, was PT0S");
     assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("backoff max delay PT1S is shorter than the initial delay PT2S");

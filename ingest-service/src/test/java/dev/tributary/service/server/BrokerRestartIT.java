@@ -9,12 +9,14 @@ import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -22,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,16 +37,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.io.IOException;
-import java.util.HashSet;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The broker dies under a running service: {@code tributary serve} (a child JVM) runs a
  * processing-time pipeline while an idempotent producer keeps producing; the broker process is
  * killed with SIGKILL mid-run and started again on the same data directory and port. Nobody
- * restarts the pipeline: it must get going again by itself (here the consumer reconnects, since
- * the broker is back well within the 30 s metadata timeout; a longer outage fails the run and the
+ * restarts the pipeline: it must get going again by itself (here the consumer reconnects, since the
+ * broker is back well within the 30 s metadata timeout; a longer outage fails the run and the
  * service restarts it with backoff), and the table must end up with every record of the topic
  * exactly once.
  */
@@ -52,6 +52,7 @@ class BrokerRestartIT {
   private static final Duration SLOW = Duration.ofMinutes(3);
   private static final String TOPIC = "clicks";
   private static final int PARTITIONS = 3;
+
   /** Records produced after the broker is back, so that the pipeline must read past the outage. */
   private static final int AFTER_RESTART = 1500;
 
@@ -76,7 +77,9 @@ class BrokerRestartIT {
     broker.createTopic(TOPIC, PARTITIONS);
     Path table = dir.resolve("tables/clicks");
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
-    Files.writeString(pipelines.resolve("clicks.yaml"), """
+    Files.writeString(
+        pipelines.resolve("clicks.yaml"),
+        """
         pipeline: clicks
         source:
           kafka:
@@ -94,20 +97,32 @@ class BrokerRestartIT {
           delta: { path: "%s" }
         checkpoint: "%s"
         trigger: { processing-time: 200ms }
-        """.formatted(broker.bootstrapServers(), TOPIC, table, dir.resolve("tables/clicks-quarantine"),
-        dir.resolve("checkpoint")));
+        """
+            .formatted(
+                broker.bootstrapServers(),
+                TOPIC,
+                table,
+                dir.resolve("tables/clicks-quarantine"),
+                dir.resolve("checkpoint")));
     int port = ChildJvm.freePort();
     serveLog = dir.resolve("serve.log");
-    serve = ChildJvm.start(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
-        "dev.tributary.service.cli.Main",
-        List.of("serve", "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)), serveLog, dir);
+    serve =
+        ChildJvm.start(
+            List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            "dev.tributary.service.cli.Main",
+            List.of(
+                "serve", "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)),
+            serveLog,
+            dir);
     Http http = new Http("http://127.0.0.1:" + port);
 
     Producing producing = new Producing(broker.bootstrapServers());
     Thread producer = new Thread(producing, "broker-restart-producer");
     producer.start();
     try {
-      await("the pipeline writes before the broker dies").atMost(SLOW).pollInterval(Duration.ofMillis(300))
+      await("the pipeline writes before the broker dies")
+          .atMost(SLOW)
+          .pollInterval(Duration.ofMillis(300))
           .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
           .until(() -> rowCount(table) >= 500);
 
@@ -118,7 +133,8 @@ class BrokerRestartIT {
       producer.join(SLOW.toMillis());
       assertThat(producer.isAlive()).as("producer finished").isFalse();
       assertThat(producing.failures).as("every send succeeded (idempotent, retried)").isEmpty();
-      assertThat(producing.acked.get()).as("records acknowledged after the restart")
+      assertThat(producing.acked.get())
+          .as("records acknowledged after the restart")
           .isGreaterThanOrEqualTo(atKill + AFTER_RESTART);
     } finally {
       producing.stopNow();
@@ -127,9 +143,12 @@ class BrokerRestartIT {
 
     Map<String, Long> topic = topicContents();
     assertThat(topic).hasSize((int) producing.sent.get());
-    assertThat(new HashSet<>(topic.values())).as("every id in the topic once (idempotent producer)")
+    assertThat(new HashSet<>(topic.values()))
+        .as("every id in the topic once (idempotent producer)")
         .hasSize(topic.size());
-    await("the pipeline catches up after the outage").atMost(SLOW).pollInterval(Duration.ofMillis(500))
+    await("the pipeline catches up after the outage")
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
         .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
         .until(() -> rowCount(table) >= topic.size());
 
@@ -144,12 +163,24 @@ class BrokerRestartIT {
       }
     }
     assertThat(copies.values()).as("no record twice in the table").allMatch(c -> c == 1);
-    assertThat(ids).as("every record of the topic in the table, with its own content").isEqualTo(topic);
-    System.out.printf("%d records; what the service said about the pipeline:%n%s%n", topic.size(),
-        String.join("\n", Files.readAllLines(serveLog).stream().filter(l -> l.contains("Pipeline clicks"))
-            .map(l -> l.substring(0, Math.min(300, l.length()))).limit(20).toList()));
-    String state = JSON.readTree(http.get("/api/pipelines/clicks").body()).get("status").get("state").asText();
-    assertThat(state).as("the pipeline runs on without anyone restarting it; log:%n%s", tail()).isEqualTo("RUNNING");
+    assertThat(ids)
+        .as("every record of the topic in the table, with its own content")
+        .isEqualTo(topic);
+    System.out.printf(
+        "%d records; what the service said about the pipeline:%n%s%n",
+        topic.size(),
+        String.join(
+            "\n",
+            Files.readAllLines(serveLog).stream()
+                .filter(l -> l.contains("Pipeline clicks"))
+                .map(l -> l.substring(0, Math.min(300, l.length())))
+                .limit(20)
+                .toList()));
+    String state =
+        JSON.readTree(http.get("/api/pipelines/clicks").body()).get("status").get("state").asText();
+    assertThat(state)
+        .as("the pipeline runs on without anyone restarting it; log:%n%s", tail())
+        .isEqualTo("RUNNING");
   }
 
   private static long rowCount(Path table) throws Exception {
@@ -166,8 +197,8 @@ class BrokerRestartIT {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-        new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
       for (int i = 0; i < PARTITIONS; i++) {
         partitions.add(new TopicPartition(TOPIC, i));
@@ -176,12 +207,17 @@ class BrokerRestartIT {
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(60));
       Map<String, Long> out = new HashMap<>();
-      await("the whole topic read back").atMost(SLOW).until(() -> {
-        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-          out.put(r.partition() + "/" + r.offset(), JSON.readTree(r.value()).get("id").asLong());
-        }
-        return partitions.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp));
-      });
+      await("the whole topic read back")
+          .atMost(SLOW)
+          .until(
+              () -> {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                  out.put(
+                      r.partition() + "/" + r.offset(),
+                      JSON.readTree(r.value()).get("id").asLong());
+                }
+                return partitions.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp));
+              });
       return out;
     }
   }
@@ -232,8 +268,8 @@ class BrokerRestartIT {
 
     @Override
     public void run() {
-      try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.copyOf(config), new StringSerializer(),
-          new StringSerializer())) {
+      try (KafkaProducer<String, String> producer =
+          new KafkaProducer<>(Map.copyOf(config), new StringSerializer(), new StringSerializer())) {
         long nextRound = System.nanoTime();
         while (!stopNow.get() && sent.get() < stopAt.get()) {
           nextRound += ROUND.toNanos();
@@ -241,13 +277,15 @@ class BrokerRestartIT {
           for (int i = 0; i < 100; i++) {
             long id = sent.getAndIncrement();
             String value = "{\"id\":" + id + ",\"page\":\"/p" + (id % 7) + "\"}";
-            producer.send(new ProducerRecord<>(TOPIC, Long.toString(id), value), (metadata, error) -> {
-              if (error != null) {
-                failures.add(error);
-              } else {
-                acked.incrementAndGet();
-              }
-            });
+            producer.send(
+                new ProducerRecord<>(TOPIC, Long.toString(id), value),
+                (metadata, error) -> {
+                  if (error != null) {
+                    failures.add(error);
+                  } else {
+                    acked.incrementAndGet();
+                  }
+                });
           }
           producer.flush();
         }

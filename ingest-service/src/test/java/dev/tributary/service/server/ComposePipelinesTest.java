@@ -15,9 +15,18 @@ import org.junit.jupiter.api.Test;
 /** The pipelines docker-compose.yml serves must parse and compile with the environment it sets. */
 class ComposePipelinesTest {
   private static final Path DIR = Path.of("..", "deploy", "compose", "pipelines");
-  private static final Map<String, String> COMPOSE_ENV = Map.of("KAFKA_BOOTSTRAP", "kafka:9092",
-      "S3_ENDPOINT", "http://minio:9000", "S3_ACCESS_KEY", "tributary", "S3_SECRET_KEY", "tributary-secret",
-      "TRIBUTARY_BUCKET", "tributary");
+  private static final Map<String, String> COMPOSE_ENV =
+      Map.of(
+          "KAFKA_BOOTSTRAP",
+          "kafka:9092",
+          "S3_ENDPOINT",
+          "http://minio:9000",
+          "S3_ACCESS_KEY",
+          "tributary",
+          "S3_SECRET_KEY",
+          "tributary-secret",
+          "TRIBUTARY_BUCKET",
+          "tributary");
 
   @Test
   void everyComposePipelineIsValidAndWritesToMinio() throws Exception {

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.awaitility.Awaitility;
 
 /**
  * The REST API's {@code groups}: absent in exclusive assignment; in group assignment, a broker that
@@ -23,8 +23,9 @@ import org.awaitility.Awaitility;
  */
 class ConsumerGroupsTest {
   private final AtomicLong now = new AtomicLong();
-  private final ConsumerGroups groups = new ConsumerGroups(Duration.ofMillis(500), Duration.ofSeconds(5), now::get,
-      Clock.systemUTC());
+  private final ConsumerGroups groups =
+      new ConsumerGroups(
+          Duration.ofMillis(500), Duration.ofSeconds(5), now::get, Clock.systemUTC());
 
   @AfterEach
   void close() {
@@ -44,20 +45,26 @@ class ConsumerGroupsTest {
     long started = System.nanoTime();
     List<GroupStatus> first = groups.of(p);
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
-    assertThat(first).singleElement().satisfies(g -> {
-      assertThat(g.groupId()).isEqualTo("tributary-shared");
-      assertThat(g.memberId()).as("no active run").isNull();
-      assertThat(g.assigned()).isEmpty();
-      assertThat(g.members()).isEmpty();
-      assertThat(g.state()).isNull();
-      assertThat(g.error()).contains("tributary-shared").contains("Check");
-    });
+    assertThat(first)
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.groupId()).isEqualTo("tributary-shared");
+              assertThat(g.memberId()).as("no active run").isNull();
+              assertThat(g.assigned()).isEmpty();
+              assertThat(g.members()).isEmpty();
+              assertThat(g.state()).isNull();
+              assertThat(g.error()).contains("tributary-shared").contains("Check");
+            });
 
     // once the failed request has completed, its outcome is reused for the cache period
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-      groups.of(p);
-      return groups.requests() == 1 && groups.of(p).get(0).error() != null;
-    });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              groups.of(p);
+              return groups.requests() == 1 && groups.of(p).get(0).error() != null;
+            });
     for (int i = 0; i < 20; i++) {
       assertThat(groups.of(p).get(0).error()).isNotNull();
     }
@@ -68,7 +75,9 @@ class ConsumerGroupsTest {
   }
 
   private static ManagedPipeline pipeline(String id, String assignment, int port) {
-    PipelineSpec spec = PipelineParser.parse("""
+    PipelineSpec spec =
+        PipelineParser.parse(
+            """
         pipeline: %1$s
         source:
           kafka:
@@ -83,8 +92,15 @@ class ConsumerGroupsTest {
           delta:
             path: /tmp/none/%1$s
         checkpoint: /tmp/none/%1$s-checkpoint
-        """.formatted(id, assignment, port), id + ".yaml", Map.of());
-    return ManagedPipeline.invalid(id, Path.of(id + ".yaml"), Optional.of(spec), "not started in this test",
+        """
+                .formatted(id, assignment, port),
+            id + ".yaml",
+            Map.of());
+    return ManagedPipeline.invalid(
+        id,
+        Path.of(id + ".yaml"),
+        Optional.of(spec),
+        "not started in this test",
         Clock.systemUTC());
   }
 }

@@ -4,64 +4,75 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.checkpoint.OffsetRange;
+import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.Secrets;
+import dev.tributary.service.engine.BatchFailedException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.source.DataLossException;
 import java.io.IOException;
 import java.util.List;
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
-import dev.tributary.checkpoint.OffsetRange;
-import dev.tributary.checkpoint.SourcePartition;
-import dev.tributary.service.engine.BatchFailedException;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
 
 class FailuresTest {
 
   @Test
   void permanentKindsAreFoundAnywhereInTheCauseChain() {
-    assertThat(Failures.permanent(new CheckpointMismatchException("changed", List.of("transform")))).isTrue();
+    assertThat(Failures.permanent(new CheckpointMismatchException("changed", List.of("transform"))))
+        .isTrue();
     assertThat(Failures.permanent(new ConcurrentPipelineException("another process"))).isTrue();
     assertThat(Failures.permanent(new PipelineDefinitionException("p", List.of("bad")))).isTrue();
-    assertThat(Failures.permanent(new IllegalStateException("wrapped",
-        new DataLossException("p", new TopicPartition("t", 0), 5, 10)))).isTrue();
+    assertThat(
+            Failures.permanent(
+                new IllegalStateException(
+                    "wrapped", new DataLossException("p", new TopicPartition("t", 0), 5, 10))))
+        .isTrue();
   }
 
   @Test
   void aBatchFailureIsAsPermanentAsItsCauseAndDescribedWithIt() {
-    var ranges = Map.of(new SourcePartition("t", 0),
-        new OffsetRange(5, 10));
-    var loss = new BatchFailedException("p", 2, ranges,
-        new DataLossException("p", new TopicPartition("t", 0), 5, 10));
+    var ranges = Map.of(new SourcePartition("t", 0), new OffsetRange(5, 10));
+    var loss =
+        new BatchFailedException(
+            "p", 2, ranges, new DataLossException("p", new TopicPartition("t", 0), 5, 10));
     assertThat(Failures.permanent(loss)).isTrue();
     var storage = new BatchFailedException("p", 2, ranges, new IOException("disk full"));
     assertThat(Failures.permanent(storage)).isFalse();
-    assertThat(Failures.describe(storage, Secrets.NONE)).isEqualTo("Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
-        + " with the same offsets at the next start (a table that already committed it skips it). (caused by: disk full)");
+    assertThat(Failures.describe(storage, Secrets.NONE))
+        .isEqualTo(
+            "Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
+                + " with the same offsets at the next start (a table that already committed it skips it). (caused by: disk full)");
   }
 
   @Test
   void everythingElseIsTransient() {
     assertThat(Failures.permanent(new IOException("connection refused"))).isFalse();
-    assertThat(Failures.permanent(new IllegalStateException("x", new TimeoutException()))).isFalse();
+    assertThat(Failures.permanent(new IllegalStateException("x", new TimeoutException())))
+        .isFalse();
   }
 
   @Test
   void describesTheChainOnceEach() {
     IOException root = new IOException("connection refused");
-    assertThat(Failures.describe(new IllegalStateException("cannot read batch 3", root), Secrets.NONE))
+    assertThat(
+            Failures.describe(new IllegalStateException("cannot read batch 3", root), Secrets.NONE))
         .isEqualTo("cannot read batch 3 (caused by: connection refused)");
     assertThat(Failures.describe(new IllegalStateException(root), Secrets.NONE))
         .isEqualTo("java.io.IOException: connection refused");
-    assertThat(Failures.describe(new NullPointerException(), Secrets.NONE)).isEqualTo("NullPointerException");
+    assertThat(Failures.describe(new NullPointerException(), Secrets.NONE))
+        .isEqualTo("NullPointerException");
   }
 
   @Test
   void masksThePipelinesSecretsInTheDescription() {
     IOException root = new IOException("Unable to connect to http://minio-secret-host:9000");
-    assertThat(Failures.describe(new IllegalStateException("cannot write batch 3", root),
-        Secrets.of(List.of("minio-secret-host"))))
+    assertThat(
+            Failures.describe(
+                new IllegalStateException("cannot write batch 3", root),
+                Secrets.of(List.of("minio-secret-host"))))
         .isEqualTo("cannot write batch 3 (caused by: Unable to connect to http://******:9000)");
   }
 }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
-import java.util.concurrent.AbstractExecutorService;
 
 /**
  * Health checks cost the brokers and stores the same whatever the request rate: one check per
@@ -41,7 +41,9 @@ class HealthChecksTest {
 
   private HealthChecks checks(ExecutorService executor) throws Exception {
     // Nothing listens on port 1: the cluster description fails within the health timeout.
-    Files.writeString(dir.resolve("offline.yaml"), """
+    Files.writeString(
+        dir.resolve("offline.yaml"),
+        """
         pipeline: offline
         source:
           kafka:
@@ -55,11 +57,20 @@ class HealthChecksTest {
           delta:
             path: %s/table
         checkpoint: %s/checkpoint
-        """.formatted(dir, dir));
-    ServeSettings settings = new ServeSettings(dir, Optional.empty(), new Backoff(Duration.ofSeconds(1),
-        Duration.ofSeconds(1)), Duration.ofSeconds(5), Duration.ofSeconds(1), CACHE);
-    ServedPipelines served = new ServedPipelines(settings, registry, new Maintenance(), Clock.systemUTC());
-    return executor == null ? new HealthChecks(served, settings, registry, nanos::get)
+        """
+            .formatted(dir, dir));
+    ServeSettings settings =
+        new ServeSettings(
+            dir,
+            Optional.empty(),
+            new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(1),
+            CACHE);
+    ServedPipelines served =
+        new ServedPipelines(settings, registry, new Maintenance(), Clock.systemUTC());
+    return executor == null
+        ? new HealthChecks(served, settings, registry, nanos::get)
         : new HealthChecks(served, settings, registry, nanos::get, executor);
   }
 
@@ -76,10 +87,12 @@ class HealthChecksTest {
         CountDownLatch go = new CountDownLatch(1);
         List<Future<Health>> answers = new ArrayList<>();
         for (int i = 0; i < requests; i++) {
-          answers.add(pool.submit(() -> {
-            go.await();
-            return checks.kafka().health();
-          }));
+          answers.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    return checks.kafka().health();
+                  }));
         }
         go.countDown();
         for (Future<Health> answer : answers) {
@@ -91,9 +104,14 @@ class HealthChecksTest {
       assertThat(ran("kafka")).isEqualTo(1.0);
 
       // Once the one check has ended, its outcome answers without a new check.
-      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
-          checks.kafka().health().getDetails().get("127.0.0.1:1").toString()).doesNotContain("no answer within"));
-      assertThat(checks.kafka().health().getDetails().get("127.0.0.1:1").toString()).startsWith("DOWN: ");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(checks.kafka().health().getDetails().get("127.0.0.1:1").toString())
+                      .doesNotContain("no answer within"));
+      assertThat(checks.kafka().health().getDetails().get("127.0.0.1:1").toString())
+          .startsWith("DOWN: ");
       assertThat(ran("kafka")).isEqualTo(1.0);
 
       nanos.addAndGet(CACHE.toNanos() + 1);
@@ -105,40 +123,41 @@ class HealthChecksTest {
   @Test
   void aCheckThatCompletesAtOnceIsAnsweredToo() throws Exception {
     // Runs each check on the calling thread: it has completed before the request waits for it.
-    ExecutorService inline = new AbstractExecutorService() {
-      private volatile boolean shutdown;
+    ExecutorService inline =
+        new AbstractExecutorService() {
+          private volatile boolean shutdown;
 
-      @Override
-      public void execute(Runnable command) {
-        command.run();
-      }
+          @Override
+          public void execute(Runnable command) {
+            command.run();
+          }
 
-      @Override
-      public void shutdown() {
-        shutdown = true;
-      }
+          @Override
+          public void shutdown() {
+            shutdown = true;
+          }
 
-      @Override
-      public List<Runnable> shutdownNow() {
-        shutdown = true;
-        return List.of();
-      }
+          @Override
+          public List<Runnable> shutdownNow() {
+            shutdown = true;
+            return List.of();
+          }
 
-      @Override
-      public boolean isShutdown() {
-        return shutdown;
-      }
+          @Override
+          public boolean isShutdown() {
+            return shutdown;
+          }
 
-      @Override
-      public boolean isTerminated() {
-        return shutdown;
-      }
+          @Override
+          public boolean isTerminated() {
+            return shutdown;
+          }
 
-      @Override
-      public boolean awaitTermination(long timeout, TimeUnit unit) {
-        return true;
-      }
-    };
+          @Override
+          public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+          }
+        };
     try (HealthChecks checks = checks(inline)) {
       assertThat(checks.storage().health().getStatus()).isEqualTo(Status.UP);
       assertThat(ran("storage")).isEqualTo(2.0);
@@ -161,12 +180,17 @@ class HealthChecksTest {
   }
 
   @Test
-  void everyTableAPipelineReadsIsProbedAndAMissingOrEmptyLogIsDownWithItsReasonMasked() throws Exception {
-    DimensionTables.create(dir.resolve("bronze"), List.<Object[]>of(DimensionTables.customer("c1", "s1", "EU", 1)));
-    DimensionTables.create(dir.resolve("customers"), List.<Object[]>of(DimensionTables.customer("c1", "s1", "EU", 1)));
+  void everyTableAPipelineReadsIsProbedAndAMissingOrEmptyLogIsDownWithItsReasonMasked()
+      throws Exception {
+    DimensionTables.create(
+        dir.resolve("bronze"), List.<Object[]>of(DimensionTables.customer("c1", "s1", "EU", 1)));
+    DimensionTables.create(
+        dir.resolve("customers"), List.<Object[]>of(DimensionTables.customer("c1", "s1", "EU", 1)));
     Files.createDirectories(dir.resolve("empty/_delta_log"));
     // A storage value is a secret wherever it appears, a path included.
-    Files.writeString(dir.resolve("silver.yaml"), """
+    Files.writeString(
+        dir.resolve("silver.yaml"),
+        """
         pipeline: silver
         source:
           delta: { path: %1$s/bronze }
@@ -185,20 +209,29 @@ class HealthChecksTest {
         checkpoint: %1$s/chk
         storage:
           s3: { access-key: tenant-secret-77, secret-key: tenant-secret-88 }
-        """.formatted(dir));
+        """
+            .formatted(dir));
     try (HealthChecks checks = checks()) {
       Health health = checks.sourceTables().health();
       String missing = dir + "/" + Secrets.MASK + "/missing";
       assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-      assertThat(health.getDetails()).containsOnlyKeys(dir + "/bronze", dir + "/customers", missing, dir + "/empty");
+      assertThat(health.getDetails())
+          .containsOnlyKeys(dir + "/bronze", dir + "/customers", missing, dir + "/empty");
       assertThat(health.getDetails().get(dir + "/bronze")).isEqualTo("UP");
       assertThat(health.getDetails().get(dir + "/customers")).isEqualTo("UP");
-      assertThat(health.getDetails().get(missing)).isEqualTo("DOWN: no Delta table at " + missing
-          + ": its _delta_log/ is missing or empty. Check source.delta.path (or the join's delta.path), or start"
-          + " the pipeline that writes that table first.");
-      assertThat(health.getDetails().get(dir + "/empty")).asString().startsWith("DOWN: no Delta table at " + dir + "/empty");
+      assertThat(health.getDetails().get(missing))
+          .isEqualTo(
+              "DOWN: no Delta table at "
+                  + missing
+                  + ": its _delta_log/ is missing or empty. Check source.delta.path (or the join's delta.path), or start"
+                  + " the pipeline that writes that table first.");
+      assertThat(health.getDetails().get(dir + "/empty"))
+          .asString()
+          .startsWith("DOWN: no Delta table at " + dir + "/empty");
       assertThat(health.toString()).doesNotContain("tenant-secret-77");
-      assertThat(dir.resolve("tenant-secret-77")).as("a health check creates nothing").doesNotExist();
+      assertThat(dir.resolve("tenant-secret-77"))
+          .as("a health check creates nothing")
+          .doesNotExist();
       assertThat(ran("source-table")).isEqualTo(4.0);
 
       checks.sourceTables().health(); // within the cache period: no new check
@@ -215,6 +248,7 @@ class HealthChecksTest {
     assertThat(HealthChecks.probeTable(dir + "/broken", null)).isEqualTo("UP");
     // A file where the table's directory should be: there is no log to list.
     Files.writeString(dir.resolve("plain-file"), "not a table");
-    assertThat(HealthChecks.probeTable(dir + "/plain-file", null)).startsWith("DOWN: no Delta table at " + dir + "/plain-file");
+    assertThat(HealthChecks.probeTable(dir + "/plain-file", null))
+        .startsWith("DOWN: no Delta table at " + dir + "/plain-file");
   }
 }

@@ -51,7 +51,9 @@ class HealthUnderLoadIT {
     String topic = broker.createTopic("health-load", 2);
     broker.send(topic, 0, values(0, 100));
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
-    Files.writeString(pipelines.resolve("steady.yaml"), """
+    Files.writeString(
+        pipelines.resolve("steady.yaml"),
+        """
         pipeline: steady
         source:
           kafka:
@@ -66,15 +68,22 @@ class HealthUnderLoadIT {
             path: %s/tables/steady
         checkpoint: %s/checkpoints/steady
         trigger: { processing-time: 100ms }
-        """.formatted(broker.bootstrapServers(), topic, dir, dir));
-    // A cache longer than the test: every check beyond the first per target would be a request's own.
-    context = new SpringApplication(TributaryApplication.class).run(
-        "--tributary.pipelines-dir=" + pipelines,
-        "--tributary.api-token=" + TOKEN,
-        "--tributary.health-cache=1h",
-        "--server.port=0");
-    Http http = new Http("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(rowsOut(http)).isEqualTo(100));
+        """
+            .formatted(broker.bootstrapServers(), topic, dir, dir));
+    // A cache longer than the test: every check beyond the first per target would be a request's
+    // own.
+    context =
+        new SpringApplication(TributaryApplication.class)
+            .run(
+                "--tributary.pipelines-dir=" + pipelines,
+                "--tributary.api-token=" + TOKEN,
+                "--tributary.health-cache=1h",
+                "--server.port=0");
+    Http http =
+        new Http("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(rowsOut(http)).isEqualTo(100));
     MeterRegistry registry = context.getBean(MeterRegistry.class);
 
     Semaphore slots = new Semaphore(IN_FLIGHT);
@@ -86,8 +95,11 @@ class HealthUnderLoadIT {
       }
       slots.acquire();
       String auth = i % 2 == 0 ? "Bearer " + TOKEN : null;
-      answers.add(http.client().sendAsync(http.getRequest("/actuator/health", auth),
-          HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> slots.release()));
+      answers.add(
+          http.client()
+              .sendAsync(
+                  http.getRequest("/actuator/health", auth), HttpResponse.BodyHandlers.ofString())
+              .whenComplete((r, e) -> slots.release()));
     }
     CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
 
@@ -99,9 +111,13 @@ class HealthUnderLoadIT {
     assertThat(details.get("kafka").get("status").asText()).isEqualTo("UP");
     assertThat(details.get("storage").get("status").asText()).isEqualTo("UP");
     // One cluster, two locations (sink and checkpoint): one check each for the whole burst.
-    assertThat(registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "kafka").count()).isEqualTo(1.0);
-    assertThat(registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "storage").count()).isEqualTo(2.0);
-    await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> assertThat(rowsOut(http)).isEqualTo(200));
+    assertThat(registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "kafka").count())
+        .isEqualTo(1.0);
+    assertThat(registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "storage").count())
+        .isEqualTo(2.0);
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(rowsOut(http)).isEqualTo(200));
     assertThat(context.getBean(ServedPipelines.class).find("steady").orElseThrow().state())
         .isEqualTo(PipelineState.RUNNING);
   }

@@ -9,7 +9,8 @@ import java.time.Duration;
 
 /** A tiny HTTP client for the serve tests: GET and POST against one base URI. */
 final class Http {
-  private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient client =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String base;
 
   Http(String base) {
@@ -21,12 +22,17 @@ final class Http {
   }
 
   /** GET with an optional {@code Authorization} header value (null = none). */
-  HttpResponse<String> get(String path, String authorization) throws IOException, InterruptedException {
-    return client.send(request(path, authorization).timeout(Duration.ofSeconds(30)).GET().build(),
+  HttpResponse<String> get(String path, String authorization)
+      throws IOException, InterruptedException {
+    return client.send(
+        request(path, authorization).timeout(Duration.ofSeconds(30)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
-  /** A GET request for {@link HttpClient#sendAsync}, with an optional {@code Authorization} header value. */
+  /**
+   * A GET request for {@link HttpClient#sendAsync}, with an optional {@code Authorization} header
+   * value.
+   */
   HttpRequest getRequest(String path, String authorization) {
     return request(path, authorization).timeout(Duration.ofSeconds(60)).GET().build();
   }
@@ -44,8 +50,13 @@ final class Http {
   }
 
   /** POST with an optional {@code Authorization} header value (null = none). */
-  HttpResponse<String> post(String path, String authorization) throws IOException, InterruptedException {
-    return client.send(request(path, authorization).timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+  HttpResponse<String> post(String path, String authorization)
+      throws IOException, InterruptedException {
+    return client.send(
+        request(path, authorization)
+            .timeout(Duration.ofSeconds(60))
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

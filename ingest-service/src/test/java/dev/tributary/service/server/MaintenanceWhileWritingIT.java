@@ -86,7 +86,8 @@ class MaintenanceWhileWritingIT {
         maintenance:
           compaction: { schedule: "* * * * * *", min-files: 2 }
           vacuum: { schedule: "* * * * * *" }
-        """.formatted(broker.bootstrapServers(), topic, dir, dir);
+        """
+        .formatted(broker.bootstrapServers(), topic, dir, dir);
   }
 
   private double count(String metric, String outcome) {
@@ -124,10 +125,18 @@ class MaintenanceWhileWritingIT {
     String topic = broker.createTopic("maintained", 3);
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
     Files.writeString(pipelines.resolve("maintained.yaml"), pipeline(topic));
-    served = new ServedPipelines(new ServeSettings(pipelines, Optional.empty(),
-        new Backoff(Duration.ofMillis(200), Duration.ofSeconds(1)), Duration.ofSeconds(30), Duration.ofSeconds(5),
-        Duration.ofSeconds(5)),
-        registry, new Maintenance(), Clock.systemUTC());
+    served =
+        new ServedPipelines(
+            new ServeSettings(
+                pipelines,
+                Optional.empty(),
+                new Backoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(5)),
+            registry,
+            new Maintenance(),
+            Clock.systemUTC());
     served.start();
     Path tablePath = dir.resolve("tables/maintained");
 
@@ -145,12 +154,17 @@ class MaintenanceWhileWritingIT {
         produced += CHUNK;
         int expected = produced;
         double compactions = count(MetricNames.COMPACTION_RUNS, "success");
-        await().atMost(BOUND).ignoreExceptions()
-            .failFast("the pipeline failed: " + served.find("maintained").orElseThrow().status().reason(),
+        await()
+            .atMost(BOUND)
+            .ignoreExceptions()
+            .failFast(
+                "the pipeline failed: " + served.find("maintained").orElseThrow().status().reason(),
                 () -> served.find("maintained").orElseThrow().state() == PipelineState.FAILED)
             .untilAsserted(() -> assertThat(ids(table)).hasSizeGreaterThanOrEqualTo(expected));
         // At least one compaction between this chunk's appends and the next chunk's.
-        await().atMost(BOUND).until(() -> count(MetricNames.COMPACTION_RUNS, "success") > compactions);
+        await()
+            .atMost(BOUND)
+            .until(() -> count(MetricNames.COMPACTION_RUNS, "success") > compactions);
         if (orphan == null) {
           // What a batch that crashed before its commit leaves behind, long ago.
           orphan = tablePath.resolve("part-00000-left-by-a-crash.snappy.parquet");
@@ -166,9 +180,15 @@ class MaintenanceWhileWritingIT {
       served.stop();
 
       List<Long> expected = LongStream.range(0, produced).boxed().toList();
-      assertThat(ids(table)).as("our reader").hasSize(produced).containsExactlyInAnyOrderElementsOf(expected);
+      assertThat(ids(table))
+          .as("our reader")
+          .hasSize(produced)
+          .containsExactlyInAnyOrderElementsOf(expected);
       List<Long> kernel = new KernelReader(table).rows().stream().map(r -> (Long) r[0]).toList();
-      assertThat(kernel).as("Delta Kernel").hasSize(produced).containsExactlyInAnyOrderElementsOf(expected);
+      assertThat(kernel)
+          .as("Delta Kernel")
+          .hasSize(produced)
+          .containsExactlyInAnyOrderElementsOf(expected);
       assertThat(total(MetricNames.COMPACTION_FILES)).as("files compaction replaced").isPositive();
       assertThat(count(MetricNames.VACUUM_RUNS, "failure")).isZero();
       assertThat(count(MetricNames.COMPACTION_RUNS, "failure")).isZero();

@@ -16,15 +16,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import java.util.ArrayList;
-import java.util.Optional;
 
 /**
  * The supervisor's protocol with scripted runs standing in for the engine (the engine itself is
@@ -45,7 +45,8 @@ class ManagedPipelineTest {
   }
 
   private static PipelineSpec spec(String id) {
-    return PipelineParser.parse("""
+    return PipelineParser.parse(
+        """
         pipeline: %s
         source:
           kafka:
@@ -59,7 +60,10 @@ class ManagedPipelineTest {
           delta:
             path: /tmp/none/%s
         checkpoint: /tmp/none/%s-checkpoint
-        """.formatted(id, id, id), id + ".yaml", Map.of());
+        """
+            .formatted(id, id, id),
+        id + ".yaml",
+        Map.of());
   }
 
   /** Each open takes the next scripted step: a failure to throw, or a run. */
@@ -80,7 +84,8 @@ class ManagedPipelineTest {
       if (step instanceof Exception e) {
         throw e;
       }
-      return new BatchesUntilStopped(progress, trigger, closes, step instanceof CountDownLatch gate ? gate : null);
+      return new BatchesUntilStopped(
+          progress, trigger, closes, step instanceof CountDownLatch gate ? gate : null);
     }
   }
 
@@ -92,8 +97,11 @@ class ManagedPipelineTest {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CountDownLatch closeGate;
 
-    /** @param closeGate if not null, close() waits for it (a consumer slow to leave its group) */
-    BatchesUntilStopped(ProgressLog progress, TriggerSpec trigger, AtomicInteger closes, CountDownLatch closeGate) {
+    /**
+     * @param closeGate if not null, close() waits for it (a consumer slow to leave its group)
+     */
+    BatchesUntilStopped(
+        ProgressLog progress, TriggerSpec trigger, AtomicInteger closes, CountDownLatch closeGate) {
       this.progress = progress;
       this.trigger = trigger;
       this.closes = closes;
@@ -127,12 +135,32 @@ class ManagedPipelineTest {
   }
 
   private static BatchProgress batch(long id) {
-    return new BatchProgress("p", id, false, Instant.now(), 10, 9, 1, 0, 0, 1, 1, 5, Map.of("plan", 1L), List.of(
-        new BatchProgress.PartitionProgress("t", 0, 0, 10, 15)), 3, null, List.of(), Map.of("keys", 42L, "bytes", 4096L), 2, 1);
+    return new BatchProgress(
+        "p",
+        id,
+        false,
+        Instant.now(),
+        10,
+        9,
+        1,
+        0,
+        0,
+        1,
+        1,
+        5,
+        Map.of("plan", 1L),
+        List.of(new BatchProgress.PartitionProgress("t", 0, 0, 10, 15)),
+        3,
+        null,
+        List.of(),
+        Map.of("keys", 42L, "bytes", 4096L),
+        2,
+        1);
   }
 
   private ManagedPipeline managed(String id, Script script) {
-    ManagedPipeline p = ManagedPipeline.runnable(spec(id), Path.of(id + ".yaml"), script, FAST, Clock.systemUTC());
+    ManagedPipeline p =
+        ManagedPipeline.runnable(spec(id), Path.of(id + ".yaml"), script, FAST, Clock.systemUTC());
     p.attach(new PipelineMetrics(registry, id, "/tmp/none/" + id, p::state, Clock.systemUTC()));
     started.add(p);
     return p;
@@ -140,8 +168,11 @@ class ManagedPipelineTest {
 
   @Test
   void restartsAfterTransientFailuresWithBackoffThenRuns() {
-    Script script = new Script().then(new IOException("broker down")).then(new IOException("still down"))
-        .then("run");
+    Script script =
+        new Script()
+            .then(new IOException("broker down"))
+            .then(new IOException("still down"))
+            .then("run");
     ManagedPipeline p = managed("flaky", script);
     assertThat(p.start(TriggerSpec.DEFAULT)).isEqualTo(ManagedPipeline.StartOutcome.STARTED);
 
@@ -149,17 +180,25 @@ class ManagedPipelineTest {
     assertThat(script.opens).hasValue(3);
     assertThat(p.status().restarts()).isEqualTo(2);
     assertThat(registry.get(MetricNames.PIPELINE_RESTARTS).counter().count()).isEqualTo(2);
-    assertThat(registry.get(MetricNames.PIPELINE_FAILURES).tag(MetricNames.OUTCOME, "transient").counter().count())
+    assertThat(
+            registry
+                .get(MetricNames.PIPELINE_FAILURES)
+                .tag(MetricNames.OUTCOME, "transient")
+                .counter()
+                .count())
         .isEqualTo(2);
     await().atMost(Duration.ofSeconds(10)).until(() -> p.status().lastBatch() != null);
     assertThat(p.status().lag()).isEqualTo(5);
     assertThat(registry.get(MetricNames.RECORDS_IN).counter().count()).isEqualTo(10);
-    assertThat(registry.get(MetricNames.LAG).tag(MetricNames.TOPIC, "t").gauge().value()).isEqualTo(5);
+    assertThat(registry.get(MetricNames.LAG).tag(MetricNames.TOPIC, "t").gauge().value())
+        .isEqualTo(5);
     assertThat(registry.get(MetricNames.STATE_ROWS).gauge().value()).isEqualTo(42);
     assertThat(registry.get(MetricNames.STATE_BYTES).gauge().value()).isEqualTo(4096);
     assertThat(registry.get(MetricNames.COMMIT_RETRIES).counter().count()).isEqualTo(2);
     assertThat(registry.get(MetricNames.COMMIT_CONFLICTS).counter().count()).isEqualTo(1);
-    assertThat(registry.get(MetricNames.BATCH_DURATION).tag(MetricNames.PHASE, "plan").timer().count()).isEqualTo(1);
+    assertThat(
+            registry.get(MetricNames.BATCH_DURATION).tag(MetricNames.PHASE, "plan").timer().count())
+        .isEqualTo(1);
   }
 
   @Test
@@ -186,8 +225,12 @@ class ManagedPipelineTest {
 
   @Test
   void aPermanentFailureEndsInFailedWithTheReasonAndNoRetry() {
-    Script script = new Script().then(new CheckpointMismatchException(
-        "Cannot start pipeline broken: checkpoint was written by a different query", List.of("transform")));
+    Script script =
+        new Script()
+            .then(
+                new CheckpointMismatchException(
+                    "Cannot start pipeline broken: checkpoint was written by a different query",
+                    List.of("transform")));
     ManagedPipeline p = managed("broken", script);
     p.start(TriggerSpec.DEFAULT);
 
@@ -195,22 +238,30 @@ class ManagedPipelineTest {
     assertThat(p.status().reason()).contains("checkpoint was written by a different query");
     assertThat(script.opens).hasValue(1);
     assertThat(p.active()).isFalse();
-    assertThat(registry.get(MetricNames.PIPELINE_STATE).tag(MetricNames.PIPELINE, "broken")
-        .tag(MetricNames.OUTCOME, "failed").gauge().value()).isEqualTo(1);
+    assertThat(
+            registry
+                .get(MetricNames.PIPELINE_STATE)
+                .tag(MetricNames.PIPELINE, "broken")
+                .tag(MetricNames.OUTCOME, "failed")
+                .gauge()
+                .value())
+        .isEqualTo(1);
   }
 
   @Test
   void oneFailingPipelineNeverStopsAnother() {
     ManagedPipeline healthy = managed("healthy", new Script().then("run"));
-    ManagedPipeline broken = managed("doomed", new Script().then(new CheckpointMismatchException("mismatch",
-        List.of())));
+    ManagedPipeline broken =
+        managed(
+            "doomed", new Script().then(new CheckpointMismatchException("mismatch", List.of())));
     ManagedPipeline flaky = managed("flaky", new Script().then(new IOException("always down")));
     healthy.start(TriggerSpec.DEFAULT);
     broken.start(TriggerSpec.DEFAULT);
     flaky.start(TriggerSpec.DEFAULT);
 
-    await().atMost(Duration.ofSeconds(10)).until(() -> broken.state() == PipelineState.FAILED
-        && flaky.status().restarts() >= 3);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> broken.state() == PipelineState.FAILED && flaky.status().restarts() >= 3);
     assertThat(healthy.state()).isEqualTo(PipelineState.RUNNING);
     assertThat(flaky.status().reason()).contains("always down").contains("restart attempt");
   }
@@ -236,8 +287,13 @@ class ManagedPipelineTest {
   @Test
   void stopCancelsABackoffWait() throws InterruptedException {
     Script script = new Script().then(new IOException("down"));
-    ManagedPipeline p = ManagedPipeline.runnable(spec("slow"), Path.of("slow.yaml"), script,
-        new Backoff(Duration.ofMinutes(10), Duration.ofMinutes(10)), Clock.systemUTC());
+    ManagedPipeline p =
+        ManagedPipeline.runnable(
+            spec("slow"),
+            Path.of("slow.yaml"),
+            script,
+            new Backoff(Duration.ofMinutes(10), Duration.ofMinutes(10)),
+            Clock.systemUTC());
     started.add(p);
     p.start(TriggerSpec.DEFAULT);
     await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.RETRYING);
@@ -256,15 +312,21 @@ class ManagedPipelineTest {
     assertThat(p.state()).isEqualTo(PipelineState.IDLE);
     assertThat(p.status().trigger()).isEqualTo("available-now");
 
-    assertThat(p.start(new TriggerSpec.AvailableNow())).isEqualTo(ManagedPipeline.StartOutcome.STARTED);
+    assertThat(p.start(new TriggerSpec.AvailableNow()))
+        .isEqualTo(ManagedPipeline.StartOutcome.STARTED);
     assertThat(p.awaitInactive(Duration.ofSeconds(10))).isTrue();
     assertThat(p.progress().last(10)).hasSize(2);
   }
 
   @Test
   void anInvalidFileIsFailedAndNeverRuns() {
-    ManagedPipeline p = ManagedPipeline.invalid("bad", Path.of("bad.yaml"), Optional.empty(),
-        "bad.yaml:3:1: unknown key 'sorce'", Clock.systemUTC());
+    ManagedPipeline p =
+        ManagedPipeline.invalid(
+            "bad",
+            Path.of("bad.yaml"),
+            Optional.empty(),
+            "bad.yaml:3:1: unknown key 'sorce'",
+            Clock.systemUTC());
     assertThat(p.start(TriggerSpec.DEFAULT)).isEqualTo(ManagedPipeline.StartOutcome.NOT_RUNNABLE);
     assertThat(p.status().state()).isEqualTo(PipelineState.FAILED);
     assertThat(p.status().reason()).isEqualTo("bad.yaml:3:1: unknown key 'sorce'");

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import org.junit.jupiter.api.Test;
 
 /**
  * The JSON of {@code GET /api/pipelines/{id}} with the web layer's mapper (Jackson 3): an exclusive
@@ -24,11 +24,26 @@ class PipelineDetailsJsonTest {
 
   @Test
   void aGroupPipelineShowsItsGroups() {
-    GroupStatus group = new GroupStatus("tributary-orders", "m-1", "tributary-orders-host/42", 3,
-        List.of("orders/0", "orders/1"), "STABLE", "cooperative-sticky",
-        List.of(new GroupStatus.Member("m-1", "tributary-orders-host/42", "/127.0.0.1", List.of("orders/0", "orders/1"),
-            true)), Instant.parse("2026-12-01T10:00:00Z"), null);
-    JsonNode g = json.valueToTree(new PipelineDetails(null, List.of(), List.of(group))).get("groups").get(0);
+    GroupStatus group =
+        new GroupStatus(
+            "tributary-orders",
+            "m-1",
+            "tributary-orders-host/42",
+            3,
+            List.of("orders/0", "orders/1"),
+            "STABLE",
+            "cooperative-sticky",
+            List.of(
+                new GroupStatus.Member(
+                    "m-1",
+                    "tributary-orders-host/42",
+                    "/127.0.0.1",
+                    List.of("orders/0", "orders/1"),
+                    true)),
+            Instant.parse("2026-12-01T10:00:00Z"),
+            null);
+    JsonNode g =
+        json.valueToTree(new PipelineDetails(null, List.of(), List.of(group))).get("groups").get(0);
     assertThat(g.get("groupId").asString()).isEqualTo("tributary-orders");
     assertThat(g.get("assigned").get(1).asString()).isEqualTo("orders/1");
     assertThat(g.get("generation").asInt()).isEqualTo(3);

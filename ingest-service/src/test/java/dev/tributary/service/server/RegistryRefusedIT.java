@@ -52,7 +52,8 @@ class RegistryRefusedIT {
     try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
       producer.send(new ProducerRecord<>(topic, 0, null, value)).get();
     }
-    String yaml = """
+    String yaml =
+        """
         pipeline: refused
         source: { kafka: { bootstrap-servers: "%s", topics: [%s] } }
         format:
@@ -61,23 +62,34 @@ class RegistryRefusedIT {
             schema: { v: string }
         sink: { delta: { path: %s/table } }
         checkpoint: %s/checkpoint
-        """.formatted(broker.bootstrapServers(), topic, registry.url(), dir, dir);
-    return PipelineParser.parse(yaml, "refused.yaml", Map.of("SR_AUTH", "tributary:wrong-password"));
+        """
+            .formatted(broker.bootstrapServers(), topic, registry.url(), dir, dir);
+    return PipelineParser.parse(
+        yaml, "refused.yaml", Map.of("SR_AUTH", "tributary:wrong-password"));
   }
 
   @Test
   void aRegistryThatRefusesTheCredentialsFailsTheServedPipelineForGood() throws Exception {
-    registry = TestSchemaRegistry.startWith(dir.resolve("registry"), List.of("basic=tributary:reg-secret"));
+    registry =
+        TestSchemaRegistry.startWith(
+            dir.resolve("registry"), List.of("basic=tributary:reg-secret"));
     PipelineSpec spec = refusedPipeline();
-    pipeline = ManagedPipeline.runnable(spec, dir.resolve("refused.yaml"),
-        PipelineLauncher.of(PipelineFactory.compile(spec)), new Backoff(Duration.ofMillis(5), Duration.ofMillis(20)),
-        Clock.systemUTC());
+    pipeline =
+        ManagedPipeline.runnable(
+            spec,
+            dir.resolve("refused.yaml"),
+            PipelineLauncher.of(PipelineFactory.compile(spec)),
+            new Backoff(Duration.ofMillis(5), Duration.ofMillis(20)),
+            Clock.systemUTC());
 
     pipeline.start(TriggerSpec.DEFAULT);
 
     await().atMost(Duration.ofSeconds(60)).until(() -> pipeline.state() == PipelineState.FAILED);
-    assertThat(pipeline.status().reason()).contains("the schema registry at " + registry.url() + " refused")
-        .contains("HTTP 401").contains("check format.*.registry.basic-auth").doesNotContain("wrong-password");
+    assertThat(pipeline.status().reason())
+        .contains("the schema registry at " + registry.url() + " refused")
+        .contains("HTTP 401")
+        .contains("check format.*.registry.basic-auth")
+        .doesNotContain("wrong-password");
     assertThat(pipeline.status().restarts()).isZero();
     await().atMost(Duration.ofSeconds(30)).until(() -> !pipeline.active());
   }

@@ -39,7 +39,8 @@ class SchedulesTest {
   private static final class UntilStopped implements PipelineLauncher {
     @Override
     public ActiveRun open(TriggerSpec trigger, ProgressLog progress) {
-      CountDownLatch stopped = new CountDownLatch(trigger instanceof TriggerSpec.ProcessingTime ? 1 : 0);
+      CountDownLatch stopped =
+          new CountDownLatch(trigger instanceof TriggerSpec.ProcessingTime ? 1 : 0);
       return new ActiveRun() {
         @Override
         public void run() throws InterruptedException {
@@ -58,7 +59,9 @@ class SchedulesTest {
   }
 
   private void setUp(String backfillCron, String compactionCron) {
-    PipelineSpec spec = PipelineParser.parse("""
+    PipelineSpec spec =
+        PipelineParser.parse(
+            """
         pipeline: nightly
         source:
           kafka:
@@ -76,10 +79,20 @@ class SchedulesTest {
         backfill: { schedule: "%s" }
         maintenance:
           compaction: { schedule: "%s" }
-        """.formatted(dir, dir, backfillCron, compactionCron), "nightly.yaml", Map.of());
-    pipeline = ManagedPipeline.runnable(spec, Path.of("nightly.yaml"), new UntilStopped(),
-        new Backoff(Duration.ofMillis(10), Duration.ofMillis(10)), Clock.systemUTC());
-    metrics = new PipelineMetrics(registry, "nightly", spec.sink().path(), pipeline::state, Clock.systemUTC());
+        """
+                .formatted(dir, dir, backfillCron, compactionCron),
+            "nightly.yaml",
+            Map.of());
+    pipeline =
+        ManagedPipeline.runnable(
+            spec,
+            Path.of("nightly.yaml"),
+            new UntilStopped(),
+            new Backoff(Duration.ofMillis(10), Duration.ofMillis(10)),
+            Clock.systemUTC());
+    metrics =
+        new PipelineMetrics(
+            registry, "nightly", spec.sink().path(), pipeline::state, Clock.systemUTC());
     pipeline.attach(metrics);
     schedules = new Schedules(List.of(pipeline), p -> metrics, new Maintenance());
   }
@@ -105,10 +118,13 @@ class SchedulesTest {
   void theCronStartsAvailableNowRunsAndCompactionSkipsATableNotCreatedYet() {
     setUp("* * * * * *", "* * * * * *");
     schedules.start();
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-      assertThat(count(MetricNames.BACKFILL_RUNS, "started")).isGreaterThanOrEqualTo(1);
-      assertThat(count(MetricNames.COMPACTION_RUNS, "skipped")).isGreaterThanOrEqualTo(1);
-    });
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              assertThat(count(MetricNames.BACKFILL_RUNS, "started")).isGreaterThanOrEqualTo(1);
+              assertThat(count(MetricNames.COMPACTION_RUNS, "skipped")).isGreaterThanOrEqualTo(1);
+            });
     assertThat(pipeline.status().trigger()).isEqualTo("available-now");
     assertThat(count(MetricNames.COMPACTION_RUNS, "failure")).isZero();
   }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.service.testing.ChildJvm;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,37 +14,37 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.io.IOException;
-import java.util.TreeMap;
 
 /**
  * Known secrets go through every path that reports a problem: validation errors (a malformed
  * reference inside a JAAS line with its password, a substituted S3 endpoint, a substituted
- * path-style, a substituted value under an ordinary key), a compile error, pipelines failing at
- * run time in {@code serve} (a local path holding a substituted value that cannot be created, a
- * SASL login against an unreachable broker), the REST answers and health details, a maintenance
- * error, {@code validate}'s plan and {@code run}'s failure. Every byte those processes print
- * (stdout, stderr, logs) and every HTTP body is searched for the secrets; each path is also
- * checked to have reported something (masked), so that the search cannot pass on silence.
+ * path-style, a substituted value under an ordinary key), a compile error, pipelines failing at run
+ * time in {@code serve} (a local path holding a substituted value that cannot be created, a SASL
+ * login against an unreachable broker), the REST answers and health details, a maintenance error,
+ * {@code validate}'s plan and {@code run}'s failure. Every byte those processes print (stdout,
+ * stderr, logs) and every HTTP body is searched for the secrets; each path is also checked to have
+ * reported something (masked), so that the search cannot pass on silence.
  */
 class SecretsNeverShownIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String ID = UUID.randomUUID().toString().substring(0, 8);
   private static final String FILE_PASSWORD = "file-jaas-password-" + ID;
   private static final String TOKEN = "api-token-" + ID;
-  private static final Map<String, String> ENV = Map.of(
-      "SECRET_HOST", "s3-host-secret-" + ID,
-      "SECRET_STYLE", "style-secret-" + ID,
-      "SECRET_NUMBER", "number-secret-" + ID,
-      "SECRET_WORD", "word-secret-" + ID,
-      "SECRET_DIR", "dir-secret-" + ID,
-      "JAAS_PASSWORD", "env-jaas-password-" + ID,
-      "TRIBUTARY_API_TOKEN", TOKEN);
+  private static final Map<String, String> ENV =
+      Map.of(
+          "SECRET_HOST", "s3-host-secret-" + ID,
+          "SECRET_STYLE", "style-secret-" + ID,
+          "SECRET_NUMBER", "number-secret-" + ID,
+          "SECRET_WORD", "word-secret-" + ID,
+          "SECRET_DIR", "dir-secret-" + ID,
+          "JAAS_PASSWORD", "env-jaas-password-" + ID,
+          "TRIBUTARY_API_TOKEN", TOKEN);
   private static final Duration SLOW = Duration.ofMinutes(3);
 
   @TempDir Path dir;
@@ -76,40 +77,83 @@ class SecretsNeverShownIT {
             path: %s/tables/%s
         checkpoint: %s/checkpoints/%s
         %s
-        """.formatted(id, sourceExtra, dir, id, dir, id, rest);
+        """
+        .formatted(id, sourceExtra, dir, id, dir, id, rest);
   }
 
   private void writePipelines(Path folder) throws Exception {
     String base = dir.toString();
-    Files.writeString(folder.resolve("jaas.yaml"), pipeline("jaas", base + "/jaas", """
+    Files.writeString(
+        folder.resolve("jaas.yaml"),
+        pipeline(
+            "jaas",
+            base + "/jaas",
+            """
             properties:
               sasl.jaas.config: "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\"u\\" password=\\"%s\\" ${BROKEN;"
-        """.formatted(FILE_PASSWORD).stripTrailing(), ""));
-    Files.writeString(folder.resolve("endpoint.yaml"), pipeline("endpoint", base + "/endpoint", "",
-        "storage: { s3: { endpoint: \"ftp://${SECRET_HOST}:9000\" } }"));
-    Files.writeString(folder.resolve("pathstyle.yaml"), pipeline("pathstyle", base + "/pathstyle", "",
-        "storage: { s3: { path-style: \"${SECRET_STYLE}\" } }"));
-    Files.writeString(folder.resolve("offsets.yaml"), pipeline("offsets", base + "/offsets",
-        "    max-offsets-per-trigger: \"${SECRET_NUMBER}\"", ""));
-    Files.writeString(folder.resolve("filter.yaml"), pipeline("filter", base + "/filter", "",
-        "transform:\n  - filter: \"nope = '${SECRET_WORD}'\""));
+        """
+                .formatted(FILE_PASSWORD)
+                .stripTrailing(),
+            ""));
+    Files.writeString(
+        folder.resolve("endpoint.yaml"),
+        pipeline(
+            "endpoint",
+            base + "/endpoint",
+            "",
+            "storage: { s3: { endpoint: \"ftp://${SECRET_HOST}:9000\" } }"));
+    Files.writeString(
+        folder.resolve("pathstyle.yaml"),
+        pipeline(
+            "pathstyle",
+            base + "/pathstyle",
+            "",
+            "storage: { s3: { path-style: \"${SECRET_STYLE}\" } }"));
+    Files.writeString(
+        folder.resolve("offsets.yaml"),
+        pipeline(
+            "offsets", base + "/offsets", "    max-offsets-per-trigger: \"${SECRET_NUMBER}\"", ""));
+    Files.writeString(
+        folder.resolve("filter.yaml"),
+        pipeline(
+            "filter", base + "/filter", "", "transform:\n  - filter: \"nope = '${SECRET_WORD}'\""));
     // blocker is a file: nothing can be created under it, and the path names the secret.
     Files.writeString(dir.resolve("blocker"), "not a folder");
-    Files.writeString(folder.resolve("blocked.yaml"), pipeline("blocked", base + "/blocker/${SECRET_DIR}", "", ""));
-    Files.writeString(folder.resolve("sasl.yaml"), pipeline("sasl", base + "/sasl", """
+    Files.writeString(
+        folder.resolve("blocked.yaml"),
+        pipeline("blocked", base + "/blocker/${SECRET_DIR}", "", ""));
+    Files.writeString(
+        folder.resolve("sasl.yaml"),
+        pipeline(
+            "sasl",
+            base + "/sasl",
+            """
             properties:
               security.protocol: SASL_PLAINTEXT
               sasl.mechanism: PLAIN
               sasl.jaas.config: "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\"u\\" password=\\"${JAAS_PASSWORD}\\";"
-        """.stripTrailing(), "trigger: { processing-time: 200ms }"));
+        """
+                .stripTrailing(),
+            "trigger: { processing-time: 200ms }"));
   }
 
   private Process start(Path log, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(ChildJvm.javaBinary().toString(), "-Xmx256m",
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", ChildJvm.classpath(), "dev.tributary.service.cli.Main"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                ChildJvm.javaBinary().toString(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                ChildJvm.classpath(),
+                "dev.tributary.service.cli.Main"));
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(ENV);
     pb.environment().put("TRIBUTARY_LOG_FORMAT", "text");
     Process p = pb.start();
@@ -148,20 +192,31 @@ class SecretsNeverShownIT {
     writePipelines(folder);
     int port = ChildJvm.freePort();
     Path serveLog = dir.resolve("serve.log");
-    Process serve = start(serveLog, "serve", "--pipelines-dir", folder.toString(), "--port", Integer.toString(port));
+    Process serve =
+        start(
+            serveLog,
+            "serve",
+            "--pipelines-dir",
+            folder.toString(),
+            "--port",
+            Integer.toString(port));
     Http http = new Http("http://127.0.0.1:" + port);
     String auth = "Bearer " + TOKEN;
     // Both run-time failures have been reported at least once (and retried).
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
         .failFast("serve exited", () -> !serve.isAlive())
-        .untilAsserted(() -> {
-          JsonNode list = JSON.readTree(http.get("/api/pipelines", auth).body());
-          for (JsonNode p : list) {
-            if (p.get("id").asText().equals("blocked") || p.get("id").asText().equals("sasl")) {
-              assertThat(p.get("restarts").asInt()).as(p.toString()).isGreaterThanOrEqualTo(1);
-            }
-          }
-        });
+        .untilAsserted(
+            () -> {
+              JsonNode list = JSON.readTree(http.get("/api/pipelines", auth).body());
+              for (JsonNode p : list) {
+                if (p.get("id").asText().equals("blocked") || p.get("id").asText().equals("sasl")) {
+                  assertThat(p.get("restarts").asInt()).as(p.toString()).isGreaterThanOrEqualTo(1);
+                }
+              }
+            });
 
     JsonNode list = JSON.readTree(get(http, "/api/pipelines", auth));
     Map<String, String> reasons = new TreeMap<>();
@@ -192,12 +247,15 @@ class SecretsNeverShownIT {
     assertThat(serveOutput).contains("Pipeline file").contains("******");
 
     for (String file : new String[] {"jaas", "endpoint", "pathstyle", "offsets", "filter"}) {
-      assertThat(cli("validate", folder.resolve(file + ".yaml").toString())).as(file).contains("******");
+      assertThat(cli("validate", folder.resolve(file + ".yaml").toString()))
+          .as(file)
+          .contains("******");
     }
     Files.writeString(dir.resolve("plan.yaml"), pipeline("plan", dir + "/${SECRET_DIR}", "", ""));
     assertThat(cli("validate", dir.resolve("plan.yaml").toString()))
         .contains("sink:        delta " + dir + "/******/tables/plan");
-    assertThat(cli("run", "--pipeline", folder.resolve("blocked.yaml").toString(), "--once")).contains("******");
+    assertThat(cli("run", "--pipeline", folder.resolve("blocked.yaml").toString(), "--once"))
+        .contains("******");
 
     String everything = seen.toString();
     assertThat(everything).doesNotContain(FILE_PASSWORD).doesNotContain(TOKEN);

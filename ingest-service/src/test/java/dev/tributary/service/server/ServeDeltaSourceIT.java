@@ -21,6 +21,7 @@ import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,16 +38,15 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import java.io.IOException;
 
 /**
  * {@code tributary serve} (a child JVM) runs a pipeline whose source is a Delta table ({@code
  * source.delta}, processing-time trigger, one file per batch, a left join with a dimension table)
  * while the table receives commits: the REST API shows its batches and, in each progress record,
- * the source lag ({@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}), and the
- * {@code sourceTables} health component probes every table a pipeline reads: the source and the
- * dimension are UP; a source path without a table, and an S3 table read with a wrong secret key,
- * are DOWN with a reason that names the table and never the secret.
+ * the source lag ({@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}), and the {@code
+ * sourceTables} health component probes every table a pipeline reads: the source and the dimension
+ * are UP; a source path without a table, and an S3 table read with a wrong secret key, are DOWN
+ * with a reason that names the table and never the secret.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ServeDeltaSourceIT {
@@ -55,8 +55,10 @@ class ServeDeltaSourceIT {
   private static final String AUTH = "Bearer " + TOKEN;
   private static final String WRONG_SECRET = "wrong-secret-" + UUID.randomUUID();
   private static final Duration SLOW = Duration.ofMinutes(3);
-  private static final StructType BRONZE = StructType.of(
-      StructField.nullable("id", PrimitiveType.LONG), StructField.nullable("customer_id", PrimitiveType.STRING));
+  private static final StructType BRONZE =
+      StructType.of(
+          StructField.nullable("id", PrimitiveType.LONG),
+          StructField.nullable("customer_id", PrimitiveType.STRING));
 
   @TempDir static Path dir;
   private static S3TestServer s3;
@@ -76,11 +78,17 @@ class ServeDeltaSourceIT {
     for (int c = 0; c < 3; c++) {
       appendToBronze();
     }
-    DimensionTables.create(dir.resolve("customers"), List.of(DimensionTables.customer("c0", "s0", "EU", 0),
-        DimensionTables.customer("c1", "s1", "EU", 1), DimensionTables.customer("c2", "s2", "US", 2)));
+    DimensionTables.create(
+        dir.resolve("customers"),
+        List.of(
+            DimensionTables.customer("c0", "s0", "EU", 0),
+            DimensionTables.customer("c1", "s1", "EU", 1),
+            DimensionTables.customer("c2", "s2", "US", 2)));
 
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
-    Files.writeString(pipelines.resolve("silver.yaml"), """
+    Files.writeString(
+        pipelines.resolve("silver.yaml"),
+        """
         pipeline: silver
         source:
           delta: { path: %1$s/bronze, max-files-per-trigger: 1 }
@@ -93,8 +101,11 @@ class ServeDeltaSourceIT {
           delta: { path: %1$s/silver }
         checkpoint: %1$s/chk/silver
         trigger: { processing-time: 200ms }
-        """.formatted(dir));
-    Files.writeString(pipelines.resolve("orphan.yaml"), """
+        """
+            .formatted(dir));
+    Files.writeString(
+        pipelines.resolve("orphan.yaml"),
+        """
         pipeline: orphan
         source:
           delta: { path: %1$s/no-such-table }
@@ -102,8 +113,11 @@ class ServeDeltaSourceIT {
           delta: { path: %1$s/orphan }
         checkpoint: %1$s/chk/orphan
         trigger: { processing-time: 1s }
-        """.formatted(dir));
-    Files.writeString(pipelines.resolve("locked.yaml"), """
+        """
+            .formatted(dir));
+    Files.writeString(
+        pipelines.resolve("locked.yaml"),
+        """
         pipeline: locked
         source:
           delta:
@@ -115,21 +129,40 @@ class ServeDeltaSourceIT {
           delta: { path: %1$s/locked }
         checkpoint: %1$s/chk/locked
         trigger: { processing-time: 1s }
-        """.formatted(dir, bucket, s3.endpoint()));
+        """
+            .formatted(dir, bucket, s3.endpoint()));
 
     int port = ChildJvm.freePort();
     log = dir.resolve("serve.log");
-    List<String> command = new ArrayList<>(List.of(ChildJvm.javaBinary().toString(), "-Xmx384m", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp", ChildJvm.classpath(), "dev.tributary.service.cli.Main", "serve",
-        "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                ChildJvm.javaBinary().toString(),
+                "-Xmx384m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                ChildJvm.classpath(),
+                "dev.tributary.service.cli.Main",
+                "serve",
+                "--pipelines-dir",
+                pipelines.toString(),
+                "--port",
+                Integer.toString(port)));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("S3_ACCESS_KEY", S3TestServer.ACCESS_KEY);
     pb.environment().put("WRONG_SECRET", WRONG_SECRET);
     pb.environment().put("TRIBUTARY_API_TOKEN", TOKEN);
     serve = pb.start();
     http = new Http("http://127.0.0.1:" + port);
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
         .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
         .until(() -> http.get("/api/pipelines", AUTH).statusCode() == 200);
   }
@@ -190,7 +223,10 @@ class ServeDeltaSourceIT {
   @Test
   @Order(1)
   void theRestApiShowsTheDeltaSourcesBatchesAndItsLagWhileTheTableGrows() throws Exception {
-    await().atMost(SLOW).untilAsserted(() -> assertThat(rowsOut("silver")).as(ServeDeltaSourceIT::tail).isEqualTo(30));
+    await()
+        .atMost(SLOW)
+        .untilAsserted(
+            () -> assertThat(rowsOut("silver")).as(ServeDeltaSourceIT::tail).isEqualTo(30));
     JsonNode first = batch(pipelineJson("silver").get("progress"), 0);
     // Batch 0 read one of the three files of the snapshot it started from: two files behind.
     assertThat(first.get("inputRows").asLong()).isEqualTo(10);
@@ -206,12 +242,16 @@ class ServeDeltaSourceIT {
     JsonNode details = pipelineJson("silver");
     assertThat(details.get("status").get("state").asText()).isEqualTo("RUNNING");
     JsonNode progress = details.get("progress");
-    JsonNode last = progress.get(0).get("batchId").asLong() > progress.get(progress.size() - 1).get("batchId").asLong()
-        ? progress.get(0) : progress.get(progress.size() - 1);
+    JsonNode last =
+        progress.get(0).get("batchId").asLong()
+                > progress.get(progress.size() - 1).get("batchId").asLong()
+            ? progress.get(0)
+            : progress.get(progress.size() - 1);
     assertThat(last.get("sourceLag").get("versionsBehind").asLong()).as(last.toString()).isZero();
     assertThat(last.get("sourceLag").get("filesBehind").asLong()).isZero();
     assertThat(last.get("sourceLag").get("bytesBehind").asLong()).isZero();
-    assertThat(last.get("partitions").get(0).get("topic").asText()).isEqualTo(dir.resolve("bronze").toString());
+    assertThat(last.get("partitions").get(0).get("topic").asText())
+        .isEqualTo(dir.resolve("bronze").toString());
 
     JsonNode list = JSON.readTree(http.get("/api/pipelines", AUTH).body());
     JsonNode silver = null;
@@ -221,8 +261,13 @@ class ServeDeltaSourceIT {
     assertThat(silver).isNotNull();
     assertThat(silver.get("lag").asLong()).isZero();
     assertThat(silver.get("lastBatch").get("sourceLag").has("bytesBehind")).isTrue();
-    await().atMost(SLOW).untilAsserted(() -> assertThat(http.get("/actuator/prometheus").body())
-        .contains("tributary_source_lag{application=\"tributary\",measure=\"bytesBehind\",pipeline=\"silver\"} 0.0"));
+    await()
+        .atMost(SLOW)
+        .untilAsserted(
+            () ->
+                assertThat(http.get("/actuator/prometheus").body())
+                    .contains(
+                        "tributary_source_lag{application=\"tributary\",measure=\"bytesBehind\",pipeline=\"silver\"} 0.0"));
 
     // Every bronze row once in silver, joined (c3 has no dimension row).
     Map<Long, Object> segments = new HashMap<>();
@@ -238,7 +283,8 @@ class ServeDeltaSourceIT {
       }
     }
     assertThat(segments).hasSize(50);
-    segments.forEach((id, segment) -> assertThat(segment).isEqualTo(id % 4 == 3 ? null : "s" + id % 4));
+    segments.forEach(
+        (id, segment) -> assertThat(segment).isEqualTo(id % 4 == 3 ? null : "s" + id % 4));
   }
 
   @Test
@@ -252,10 +298,12 @@ class ServeDeltaSourceIT {
     JsonNode details = JSON.readTree(health.body()).get("details");
     assertThat(details.get(dir.resolve("bronze").toString()).asText()).isEqualTo("UP");
     assertThat(details.get(dir.resolve("customers").toString()).asText()).isEqualTo("UP");
-    assertThat(details.get(missing).asText()).startsWith("DOWN: no Delta table at " + missing
-        + ": its _delta_log/ is missing or empty.");
-    assertThat(details.get(locked).asText()).as(health.body()).startsWith("DOWN: the Delta log of " + locked
-        + " cannot be read: ");
+    assertThat(details.get(missing).asText())
+        .startsWith(
+            "DOWN: no Delta table at " + missing + ": its _delta_log/ is missing or empty.");
+    assertThat(details.get(locked).asText())
+        .as(health.body())
+        .startsWith("DOWN: the Delta log of " + locked + " cannot be read: ");
 
     HttpResponse<String> overall = http.get("/actuator/health", AUTH);
     assertThat(overall.body()).doesNotContain(WRONG_SECRET);

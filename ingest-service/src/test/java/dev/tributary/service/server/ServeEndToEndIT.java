@@ -16,6 +16,7 @@ import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.testing.S3TestServer;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,14 +39,12 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import java.io.IOException;
-import java.util.UUID;
 
 /**
  * The docker-compose topology without Docker: a real Kafka broker process, the S3 test server and
- * {@code tributary serve} as a child JVM (secrets and token from its environment, JSON logs).
- * Every REST endpoint and the token rule are checked over HTTP, Prometheus output for the metric
- * names, and SIGTERM for a clean stop after which the next run resumes exactly.
+ * {@code tributary serve} as a child JVM (secrets and token from its environment, JSON logs). Every
+ * REST endpoint and the token rule are checked over HTTP, Prometheus output for the metric names,
+ * and SIGTERM for a clean stop after which the next run resumes exactly.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ServeEndToEndIT {
@@ -72,27 +72,53 @@ class ServeEndToEndIT {
     produce("history", 0, 50);
 
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
-    Files.writeString(pipelines.resolve("clicks.yaml"), pipeline("clicks", "clicks",
-        "trigger: { processing-time: 300ms }\nmaintenance:\n  compaction: { schedule: \"*/2 * * * * *\", min-files: 2 }\n"));
-    Files.writeString(pipelines.resolve("history.yaml"), pipeline("history", "history",
-        "trigger: { available-now: true }\nbackfill: { schedule: \"0 0 2 * * *\" }\n"
-            + "maintenance:\n  compaction: { schedule: \"0 0 3 * * *\", min-files: 2 }\n"));
+    Files.writeString(
+        pipelines.resolve("clicks.yaml"),
+        pipeline(
+            "clicks",
+            "clicks",
+            "trigger: { processing-time: 300ms }\nmaintenance:\n  compaction: { schedule: \"*/2 * * * * *\", min-files: 2 }\n"));
+    Files.writeString(
+        pipelines.resolve("history.yaml"),
+        pipeline(
+            "history",
+            "history",
+            "trigger: { available-now: true }\nbackfill: { schedule: \"0 0 2 * * *\" }\n"
+                + "maintenance:\n  compaction: { schedule: \"0 0 3 * * *\", min-files: 2 }\n"));
     Files.writeString(pipelines.resolve("broken.yaml"), "pipeline: broken\nsorce: {}\n");
 
     int port = ChildJvm.freePort();
     log = dir.resolve("serve.log");
-    List<String> command = new ArrayList<>(List.of(ChildJvm.javaBinary().toString(), "-Xmx384m", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp", ChildJvm.classpath(), "dev.tributary.service.cli.Main", "serve",
-        "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                ChildJvm.javaBinary().toString(),
+                "-Xmx384m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                ChildJvm.classpath(),
+                "dev.tributary.service.cli.Main",
+                "serve",
+                "--pipelines-dir",
+                pipelines.toString(),
+                "--port",
+                Integer.toString(port)));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("S3_ACCESS_KEY", S3TestServer.ACCESS_KEY);
     pb.environment().put("S3_SECRET_KEY", S3TestServer.SECRET_KEY);
     pb.environment().put("TRIBUTARY_API_TOKEN", TOKEN);
     pb.environment().put("TRIBUTARY_LOG_FORMAT", "json");
     serve = pb.start();
     http = new Http("http://127.0.0.1:" + port);
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
         .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
         .until(() -> http.get("/api/pipelines", AUTH).statusCode() == 200);
   }
@@ -126,16 +152,20 @@ class ServeEndToEndIT {
         storage:
           s3: { endpoint: "%s", region: us-east-1, path-style: true,
                 access-key: "${S3_ACCESS_KEY}", secret-key: "${S3_SECRET_KEY}" }
-        %s""".formatted(id, broker.bootstrapServers(), topic, bucket, id, bucket, id, s3.endpoint(), extra);
+        %s"""
+        .formatted(
+            id, broker.bootstrapServers(), topic, bucket, id, bucket, id, s3.endpoint(), extra);
   }
 
   private static void produce(String topic, int from, int to) throws Exception {
     Properties props = new Properties();
     props.put("bootstrap.servers", broker.bootstrapServers());
-    try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
-        new StringSerializer())) {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
       for (int i = from; i < to; i++) {
-        producer.send(new ProducerRecord<>(topic, Integer.toString(i), "{\"id\":" + i + ",\"page\":\"/p" + (i % 7) + "\"}"));
+        producer.send(
+            new ProducerRecord<>(
+                topic, Integer.toString(i), "{\"id\":" + i + ",\"page\":\"/p" + (i % 7) + "\"}"));
       }
       producer.flush();
     }
@@ -202,17 +232,21 @@ class ServeEndToEndIT {
   @Test
   @Order(2)
   void readingThePipelinesNeedsTheBearerTokenToo() throws Exception {
-    for (String path : new String[] {"/api/pipelines", "/api/pipelines/clicks", "/api/pipelines/nope"}) {
+    for (String path :
+        new String[] {"/api/pipelines", "/api/pipelines/clicks", "/api/pipelines/nope"}) {
       for (String auth : new String[] {null, "Bearer wrong"}) {
         HttpResponse<String> response = http.get(path, auth);
         assertThat(response.statusCode()).as(path + " " + auth).isEqualTo(401);
-        assertThat(JSON.readTree(response.body()).get("message").asText()).startsWith("Missing or wrong bearer token");
+        assertThat(JSON.readTree(response.body()).get("message").asText())
+            .startsWith("Missing or wrong bearer token");
         assertThat(response.body()).doesNotContain("clicks", "sorce");
       }
     }
     // Other spellings of the same path are dispatched to the same endpoint: they are guarded too.
-    for (String path : new String[] {"/x/../api/pipelines", "/api;p=1/pipelines", "//api/pipelines",
-        "/api/pipelines/"}) {
+    for (String path :
+        new String[] {
+          "/x/../api/pipelines", "/api;p=1/pipelines", "//api/pipelines", "/api/pipelines/"
+        }) {
       HttpResponse<String> response = http.get(path, null);
       assertThat(response.statusCode()).as(path + ": " + response.body()).isNotEqualTo(200);
       assertThat(response.body()).as(path).doesNotContain("clicks", "sorce");
@@ -243,18 +277,21 @@ class ServeEndToEndIT {
     await().atMost(SLOW).until(() -> state("clicks").equals("STOPPED"));
     HttpResponse<String> again = http.post("/api/pipelines/clicks/stop", auth);
     assertThat(again.statusCode()).isEqualTo(409);
-    assertThat(JSON.readTree(again.body()).get("message").asText()).isEqualTo("Pipeline clicks has no active run to stop.");
+    assertThat(JSON.readTree(again.body()).get("message").asText())
+        .isEqualTo("Pipeline clicks has no active run to stop.");
 
     produce("clicks", 200, 230);
     assertThat(http.post("/api/pipelines/clicks/start", auth).statusCode()).isEqualTo(202);
     await().atMost(SLOW).untilAsserted(() -> assertThat(rowsOut("clicks")).isEqualTo(230));
     HttpResponse<String> busy = http.post("/api/pipelines/clicks/start", auth);
     assertThat(busy.statusCode()).isEqualTo(409);
-    assertThat(JSON.readTree(busy.body()).get("message").asText()).startsWith("Cannot start pipeline clicks: a run is already active");
+    assertThat(JSON.readTree(busy.body()).get("message").asText())
+        .startsWith("Cannot start pipeline clicks: a run is already active");
 
     HttpResponse<String> broken = http.post("/api/pipelines/broken/start", auth);
     assertThat(broken.statusCode()).isEqualTo(409);
-    assertThat(JSON.readTree(broken.body()).get("message").asText()).startsWith("Pipeline broken cannot run")
+    assertThat(JSON.readTree(broken.body()).get("message").asText())
+        .startsWith("Pipeline broken cannot run")
         .contains("sorce");
   }
 
@@ -265,10 +302,13 @@ class ServeEndToEndIT {
     produce("history", 50, 70);
     HttpResponse<String> backfill = http.post("/api/pipelines/history/backfill", auth);
     assertThat(backfill.statusCode()).as(backfill.body()).isEqualTo(202);
-    await().atMost(SLOW).untilAsserted(() -> {
-      assertThat(state("history")).isEqualTo("IDLE");
-      assertThat(rowsOut("history")).isEqualTo(70);
-    });
+    await()
+        .atMost(SLOW)
+        .untilAsserted(
+            () -> {
+              assertThat(state("history")).isEqualTo("IDLE");
+              assertThat(rowsOut("history")).isEqualTo(70);
+            });
     HttpResponse<String> onRunning = http.post("/api/pipelines/clicks/backfill", auth);
     assertThat(onRunning.statusCode()).isEqualTo(409);
     assertThat(JSON.readTree(onRunning.body()).get("message").asText())
@@ -279,12 +319,16 @@ class ServeEndToEndIT {
   @Order(5)
   void compactAndVacuumOnDemand() throws Exception {
     String auth = "Bearer " + TOKEN;
-    await().atMost(SLOW).untilAsserted(() -> {
-      HttpResponse<String> compact = http.post("/api/pipelines/history/compact", auth);
-      assertThat(compact.statusCode()).as(compact.body()).isEqualTo(200);
-      // Two available-now runs wrote at least two small files: the pass replaces them.
-      assertThat(JSON.readTree(compact.body()).get("filesRemoved").asInt()).isGreaterThanOrEqualTo(2);
-    });
+    await()
+        .atMost(SLOW)
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> compact = http.post("/api/pipelines/history/compact", auth);
+              assertThat(compact.statusCode()).as(compact.body()).isEqualTo(200);
+              // Two available-now runs wrote at least two small files: the pass replaces them.
+              assertThat(JSON.readTree(compact.body()).get("filesRemoved").asInt())
+                  .isGreaterThanOrEqualTo(2);
+            });
     HttpResponse<String> vacuum = http.post("/api/pipelines/history/vacuum?dry-run=true", auth);
     assertThat(vacuum.statusCode()).as(vacuum.body()).isEqualTo(200);
     assertThat(JSON.readTree(vacuum.body()).get("deleted").asBoolean()).isFalse();
@@ -311,31 +355,42 @@ class ServeEndToEndIT {
     JsonNode components = JSON.readTree(health.body()).get("components");
     assertThat(components.get("kafka").get("status").asText()).isEqualTo("UP");
     assertThat(components.get("storage").get("status").asText()).isEqualTo("UP");
-    assertThat(components.get("pipelines").get("details").get("clicks").asText()).isEqualTo("RUNNING");
+    assertThat(components.get("pipelines").get("details").get("clicks").asText())
+        .isEqualTo("RUNNING");
     assertThat(http.get("/actuator/health/liveness").statusCode()).isEqualTo(200);
 
-    await().atMost(SLOW).untilAsserted(() -> {
-      String metrics = http.get("/actuator/prometheus").body();
-      assertThat(metrics)
-          .contains("tributary_records_in_total{application=\"tributary\",pipeline=\"clicks\"} 230.0")
-          .contains("tributary_records_out_total{application=\"tributary\",pipeline=\"clicks\"")
-          .contains("tributary_records_quarantined_total{")
-          .contains("tributary_records_late_total{")
-          .contains("tributary_batches_total{")
-          .containsPattern("tributary_batch_duration_seconds_count\\{application=\"tributary\",phase=\"commit\",pipeline=\"clicks\"}")
-          .contains("tributary_lag{application=\"tributary\",pipeline=\"clicks\",topic=\"clicks\"} 0.0")
-          .contains("tributary_watermark_delay_seconds{")
-          .contains("tributary_state_rows{")
-          .contains("tributary_state_bytes{")
-          .contains("tributary_commit_retries_total{")
-          .contains("tributary_commit_conflicts_total{")
-          .contains("tributary_compaction_files_total{")
-          .contains("tributary_compaction_bytes_total{")
-          .contains("tributary_compaction_runs_total{application=\"tributary\",outcome=\"success\",pipeline=\"clicks\"}")
-          .contains("tributary_backfill_runs_total{application=\"tributary\",outcome=\"started\",pipeline=\"history\"} 1.0")
-          .contains("tributary_pipeline_state{application=\"tributary\",outcome=\"running\",pipeline=\"clicks\"} 1.0");
-      assertThat(metrics).doesNotContainPattern("partition=|offset=");
-    });
+    await()
+        .atMost(SLOW)
+        .untilAsserted(
+            () -> {
+              String metrics = http.get("/actuator/prometheus").body();
+              assertThat(metrics)
+                  .contains(
+                      "tributary_records_in_total{application=\"tributary\",pipeline=\"clicks\"} 230.0")
+                  .contains(
+                      "tributary_records_out_total{application=\"tributary\",pipeline=\"clicks\"")
+                  .contains("tributary_records_quarantined_total{")
+                  .contains("tributary_records_late_total{")
+                  .contains("tributary_batches_total{")
+                  .containsPattern(
+                      "tributary_batch_duration_seconds_count\\{application=\"tributary\",phase=\"commit\",pipeline=\"clicks\"}")
+                  .contains(
+                      "tributary_lag{application=\"tributary\",pipeline=\"clicks\",topic=\"clicks\"} 0.0")
+                  .contains("tributary_watermark_delay_seconds{")
+                  .contains("tributary_state_rows{")
+                  .contains("tributary_state_bytes{")
+                  .contains("tributary_commit_retries_total{")
+                  .contains("tributary_commit_conflicts_total{")
+                  .contains("tributary_compaction_files_total{")
+                  .contains("tributary_compaction_bytes_total{")
+                  .contains(
+                      "tributary_compaction_runs_total{application=\"tributary\",outcome=\"success\",pipeline=\"clicks\"}")
+                  .contains(
+                      "tributary_backfill_runs_total{application=\"tributary\",outcome=\"started\",pipeline=\"history\"} 1.0")
+                  .contains(
+                      "tributary_pipeline_state{application=\"tributary\",outcome=\"running\",pipeline=\"clicks\"} 1.0");
+              assertThat(metrics).doesNotContainPattern("partition=|offset=");
+            });
   }
 
   @Test
@@ -351,12 +406,20 @@ class ServeEndToEndIT {
     assertNoSecret(output);
     // JSON logs were selected through TRIBUTARY_LOG_FORMAT=json.
     assertThat(output.lines().filter(l -> l.contains("Serving 3 pipeline(s)")))
-        .singleElement().satisfies(line -> assertThat(line).startsWith("{").contains("\"@timestamp\""));
+        .singleElement()
+        .satisfies(line -> assertThat(line).startsWith("{").contains("\"@timestamp\""));
 
-    PipelineSpec spec = PipelineParser.parse(dir.resolve("pipelines/clicks.yaml"),
-        Map.of("S3_ACCESS_KEY", S3TestServer.ACCESS_KEY, "S3_SECRET_KEY", S3TestServer.SECRET_KEY));
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
-        new ProgressLog(10))) {
+    PipelineSpec spec =
+        PipelineParser.parse(
+            dir.resolve("pipelines/clicks.yaml"),
+            Map.of(
+                "S3_ACCESS_KEY",
+                S3TestServer.ACCESS_KEY,
+                "S3_SECRET_KEY",
+                S3TestServer.SECRET_KEY));
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), new ProgressLog(10))) {
       run.run();
     }
     try (ObjectStore table = PipelineFactory.store(spec, spec.sink().path())) {

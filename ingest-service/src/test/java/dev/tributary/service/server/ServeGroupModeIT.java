@@ -17,6 +17,7 @@ import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,17 +32,16 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.io.IOException;
-import java.util.stream.Collectors;
-import java.util.stream.LongStream;
-import org.apache.kafka.clients.admin.OffsetSpec;
 
 /**
  * Two {@code tributary serve} processes (child JVMs) run the same stateless pipeline with {@code
@@ -81,7 +81,9 @@ class ServeGroupModeIT {
     topic = broker.createTopic("group-serve", PARTITIONS);
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
     Path sink = dir.resolve("tables/orders");
-    Files.writeString(pipelines.resolve("orders.yaml"), """
+    Files.writeString(
+        pipelines.resolve("orders.yaml"),
+        """
         pipeline: %s
         source:
           kafka:
@@ -100,7 +102,9 @@ class ServeGroupModeIT {
           delta: { path: %s }
         checkpoint: %s
         trigger: { processing-time: 200ms }
-        """.formatted(PIPELINE, broker.bootstrapServers(), topic, sink, dir.resolve("checkpoint")));
+        """
+            .formatted(
+                PIPELINE, broker.bootstrapServers(), topic, sink, dir.resolve("checkpoint")));
     produce(10);
 
     Instance a = start("a", pipelines);
@@ -110,53 +114,79 @@ class ServeGroupModeIT {
 
     // both get partitions: each one's REST shows its own share, disjoint, covering the topic, and
     // the broker's description lists both members with the same shares
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      JsonNode ga = a.group();
-      JsonNode gb = b.group();
-      Set<String> sharesA = strings(ga.get("assigned"));
-      Set<String> sharesB = strings(gb.get("assigned"));
-      assertThat(sharesA).as(a.tail()).isNotEmpty();
-      assertThat(sharesB).as(b.tail()).isNotEmpty();
-      assertThat(sharesA).doesNotContainAnyElementsOf(sharesB);
-      Set<String> union = new HashSet<>(sharesA);
-      union.addAll(sharesB);
-      assertThat(union).isEqualTo(allPartitions());
-      assertThat(ga.get("state").asText()).isEqualTo("STABLE");
-      for (JsonNode view : List.of(ga, gb)) {
-        Map<String, Set<String>> members = members(view);
-        assertThat(members).as(view.toString()).containsOnlyKeys(ga.get("memberId").asText(),
-            gb.get("memberId").asText());
-        assertThat(members.get(ga.get("memberId").asText())).isEqualTo(sharesA);
-        assertThat(members.get(gb.get("memberId").asText())).isEqualTo(sharesB);
-      }
-      assertThat(ga.get("clientId").asText()).startsWith("tributary-" + PIPELINE + "-").endsWith("/" + a.process.pid());
-      assertThat(selfOf(ga).get("clientId").asText()).isEqualTo(ga.get("clientId").asText());
-      assertThat(ga.get("generation").asInt()).isPositive();
-      assertThat(ga.get("error").isNull()).as(ga.toString()).isTrue();
-    });
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              JsonNode ga = a.group();
+              JsonNode gb = b.group();
+              Set<String> sharesA = strings(ga.get("assigned"));
+              Set<String> sharesB = strings(gb.get("assigned"));
+              assertThat(sharesA).as(a.tail()).isNotEmpty();
+              assertThat(sharesB).as(b.tail()).isNotEmpty();
+              assertThat(sharesA).doesNotContainAnyElementsOf(sharesB);
+              Set<String> union = new HashSet<>(sharesA);
+              union.addAll(sharesB);
+              assertThat(union).isEqualTo(allPartitions());
+              assertThat(ga.get("state").asText()).isEqualTo("STABLE");
+              for (JsonNode view : List.of(ga, gb)) {
+                Map<String, Set<String>> members = members(view);
+                assertThat(members)
+                    .as(view.toString())
+                    .containsOnlyKeys(ga.get("memberId").asText(), gb.get("memberId").asText());
+                assertThat(members.get(ga.get("memberId").asText())).isEqualTo(sharesA);
+                assertThat(members.get(gb.get("memberId").asText())).isEqualTo(sharesB);
+              }
+              assertThat(ga.get("clientId").asText())
+                  .startsWith("tributary-" + PIPELINE + "-")
+                  .endsWith("/" + a.process.pid());
+              assertThat(selfOf(ga).get("clientId").asText())
+                  .isEqualTo(ga.get("clientId").asText());
+              assertThat(ga.get("generation").asInt()).isPositive();
+              assertThat(ga.get("error").isNull()).as(ga.toString()).isTrue();
+            });
     produce(40);
     awaitEveryRecordOnce(sink);
     awaitGroupOffsetsAtTablePositions(sink);
-    await().atMost(SLOW).untilAsserted(() -> {
-      String metrics = a.http.get("/actuator/prometheus").body();
-      assertThat(metrics).containsPattern("tributary_rebalances_total\\{application=\"tributary\",kind=\"assigned\","
-          + "pipeline=\"" + PIPELINE + "\"} [1-9]")
-          // created up front: a dashboard sees a series before the first loss
-          .contains("tributary_rebalances_total{application=\"tributary\",kind=\"lost\",pipeline=\"" + PIPELINE
-              + "\"} ")
-          .contains("tributary_partitions_owned{application=\"tributary\",pipeline=\"" + PIPELINE + "\"} "
-              + strings(a.group().get("assigned")).size() + ".0");
-    });
+    await()
+        .atMost(SLOW)
+        .untilAsserted(
+            () -> {
+              String metrics = a.http.get("/actuator/prometheus").body();
+              assertThat(metrics)
+                  .containsPattern(
+                      "tributary_rebalances_total\\{application=\"tributary\",kind=\"assigned\","
+                          + "pipeline=\""
+                          + PIPELINE
+                          + "\"} [1-9]")
+                  // created up front: a dashboard sees a series before the first loss
+                  .contains(
+                      "tributary_rebalances_total{application=\"tributary\",kind=\"lost\",pipeline=\""
+                          + PIPELINE
+                          + "\"} ")
+                  .contains(
+                      "tributary_partitions_owned{application=\"tributary\",pipeline=\""
+                          + PIPELINE
+                          + "\"} "
+                          + strings(a.group().get("assigned")).size()
+                          + ".0");
+            });
 
     // b stops (SIGTERM, the graceful shutdown of the service): it leaves the group, a takes all
     b.process.destroy();
     assertThat(b.process.waitFor(90, TimeUnit.SECONDS)).as("b stopped").isTrue();
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      JsonNode ga = a.group();
-      assertThat(strings(ga.get("assigned"))).as(a.tail()).isEqualTo(allPartitions());
-      assertThat(members(ga)).containsOnlyKeys(ga.get("memberId").asText());
-    });
-    assertThat(a.log()).as("the takeover is logged in one line with the whole assignment")
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              JsonNode ga = a.group();
+              assertThat(strings(ga.get("assigned"))).as(a.tail()).isEqualTo(allPartitions());
+              assertThat(members(ga)).containsOnlyKeys(ga.get("memberId").asText());
+            });
+    assertThat(a.log())
+        .as("the takeover is logged in one line with the whole assignment")
         .contains("consumer group tributary-" + PIPELINE + " (generation")
         .contains("this instance now owns " + topic + "-0..3 (4)");
     assertThat(b.log()).contains("revoked (moved to another instance)");
@@ -168,9 +198,9 @@ class ServeGroupModeIT {
   /**
    * The seed query with {@code assignment: group}, served by both instances: each one owns some
    * source partitions (group {@code tributary-<pipeline>}) and some repartition partitions (group
-   * {@code tributary-<pipeline>-repartition}), both shown by REST; the sink holds exactly the windows
-   * the agreed watermark closed; after one instance stops, the other owns every partition of both
-   * groups and the windows of later events land too, none twice.
+   * {@code tributary-<pipeline>-repartition}), both shown by REST; the sink holds exactly the
+   * windows the agreed watermark closed; after one instance stops, the other owns every partition
+   * of both groups and the windows of later events land too, none twice.
    */
   @Test
   void aServedStatefulPipelineSharesItsSourceAndRepartitionPartitions() throws Exception {
@@ -178,7 +208,9 @@ class ServeGroupModeIT {
     topic = broker.createTopic("group-serve-windows", PARTITIONS);
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
     Path sink = dir.resolve("tables/windows");
-    Files.writeString(pipelines.resolve("windows.yaml"), """
+    Files.writeString(
+        pipelines.resolve("windows.yaml"),
+        """
         pipeline: %s
         source:
           kafka:
@@ -196,53 +228,86 @@ class ServeGroupModeIT {
           delta: { path: %s }
         checkpoint: %s
         trigger: { processing-time: 200ms }
-        """.formatted(windowsPipeline, broker.bootstrapServers(), topic, SeedEvents.SCHEMA, SeedEvents.QUERY.strip(),
-        sink, dir.resolve("windows-checkpoint")));
+        """
+            .formatted(
+                windowsPipeline,
+                broker.bootstrapServers(),
+                topic,
+                SeedEvents.SCHEMA,
+                SeedEvents.QUERY.strip(),
+                sink,
+                dir.resolve("windows-checkpoint")));
     String source = "tributary-" + windowsPipeline;
     String repartition = source + "-repartition";
     Instance a = start("wa", pipelines);
     Instance b = start("wb", pipelines);
     a.awaitUp();
     b.awaitUp();
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      for (Instance i : List.of(a, b)) {
-        Map<String, JsonNode> groups = i.groups(windowsPipeline);
-        assertThat(groups).as(i.tail()).containsOnlyKeys(source, repartition);
-        for (JsonNode g : groups.values()) {
-          assertThat(strings(g.get("assigned"))).as("%s of %s", g, i.tail()).isNotEmpty();
-          assertThat(g.get("members")).as(g.toString()).hasSize(2);
-        }
-      }
-    });
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              for (Instance i : List.of(a, b)) {
+                Map<String, JsonNode> groups = i.groups(windowsPipeline);
+                assertThat(groups).as(i.tail()).containsOnlyKeys(source, repartition);
+                for (JsonNode g : groups.values()) {
+                  assertThat(strings(g.get("assigned"))).as("%s of %s", g, i.tail()).isNotEmpty();
+                  assertThat(g.get("members")).as(g.toString()).hasSize(2);
+                }
+              }
+            });
     SeedEvents events = new SeedEvents(5, PARTITIONS, 15, 90, 5, 0);
     events.produce(broker, topic, 400);
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-        assertThat(SeedEvents.windows(sink)).as(a.tail()).isEqualTo(events.expected()));
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> assertThat(SeedEvents.windows(sink)).as(a.tail()).isEqualTo(events.expected()));
 
     b.process.destroy();
     assertThat(b.process.waitFor(90, TimeUnit.SECONDS)).as("b stopped").isTrue();
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      Map<String, JsonNode> groups = a.groups(windowsPipeline);
-      assertThat(strings(groups.get(source).get("assigned"))).as(a.tail()).hasSize(PARTITIONS);
-      assertThat(strings(groups.get(repartition).get("assigned"))).as(a.tail()).hasSize(PARTITIONS);
-    });
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              Map<String, JsonNode> groups = a.groups(windowsPipeline);
+              assertThat(strings(groups.get(source).get("assigned")))
+                  .as(a.tail())
+                  .hasSize(PARTITIONS);
+              assertThat(strings(groups.get(repartition).get("assigned")))
+                  .as(a.tail())
+                  .hasSize(PARTITIONS);
+            });
     events.produce(broker, topic, 200);
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-        assertThat(SeedEvents.windows(sink)).as(a.tail()).isEqualTo(events.expected()));
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> assertThat(SeedEvents.windows(sink)).as(a.tail()).isEqualTo(events.expected()));
   }
 
   /** Sends {@code perPartition} records to every partition; remembers them as partition/offset. */
   private void produce(int perPartition) {
     for (int p = 0; p < PARTITIONS; p++) {
-      List<String> values = IntStream.range(0, perPartition).mapToObj(i -> "{\"id\":" + (nextId++) + "}").toList();
+      List<String> values =
+          IntStream.range(0, perPartition).mapToObj(i -> "{\"id\":" + (nextId++) + "}").toList();
       broker.send(topic, p, values);
     }
     try (Admin admin = broker.admin()) {
-      var latest = admin.listOffsets(allTopicPartitions().stream().collect(Collectors.toMap(tp -> tp,
-          tp -> OffsetSpec.latest()))).all().get();
+      var latest =
+          admin
+              .listOffsets(
+                  allTopicPartitions().stream()
+                      .collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest())))
+              .all()
+              .get();
       produced.clear();
-      latest.forEach((tp, info) -> LongStream.range(0, info.offset())
-          .forEach(o -> produced.add(tp.partition() + "/" + o)));
+      latest.forEach(
+          (tp, info) ->
+              LongStream.range(0, info.offset())
+                  .forEach(o -> produced.add(tp.partition() + "/" + o)));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -250,7 +315,10 @@ class ServeGroupModeIT {
 
   /** Waits for a row of every record produced so far, then checks that none is there twice. */
   private void awaitEveryRecordOnce(Path sink) throws Exception {
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).until(() -> rowKeys(sink).keySet().containsAll(produced));
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> rowKeys(sink).keySet().containsAll(produced));
     Map<String, Integer> counts = rowKeys(sink);
     assertThat(counts.keySet()).isEqualTo(produced);
     assertThat(counts.values()).as("every record exactly once").allMatch(c -> c == 1);
@@ -261,23 +329,33 @@ class ServeGroupModeIT {
    * reach the sink table's positions (each instance commits them after each batch, asynchronously).
    */
   private void awaitGroupOffsetsAtTablePositions(Path sink) {
-    await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      Map<SourcePartition, Long> positions = tablePositions(sink);
-      assertThat(positions).hasSize(PARTITIONS);
-      Map<SourcePartition, Long> committed = new TreeMap<>();
-      try (Admin admin = broker.admin()) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets("tributary-" + PIPELINE)
-            .partitionsToOffsetAndMetadata().get();
-        offsets.forEach((tp, o) -> committed.put(new SourcePartition(tp.topic(), tp.partition()), o.offset()));
-      }
-      assertThat(committed).isEqualTo(positions);
-    });
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              Map<SourcePartition, Long> positions = tablePositions(sink);
+              assertThat(positions).hasSize(PARTITIONS);
+              Map<SourcePartition, Long> committed = new TreeMap<>();
+              try (Admin admin = broker.admin()) {
+                Map<TopicPartition, OffsetAndMetadata> offsets =
+                    admin
+                        .listConsumerGroupOffsets("tributary-" + PIPELINE)
+                        .partitionsToOffsetAndMetadata()
+                        .get();
+                offsets.forEach(
+                    (tp, o) ->
+                        committed.put(new SourcePartition(tp.topic(), tp.partition()), o.offset()));
+              }
+              assertThat(committed).isEqualTo(positions);
+            });
   }
 
   private Map<SourcePartition, Long> tablePositions(Path sink) throws Exception {
     try (ObjectStore store = ObjectStores.open(sink.toString(), null)) {
-      return new TableTxns(PIPELINE, Optional.empty()).historyIn(DeltaTable.open(store, TableOptions.defaults())
-          .snapshot()).positions();
+      return new TableTxns(PIPELINE, Optional.empty())
+          .historyIn(DeltaTable.open(store, TableOptions.defaults()).snapshot())
+          .positions();
     }
   }
 
@@ -320,7 +398,9 @@ class ServeGroupModeIT {
   /** The broker's description of the group: each member's id and partitions. */
   private static Map<String, Set<String>> members(JsonNode group) {
     Map<String, Set<String>> out = new HashMap<>();
-    group.get("members").forEach(m -> out.put(m.get("memberId").asText(), strings(m.get("assigned"))));
+    group
+        .get("members")
+        .forEach(m -> out.put(m.get("memberId").asText(), strings(m.get("assigned"))));
     return out;
   }
 
@@ -336,11 +416,25 @@ class ServeGroupModeIT {
   private Instance start(String name, Path pipelines) throws Exception {
     int port = ChildJvm.freePort();
     Path log = dir.resolve(name + ".log");
-    List<String> command = List.of(ChildJvm.javaBinary().toString(), "-Xmx320m", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1", "-cp", ChildJvm.classpath(), "dev.tributary.service.cli.Main", "serve",
-        "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    List<String> command =
+        List.of(
+            ChildJvm.javaBinary().toString(),
+            "-Xmx320m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            ChildJvm.classpath(),
+            "dev.tributary.service.cli.Main",
+            "serve",
+            "--pipelines-dir",
+            pipelines.toString(),
+            "--port",
+            Integer.toString(port));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("TRIBUTARY_API_TOKEN", TOKEN);
     Process process = pb.start();
     instances.add(process);
@@ -350,7 +444,10 @@ class ServeGroupModeIT {
   /** One served instance: its process, its log and its REST API. */
   private record Instance(Process process, Path logFile, Http http) {
     void awaitUp() {
-      await().atMost(SLOW).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+      await()
+          .atMost(SLOW)
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptions()
           .failFast("serve exited:\n" + tail(), () -> !process.isAlive())
           .until(() -> http.get("/api/pipelines", AUTH).statusCode() == 200);
     }

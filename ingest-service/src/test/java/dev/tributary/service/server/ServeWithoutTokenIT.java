@@ -39,7 +39,9 @@ class ServeWithoutTokenIT {
   static void serve(CapturedOutput output) throws Exception {
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
     Files.writeString(pipelines.resolve("broken.yaml"), "pipeline: broken\nsorce: {}\n");
-    Files.writeString(pipelines.resolve("offline.yaml"), """
+    Files.writeString(
+        pipelines.resolve("offline.yaml"),
+        """
         pipeline: offline
         source:
           kafka:
@@ -53,17 +55,20 @@ class ServeWithoutTokenIT {
           delta:
             path: %s/table
         checkpoint: %s/checkpoint
-        """.formatted(dir, dir));
+        """
+            .formatted(dir, dir));
     SpringApplication app = new SpringApplication(TributaryApplication.class);
     // Command-line properties: they win over application.yml (which sets server.port 8080).
-    context = app.run(
-        "--tributary.pipelines-dir=" + pipelines,
-        "--tributary.api-token=",
-        "--tributary.health-timeout=1s",
-        "--tributary.restart.initial-backoff=100ms",
-        "--tributary.restart.max-backoff=1s",
-        "--server.port=0");
-    http = new Http("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+    context =
+        app.run(
+            "--tributary.pipelines-dir=" + pipelines,
+            "--tributary.api-token=",
+            "--tributary.health-timeout=1s",
+            "--tributary.restart.initial-backoff=100ms",
+            "--tributary.restart.max-backoff=1s",
+            "--server.port=0");
+    http =
+        new Http("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
     startOutput = output.getAll();
   }
 
@@ -77,7 +82,8 @@ class ServeWithoutTokenIT {
   @Test
   void mutatingEndpointsAreDisabledWithoutAConfiguredToken() throws Exception {
     for (String action : new String[] {"stop", "start", "backfill", "compact", "vacuum"}) {
-      HttpResponse<String> response = http.post("/api/pipelines/offline/" + action, "Bearer anything");
+      HttpResponse<String> response =
+          http.post("/api/pipelines/offline/" + action, "Bearer anything");
       assertThat(response.statusCode()).as(action).isEqualTo(403);
       assertThat(JSON.readTree(response.body()).get("message").asText())
           .startsWith("Mutating endpoints are disabled because no API token is configured")
@@ -107,33 +113,43 @@ class ServeWithoutTokenIT {
     assertThat(response.statusCode()).isEqualTo(503);
     JsonNode components = JSON.readTree(response.body()).get("components");
     assertThat(components.get("kafka").get("status").asText()).isEqualTo("DOWN");
-    assertThat(components.get("kafka").get("details").get("127.0.0.1:1").asText()).startsWith("DOWN");
-    assertThat(components.get("pipelines").get("details").get("broken").asText()).startsWith("FAILED");
+    assertThat(components.get("kafka").get("details").get("127.0.0.1:1").asText())
+        .startsWith("DOWN");
+    assertThat(components.get("pipelines").get("details").get("broken").asText())
+        .startsWith("FAILED");
     assertThat(components.get("storage").get("status").asText()).isEqualTo("UP");
   }
 
   @Test
   void prometheusListsThePipelineMeters() throws Exception {
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-      HttpResponse<String> response = http.get("/actuator/prometheus");
-      assertThat(response.statusCode()).isEqualTo(200);
-      assertThat(response.body())
-          .contains("tributary_records_in_total{application=\"tributary\",pipeline=\"offline\"} 0.0")
-          .containsPattern("tributary_pipeline_state\\{application=\"tributary\",outcome=\"(starting|running|retrying)\","
-              + "pipeline=\"offline\"} 1.0");
-    });
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> response = http.get("/actuator/prometheus");
+              assertThat(response.statusCode()).isEqualTo(200);
+              assertThat(response.body())
+                  .contains(
+                      "tributary_records_in_total{application=\"tributary\",pipeline=\"offline\"} 0.0")
+                  .containsPattern(
+                      "tributary_pipeline_state\\{application=\"tributary\",outcome=\"(starting|running|retrying)\","
+                          + "pipeline=\"offline\"} 1.0");
+            });
   }
 
   @Test
   void theStartSaysThatNoTokenIsConfigured() {
-    assertThat(startOutput).contains("No API token is configured (TRIBUTARY_API_TOKEN): the pipelines API and the"
-        + " health details answer only requests from loopback");
+    assertThat(startOutput)
+        .contains(
+            "No API token is configured (TRIBUTARY_API_TOKEN): the pipelines API and the"
+                + " health details answer only requests from loopback");
   }
 
   @Test
   void healthShowsItsDetailsToALoopbackClientAndProbesAreOpen() throws Exception {
     JsonNode health = JSON.readTree(http.get("/actuator/health").body());
-    assertThat(health.get("components").get("pipelines").get("details").get("broken").asText()).startsWith("FAILED");
+    assertThat(health.get("components").get("pipelines").get("details").get("broken").asText())
+        .startsWith("FAILED");
     assertThat(http.get("/actuator/health/liveness").statusCode()).isEqualTo(200);
   }
 

@@ -35,8 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The Delta table source behind the engine's SPI, over a table our writer made on local disk. */
 class DeltaTableSourceTest {
-  static final StructType SCHEMA = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false), StructField.nullable("name", PrimitiveType.STRING));
+  static final StructType SCHEMA =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("name", PrimitiveType.STRING));
 
   @TempDir Path dir;
   ObjectStore store;
@@ -64,8 +66,12 @@ class DeltaTableSourceTest {
   }
 
   private DeltaTableSource source(SourceLimits limits) throws IOException {
-    return new DeltaTableSource("silver", DeltaTable.open(store, TableOptions.defaults()),
-        new StartingPoint.Earliest(), limits, ChangeOptions.strict());
+    return new DeltaTableSource(
+        "silver",
+        DeltaTable.open(store, TableOptions.defaults()),
+        new StartingPoint.Earliest(),
+        limits,
+        ChangeOptions.strict());
   }
 
   /** Collects the ids of the rows a read delivers, and refuses records. */
@@ -90,7 +96,8 @@ class DeltaTableSourceTest {
   }
 
   @Test
-  void aRangeIsRecordedAsTwoPositionsWithoutOffsetsAndReplaysTheSameRowsInANewProcess() throws Exception {
+  void aRangeIsRecordedAsTwoPositionsWithoutOffsetsAndReplaysTheSameRowsInANewProcess()
+      throws Exception {
     append(0, 0, 10);
     append(1, 10, 20);
     append(2, 20, 30);
@@ -101,18 +108,24 @@ class DeltaTableSourceTest {
       for (boolean first = true; ; first = false) {
         PlannedBatch plan = source.plan(previous, first);
         if (!plan.hasInput()) {
-          assertThat(plan.progress()).singleElement()
+          assertThat(plan.progress())
+              .singleElement()
               .satisfies(p -> assertThat(p.latestOffset()).isEqualTo(3));
-          assertThat(plan.sourceLag()).containsEntry("filesBehind", 0L).containsEntry("bytesBehind", 0L);
+          assertThat(plan.sourceLag())
+              .containsEntry("filesBehind", 0L)
+              .containsEntry("bytesBehind", 0L);
           break;
         }
         if (first) {
-          assertThat(plan.sourceLag()).containsEntry("filesBehind", 2L); // one of three files per batch
+          assertThat(plan.sourceLag())
+              .containsEntry("filesBehind", 2L); // one of three files per batch
           assertThat(plan.sourceLag().get("bytesBehind")).isPositive();
         }
         assertThat(plan.range().offsets()).isEmpty();
-        assertThat(plan.range().facts()).containsOnlyKeys(DeltaTableSource.FROM, DeltaTableSource.TO);
-        SourcePosition.fromJson(plan.range().facts().get(DeltaTableSource.TO)); // the documented JSON form
+        assertThat(plan.range().facts())
+            .containsOnlyKeys(DeltaTableSource.FROM, DeltaTableSource.TO);
+        SourcePosition.fromJson(
+            plan.range().facts().get(DeltaTableSource.TO)); // the documented JSON form
         firstRun.addAll(read(source, plan.range()));
         ranges.add(plan.range());
         previous = plan.range();
@@ -124,14 +137,16 @@ class DeltaTableSourceTest {
     try (DeltaTableSource restarted = source(SourceLimits.defaults())) {
       List<Long> replayed = new ArrayList<>();
       for (BatchRange r : ranges) {
-        replayed.addAll(read(restarted, r)); // no plan in this process: the recorded range is replayed
+        replayed.addAll(
+            read(restarted, r)); // no plan in this process: the recorded range is replayed
       }
       assertThat(replayed).isEqualTo(firstRun);
     }
   }
 
   @Test
-  void aCompactionOfTheSourceTableAddsNoRowAndAvailableNowStopsAtTheVersionAtStart() throws Exception {
+  void aCompactionOfTheSourceTableAddsNoRowAndAvailableNowStopsAtTheVersionAtStart()
+      throws Exception {
     for (int b = 0; b < 4; b++) {
       append(b, b * 5L, b * 5L + 5);
     }
@@ -148,8 +163,14 @@ class DeltaTableSourceTest {
     }
     try (DeltaTableSource nextRun = source(SourceLimits.defaults())) {
       // A new run sees the append, and only its rows: the compaction's files are passed over.
-      PlannedBatch planned = nextRun.plan(new BatchRange(Map.of(), Map.of(DeltaTableSource.TO,
-          SourcePosition.commitStart(table.snapshot().tableId(), 5).toJson())), false);
+      PlannedBatch planned =
+          nextRun.plan(
+              new BatchRange(
+                  Map.of(),
+                  Map.of(
+                      DeltaTableSource.TO,
+                      SourcePosition.commitStart(table.snapshot().tableId(), 5).toJson())),
+              false);
       assertThat(read(nextRun, planned.range())).containsExactly(100L, 101L, 102L, 103L, 104L);
     }
   }

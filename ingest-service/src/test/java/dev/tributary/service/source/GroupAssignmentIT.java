@@ -8,8 +8,10 @@ import dev.tributary.config.Assignment;
 import dev.tributary.config.StartingOffsets;
 import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.PlannedBatch;
+import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.testing.KafkaTestBroker;
+import dev.tributary.table.stream.SourceRow;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -24,34 +26,44 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import dev.tributary.service.engine.RangeRevokedException;
-import dev.tributary.table.stream.SourceRow;
 
 /**
- * Planning over an assignment subset: Kafka sources in group assignment (each on its own thread,
- * as each instance is) plan and read ranges for the partitions the group assigned them only, their
+ * Planning over an assignment subset: Kafka sources in group assignment (each on its own thread, as
+ * each instance is) plan and read ranges for the partitions the group assigned them only, their
  * shares are disjoint and cover the topic, and a member that leaves hands its share to the others.
  */
 class GroupAssignmentIT {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
 
   @Test
-  void membersPlanDisjointSharesThatCoverTheTopicAndTheSurvivorTakesOverALeavingMembersShare() throws Exception {
+  void membersPlanDisjointSharesThatCoverTheTopicAndTheSurvivorTakesOverALeavingMembersShare()
+      throws Exception {
     String topic = broker.createTopic("group-plan", 4);
     for (int p = 0; p < 4; p++) {
       broker.send(topic, p, IntStream.range(0, 10).mapToObj(i -> "v" + i).toList());
     }
-    try (Member a = new Member(topic); Member b = new Member(topic)) {
-      Awaitility.await().atMost(Duration.ofSeconds(90)).until(() ->
-          !a.planned().isEmpty() && !b.planned().isEmpty() && a.planned().size() + b.planned().size() == 4);
+    try (Member a = new Member(topic);
+        Member b = new Member(topic)) {
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  !a.planned().isEmpty()
+                      && !b.planned().isEmpty()
+                      && a.planned().size() + b.planned().size() == 4);
       Set<SourcePartition> union = new HashSet<>(a.planned());
       union.addAll(b.planned());
       assertThat(union).hasSize(4);
-      // each range is the whole partition, for the member's own partitions only; reading it delivers only them
-      assertThat(a.lastPlan.get().range().offsets()).allSatisfy((p, r) -> assertThat(r).isEqualTo(new OffsetRange(0, 10)));
+      // each range is the whole partition, for the member's own partitions only; reading it
+      // delivers only them
+      assertThat(a.lastPlan.get().range().offsets())
+          .allSatisfy((p, r) -> assertThat(r).isEqualTo(new OffsetRange(0, 10)));
       a.readPartitions.clear(); // before b joined, a read every partition
-      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> a.readPartitions.size() == a.planned().size());
-      assertThat(a.readPartitions).containsExactlyInAnyOrderElementsOf(numbers(a.planned()))
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> a.readPartitions.size() == a.planned().size());
+      assertThat(a.readPartitions)
+          .containsExactlyInAnyOrderElementsOf(numbers(a.planned()))
           .doesNotContainAnyElementsOf(numbers(b.planned()));
 
       b.close();
@@ -72,34 +84,48 @@ class GroupAssignmentIT {
     volatile Throwable failure;
 
     Member(String topic) {
-      KafkaSourceSettings settings = new KafkaSourceSettings("group-plan", broker.bootstrapServers(), List.of(topic),
-          Optional.empty(), new StartingOffsets.Earliest(), OptionalLong.empty(), true,
-          Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"), Duration.ofSeconds(20),
-          Assignment.GROUP);
-      thread = new Thread(() -> {
-        try (KafkaSource source = new KafkaSource(settings)) {
-          while (!stop.get()) {
-            PlannedBatch plan = source.plan(BatchRange.startingAt(Map.of()), true);
-            lastPlan.set(plan);
-            try {
-              source.read(plan.range(), false, new SourceInput() {
-                @Override
-                public void record(ConsumerRecord<byte[], byte[]> record) {
-                  readPartitions.add(record.partition());
-                }
+      KafkaSourceSettings settings =
+          new KafkaSourceSettings(
+              "group-plan",
+              broker.bootstrapServers(),
+              List.of(topic),
+              Optional.empty(),
+              new StartingOffsets.Earliest(),
+              OptionalLong.empty(),
+              true,
+              Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"),
+              Duration.ofSeconds(20),
+              Assignment.GROUP);
+      thread =
+          new Thread(
+              () -> {
+                try (KafkaSource source = new KafkaSource(settings)) {
+                  while (!stop.get()) {
+                    PlannedBatch plan = source.plan(BatchRange.startingAt(Map.of()), true);
+                    lastPlan.set(plan);
+                    try {
+                      source.read(
+                          plan.range(),
+                          false,
+                          new SourceInput() {
+                            @Override
+                            public void record(ConsumerRecord<byte[], byte[]> record) {
+                              readPartitions.add(record.partition());
+                            }
 
-                @Override
-                public void row(SourceRow row) {}
-              });
-            } catch (RangeRevokedException moved) {
-              // a rebalance took a partition mid-read: plan again, as the engine does
-            }
-            source.idle(Duration.ofMillis(100));
-          }
-        } catch (Throwable t) {
-          failure = t;
-        }
-      }, "member");
+                            @Override
+                            public void row(SourceRow row) {}
+                          });
+                    } catch (RangeRevokedException moved) {
+                      // a rebalance took a partition mid-read: plan again, as the engine does
+                    }
+                    source.idle(Duration.ofMillis(100));
+                  }
+                } catch (Throwable t) {
+                  failure = t;
+                }
+              },
+              "member");
       thread.start();
     }
 

@@ -10,8 +10,16 @@ import org.junit.jupiter.api.Test;
 class GroupMembershipNamesTest {
   @Test
   void consecutivePartitionsAreOneRunAndTopicsAreApart() {
-    List<TopicPartition> partitions = List.of(tp("orders", 1), tp("events", 7), tp("events", 2), tp("events", 0),
-        tp("events", 3), tp("events", 1), tp("events", 9), tp("events", 10));
+    List<TopicPartition> partitions =
+        List.of(
+            tp("orders", 1),
+            tp("events", 7),
+            tp("events", 2),
+            tp("events", 0),
+            tp("events", 3),
+            tp("events", 1),
+            tp("events", 9),
+            tp("events", 10));
     assertThat(GroupMembership.names(partitions)).isEqualTo("events-0..3,7,9..10; orders-1");
   }
 

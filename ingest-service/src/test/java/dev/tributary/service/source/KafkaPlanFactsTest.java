@@ -9,27 +9,40 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
-/** What the Kafka source records of a plan besides its offsets: the partitions it leaves behind, the gaps. */
+/**
+ * What the Kafka source records of a plan besides its offsets: the partitions it leaves behind, the
+ * gaps.
+ */
 class KafkaPlanFactsTest {
   @Test
   void thePartitionsWhoseRangeEndsBeforeTheLatestOffsetAreBacklogged() {
     TopicPartition a0 = new TopicPartition("a/b", 0);
     TopicPartition a1 = new TopicPartition("a/b", 1);
     TopicPartition c2 = new TopicPartition("c", 2);
-    SourcePlan plan = new SourcePlan(
-        Map.of(a0, new OffsetRange(0, 10), a1, new OffsetRange(5, 5), c2, new OffsetRange(7, 9)),
-        Map.of(a0, 10L, a1, 50L, c2, 100L), List.of());
+    SourcePlan plan =
+        new SourcePlan(
+            Map.of(
+                a0, new OffsetRange(0, 10), a1, new OffsetRange(5, 5), c2, new OffsetRange(7, 9)),
+            Map.of(a0, 10L, a1, 50L, c2, 100L),
+            List.of());
 
-    assertThat(KafkaSource.planFacts(plan)).containsExactly(Map.entry(BatchRange.BACKLOGGED, "a/b/1,c/2"));
+    assertThat(KafkaSource.planFacts(plan))
+        .containsExactly(Map.entry(BatchRange.BACKLOGGED, "a/b/1,c/2"));
   }
 
   @Test
   void aCaughtUpPlanRecordsNothingAndAGapIsRecorded() {
     TopicPartition p = new TopicPartition("t", 0);
-    assertThat(KafkaSource.planFacts(new SourcePlan(Map.of(p, new OffsetRange(0, 10)), Map.of(p, 10L), List.of())))
+    assertThat(
+            KafkaSource.planFacts(
+                new SourcePlan(Map.of(p, new OffsetRange(0, 10)), Map.of(p, 10L), List.of())))
         .isEmpty();
-    SourcePlan withGap = new SourcePlan(Map.of(p, new OffsetRange(6, 10)), Map.of(p, 10L),
-        List.of(new SourcePlan.DataGap(p, 2, 6)));
-    assertThat(KafkaSource.planFacts(withGap)).containsExactly(Map.entry(KafkaSource.DATA_LOSS, "[t/0[2,6)]"));
+    SourcePlan withGap =
+        new SourcePlan(
+            Map.of(p, new OffsetRange(6, 10)),
+            Map.of(p, 10L),
+            List.of(new SourcePlan.DataGap(p, 2, 6)));
+    assertThat(KafkaSource.planFacts(withGap))
+        .containsExactly(Map.entry(KafkaSource.DATA_LOSS, "[t/0[2,6)]"));
   }
 }

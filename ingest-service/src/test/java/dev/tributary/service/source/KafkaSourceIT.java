@@ -1,34 +1,40 @@
 package dev.tributary.service.source;
 
-import dev.tributary.config.StartingOffsets;
-
-import dev.tributary.checkpoint.OffsetRange;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.checkpoint.OffsetRange;
+import dev.tributary.config.StartingOffsets;
+import dev.tributary.service.engine.BatchRange;
+import dev.tributary.service.engine.PlannedBatch;
 import dev.tributary.service.testing.KafkaTestBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
-import dev.tributary.service.engine.BatchRange;
-import dev.tributary.service.engine.PlannedBatch;
-import java.util.HashMap;
-import java.util.regex.Pattern;
 
 class KafkaSourceIT {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
 
   private KafkaSourceSettings settings(String topic, OptionalLong max, boolean failOnDataLoss) {
-    return new KafkaSourceSettings("p1", broker.bootstrapServers(), List.of(topic), Optional.empty(),
-        new StartingOffsets.Earliest(), max, failOnDataLoss, Map.of(), Duration.ofSeconds(20));
+    return new KafkaSourceSettings(
+        "p1",
+        broker.bootstrapServers(),
+        List.of(topic),
+        Optional.empty(),
+        new StartingOffsets.Earliest(),
+        max,
+        failOnDataLoss,
+        Map.of(),
+        Duration.ofSeconds(20));
   }
 
   private static List<String> values(String prefix, int n) {
@@ -43,7 +49,8 @@ class KafkaSourceIT {
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.of(20), true))) {
       SourcePlan first = source.plan(Map.of(), true, Map.of());
       assertThat(first.offsetCount()).isEqualTo(20);
-      assertThat(first.ranges().get(new TopicPartition(topic, 0))).isEqualTo(new OffsetRange(0, 15));
+      assertThat(first.ranges().get(new TopicPartition(topic, 0)))
+          .isEqualTo(new OffsetRange(0, 15));
       assertThat(first.ranges().get(new TopicPartition(topic, 1))).isEqualTo(new OffsetRange(0, 5));
       List<String> read = new ArrayList<>();
       source.read(first.ranges(), r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
@@ -52,10 +59,13 @@ class KafkaSourceIT {
       assertThat(read).hasSize(20).containsAll(values("a", 15)).containsAll(values("b", 5));
       assertThat(replay).containsExactlyInAnyOrderElementsOf(read);
 
-      Map<TopicPartition, Long> ends = Map.of(new TopicPartition(topic, 0), 15L, new TopicPartition(topic, 1), 5L);
+      Map<TopicPartition, Long> ends =
+          Map.of(new TopicPartition(topic, 0), 15L, new TopicPartition(topic, 1), 5L);
       SourcePlan second = source.plan(ends, false, Map.of());
-      assertThat(second.ranges().get(new TopicPartition(topic, 0))).isEqualTo(new OffsetRange(15, 30));
-      assertThat(second.ranges().get(new TopicPartition(topic, 1))).isEqualTo(new OffsetRange(5, 10));
+      assertThat(second.ranges().get(new TopicPartition(topic, 0)))
+          .isEqualTo(new OffsetRange(15, 30));
+      assertThat(second.ranges().get(new TopicPartition(topic, 1)))
+          .isEqualTo(new OffsetRange(5, 10));
       assertThat(second.lagAfter()).isZero();
     }
   }
@@ -89,7 +99,8 @@ class KafkaSourceIT {
     broker.send(topic, 0, values("x", 10));
     broker.deleteRecordsBefore(topic, 0, 6);
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
-      assertThatThrownBy(() -> source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of()))
+      assertThatThrownBy(
+              () -> source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of()))
           .isInstanceOf(DataLossException.class)
           .hasMessageContaining("p1")
           .hasMessageContaining(topic + "/0")
@@ -105,7 +116,8 @@ class KafkaSourceIT {
     broker.deleteRecordsBefore(topic, 0, 6);
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), false))) {
       SourcePlan plan = source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of());
-      assertThat(plan.gaps()).containsExactly(new SourcePlan.DataGap(new TopicPartition(topic, 0), 2, 6));
+      assertThat(plan.gaps())
+          .containsExactly(new SourcePlan.DataGap(new TopicPartition(topic, 0), 2, 6));
       List<String> read = new ArrayList<>();
       source.read(plan.ranges(), r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
       assertThat(read).containsExactly("x6", "x7", "x8", "x9");
@@ -121,16 +133,27 @@ class KafkaSourceIT {
       SourcePlan plan = source.plan(Map.of(), true, Map.of(tp, 4L));
       assertThat(plan.ranges().get(tp)).isEqualTo(new OffsetRange(0, 4));
     }
-    var latest = new KafkaSourceSettings("p2", broker.bootstrapServers(), List.of(topic), Optional.empty(),
-        new StartingOffsets.Latest(), OptionalLong.empty(), true, Map.of(), Duration.ofSeconds(20));
+    var latest =
+        new KafkaSourceSettings(
+            "p2",
+            broker.bootstrapServers(),
+            List.of(topic),
+            Optional.empty(),
+            new StartingOffsets.Latest(),
+            OptionalLong.empty(),
+            true,
+            Map.of(),
+            Duration.ofSeconds(20));
     try (KafkaSource source = new KafkaSource(latest)) {
-      assertThat(source.plan(Map.of(), true, Map.of()).ranges().get(tp)).isEqualTo(new OffsetRange(10, 10));
+      assertThat(source.plan(Map.of(), true, Map.of()).ranges().get(tp))
+          .isEqualTo(new OffsetRange(10, 10));
     }
   }
 
   @Test
   void unknownTopicIsAClearError() {
-    try (KafkaSource source = new KafkaSource(settings("no-such-topic-xyz", OptionalLong.empty(), true))) {
+    try (KafkaSource source =
+        new KafkaSource(settings("no-such-topic-xyz", OptionalLong.empty(), true))) {
       assertThatThrownBy(() -> source.plan(Map.of(), true, Map.of()))
           .hasMessageContaining("topic 'no-such-topic-xyz' does not exist")
           .hasMessageContaining("source.kafka.topics");
@@ -142,9 +165,17 @@ class KafkaSourceIT {
     String prefix = "pat" + System.nanoTime();
     String first = broker.createTopic(prefix + "-a", 1);
     broker.send(first, 0, values("a", 3));
-    var settings = new KafkaSourceSettings("p3", broker.bootstrapServers(), List.of(),
-        Optional.of(Pattern.compile(prefix + "-.*")), new StartingOffsets.Latest(),
-        OptionalLong.empty(), true, Map.of(), Duration.ofSeconds(20));
+    var settings =
+        new KafkaSourceSettings(
+            "p3",
+            broker.bootstrapServers(),
+            List.of(),
+            Optional.of(Pattern.compile(prefix + "-.*")),
+            new StartingOffsets.Latest(),
+            OptionalLong.empty(),
+            true,
+            Map.of(),
+            Duration.ofSeconds(20));
     try (KafkaSource source = new KafkaSource(settings)) {
       SourcePlan plan = source.plan(Map.of(), true, Map.of());
       assertThat(plan.ranges()).containsOnlyKeys(new TopicPartition(first, 0));
@@ -155,7 +186,8 @@ class KafkaSourceIT {
       Map<TopicPartition, Long> ends = Map.of(new TopicPartition(first, 0), 3L);
       SourcePlan next = source.plan(ends, false, Map.of());
       // a topic that appears later starts at its earliest offset, whatever starting-offsets says
-      assertThat(next.ranges()).containsEntry(new TopicPartition(second, 1), new OffsetRange(0, 4))
+      assertThat(next.ranges())
+          .containsEntry(new TopicPartition(second, 1), new OffsetRange(0, 4))
           .containsEntry(new TopicPartition(second, 0), new OffsetRange(0, 0));
     }
   }
@@ -168,7 +200,8 @@ class KafkaSourceIT {
       source.commitToGroup(Map.of(new TopicPartition(topic, 0), 5L));
     }
     try (var admin = broker.admin()) {
-      var offsets = admin.listConsumerGroupOffsets("tributary-p1").partitionsToOffsetAndMetadata().get();
+      var offsets =
+          admin.listConsumerGroupOffsets("tributary-p1").partitionsToOffsetAndMetadata().get();
       assertThat(offsets.get(new TopicPartition(topic, 0)).offset()).isEqualTo(5L);
     }
   }
@@ -178,20 +211,24 @@ class KafkaSourceIT {
     String topic = broker.createTopic("replay-lag", 1);
     broker.send(topic, 0, values("a", 30));
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.of(10), true))) {
-      PlannedBatch planned = source.plan(
-          BatchRange.startingAt(Map.of()), true);
-      assertThat(planned.progress()).singleElement().satisfies(p -> assertThat(p.lag()).isEqualTo(20));
+      PlannedBatch planned = source.plan(BatchRange.startingAt(Map.of()), true);
+      assertThat(planned.progress())
+          .singleElement()
+          .satisfies(p -> assertThat(p.lag()).isEqualTo(20));
       broker.send(topic, 0, values("b", 5)); // after the plan, before the replay
 
       PlannedBatch replayed = source.replayed(planned.range());
       assertThat(replayed.range()).isEqualTo(planned.range());
       assertThat(replayed.hasInput()).isTrue();
-      assertThat(replayed.progress()).singleElement().satisfies(p -> {
-        assertThat(p.startOffset()).isZero();
-        assertThat(p.endOffset()).isEqualTo(10);
-        assertThat(p.latestOffset()).isEqualTo(35);
-        assertThat(p.lag()).isEqualTo(25);
-      });
+      assertThat(replayed.progress())
+          .singleElement()
+          .satisfies(
+              p -> {
+                assertThat(p.startOffset()).isZero();
+                assertThat(p.endOffset()).isEqualTo(10);
+                assertThat(p.latestOffset()).isEqualTo(35);
+                assertThat(p.lag()).isEqualTo(25);
+              });
     }
   }
 }

@@ -16,7 +16,8 @@ class OffsetPlannerTest {
 
   @Test
   void withoutLimitEveryPartitionReadsToLatest() {
-    var ends = OffsetPlanner.ends(Map.of(P0, 5L, P1, 0L), Map.of(P0, 10L, P1, 7L), OptionalLong.empty());
+    var ends =
+        OffsetPlanner.ends(Map.of(P0, 5L, P1, 0L), Map.of(P0, 10L, P1, 7L), OptionalLong.empty());
     assertThat(ends).containsEntry(P0, 10L).containsEntry(P1, 7L);
   }
 
@@ -26,13 +27,16 @@ class OffsetPlannerTest {
     starts.put(P0, 0L);
     starts.put(P1, 0L);
     starts.put(P2, 100L);
-    var ends = OffsetPlanner.ends(starts, Map.of(P0, 300L, P1, 100L, P2, 100L), OptionalLong.of(100));
+    var ends =
+        OffsetPlanner.ends(starts, Map.of(P0, 300L, P1, 100L, P2, 100L), OptionalLong.of(100));
     assertThat(ends).containsEntry(P0, 75L).containsEntry(P1, 25L).containsEntry(P2, 100L);
   }
 
   @Test
   void smallBacklogStillAdvances() {
-    var ends = OffsetPlanner.ends(Map.of(P0, 0L, P1, 0L), Map.of(P0, 1_000_000L, P1, 1L), OptionalLong.of(10));
+    var ends =
+        OffsetPlanner.ends(
+            Map.of(P0, 0L, P1, 0L), Map.of(P0, 1_000_000L, P1, 1L), OptionalLong.of(10));
     assertThat(ends.get(P1)).isEqualTo(1L);
     assertThat(ends.get(P0)).isEqualTo(9L);
   }
@@ -60,11 +64,15 @@ class OffsetPlannerTest {
         assertThat(ends.get(tp)).isBetween(starts.get(tp), latest.get(tp));
         planned += ends.get(tp) - starts.get(tp);
         if (latest.get(tp) > starts.get(tp)) {
-          assertThat(ends.get(tp)).as("a partition with a backlog advances").isGreaterThan(starts.get(tp));
+          assertThat(ends.get(tp))
+              .as("a partition with a backlog advances")
+              .isGreaterThan(starts.get(tp));
         }
       }
-      long nonEmpty = starts.keySet().stream().filter(tp -> latest.get(tp) > starts.get(tp)).count();
-      assertThat(planned).isEqualTo(Math.min(backlog, Math.max(limit, Math.min(backlog, nonEmpty))));
+      long nonEmpty =
+          starts.keySet().stream().filter(tp -> latest.get(tp) > starts.get(tp)).count();
+      assertThat(planned)
+          .isEqualTo(Math.min(backlog, Math.max(limit, Math.min(backlog, nonEmpty))));
       // deterministic
       assertThat(OffsetPlanner.ends(starts, latest, OptionalLong.of(limit))).isEqualTo(ends);
     }

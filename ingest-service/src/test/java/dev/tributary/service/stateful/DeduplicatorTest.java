@@ -8,6 +8,7 @@ import dev.tributary.storage.ObjectStores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,12 +16,11 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.time.Instant;
 
 /**
- * The deduplicator's chunked path (filter, batched lookups, the worker thread) against a plain
- * set: every layout, chunks smaller than the batches, duplicates inside a chunk and across
- * chunks, batches, evictions and a reload from the checkpoint.
+ * The deduplicator's chunked path (filter, batched lookups, the worker thread) against a plain set:
+ * every layout, chunks smaller than the batches, duplicates inside a chunk and across chunks,
+ * batches, evictions and a reload from the checkpoint.
  */
 class DeduplicatorTest {
   private static final long MINUTE = 60_000_000L;
@@ -42,7 +42,8 @@ class DeduplicatorTest {
     }
     int falsePositives = 0;
     for (int i = 0; i < 100_000; i++) {
-      falsePositives += keys.mightContain(0, ("other" + i).getBytes(StandardCharsets.UTF_8)) ? 1 : 0;
+      falsePositives +=
+          keys.mightContain(0, ("other" + i).getBytes(StandardCharsets.UTF_8)) ? 1 : 0;
     }
     assertThat(falsePositives).as("false positives of 100,000 absent keys").isLessThan(3_000);
 
@@ -60,10 +61,12 @@ class DeduplicatorTest {
   }
 
   private void runAgainstModel(Deduplicator.Expiry expiry, Path root) throws Exception {
-    ObjectStore checkpoint = ObjectStores.open(Files.createDirectories(root.resolve("checkpoint")).toString(), null);
+    ObjectStore checkpoint =
+        ObjectStores.open(Files.createDirectories(root.resolve("checkpoint")).toString(), null);
     Random random = new Random(expiry.ordinal());
     Set<String> seen = new HashSet<>();
-    StateStore store = StateStore.open(checkpoint, "dedup", StateStore.INITIAL_VERSION, root.resolve("local"));
+    StateStore store =
+        StateStore.open(checkpoint, "dedup", StateStore.INITIAL_VERSION, root.resolve("local"));
     RecentKeys filter = new RecentKeys(MINUTE);
     try (DedupStage stage = new DedupStage(5)) {
       for (int batch = 0; batch < 6; batch++) {
@@ -93,8 +96,10 @@ class DeduplicatorTest {
         for (DedupStage.Done done : stage.drain()) {
           collect(done, survivors);
         }
-        assertThat(survivors).extracting(r -> r[0] + "@" + Times.micros((Instant) r[1]))
-            .as("%s batch %d", expiry, batch).containsExactlyElementsOf(expected);
+        assertThat(survivors)
+            .extracting(r -> r[0] + "@" + Times.micros((Instant) r[1]))
+            .as("%s batch %d", expiry, batch)
+            .containsExactlyElementsOf(expected);
         store.commit(batch);
       }
     } finally {

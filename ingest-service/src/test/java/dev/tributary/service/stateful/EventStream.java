@@ -7,28 +7,36 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Random event streams for the stateful tests: events mostly in order with jitter, some far
- * behind (late), duplicates re-sent later (same id and time), and some ids reused with another
- * time. Rows follow the example pipelines' schema plus the Kafka columns.
+ * Random event streams for the stateful tests: events mostly in order with jitter, some far behind
+ * (late), duplicates re-sent later (same id and time), and some ids reused with another time. Rows
+ * follow the example pipelines' schema plus the Kafka columns.
  */
 final class EventStream {
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   private static final String[] TYPES = {"click", "view", "buy"};
 
   /** One event, as sent. */
-  record Event(String id, String user, String type, Instant ts, BigDecimal amount, Integer quantity, long offset,
+  record Event(
+      String id,
+      String user,
+      String type,
+      Instant ts,
+      BigDecimal amount,
+      Integer quantity,
+      long offset,
       int partition) {
     /** The row in the order of {@code columns} (the stateful plan's input schema). */
     Object[] row(List<String> columns) {
       Object[] row = new Object[columns.size()];
       for (int i = 0; i < row.length; i++) {
-        row[i] = switch (columns.get(i)) {
-          case "_kafka_topic" -> "events";
-          case "_kafka_partition" -> partition;
-          case "_kafka_offset" -> offset;
-          case "_kafka_timestamp" -> T0;
-          default -> Oracle.value(this, columns.get(i));
-        };
+        row[i] =
+            switch (columns.get(i)) {
+              case "_kafka_topic" -> "events";
+              case "_kafka_partition" -> partition;
+              case "_kafka_offset" -> offset;
+              case "_kafka_timestamp" -> T0;
+              default -> Oracle.value(this, columns.get(i));
+            };
       }
       return row;
     }
@@ -55,7 +63,9 @@ final class EventStream {
       double p = r.nextDouble();
       if (p < 0.15 && !out.isEmpty()) {
         Event d = out.get(Math.max(0, out.size() - 1 - r.nextInt(Math.min(out.size(), 60))));
-        out.add(new Event(d.id(), d.user(), d.type(), d.ts(), d.amount(), d.quantity(), i, d.partition()));
+        out.add(
+            new Event(
+                d.id(), d.user(), d.type(), d.ts(), d.amount(), d.quantity(), i, d.partition()));
         continue;
       }
       long seconds = clock - r.nextInt(180);
@@ -66,9 +76,16 @@ final class EventStream {
       Integer quantity = r.nextInt(20) == 0 ? null : 1 + r.nextInt(10);
       BigDecimal amount = r.nextInt(20) == 0 ? null : BigDecimal.valueOf(r.nextInt(100_000), 2);
       int partition = partitions == 1 ? 0 : partitionOf.nextInt(partitions);
-      out.add(new Event(id, "u" + r.nextInt(5), TYPES[r.nextInt(TYPES.length)],
-          T0.plusSeconds(seconds - partition * lagSeconds).plusNanos(1000L * r.nextInt(1000)), amount, quantity, i,
-          partition));
+      out.add(
+          new Event(
+              id,
+              "u" + r.nextInt(5),
+              TYPES[r.nextInt(TYPES.length)],
+              T0.plusSeconds(seconds - partition * lagSeconds).plusNanos(1000L * r.nextInt(1000)),
+              amount,
+              quantity,
+              i,
+              partition));
     }
     return out;
   }

@@ -17,15 +17,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * Stage 1's front: the checked input rows of the stateful operators, as the single-instance
@@ -49,7 +49,8 @@ class ExchangeFrontTest {
   }
 
   private ExchangeFront front(String join, boolean lateEvents) throws Exception {
-    String yaml = """
+    String yaml =
+        """
         pipeline: front
         source: { kafka: { bootstrap-servers: "127.0.0.1:1", topics: [events] } }
         format:
@@ -65,10 +66,17 @@ class ExchangeFrontTest {
         %s
         sink: { delta: { path: %s/out } }
         checkpoint: %s/checkpoint
-        """.formatted(join, lateEvents ? "late-events: { delta: { path: " + dir + "/late } }" : "", dir, dir);
+        """
+            .formatted(
+                join,
+                lateEvents ? "late-events: { delta: { path: " + dir + "/late } }" : "",
+                dir,
+                dir);
     PipelineSpec spec = PipelineParser.parse(yaml, "front.yaml", Map.of());
     CompiledPipeline compiled = PipelineFactory.bindJoins(PipelineFactory.compile(spec));
-    front = new ExchangeFront("front", compiled.processor(), compiled.stateful().orElseThrow(), lateEvents);
+    front =
+        new ExchangeFront(
+            "front", compiled.processor(), compiled.stateful().orElseThrow(), lateEvents);
     front.beginBatch(new RecordProcessor.BatchContext(7, T, OptionalLong.empty()));
     return front;
   }
@@ -83,21 +91,39 @@ class ExchangeFrontTest {
 
   private static ConsumerRecord<byte[], byte[]> record(long offset, String json) {
     byte[] value = json.getBytes(StandardCharsets.UTF_8);
-    return new ConsumerRecord<>("events", 3, offset, T.toEpochMilli(), TimestampType.CREATE_TIME, 0, value.length,
-        null, value, new RecordHeaders(), Optional.empty());
+    return new ConsumerRecord<>(
+        "events",
+        3,
+        offset,
+        T.toEpochMilli(),
+        TimestampType.CREATE_TIME,
+        0,
+        value.length,
+        null,
+        value,
+        new RecordHeaders(),
+        Optional.empty());
   }
 
   @Test
   void goodRecordsBecomeInputRowsAndTheBatchKeepsTheirMaximumEventTime() throws Exception {
     front("", false);
-    process(0, "{\"event_id\":\"e1\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:05:00Z\"}");
-    process(1, "{\"event_id\":\"e2\",\"customer_id\":\"c2\",\"event_ts\":\"2026-01-01T00:20:00Z\"}");
-    process(2, "{\"event_id\":\"e3\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:10:00Z\"}");
-    process(3, "{\"event_id\":\"e4\",\"customer_id\":\"c1\"}"); // no event time: a row, ignored by the maximum
+    process(
+        0, "{\"event_id\":\"e1\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:05:00Z\"}");
+    process(
+        1, "{\"event_id\":\"e2\",\"customer_id\":\"c2\",\"event_ts\":\"2026-01-01T00:20:00Z\"}");
+    process(
+        2, "{\"event_id\":\"e3\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:10:00Z\"}");
+    process(
+        3, "{\"event_id\":\"e4\",\"customer_id\":\"c1\"}"); // no event time: a row, ignored by the
+    // maximum
 
     assertThat(sent).hasSize(4);
-    assertThat(sent.get(0)).containsExactly("e1", "c1", null, Instant.parse("2026-01-01T00:05:00Z"), "events", 3, 0L, T);
-    assertThat(front.maxEventTimeMicros()).hasValue(Times.micros(Instant.parse("2026-01-01T00:20:00Z")));
+    assertThat(sent.get(0))
+        .containsExactly(
+            "e1", "c1", null, Instant.parse("2026-01-01T00:05:00Z"), "events", 3, 0L, T);
+    assertThat(front.maxEventTimeMicros())
+        .hasValue(Times.micros(Instant.parse("2026-01-01T00:20:00Z")));
     assertThat(quarantined).isEmpty();
 
     // the maximum is per batch
@@ -105,31 +131,40 @@ class ExchangeFrontTest {
     assertThat(front.maxEventTimeMicros()).isEmpty();
     process(4, "{\"event_id\":\"e5\",\"customer_id\":\"c1\"}");
     assertThat(front.maxEventTimeMicros()).isEmpty();
-    process(5, "{\"event_id\":\"e6\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:01:00Z\"}");
-    assertThat(front.maxEventTimeMicros()).hasValue(Times.micros(Instant.parse("2026-01-01T00:01:00Z")));
+    process(
+        5, "{\"event_id\":\"e6\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:01:00Z\"}");
+    assertThat(front.maxEventTimeMicros())
+        .hasValue(Times.micros(Instant.parse("2026-01-01T00:01:00Z")));
   }
 
   @Test
-  void aRecordThatCannotBeParsedOrCannotEnterStateIsQuarantinedWholeAndAddsNoEventTime() throws Exception {
+  void aRecordThatCannotBeParsedOrCannotEnterStateIsQuarantinedWholeAndAddsNoEventTime()
+      throws Exception {
     front("", false);
     process(0, "not json");
     // its window would end in the year 10000: refused by the input checks, before any row goes out
-    process(1, "{\"event_id\":\"e1\",\"customer_id\":\"c1\",\"event_ts\":\"9999-12-31T23:30:00Z\"}");
+    process(
+        1, "{\"event_id\":\"e1\",\"customer_id\":\"c1\",\"event_ts\":\"9999-12-31T23:30:00Z\"}");
     // a group-by value a state key cannot hold
-    process(2, "{\"event_id\":\"e2\",\"customer_id\":\"\\ud800\",\"event_ts\":\"2026-01-01T00:05:00Z\"}");
+    process(
+        2,
+        "{\"event_id\":\"e2\",\"customer_id\":\"\\ud800\",\"event_ts\":\"2026-01-01T00:05:00Z\"}");
 
     assertThat(sent).isEmpty();
     assertThat(front.maxEventTimeMicros()).isEmpty();
     assertThat(quarantined).extracting(r -> r[2]).containsExactly(0L, 1L, 2L);
     assertThat(quarantined).extracting(r -> r[8]).containsOnly(7L); // the batch id
-    assertThat((String) quarantined.get(1)[6]).startsWith("column 'event_ts': event time 9999-12-31T23:30:00Z falls in a window");
-    assertThat((String) quarantined.get(2)[6]).startsWith("column 'customer_id': the string has an unpaired");
+    assertThat((String) quarantined.get(1)[6])
+        .startsWith("column 'event_ts': event time 9999-12-31T23:30:00Z falls in a window");
+    assertThat((String) quarantined.get(2)[6])
+        .startsWith("column 'customer_id': the string has an unpaired");
   }
 
   @Test
   void withALateEventsTableEveryRowMustFitItEvenIfItTurnsOutNotToBeLate() throws Exception {
-    String unpairedNote = "{\"event_id\":\"e1\",\"customer_id\":\"c1\",\"note\":\"\\ud800\","
-        + "\"event_ts\":\"2026-01-01T00:05:00Z\"}";
+    String unpairedNote =
+        "{\"event_id\":\"e1\",\"customer_id\":\"c1\",\"note\":\"\\ud800\","
+            + "\"event_ts\":\"2026-01-01T00:05:00Z\"}";
     front("", false);
     process(0, unpairedNote);
     assertThat(sent).as("the note reaches neither state nor the sink").hasSize(1);
@@ -139,35 +174,46 @@ class ExchangeFrontTest {
     front("", true);
     process(0, unpairedNote);
     assertThat(sent).isEmpty();
-    assertThat(quarantined).singleElement().satisfies(r -> assertThat((String) r[6]).startsWith("column 'note'"));
+    assertThat(quarantined)
+        .singleElement()
+        .satisfies(r -> assertThat((String) r[6]).startsWith("column 'note'"));
   }
 
   @Test
   void anInnerJoinWithoutAMatchIsFilteredAndAMatchGivesTheJoinedRow() throws Exception {
-    DimensionTables customers = DimensionTables.create(dir.resolve("customers"),
-        List.<Object[]>of(customer("c1", "gold", "eu", 1)));
-    front("""
+    DimensionTables customers =
+        DimensionTables.create(
+            dir.resolve("customers"), List.<Object[]>of(customer("c1", "gold", "eu", 1)));
+    front(
+        """
         join:
           - delta: { path: %s }
             on: [customer_id]
             type: inner
             columns: [segment]
-        """.formatted(customers.path()), false);
+        """
+            .formatted(customers.path()),
+        false);
     Map<String, String> versions = front.planBatch(1);
     assertThat(versions).isNotEmpty();
-    front.beginBatch(RecordProcessor.BatchContext.of(1, T, OptionalLong.empty(), OptionalLong.empty(),
-        Set.of(), versions));
-    process(0, "{\"event_id\":\"e1\",\"customer_id\":\"c9\",\"event_ts\":\"2026-01-01T00:05:00Z\"}");
-    process(1, "{\"event_id\":\"e2\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:06:00Z\"}");
+    front.beginBatch(
+        RecordProcessor.BatchContext.of(
+            1, T, OptionalLong.empty(), OptionalLong.empty(), Set.of(), versions));
+    process(
+        0, "{\"event_id\":\"e1\",\"customer_id\":\"c9\",\"event_ts\":\"2026-01-01T00:05:00Z\"}");
+    process(
+        1, "{\"event_id\":\"e2\",\"customer_id\":\"c1\",\"event_ts\":\"2026-01-01T00:06:00Z\"}");
 
-    assertThat(sent).singleElement().satisfies(r -> assertThat(r).startsWith("e2", "c1").endsWith("gold"));
+    assertThat(sent)
+        .singleElement()
+        .satisfies(r -> assertThat(r).startsWith("e2", "c1").endsWith("gold"));
     assertThat(quarantined).isEmpty();
-    assertThat(front.maxEventTimeMicros()).hasValue(Times.micros(Instant.parse("2026-01-01T00:06:00Z")));
+    assertThat(front.maxEventTimeMicros())
+        .hasValue(Times.micros(Instant.parse("2026-01-01T00:06:00Z")));
     assertThat(filtered(outputs)).isEqualTo(1);
   }
 
   private static long filtered(BatchOutputs outputs) {
     return outputs.filteredRows();
   }
-
 }

@@ -6,16 +6,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.service.pipeline.PipelineFactory;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.LocalDate;
 
 class ExchangeRecordsTest {
-  private static final String SEED = """
+  private static final String SEED =
+      """
       watermark: { column: event_ts, delay: 10 minutes }
       deduplicate: { keys: [event_id, event_ts] }
       aggregate:
@@ -25,16 +26,20 @@ class ExchangeRecordsTest {
       """;
 
   private static ExchangeRecords records(String query, int partitions) {
-    return new ExchangeRecords(PipelineFactory.compile(spec(query)).stateful().orElseThrow(), partitions);
+    return new ExchangeRecords(
+        PipelineFactory.compile(spec(query)).stateful().orElseThrow(), partitions);
   }
 
   @Test
   void repartitionColumnsKeepEveryStatefulKeyInOnePartition() {
-    assertThat(ExchangeRecords.repartitionBy(List.of("id", "ts"), null)).containsExactly("id", "ts");
+    assertThat(ExchangeRecords.repartitionBy(List.of("id", "ts"), null))
+        .containsExactly("id", "ts");
     assertThat(ExchangeRecords.repartitionBy(null, List.of("type"))).containsExactly("type");
-    assertThat(ExchangeRecords.repartitionBy(List.of("user", "ts"), List.of("type", "user"))).containsExactly("user");
+    assertThat(ExchangeRecords.repartitionBy(List.of("user", "ts"), List.of("type", "user")))
+        .containsExactly("user");
     // nothing shared: the group-by columns (exact for duplicates that agree on them)
-    assertThat(ExchangeRecords.repartitionBy(List.of("id", "ts"), List.of("type"))).containsExactly("type");
+    assertThat(ExchangeRecords.repartitionBy(List.of("id", "ts"), List.of("type")))
+        .containsExactly("type");
     assertThat(ExchangeRecords.repartitionBy(null, List.of())).isEmpty();
     // the seed query: event_type is column 2 of the input schema
     assertThat(records(SEED, 4).keyColumns()).containsExactly(2);
@@ -51,7 +56,8 @@ class ExchangeRecordsTest {
     assertThat(((ExchangeRecords.Row) records.decode(outA.value())).values()).containsExactly(a);
     assertThat(((ExchangeRecords.Row) records.decode(outB.value())).values()).containsExactly(b);
     Set<Integer> partitions = new HashSet<>();
-    for (String type : List.of("click", "view", "buy", "cart", "search", "share", "like", "scroll")) {
+    for (String type :
+        List.of("click", "view", "buy", "cart", "search", "share", "like", "scroll")) {
       partitions.add(records.row(event("x", "u", type, 1, "1.00", 1)).partition());
     }
     assertThat(partitions).as("types spread over partitions").hasSizeGreaterThan(1);
@@ -59,9 +65,19 @@ class ExchangeRecordsTest {
 
   @Test
   void everyValueTypeOfARowSurvivesTheExchange() {
-    Object[] values = {null, "s\u00e9", 7, 8L, -0.5, true, Instant.parse("2026-01-02T03:04:05.123456Z"),
-        LocalDate.of(2026, 2, 3), new byte[] {1, 2, 3}, new BigDecimal("-12.340"),
-        new Object[] {"nested", new Object[] {1L, null}}};
+    Object[] values = {
+      null,
+      "s\u00e9",
+      7,
+      8L,
+      -0.5,
+      true,
+      Instant.parse("2026-01-02T03:04:05.123456Z"),
+      LocalDate.of(2026, 2, 3),
+      new byte[] {1, 2, 3},
+      new BigDecimal("-12.340"),
+      new Object[] {"nested", new Object[] {1L, null}}
+    };
     Codec.Writer w = new Codec.Writer();
     for (Object v : values) {
       w.value(v);
@@ -79,19 +95,25 @@ class ExchangeRecordsTest {
     List<ExchangeRecords.Outgoing> markers = records.markers(1_234_567L);
     assertThat(markers).extracting(ExchangeRecords.Outgoing::partition).containsExactly(0, 1, 2);
     assertThat(markers).allSatisfy(m -> assertThat(m.key()).isNull());
-    assertThat(records.decode(markers.get(1).value())).isEqualTo(new ExchangeRecords.Marker(1_234_567L));
-    assertThatThrownBy(() -> records.decode(new byte[] {7, 1})).hasMessageContaining("unknown kind 7");
-    assertThatThrownBy(() -> records.decode(new byte[] {ExchangeRecords.MARKER, 1})).hasMessageContaining("9");
+    assertThat(records.decode(markers.get(1).value()))
+        .isEqualTo(new ExchangeRecords.Marker(1_234_567L));
+    assertThatThrownBy(() -> records.decode(new byte[] {7, 1}))
+        .hasMessageContaining("unknown kind 7");
+    assertThatThrownBy(() -> records.decode(new byte[] {ExchangeRecords.MARKER, 1}))
+        .hasMessageContaining("9");
   }
 
   @Test
   void withoutKeyColumnsEveryRowIsPartitionZero() {
-    ExchangeRecords records = records("""
+    ExchangeRecords records =
+        records(
+            """
         watermark: { column: event_ts, delay: 10 minutes }
         aggregate:
           window: { column: event_ts, size: 5 minutes }
           measures: { events: count() }
-        """, 5);
+        """,
+            5);
     assertThat(records.keyColumns()).isEmpty();
     assertThat(records.row(event("a", "u", "click", 1, "1.00", 1)).partition()).isZero();
     assertThat(records.row(event("b", "v", "view", 2, "2.00", 1)).partition()).isZero();

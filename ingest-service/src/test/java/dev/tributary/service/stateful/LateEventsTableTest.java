@@ -30,7 +30,9 @@ class LateEventsTableTest {
   @TempDir Path dir;
 
   private CompiledPipeline pipeline() {
-    PipelineSpec spec = PipelineParser.parse("""
+    PipelineSpec spec =
+        PipelineParser.parse(
+            """
         pipeline: late-columns
         source: { kafka: { bootstrap-servers: "127.0.0.1:1", topics: [events] } }
         format: { json: { schema: { event_id: string, event_ts: timestamp } } }
@@ -39,23 +41,43 @@ class LateEventsTableTest {
         late-events: { delta: { path: %s/late } }
         sink: { delta: { path: %s/t } }
         checkpoint: %s/c
-        """.formatted(dir, dir, dir), "late-columns.yaml", Map.of());
+        """
+                .formatted(dir, dir, dir),
+            "late-columns.yaml",
+            Map.of());
     return PipelineFactory.compile(spec);
   }
 
   @Test
   void theLateEventsTableHasTheInputColumnsThenWhyEachRowWasLate() {
     CompiledPipeline pipeline = pipeline();
-    assertThat(pipeline.lateEventsSchema().fieldNames()).containsExactly("event_id", "event_ts", "_kafka_topic",
-        "_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_late_operator", "_late_watermark",
-        "_late_window_start", "_late_window_end");
+    assertThat(pipeline.lateEventsSchema().fieldNames())
+        .containsExactly(
+            "event_id",
+            "event_ts",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp",
+            "_late_operator",
+            "_late_watermark",
+            "_late_window_start",
+            "_late_window_end");
   }
 
   @Test
   void aLateEventsTableWrittenByAnOlderReleaseGetsTheNewColumnsAtStart() throws Exception {
     CompiledPipeline pipeline = pipeline();
-    Object[] oldRow = {"e1", Instant.parse("2026-01-01T00:00:00Z"), "events", 0, 7L, Instant.parse("2026-01-01T00:00:01Z")};
-    try (ObjectStore store = ObjectStores.open(Files.createDirectories(dir.resolve("late")).toString(), null)) {
+    Object[] oldRow = {
+      "e1",
+      Instant.parse("2026-01-01T00:00:00Z"),
+      "events",
+      0,
+      7L,
+      Instant.parse("2026-01-01T00:00:01Z")
+    };
+    try (ObjectStore store =
+        ObjectStores.open(Files.createDirectories(dir.resolve("late")).toString(), null)) {
       // what the previous release created and wrote: the input columns alone
       DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
       table.create(pipeline.processor().outputSchema(), List.of(), Map.of());
@@ -65,16 +87,21 @@ class LateEventsTableTest {
       }
     }
 
-    try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), new ProgressLog(10))) {
+    try (PipelineRun run =
+        PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), new ProgressLog(10))) {
       assertThat(run.spec().id()).isEqualTo("late-columns");
     }
 
     try (ObjectStore store = ObjectStores.open(dir.resolve("late").toString(), null)) {
       assertThat(DeltaTable.open(store, TableOptions.defaults()).snapshot().schema())
           .isEqualTo(pipeline.lateEventsSchema());
-      assertThat(TableContents.rows(store)).singleElement()
-          .satisfies(r -> assertThat(Arrays.asList(r)).containsExactly("e1", oldRow[1], "events", 0, 7L, oldRow[5],
-              null, null, null, null));
+      assertThat(TableContents.rows(store))
+          .singleElement()
+          .satisfies(
+              r ->
+                  assertThat(Arrays.asList(r))
+                      .containsExactly(
+                          "e1", oldRow[1], "events", 0, 7L, oldRow[5], null, null, null, null));
     }
   }
 }

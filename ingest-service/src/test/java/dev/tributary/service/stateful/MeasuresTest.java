@@ -3,10 +3,10 @@ package dev.tributary.service.stateful;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.config.Measure;
+import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
-import dev.tributary.service.pipeline.PipelineFactory;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,10 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
  * state between batches (encode, decode) and session merges.
  */
 class MeasuresTest {
-  private static final StructType INPUT = new StructType(List.of(
-      StructField.nullable("id", PrimitiveType.STRING),
-      StructField.nullable("n", PrimitiveType.INTEGER),
-      StructField.nullable("at", PrimitiveType.TIMESTAMP)));
+  private static final StructType INPUT =
+      new StructType(
+          List.of(
+              StructField.nullable("id", PrimitiveType.STRING),
+              StructField.nullable("n", PrimitiveType.INTEGER),
+              StructField.nullable("at", PrimitiveType.TIMESTAMP)));
 
   private static Measures measures(String... namesAndMeasures) {
     Map<String, Measure> m = new LinkedHashMap<>();
@@ -50,7 +52,9 @@ class MeasuresTest {
   @Test
   void resultTypesFollowSpark() {
     Measures m = measures("f", "first(n)", "l", "last(at)", "a", "approx_count_distinct(id)");
-    assertThat(m.outputFields()).extracting(f -> f.type().deltaName()).containsExactly("integer", "timestamp", "long");
+    assertThat(m.outputFields())
+        .extracting(f -> f.type().deltaName())
+        .containsExactly("integer", "timestamp", "long");
   }
 
   @Test
@@ -63,7 +67,8 @@ class MeasuresTest {
     assertThat(m.results(b)).containsExactly(null, 2, Instant.EPOCH);
     b = stored(m, b);
     m.add(b, row("c", 3, Instant.parse("2026-01-01T00:00:00Z")));
-    assertThat(m.results(b)).as("a null first value is the result, kept from the earlier batch")
+    assertThat(m.results(b))
+        .as("a null first value is the result, kept from the earlier batch")
         .containsExactly(null, 3, Instant.EPOCH);
     b = stored(m, b);
     m.add(b, row("d", null, null));
@@ -96,7 +101,8 @@ class MeasuresTest {
     assertThat(m.results(b)).containsExactly(0L, 0L);
     for (int batch = 0; batch < 10; batch++) {
       for (int i = 0; i < 100; i++) {
-        // 100 ids, each seen 10 times (once per batch); n: the 16 values 1..19 but 5, 10, 15, and nulls
+        // 100 ids, each seen 10 times (once per batch); n: the 16 values 1..19 but 5, 10, 15, and
+        // nulls
         m.add(b, row("user-" + i, i % 5 == 0 ? null : i % 20, null));
       }
       b = stored(m, b);
@@ -125,41 +131,63 @@ class MeasuresTest {
   }
 
   @Test
-  void windowsKeepFirstLastAndTheSketchAcrossBatchesAndRestarts(@TempDir Path dir) throws Exception {
-    StatefulPlan plan = PipelineFactory.compile(StatefulOperatorsTest.spec("""
+  void windowsKeepFirstLastAndTheSketchAcrossBatchesAndRestarts(@TempDir Path dir)
+      throws Exception {
+    StatefulPlan plan =
+        PipelineFactory.compile(
+                StatefulOperatorsTest.spec(
+                    """
         aggregate:
           window: { column: event_ts, size: 5 minutes }
           group-by: [event_type]
           measures: { f: first(quantity), l: last(quantity), users: approx_count_distinct(user_id) }
         output-mode: update
-        """)).stateful().orElseThrow();
+        """))
+            .stateful()
+            .orElseThrow();
     try (QueryRunner r = new QueryRunner(plan, dir)) {
-      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("a", "u1", "click", 1, "1", null),
-          StatefulOperatorsTest.event("b", "u2", "click", 2, "1", 2),
-          StatefulOperatorsTest.event("c", "u2", "click", 7, "1", 5)), QueryRunner.Crash.NONE);
+      r.batch(
+          List.<Object[]>of(
+              StatefulOperatorsTest.event("a", "u1", "click", 1, "1", null),
+              StatefulOperatorsTest.event("b", "u2", "click", 2, "1", 2),
+              StatefulOperatorsTest.event("c", "u2", "click", 7, "1", 5)),
+          QueryRunner.Crash.NONE);
       r.restart();
-      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("d", "u3", "click", 3, "1", 4)),
+      r.batch(
+          List.<Object[]>of(StatefulOperatorsTest.event("d", "u3", "click", 3, "1", 4)),
           QueryRunner.Crash.BEFORE_STATE_COMMIT);
       Instant t = Instant.parse("2026-01-01T00:00:00Z");
-      assertThat(r.table()).containsExactlyInAnyOrder(
-          Arrays.asList(t, t.plusSeconds(300), "click", null, 4, 3L),
-          Arrays.asList(t.plusSeconds(300), t.plusSeconds(600), "click", 5, 5, 1L));
+      assertThat(r.table())
+          .containsExactlyInAnyOrder(
+              Arrays.asList(t, t.plusSeconds(300), "click", null, 4, 3L),
+              Arrays.asList(t.plusSeconds(300), t.plusSeconds(600), "click", 5, 5, 1L));
     }
   }
 
   @Test
-  void mergedSessionsTakeFirstFromTheEarliestSessionAndLastFromTheNewRow(@TempDir Path dir) throws Exception {
-    StatefulPlan plan = PipelineFactory.compile(StatefulOperatorsTest.spec("""
+  void mergedSessionsTakeFirstFromTheEarliestSessionAndLastFromTheNewRow(@TempDir Path dir)
+      throws Exception {
+    StatefulPlan plan =
+        PipelineFactory.compile(
+                StatefulOperatorsTest.spec(
+                    """
         aggregate:
           window: { column: event_ts, session-gap: 10 minutes }
           measures: { f: first(quantity), l: last(quantity), users: approx_count_distinct(user_id) }
         output-mode: complete
-        """)).stateful().orElseThrow();
+        """))
+            .stateful()
+            .orElseThrow();
     try (QueryRunner r = new QueryRunner(plan, dir)) {
-      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("a", "u1", "click", 0, "1", 1),
-          StatefulOperatorsTest.event("b", "u2", "click", 15, "1", 2)), QueryRunner.Crash.NONE);
+      r.batch(
+          List.<Object[]>of(
+              StatefulOperatorsTest.event("a", "u1", "click", 0, "1", 1),
+              StatefulOperatorsTest.event("b", "u2", "click", 15, "1", 2)),
+          QueryRunner.Crash.NONE);
       assertThat(r.table()).hasSize(2);
-      r.batch(List.<Object[]>of(StatefulOperatorsTest.event("c", "u1", "click", 8, "1", 3)), QueryRunner.Crash.NONE);
+      r.batch(
+          List.<Object[]>of(StatefulOperatorsTest.event("c", "u1", "click", 8, "1", 3)),
+          QueryRunner.Crash.NONE);
       Instant t = Instant.parse("2026-01-01T00:00:00Z");
       assertThat(r.table()).containsExactly(Arrays.asList(t, t.plusSeconds(1500), 1, 3, 2L));
     }

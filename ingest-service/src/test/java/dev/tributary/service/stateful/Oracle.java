@@ -26,11 +26,11 @@ import java.util.TreeMap;
  * Spark's rules (docs/STATEFUL.md), independently of the operators' code: the sequence of batches
  * is modelled (an empty batch runs only as a no-data batch, when the watermark moved past the one
  * the last batch evicted with and an operator would evict; then no-data batches until none is
- * wanted), each batch with its two watermarks (evict with W_N, judge late rows with W_N-1);
- * rows go through dedup (late when event time <= W_late; keys expire at or before W_evict), then
- * every (row, window) pair is kept or dropped by its window's end (windows are enumerated), and
- * the aggregation is computed over all kept pairs at once, filtered by what the output mode leaves
- * in the table. Sessions are built per batch by sorting, merged when they overlap or touch, and
+ * wanted), each batch with its two watermarks (evict with W_N, judge late rows with W_N-1); rows go
+ * through dedup (late when event time <= W_late; keys expire at or before W_evict), then every
+ * (row, window) pair is kept or dropped by its window's end (windows are enumerated), and the
+ * aggregation is computed over all kept pairs at once, filtered by what the output mode leaves in
+ * the table. Sessions are built per batch by sorting, merged when they overlap or touch, and
  * emitted and evicted in append mode. Measures are computed from lists.
  */
 final class Oracle {
@@ -58,15 +58,18 @@ final class Oracle {
     final List<List<Object>> lateRows = new ArrayList<>();
     final Map<List<Object>, Long> seen = new HashMap<>(); // dedup key -> expiry (micros)
     final List<Event> survivors = new ArrayList<>(); // dedup output (no aggregation)
-    final Map<List<Object>, List<Event>> groups = new LinkedHashMap<>(); // window + group key -> kept events
-    final Map<List<Object>, List<Session>> sessions = new LinkedHashMap<>(); // group -> sessions in state
+    final Map<List<Object>, List<Event>> groups =
+        new LinkedHashMap<>(); // window + group key -> kept events
+    final Map<List<Object>, List<Session>> sessions =
+        new LinkedHashMap<>(); // group -> sessions in state
     final Map<List<Object>, List<Event>> emittedSessions = new LinkedHashMap<>();
 
     Run(PipelineSpec spec, List<String> columns) {
       this.spec = spec;
       this.columns = columns;
       this.hasWatermark = spec.watermark().isPresent();
-      this.perPartition = spec.watermark().map(w -> w.policy() == WatermarkSpec.Policy.PER_PARTITION).orElse(false);
+      this.perPartition =
+          spec.watermark().map(w -> w.policy() == WatermarkSpec.Policy.PER_PARTITION).orElse(false);
       this.delayMs = spec.watermark().map(w -> w.delay().toMillis()).orElse(0L);
       this.agg = spec.aggregate().orElse(null);
       this.complete = spec.outputMode() == OutputMode.COMPLETE;
@@ -106,19 +109,24 @@ final class Oracle {
       }
       if (agg != null && agg.window().orElse(null) instanceof WindowSpec.Session && append) {
         for (Map.Entry<List<Object>, List<Session>> g : sessions.entrySet()) {
-          g.getValue().removeIf(s -> {
-            if (s.end > evict) {
-              return false;
-            }
-            emittedSessions.put(key(agg, s.events.get(0), s.start, s.end), s.events);
-            return true;
-          });
+          g.getValue()
+              .removeIf(
+                  s -> {
+                    if (s.end > evict) {
+                      return false;
+                    }
+                    emittedSessions.put(key(agg, s.events.get(0), s.start, s.end), s.events);
+                    return true;
+                  });
         }
       }
       next = hasWatermark ? Math.max(evict, candidate(batch)) : 0;
     }
 
-    /** max(event ms) - delay, globally or as the min over partitions of rows after W_late; else the epoch. */
+    /**
+     * max(event ms) - delay, globally or as the min over partitions of rows after W_late; else the
+     * epoch.
+     */
     long candidate(List<Event> batch) {
       Map<Integer, Long> maxMs = new HashMap<>();
       for (Event e : batch) {
@@ -147,7 +155,9 @@ final class Oracle {
         if (seen.containsKey(key)) {
           return;
         }
-        boolean withTime = hasWatermark && spec.deduplicate().get().keys().contains(spec.watermark().get().column());
+        boolean withTime =
+            hasWatermark
+                && spec.deduplicate().get().keys().contains(spec.watermark().get().column());
         boolean within = hasWatermark && spec.deduplicate().get().withinWatermark();
         seen.put(key, withTime ? t : within ? t + delayMs * 1000 : Long.MAX_VALUE);
       }
@@ -174,7 +184,12 @@ final class Oracle {
         sessions.put(g, merge(merged));
         return;
       }
-      long size = (window instanceof WindowSpec.Tumbling tu ? tu.size() : ((WindowSpec.Sliding) window).size()).toNanos() / 1000;
+      long size =
+          (window instanceof WindowSpec.Tumbling tu
+                      ? tu.size()
+                      : ((WindowSpec.Sliding) window).size())
+                  .toNanos()
+              / 1000;
       long slide = window instanceof WindowSpec.Sliding sl ? sl.slide().toNanos() / 1000 : size;
       long first = Math.floorDiv(t - size, slide) * slide;
       for (long start = first; start <= t; start += slide) {
@@ -209,13 +224,19 @@ final class Oracle {
       if (agg.window().orElse(null) instanceof WindowSpec.Session) {
         groups.putAll(emittedSessions);
         if (!append) {
-          sessions.values().forEach(list -> list.forEach(s -> groups.put(key(agg, s.events.get(0), s.start, s.end), s.events)));
+          sessions
+              .values()
+              .forEach(
+                  list ->
+                      list.forEach(
+                          s -> groups.put(key(agg, s.events.get(0), s.start, s.end), s.events)));
         }
       }
       for (Map.Entry<List<Object>, List<Event>> g : groups.entrySet()) {
         long end = micros((Instant) g.getKey().get(1));
         if (append && !(agg.window().orElse(null) instanceof WindowSpec.Session) && end > evict) {
-          continue; // not emitted yet: append writes a window once the eviction watermark reaches its end
+          continue; // not emitted yet: append writes a window once the eviction watermark reaches
+          // its end
         }
         List<Object> row = new ArrayList<>(g.getKey());
         for (Measure m : agg.measures().values()) {
@@ -230,7 +251,10 @@ final class Oracle {
   /** A session in state: [start, end] and its events. */
   private record Session(long start, long end, List<Event> events) {}
 
-  /** Sessions sorted by start, merged where one starts at or before the previous one's end (Spark's rule). */
+  /**
+   * Sessions sorted by start, merged where one starts at or before the previous one's end (Spark's
+   * rule).
+   */
   private static List<Session> merge(List<Session> in) {
     List<Session> sorted = new ArrayList<>(in);
     sorted.sort(Comparator.comparingLong(Session::start));
@@ -276,13 +300,18 @@ final class Oracle {
         }
         return values.stream().mapToLong(v -> ((Number) v).longValue()).sum();
       case AVG:
-        return values.isEmpty() ? null : values.stream().mapToDouble(v -> ((Number) v).doubleValue()).sum() / values.size();
+        return values.isEmpty()
+            ? null
+            : values.stream().mapToDouble(v -> ((Number) v).doubleValue()).sum() / values.size();
       case MIN:
-      case MAX: {
-        TreeMap<Object, Object> sorted = new TreeMap<>();
-        values.forEach(v -> sorted.put(v, v));
-        return sorted.isEmpty() ? null : m.function().name().equals("MIN") ? sorted.firstKey() : sorted.lastKey();
-      }
+      case MAX:
+        {
+          TreeMap<Object, Object> sorted = new TreeMap<>();
+          values.forEach(v -> sorted.put(v, v));
+          return sorted.isEmpty()
+              ? null
+              : m.function().name().equals("MIN") ? sorted.firstKey() : sorted.lastKey();
+        }
       default:
         return OracleAggregates.measure(m, events);
     }
@@ -305,6 +334,7 @@ final class Oracle {
   }
 
   static Instant instant(long micros) {
-    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
   }
 }

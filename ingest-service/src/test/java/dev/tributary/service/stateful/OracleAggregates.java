@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * The oracle's part for running aggregations and the measures first, last and
- * approx_count_distinct, computed from plain lists of events in input order (the order the
- * engine reads them: batch by batch, each batch in the order its rows arrive). Independent of the
+ * approx_count_distinct, computed from plain lists of events in input order (the order the engine
+ * reads them: batch by batch, each batch in the order its rows arrive). Independent of the
  * operators' code: no state, no sketches.
  */
 final class OracleAggregates {
@@ -58,16 +58,17 @@ final class OracleAggregates {
         return events.isEmpty() ? null : Oracle.value(events.get(0), column);
       case LAST:
         return events.isEmpty() ? null : Oracle.value(events.get(events.size() - 1), column);
-      case APPROX_COUNT_DISTINCT: {
-        Set<Object> distinct = new HashSet<>();
-        for (Event e : events) {
-          Object v = Oracle.value(e, column);
-          if (v != null) {
-            distinct.add(v);
+      case APPROX_COUNT_DISTINCT:
+        {
+          Set<Object> distinct = new HashSet<>();
+          for (Event e : events) {
+            Object v = Oracle.value(e, column);
+            if (v != null) {
+              distinct.add(v);
+            }
           }
+          return (long) distinct.size();
         }
-        return (long) distinct.size();
-      }
       default:
         throw new IllegalStateException("not a measure of OracleAggregates: " + m.function());
     }

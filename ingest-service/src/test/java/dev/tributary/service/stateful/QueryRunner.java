@@ -24,7 +24,11 @@ import java.util.OptionalLong;
  */
 final class QueryRunner implements AutoCloseable {
   /** Where a simulated crash happens in a batch. */
-  enum Crash { NONE, BEFORE_SINK_COMMIT, BEFORE_STATE_COMMIT }
+  enum Crash {
+    NONE,
+    BEFORE_SINK_COMMIT,
+    BEFORE_STATE_COMMIT
+  }
 
   private final StatefulPlan plan;
   private final ObjectStore checkpoint;
@@ -41,7 +45,8 @@ final class QueryRunner implements AutoCloseable {
 
   QueryRunner(StatefulPlan plan, Path dir) throws IOException {
     this.plan = plan;
-    this.checkpoint = ObjectStores.open(dir.resolve("checkpoint").toString(), S3Settings.defaults());
+    this.checkpoint =
+        ObjectStores.open(dir.resolve("checkpoint").toString(), S3Settings.defaults());
     this.localDir = dir.resolve("local");
     this.query = new StatefulQuery(plan, checkpoint, localDir);
   }
@@ -94,7 +99,8 @@ final class QueryRunner implements AutoCloseable {
   }
 
   private void finish(long id, Collected c) {
-    lateWatermark = watermark; // Spark's two watermarks: the next batch judges late rows with this one
+    lateWatermark =
+        watermark; // Spark's two watermarks: the next batch judges late rows with this one
     watermark = c.next;
     nextBatch = id + 1;
   }
@@ -180,7 +186,9 @@ final class QueryRunner implements AutoCloseable {
       output.add(row);
     }
 
-    /** As the late-events table gets it: the row, then operator, watermark, window start and end. */
+    /**
+     * As the late-events table gets it: the row, then operator, watermark, window start and end.
+     */
     @Override
     public void late(Object[] row, Late why) {
       late.add(LateEvents.row(row, why));

@@ -27,22 +27,24 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Running aggregations against the real broker, end to end into local Delta tables, in two
  * available-now runs (the second restores the state the first committed): update mode merges one
- * row per key into the table across batches and runs (partitioned by the group-by column, and
- * with no key at all for a global aggregation), complete mode rewrites the result. The tables
- * must equal {@link OracleAggregates}'s result over all events.
+ * row per key into the table across batches and runs (partitioned by the group-by column, and with
+ * no key at all for a global aggregation), complete mode rewrites the result. The tables must equal
+ * {@link OracleAggregates}'s result over all events.
  */
 class RunningAggregationIT {
   private static final int PER_BATCH = 40;
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
   @TempDir Path dir;
 
-  private static final String MEASURES = """
+  private static final String MEASURES =
+      """
         measures: { events: count(), total: sum(amount), first_ts: first(event_ts), last_quantity: last(quantity),
                     users: approx_count_distinct(user_id) }
       """;
 
   private PipelineSpec spec(String name, String topic, String query, String partitionBy) {
-    String yaml = """
+    String yaml =
+        """
         pipeline: %s
         source:
           kafka:
@@ -57,20 +59,39 @@ class RunningAggregationIT {
         %s
         sink: { delta: { path: %s, partition-by: %s } }
         checkpoint: %s
-        """.formatted(name, topic, PER_BATCH, query, dir.resolve(name + "-table"), partitionBy,
-        dir.resolve(name + "-checkpoint"));
-    return PipelineParser.parse(yaml, name + ".yaml", Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers()));
+        """
+            .formatted(
+                name,
+                topic,
+                PER_BATCH,
+                query,
+                dir.resolve(name + "-table"),
+                partitionBy,
+                dir.resolve(name + "-checkpoint"));
+    return PipelineParser.parse(
+        yaml, name + ".yaml", Map.of("KAFKA_BOOTSTRAP", broker.bootstrapServers()));
   }
 
   private static String json(Event e) {
-    return "{\"event_id\":\"" + e.id() + "\",\"user_id\":\"" + e.user() + "\",\"event_type\":\"" + e.type()
-        + "\",\"event_ts\":\"" + e.ts() + "\",\"amount\":" + (e.amount() == null ? "null" : e.amount().toPlainString())
-        + ",\"quantity\":" + e.quantity() + "}";
+    return "{\"event_id\":\""
+        + e.id()
+        + "\",\"user_id\":\""
+        + e.user()
+        + "\",\"event_type\":\""
+        + e.type()
+        + "\",\"event_ts\":\""
+        + e.ts()
+        + "\",\"amount\":"
+        + (e.amount() == null ? "null" : e.amount().toPlainString())
+        + ",\"quantity\":"
+        + e.quantity()
+        + "}";
   }
 
   private List<BatchProgress> run(PipelineSpec spec) throws Exception {
     ProgressLog progress = new ProgressLog(1000);
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
+    try (PipelineRun run =
+        PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
       run.run();
     }
     return progress.last(1000);
@@ -79,7 +100,8 @@ class RunningAggregationIT {
   /** The table's rows in the pipeline's output column order (partition columns included). */
   private static List<List<Object>> table(PipelineSpec spec) throws Exception {
     try (ObjectStore store = ObjectStores.open(spec.sink().path(), null)) {
-      List<String> columns = DeltaTable.open(store, TableOptions.defaults()).snapshot().schema().fieldNames();
+      List<String> columns =
+          DeltaTable.open(store, TableOptions.defaults()).snapshot().schema().fieldNames();
       assertThat(columns).containsExactlyElementsOf(spec.outputColumns());
       List<List<Object>> out = new ArrayList<>();
       for (Object[] r : TableContents.rows(store)) {
@@ -90,10 +112,14 @@ class RunningAggregationIT {
   }
 
   /** Sends the events in two parts with a run after each; returns the progress of both runs. */
-  private List<BatchProgress> twoRuns(PipelineSpec spec, String topic, List<Event> events) throws Exception {
+  private List<BatchProgress> twoRuns(PipelineSpec spec, String topic, List<Event> events)
+      throws Exception {
     broker.send(topic, 0, events.subList(0, 130).stream().map(RunningAggregationIT::json).toList());
     List<BatchProgress> progress = new ArrayList<>(run(spec));
-    broker.send(topic, 0, events.subList(130, events.size()).stream().map(RunningAggregationIT::json).toList());
+    broker.send(
+        topic,
+        0,
+        events.subList(130, events.size()).stream().map(RunningAggregationIT::json).toList());
     progress.addAll(run(spec));
     return progress;
   }
@@ -101,10 +127,17 @@ class RunningAggregationIT {
   @Test
   void updateModeMergesOneRowPerKeyAcrossBatchesAndRunsIntoAPartitionedTable() throws Exception {
     String topic = broker.createTopic("running-update", 1);
-    PipelineSpec spec = spec("running-update", topic, """
+    PipelineSpec spec =
+        spec(
+            "running-update",
+            topic,
+            """
         aggregate:
           group-by: [event_type]
-        """ + MEASURES + "output-mode: update\n", "[event_type]");
+        """
+                + MEASURES
+                + "output-mode: update\n",
+            "[event_type]");
     List<Event> events = EventStream.generate(7, 300);
     List<BatchProgress> progress = twoRuns(spec, topic, events);
 
@@ -118,20 +151,30 @@ class RunningAggregationIT {
   @Test
   void aGlobalAggregationIsOneRowReplacedEveryBatch() throws Exception {
     String topic = broker.createTopic("running-global", 1);
-    PipelineSpec spec = spec("running-global", topic, "aggregate:\n" + MEASURES + "output-mode: update\n", "[]");
+    PipelineSpec spec =
+        spec("running-global", topic, "aggregate:\n" + MEASURES + "output-mode: update\n", "[]");
     List<Event> events = EventStream.generate(8, 200);
     twoRuns(spec, topic, events);
 
-    assertThat(table(spec)).containsExactlyElementsOf(OracleAggregates.running(spec.aggregate().orElseThrow(), events));
+    assertThat(table(spec))
+        .containsExactlyElementsOf(
+            OracleAggregates.running(spec.aggregate().orElseThrow(), events));
   }
 
   @Test
   void completeModeRewritesEveryKeyEachBatch() throws Exception {
     String topic = broker.createTopic("running-complete", 1);
-    PipelineSpec spec = spec("running-complete", topic, """
+    PipelineSpec spec =
+        spec(
+            "running-complete",
+            topic,
+            """
         aggregate:
           group-by: [user_id, event_type]
-        """ + MEASURES + "output-mode: complete\n", "[]");
+        """
+                + MEASURES
+                + "output-mode: complete\n",
+            "[]");
     List<Event> events = EventStream.generate(9, 250);
     twoRuns(spec, topic, events);
 

@@ -15,8 +15,8 @@ import java.util.Set;
  * @param pipeline what follows {@code format} in the pipeline (watermark, deduplicate, aggregate,
  *     output-mode)
  * @param spark the Spark side (see SparkJudge.java): {@code outputMode}, {@code sql} over the view
- *     {@code events}, optional {@code watermark}, {@code dropDuplicates},
- *     {@code dropDuplicatesWithinWatermark}, {@code mergeKeys} (update mode)
+ *     {@code events}, optional {@code watermark}, {@code dropDuplicates}, {@code
+ *     dropDuplicatesWithinWatermark}, {@code mergeKeys} (update mode)
  * @param columns the output columns compared: by name in our table, in this order in Spark's
  * @param rounds the events produced before each available-now run (a run of ours, then one of
  *     Spark's on the same checkpoint); one round unless the case is about restarts
@@ -27,20 +27,39 @@ import java.util.Set;
  * @param expectedSpark when present, the rows Spark's table must hold (a hand-checked case: it
  *     checks the judge itself), whatever Tributary writes
  */
-record SparkCase(String name, String pipeline, Map<String, Object> spark, List<String> columns,
-    List<List<Event>> rounds, int perBatch, Set<String> approx, Set<String> requires,
+record SparkCase(
+    String name,
+    String pipeline,
+    Map<String, Object> spark,
+    List<String> columns,
+    List<List<Event>> rounds,
+    int perBatch,
+    Set<String> approx,
+    Set<String> requires,
     Optional<List<List<Object>>> expectedSpark) {
   static final int PARTITIONS = 3;
+
   /** Events of a generated case: with 90 offsets per batch, 4 data batches. */
   static final int EVENTS = 360;
+
   static final int PER_BATCH = 90;
+
   /** Partition p's event times are p times this behind partition 0's (uneven partitions). */
   static final long LAG_SECONDS = 120;
 
   /** A case over generated events (seeded by its name), one round. */
-  static SparkCase of(String name, String pipeline, Map<String, Object> spark, List<String> columns) {
+  static SparkCase of(
+      String name, String pipeline, Map<String, Object> spark, List<String> columns) {
     List<Event> events = EventStream.generate(name.hashCode(), EVENTS, PARTITIONS, LAG_SECONDS);
-    return new SparkCase(name, pipeline, spark, columns, List.of(events), PER_BATCH, Set.of(), Set.of(),
+    return new SparkCase(
+        name,
+        pipeline,
+        spark,
+        columns,
+        List.of(events),
+        PER_BATCH,
+        Set.of(),
+        Set.of(),
         Optional.empty());
   }
 
@@ -51,24 +70,36 @@ record SparkCase(String name, String pipeline, Map<String, Object> spark, List<S
     for (int r = 0; r < n; r++) {
       out.add(all.subList(all.size() * r / n, all.size() * (r + 1) / n));
     }
-    return new SparkCase(name, pipeline, spark, columns, out, perBatch, approx, requires, expectedSpark);
+    return new SparkCase(
+        name, pipeline, spark, columns, out, perBatch, approx, requires, expectedSpark);
   }
 
   SparkCase events(List<List<Event>> rounds, int perBatch) {
-    return new SparkCase(name, pipeline, spark, columns, rounds, perBatch, approx, requires, expectedSpark);
+    return new SparkCase(
+        name, pipeline, spark, columns, rounds, perBatch, approx, requires, expectedSpark);
   }
 
   SparkCase requires(String... features) {
-    return new SparkCase(name, pipeline, spark, columns, rounds, perBatch, approx, Set.of(features), expectedSpark);
+    return new SparkCase(
+        name, pipeline, spark, columns, rounds, perBatch, approx, Set.of(features), expectedSpark);
   }
 
   SparkCase approx(String... approxColumns) {
-    return new SparkCase(name, pipeline, spark, columns, rounds, perBatch, Set.of(approxColumns), requires,
+    return new SparkCase(
+        name,
+        pipeline,
+        spark,
+        columns,
+        rounds,
+        perBatch,
+        Set.of(approxColumns),
+        requires,
         expectedSpark);
   }
 
   SparkCase expectSpark(List<List<Object>> rows) {
-    return new SparkCase(name, pipeline, spark, columns, rounds, perBatch, approx, requires, Optional.of(rows));
+    return new SparkCase(
+        name, pipeline, spark, columns, rounds, perBatch, approx, requires, Optional.of(rows));
   }
 
   /** The Spark side: output mode, SQL, then key/value pairs (watermark, dedup, mergeKeys). */

@@ -11,21 +11,32 @@ import java.util.List;
 
 /**
  * The queries {@link SparkDifferentialIT} runs on both engines (issue 11's list). Feature tags:
- * {@code wm} is Spark's watermark and lateness rules (global watermark, per-operator late rows
- * with the previous batch's watermark, windows judged by their end, complete mode ignoring the
+ * {@code wm} is Spark's watermark and lateness rules (global watermark, per-operator late rows with
+ * the previous batch's watermark, windows judged by their end, complete mode ignoring the
  * watermark); {@code running} is aggregations without a window and the measures first, last and
  * approx_count_distinct.
  */
 final class SparkCases {
   private SparkCases() {}
 
-  private static final List<String> ALL_COLUMNS = List.of("event_id", "user_id", "event_type", "event_ts", "amount",
-      "quantity", "_kafka_partition", "_kafka_offset");
+  private static final List<String> ALL_COLUMNS =
+      List.of(
+          "event_id",
+          "user_id",
+          "event_type",
+          "event_ts",
+          "amount",
+          "quantity",
+          "_kafka_partition",
+          "_kafka_offset");
   private static final Object WATERMARK = watermark("event_ts", "10 minutes");
 
-  static final List<SparkCase> ALL = List.of(
-      // no watermark: already Spark's semantics
-      SparkCase.of("tumbling-complete", """
+  static final List<SparkCase> ALL =
+      List.of(
+          // no watermark: already Spark's semantics
+          SparkCase.of(
+              "tumbling-complete",
+              """
           aggregate:
             window: { column: event_ts, size: 5 minutes }
             group-by: [event_type]
@@ -40,23 +51,39 @@ final class SparkCases {
               avg_quantity: avg(quantity)
           output-mode: complete
           """,
-          spark("complete", """
+              spark(
+                  "complete",
+                  """
               SELECT window.start AS window_start, window.end AS window_end, event_type, count(*) AS events,
                 count(quantity) AS quantities, sum(amount) AS amount, sum(quantity) AS quantity,
                 min(amount) AS min_amount, max(amount) AS max_amount, max(event_ts) AS last_ts,
                 avg(quantity) AS avg_quantity
               FROM events GROUP BY window(event_ts, '5 minutes'), event_type"""),
-          List.of("window_start", "window_end", "event_type", "events", "quantities", "amount", "quantity",
-              "min_amount", "max_amount", "last_ts", "avg_quantity")),
-      SparkCase.of("dedup-append", """
+              List.of(
+                  "window_start",
+                  "window_end",
+                  "event_type",
+                  "events",
+                  "quantities",
+                  "amount",
+                  "quantity",
+                  "min_amount",
+                  "max_amount",
+                  "last_ts",
+                  "avg_quantity")),
+          SparkCase.of(
+              "dedup-append",
+              """
           deduplicate: { keys: [event_id] }
           output-mode: append
           """,
-          spark("append", "SELECT * FROM events", "dropDuplicates", List.of("event_id")),
-          ALL_COLUMNS),
+              spark("append", "SELECT * FROM events", "dropDuplicates", List.of("event_id")),
+              ALL_COLUMNS),
 
-      // the seed query, in two available-now runs on one checkpoint
-      SparkCase.of("seed-query", """
+          // the seed query, in two available-now runs on one checkpoint
+          SparkCase.of(
+                  "seed-query",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           deduplicate: { keys: [event_id, event_ts] }
           aggregate:
@@ -67,14 +94,22 @@ final class SparkCases {
               amount: sum(amount)
           output-mode: append
           """,
-          spark("append", """
+                  spark(
+                      "append",
+                      """
               SELECT window.start AS window_start, window.end AS window_end, event_type, count(*) AS events,
                 sum(amount) AS amount
               FROM events GROUP BY window(event_ts, '5 minutes'), event_type""",
-              "watermark", WATERMARK, "dropDuplicates", List.of("event_id", "event_ts")),
-          List.of("window_start", "window_end", "event_type", "events", "amount"))
-          .inRounds(2).requires("wm"),
-      SparkCase.of("tumbling-append", """
+                      "watermark",
+                      WATERMARK,
+                      "dropDuplicates",
+                      List.of("event_id", "event_ts")),
+                  List.of("window_start", "window_end", "event_type", "events", "amount"))
+              .inRounds(2)
+              .requires("wm"),
+          SparkCase.of(
+                  "tumbling-append",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           aggregate:
             window: { column: event_ts, size: 10 minutes }
@@ -89,16 +124,30 @@ final class SparkCases {
               avg_quantity: avg(quantity)
           output-mode: append
           """,
-          spark("append", """
+                  spark(
+                      "append",
+                      """
               SELECT window.start AS window_start, window.end AS window_end, user_id, count(*) AS events,
                 count(quantity) AS quantities, sum(quantity) AS quantity, min(amount) AS min_amount,
                 max(amount) AS max_amount, max(event_ts) AS last_ts, avg(quantity) AS avg_quantity
               FROM events GROUP BY window(event_ts, '10 minutes'), user_id""",
-              "watermark", WATERMARK),
-          List.of("window_start", "window_end", "user_id", "events", "quantities", "quantity", "min_amount",
-              "max_amount", "last_ts", "avg_quantity"))
-          .requires("wm"),
-      SparkCase.of("sliding-update", """
+                      "watermark",
+                      WATERMARK),
+                  List.of(
+                      "window_start",
+                      "window_end",
+                      "user_id",
+                      "events",
+                      "quantities",
+                      "quantity",
+                      "min_amount",
+                      "max_amount",
+                      "last_ts",
+                      "avg_quantity"))
+              .requires("wm"),
+          SparkCase.of(
+                  "sliding-update",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           aggregate:
             window: { column: event_ts, size: 10 minutes, slide: 5 minutes }
@@ -110,15 +159,28 @@ final class SparkCases {
               avg_quantity: avg(quantity)
           output-mode: update
           """,
-          spark("update", """
+                  spark(
+                      "update",
+                      """
               SELECT window.start AS window_start, window.end AS window_end, event_type, count(*) AS events,
                 min(quantity) AS min_quantity, max(quantity) AS max_quantity, avg(quantity) AS avg_quantity
               FROM events GROUP BY window(event_ts, '10 minutes', '5 minutes'), event_type""",
-              "watermark", WATERMARK, "mergeKeys", List.of("window_start", "window_end", "event_type")),
-          List.of("window_start", "window_end", "event_type", "events", "min_quantity", "max_quantity",
-              "avg_quantity"))
-          .requires("wm"),
-      SparkCase.of("session-append", """
+                      "watermark",
+                      WATERMARK,
+                      "mergeKeys",
+                      List.of("window_start", "window_end", "event_type")),
+                  List.of(
+                      "window_start",
+                      "window_end",
+                      "event_type",
+                      "events",
+                      "min_quantity",
+                      "max_quantity",
+                      "avg_quantity"))
+              .requires("wm"),
+          SparkCase.of(
+                  "session-append",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           aggregate:
             window: { column: event_ts, session-gap: 5 minutes }
@@ -130,23 +192,42 @@ final class SparkCases {
               last_ts: max(event_ts)
           output-mode: append
           """,
-          spark("append", """
+                  spark(
+                      "append",
+                      """
               SELECT session_window.start AS window_start, session_window.end AS window_end, user_id,
                 count(*) AS events, sum(amount) AS amount, min(event_ts) AS first_ts, max(event_ts) AS last_ts
               FROM events GROUP BY session_window(event_ts, '5 minutes'), user_id""",
-              "watermark", WATERMARK),
-          List.of("window_start", "window_end", "user_id", "events", "amount", "first_ts", "last_ts"))
-          .requires("wm"),
-      SparkCase.of("dedup-within-watermark", """
+                      "watermark",
+                      WATERMARK),
+                  List.of(
+                      "window_start",
+                      "window_end",
+                      "user_id",
+                      "events",
+                      "amount",
+                      "first_ts",
+                      "last_ts"))
+              .requires("wm"),
+          SparkCase.of(
+                  "dedup-within-watermark",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           deduplicate: { keys: [event_id], within-watermark: true }
           output-mode: append
           """,
-          spark("append", "SELECT * FROM events", "watermark", WATERMARK,
-              "dropDuplicatesWithinWatermark", List.of("event_id")),
-          ALL_COLUMNS)
-          .requires("wm"),
-      SparkCase.of("tumbling-update", """
+                  spark(
+                      "append",
+                      "SELECT * FROM events",
+                      "watermark",
+                      WATERMARK,
+                      "dropDuplicatesWithinWatermark",
+                      List.of("event_id")),
+                  ALL_COLUMNS)
+              .requires("wm"),
+          SparkCase.of(
+                  "tumbling-update",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           deduplicate: { keys: [event_id, event_ts] }
           aggregate:
@@ -157,15 +238,23 @@ final class SparkCases {
               amount: sum(amount)
           output-mode: update
           """,
-          spark("update", """
+                  spark(
+                      "update",
+                      """
               SELECT window.start AS window_start, window.end AS window_end, event_type, count(*) AS events,
                 sum(amount) AS amount
               FROM events GROUP BY window(event_ts, '5 minutes'), event_type""",
-              "watermark", WATERMARK, "dropDuplicates", List.of("event_id", "event_ts"),
-              "mergeKeys", List.of("window_start", "window_end", "event_type")),
-          List.of("window_start", "window_end", "event_type", "events", "amount"))
-          .requires("wm"),
-      SparkCase.of("tumbling-complete-watermark", """
+                      "watermark",
+                      WATERMARK,
+                      "dropDuplicates",
+                      List.of("event_id", "event_ts"),
+                      "mergeKeys",
+                      List.of("window_start", "window_end", "event_type")),
+                  List.of("window_start", "window_end", "event_type", "events", "amount"))
+              .requires("wm"),
+          SparkCase.of(
+                  "tumbling-complete-watermark",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           aggregate:
             window: { column: event_ts, size: 1 hour }
@@ -176,16 +265,22 @@ final class SparkCases {
               last_ts: max(event_ts)
           output-mode: complete
           """,
-          spark("complete", """
+                  spark(
+                      "complete",
+                      """
               SELECT window.start AS window_start, window.end AS window_end, event_type, count(*) AS events,
                 sum(amount) AS amount, max(event_ts) AS last_ts
               FROM events GROUP BY window(event_ts, '1 hour'), event_type""",
-              "watermark", WATERMARK),
-          List.of("window_start", "window_end", "event_type", "events", "amount", "last_ts"))
-          .requires("wm"),
+                      "watermark",
+                      WATERMARK),
+                  List.of(
+                      "window_start", "window_end", "event_type", "events", "amount", "last_ts"))
+              .requires("wm"),
 
-      // running aggregations: no window, state per group-by key
-      SparkCase.of("running-update", """
+          // running aggregations: no window, state per group-by key
+          SparkCase.of(
+                  "running-update",
+                  """
           watermark: { column: event_ts, delay: 10 minutes }
           deduplicate: { keys: [event_id, event_ts] }
           aggregate:
@@ -199,16 +294,28 @@ final class SparkCases {
               ids: approx_count_distinct(event_id)
           output-mode: update
           """,
-          spark("update", """
+                  spark(
+                      "update",
+                      """
               SELECT user_id, count(*) AS events, sum(amount) AS amount, first(event_id) AS first_event,
                 last(amount) AS last_amount, approx_count_distinct(event_type) AS types,
                 approx_count_distinct(event_id) AS ids
               FROM events GROUP BY user_id""",
-              "watermark", WATERMARK, "dropDuplicates", List.of("event_id", "event_ts"),
-              "mergeKeys", List.of("user_id"), "show", true),
-          List.of("user_id", "events", "amount", "first_event", "last_amount", "types", "ids"))
-          .approx("types", "ids").requires("running", "wm"),
-      SparkCase.of("running-complete", """
+                      "watermark",
+                      WATERMARK,
+                      "dropDuplicates",
+                      List.of("event_id", "event_ts"),
+                      "mergeKeys",
+                      List.of("user_id"),
+                      "show",
+                      true),
+                  List.of(
+                      "user_id", "events", "amount", "first_event", "last_amount", "types", "ids"))
+              .approx("types", "ids")
+              .requires("running", "wm"),
+          SparkCase.of(
+                  "running-complete",
+                  """
           aggregate:
             group-by: [event_type]
             measures:
@@ -220,45 +327,76 @@ final class SparkCases {
               users: approx_count_distinct(user_id)
           output-mode: complete
           """,
-          spark("complete", """
+                  spark(
+                      "complete",
+                      """
               SELECT event_type, count(*) AS events, sum(quantity) AS quantity, first(user_id) AS first_user,
                 last(quantity) AS last_quantity, first(event_ts) AS first_ts,
                 approx_count_distinct(user_id) AS users
-              FROM events GROUP BY event_type""", "show", true),
-          List.of("event_type", "events", "quantity", "first_user", "last_quantity", "first_ts", "users"))
-          .inRounds(2).approx("users").requires("running"),
-
-      numericPicture());
+              FROM events GROUP BY event_type""",
+                      "show",
+                      true),
+                  List.of(
+                      "event_type",
+                      "events",
+                      "quantity",
+                      "first_user",
+                      "last_quantity",
+                      "first_ts",
+                      "users"))
+              .inRounds(2)
+              .approx("users")
+              .requires("running"),
+          numericPicture());
 
   /**
    * The seed document's numeric picture (delay 10 minutes, 5-minute tumbling count, append), in
    * three available-now runs, three offsets per batch, so one event of each partition per batch:
+   *
    * <ol>
    *   <li>events from 12:01 to 12:14 and one at 12:20 (in the last batch): the watermark becomes
    *       12:10 and the no-data batch writes 12:00-12:05 (3) and 12:05-12:10 (3);
    *   <li>12:07, 12:03, 12:11, then 12:21, 12:26, 12:16: by Spark's rule the window 12:05-12:10
    *       closed at watermark 12:10 (end <= watermark), so 12:07 is dropped like 12:03; the
    *       watermark becomes 12:16 and 12:10-12:15 (12:13, 12:14, 12:11: 3) is written;
-   *   <li>12:40-12:42 move the watermark to 12:32: 12:15-12:20 (1), 12:20-12:25 (2), 12:25-12:30 (1).
+   *   <li>12:40-12:42 move the watermark to 12:32: 12:15-12:20 (1), 12:20-12:25 (2), 12:25-12:30
+   *       (1).
    * </ol>
+   *
    * Spark's table is checked against these rows.
    */
   private static SparkCase numericPicture() {
-    List<List<Event>> rounds = List.of(
-        List.of(at("p1", 0, "12:01"), at("p2", 1, "12:02"), at("p3", 2, "12:04"),
-            at("p4", 0, "12:06"), at("p5", 1, "12:08"), at("p6", 2, "12:13"),
-            at("p7", 0, "12:09"), at("p8", 1, "12:20"), at("p9", 2, "12:14")),
-        List.of(at("p10", 0, "12:07"), at("p11", 1, "12:03"), at("p12", 2, "12:11"),
-            at("p13", 0, "12:21"), at("p14", 1, "12:26"), at("p15", 2, "12:16")),
-        List.of(at("p16", 0, "12:40"), at("p17", 1, "12:41"), at("p18", 2, "12:42")));
+    List<List<Event>> rounds =
+        List.of(
+            List.of(
+                at("p1", 0, "12:01"),
+                at("p2", 1, "12:02"),
+                at("p3", 2, "12:04"),
+                at("p4", 0, "12:06"),
+                at("p5", 1, "12:08"),
+                at("p6", 2, "12:13"),
+                at("p7", 0, "12:09"),
+                at("p8", 1, "12:20"),
+                at("p9", 2, "12:14")),
+            List.of(
+                at("p10", 0, "12:07"),
+                at("p11", 1, "12:03"),
+                at("p12", 2, "12:11"),
+                at("p13", 0, "12:21"),
+                at("p14", 1, "12:26"),
+                at("p15", 2, "12:16")),
+            List.of(at("p16", 0, "12:40"), at("p17", 1, "12:41"), at("p18", 2, "12:42")));
     List<List<Object>> expected = new ArrayList<>();
-    String[][] windows = {{"12:00", "3"}, {"12:05", "3"}, {"12:10", "3"}, {"12:15", "1"}, {"12:20", "2"},
-        {"12:25", "1"}};
+    String[][] windows = {
+      {"12:00", "3"}, {"12:05", "3"}, {"12:10", "3"}, {"12:15", "1"}, {"12:20", "2"}, {"12:25", "1"}
+    };
     for (String[] w : windows) {
       Instant start = noon(w[0]);
       expected.add(List.of(start, start.plusSeconds(300), Long.parseLong(w[1])));
     }
-    return SparkCase.of("numeric-picture", """
+    return SparkCase.of(
+            "numeric-picture",
+            """
         watermark: { column: event_ts, delay: 10 minutes }
         aggregate:
           window: { column: event_ts, size: 5 minutes }
@@ -266,12 +404,19 @@ final class SparkCases {
             events: count()
         output-mode: append
         """,
-        spark("append", """
+            spark(
+                "append",
+                """
             SELECT window.start AS window_start, window.end AS window_end, count(*) AS events
             FROM events GROUP BY window(event_ts, '5 minutes')""",
-            "watermark", WATERMARK, "show", true),
-        List.of("window_start", "window_end", "events"))
-        .events(rounds, 3).expectSpark(expected).requires("wm");
+                "watermark",
+                WATERMARK,
+                "show",
+                true),
+            List.of("window_start", "window_end", "events"))
+        .events(rounds, 3)
+        .expectSpark(expected)
+        .requires("wm");
   }
 
   private static Event at(String id, int partition, String time) {

@@ -16,26 +16,64 @@ class SparkDiffComparisonTest {
   @Test
   void tablesAreComparedAsMultisets() {
     List<List<Object>> ours = List.of(row("a", 1L), row("a", 1L), row("b", null));
-    assertThat(SparkDifferentialIT.mismatch("t", "ours", ours, "spark", List.of(row("b", null), row("a", 1L),
-        row("a", 1L)), Set.of())).isEmpty();
+    assertThat(
+            SparkDifferentialIT.mismatch(
+                "t",
+                "ours",
+                ours,
+                "spark",
+                List.of(row("b", null), row("a", 1L), row("a", 1L)),
+                Set.of()))
+        .isEmpty();
     // one copy fewer is a difference, and so is a value of another type
-    assertThat(SparkDifferentialIT.mismatch("t", "ours", ours, "spark", List.of(row("a", 1L), row("b", null)),
-        Set.of())).get().asString().contains("only in ours's:\n  [a (String), 1 (Long)]");
-    assertThat(SparkDifferentialIT.mismatch("t", "ours", List.of(row("a", 1L)), "spark", List.of(row("a", 1)),
-        Set.of())).get().asString().contains("[a (String), 1 (Integer)]");
+    assertThat(
+            SparkDifferentialIT.mismatch(
+                "t", "ours", ours, "spark", List.of(row("a", 1L), row("b", null)), Set.of()))
+        .get()
+        .asString()
+        .contains("only in ours's:\n  [a (String), 1 (Long)]");
+    assertThat(
+            SparkDifferentialIT.mismatch(
+                "t", "ours", List.of(row("a", 1L)), "spark", List.of(row("a", 1)), Set.of()))
+        .get()
+        .asString()
+        .contains("[a (String), 1 (Integer)]");
   }
 
   @Test
   void approximateColumnsAgreeWithinThreeStandardDeviations() {
     List<List<Object>> ours = List.of(row("u0", 100L, 5L), row("u1", 3L, 20L));
-    assertThat(SparkDifferentialIT.mismatch("t", "ours", ours, "spark", List.of(row("u1", 3L, 18L),
-        row("u0", 100L, 5L)), Set.of(2))).isEmpty();
+    assertThat(
+            SparkDifferentialIT.mismatch(
+                "t",
+                "ours",
+                ours,
+                "spark",
+                List.of(row("u1", 3L, 18L), row("u0", 100L, 5L)),
+                Set.of(2)))
+        .isEmpty();
     // the other columns stay exact
-    assertThat(SparkDifferentialIT.mismatch("t", "ours", ours, "spark", List.of(row("u1", 4L, 20L),
-        row("u0", 100L, 5L)), Set.of(2))).isPresent();
+    assertThat(
+            SparkDifferentialIT.mismatch(
+                "t",
+                "ours",
+                ours,
+                "spark",
+                List.of(row("u1", 4L, 20L), row("u0", 100L, 5L)),
+                Set.of(2)))
+        .isPresent();
     // small counts are exact
-    assertThat(SparkDifferentialIT.mismatch("t", "ours", ours, "spark", List.of(row("u1", 3L, 20L),
-        row("u0", 100L, 4L)), Set.of(2))).get().asString().contains("[u0 (String), 100 (Long), 5 (Long)]");
+    assertThat(
+            SparkDifferentialIT.mismatch(
+                "t",
+                "ours",
+                ours,
+                "spark",
+                List.of(row("u1", 3L, 20L), row("u0", 100L, 4L)),
+                Set.of(2)))
+        .get()
+        .asString()
+        .contains("[u0 (String), 100 (Long), 5 (Long)]");
   }
 
   @Test
@@ -52,7 +90,9 @@ class SparkDiffComparisonTest {
 
   @Test
   void batchCutsAreComparedWithoutTheirWatermarks() {
-    assertThat(SparkDifferentialIT.rowsOnly("[90@-,90@2026-01-01T00:30:58Z,0@2026-01-01T01:00:00Z][3@x]"))
+    assertThat(
+            SparkDifferentialIT.rowsOnly(
+                "[90@-,90@2026-01-01T00:30:58Z,0@2026-01-01T01:00:00Z][3@x]"))
         .isEqualTo("[90,90,0][3]");
   }
 }

@@ -44,24 +44,29 @@ import org.junit.jupiter.api.io.TempDir;
  * (available-now, a few offsets per batch) on the case's checkpoint. The batches the runs really
  * made are read back from the checkpoint's offsets log and each batch with records becomes one
  * JSON-lines file (its records in partition, then offset order); Spark 4 + Delta 4 then runs the
- * same query over those files, one file per micro-batch and one available-now run per round on
- * its own checkpoint. Both engines must cut the same batches (no-data batches included) and the
- * two Delta tables must hold the same rows. All cases share one Spark JVM ({@link
- * SparkReference}). A case needing an engine feature that has not landed ({@link #LANDED}) runs
- * as far as it can and prints its differences without failing; see docs/STATEFUL.md.
+ * same query over those files, one file per micro-batch and one available-now run per round on its
+ * own checkpoint. Both engines must cut the same batches (no-data batches included) and the two
+ * Delta tables must hold the same rows. All cases share one Spark JVM ({@link SparkReference}). A
+ * case needing an engine feature that has not landed ({@link #LANDED}) runs as far as it can and
+ * prints its differences without failing; see docs/STATEFUL.md.
  */
 class SparkDifferentialIT {
   /**
-   * The engine features the cases may require that Tributary has: a case whose {@code requires}
-   * are all here must match Spark. {@code -Dtributary.spark.features=wm,running} adds features for
-   * one run (to try a branch).
+   * The engine features the cases may require that Tributary has: a case whose {@code requires} are
+   * all here must match Spark. {@code -Dtributary.spark.features=wm,running} adds features for one
+   * run (to try a branch).
    */
   static final Set<String> LANDED = Set.of("wm", "running");
+
   /** Spark's JSON timestamp pattern, and the one the files are written with (always 6 digits). */
   private static final String TS_PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX";
-  private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern(TS_PATTERN).withZone(ZoneOffset.UTC);
-  private static final String SPARK_SCHEMA = "event_id STRING, user_id STRING, event_type STRING,"
-      + " event_ts TIMESTAMP, amount DECIMAL(10,2), quantity INT, _kafka_partition INT, _kafka_offset BIGINT";
+
+  private static final DateTimeFormatter TS =
+      DateTimeFormatter.ofPattern(TS_PATTERN).withZone(ZoneOffset.UTC);
+  private static final String SPARK_SCHEMA =
+      "event_id STRING, user_id STRING, event_type STRING,"
+          + " event_ts TIMESTAMP, amount DECIMAL(10,2), quantity INT, _kafka_partition INT, _kafka_offset BIGINT";
+
   /** approx_count_distinct's default relative standard deviation (Spark's and ours). */
   private static final double RSD = 0.05;
 
@@ -71,7 +76,10 @@ class SparkDifferentialIT {
   /** One batch of ours: its records, and the watermark it applied (null: none yet). */
   record OurBatch(List<Event> events, Instant watermark) {}
 
-  /** What one case's Tributary side left: batches per round, and its table (absent: it could not run). */
+  /**
+   * What one case's Tributary side left: batches per round, and its table (absent: it could not
+   * run).
+   */
   record OurSide(List<List<OurBatch>> rounds, Optional<List<List<Object>>> rows, String whyNot) {}
 
   @Test
@@ -85,28 +93,42 @@ class SparkDifferentialIT {
       ours.put(c.name(), side);
       sparkCases.add(sparkCase(c, side));
     }
-    System.out.printf("Tributary (%d cases): %d ms%n", SparkCases.ALL.size(), (System.nanoTime() - started) / 1_000_000);
+    System.out.printf(
+        "Tributary (%d cases): %d ms%n",
+        SparkCases.ALL.size(), (System.nanoTime() - started) / 1_000_000);
 
     long sparkStarted = System.nanoTime();
     Path work = Files.createDirectories(dir.resolve("spark/work"));
-    SparkReference.run(Map.of("schema", SPARK_SCHEMA, "timestampFormat", TS_PATTERN,
-        "warehouse", work.resolve("warehouse").toString(), "cases", sparkCases), work);
-    System.out.printf("Spark (classpath, JVM, %d cases): %d ms%n", SparkCases.ALL.size(),
-        (System.nanoTime() - sparkStarted) / 1_000_000);
+    SparkReference.run(
+        Map.of(
+            "schema",
+            SPARK_SCHEMA,
+            "timestampFormat",
+            TS_PATTERN,
+            "warehouse",
+            work.resolve("warehouse").toString(),
+            "cases",
+            sparkCases),
+        work);
+    System.out.printf(
+        "Spark (classpath, JVM, %d cases): %d ms%n",
+        SparkCases.ALL.size(), (System.nanoTime() - sparkStarted) / 1_000_000);
 
     List<String> failures = new ArrayList<>();
     for (SparkCase c : SparkCases.ALL) {
       boolean enforced = landed.containsAll(c.requires());
       List<String> problems = compare(c, ours.get(c.name()));
       if (problems.isEmpty()) {
-        System.out.printf("case %s: MATCH%s%n", c.name(), enforced ? "" : " (requires " + c.requires() + ")");
+        System.out.printf(
+            "case %s: MATCH%s%n", c.name(), enforced ? "" : " (requires " + c.requires() + ")");
       } else if (enforced) {
         failures.addAll(problems);
       } else {
         Set<String> missing = new HashSet<>(c.requires());
         missing.removeAll(landed);
-        System.out.printf("case %s: KNOWN DIFFERENCE until %s land:%n%s%n", c.name(), missing,
-            String.join("\n", problems));
+        System.out.printf(
+            "case %s: KNOWN DIFFERENCE until %s land:%n%s%n",
+            c.name(), missing, String.join("\n", problems));
       }
     }
     if (!failures.isEmpty()) {
@@ -117,14 +139,16 @@ class SparkDifferentialIT {
   private static Set<String> landed() {
     Set<String> out = new HashSet<>(LANDED);
     Arrays.stream(System.getProperty("tributary.spark.features", "").split(","))
-        .map(String::strip).filter(s -> !s.isEmpty()).forEach(out::add);
+        .map(String::strip)
+        .filter(s -> !s.isEmpty())
+        .forEach(out::add);
     return out;
   }
 
   /**
-   * Produces each round and runs our pipeline after it. A case whose features have not landed
-   * may be refused by our engine: its batches are then cut by the same source without the query
-   * (so Spark's side still runs and is checked), and there is no table of ours.
+   * Produces each round and runs our pipeline after it. A case whose features have not landed may
+   * be refused by our engine: its batches are then cut by the same source without the query (so
+   * Spark's side still runs and is checked), and there is no table of ours.
    */
   private OurSide runOurs(SparkCase c, boolean enforced) throws Exception {
     String topic = broker.createTopic("spark-diff-" + c.name(), SparkCase.PARTITIONS);
@@ -147,8 +171,11 @@ class SparkDifferentialIT {
     long batch = 0;
     for (List<Event> round : c.rounds()) {
       produce(topic, round, byPosition, next);
-      try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
-          new ProgressLog(1000))) {
+      try (PipelineRun run =
+          PipelineRun.open(
+              PipelineFactory.compile(spec),
+              new TriggerSpec.AvailableNow(),
+              new ProgressLog(1000))) {
         run.run();
       }
       List<OurBatch> batches = batchesOf(spec, byPosition, batch);
@@ -157,12 +184,15 @@ class SparkDifferentialIT {
     }
     int produced = c.rounds().stream().mapToInt(List::size).sum();
     assertThat(rounds.stream().flatMap(List::stream).mapToInt(b -> b.events().size()).sum())
-        .as("%s: every event in one batch", c.name()).isEqualTo(produced);
+        .as("%s: every event in one batch", c.name())
+        .isEqualTo(produced);
     if (plan == null) {
       return new OurSide(rounds, Optional.empty(), whyNot);
     }
-    return new OurSide(rounds, Optional.of(ourTable(spec.sink().path(), plan.outputSchema().fieldNames(),
-        c.columns())), "");
+    return new OurSide(
+        rounds,
+        Optional.of(ourTable(spec.sink().path(), plan.outputSchema().fieldNames(), c.columns())),
+        "");
   }
 
   /** The case for the judge; writes its batch files, one folder per round, staged for the judge. */
@@ -173,7 +203,8 @@ class SparkDifferentialIT {
     List<List<String>> rounds = new ArrayList<>();
     int file = 0;
     for (int r = 0; r < side.rounds().size(); r++) {
-      Path staged = Files.createDirectories(dir.resolve("spark/staged/" + c.name() + "/round-" + r));
+      Path staged =
+          Files.createDirectories(dir.resolve("spark/staged/" + c.name() + "/round-" + r));
       List<String> files = new ArrayList<>();
       for (OurBatch b : side.rounds().get(r)) {
         if (!b.events().isEmpty()) { // a no-data batch is Spark's to run, not a file
@@ -198,31 +229,55 @@ class SparkDifferentialIT {
     try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
       spark = new KernelReader(store).rows().stream().map(r -> Arrays.asList(r)).toList();
     }
-    System.out.printf("case %s: Spark wrote %d rows; batches (rows@watermark) Spark %s%n", c.name(), spark.size(),
-        sparkBatches(sparkRounds));
-    assertThat(spark).as("%s: a comparison with an empty Spark table proves nothing", c.name()).isNotEmpty();
-    c.expectedSpark().ifPresent(expected -> mismatch(c.name() + ": Spark's table against the hand-checked rows",
-        "expected", expected, "Spark", spark, Set.of()).ifPresent(m -> fail(m)));
+    System.out.printf(
+        "case %s: Spark wrote %d rows; batches (rows@watermark) Spark %s%n",
+        c.name(), spark.size(), sparkBatches(sparkRounds));
+    assertThat(spark)
+        .as("%s: a comparison with an empty Spark table proves nothing", c.name())
+        .isNotEmpty();
+    c.expectedSpark()
+        .ifPresent(
+            expected ->
+                mismatch(
+                        c.name() + ": Spark's table against the hand-checked rows",
+                        "expected",
+                        expected,
+                        "Spark",
+                        spark,
+                        Set.of())
+                    .ifPresent(m -> fail(m)));
     if (ours.rows().isEmpty()) {
       problems.add("  " + ours.whyNot());
       return problems;
     }
     String ourBatches = ourBatches(ours.rounds());
     String sparkBatches = sparkBatches(sparkRounds);
-    // the cut must be equal; the watermarks are printed to explain a difference (Spark's start at 0)
+    // the cut must be equal; the watermarks are printed to explain a difference (Spark's start at
+    // 0)
     if (!rowsOnly(ourBatches).equals(rowsOnly(sparkBatches))) {
-      problems.add(String.format("%s: the batches differ (input rows@watermark per batch, per round)%n"
-          + "  Tributary %s%n  Spark     %s", c.name(), ourBatches, sparkBatches));
+      problems.add(
+          String.format(
+              "%s: the batches differ (input rows@watermark per batch, per round)%n"
+                  + "  Tributary %s%n  Spark     %s",
+              c.name(), ourBatches, sparkBatches));
     }
     Set<Integer> approx = c.approx().stream().map(c.columns()::indexOf).collect(Collectors.toSet());
-    mismatch(c.name(), "Tributary", ours.rows().get(), "Spark", spark, approx).ifPresent(problems::add);
+    mismatch(c.name(), "Tributary", ours.rows().get(), "Spark", spark, approx)
+        .ifPresent(problems::add);
     return problems;
   }
 
   private static String ourBatches(List<List<OurBatch>> rounds) {
-    return rounds.stream().map(r -> r.stream()
-            .map(b -> b.events().size() + "@" + (b.watermark() == null ? "-" : b.watermark().toString()))
-            .collect(Collectors.joining(",", "[", "]")))
+    return rounds.stream()
+        .map(
+            r ->
+                r.stream()
+                    .map(
+                        b ->
+                            b.events().size()
+                                + "@"
+                                + (b.watermark() == null ? "-" : b.watermark().toString()))
+                    .collect(Collectors.joining(",", "[", "]")))
         .collect(Collectors.joining());
   }
 
@@ -232,7 +287,8 @@ class SparkDifferentialIT {
       List<String> batches = new ArrayList<>();
       for (JsonNode b : r) {
         String w = b.path("watermark").asText("");
-        batches.add(b.get("rows").asLong() + "@" + (w.isEmpty() ? "-" : Instant.parse(w).toString()));
+        batches.add(
+            b.get("rows").asLong() + "@" + (w.isEmpty() ? "-" : Instant.parse(w).toString()));
       }
       out.append(batches.stream().collect(Collectors.joining(",", "[", "]")));
     }
@@ -245,7 +301,8 @@ class SparkDifferentialIT {
   }
 
   private PipelineSpec spec(SparkCase c, String topic, String query) {
-    String yaml = """
+    String yaml =
+        """
         pipeline: spark-diff-%1$s
         source:
           kafka:
@@ -268,7 +325,14 @@ class SparkDifferentialIT {
             path: %6$s/tables/%1$s
         checkpoint: %6$s/checkpoints/%1$s
         trigger: { processing-time: 1s }
-        """.formatted(c.name(), broker.bootstrapServers(), topic, c.perBatch(), query, dir.resolve("tributary"));
+        """
+            .formatted(
+                c.name(),
+                broker.bootstrapServers(),
+                topic,
+                c.perBatch(),
+                query,
+                dir.resolve("tributary"));
     return PipelineParser.parse(yaml, "spark-diff-" + c.name() + ".yaml", Map.of());
   }
 
@@ -276,28 +340,40 @@ class SparkDifferentialIT {
    * Produces a round's events, each to its partition, and records "partition:offset" to the event
    * there with its Kafka offset ({@code next} holds each partition's next offset across rounds).
    */
-  private void produce(String topic, List<Event> events, Map<String, Event> byPosition, long[] next) {
+  private void produce(
+      String topic, List<Event> events, Map<String, Event> byPosition, long[] next) {
     for (int p = 0; p < SparkCase.PARTITIONS; p++) {
       int partition = p;
       List<Event> mine = events.stream().filter(e -> e.partition() == partition).toList();
       broker.send(topic, partition, mine.stream().map(SparkDifferentialIT::kafkaJson).toList());
       for (Event e : mine) {
         long o = next[partition]++; // offsets in send order
-        byPosition.put(partition + ":" + o,
+        byPosition.put(
+            partition + ":" + o,
             new Event(e.id(), e.user(), e.type(), e.ts(), e.amount(), e.quantity(), o, partition));
       }
     }
   }
 
   private static String kafkaJson(Event e) {
-    return "{\"event_id\":\"" + e.id() + "\",\"user_id\":\"" + e.user() + "\",\"event_type\":\"" + e.type()
-        + "\",\"event_ts\":\"" + e.ts() + "\",\"amount\":" + (e.amount() == null ? "null" : e.amount().toPlainString())
-        + ",\"quantity\":" + e.quantity() + "}";
+    return "{\"event_id\":\""
+        + e.id()
+        + "\",\"user_id\":\""
+        + e.user()
+        + "\",\"event_type\":\""
+        + e.type()
+        + "\",\"event_ts\":\""
+        + e.ts()
+        + "\",\"amount\":"
+        + (e.amount() == null ? "null" : e.amount().toPlainString())
+        + ",\"quantity\":"
+        + e.quantity()
+        + "}";
   }
 
   /** The batches from {@code first} on in the offsets log, each in partition, then offset order. */
-  private static List<OurBatch> batchesOf(PipelineSpec spec, Map<String, Event> byPosition, long first)
-      throws Exception {
+  private static List<OurBatch> batchesOf(
+      PipelineSpec spec, Map<String, Event> byPosition, long first) throws Exception {
     List<OurBatch> batches = new ArrayList<>();
     try (ObjectStore store = ObjectStores.open(spec.checkpoint(), null)) {
       Checkpoint checkpoint = Checkpoint.open(store, spec.id(), spec.checkpointIdentity());
@@ -307,13 +383,19 @@ class SparkDifferentialIT {
           return batches;
         }
         List<Event> batch = new ArrayList<>();
-        entry.get().ranges().forEach((p, r) -> { // iterated in partition order
-          for (long o = r.start(); o < r.end(); o++) {
-            batch.add(byPosition.get(p.partition() + ":" + o));
-          }
-        });
-        Instant watermark = entry.get().watermarkMicros().isPresent()
-            ? Instant.EPOCH.plusNanos(entry.get().watermarkMicros().getAsLong() * 1000) : null;
+        entry
+            .get()
+            .ranges()
+            .forEach(
+                (p, r) -> { // iterated in partition order
+                  for (long o = r.start(); o < r.end(); o++) {
+                    batch.add(byPosition.get(p.partition() + ":" + o));
+                  }
+                });
+        Instant watermark =
+            entry.get().watermarkMicros().isPresent()
+                ? Instant.EPOCH.plusNanos(entry.get().watermarkMicros().getAsLong() * 1000)
+                : null;
         batches.add(new OurBatch(batch, watermark));
       }
     }
@@ -326,22 +408,39 @@ class SparkDifferentialIT {
   private static Path writeBatchFile(Path folder, int index, List<Event> events) throws Exception {
     StringBuilder lines = new StringBuilder();
     for (Event e : events) {
-      lines.append("{\"event_id\":\"").append(e.id()).append("\",\"user_id\":\"").append(e.user())
-          .append("\",\"event_type\":\"").append(e.type()).append("\",\"event_ts\":\"").append(TS.format(e.ts()))
-          .append("\",\"amount\":").append(e.amount() == null ? "null" : e.amount().toPlainString())
-          .append(",\"quantity\":").append(e.quantity()).append(",\"_kafka_partition\":").append(e.partition())
-          .append(",\"_kafka_offset\":").append(e.offset()).append("}\n");
+      lines
+          .append("{\"event_id\":\"")
+          .append(e.id())
+          .append("\",\"user_id\":\"")
+          .append(e.user())
+          .append("\",\"event_type\":\"")
+          .append(e.type())
+          .append("\",\"event_ts\":\"")
+          .append(TS.format(e.ts()))
+          .append("\",\"amount\":")
+          .append(e.amount() == null ? "null" : e.amount().toPlainString())
+          .append(",\"quantity\":")
+          .append(e.quantity())
+          .append(",\"_kafka_partition\":")
+          .append(e.partition())
+          .append(",\"_kafka_offset\":")
+          .append(e.offset())
+          .append("}\n");
     }
     Path file = folder.resolve("batch-%05d.json".formatted(index));
     Files.writeString(file, lines);
-    Files.setLastModifiedTime(file, FileTime.from(Instant.parse("2026-01-01T00:00:00Z").plusSeconds(index)));
+    Files.setLastModifiedTime(
+        file, FileTime.from(Instant.parse("2026-01-01T00:00:00Z").plusSeconds(index)));
     return file;
   }
 
   /** Our sink table's rows, projected on {@code columns} by name. */
-  private static List<List<Object>> ourTable(String path, List<String> schema, List<String> columns) throws Exception {
+  private static List<List<Object>> ourTable(String path, List<String> schema, List<String> columns)
+      throws Exception {
     int[] at = columns.stream().mapToInt(schema::indexOf).toArray();
-    assertThat(at).as("the compared columns %s are in our output %s", columns, schema).doesNotContain(-1);
+    assertThat(at)
+        .as("the compared columns %s are in our output %s", columns, schema)
+        .doesNotContain(-1);
     try (ObjectStore store = ObjectStores.open(path, null)) {
       List<List<Object>> out = new ArrayList<>();
       for (Object[] r : TableContents.rows(store)) {
@@ -352,12 +451,17 @@ class SparkDifferentialIT {
   }
 
   /**
-   * Multiset equality on every column but {@code approx}; rows equal on those are then paired
-   * and their {@code approx} values must agree within {@link #approxAgree}. Returns the rows
-   * only one side has (with their value types), if any.
+   * Multiset equality on every column but {@code approx}; rows equal on those are then paired and
+   * their {@code approx} values must agree within {@link #approxAgree}. Returns the rows only one
+   * side has (with their value types), if any.
    */
-  static Optional<String> mismatch(String what, String leftName, List<List<Object>> left, String rightName,
-      List<List<Object>> right, Set<Integer> approx) {
+  static Optional<String> mismatch(
+      String what,
+      String leftName,
+      List<List<Object>> left,
+      String rightName,
+      List<List<Object>> right,
+      Set<Integer> approx) {
     Map<List<Object>, List<List<Object>>> leftByKey = byExactKey(left, approx);
     Map<List<Object>, List<List<Object>>> rightByKey = byExactKey(right, approx);
     List<String> onlyLeft = new ArrayList<>();
@@ -382,12 +486,23 @@ class SparkDifferentialIT {
     if (onlyLeft.isEmpty() && onlyRight.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(String.format("%s: %s's table (%d rows) differs from %s's (%d rows)%n"
-        + "only in %s's:%n%s%nonly in %s's:%n%s", what, leftName, left.size(), rightName, right.size(),
-        leftName, sorted(onlyLeft), rightName, sorted(onlyRight)));
+    return Optional.of(
+        String.format(
+            "%s: %s's table (%d rows) differs from %s's (%d rows)%n"
+                + "only in %s's:%n%s%nonly in %s's:%n%s",
+            what,
+            leftName,
+            left.size(),
+            rightName,
+            right.size(),
+            leftName,
+            sorted(onlyLeft),
+            rightName,
+            sorted(onlyRight)));
   }
 
-  private static Map<List<Object>, List<List<Object>>> byExactKey(List<List<Object>> rows, Set<Integer> approx) {
+  private static Map<List<Object>, List<List<Object>>> byExactKey(
+      List<List<Object>> rows, Set<Integer> approx) {
     Map<List<Object>, List<List<Object>>> out = new HashMap<>();
     for (List<Object> row : rows) {
       List<Object> key = new ArrayList<>();
@@ -410,8 +525,8 @@ class SparkDifferentialIT {
 
   /**
    * Two approx_count_distinct results agree when they differ by at most 3 x rsd of the larger
-   * (rounded down): below 7 that is exact, which Spark's HyperLogLog++ is for small
-   * cardinalities (see docs/STATEFUL.md).
+   * (rounded down): below 7 that is exact, which Spark's HyperLogLog++ is for small cardinalities
+   * (see docs/STATEFUL.md).
    */
   static boolean approxAgree(Long a, Long b) {
     if (a == null || b == null) {
@@ -421,8 +536,10 @@ class SparkDifferentialIT {
   }
 
   private static String describe(List<Object> row) {
-    return "  " + row.stream().map(v -> v == null ? "null" : v + " (" + v.getClass().getSimpleName() + ")")
-        .collect(Collectors.joining(", ", "[", "]"));
+    return "  "
+        + row.stream()
+            .map(v -> v == null ? "null" : v + " (" + v.getClass().getSimpleName() + ")")
+            .collect(Collectors.joining(", ", "[", "]"));
   }
 
   private static String sorted(List<String> lines) {

@@ -1,7 +1,6 @@
 package dev.tributary.service.stateful;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -35,15 +34,16 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Delta streaming source's planner ({@code dev.tributary.table.stream}) over tables Spark 4 +
  * Delta 4 wrote (issue 12): appends in two files per partition, an OPTIMIZE, two more appends (a
- * log checkpoint at version 10), a DELETE, one more append; partitioned by region (the DELETE of
- * a whole partition only removes files) and not (the DELETE rewrites files). Spark writes both in
- * one child JVM ({@link SparkReference}, the {@code tables} job of SparkJudge.java) and reports
- * the ids of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark}
- * and {@link AvroEvolvedTableForSpark} (a Spark start costs ~30-40 s, so one start serves all).
+ * log checkpoint at version 10), a DELETE, one more append; partitioned by region (the DELETE of a
+ * whole partition only removes files) and not (the DELETE rewrites files). Spark writes both in one
+ * child JVM ({@link SparkReference}, the {@code tables} job of SparkJudge.java) and reports the ids
+ * of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark} and
+ * {@link AvroEvolvedTableForSpark} (a Spark start costs ~30-40 s, so one start serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
   static final long DELETE = 12;
+
   static final long OPTIMIZE = 9;
   @TempDir static Path dir;
   static Path partitioned;
@@ -59,11 +59,19 @@ class SparkInteropIT {
     partitioned = dir.resolve("partitioned");
     flat = dir.resolve("flat");
     evolved = new EvolvedTablesForSpark(Files.createDirectories(dir.resolve("evolved")));
-    avroEvolved = new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
+    avroEvolved =
+        new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
-    SparkReference.run(Map.of("warehouse", work.resolve("warehouse").toString(), "tables", List.of(
-        table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")), "reads", reads), work);
+    SparkReference.run(
+        Map.of(
+            "warehouse",
+            work.resolve("warehouse").toString(),
+            "tables",
+            List.of(table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")),
+            "reads",
+            reads),
+        work);
   }
 
   @Test
@@ -94,8 +102,15 @@ class SparkInteropIT {
     steps.add(Map.of("op", "append", "from", 90, "to", 100));
     steps.add(Map.of("op", "delete", "where", deleteWhere));
     steps.add(Map.of("op", "append", "from", 100, "to", 110));
-    return Map.of("path", path.toString(), "partitionBy", partitionBy, "checkpointInterval", 10,
-        "steps", steps);
+    return Map.of(
+        "path",
+        path.toString(),
+        "partitionBy",
+        partitionBy,
+        "checkpointInterval",
+        10,
+        "steps",
+        steps);
   }
 
   private static DeltaSourcePlanner planner(Path table, ChangeOptions options) throws IOException {
@@ -105,13 +120,15 @@ class SparkInteropIT {
   }
 
   private static List<Long> sparkIds(Path table) throws IOException {
-    return new ObjectMapper().readValue(Files.readString(Path.of(table + ".ids.json")),
-        new TypeReference<List<Long>>() {});
+    return new ObjectMapper()
+        .readValue(
+            Files.readString(Path.of(table + ".ids.json")), new TypeReference<List<Long>>() {});
   }
 
   /** Plans 3-file ranges from {@code start} until caught up, or until a commit stops the stream. */
-  private static List<SourceRange> drain(DeltaSourcePlanner planner, SourcePosition start,
-      List<TableException> stopped) throws IOException {
+  private static List<SourceRange> drain(
+      DeltaSourcePlanner planner, SourcePosition start, List<TableException> stopped)
+      throws IOException {
     List<SourceRange> ranges = new ArrayList<>();
     SourcePosition at = start;
     for (int guard = 0; guard < 1000; guard++) {
@@ -131,7 +148,8 @@ class SparkInteropIT {
     throw new AssertionError("never caught up");
   }
 
-  private static List<Long> ids(DeltaSourcePlanner planner, List<SourceRange> ranges) throws IOException {
+  private static List<Long> ids(DeltaSourcePlanner planner, List<SourceRange> ranges)
+      throws IOException {
     List<Long> ids = new ArrayList<>();
     for (SourceRange r : ranges) {
       for (SourceFile f : r.files()) {
@@ -139,7 +157,8 @@ class SparkInteropIT {
           while (it.hasNext()) {
             SourceRow row = it.next();
             long id = (Long) row.values()[0];
-            assertThat(row.values()).as(row.provenance())
+            assertThat(row.values())
+                .as(row.provenance())
                 .containsExactly(id, "name-" + id, id % 3 == 0 ? "EU" : id % 3 == 1 ? "US" : null);
             ids.add(id);
           }
@@ -168,7 +187,8 @@ class SparkInteropIT {
     // the DELETE (version 12) comes before the last append (ids 100..109)
     assertThat(sparkIds(partitioned))
         .isEqualTo(range(0, 110).stream().filter(i -> i >= 100 || i % 3 != 0).toList());
-    assertThat(sparkIds(flat)).isEqualTo(range(0, 110).stream().filter(i -> i >= 100 || i % 10 != 0).toList());
+    assertThat(sparkIds(flat))
+        .isEqualTo(range(0, 110).stream().filter(i -> i >= 100 || i % 10 != 0).toList());
   }
 
   @Test
@@ -176,7 +196,8 @@ class SparkInteropIT {
     for (Path t : List.of(partitioned, flat)) {
       DeltaSourcePlanner planner = planner(t, ChangeOptions.strict());
       List<TableException> stopped = new ArrayList<>();
-      List<SourceRange> ranges = drain(planner, planner.start(new StartingPoint.Earliest()), stopped);
+      List<SourceRange> ranges =
+          drain(planner, planner.start(new StartingPoint.Earliest()), stopped);
 
       assertThat(stopped).isEmpty();
       List<Long> ids = ids(planner, ranges);
@@ -190,10 +211,16 @@ class SparkInteropIT {
     for (Path t : List.of(partitioned, flat)) {
       DeltaSourcePlanner planner = planner(t, ChangeOptions.strict());
       List<TableException> stopped = new ArrayList<>();
-      List<SourceRange> ranges = drain(planner, planner.start(new StartingPoint.AtVersion(1)), stopped);
+      List<SourceRange> ranges =
+          drain(planner, planner.start(new StartingPoint.AtVersion(1)), stopped);
 
-      assertThat(stopped).singleElement().satisfies(e -> assertThat(e.getMessage())
-          .contains("Commit " + DELETE + " (DELETE)").contains(t.toString()));
+      assertThat(stopped)
+          .singleElement()
+          .satisfies(
+              e ->
+                  assertThat(e.getMessage())
+                      .contains("Commit " + DELETE + " (DELETE)")
+                      .contains(t.toString()));
       List<Long> ids = ids(planner, ranges);
       assertThat(ids).doesNotHaveDuplicates();
       assertThat(sorted(ids)).isEqualTo(range(0, 100));
@@ -207,35 +234,49 @@ class SparkInteropIT {
     for (Path t : List.of(partitioned, flat)) {
       DeltaSourcePlanner planner = planner(t, new ChangeOptions(false, true));
       List<TableException> stopped = new ArrayList<>();
-      List<Long> ids = ids(planner, drain(planner, planner.start(new StartingPoint.AtVersion(1)), stopped));
+      List<Long> ids =
+          ids(planner, drain(planner, planner.start(new StartingPoint.AtVersion(1)), stopped));
       assertThat(stopped).isEmpty();
       assertThat(ids).doesNotHaveDuplicates();
       assertThat(sorted(ids)).isEqualTo(range(0, 110));
     }
     DeltaSourcePlanner deletesOnly = planner(partitioned, new ChangeOptions(true, false));
     List<TableException> stopped = new ArrayList<>();
-    List<Long> ids = ids(deletesOnly, drain(deletesOnly, deletesOnly.start(new StartingPoint.AtVersion(1)), stopped));
+    List<Long> ids =
+        ids(
+            deletesOnly,
+            drain(deletesOnly, deletesOnly.start(new StartingPoint.AtVersion(1)), stopped));
     assertThat(stopped).isEmpty();
     assertThat(sorted(ids)).isEqualTo(range(0, 110));
     DeltaSourcePlanner rewrite = planner(flat, new ChangeOptions(true, false));
     List<TableException> rewriteStopped = new ArrayList<>();
     drain(rewrite, rewrite.start(new StartingPoint.AtVersion(1)), rewriteStopped);
-    assertThat(rewriteStopped).as("a DELETE that rewrites files also adds: ignore-deletes does not cover it")
-        .singleElement().satisfies(e -> assertThat(e.getMessage())
-            .contains("Commit " + DELETE + " (DELETE)").contains("rewrote data"));
+    assertThat(rewriteStopped)
+        .as("a DELETE that rewrites files also adds: ignore-deletes does not cover it")
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .contains("Commit " + DELETE + " (DELETE)")
+                    .contains("rewrote data"));
   }
 
   @Test
   void aNewPlannerReplaysEveryRangeWithTheSameFiles() throws IOException {
     for (Path t : List.of(partitioned, flat)) {
       DeltaSourcePlanner planner = planner(t, new ChangeOptions(false, true));
-      List<SourceRange> ranges = new ArrayList<>(drain(planner, planner.start(new StartingPoint.Earliest()),
-          new ArrayList<>()));
-      ranges.addAll(drain(planner, planner.start(new StartingPoint.AtVersion(1)), new ArrayList<>()));
+      List<SourceRange> ranges =
+          new ArrayList<>(
+              drain(planner, planner.start(new StartingPoint.Earliest()), new ArrayList<>()));
+      ranges.addAll(
+          drain(planner, planner.start(new StartingPoint.AtVersion(1)), new ArrayList<>()));
       DeltaSourcePlanner restarted = planner(t, new ChangeOptions(false, true));
       for (SourceRange r : ranges) {
-        assertThat(restarted.replay(SourcePosition.fromJson(r.from().toJson()),
-            SourcePosition.fromJson(r.to().toJson()))).isEqualTo(r);
+        assertThat(
+                restarted.replay(
+                    SourcePosition.fromJson(r.from().toJson()),
+                    SourcePosition.fromJson(r.to().toJson())))
+            .isEqualTo(r);
       }
     }
   }

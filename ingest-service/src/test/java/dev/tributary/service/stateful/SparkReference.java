@@ -2,12 +2,14 @@ package dev.tributary.service.stateful;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.service.testing.ChildJvm;
+import java.io.File;
 import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
-import java.io.File;
-import java.nio.file.StandardCopyOption;
 
 /**
  * Runs real Spark (src/test/spark/SparkJudge.java) in a child JVM on its own classpath, resolved by
@@ -31,17 +31,27 @@ final class SparkReference {
   private static final Path POM = Path.of("src/test/spark/pom.xml");
   private static final Path JUDGE = Path.of("src/test/spark/SparkJudge.java");
   private static final Path CACHE = Path.of("target/spark-judge");
+
   /** What Maven prints when it cannot reach the repository: the only reason to skip. */
-  private static final List<String> UNREACHABLE = List.of("Could not transfer", "UnknownHostException",
-      "Network is unreachable", "Connection refused", "Connect timed out", "connect timed out",
-      "No route to host", "Temporary failure in name resolution", "Could not resolve host");
+  private static final List<String> UNREACHABLE =
+      List.of(
+          "Could not transfer",
+          "UnknownHostException",
+          "Network is unreachable",
+          "Connection refused",
+          "Connect timed out",
+          "connect timed out",
+          "No route to host",
+          "Temporary failure in name resolution",
+          "Could not resolve host");
 
   private SparkReference() {}
 
   /** The Spark classpath, resolving it with Maven on first use; aborts the test if offline. */
   static String classpath() throws Exception {
     byte[] pom = Files.readAllBytes(POM);
-    String key = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(pom)).substring(0, 16);
+    String key =
+        HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(pom)).substring(0, 16);
     Path cached = CACHE.resolve("spark-" + key + ".classpath");
     if (Files.exists(cached)) {
       String cp = Files.readString(cached).strip();
@@ -52,26 +62,47 @@ final class SparkReference {
     Files.createDirectories(CACHE);
     Path partial = CACHE.resolve("spark-" + key + ".classpath.tmp");
     Path log = CACHE.resolve("resolve.log");
-    List<String> command = new ArrayList<>(List.of(mvn(), "-B", "-f", POM.toAbsolutePath().toString(),
-        "dependency:build-classpath", "-Dmdep.outputFile=" + partial.toAbsolutePath()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                mvn(),
+                "-B",
+                "-f",
+                POM.toAbsolutePath().toString(),
+                "dependency:build-classpath",
+                "-Dmdep.outputFile=" + partial.toAbsolutePath()));
     String repo = System.getProperty("tributary.test.maven.repo", "");
     if (!repo.isBlank() && !repo.startsWith("${")) {
       command.add("-Dmaven.repo.local=" + repo);
     }
-    Process mvn = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process mvn =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!mvn.waitFor(10, TimeUnit.MINUTES)) {
       mvn.destroyForcibly().waitFor();
-      throw new IllegalStateException("resolving the Spark classpath (" + String.join(" ", command)
-          + ") took over 10 minutes; see " + log.toAbsolutePath());
+      throw new IllegalStateException(
+          "resolving the Spark classpath ("
+              + String.join(" ", command)
+              + ") took over 10 minutes; see "
+              + log.toAbsolutePath());
     }
     String output = Files.readString(log);
     if (mvn.exitValue() != 0) {
       boolean offline = UNREACHABLE.stream().anyMatch(output::contains);
-      Assumptions.assumeFalse(offline, () -> "Spark differential tests skipped: the Maven repository is"
-          + " unreachable, so Spark's classpath cannot be resolved (" + String.join(" ", command) + "); see "
-          + log.toAbsolutePath());
-      throw new IllegalStateException("cannot resolve the Spark classpath with `" + String.join(" ", command)
-          + "` (exit " + mvn.exitValue() + "):\n" + output);
+      Assumptions.assumeFalse(
+          offline,
+          () ->
+              "Spark differential tests skipped: the Maven repository is"
+                  + " unreachable, so Spark's classpath cannot be resolved ("
+                  + String.join(" ", command)
+                  + "); see "
+                  + log.toAbsolutePath());
+      throw new IllegalStateException(
+          "cannot resolve the Spark classpath with `"
+              + String.join(" ", command)
+              + "` (exit "
+              + mvn.exitValue()
+              + "):\n"
+              + output);
     }
     Files.move(partial, cached, StandardCopyOption.REPLACE_EXISTING);
     return Files.readString(cached).strip();
@@ -91,45 +122,66 @@ final class SparkReference {
 
   /** The JVM options Spark's launcher adds on Java 17+, read from the resolved launcher jar. */
   static List<String> moduleOptions(String classpath) throws Exception {
-    URL[] launcher = Arrays.stream(classpath.split(File.pathSeparator))
-        .filter(j -> Path.of(j).getFileName().toString().startsWith("spark-launcher_"))
-        .map(j -> {
-          try {
-            return Path.of(j).toUri().toURL();
-          } catch (IOException e) {
-            throw new IllegalStateException(e);
-          }
-        })
-        .toArray(URL[]::new);
+    URL[] launcher =
+        Arrays.stream(classpath.split(File.pathSeparator))
+            .filter(j -> Path.of(j).getFileName().toString().startsWith("spark-launcher_"))
+            .map(
+                j -> {
+                  try {
+                    return Path.of(j).toUri().toURL();
+                  } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                  }
+                })
+            .toArray(URL[]::new);
     if (launcher.length != 1) {
-      throw new IllegalStateException("expected one spark-launcher jar on the Spark classpath (from " + POM
-          + "), found " + launcher.length);
+      throw new IllegalStateException(
+          "expected one spark-launcher jar on the Spark classpath (from "
+              + POM
+              + "), found "
+              + launcher.length);
     }
-    try (URLClassLoader loader = new URLClassLoader(launcher, ClassLoader.getPlatformClassLoader())) {
-      return List.of((String[]) loader.loadClass("org.apache.spark.launcher.JavaModuleOptions")
-          .getMethod("defaultModuleOptionArray").invoke(null));
+    try (URLClassLoader loader =
+        new URLClassLoader(launcher, ClassLoader.getPlatformClassLoader())) {
+      return List.of(
+          (String[])
+              loader
+                  .loadClass("org.apache.spark.launcher.JavaModuleOptions")
+                  .getMethod("defaultModuleOptionArray")
+                  .invoke(null));
     }
   }
 
   /**
-   * Runs the judge over {@code job} (see SparkJudge.java for its shape) in one child JVM, in
-   * {@code work}; fails with the judge's log if it fails or takes over 8 minutes. The log is also
-   * kept as {@code target/spark-judge/last-spark.log}.
+   * Runs the judge over {@code job} (see SparkJudge.java for its shape) in one child JVM, in {@code
+   * work}; fails with the judge's log if it fails or takes over 8 minutes. The log is also kept as
+   * {@code target/spark-judge/last-spark.log}.
    */
   static void run(Map<String, Object> job, Path work) throws Exception {
     String classpath = classpath();
     Path jobFile = work.resolve("spark-job.json");
-    Files.writeString(jobFile, new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(job),
+    Files.writeString(
+        jobFile,
+        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(job),
         StandardCharsets.UTF_8);
     List<String> command = new ArrayList<>();
     command.add(ChildJvm.javaBinary().toString());
     command.addAll(moduleOptions(classpath));
-    command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC",
-        "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
-        "-cp", classpath, JUDGE.toAbsolutePath().toString(), jobFile.toString()));
+    command.addAll(
+        List.of(
+            "-Xmx1g",
+            "-XX:+UseSerialGC",
+            "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
+            "-cp",
+            classpath,
+            JUDGE.toAbsolutePath().toString(),
+            jobFile.toString()));
     Path log = work.resolve("spark.log");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(work.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     // loopback only: Spark would otherwise look up the host's own address
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().put("SPARK_LOCAL_HOSTNAME", "localhost");
@@ -143,12 +195,16 @@ final class SparkReference {
     Path kept = CACHE.resolve("last-spark.log").toAbsolutePath();
     Files.copy(log, kept, StandardCopyOption.REPLACE_EXISTING);
     if (!exited) {
-      throw new IllegalStateException("Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
+      throw new IllegalStateException(
+          "Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
     }
     if (spark.exitValue() != 0) {
-      throw new IllegalStateException("Spark failed (exit " + spark.exitValue() + "); log: " + kept + "\n" + tail(log));
+      throw new IllegalStateException(
+          "Spark failed (exit " + spark.exitValue() + "); log: " + kept + "\n" + tail(log));
     }
-    Files.readAllLines(log).stream().filter(l -> l.startsWith("case ")).forEach(l -> System.out.println("Spark " + l));
+    Files.readAllLines(log).stream()
+        .filter(l -> l.startsWith("case "))
+        .forEach(l -> System.out.println("Spark " + l));
   }
 
   private static String tail(Path log) throws IOException {

@@ -5,25 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.storage.ObjectStores;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
-import dev.tributary.storage.ObjectStores;
-import java.math.BigDecimal;
-import java.util.OptionalLong;
-import java.util.Random;
 
 /**
  * Large state off the heap: deduplication of {@code -Dstate.keys} (default 10 million) distinct
- * keys in batches of {@code -Dstate.batch} rows, printing heap, RSS and per-batch commit time.
- * Not part of CI; run with a 512 MB heap:
- * {@code mvn -o -pl ingest-service surefire:test -Dtest=StateScaleBench -Dstate.bench=true -DargLine=-Xmx512m}.
+ * keys in batches of {@code -Dstate.batch} rows, printing heap, RSS and per-batch commit time. Not
+ * part of CI; run with a 512 MB heap: {@code mvn -o -pl ingest-service surefire:test
+ * -Dtest=StateScaleBench -Dstate.bench=true -DargLine=-Xmx512m}.
  */
 @EnabledIfSystemProperty(named = "state.bench", matches = "true")
 class StateScaleBench {
@@ -33,31 +33,39 @@ class StateScaleBench {
   void tenMillionDedupKeysWithASmallHeap() throws Exception {
     long keys = Long.getLong("state.keys", 10_000_000L);
     int batch = Integer.getInteger("state.batch", 500_000);
-    PipelineSpec spec = PipelineParser.parse("""
+    PipelineSpec spec =
+        PipelineParser.parse(
+            """
         pipeline: scale
         source: { kafka: { bootstrap-servers: "localhost:9092", topics: [events] } }
         format: { json: { schema: { event_id: string, event_ts: timestamp } } }
         deduplicate: { keys: [event_id] }
         sink: { delta: { path: /tmp/unused } }
         checkpoint: /tmp/unused-checkpoint
-        """, "scale.yaml", Map.of());
+        """,
+            "scale.yaml",
+            Map.of());
     StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
     Instant t = Instant.parse("2026-01-01T00:00:00Z");
-    StatefulQuery query = new StatefulQuery(plan, ObjectStores.open(
-        Files.createDirectories(dir.resolve("checkpoint")).toString(), null), dir.resolve("local"));
+    StatefulQuery query =
+        new StatefulQuery(
+            plan,
+            ObjectStores.open(Files.createDirectories(dir.resolve("checkpoint")).toString(), null),
+            dir.resolve("local"));
     long[] out = new long[1];
-    Emitter emitter = new Emitter() {
-      @Override
-      public void output(Object[] row) {
-        out[0]++;
-      }
+    Emitter emitter =
+        new Emitter() {
+          @Override
+          public void output(Object[] row) {
+            out[0]++;
+          }
 
-      @Override
-      public void late(Object[] row, Late why) {}
+          @Override
+          public void late(Object[] row, Late why) {}
 
-      @Override
-      public void filtered() {}
-    };
+          @Override
+          public void filtered() {}
+        };
     long started = System.nanoTime();
     long maxHeap = 0;
     long batchId = 0;
@@ -67,7 +75,8 @@ class StateScaleBench {
       for (; next < end; next++) {
         query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, 0, emitter);
         if (next % 7 == 0) {
-          query.accept(new Object[] {"event-" + next, t, "events", 0, next, t}, 0, emitter); // a duplicate
+          query.accept(
+              new Object[] {"event-" + next, t, "events", 0, next, t}, 0, emitter); // a duplicate
         }
       }
       query.end(emitter);
@@ -77,12 +86,18 @@ class StateScaleBench {
       System.gc();
       long heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
       maxHeap = Math.max(maxHeap, heap);
-      System.out.printf("batch %d: keys %d, heap %d MB, rss %d MB, commit %d ms%n", batchId,
-          query.metrics().get("keys"), heap >> 20, rssMb(), commitMs);
+      System.out.printf(
+          "batch %d: keys %d, heap %d MB, rss %d MB, commit %d ms%n",
+          batchId, query.metrics().get("keys"), heap >> 20, rssMb(), commitMs);
     }
     double seconds = (System.nanoTime() - started) / 1e9;
-    System.out.printf("%d keys in %.1f s (%.0f rows/s), max heap after batch %d MB, max heap allowed %d MB%n", keys,
-        seconds, keys * 8 / 7 / seconds, maxHeap >> 20, Runtime.getRuntime().maxMemory() >> 20);
+    System.out.printf(
+        "%d keys in %.1f s (%.0f rows/s), max heap after batch %d MB, max heap allowed %d MB%n",
+        keys,
+        seconds,
+        keys * 8 / 7 / seconds,
+        maxHeap >> 20,
+        Runtime.getRuntime().maxMemory() >> 20);
     assertThat(out[0]).isEqualTo(keys);
     query.close();
   }
@@ -95,25 +110,32 @@ class StateScaleBench {
   @Test
   void seedQueryOperatorsThroughput() throws Exception {
     int events = Integer.getInteger("state.events", 2_000_000);
-    PipelineSpec spec = PipelineParser.parse(Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml")),
-        "seed.yaml", Map.of());
+    PipelineSpec spec =
+        PipelineParser.parse(
+            Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml")),
+            "seed.yaml",
+            Map.of());
     StatefulPlan plan = PipelineFactory.compile(spec).stateful().orElseThrow();
     List<String> columns = plan.inputSchema().fieldNames();
-    StatefulQuery query = new StatefulQuery(plan, ObjectStores.open(
-        Files.createDirectories(dir.resolve("checkpoint")).toString(), null), dir.resolve("local"));
+    StatefulQuery query =
+        new StatefulQuery(
+            plan,
+            ObjectStores.open(Files.createDirectories(dir.resolve("checkpoint")).toString(), null),
+            dir.resolve("local"));
     long[] out = new long[1];
-    Emitter emitter = new Emitter() {
-      @Override
-      public void output(Object[] row) {
-        out[0]++;
-      }
+    Emitter emitter =
+        new Emitter() {
+          @Override
+          public void output(Object[] row) {
+            out[0]++;
+          }
 
-      @Override
-      public void late(Object[] row, Late why) {}
+          @Override
+          public void late(Object[] row, Late why) {}
 
-      @Override
-      public void filtered() {}
-    };
+          @Override
+          public void filtered() {}
+        };
     Random random = new Random(1);
     String[] types = {"view", "click", "purchase", "refund"};
     Instant start = Instant.parse("2026-11-01T00:00:00Z");
@@ -139,7 +161,8 @@ class StateScaleBench {
       query.commit(batchId);
     }
     double seconds = (System.nanoTime() - began) / 1e9;
-    System.out.printf("seed query operators: %,d rows in %.1f s = %,.0f rows/s; %d windows emitted; state %s%n",
+    System.out.printf(
+        "seed query operators: %,d rows in %.1f s = %,.0f rows/s; %d windows emitted; state %s%n",
         events, seconds, events / seconds, out[0], query.metrics());
     query.close();
   }

@@ -52,10 +52,12 @@ class StatefulCrashIT {
   private static final int PER_BATCH = 50;
   private static final String[] POINTS = {
     CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
-    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_STATE_COMMIT,
+    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT,
+        CrashPoints.AFTER_STATE_COMMIT,
     CrashPoints.AFTER_COMMITS_LOG
   };
   private static final int PARTITIONS = 3;
+
   /** Where each produced event landed: "partition:offset" to the event. */
   private static final Map<String, Event> BY_POSITION = new HashMap<>();
 
@@ -79,12 +81,15 @@ class StatefulCrashIT {
     String topic = "events-crash";
     Path work = Files.createDirectories(dir.resolve("work"));
     broker.createTopic(topic, PARTITIONS);
-    String yaml = Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml"))
-        .replace("${KAFKA_BOOTSTRAP:-localhost:9092}", broker.bootstrapServers())
-        .replace("${EVENTS_TOPIC:-events}", topic)
-        .replace("${TRIBUTARY_DATA:-target/tributary-data}", work.toString())
-        .replace("starting-offsets: earliest", "starting-offsets: earliest\n    max-offsets-per-trigger: " + PER_BATCH)
-        .replace("processing-time: 10s", "processing-time: 50ms");
+    String yaml =
+        Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml"))
+            .replace("${KAFKA_BOOTSTRAP:-localhost:9092}", broker.bootstrapServers())
+            .replace("${EVENTS_TOPIC:-events}", topic)
+            .replace("${TRIBUTARY_DATA:-target/tributary-data}", work.toString())
+            .replace(
+                "starting-offsets: earliest",
+                "starting-offsets: earliest\n    max-offsets-per-trigger: " + PER_BATCH)
+            .replace("processing-time: 10s", "processing-time: 50ms");
     Path pipelineFile = work.resolve("pipeline.yaml");
     Files.writeString(pipelineFile, yaml);
     PipelineSpec spec = PipelineParser.parse(pipelineFile);
@@ -93,8 +98,12 @@ class StatefulCrashIT {
     List<Event> events = EventStream.generate(99, 3000, PARTITIONS, 300);
     int produced = produce(topic, events, 0, 6 * PER_BATCH);
     Random random = new Random(20261129L);
-    List<String> jvm = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-Dtributary.state.dir=" + work.resolve("state"));
+    List<String> jvm =
+        List.of(
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Dtributary.state.dir=" + work.resolve("state"));
     for (int i = 0; i < 2 * POINTS.length; i++) {
       Path log = work.resolve("run-" + i + ".log");
       List<String> options = new ArrayList<>(jvm);
@@ -102,23 +111,34 @@ class StatefulCrashIT {
       String point = POINTS[(i / 2) % POINTS.length];
       String crashAt = null;
       if (deterministic) {
-        int occurrence = point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(120) : 1 + random.nextInt(3);
+        int occurrence =
+            point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(120) : 1 + random.nextInt(3);
         crashAt = point + ":" + occurrence;
         produced = produce(topic, events, produced, freshEventsToReach(point, occurrence));
         options.add("-Dtributary.test.crash-at=" + crashAt);
       } else {
         produced = produce(topic, events, produced, 3 * PER_BATCH);
       }
-      Process child = ChildJvm.start(options, "dev.tributary.service.cli.Main",
-          List.of("run", "--pipeline", pipelineFile.toString()), log, work);
+      Process child =
+          ChildJvm.start(
+              options,
+              "dev.tributary.service.cli.Main",
+              List.of("run", "--pipeline", pipelineFile.toString()),
+              log,
+              work);
       if (deterministic) {
         boolean exited = child.waitFor(120, TimeUnit.SECONDS);
         if (!exited) {
           child.destroyForcibly().waitFor();
         }
-        assertThat(exited).as("crash point %s reached; log:%n%s", crashAt, Files.readString(log)).isTrue();
-        assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
-        assertThat(Files.readString(log)).as("the run halted at its crash point, not for another reason")
+        assertThat(exited)
+            .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
+            .isTrue();
+        assertThat(child.exitValue())
+            .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
+            .isEqualTo(137);
+        assertThat(Files.readString(log))
+            .as("the run halted at its crash point, not for another reason")
             .contains("crash point " + crashAt + " reached");
       } else {
         Thread.sleep(1000 + random.nextInt(1000));
@@ -128,20 +148,29 @@ class StatefulCrashIT {
     }
     produce(topic, events, produced, events.size() - produced);
     Path log = work.resolve("drain.log");
-    Process drain = ChildJvm.start(jvm, "dev.tributary.service.cli.Main",
-        List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"), log, work);
+    Process drain =
+        ChildJvm.start(
+            jvm,
+            "dev.tributary.service.cli.Main",
+            List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"),
+            log,
+            work);
     assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
     assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
 
     List<List<Event>> batches = batchesOf(spec);
-    assertThat(batches.stream().mapToInt(List::size).sum()).as("every event in one batch").isEqualTo(events.size());
+    assertThat(batches.stream().mapToInt(List::size).sum())
+        .as("every event in one batch")
+        .isEqualTo(events.size());
     List<String> columns = plan.inputSchema().fieldNames();
     Oracle.Expected expected = Oracle.compute(spec, columns, batches);
     assertThat(rows(spec.sink().path(), plan.outputSchema().size()))
         .containsExactlyInAnyOrderElementsOf(expected.table());
-    int lateWidth = 6; // the declared columns; the Kafka columns carry the real topic and broker time
+    int lateWidth =
+        6; // the declared columns; the Kafka columns carry the real topic and broker time
     assertThat(rows(spec.lateEvents().orElseThrow().path(), lateWidth))
-        .containsExactlyInAnyOrderElementsOf(expected.late().stream().map(r -> r.subList(0, lateWidth)).toList());
+        .containsExactlyInAnyOrderElementsOf(
+            expected.late().stream().map(r -> r.subList(0, lateWidth)).toList());
   }
 
   private static List<List<Object>> rows(String path, int width) throws Exception {
@@ -168,45 +197,66 @@ class StatefulCrashIT {
           return batches;
         }
         List<Event> batch = new ArrayList<>();
-        new TreeMap<>(entry.get().ranges()).forEach((p, r) -> {
-          for (long o = r.start(); o < r.end(); o++) {
-            batch.add(BY_POSITION.get(p.partition() + ":" + o));
-          }
-        });
+        new TreeMap<>(entry.get().ranges())
+            .forEach(
+                (p, r) -> {
+                  for (long o = r.start(); o < r.end(); o++) {
+                    batch.add(BY_POSITION.get(p.partition() + ":" + o));
+                  }
+                });
         batches.add(batch);
       }
     }
   }
 
   /**
-   * How many events to produce right before a run so that it certainly reaches the
-   * {@code occurrence}-th time of {@code point}: events produced after the previous run died lie
-   * beyond every range planned so far, so this run plans new batches of exactly {@link #PER_BATCH}
-   * of them (every production is a multiple of it, which also keeps the batch boundaries the
-   * {@link Oracle} assumes), and each new batch passes every per-batch point once (the quarantine
-   * table's data files are written even when it gets no rows); {@code mid-batch} is reached once
-   * per event read.
+   * How many events to produce right before a run so that it certainly reaches the {@code
+   * occurrence}-th time of {@code point}: events produced after the previous run died lie beyond
+   * every range planned so far, so this run plans new batches of exactly {@link #PER_BATCH} of them
+   * (every production is a multiple of it, which also keeps the batch boundaries the {@link Oracle}
+   * assumes), and each new batch passes every per-batch point once (the quarantine table's data
+   * files are written even when it gets no rows); {@code mid-batch} is reached once per event read.
    */
   private static int freshEventsToReach(String point, int occurrence) {
-    int batches = point.equals(CrashPoints.MID_BATCH) ? (occurrence + PER_BATCH - 1) / PER_BATCH : occurrence;
+    int batches =
+        point.equals(CrashPoints.MID_BATCH) ? (occurrence + PER_BATCH - 1) / PER_BATCH : occurrence;
     return Math.max(batches, 2) * PER_BATCH;
   }
 
   /** Produces {@code count} events from index {@code from} on; returns the index after the last. */
-  private static int produce(String topic, List<Event> events, int from, int count) throws Exception {
-    assertThat(from + count).as("the generated stream is long enough for every run").isLessThanOrEqualTo(events.size());
+  private static int produce(String topic, List<Event> events, int from, int count)
+      throws Exception {
+    assertThat(from + count)
+        .as("the generated stream is long enough for every run")
+        .isLessThanOrEqualTo(events.size());
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
       for (Event e : events.subList(from, from + count)) {
-        String json = "{\"event_id\":\"" + e.id() + "\",\"user_id\":\"" + e.user() + "\",\"event_type\":\"" + e.type()
-            + "\",\"event_ts\":\"" + e.ts() + "\",\"amount\":"
-            + (e.amount() == null ? "null" : e.amount().toPlainString()) + ",\"quantity\":" + e.quantity() + "}";
-        // one at a time, in order, each to its partition; where it landed maps offsets back to events
-        RecordMetadata at = producer.send(
-            new ProducerRecord<>(topic, e.partition(), null, json.getBytes(StandardCharsets.UTF_8))).get();
+        String json =
+            "{\"event_id\":\""
+                + e.id()
+                + "\",\"user_id\":\""
+                + e.user()
+                + "\",\"event_type\":\""
+                + e.type()
+                + "\",\"event_ts\":\""
+                + e.ts()
+                + "\",\"amount\":"
+                + (e.amount() == null ? "null" : e.amount().toPlainString())
+                + ",\"quantity\":"
+                + e.quantity()
+                + "}";
+        // one at a time, in order, each to its partition; where it landed maps offsets back to
+        // events
+        RecordMetadata at =
+            producer
+                .send(
+                    new ProducerRecord<>(
+                        topic, e.partition(), null, json.getBytes(StandardCharsets.UTF_8)))
+                .get();
         BY_POSITION.put(at.partition() + ":" + at.offset(), e);
       }
     }

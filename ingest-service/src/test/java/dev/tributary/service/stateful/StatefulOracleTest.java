@@ -21,14 +21,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Property-based oracle tests: for every example stateful pipeline (each window type and output
  * mode), random event streams with duplicates, out-of-order and late events, cut into random
- * batches, must leave the sink table and the late-events table exactly as the direct computation
- * in {@link Oracle} says; with restarts and crashes (before the sink commit, before the state
- * commit) at random batches the result must be the same.
+ * batches, must leave the sink table and the late-events table exactly as the direct computation in
+ * {@link Oracle} says; with restarts and crashes (before the sink commit, before the state commit)
+ * at random batches the result must be the same.
  */
 class StatefulOracleTest {
-  private static final List<String> PIPELINES = List.of(
-      "stateful-tumbling-append", "stateful-sliding-update", "stateful-session-append",
-      "stateful-tumbling-complete", "stateful-dedup-within-watermark", "stateful-running-update");
+  private static final List<String> PIPELINES =
+      List.of(
+          "stateful-tumbling-append",
+          "stateful-sliding-update",
+          "stateful-session-append",
+          "stateful-tumbling-complete",
+          "stateful-dedup-within-watermark",
+          "stateful-running-update");
   private static final int SEEDS = Integer.getInteger("stateful.seeds", 6);
 
   @TempDir Path dir;
@@ -44,7 +49,8 @@ class StatefulOracleTest {
   }
 
   static PipelineSpec spec(String name) {
-    return PipelineParser.parse(Path.of("../pipelines/" + name + ".yaml"), Map.of("TRIBUTARY_DATA", "target/unused"));
+    return PipelineParser.parse(
+        Path.of("../pipelines/" + name + ".yaml"), Map.of("TRIBUTARY_DATA", "target/unused"));
   }
 
   static StatefulPlan plan(PipelineSpec spec) {
@@ -66,30 +72,38 @@ class StatefulOracleTest {
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("cases")
   void skewedPartitionsMatchTheOracle(String pipeline, int seed) throws Exception {
-    assertMatchesTheOracle(spec(pipeline), seed, EventStream.generate(seed, 150 + seed * 20, 3, 900), "skewed");
+    assertMatchesTheOracle(
+        spec(pipeline), seed, EventStream.generate(seed, 150 + seed * 20, 3, 900), "skewed");
   }
 
   @ParameterizedTest(name = "{0} seed {1}")
   @MethodSource("cases")
-  void skewedPartitionsMatchTheOracleWithThePerPartitionPolicy(String pipeline, int seed) throws Exception {
-    assertMatchesTheOracle(perPartition(pipeline), seed, EventStream.generate(seed, 150 + seed * 20, 3, 900),
+  void skewedPartitionsMatchTheOracleWithThePerPartitionPolicy(String pipeline, int seed)
+      throws Exception {
+    assertMatchesTheOracle(
+        perPartition(pipeline),
+        seed,
+        EventStream.generate(seed, 150 + seed * 20, 3, 900),
         "skewed-per-partition");
   }
 
   /** The example pipeline with {@code watermark.policy: per-partition}. */
   private PipelineSpec perPartition(String name) throws Exception {
     String yaml = Files.readString(Path.of("../pipelines/" + name + ".yaml"));
-    String changed = yaml.replace("delay: 10 minutes }", "delay: 10 minutes, policy: per-partition }");
+    String changed =
+        yaml.replace("delay: 10 minutes }", "delay: 10 minutes, policy: per-partition }");
     assertThat(changed).as("the example's watermark line").isNotEqualTo(yaml);
     Path file = Files.writeString(dir.resolve(name + ".yaml"), changed);
     return PipelineParser.parse(file, Map.of("TRIBUTARY_DATA", "target/unused"));
   }
 
-  private void assertMatchesTheOracle(String pipeline, int seed, List<Event> events, String work) throws Exception {
+  private void assertMatchesTheOracle(String pipeline, int seed, List<Event> events, String work)
+      throws Exception {
     assertMatchesTheOracle(spec(pipeline), seed, events, work);
   }
 
-  private void assertMatchesTheOracle(PipelineSpec spec, int seed, List<Event> events, String work) throws Exception {
+  private void assertMatchesTheOracle(PipelineSpec spec, int seed, List<Event> events, String work)
+      throws Exception {
     List<List<Event>> batches = EventStream.batches(events, seed);
     StatefulPlan plan = plan(spec);
     List<String> columns = plan.inputSchema().fieldNames();
@@ -102,7 +116,9 @@ class StatefulOracleTest {
       assertThat(runner.table()).containsExactlyInAnyOrderElementsOf(expected.table());
       assertThat(runner.late()).containsExactlyInAnyOrderElementsOf(expected.late());
     }
-    assertThat(expected.table()).as("a stream whose expected table is empty proves nothing").isNotEmpty();
+    assertThat(expected.table())
+        .as("a stream whose expected table is empty proves nothing")
+        .isNotEmpty();
   }
 
   @ParameterizedTest(name = "{0} seed {1}")
@@ -115,7 +131,8 @@ class StatefulOracleTest {
     List<String> columns = plan.inputSchema().fieldNames();
     Oracle.Expected expected = Oracle.compute(spec, columns, batches);
     Random r = new Random(seed);
-    try (QueryRunner runner = new QueryRunner(plan, Files.createDirectories(dir.resolve("crashes")))) {
+    try (QueryRunner runner =
+        new QueryRunner(plan, Files.createDirectories(dir.resolve("crashes")))) {
       for (List<Event> b : batches) {
         if (r.nextInt(4) == 0) {
           runner.restart();

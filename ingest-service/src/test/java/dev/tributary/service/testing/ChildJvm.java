@@ -2,11 +2,11 @@ package dev.tributary.service.testing;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 
 /** Starts another JVM with this test JVM's classpath, for real crash and process tests. */
 public final class ChildJvm {
@@ -25,7 +25,8 @@ public final class ChildJvm {
    * Starts {@code mainClass} with the given JVM options and arguments; stdout and stderr go to
    * {@code log}. The caller owns the process (kill it, or wait for it).
    */
-  public static Process start(List<String> jvmOptions, String mainClass, List<String> args, Path log, Path workDir)
+  public static Process start(
+      List<String> jvmOptions, String mainClass, List<String> args, Path log, Path workDir)
       throws IOException {
     List<String> command = new ArrayList<>();
     command.add(javaBinary().toString());

@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class InstanceProcesses implements AutoCloseable {
   /** Small heaps, one GC thread, C1 only: several instances and a broker share two cores. */
-  private static final List<String> JVM = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+  private static final List<String> JVM =
+      List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
   private static final String MAIN = "dev.tributary.service.cli.Main";
 
   private final Path work;
@@ -46,13 +48,15 @@ public final class InstanceProcesses implements AutoCloseable {
   }
 
   /**
-   * Starts instance {@code name}: {@code run --pipeline <pipeline>} plus {@code args} (e.g.
-   * {@code --available-now}), with {@code jvmOptions} after the defaults (test hooks such as
-   * {@code -Dtributary.test.hold-at=...}).
+   * Starts instance {@code name}: {@code run --pipeline <pipeline>} plus {@code args} (e.g. {@code
+   * --available-now}), with {@code jvmOptions} after the defaults (test hooks such as {@code
+   * -Dtributary.test.hold-at=...}).
    */
-  public Process start(String name, Path pipeline, List<String> jvmOptions, List<String> args) throws IOException {
+  public Process start(String name, Path pipeline, List<String> jvmOptions, List<String> args)
+      throws IOException {
     if (started.containsKey(name)) {
-      throw new IllegalArgumentException("instance " + name + " was started already; its log is " + logFile(name));
+      throw new IllegalArgumentException(
+          "instance " + name + " was started already; its log is " + logFile(name));
     }
     List<String> jvm = new ArrayList<>(JVM);
     jvm.addAll(jvmOptions);

@@ -9,21 +9,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
-import java.util.concurrent.TimeUnit;
 
 /**
- * A real single-node KRaft Kafka broker in its own JVM (the broker jars are on the test
- * classpath through spring-kafka-test), for tests that kill the pipeline process and for benchmarks:
- * unlike the in-process broker it survives the death of the JVM under test... and of the test's
- * children. Storage is formatted with Kafka's StorageTool before the first start. {@link #kill()}
- * and {@link #restart()} stop it like a crash and bring it back on the same data directory and
- * ports, for tests of a broker failure.
+ * A real single-node KRaft Kafka broker in its own JVM (the broker jars are on the test classpath
+ * through spring-kafka-test), for tests that kill the pipeline process and for benchmarks: unlike
+ * the in-process broker it survives the death of the JVM under test... and of the test's children.
+ * Storage is formatted with Kafka's StorageTool before the first start. {@link #kill()} and {@link
+ * #restart()} stop it like a crash and bring it back on the same data directory and ports, for
+ * tests of a broker failure.
  */
 public final class KafkaBrokerProcess implements AutoCloseable {
-  private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN");
+  private static final List<String> JVM =
+      List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN");
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
   private final Path dir;
@@ -47,32 +48,41 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     int port = ports[0];
     int controllerPort = ports[1];
     Path config = dir.resolve("server.properties");
-    Files.writeString(config, String.join("\n",
-        "process.roles=broker,controller",
-        "node.id=1",
-        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-        "controller.listener.names=CONTROLLER",
-        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-        "inter.broker.listener.name=PLAINTEXT",
-        "log.dirs=" + dir.resolve("data"),
-        "num.partitions=1",
-        // A single broker: without these, consumer groups and transactions hang silently.
-        "offsets.topic.replication.factor=1",
-        "transaction.state.log.replication.factor=1",
-        "transaction.state.log.min.isr=1",
-        "share.coordinator.state.topic.replication.factor=1",
-        "share.coordinator.state.topic.min.isr=1",
-        "group.initial.rebalance.delay.ms=0",
-        "auto.create.topics.enable=false",
-        ""));
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "process.roles=broker,controller",
+            "node.id=1",
+            "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+            "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+            "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+            "controller.listener.names=CONTROLLER",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "inter.broker.listener.name=PLAINTEXT",
+            "log.dirs=" + dir.resolve("data"),
+            "num.partitions=1",
+            // A single broker: without these, consumer groups and transactions hang silently.
+            "offsets.topic.replication.factor=1",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+            "share.coordinator.state.topic.replication.factor=1",
+            "share.coordinator.state.topic.min.isr=1",
+            "group.initial.rebalance.delay.ms=0",
+            "auto.create.topics.enable=false",
+            ""));
     Path log = dir.resolve("broker.log");
-    Process format = ChildJvm.start(JVM, "kafka.tools.StorageTool",
-        List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()), log, dir);
+    Process format =
+        ChildJvm.start(
+            JVM,
+            "kafka.tools.StorageTool",
+            List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()),
+            log,
+            dir);
     if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
       format.destroyForcibly();
-      throw new IllegalStateException("formatting Kafka storage failed; see " + log + ":\n" + tail(log));
+      throw new IllegalStateException(
+          "formatting Kafka storage failed; see " + log + ":\n" + tail(log));
     }
     Process broker = ChildJvm.start(JVM, "kafka.Kafka", List.of(config.toString()), log, dir);
     KafkaBrokerProcess started = new KafkaBrokerProcess(dir, port, config, log, broker);
@@ -92,7 +102,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
    */
   public void restart() throws IOException, InterruptedException {
     if (process.isAlive()) {
-      throw new IllegalStateException("the broker on port " + port + " is still running; kill() it first");
+      throw new IllegalStateException(
+          "the broker on port " + port + " is still running; kill() it first");
     }
     Instant deadline = Instant.now().plus(READY_TIMEOUT);
     while (true) {
@@ -113,7 +124,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     Instant deadline = Instant.now().plus(timeout);
     while (Instant.now().isBefore(deadline)) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("Kafka broker exited with " + process.exitValue() + ":\n" + tail(log));
+        throw new IllegalStateException(
+            "Kafka broker exited with " + process.exitValue() + ":\n" + tail(log));
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress("127.0.0.1", port), 500);
@@ -145,8 +157,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   /** Creates {@code name} with {@code partitions} partitions and waits for their leaders. */
   public void createTopic(String name, int partitions) throws Exception {
-    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-        bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(
+            Map.<String, Object>of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
       Topics.createAndAwaitLeaders(admin, name, partitions);
     }
   }

@@ -1,11 +1,13 @@
 package dev.tributary.service.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -15,8 +17,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Future;
 
 /**
  * A real KRaft Kafka broker running inside the test JVM (spring-kafka-test), shared by every
@@ -67,12 +67,16 @@ public final class KafkaTestBroker {
     return name;
   }
 
-  /** Sends values to one partition, synchronously, and returns nothing until all are acknowledged. */
+  /**
+   * Sends values to one partition, synchronously, and returns nothing until all are acknowledged.
+   */
   public void send(String topic, int partition, List<String> values) {
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       List<Future<?>> sent = new ArrayList<>();
       for (String v : values) {
-        sent.add(producer.send(new ProducerRecord<>(topic, partition, null, v.getBytes(StandardCharsets.UTF_8))));
+        sent.add(
+            producer.send(
+                new ProducerRecord<>(topic, partition, null, v.getBytes(StandardCharsets.UTF_8))));
       }
       for (var f : sent) {
         f.get();
@@ -85,8 +89,11 @@ public final class KafkaTestBroker {
   /** Deletes every record of the partition before {@code offset}, as retention would. */
   public void deleteRecordsBefore(String topic, int partition, long offset) {
     try (Admin admin = admin()) {
-      admin.deleteRecords(Map.of(new TopicPartition(topic, partition), RecordsToDelete.beforeOffset(offset)))
-          .all().get();
+      admin
+          .deleteRecords(
+              Map.of(new TopicPartition(topic, partition), RecordsToDelete.beforeOffset(offset)))
+          .all()
+          .get();
     } catch (InterruptedException | ExecutionException e) {
       throw new IllegalStateException("cannot delete records of " + topic, e);
     }

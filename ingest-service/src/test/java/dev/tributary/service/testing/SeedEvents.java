@@ -21,14 +21,15 @@ import java.util.TreeMap;
 
 /**
  * Events for the seed query (README, "Stateful pipelines": watermark 10 minutes, dedup on
- * (event_id, event_ts), 5-minute tumbling windows per event_type with count and sum) and the windows
- * it must emit, for the group-mode tests. Events rise in event time with a jitter well below the
- * delay, so no row is late whatever the batch cuts; some are re-sent identically at once (dedup
- * drops them), some are malformed (quarantined); round-robin over the partitions.
+ * (event_id, event_ts), 5-minute tumbling windows per event_type with count and sum) and the
+ * windows it must emit, for the group-mode tests. Events rise in event time with a jitter well
+ * below the delay, so no row is late whatever the batch cuts; some are re-sent identically at once
+ * (dedup drops them), some are malformed (quarantined); round-robin over the partitions.
  */
 public final class SeedEvents {
   /** The query's YAML, after the format section: watermark, dedup, windows, append. */
-  public static final String QUERY = """
+  public static final String QUERY =
+      """
       watermark: { column: event_ts, delay: 10 minutes }
       deduplicate: { keys: [event_id, event_ts] }
       aggregate:
@@ -37,6 +38,7 @@ public final class SeedEvents {
         measures: { events: count(), amount: sum(amount) }
       output-mode: append
       """;
+
   /** The format section's schema of the events. */
   public static final String SCHEMA =
       "{ event_id: string, event_type: string, event_ts: timestamp, amount: \"decimal(10,2)\" }";
@@ -57,11 +59,17 @@ public final class SeedEvents {
   private int produced;
 
   /**
-   * @param secondsApart event time between consecutive events; {@code jitterSeconds} added at random
-   * @param resendEvery every n-th event is sent twice; {@code malformedEvery} every n-th record is not
-   *     JSON (0: never)
+   * @param secondsApart event time between consecutive events; {@code jitterSeconds} added at
+   *     random
+   * @param resendEvery every n-th event is sent twice; {@code malformedEvery} every n-th record is
+   *     not JSON (0: never)
    */
-  public SeedEvents(long seed, int partitions, long secondsApart, int jitterSeconds, int resendEvery,
+  public SeedEvents(
+      long seed,
+      int partitions,
+      long secondsApart,
+      int jitterSeconds,
+      int resendEvery,
       int malformedEvery) {
     this.random = new Random(seed);
     this.partitions = partitions;
@@ -90,15 +98,25 @@ public final class SeedEvents {
       Instant ts = T0.plusSeconds(i * secondsApart + random.nextInt(jitterSeconds));
       String type = TYPES[random.nextInt(TYPES.length)];
       BigDecimal amount = BigDecimal.valueOf(random.nextInt(10_000), 2);
-      String json = "{\"event_id\":\"e" + i + "\",\"event_type\":\"" + type + "\",\"event_ts\":\"" + ts
-          + "\",\"amount\":" + amount + "}";
+      String json =
+          "{\"event_id\":\"e"
+              + i
+              + "\",\"event_type\":\""
+              + type
+              + "\",\"event_ts\":\""
+              + ts
+              + "\",\"amount\":"
+              + amount
+              + "}";
       int copies = i % resendEvery == 0 ? 2 : 1;
       for (int c = 0; c < copies; c++) {
         values.add(json);
         nextOffset[partition]++;
       }
-      long[] w = windows.computeIfAbsent(Instant.ofEpochSecond(ts.getEpochSecond() / 300 * 300) + "|" + type,
-          key -> new long[2]);
+      long[] w =
+          windows.computeIfAbsent(
+              Instant.ofEpochSecond(ts.getEpochSecond() / 300 * 300) + "|" + type,
+              key -> new long[2]);
       w[0]++;
       w[1] += amount.unscaledValue().longValue();
       max = ts.isAfter(max) ? ts : max;
@@ -108,11 +126,15 @@ public final class SeedEvents {
     }
   }
 
-  /** The windows that end at or before max(event time) - 10 minutes, rendered: what a drain emits. */
+  /**
+   * The windows that end at or before max(event time) - 10 minutes, rendered: what a drain emits.
+   */
   public String expected() {
     long watermark = max.getEpochSecond() - 600;
     Map<String, long[]> out = new TreeMap<>(windows);
-    out.keySet().removeIf(k -> Instant.parse(k.substring(0, k.indexOf('|'))).getEpochSecond() + 300 > watermark);
+    out.keySet()
+        .removeIf(
+            k -> Instant.parse(k.substring(0, k.indexOf('|'))).getEpochSecond() + 300 > watermark);
     return render(out);
   }
 
@@ -126,8 +148,13 @@ public final class SeedEvents {
     Map<String, long[]> out = new TreeMap<>();
     for (Map<String, Object> row : rows(table)) {
       String key = row.get("window_start") + "|" + row.get("event_type");
-      long[] previous = out.put(key, new long[] {((Number) row.get("events")).longValue(),
-          ((BigDecimal) row.get("amount")).unscaledValue().longValue()});
+      long[] previous =
+          out.put(
+              key,
+              new long[] {
+                ((Number) row.get("events")).longValue(),
+                ((BigDecimal) row.get("amount")).unscaledValue().longValue()
+              });
       assertThat(previous).as("window %s written twice", key).isNull();
     }
     return render(out);
@@ -165,7 +192,8 @@ public final class SeedEvents {
 
   private static String render(Map<String, long[]> windows) {
     StringBuilder b = new StringBuilder();
-    windows.forEach((k, v) -> b.append(k).append('=').append(v[0]).append('/').append(v[1]).append('\n'));
+    windows.forEach(
+        (k, v) -> b.append(k).append('=').append(v[0]).append('/').append(v[1]).append('\n'));
     return b.toString();
   }
 }

@@ -4,21 +4,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.net.Socket;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.util.Base64;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -43,7 +43,10 @@ public final class TestSchemaRegistry implements AutoCloseable {
     this.http = client(auth);
   }
 
-  /** A client for registering schemas; it trusts the registry's own certificate when it serves https. */
+  /**
+   * A client for registering schemas; it trusts the registry's own certificate when it serves
+   * https.
+   */
   private static HttpClient client(List<String> auth) {
     HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
     String tls = auth.stream().filter(a -> a.startsWith("tls=")).findFirst().orElse(null);
@@ -80,24 +83,63 @@ public final class TestSchemaRegistry implements AutoCloseable {
     return registry;
   }
 
-  /** The base URL, {@code http://127.0.0.1:<port>} ({@code https} when started with a {@code tls=} option). */
+  /**
+   * The base URL, {@code http://127.0.0.1:<port>} ({@code https} when started with a {@code tls=}
+   * option).
+   */
   public String url() {
-    return (auth.stream().anyMatch(a -> a.startsWith("tls=")) ? "https" : "http") + "://127.0.0.1:" + port;
+    return (auth.stream().anyMatch(a -> a.startsWith("tls=")) ? "https" : "http")
+        + "://127.0.0.1:"
+        + port;
   }
 
   /**
    * Makes a self-signed certificate for 127.0.0.1 with the JDK's keytool: the PKCS12 key store the
-   * registry serves with ({@code tls=} option, returned) and its certificate as PEM in {@code caFile}.
+   * registry serves with ({@code tls=} option, returned) and its certificate as PEM in {@code
+   * caFile}.
    */
-  public static String selfSignedTls(Path dir, Path caFile) throws IOException, InterruptedException {
+  public static String selfSignedTls(Path dir, Path caFile)
+      throws IOException, InterruptedException {
     Files.createDirectories(dir);
     Path store = dir.resolve("registry.p12");
     String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-    run(List.of(keytool, "-genkeypair", "-alias", "registry", "-keyalg", "RSA", "-keysize", "2048", "-dname",
-        "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore",
-        store.toString(), "-storepass", "test-pass", "-keypass", "test-pass"));
-    run(List.of(keytool, "-exportcert", "-rfc", "-alias", "registry", "-keystore", store.toString(), "-storepass",
-        "test-pass", "-file", caFile.toString()));
+    run(
+        List.of(
+            keytool,
+            "-genkeypair",
+            "-alias",
+            "registry",
+            "-keyalg",
+            "RSA",
+            "-keysize",
+            "2048",
+            "-dname",
+            "CN=127.0.0.1",
+            "-ext",
+            "SAN=ip:127.0.0.1",
+            "-validity",
+            "2",
+            "-storetype",
+            "PKCS12",
+            "-keystore",
+            store.toString(),
+            "-storepass",
+            "test-pass",
+            "-keypass",
+            "test-pass"));
+    run(
+        List.of(
+            keytool,
+            "-exportcert",
+            "-rfc",
+            "-alias",
+            "registry",
+            "-keystore",
+            store.toString(),
+            "-storepass",
+            "test-pass",
+            "-file",
+            caFile.toString()));
     return "tls=" + store + ":test-pass";
   }
 
@@ -114,15 +156,25 @@ public final class TestSchemaRegistry implements AutoCloseable {
     if (process != null && process.isAlive()) {
       return;
     }
-    List<String> args = new ArrayList<>(List.of(String.valueOf(ProcessHandle.current().pid()), String.valueOf(port),
-        dir.resolve("state.json").toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                String.valueOf(ProcessHandle.current().pid()),
+                String.valueOf(port),
+                dir.resolve("state.json").toString()));
     args.addAll(auth);
-    process = ChildJvm.start(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1"), SchemaRegistryMain.class.getName(), args,
-        dir.resolve("registry.log"), dir);
+    process =
+        ChildJvm.start(
+            List.of("-Xmx64m", "-XX:TieredStopAtLevel=1"),
+            SchemaRegistryMain.class.getName(),
+            args,
+            dir.resolve("registry.log"),
+            dir);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IOException("the test registry exited: " + Files.readString(dir.resolve("registry.log")));
+        throw new IOException(
+            "the test registry exited: " + Files.readString(dir.resolve("registry.log")));
       }
       try (var socket = new Socket("127.0.0.1", port)) {
         return;
@@ -157,19 +209,31 @@ public final class TestSchemaRegistry implements AutoCloseable {
   }
 
   /**
-   * Registers a schema of {@code type} with references (name -> [subject, version]) under
-   * {@code subject}; returns its id.
+   * Registers a schema of {@code type} with references (name -> [subject, version]) under {@code
+   * subject}; returns its id.
    */
-  public int register(String subject, String type, String schema, Map<String, Map.Entry<String, Integer>> references)
+  public int register(
+      String subject,
+      String type,
+      String schema,
+      Map<String, Map.Entry<String, Integer>> references)
       throws IOException, InterruptedException {
     ObjectNode body = JSON.createObjectNode();
     body.put("schema", schema);
     body.put("schemaType", type);
     ArrayNode refs = body.putArray("references");
-    references.forEach((name, at) -> refs.addObject().put("name", name).put("subject", at.getKey())
-        .put("version", at.getValue()));
-    String answer = send("POST", "/subjects/" + subject + "/versions", JSON.writeValueAsString(body),
-        authHeaders());
+    references.forEach(
+        (name, at) ->
+            refs.addObject()
+                .put("name", name)
+                .put("subject", at.getKey())
+                .put("version", at.getValue()));
+    String answer =
+        send(
+            "POST",
+            "/subjects/" + subject + "/versions",
+            JSON.writeValueAsString(body),
+            authHeaders());
     return JSON.readTree(answer).get("id").asInt();
   }
 
@@ -178,22 +242,28 @@ public final class TestSchemaRegistry implements AutoCloseable {
     if (a == null) {
       return List.of();
     }
-    return List.of("Authorization", a.startsWith("basic=")
-        ? "Basic " + Base64.getEncoder().encodeToString(a.substring(6).getBytes())
-        : "Bearer " + a.substring(7));
+    return List.of(
+        "Authorization",
+        a.startsWith("basic=")
+            ? "Basic " + Base64.getEncoder().encodeToString(a.substring(6).getBytes())
+            : "Bearer " + a.substring(7));
   }
 
   private String send(String method, String path, String body, List<String> headers)
       throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path))
-        .method(method, HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json")
-        .timeout(Duration.ofSeconds(10));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url() + path))
+            .method(method, HttpRequest.BodyPublishers.ofString(body))
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(10));
     if (!headers.isEmpty()) {
       request.header(headers.get(0), headers.get(1));
     }
-    HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IOException(method + " " + path + " answered " + response.statusCode() + ": " + response.body());
+      throw new IOException(
+          method + " " + path + " answered " + response.statusCode() + ": " + response.body());
     }
     return response.body();
   }

@@ -17,8 +17,17 @@ final class Topics {
    */
   static void createAndAwaitLeaders(Admin admin, String name, int partitions) throws Exception {
     admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
-    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
-        admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
-            .allMatch(p -> p.leader() != null && p.leader().id() >= 0));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                admin
+                    .describeTopics(List.of(name))
+                    .allTopicNames()
+                    .get()
+                    .get(name)
+                    .partitions()
+                    .stream()
+                    .allMatch(p -> p.leader() != null && p.leader().id() >= 0));
   }
 }

@@ -19,15 +19,15 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>{@link #failNext}: the call throws an {@link IOException} WITHOUT doing anything;
- *   <li>{@link #succeedThenThrow}: the call DOES the operation and then throws an
- *       {@link IOException}: the "state unknown" case of a lost response.
+ *   <li>{@link #succeedThenThrow}: the call DOES the operation and then throws an {@link
+ *       IOException}: the "state unknown" case of a lost response.
  * </ul>
  *
- * Calls with no queued fault pass straight through. Every call is counted per operation, faulty
- * or not. For {@link Operation#CREATE}, the fault is taken when {@code create()} is called and
- * fires when that writer is closed: {@code failNext} aborts the underlying write (nothing is
- * published), {@code succeedThenThrow} publishes it. Injected exceptions' messages start with
- * {@value #MESSAGE_PREFIX}. Thread-safe.
+ * Calls with no queued fault pass straight through. Every call is counted per operation, faulty or
+ * not. For {@link Operation#CREATE}, the fault is taken when {@code create()} is called and fires
+ * when that writer is closed: {@code failNext} aborts the underlying write (nothing is published),
+ * {@code succeedThenThrow} publishes it. Injected exceptions' messages start with {@value
+ * #MESSAGE_PREFIX}. Thread-safe.
  */
 public final class FaultInjectingObjectStore implements ObjectStore {
   /** The start of every injected exception's message. */
@@ -51,7 +51,10 @@ public final class FaultInjectingObjectStore implements ObjectStore {
     DELETE
   }
 
-  private enum Fault { FAIL_BEFORE, FAIL_AFTER }
+  private enum Fault {
+    FAIL_BEFORE,
+    FAIL_AFTER
+  }
 
   private final ObjectStore delegate;
   private final Map<Operation, Deque<Fault>> faults = new EnumMap<>(Operation.class);
@@ -144,10 +147,13 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
   @Override
   public void put(String key, byte[] data) throws IOException {
-    call(Operation.PUT, key, () -> {
-      delegate.put(key, data);
-      return null;
-    });
+    call(
+        Operation.PUT,
+        key,
+        () -> {
+          delegate.put(key, data);
+          return null;
+        });
   }
 
   @Override
@@ -164,10 +170,13 @@ public final class FaultInjectingObjectStore implements ObjectStore {
 
   @Override
   public void delete(String key) throws IOException {
-    call(Operation.DELETE, key, () -> {
-      delegate.delete(key);
-      return null;
-    });
+    call(
+        Operation.DELETE,
+        key,
+        () -> {
+          delegate.delete(key);
+          return null;
+        });
   }
 
   @Override
@@ -202,10 +211,15 @@ public final class FaultInjectingObjectStore implements ObjectStore {
   }
 
   private static IOException injected(Operation op, String key, Fault fault) {
-    return new IOException(MESSAGE_PREFIX + op + " of '" + key + "' "
-        + (fault == Fault.FAIL_BEFORE
-            ? "failed before doing anything"
-            : "was done, then failed (state unknown to the caller)"));
+    return new IOException(
+        MESSAGE_PREFIX
+            + op
+            + " of '"
+            + key
+            + "' "
+            + (fault == Fault.FAIL_BEFORE
+                ? "failed before doing anything"
+                : "was done, then failed (state unknown to the caller)"));
   }
 
   @FunctionalInterface

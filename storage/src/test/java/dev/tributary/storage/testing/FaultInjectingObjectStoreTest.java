@@ -32,8 +32,8 @@ class FaultInjectingObjectStoreTest {
     for (int i = 0; i < 2; i++) {
       assertThatThrownBy(() -> store.putIfAbsent("log/1.json", new byte[] {1}))
           .isInstanceOf(IOException.class)
-          .hasMessage("Injected fault: PUT_IF_ABSENT of 'log/1.json' failed before doing"
-              + " anything");
+          .hasMessage(
+              "Injected fault: PUT_IF_ABSENT of 'log/1.json' failed before doing" + " anything");
     }
     assertThat(memory.stat("log/1.json")).isEmpty();
     assertThat(store.putIfAbsent("log/1.json", new byte[] {1})).isTrue();
@@ -47,8 +47,9 @@ class FaultInjectingObjectStoreTest {
 
     assertThatThrownBy(() -> store.putIfAbsent("log/1.json", "mine".getBytes(UTF_8)))
         .isInstanceOf(IOException.class)
-        .hasMessage("Injected fault: PUT_IF_ABSENT of 'log/1.json' was done, then failed (state"
-            + " unknown to the caller)");
+        .hasMessage(
+            "Injected fault: PUT_IF_ABSENT of 'log/1.json' was done, then failed (state"
+                + " unknown to the caller)");
     assertThat(memory.read("log/1.json")).isEqualTo("mine".getBytes(UTF_8));
     assertThat(store.putIfAbsent("log/1.json", "again".getBytes(UTF_8))).isFalse();
 
@@ -80,8 +81,8 @@ class FaultInjectingObjectStoreTest {
 
     ObjectWriter failing = store.create("a");
     failing.write(1);
-    assertThatThrownBy(failing::close).hasMessage(
-        "Injected fault: CREATE of 'a' failed before doing anything");
+    assertThatThrownBy(failing::close)
+        .hasMessage("Injected fault: CREATE of 'a' failed before doing anything");
     failing.close(); // already closed: no second fault
     ObjectWriter publishing = store.create("b");
     publishing.write(2);
@@ -116,14 +117,16 @@ class FaultInjectingObjectStoreTest {
       List<Future<Boolean>> calls = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
         String key = "k" + i;
-        calls.add(pool.submit(() -> {
-          try {
-            store.put(key, new byte[1]);
-            return true;
-          } catch (IOException e) {
-            return false;
-          }
-        }));
+        calls.add(
+            pool.submit(
+                () -> {
+                  try {
+                    store.put(key, new byte[1]);
+                    return true;
+                  } catch (IOException e) {
+                    return false;
+                  }
+                }));
       }
       int failed = 0;
       for (Future<Boolean> call : calls) {

@@ -30,24 +30,23 @@ import java.util.concurrent.locks.LockSupport;
  * An HTTP/1.1 proxy in front of an S3 API server that injects the faults of a real S3 endpoint,
  * with a seeded random: it answers a fraction of requests with {@code 503 SlowDown} without
  * forwarding them, drops the connection of a fraction of requests <em>after</em> the server has
- * answered them (the request took effect, the client never learns it: the "state unknown" path
- * of a conditional commit), and delays a fraction of requests. Everything else passes through
- * byte for byte: request and response bodies are copied as framed on the wire (Content-Length,
- * {@code chunked} with its trailers, and hence {@code aws-chunked} payloads), keep-alive
- * connections stay open, and {@code Expect: 100-continue} reaches the server, whose interim
- * answer decides whether the client sends the body.
+ * answered them (the request took effect, the client never learns it: the "state unknown" path of a
+ * conditional commit), and delays a fraction of requests. Everything else passes through byte for
+ * byte: request and response bodies are copied as framed on the wire (Content-Length, {@code
+ * chunked} with its trailers, and hence {@code aws-chunked} payloads), keep-alive connections stay
+ * open, and {@code Expect: 100-continue} reaches the server, whose interim answer decides whether
+ * the client sends the body.
  *
- * <p>One thread per client connection; each request gets its own upstream connection, so the
- * proxy never sends a request on an upstream connection the server may have closed while idle
- * (which would itself be an unplanned lost request).
+ * <p>One thread per client connection; each request gets its own upstream connection, so the proxy
+ * never sends a request on an upstream connection the server may have closed while idle (which
+ * would itself be an unplanned lost request).
  *
- * <p>Faults are decided per request, in arrival order, from one {@link Random} with the given
- * seed; with several client connections the arrival order (and so the exact set of faulted
- * requests) depends on timing, the rates do not. {@link Faults#dropEveryConditionalPut} adds a
- * deterministic fault on top: every n-th conditional PUT ({@code If-None-Match}) is dropped after
- * the server has answered it, so a run with enough commits certainly meets a commit of unknown
- * outcome. {@link #unreachable} makes the server unreachable until further notice: an outage no
- * retry outlasts.
+ * <p>Faults are decided per request, in arrival order, from one {@link Random} with the given seed;
+ * with several client connections the arrival order (and so the exact set of faulted requests)
+ * depends on timing, the rates do not. {@link Faults#dropEveryConditionalPut} adds a deterministic
+ * fault on top: every n-th conditional PUT ({@code If-None-Match}) is dropped after the server has
+ * answered it, so a run with enough commits certainly meets a commit of unknown outcome. {@link
+ * #unreachable} makes the server unreachable until further notice: an outage no retry outlasts.
  */
 public final class FaultInjectingS3Proxy implements AutoCloseable {
   private static final byte[] CRLF = {'\r', '\n'};
@@ -64,13 +63,26 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
    * @param dropEveryConditionalPut if positive, every n-th PUT with {@code If-None-Match} is
    *     dropped after the server answered it, regardless of the rates
    */
-  public record Faults(double slowDownRate, double dropRate, double delayRate, Duration maxDelay,
+  public record Faults(
+      double slowDownRate,
+      double dropRate,
+      double delayRate,
+      Duration maxDelay,
       int dropEveryConditionalPut) {
     public Faults {
       Objects.requireNonNull(maxDelay, "maxDelay");
-      if (slowDownRate < 0 || dropRate < 0 || delayRate < 0 || slowDownRate + dropRate > 1 || delayRate > 1) {
-        throw new IllegalArgumentException("fault rates must be probabilities (and slow-down + drop <= 1): "
-            + slowDownRate + ", " + dropRate + ", " + delayRate);
+      if (slowDownRate < 0
+          || dropRate < 0
+          || delayRate < 0
+          || slowDownRate + dropRate > 1
+          || delayRate > 1) {
+        throw new IllegalArgumentException(
+            "fault rates must be probabilities (and slow-down + drop <= 1): "
+                + slowDownRate
+                + ", "
+                + dropRate
+                + ", "
+                + delayRate);
       }
       if (dropEveryConditionalPut < 0) {
         throw new IllegalArgumentException("dropEveryConditionalPut must be 0 (off) or positive");
@@ -84,9 +96,14 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
   }
 
   /** What the proxy has done so far. */
-  public record Counts(long requests, long slowDowns, long drops, long droppedConditionalPuts, long delays) {}
+  public record Counts(
+      long requests, long slowDowns, long drops, long droppedConditionalPuts, long delays) {}
 
-  private enum Action { FORWARD, SLOW_DOWN, DROP }
+  private enum Action {
+    FORWARD,
+    SLOW_DOWN,
+    DROP
+  }
 
   private record Decision(Action action, long delayMillis) {}
 
@@ -109,16 +126,21 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     this.faults = faults;
     this.random = new Random(seed);
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    this.connections = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "s3-fault-proxy");
-      t.setDaemon(true);
-      return t;
-    });
+    this.connections =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "s3-fault-proxy");
+              t.setDaemon(true);
+              return t;
+            });
     connections.execute(this::accept);
   }
 
-  /** Starts a proxy on a free port of 127.0.0.1 forwarding to {@code target} (an http:// endpoint). */
-  public static FaultInjectingS3Proxy start(URI target, Faults faults, long seed) throws IOException {
+  /**
+   * Starts a proxy on a free port of 127.0.0.1 forwarding to {@code target} (an http:// endpoint).
+   */
+  public static FaultInjectingS3Proxy start(URI target, Faults faults, long seed)
+      throws IOException {
     if (!"http".equals(target.getScheme())) {
       throw new IllegalArgumentException("the fault proxy forwards plain HTTP only, not " + target);
     }
@@ -144,7 +166,8 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
   }
 
   public Counts counts() {
-    return new Counts(requests.get(), slowDowns.get(), drops.get(), droppedConditionalPuts.get(), delays.get());
+    return new Counts(
+        requests.get(), slowDowns.get(), drops.get(), droppedConditionalPuts.get(), delays.get());
   }
 
   /** Stops accepting and closes every open connection. */
@@ -195,7 +218,8 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     if (unreachable) {
       return false;
     }
-    boolean conditionalPut = request.method().equals("PUT") && request.header("if-none-match") != null;
+    boolean conditionalPut =
+        request.method().equals("PUT") && request.header("if-none-match") != null;
     Decision decision = decide(conditionalPut);
     if (decision.delayMillis() > 0) {
       delays.incrementAndGet();
@@ -234,13 +258,16 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
           response = Head.read(serverIn);
         }
         while (response != null && response.status() / 100 == 1) {
-          response.write(clientOut); // other interim answers (102, 103) go to the client as they come
+          response.write(
+              clientOut); // other interim answers (102, 103) go to the client as they come
           response = Head.read(serverIn);
         }
         if (response == null) {
-          throw new EOFException("the S3 server closed the connection without answering " + request.line());
+          throw new EOFException(
+              "the S3 server closed the connection without answering " + request.line());
         }
-        boolean bodyless = request.method().equals("HEAD") || response.status() == 204 || response.status() == 304;
+        boolean bodyless =
+            request.method().equals("HEAD") || response.status() == 204 || response.status() == 304;
         boolean untilClose = !bodyless && !response.chunked() && response.contentLength() < 0;
         // A client that was refused the body of an Expect request cannot tell its next request from
         // the unsent body on this connection: close it, and say so.
@@ -269,9 +296,12 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     double r = random.nextDouble();
     boolean delayed = random.nextDouble() < f.delayRate();
     long delayMillis = delayed ? (long) (random.nextDouble() * f.maxDelay().toMillis()) : 0;
-    Action action = r < f.slowDownRate() ? Action.SLOW_DOWN
-        : r < f.slowDownRate() + f.dropRate() ? Action.DROP : Action.FORWARD;
-    if (conditionalPut && f.dropEveryConditionalPut() > 0
+    Action action =
+        r < f.slowDownRate()
+            ? Action.SLOW_DOWN
+            : r < f.slowDownRate() + f.dropRate() ? Action.DROP : Action.FORWARD;
+    if (conditionalPut
+        && f.dropEveryConditionalPut() > 0
         && ++conditionalPuts % f.dropEveryConditionalPut() == 0) {
       action = Action.DROP;
     }
@@ -283,24 +313,33 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
    * will send without waiting) is read and discarded first, so that the connection can be kept; a
    * client waiting for {@code 100 Continue} never sends one, and its connection is closed.
    */
-  private boolean answerSlowDown(Head request, boolean expectContinue, InputStream clientIn, OutputStream clientOut)
+  private boolean answerSlowDown(
+      Head request, boolean expectContinue, InputStream clientIn, OutputStream clientOut)
       throws IOException {
     if (!expectContinue) {
       copyBody(request, clientIn, OutputStream.nullOutputStream());
     }
     String requestId = Long.toHexString(requests.get());
-    byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
-        + "<Message>Please reduce your request rate.</Message><RequestId>" + requestId
-        + "</RequestId><HostId>fault-proxy</HostId></Error>").getBytes(StandardCharsets.UTF_8);
+    byte[] body =
+        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
+                + "<Message>Please reduce your request rate.</Message><RequestId>"
+                + requestId
+                + "</RequestId><HostId>fault-proxy</HostId></Error>")
+            .getBytes(StandardCharsets.UTF_8);
     boolean head = request.method().equals("HEAD");
     boolean close = expectContinue || request.wantsClose();
-    String response = "HTTP/1.1 503 Slow Down\r\n"
-        + "Content-Type: application/xml\r\n"
-        + "Content-Length: " + body.length + "\r\n"
-        + "x-amz-request-id: " + requestId + "\r\n"
-        + "Retry-After: 1\r\n"
-        + (close ? "Connection: close\r\n" : "")
-        + "\r\n";
+    String response =
+        "HTTP/1.1 503 Slow Down\r\n"
+            + "Content-Type: application/xml\r\n"
+            + "Content-Length: "
+            + body.length
+            + "\r\n"
+            + "x-amz-request-id: "
+            + requestId
+            + "\r\n"
+            + "Retry-After: 1\r\n"
+            + (close ? "Connection: close\r\n" : "")
+            + "\r\n";
     clientOut.write(response.getBytes(StandardCharsets.ISO_8859_1));
     if (!head) {
       clientOut.write(body);
@@ -309,8 +348,8 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     return !close;
   }
 
-  private static void copyResponseBody(Head response, boolean bodyless, InputStream in, OutputStream out)
-      throws IOException {
+  private static void copyResponseBody(
+      Head response, boolean bodyless, InputStream in, OutputStream out) throws IOException {
     if (bodyless) {
       return;
     }
@@ -321,7 +360,9 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     copyBody(response, in, out);
   }
 
-  /** Copies a message body exactly as framed: chunked (with chunk lines and trailers) or by length. */
+  /**
+   * Copies a message body exactly as framed: chunked (with chunk lines and trailers) or by length.
+   */
   private static void copyBody(Head head, InputStream in, OutputStream out) throws IOException {
     if (head.chunked()) {
       while (true) {
@@ -389,8 +430,8 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
   }
 
   /**
-   * The start line and header lines of a request or response, kept as they were received (each
-   * line without its CRLF) so that they are forwarded unchanged.
+   * The start line and header lines of a request or response, kept as they were received (each line
+   * without its CRLF) so that they are forwarded unchanged.
    */
   private record Head(String line, List<String> headers) {
     /** Reads a head; null at a clean end of the stream before its first byte. */
@@ -470,7 +511,8 @@ public final class FaultInjectingS3Proxy implements AutoCloseable {
     boolean wantsClose() {
       String connection = header("connection");
       return connection != null && connection.toLowerCase(Locale.ROOT).contains("close")
-          || line.endsWith("HTTP/1.0") || line.startsWith("HTTP/1.0");
+          || line.endsWith("HTTP/1.0")
+          || line.startsWith("HTTP/1.0");
     }
 
     /** This head with {@code name} set to {@code value}, replacing any header of that name. */

@@ -20,9 +20,9 @@ import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * A thread-safe {@link ObjectStore} in memory, for unit tests. It follows the whole contract
- * (key rules, listing order, atomic put-if-absent, invisible streaming writes) and passes the
- * shared contract test, so tests of the layers above may use it in place of a real store.
+ * A thread-safe {@link ObjectStore} in memory, for unit tests. It follows the whole contract (key
+ * rules, listing order, atomic put-if-absent, invisible streaming writes) and passes the shared
+ * contract test, so tests of the layers above may use it in place of a real store.
  */
 public final class InMemoryObjectStore implements ObjectStore {
   private record Entry(byte[] data, Instant modified) {}
@@ -54,8 +54,14 @@ public final class InMemoryObjectStore implements ObjectStore {
   @Override
   public byte[] readRange(String key, long offset, int length) throws IOException {
     if (offset < 0 || length < 0) {
-      throw new IllegalArgumentException("Invalid range of '" + key + "': offset " + offset
-          + " and length " + length + " must not be negative");
+      throw new IllegalArgumentException(
+          "Invalid range of '"
+              + key
+              + "': offset "
+              + offset
+              + " and length "
+              + length
+              + " must not be negative");
     }
     byte[] data = entry(key).data;
     int from = (int) Math.min(offset, data.length);

@@ -44,9 +44,9 @@ public abstract class ObjectStoreContractTest {
   }
 
   /**
-   * Whether listings never show anything of a write in progress. True for every real backend;
-   * a test server that lists its own temporary files during a PUT overrides this with false, and
-   * the concurrent test then checks reads only.
+   * Whether listings never show anything of a write in progress. True for every real backend; a
+   * test server that lists its own temporary files during a PUT overrides this with false, and the
+   * concurrent test then checks reads only.
    */
   protected boolean listingHidesWritesInProgress() {
     return true;
@@ -66,16 +66,17 @@ public abstract class ObjectStoreContractTest {
 
   @Test
   void readingAMissingKeyThrowsNotFoundNamingKeyAndLocation() {
-    for (ThrowingRead read : List.<ThrowingRead>of(
-        () -> store.read("missing/key.json"),
-        () -> store.readRange("missing/key.json", 0, 10),
-        () -> store.open("missing/key.json").close())) {
+    for (ThrowingRead read :
+        List.<ThrowingRead>of(
+            () -> store.read("missing/key.json"),
+            () -> store.readRange("missing/key.json", 0, 10),
+            () -> store.open("missing/key.json").close())) {
       assertThatThrownBy(read::run)
           .isInstanceOf(ObjectNotFoundException.class)
           .hasMessageContaining("missing/key.json")
           .hasMessageContaining(store.location())
-          .satisfies(e -> assertThat(((ObjectNotFoundException) e).key())
-              .isEqualTo("missing/key.json"));
+          .satisfies(
+              e -> assertThat(((ObjectNotFoundException) e).key()).isEqualTo("missing/key.json"));
     }
   }
 
@@ -84,7 +85,8 @@ public abstract class ObjectStoreContractTest {
     store.put("dir/a.bin", bytes(1234, 1));
     store.put("dir/empty", new byte[0]);
 
-    assertThat(store.stat("dir/a.bin")).get()
+    assertThat(store.stat("dir/a.bin"))
+        .get()
         .satisfies(info -> assertThat(info.key()).isEqualTo("dir/a.bin"))
         .satisfies(info -> assertThat(info.size()).isEqualTo(1234));
     assertThat(store.stat("dir/empty")).get().extracting(ObjectInfo::size).isEqualTo(0L);
@@ -137,10 +139,10 @@ public abstract class ObjectStoreContractTest {
       store.put(key, key.getBytes(UTF_8));
     }
 
-    assertThat(keys(store.list(""))).containsExactly(
-        "a-x", "a/1", "a/10", "a/2", "a/3/deep/x", "ab", "b", "c/d/e");
-    assertThat(keys(store.list("a"))).containsExactly(
-        "a-x", "a/1", "a/10", "a/2", "a/3/deep/x", "ab");
+    assertThat(keys(store.list("")))
+        .containsExactly("a-x", "a/1", "a/10", "a/2", "a/3/deep/x", "ab", "b", "c/d/e");
+    assertThat(keys(store.list("a")))
+        .containsExactly("a-x", "a/1", "a/10", "a/2", "a/3/deep/x", "ab");
     assertThat(keys(store.list("a/"))).containsExactly("a/1", "a/10", "a/2", "a/3/deep/x");
     assertThat(keys(store.list("a/1"))).containsExactly("a/1", "a/10");
     assertThat(keys(store.list("a/3/d"))).containsExactly("a/3/deep/x");
@@ -157,12 +159,15 @@ public abstract class ObjectStoreContractTest {
     }
     store.put("log/_last_checkpoint", new byte[1]);
 
-    assertThat(keys(store.list("log/", String.format("log/%020d.json", 9)))).containsExactly(
-        String.format("log/%020d.json", 10), String.format("log/%020d.json", 11),
-        "log/_last_checkpoint");
+    assertThat(keys(store.list("log/", String.format("log/%020d.json", 9))))
+        .containsExactly(
+            String.format("log/%020d.json", 10),
+            String.format("log/%020d.json", 11),
+            "log/_last_checkpoint");
     assertThat(keys(store.list("log/", "log/00000000000000000009.zzz")))
         .as("startAfter need not be an existing key")
-        .first().isEqualTo(String.format("log/%020d.json", 10));
+        .first()
+        .isEqualTo(String.format("log/%020d.json", 10));
     assertThat(store.list("log/", "a")).hasSize(13);
     assertThat(store.list("log/", "zzz")).isEmpty();
     assertThat(store.list("log/", null)).hasSize(13);
@@ -227,10 +232,12 @@ public abstract class ObjectStoreContractTest {
       List<Future<Boolean>> results = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
         byte[] payload = ("writer-" + i + "-" + "x".repeat(i * 100)).getBytes(UTF_8);
-        results.add(pool.submit(() -> {
-          start.await(30, TimeUnit.SECONDS);
-          return store.putIfAbsent("race/00000000000000000001.json", payload);
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await(30, TimeUnit.SECONDS);
+                  return store.putIfAbsent("race/00000000000000000001.json", payload);
+                }));
       }
       List<Integer> winners = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
@@ -262,32 +269,36 @@ public abstract class ObjectStoreContractTest {
       for (int w = 0; w < 4; w++) {
         byte[] payload = payloads.get(w);
         boolean streaming = w % 2 == 0;
-        tasks.add(pool.submit(() -> {
-          for (int i = 0; i < 10; i++) {
-            if (streaming) {
-              try (ObjectWriter writer = store.create("hot/object")) {
-                writer.write(payload);
-              }
-            } else {
-              store.put("hot/object", payload);
-            }
-          }
-          return null;
-        }));
+        tasks.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 10; i++) {
+                    if (streaming) {
+                      try (ObjectWriter writer = store.create("hot/object")) {
+                        writer.write(payload);
+                      }
+                    } else {
+                      store.put("hot/object", payload);
+                    }
+                  }
+                  return null;
+                }));
       }
       for (int r = 0; r < 2; r++) {
-        tasks.add(pool.submit(() -> {
-          for (int i = 0; i < 25; i++) {
-            byte[] seen = store.read("hot/object");
-            assertThat(payloads.stream().anyMatch(p -> Arrays.equals(p, seen)))
-                .as("read %d saw a partial or mixed object of %d bytes", i, seen.length)
-                .isTrue();
-            if (listingHidesWritesInProgress()) {
-              assertThat(keys(store.list("hot/"))).containsExactly("hot/object");
-            }
-          }
-          return null;
-        }));
+        tasks.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 25; i++) {
+                    byte[] seen = store.read("hot/object");
+                    assertThat(payloads.stream().anyMatch(p -> Arrays.equals(p, seen)))
+                        .as("read %d saw a partial or mixed object of %d bytes", i, seen.length)
+                        .isTrue();
+                    if (listingHidesWritesInProgress()) {
+                      assertThat(keys(store.list("hot/"))).containsExactly("hot/object");
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> task : tasks) {
         task.get(120, TimeUnit.SECONDS);
@@ -317,7 +328,9 @@ public abstract class ObjectStoreContractTest {
       }
     }
 
-    assertThat(store.stat("big/object.bin")).get().extracting(ObjectInfo::size)
+    assertThat(store.stat("big/object.bin"))
+        .get()
+        .extracting(ObjectInfo::size)
         .isEqualTo((long) size);
     assertThat(store.read("big/object.bin")).isEqualTo(data);
     int middle = size / 2;
@@ -406,17 +419,19 @@ public abstract class ObjectStoreContractTest {
     assertThat(store.stat("d/x")).isEmpty();
     assertThat(keys(store.list(""))).containsExactly("d/y");
     assertThat(store.putIfAbsent("d/x", new byte[] {3}))
-        .as("a deleted key can be created again").isTrue();
+        .as("a deleted key can be created again")
+        .isTrue();
   }
 
   @Test
   void keysWithSpacesUnicodeAndEqualsSignsWork() throws IOException {
-    List<String> keys = List.of(
-        "table/date=2024-01-01/part 0001.parquet",
-        "table/région=Île-de-France/日本語.json",
-        "table/k/\uFFFD",
-        "table/k/\uD83D\uDE00 emoji",
-        "table/k/a+b&c@d,e;f");
+    List<String> keys =
+        List.of(
+            "table/date=2024-01-01/part 0001.parquet",
+            "table/région=Île-de-France/日本語.json",
+            "table/k/\uFFFD",
+            "table/k/\uD83D\uDE00 emoji",
+            "table/k/a+b&c@d,e;f");
     for (String key : keys) {
       store.put(key, key.getBytes(UTF_8));
     }
@@ -425,7 +440,8 @@ public abstract class ObjectStoreContractTest {
       assertThat(new String(store.read(key), UTF_8)).isEqualTo(key);
       assertThat(store.stat(key)).isPresent();
     }
-    assertThat(keys(store.list("table/k/"))).as("code point (UTF-8 byte) order")
+    assertThat(keys(store.list("table/k/")))
+        .as("code point (UTF-8 byte) order")
         .containsExactly("table/k/a+b&c@d,e;f", "table/k/\uFFFD", "table/k/\uD83D\uDE00 emoji");
     assertThat(keys(store.list("table/date=2024-01-01/")))
         .containsExactly("table/date=2024-01-01/part 0001.parquet");

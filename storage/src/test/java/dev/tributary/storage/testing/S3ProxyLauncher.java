@@ -16,9 +16,10 @@ public final class S3ProxyLauncher {
   /** Starts S3Proxy with {@code args[1..]} and watches the process {@code args[0]}. */
   public static void main(String[] args) throws Exception {
     long parent = Long.parseLong(args[0]);
-    ProcessHandle.of(parent).ifPresentOrElse(
-        handle -> handle.onExit().thenRun(() -> Runtime.getRuntime().halt(0)),
-        () -> Runtime.getRuntime().halt(0));
+    ProcessHandle.of(parent)
+        .ifPresentOrElse(
+            handle -> handle.onExit().thenRun(() -> Runtime.getRuntime().halt(0)),
+            () -> Runtime.getRuntime().halt(0));
     String[] s3ProxyArgs = Arrays.copyOfRange(args, 1, args.length);
     Class.forName("org.gaul.s3proxy.Main")
         .getMethod("main", String[].class)

@@ -4,10 +4,12 @@ import dev.tributary.storage.S3Settings;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,8 +27,6 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
-import java.net.InetAddress;
-import java.net.URISyntaxException;
 
 /**
  * A real S3 API server for tests: S3Proxy, run from its self-contained jar as a child JVM, storing
@@ -39,14 +39,15 @@ import java.net.URISyntaxException;
  * Failsafe. Without the property, {@code target/test-servers/s3proxy.jar} of the nearest ancestor
  * of the working directory that has one is used.
  *
- * <p>The child runs {@link S3ProxyLauncher}, which stops it when this JVM dies, even by
- * {@code kill -9}. Use {@link #shared()} (one server per test JVM, started on first use, stopped by a shutdown
+ * <p>The child runs {@link S3ProxyLauncher}, which stops it when this JVM dies, even by {@code kill
+ * -9}. Use {@link #shared()} (one server per test JVM, started on first use, stopped by a shutdown
  * hook) and a fresh bucket per test from {@link #createBucket()}; {@link #start()} gives a private
  * server that the caller closes (for tests that stop it).
  */
 public final class S3TestServer implements AutoCloseable {
   /** The access key of the test server's single identity. */
   public static final String ACCESS_KEY = "tributary-test";
+
   /** The secret key of the test server's single identity. */
   public static final String SECRET_KEY = "tributary-test-secret";
 
@@ -68,13 +69,15 @@ public final class S3TestServer implements AutoCloseable {
     this.log = log;
     this.endpoint = endpoint;
     this.isShared = isShared;
-    this.admin = S3Client.builder()
-        .endpointOverride(endpoint)
-        .region(Region.of(S3Settings.DEFAULT_REGION))
-        .forcePathStyle(true)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
-        .build();
+    this.admin =
+        S3Client.builder()
+            .endpointOverride(endpoint)
+            .region(Region.of(S3Settings.DEFAULT_REGION))
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+            .build();
   }
 
   /** The server shared by every test in this JVM, started on the first call. */
@@ -128,8 +131,8 @@ public final class S3TestServer implements AutoCloseable {
 
   /** Creates a new, empty bucket with a unique name and returns the name. */
   public String createBucket() {
-    String name = "test-" + BUCKETS.incrementAndGet() + "-"
-        + UUID.randomUUID().toString().substring(0, 8);
+    String name =
+        "test-" + BUCKETS.incrementAndGet() + "-" + UUID.randomUUID().toString().substring(0, 8);
     admin.createBucket(b -> b.bucket(name));
     return name;
   }
@@ -176,24 +179,34 @@ public final class S3TestServer implements AutoCloseable {
     URI endpoint = URI.create("http://127.0.0.1:" + port);
     Path properties = workDir.resolve("s3proxy.properties");
     Path log = workDir.resolve("s3proxy.log");
-    String config = String.join("\n",
-        "s3proxy.endpoint=" + endpoint,
-        "s3proxy.authorization=aws-v2-or-v4",
-        "s3proxy.identity=" + ACCESS_KEY,
-        "s3proxy.credential=" + SECRET_KEY,
-        "jclouds.provider=filesystem-nio2",
-        "jclouds.filesystem.basedir=" + workDir.resolve("data"),
-        "");
+    String config =
+        String.join(
+            "\n",
+            "s3proxy.endpoint=" + endpoint,
+            "s3proxy.authorization=aws-v2-or-v4",
+            "s3proxy.identity=" + ACCESS_KEY,
+            "s3proxy.credential=" + SECRET_KEY,
+            "jclouds.provider=filesystem-nio2",
+            "jclouds.filesystem.basedir=" + workDir.resolve("data"),
+            "");
     Process process;
     try {
       Files.writeString(properties, config, StandardCharsets.UTF_8);
-      ProcessBuilder builder = new ProcessBuilder(List.of(
-          javaBinary(), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-          "-cp", jar + File.pathSeparator + launcherClasspath(),
-          S3ProxyLauncher.class.getName(), Long.toString(parentPid),
-          "--properties", properties.toString()))
-          .redirectErrorStream(true)
-          .redirectOutput(log.toFile());
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  List.of(
+                      javaBinary(),
+                      "-Xmx256m",
+                      "-XX:+UseSerialGC",
+                      "-XX:TieredStopAtLevel=1",
+                      "-cp",
+                      jar + File.pathSeparator + launcherClasspath(),
+                      S3ProxyLauncher.class.getName(),
+                      Long.toString(parentPid),
+                      "--properties",
+                      properties.toString()))
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile());
       builder.environment().put("LOG_LEVEL", "warn");
       process = builder.start();
     } catch (IOException e) {
@@ -203,14 +216,26 @@ public final class S3TestServer implements AutoCloseable {
     long started = System.nanoTime();
     try {
       server.awaitReady();
-      LOG.info("S3 test server (S3Proxy) ready at {} in {} ms", endpoint,
+      LOG.info(
+          "S3 test server (S3Proxy) ready at {} in {} ms",
+          endpoint,
           (System.nanoTime() - started) / 1_000_000);
     } catch (RuntimeException | Error e) {
       String output = readLog(log);
       server.stop();
-      throw new IllegalStateException("S3 test server (S3Proxy, " + jar + ") did not become ready"
-          + " at " + endpoint + " within " + STARTUP_TIMEOUT.toSeconds() + " s: " + e
-          + "\n--- server output ---\n" + output, e);
+      throw new IllegalStateException(
+          "S3 test server (S3Proxy, "
+              + jar
+              + ") did not become ready"
+              + " at "
+              + endpoint
+              + " within "
+              + STARTUP_TIMEOUT.toSeconds()
+              + " s: "
+              + e
+              + "\n--- server output ---\n"
+              + output,
+          e);
     }
     return server;
   }
@@ -252,9 +277,12 @@ public final class S3TestServer implements AutoCloseable {
       if (Files.isRegularFile(jar)) {
         return jar;
       }
-      throw new IllegalStateException("S3Proxy jar not found at " + jar + " (from system property"
-          + " tributary.test.servers.dir): run 'mvn -pl storage generate-test-resources' from the"
-          + " project root, which copies it there");
+      throw new IllegalStateException(
+          "S3Proxy jar not found at "
+              + jar
+              + " (from system property"
+              + " tributary.test.servers.dir): run 'mvn -pl storage generate-test-resources' from the"
+              + " project root, which copies it there");
     }
     for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
       Path jar = p.resolve("target/test-servers/s3proxy.jar");
@@ -262,25 +290,34 @@ public final class S3TestServer implements AutoCloseable {
         return jar;
       }
     }
-    throw new IllegalStateException("S3Proxy jar not found: system property"
-        + " tributary.test.servers.dir is not set and no target/test-servers/s3proxy.jar exists"
-        + " above " + Path.of("").toAbsolutePath() + "; run 'mvn -pl storage"
-        + " generate-test-resources' from the project root, which copies it there");
+    throw new IllegalStateException(
+        "S3Proxy jar not found: system property"
+            + " tributary.test.servers.dir is not set and no target/test-servers/s3proxy.jar exists"
+            + " above "
+            + Path.of("").toAbsolutePath()
+            + "; run 'mvn -pl storage"
+            + " generate-test-resources' from the project root, which copies it there");
   }
 
   /** Where S3ProxyLauncher was loaded from: test-classes here, the storage test-jar elsewhere. */
   private static String launcherClasspath() {
     try {
-      return Path.of(S3ProxyLauncher.class.getProtectionDomain().getCodeSource().getLocation()
-          .toURI()).toString();
+      return Path.of(
+              S3ProxyLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+          .toString();
     } catch (URISyntaxException | RuntimeException e) {
-      throw new IllegalStateException("Cannot locate the classes of " + S3ProxyLauncher.class
-          + " to put on the S3 test server's classpath", e);
+      throw new IllegalStateException(
+          "Cannot locate the classes of "
+              + S3ProxyLauncher.class
+              + " to put on the S3 test server's classpath",
+          e);
     }
   }
 
   private static String javaBinary() {
-    return ProcessHandle.current().info().command()
+    return ProcessHandle.current()
+        .info()
+        .command()
         .filter(command -> Files.isExecutable(Path.of(command)))
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
   }

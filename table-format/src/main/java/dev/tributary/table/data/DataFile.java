@@ -1,16 +1,16 @@
 package dev.tributary.table.data;
 
-import java.util.Map;
-import java.util.Objects;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * A Parquet data file that has been completely written to the table's store, described the way a
  * Delta {@code add} action needs it.
  *
- * @param path key relative to the table root, e.g. {@code region=EU/part-00000-<uuid>.snappy.parquet}
- *     (not URL-encoded here; the log layer encodes it)
+ * @param path key relative to the table root, e.g. {@code
+ *     region=EU/part-00000-<uuid>.snappy.parquet} (not URL-encoded here; the log layer encodes it)
  * @param partitionValues partition column name to its value as Delta serializes partition values
  *     (null value = null partition); empty for an unpartitioned table
  * @param size file size in bytes

@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.parquet.io.InputFile;
@@ -17,14 +17,16 @@ import org.apache.parquet.io.InputFile;
  * Entry point for Parquet data files of a Delta table: writing rows into partitioned, size-rolled
  * files with statistics, reading a file back, and Delta's partition value serialization.
  *
- * <p>File layout (Delta and Hive convention): {@code [col=value/...]part-NNNNN-<uuid>.<codec>.parquet}
- * under the table root, one directory level per partition column in partition order, the value
- * serialized as {@link #serializePartitionValue} does, then escaped as Spark escapes path names
- * ({@code a/b} becomes {@code a%2Fb}), null as {@code __HIVE_DEFAULT_PARTITION__}. Partition columns
- * are not stored inside the files; their values live in {@link DataFile#partitionValues()}.
+ * <p>File layout (Delta and Hive convention): {@code
+ * [col=value/...]part-NNNNN-<uuid>.<codec>.parquet} under the table root, one directory level per
+ * partition column in partition order, the value serialized as {@link #serializePartitionValue}
+ * does, then escaped as Spark escapes path names ({@code a/b} becomes {@code a%2Fb}), null as
+ * {@code __HIVE_DEFAULT_PARTITION__}. Partition columns are not stored inside the files; their
+ * values live in {@link DataFile#partitionValues()}.
  *
- * <p>Column types follow Spark/Delta (see the package documentation for the mapping). Files are written through {@link ObjectStore#create} (streamed; multipart on S3) and read
- * with ranged reads, with no Hadoop file system involved.
+ * <p>Column types follow Spark/Delta (see the package documentation for the mapping). Files are
+ * written through {@link ObjectStore#create} (streamed; multipart on S3) and read with ranged
+ * reads, with no Hadoop file system involved.
  */
 public final class DataFiles {
   private DataFiles() {}
@@ -35,15 +37,18 @@ public final class DataFiles {
    * @param tableStore the store rooted at the table directory (files are created at keys relative
    *     to it)
    * @param schema the full table schema, partition columns included
-   * @param partitionColumns top-level columns to partition by, outermost first (may be empty);
-   *     each must be of a primitive type other than binary
+   * @param partitionColumns top-level columns to partition by, outermost first (may be empty); each
+   *     must be of a primitive type other than binary
    * @param options target file size and codec
    * @return a writer that the caller must finish or abort
    * @throws IllegalArgumentException if a partition column is unknown, repeated or of an
    *     unsupported type, or if every column is a partition column
    */
-  public static PartitionedDataWriter newWriter(ObjectStore tableStore, StructType schema,
-      List<String> partitionColumns, DataWriteOptions options) {
+  public static PartitionedDataWriter newWriter(
+      ObjectStore tableStore,
+      StructType schema,
+      List<String> partitionColumns,
+      DataWriteOptions options) {
     return new RollingPartitionedWriter(tableStore, schema, partitionColumns, options);
   }
 
@@ -51,21 +56,22 @@ public final class DataFiles {
    * Opens a data file for reading as rows of {@code schema}: partition columns are filled from
    * {@link DataFile#partitionValues()}, columns missing from the file (added to the schema after
    * the file was written) are null, and columns of the file not in the schema are skipped. The
-   * caller closes the iterator. The object's size comes from the store (not from
-   * {@link DataFile#size()}), and bytes are fetched with ranged reads.
+   * caller closes the iterator. The object's size comes from the store (not from {@link
+   * DataFile#size()}), and bytes are fetched with ranged reads.
    *
    * @throws IOException if the object is missing or cannot be read
    * @throws IllegalArgumentException if a partition value cannot be parsed as its column's type
    * @throws IllegalStateException (from iteration) if the file stores a column in a type that
    *     cannot be read as the schema's type
    */
-  public static CloseableIterator<Object[]> read(ObjectStore tableStore, DataFile file, StructType schema)
-      throws IOException {
+  public static CloseableIterator<Object[]> read(
+      ObjectStore tableStore, DataFile file, StructType schema) throws IOException {
     Object[] template = new Object[schema.size()];
     for (Map.Entry<String, String> entry : file.partitionValues().entrySet()) {
       int index = schema.indexOf(entry.getKey());
       if (index >= 0) {
-        template[index] = PartitionValues.parse(entry.getValue(), schema.fields().get(index).type());
+        template[index] =
+            PartitionValues.parse(entry.getValue(), schema.fields().get(index).type());
       }
     }
     RowReadSupport support =
@@ -89,8 +95,8 @@ public final class DataFiles {
   /**
    * Serializes a partition value as the Delta protocol prescribes: strings as is, numbers in
    * decimal, booleans {@code true}/{@code false}, dates {@code yyyy-MM-dd}, timestamps in UTC as
-   * {@code yyyy-MM-dd HH:mm:ss[.SSSSSS]}, decimals in plain notation. Null and the empty string give
-   * null (the protocol reads an empty string as null).
+   * {@code yyyy-MM-dd HH:mm:ss[.SSSSSS]}, decimals in plain notation. Null and the empty string
+   * give null (the protocol reads an empty string as null).
    *
    * @throws IllegalArgumentException if the type cannot be a partition column type
    * @throws ClassCastException if the value is not of the type's Java class
@@ -110,13 +116,15 @@ public final class DataFiles {
   }
 
   /**
-   * The escaped directory prefix (ending in {@code /}) of a partition, e.g.
-   * {@code region=EU/day=2024-01-01/}; the empty string for no partition columns.
+   * The escaped directory prefix (ending in {@code /}) of a partition, e.g. {@code
+   * region=EU/day=2024-01-01/}; the empty string for no partition columns.
    *
    * @param partitionColumns partition columns, outermost first
-   * @param partitionValues serialized values by column (a missing or null value is the null partition)
+   * @param partitionValues serialized values by column (a missing or null value is the null
+   *     partition)
    */
-  public static String partitionDirectory(List<String> partitionColumns, Map<String, String> partitionValues) {
+  public static String partitionDirectory(
+      List<String> partitionColumns, Map<String, String> partitionValues) {
     return PartitionValues.directory(partitionColumns, partitionValues);
   }
 

@@ -7,10 +7,10 @@ import java.util.Objects;
  *
  * @param targetFileSize roll to a new file once the current one reaches about this many bytes,
  *     counting bytes already written plus Parquet's estimate of what it buffers (uncompressed
- *     pages), so finished files tend to come out somewhat below the target. Row groups are at
- *     most 64 MB; each open partition buffers up to one row group in memory.
- * @param codec Parquet compression codec; it also names the file ({@code .snappy.parquet},
- *     {@code .zstd.parquet}, {@code .gz.parquet}, plain {@code .parquet})
+ *     pages), so finished files tend to come out somewhat below the target. Row groups are at most
+ *     64 MB; each open partition buffers up to one row group in memory.
+ * @param codec Parquet compression codec; it also names the file ({@code .snappy.parquet}, {@code
+ *     .zstd.parquet}, {@code .gz.parquet}, plain {@code .parquet})
  */
 public record DataWriteOptions(long targetFileSize, Codec codec) {
   public static final long DEFAULT_TARGET_FILE_SIZE = 128L * 1024 * 1024;

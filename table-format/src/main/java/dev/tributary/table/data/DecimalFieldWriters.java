@@ -8,8 +8,8 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 
 /**
- * Field writers of decimals, in the physical width Spark uses for the precision: the unscaled
- * value as INT32 (precision up to 9), INT64 (up to 18) or big-endian two's complement in a
+ * Field writers of decimals, in the physical width Spark uses for the precision: the unscaled value
+ * as INT32 (precision up to 9), INT64 (up to 18) or big-endian two's complement in a
  * FIXED_LEN_BYTE_ARRAY of {@link ParquetSchemas#decimalBytes} bytes.
  */
 final class DecimalFieldWriters {
@@ -53,7 +53,13 @@ final class DecimalFieldWriters {
     private long max = Long.MIN_VALUE;
     private boolean seen;
 
-    UnscaledLongWriter(String name, String path, DecimalType type, int fieldIndex, int valueIndex, boolean required) {
+    UnscaledLongWriter(
+        String name,
+        String path,
+        DecimalType type,
+        int fieldIndex,
+        int valueIndex,
+        boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
       this.decimal = type;
       this.int32 = type.precision() <= 9;
@@ -90,7 +96,13 @@ final class DecimalFieldWriters {
     private BigDecimal min;
     private BigDecimal max;
 
-    FixedWriter(String name, String path, DecimalType type, int fieldIndex, int valueIndex, boolean required) {
+    FixedWriter(
+        String name,
+        String path,
+        DecimalType type,
+        int fieldIndex,
+        int valueIndex,
+        boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
       this.decimal = type;
       this.width = ParquetSchemas.decimalBytes(type.precision());

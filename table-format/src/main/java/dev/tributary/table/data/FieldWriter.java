@@ -5,23 +5,29 @@ import java.util.Map;
 import org.apache.parquet.io.api.RecordConsumer;
 
 /**
- * Writes the values of one field (a top-level column or a nested struct field) to Parquet and
- * keeps that field's statistics as it goes, so statistics cost one comparison per value and no
- * second pass. One instance per field per file.
+ * Writes the values of one field (a top-level column or a nested struct field) to Parquet and keeps
+ * that field's statistics as it goes, so statistics cost one comparison per value and no second
+ * pass. One instance per field per file.
  */
 abstract class FieldWriter {
   final String name;
+
   /** Dotted path from the root, for error messages. */
   final String path;
+
   final DataType type;
+
   /** Position of the field in its Parquet group (partition columns are not in the file). */
   final int fieldIndex;
+
   /** Position of the value in the row or struct array it is read from. */
   final int valueIndex;
+
   final boolean required;
   long nullCount;
 
-  FieldWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+  FieldWriter(
+      String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
     this.name = name;
     this.path = path;
     this.type = type;
@@ -51,7 +57,8 @@ abstract class FieldWriter {
         throw new IllegalArgumentException(DataErrors.wrongClass(field.path, field.type, value), e);
       } catch (ArithmeticException e) {
         // e.g. a timestamp whose microseconds overflow a long: name the field, not just "overflow"
-        throw new IllegalArgumentException(DataErrors.valueDoesNotFit(field.path, field.type, value, e), e);
+        throw new IllegalArgumentException(
+            DataErrors.valueDoesNotFit(field.path, field.type, value, e), e);
       }
       consumer.endField(field.name, field.fieldIndex);
     }

@@ -37,18 +37,33 @@ final class FieldWriters {
     }
     if (type instanceof DecimalType decimal) {
       return decimal.precision() <= 18
-          ? new DecimalFieldWriters.UnscaledLongWriter(name, path, decimal, fieldIndex, valueIndex, required)
-          : new DecimalFieldWriters.FixedWriter(name, path, decimal, fieldIndex, valueIndex, required);
+          ? new DecimalFieldWriters.UnscaledLongWriter(
+              name, path, decimal, fieldIndex, valueIndex, required)
+          : new DecimalFieldWriters.FixedWriter(
+              name, path, decimal, fieldIndex, valueIndex, required);
     }
     return switch ((PrimitiveType) type) {
-      case STRING -> new PrimitiveFieldWriters.StringWriter(name, path, type, fieldIndex, valueIndex, required);
-      case INTEGER -> new PrimitiveFieldWriters.IntWriter(name, path, type, fieldIndex, valueIndex, required);
-      case LONG -> new PrimitiveFieldWriters.LongWriter(name, path, type, fieldIndex, valueIndex, required);
-      case DOUBLE -> new PrimitiveFieldWriters.DoubleWriter(name, path, type, fieldIndex, valueIndex, required);
-      case BOOLEAN -> new PrimitiveFieldWriters.BooleanWriter(name, path, type, fieldIndex, valueIndex, required);
-      case TIMESTAMP -> new PrimitiveFieldWriters.TimestampWriter(name, path, type, fieldIndex, valueIndex, required);
-      case DATE -> new PrimitiveFieldWriters.DateWriter(name, path, type, fieldIndex, valueIndex, required);
-      case BINARY -> new PrimitiveFieldWriters.BinaryWriter(name, path, type, fieldIndex, valueIndex, required);
+      case STRING ->
+          new PrimitiveFieldWriters.StringWriter(
+              name, path, type, fieldIndex, valueIndex, required);
+      case INTEGER ->
+          new PrimitiveFieldWriters.IntWriter(name, path, type, fieldIndex, valueIndex, required);
+      case LONG ->
+          new PrimitiveFieldWriters.LongWriter(name, path, type, fieldIndex, valueIndex, required);
+      case DOUBLE ->
+          new PrimitiveFieldWriters.DoubleWriter(
+              name, path, type, fieldIndex, valueIndex, required);
+      case BOOLEAN ->
+          new PrimitiveFieldWriters.BooleanWriter(
+              name, path, type, fieldIndex, valueIndex, required);
+      case TIMESTAMP ->
+          new PrimitiveFieldWriters.TimestampWriter(
+              name, path, type, fieldIndex, valueIndex, required);
+      case DATE ->
+          new PrimitiveFieldWriters.DateWriter(name, path, type, fieldIndex, valueIndex, required);
+      case BINARY ->
+          new PrimitiveFieldWriters.BinaryWriter(
+              name, path, type, fieldIndex, valueIndex, required);
     };
   }
 
@@ -60,7 +75,13 @@ final class FieldWriters {
   static final class StructWriter extends FieldWriter {
     private final FieldWriter[] children;
 
-    StructWriter(String name, String path, StructType type, int fieldIndex, int valueIndex, boolean required) {
+    StructWriter(
+        String name,
+        String path,
+        StructType type,
+        int fieldIndex,
+        int valueIndex,
+        boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
       children = new FieldWriter[type.size()];
       for (int i = 0; i < children.length; i++) {
@@ -73,8 +94,12 @@ final class FieldWriters {
     void write(RecordConsumer consumer, Object value) {
       Object[] values = (Object[]) value;
       if (values.length != children.length) {
-        throw new IllegalArgumentException(DataErrors.wrongClass(path, type, value)
-            + "; a struct value is an Object[] of " + children.length + " values, got " + values.length);
+        throw new IllegalArgumentException(
+            DataErrors.wrongClass(path, type, value)
+                + "; a struct value is an Object[] of "
+                + children.length
+                + " values, got "
+                + values.length);
       }
       consumer.startGroup();
       writeFields(consumer, children, values);

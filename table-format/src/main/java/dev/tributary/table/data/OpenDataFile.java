@@ -6,8 +6,9 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -15,11 +16,10 @@ import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.apache.parquet.hadoop.ParquetFileWriter;
 
 /**
- * One Parquet data file being written: rows go in, and {@link #publish()} completes the file in
- * the store and describes it as a {@link DataFile}, or {@link #abort()} discards it.
+ * One Parquet data file being written: rows go in, and {@link #publish()} completes the file in the
+ * store and describes it as a {@link DataFile}, or {@link #abort()} discards it.
  *
  * <p>Size check: asking Parquet for its size walks every column, so it is not done per row. After
  * each check the number of rows that can safely be added before the next one is estimated from the
@@ -29,6 +29,7 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 final class OpenDataFile {
   private static final Logger LOG = LoggerFactory.getLogger(OpenDataFile.class);
   private static final long MAX_ROWS_BETWEEN_CHECKS = 1000;
+
   /**
    * Parquet keeps a whole row group in memory per open file, so row groups are capped well below
    * the usual 128 MB: with many partitions open at once, memory is about partitions x this.
@@ -44,8 +45,14 @@ final class OpenDataFile {
   private final long targetSize;
   private long rowsUntilCheck = 1;
 
-  private OpenDataFile(List<String> partitionKey, String key, Map<String, String> partitionValues,
-      StoreOutputFile output, RowWriteSupport support, ParquetWriter<Object[]> writer, long targetSize) {
+  private OpenDataFile(
+      List<String> partitionKey,
+      String key,
+      Map<String, String> partitionValues,
+      StoreOutputFile output,
+      RowWriteSupport support,
+      ParquetWriter<Object[]> writer,
+      long targetSize) {
     this.partitionKey = partitionKey;
     this.key = key;
     this.partitionValues = partitionValues;
@@ -55,21 +62,30 @@ final class OpenDataFile {
     this.targetSize = targetSize;
   }
 
-  static OpenDataFile open(ObjectStore store, String key, List<String> partitionKey,
-      Map<String, String> partitionValues, StructType schema, List<String> partitionColumns,
-      MessageType fileSchema, DataWriteOptions options, SharedCodecs codecs) throws IOException {
+  static OpenDataFile open(
+      ObjectStore store,
+      String key,
+      List<String> partitionKey,
+      Map<String, String> partitionValues,
+      StructType schema,
+      List<String> partitionColumns,
+      MessageType fileSchema,
+      DataWriteOptions options,
+      SharedCodecs codecs)
+      throws IOException {
     StoreOutputFile output = new StoreOutputFile(store, key);
     RowWriteSupport support = new RowWriteSupport(schema, partitionColumns, fileSchema);
-    ParquetWriter<Object[]> writer = new Builder(output, support)
-        .withConf(new PlainParquetConfiguration())
-        .withCompressionCodec(codec(options.codec()))
-        .withCodecFactory(codecs.forFile())
-        .withRowGroupSize(Math.min(options.targetFileSize(), MAX_ROW_GROUP_SIZE))
-        .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-        .withValidation(false)
-        .build();
-    return new OpenDataFile(partitionKey, key, partitionValues, output, support, writer,
-        options.targetFileSize());
+    ParquetWriter<Object[]> writer =
+        new Builder(output, support)
+            .withConf(new PlainParquetConfiguration())
+            .withCompressionCodec(codec(options.codec()))
+            .withCodecFactory(codecs.forFile())
+            .withRowGroupSize(Math.min(options.targetFileSize(), MAX_ROW_GROUP_SIZE))
+            .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+            .withValidation(false)
+            .build();
+    return new OpenDataFile(
+        partitionKey, key, partitionValues, output, support, writer, options.targetFileSize());
   }
 
   static CompressionCodecName codec(DataWriteOptions.Codec codec) {
@@ -96,15 +112,16 @@ final class OpenDataFile {
       return true;
     }
     long bytesPerRow = Math.max(1, size / support.numRecords());
-    rowsUntilCheck = Math.max(1, Math.min(MAX_ROWS_BETWEEN_CHECKS, (targetSize - size) / bytesPerRow / 2));
+    rowsUntilCheck =
+        Math.max(1, Math.min(MAX_ROWS_BETWEEN_CHECKS, (targetSize - size) / bytesPerRow / 2));
     return false;
   }
 
   /** Completes the file (footer), publishes it in the store and describes it. */
   DataFile publish() throws IOException {
     writer.close();
-    return new DataFile(key, partitionValues, output.publishedSize(), System.currentTimeMillis(),
-        support.stats());
+    return new DataFile(
+        key, partitionValues, output.publishedSize(), System.currentTimeMillis(), support.stats());
   }
 
   /** Discards the file; nothing becomes visible. Never throws. */

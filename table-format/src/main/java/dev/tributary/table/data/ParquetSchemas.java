@@ -17,9 +17,8 @@ import org.apache.parquet.schema.Types;
  * Maps table types to Parquet types the way Spark and Delta write them, so every Delta reader
  * understands our files: string = BINARY (STRING), integer = INT32, long = INT64, double = DOUBLE,
  * boolean = BOOLEAN, timestamp = INT64 TIMESTAMP(MICROS, UTC), date = INT32 DATE, binary = BINARY,
- * decimal = INT32 up to precision 9, INT64 up to 18, else FIXED_LEN_BYTE_ARRAY of the minimum
- * width (all with the DECIMAL annotation), struct = group. Nullable fields are OPTIONAL, others
- * REQUIRED.
+ * decimal = INT32 up to precision 9, INT64 up to 18, else FIXED_LEN_BYTE_ARRAY of the minimum width
+ * (all with the DECIMAL annotation), struct = group. Nullable fields are OPTIONAL, others REQUIRED.
  */
 final class ParquetSchemas {
   /** Spark names the root group of the files it writes this way; we follow. */
@@ -39,23 +38,30 @@ final class ParquetSchemas {
   }
 
   static Type toParquet(StructField field) {
-    Type.Repetition repetition = field.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
+    Type.Repetition repetition =
+        field.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
     DataType type = field.type();
     if (type instanceof StructType struct) {
       List<Type> children = new ArrayList<>();
       for (StructField child : struct.fields()) {
         children.add(toParquet(child));
       }
-      return Types.buildGroup(repetition).addFields(children.toArray(Type[]::new)).named(field.name());
+      return Types.buildGroup(repetition)
+          .addFields(children.toArray(Type[]::new))
+          .named(field.name());
     }
     if (type instanceof DecimalType decimal) {
       LogicalTypeAnnotation annotation =
           LogicalTypeAnnotation.decimalType(decimal.scale(), decimal.precision());
       if (decimal.precision() <= 9) {
-        return Types.primitive(PrimitiveTypeName.INT32, repetition).as(annotation).named(field.name());
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(annotation)
+            .named(field.name());
       }
       if (decimal.precision() <= 18) {
-        return Types.primitive(PrimitiveTypeName.INT64, repetition).as(annotation).named(field.name());
+        return Types.primitive(PrimitiveTypeName.INT64, repetition)
+            .as(annotation)
+            .named(field.name());
       }
       return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
           .length(decimalBytes(decimal.precision()))
@@ -64,17 +70,22 @@ final class ParquetSchemas {
     }
     PrimitiveType primitive = (PrimitiveType) type;
     return switch (primitive) {
-      case STRING -> Types.primitive(PrimitiveTypeName.BINARY, repetition)
-          .as(LogicalTypeAnnotation.stringType()).named(field.name());
+      case STRING ->
+          Types.primitive(PrimitiveTypeName.BINARY, repetition)
+              .as(LogicalTypeAnnotation.stringType())
+              .named(field.name());
       case INTEGER -> Types.primitive(PrimitiveTypeName.INT32, repetition).named(field.name());
       case LONG -> Types.primitive(PrimitiveTypeName.INT64, repetition).named(field.name());
       case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, repetition).named(field.name());
       case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, repetition).named(field.name());
-      case TIMESTAMP -> Types.primitive(PrimitiveTypeName.INT64, repetition)
-          .as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MICROS))
-          .named(field.name());
-      case DATE -> Types.primitive(PrimitiveTypeName.INT32, repetition)
-          .as(LogicalTypeAnnotation.dateType()).named(field.name());
+      case TIMESTAMP ->
+          Types.primitive(PrimitiveTypeName.INT64, repetition)
+              .as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MICROS))
+              .named(field.name());
+      case DATE ->
+          Types.primitive(PrimitiveTypeName.INT32, repetition)
+              .as(LogicalTypeAnnotation.dateType())
+              .named(field.name());
       case BINARY -> Types.primitive(PrimitiveTypeName.BINARY, repetition).named(field.name());
     };
   }

@@ -5,6 +5,7 @@ import dev.tributary.table.types.DecimalType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -17,32 +18,32 @@ import java.time.temporal.ChronoField;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
-import java.math.RoundingMode;
 
 /**
- * Partition values as the Delta protocol serializes them ("Partition Value Serialization") and
- * the hive-style directory names they produce.
+ * Partition values as the Delta protocol serializes them ("Partition Value Serialization") and the
+ * hive-style directory names they produce.
  *
- * <p>Timestamps are written as ISO-8601 in UTC with microseconds and a {@code Z}
- * ({@code 2026-01-01T00:00:00.000000Z}), as Spark's Delta writer does by default
- * ({@code utcTimestampPartitionValues}): the protocol reads a timestamp partition value without a
- * zone in the reader's session time zone, so a zone-less value would mean a different instant to a
- * reader outside UTC. Reading also accepts the zone-less form {@code yyyy-MM-dd HH:mm:ss[.fraction]}
- * that older versions of this writer produced (always in UTC, so it is read as UTC) and any
- * ISO-8601 offset. An empty string is null for every type, as the protocol says, so an empty
- * string value is written as null.
+ * <p>Timestamps are written as ISO-8601 in UTC with microseconds and a {@code Z} ({@code
+ * 2026-01-01T00:00:00.000000Z}), as Spark's Delta writer does by default ({@code
+ * utcTimestampPartitionValues}): the protocol reads a timestamp partition value without a zone in
+ * the reader's session time zone, so a zone-less value would mean a different instant to a reader
+ * outside UTC. Reading also accepts the zone-less form {@code yyyy-MM-dd HH:mm:ss[.fraction]} that
+ * older versions of this writer produced (always in UTC, so it is read as UTC) and any ISO-8601
+ * offset. An empty string is null for every type, as the protocol says, so an empty string value is
+ * written as null.
  *
  * <p>A value can make a directory name no file system or object store accepts: a NUL character
- * (which Spark does not escape either), or a {@code column=value} segment longer than
- * {@value #MAX_SEGMENT_BYTES} bytes after escaping (the file-name limit of common file systems).
- * {@link #segmentProblem} reports both before anything is written, so the row can be refused
- * alone.
+ * (which Spark does not escape either), or a {@code column=value} segment longer than {@value
+ * #MAX_SEGMENT_BYTES} bytes after escaping (the file-name limit of common file systems). {@link
+ * #segmentProblem} reports both before anything is written, so the row can be refused alone.
  */
 final class PartitionValues {
   /** Directory name Delta and Hive use for a null partition value. */
   static final String NULL_DIRECTORY = "__HIVE_DEFAULT_PARTITION__";
 
-  /** The longest {@code column=value} directory name, in UTF-8 bytes (NAME_MAX of ext4, XFS, APFS). */
+  /**
+   * The longest {@code column=value} directory name, in UTF-8 bytes (NAME_MAX of ext4, XFS, APFS).
+   */
   static final int MAX_SEGMENT_BYTES = 255;
 
   private static final DateTimeFormatter TIMESTAMP_WRITE =
@@ -57,9 +58,9 @@ final class PartitionValues {
           .toFormatter();
 
   /**
-   * Characters Spark and Delta escape in partition directory names (as %XX): control characters
-   * and the characters with a meaning in paths, URIs or globs. Spark adds a few more on Windows
-   * only; we write the portable set so a path looks the same wherever it was written.
+   * Characters Spark and Delta escape in partition directory names (as %XX): control characters and
+   * the characters with a meaning in paths, URIs or globs. Spark adds a few more on Windows only;
+   * we write the portable set so a path looks the same wherever it was written.
    */
   private static final BitSet ESCAPED = new BitSet(128);
 
@@ -83,7 +84,8 @@ final class PartitionValues {
       String column = partitionColumns.get(i);
       int index = schema.indexOf(column);
       if (index < 0) {
-        throw new IllegalArgumentException(DataErrors.unknownPartitionColumn(column, schema.fieldNames()));
+        throw new IllegalArgumentException(
+            DataErrors.unknownPartitionColumn(column, schema.fieldNames()));
       }
       if (partitionColumns.indexOf(column) != i) {
         throw new IllegalArgumentException(DataErrors.duplicatePartitionColumn(column));
@@ -124,8 +126,8 @@ final class PartitionValues {
       case BOOLEAN -> Boolean.toString((Boolean) value);
       case DATE -> ((LocalDate) value).toString();
       case TIMESTAMP -> serializeTimestamp((Instant) value);
-      case BINARY -> throw new IllegalArgumentException(
-          DataErrors.unsupportedPartitionType("?", type));
+      case BINARY ->
+          throw new IllegalArgumentException(DataErrors.unsupportedPartitionType("?", type));
     };
   }
 
@@ -148,7 +150,8 @@ final class PartitionValues {
         return value.setScale(decimal.scale(), RoundingMode.UNNECESSARY);
       }
       if (!(type instanceof PrimitiveType primitive)) {
-        throw new IllegalArgumentException(DataErrors.badPartitionValue(text, type, "not a partitionable type"));
+        throw new IllegalArgumentException(
+            DataErrors.badPartitionValue(text, type, "not a partitionable type"));
       }
       return switch (primitive) {
         case STRING -> text;
@@ -158,11 +161,14 @@ final class PartitionValues {
         case BOOLEAN -> parseBoolean(text, type);
         case DATE -> LocalDate.parse(text);
         case TIMESTAMP -> parseTimestamp(text);
-        case BINARY -> throw new IllegalArgumentException(
-            DataErrors.badPartitionValue(text, type, "binary partition values are not supported"));
+        case BINARY ->
+            throw new IllegalArgumentException(
+                DataErrors.badPartitionValue(
+                    text, type, "binary partition values are not supported"));
       };
     } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-      throw new IllegalArgumentException(DataErrors.badPartitionValue(text, type, e.getMessage()), e);
+      throw new IllegalArgumentException(
+          DataErrors.badPartitionValue(text, type, e.getMessage()), e);
     }
   }
 
@@ -173,7 +179,8 @@ final class PartitionValues {
     if (text.equalsIgnoreCase("false")) {
       return Boolean.FALSE;
     }
-    throw new IllegalArgumentException(DataErrors.badPartitionValue(text, type, "expected true or false"));
+    throw new IllegalArgumentException(
+        DataErrors.badPartitionValue(text, type, "expected true or false"));
   }
 
   private static Instant parseTimestamp(String text) {
@@ -221,7 +228,9 @@ final class PartitionValues {
         bytes++;
       } else if (c < 0x800) {
         bytes += 2;
-      } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         bytes += 4;
         i++;
       } else if (Character.isSurrogate(c)) {
@@ -261,7 +270,8 @@ final class PartitionValues {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (c < 128 && ESCAPED.get(c)) {
-        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+        out.append('%')
+            .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
             .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
       } else {
         out.append(c);

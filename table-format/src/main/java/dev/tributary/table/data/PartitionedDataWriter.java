@@ -10,10 +10,10 @@ import java.util.List;
  * <p>Lifecycle: any number of {@link #write} calls, then exactly one of {@link #finish()} (publish
  * everything) or {@link #abort()} (give up). A writer is not thread-safe: one thread drives it.
  *
- * <p>Visibility: a file becomes visible in the store only when it is complete (on roll or in
- * {@code finish}); it is not part of the table until the caller commits an {@code add} action for
- * it. Files published before an {@link #abort()} or a failure are orphans: no commit references
- * them, and vacuum deletes them once they are older than the retention period.
+ * <p>Visibility: a file becomes visible in the store only when it is complete (on roll or in {@code
+ * finish}); it is not part of the table until the caller commits an {@code add} action for it.
+ * Files published before an {@link #abort()} or a failure are orphans: no commit references them,
+ * and vacuum deletes them once they are older than the retention period.
  *
  * <p>Failure: if {@code write} or {@code finish} throws, the writer is failed; every later call
  * except {@code abort}/{@code close} throws {@link IllegalStateException}.
@@ -34,8 +34,8 @@ public interface PartitionedDataWriter extends AutoCloseable {
 
   /**
    * Completes and publishes every open file and returns every file this writer published, in
-   * publication order. After it returns, the writer is done: further calls throw
-   * {@link IllegalStateException} (and {@link #close()} is a no-op).
+   * publication order. After it returns, the writer is done: further calls throw {@link
+   * IllegalStateException} (and {@link #close()} is a no-op).
    *
    * @return the files written, each completely visible in the store, with statistics
    * @throws IOException if a file could not be completed; the writer is then failed and the caller

@@ -20,7 +20,8 @@ final class PrimitiveFieldWriters {
     private byte[] min;
     private byte[] max;
 
-    StringWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    StringWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 
@@ -56,7 +57,8 @@ final class PrimitiveFieldWriters {
     private int max = Integer.MIN_VALUE;
     private boolean seen;
 
-    IntWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    IntWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 
@@ -86,7 +88,8 @@ final class PrimitiveFieldWriters {
     private int max = Integer.MIN_VALUE;
     private boolean seen;
 
-    DateWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    DateWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 
@@ -116,7 +119,8 @@ final class PrimitiveFieldWriters {
     private long max = Long.MIN_VALUE;
     private boolean seen;
 
-    LongWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    LongWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 
@@ -146,7 +150,8 @@ final class PrimitiveFieldWriters {
     private long max = Long.MIN_VALUE;
     private boolean seen;
 
-    TimestampWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    TimestampWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 
@@ -161,11 +166,13 @@ final class PrimitiveFieldWriters {
 
     static long toMicros(Instant instant) {
       // getNano() is never negative, so this is exact (sub-microsecond digits are dropped).
-      return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
+      return Math.addExact(
+          Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
     }
 
     static Instant fromMicros(long micros) {
-      return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+      return Instant.ofEpochSecond(
+          Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
     }
 
     @Override
@@ -189,7 +196,8 @@ final class PrimitiveFieldWriters {
     private boolean seen;
     private boolean sawNaN;
 
-    DoubleWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    DoubleWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 
@@ -223,7 +231,8 @@ final class PrimitiveFieldWriters {
 
   /** boolean: null count only. */
   static final class BooleanWriter extends FieldWriter {
-    BooleanWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    BooleanWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 
@@ -235,7 +244,8 @@ final class PrimitiveFieldWriters {
 
   /** binary: null count only. */
   static final class BinaryWriter extends FieldWriter {
-    BinaryWriter(String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+    BinaryWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
       super(name, path, type, fieldIndex, valueIndex, required);
     }
 

@@ -8,11 +8,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import org.apache.parquet.schema.MessageType;
-import java.util.Locale;
 
 /**
  * The {@link PartitionedDataWriter}: one {@link OpenDataFile} per partition seen, published and
@@ -27,7 +27,12 @@ import java.util.Locale;
 final class RollingPartitionedWriter implements PartitionedDataWriter {
   static final int DEFAULT_MAX_OPEN_FILES = 256;
 
-  private enum State { OPEN, FINISHED, ABORTED, FAILED }
+  private enum State {
+    OPEN,
+    FINISHED,
+    ABORTED,
+    FAILED
+  }
 
   private final ObjectStore store;
   private final StructType schema;
@@ -38,8 +43,10 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
   private final MessageType fileSchema;
   private final String extension;
   private final int maxOpenFiles;
+
   /** In access order, so the first entry is the least recently used file. */
   private final Map<List<String>, OpenDataFile> open = new LinkedHashMap<>(16, 0.75f, true);
+
   private final SharedCodecs codecs = new SharedCodecs();
   private final List<DataFile> published = new ArrayList<>();
   private int fileCount;
@@ -47,13 +54,20 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
   private Object[] lastPartitionValues;
   private State state = State.OPEN;
 
-  RollingPartitionedWriter(ObjectStore store, StructType schema, List<String> partitionColumns,
+  RollingPartitionedWriter(
+      ObjectStore store,
+      StructType schema,
+      List<String> partitionColumns,
       DataWriteOptions options) {
     this(store, schema, partitionColumns, options, DEFAULT_MAX_OPEN_FILES);
   }
 
-  RollingPartitionedWriter(ObjectStore store, StructType schema, List<String> partitionColumns,
-      DataWriteOptions options, int maxOpenFiles) {
+  RollingPartitionedWriter(
+      ObjectStore store,
+      StructType schema,
+      List<String> partitionColumns,
+      DataWriteOptions options,
+      int maxOpenFiles) {
     this.maxOpenFiles = maxOpenFiles;
     this.store = Objects.requireNonNull(store, "store");
     this.schema = Objects.requireNonNull(schema, "schema");
@@ -74,7 +88,8 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
   public void write(Object[] row) throws IOException {
     requireOpen();
     if (row.length != schema.size()) {
-      throw new IllegalArgumentException(DataErrors.wrongArity(row.length, schema.size(), schema.fieldNames()));
+      throw new IllegalArgumentException(
+          DataErrors.wrongArity(row.length, schema.size(), schema.fieldNames()));
     }
     OpenDataFile file = fileFor(row);
     boolean full;
@@ -104,9 +119,11 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
       try {
         serialized[i] = PartitionValues.serialize(value, field.type());
       } catch (ClassCastException e) {
-        throw new IllegalArgumentException(DataErrors.wrongClass(field.name(), field.type(), value), e);
+        throw new IllegalArgumentException(
+            DataErrors.wrongClass(field.name(), field.type(), value), e);
       }
-      // Refused before anything is written, so the writer stays usable (RowChecks finds it earlier).
+      // Refused before anything is written, so the writer stays usable (RowChecks finds it
+      // earlier).
       String problem = PartitionValues.segmentProblem(field.name(), serialized[i]);
       if (problem != null) {
         throw new IllegalArgumentException(problem);
@@ -141,11 +158,12 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
     for (int i = 0; i < partitionColumns.size(); i++) {
       values.put(partitionColumns.get(i), key.get(i));
     }
-    String path = PartitionValues.directory(partitionColumns, values)
-        + String.format("part-%05d-%s%s", fileCount++, UUID.randomUUID(), extension);
+    String path =
+        PartitionValues.directory(partitionColumns, values)
+            + String.format("part-%05d-%s%s", fileCount++, UUID.randomUUID(), extension);
     try {
-      return OpenDataFile.open(store, path, key, values, schema, partitionColumns, fileSchema, options,
-          codecs);
+      return OpenDataFile.open(
+          store, path, key, values, schema, partitionColumns, fileSchema, options, codecs);
     } catch (IOException | RuntimeException e) {
       state = State.FAILED;
       throw new IOException(DataErrors.writeFailed(store.location(), path, e), e);
@@ -198,7 +216,8 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
 
   private void requireOpen() {
     if (state != State.OPEN) {
-      throw new IllegalStateException(DataErrors.writerFailed(state.name().toLowerCase(Locale.ROOT)));
+      throw new IllegalStateException(
+          DataErrors.writerFailed(state.name().toLowerCase(Locale.ROOT)));
     }
   }
 }

@@ -21,9 +21,9 @@ import java.util.List;
  * 0001-9999 (the range of Delta's and Spark's types; beyond it ISO-8601 needs a sign and
  * microseconds since the epoch overflow); a string with an unpaired UTF-16 surrogate (it has no
  * UTF-8 form, Java would silently write {@code ?}); a decimal that needs rounding or more digits
- * than its type; and, for partition columns, a value that cannot name a directory
- * (see {@link PartitionValues#segmentProblem}). Values of the wrong Java class are programming
- * errors and are left to the writer to report.
+ * than its type; and, for partition columns, a value that cannot name a directory (see {@link
+ * PartitionValues#segmentProblem}). Values of the wrong Java class are programming errors and are
+ * left to the writer to report.
  *
  * <p>Immutable and thread-safe. The per-row cost is one pass over the row, plus one scan of each
  * string's characters.
@@ -31,6 +31,7 @@ import java.util.List;
 public final class RowChecks {
   /** The first instant of year 0001, UTC. */
   public static final Instant MIN_TIMESTAMP = Instant.parse("0001-01-01T00:00:00Z");
+
   /** The last microsecond of year 9999, UTC. */
   public static final Instant MAX_TIMESTAMP = Instant.parse("9999-12-31T23:59:59.999999Z");
 
@@ -39,8 +40,8 @@ public final class RowChecks {
 
   /**
    * The longest partition directory (all {@code column=value/} segments) this writer lets a row
-   * make: S3 keys are at most 1024 bytes, and the table's own prefix and the file name
-   * ({@code part-00000-<uuid>.zstd.parquet}, about 60 bytes) need the rest.
+   * make: S3 keys are at most 1024 bytes, and the table's own prefix and the file name ({@code
+   * part-00000-<uuid>.zstd.parquet}, about 60 bytes) need the rest.
    */
   public static final int MAX_PARTITION_DIRECTORY_BYTES = 768;
 
@@ -65,8 +66,8 @@ public final class RowChecks {
   /**
    * The checks of rows of {@code schema} written with {@code partitionColumns}.
    *
-   * @throws IllegalArgumentException if the partition columns do not fit the schema (as
-   *     {@link DataFiles#checkPartitionColumns})
+   * @throws IllegalArgumentException if the partition columns do not fit the schema (as {@link
+   *     DataFiles#checkPartitionColumns})
    */
   public static RowChecks forTable(StructType schema, List<String> partitionColumns) {
     PartitionValues.checkPartitionColumns(schema, partitionColumns);
@@ -84,8 +85,12 @@ public final class RowChecks {
 
   private static boolean needsCheck(StructField f) {
     DataType t = f.type();
-    return !f.nullable() || t == PrimitiveType.STRING || t == PrimitiveType.TIMESTAMP || t == PrimitiveType.DATE
-        || t instanceof DecimalType || t instanceof StructType;
+    return !f.nullable()
+        || t == PrimitiveType.STRING
+        || t == PrimitiveType.TIMESTAMP
+        || t == PrimitiveType.DATE
+        || t instanceof DecimalType
+        || t instanceof StructType;
   }
 
   /**
@@ -106,11 +111,15 @@ public final class RowChecks {
       } else {
         problem = partitionValueProblem(c.field.name(), c.field.type(), value);
         if (problem == null && value != null) {
-          int bytes = PartitionValues.segmentBytes(c.field.name(), PartitionValues.serialize(value, c.field.type())) + 1;
+          int bytes =
+              PartitionValues.segmentBytes(
+                      c.field.name(), PartitionValues.serialize(value, c.field.type()))
+                  + 1;
           lastWritable[c.slot] = new Writable(value, bytes);
           directoryBytes += bytes;
         } else {
-          directoryBytes += c.field.name().length() + 28; // name, '=', __HIVE_DEFAULT_PARTITION__, '/'
+          directoryBytes +=
+              c.field.name().length() + 28; // name, '=', __HIVE_DEFAULT_PARTITION__, '/'
         }
       }
       if (problem == null && value == null && !c.field.nullable()) {
@@ -141,15 +150,21 @@ public final class RowChecks {
       return at < 0 ? null : DataErrors.unpairedSurrogate(path, at);
     }
     if (type == PrimitiveType.TIMESTAMP && value instanceof Instant t) {
-      return t.isBefore(MIN_TIMESTAMP) || t.isAfter(MAX_TIMESTAMP) ? DataErrors.timestampOutOfRange(path, t) : null;
+      return t.isBefore(MIN_TIMESTAMP) || t.isAfter(MAX_TIMESTAMP)
+          ? DataErrors.timestampOutOfRange(path, t)
+          : null;
     }
     if (type == PrimitiveType.DATE && value instanceof LocalDate d) {
-      return d.isBefore(MIN_DATE) || d.isAfter(MAX_DATE) ? DataErrors.dateOutOfRange(path, d) : null;
+      return d.isBefore(MIN_DATE) || d.isAfter(MAX_DATE)
+          ? DataErrors.dateOutOfRange(path, d)
+          : null;
     }
     if (type instanceof DecimalType d && value instanceof BigDecimal v) {
       return DecimalFieldWriters.fits(v, d) ? null : DataErrors.decimalDoesNotFitColumn(path, d, v);
     }
-    if (type instanceof StructType struct && value instanceof Object[] values && values.length == struct.size()) {
+    if (type instanceof StructType struct
+        && value instanceof Object[] values
+        && values.length == struct.size()) {
       for (int i = 0; i < values.length; i++) {
         StructField f = struct.fields().get(i);
         String childPath = path + "." + f.name();
@@ -166,8 +181,8 @@ public final class RowChecks {
   }
 
   /**
-   * Why {@code value} cannot be the value of partition column {@code column}: any
-   * {@link #valueProblem}, or a directory name it cannot make. Null when it can.
+   * Why {@code value} cannot be the value of partition column {@code column}: any {@link
+   * #valueProblem}, or a directory name it cannot make. Null when it can.
    */
   public static String partitionValueProblem(String column, DataType type, Object value) {
     String problem = valueProblem(column, type, value);
@@ -188,7 +203,9 @@ public final class RowChecks {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c >= Character.MIN_SURROGATE && c <= Character.MAX_SURROGATE) {
-        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < s.length()
+            && Character.isLowSurrogate(s.charAt(i + 1))) {
           i++;
         } else {
           return i;

@@ -19,10 +19,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
- * Parquet converters that assemble rows as {@code Object[]} of the table schema, the inverse of
- * the field writers. Each converter checks on creation that the file stores its column in the
- * physical type our writer uses for the table type, so a foreign file fails with a clear message
- * instead of producing wrong values.
+ * Parquet converters that assemble rows as {@code Object[]} of the table schema, the inverse of the
+ * field writers. Each converter checks on creation that the file stores its column in the physical
+ * type our writer uses for the table type, so a foreign file fails with a clear message instead of
+ * producing wrong values.
  */
 final class RowConverters {
   private RowConverters() {}
@@ -40,8 +40,14 @@ final class RowConverters {
      * @param type the table type whose arrays are produced
      * @param template initial contents of every produced array (partition values for a row)
      */
-    StructConverter(String key, String path, GroupType requested, StructType type, Object[] template,
-        StructConverter parent, int indexInParent) {
+    StructConverter(
+        String key,
+        String path,
+        GroupType requested,
+        StructType type,
+        Object[] template,
+        StructConverter parent,
+        int indexInParent) {
       this.template = template;
       this.parent = parent;
       this.indexInParent = indexInParent;
@@ -73,13 +79,14 @@ final class RowConverters {
     }
   }
 
-  private static Converter create(String key, String path, Type fileField, DataType type,
-      StructConverter owner, int index) {
+  private static Converter create(
+      String key, String path, Type fileField, DataType type, StructConverter owner, int index) {
     if (type instanceof StructType struct) {
       if (fileField.isPrimitive()) {
         throw incompatible(key, path, type, fileField);
       }
-      return new StructConverter(key, path, fileField.asGroupType(), struct, new Object[struct.size()], owner, index);
+      return new StructConverter(
+          key, path, fileField.asGroupType(), struct, new Object[struct.size()], owner, index);
     }
     if (!fileField.isPrimitive()) {
       throw incompatible(key, path, type, fileField);
@@ -90,8 +97,11 @@ final class RowConverters {
     if (type instanceof DecimalType decimal) {
       // A file written before the column widened (typeWidening) stores a smaller scale, or a whole
       // number (integer or long, no decimal annotation): its values are rescaled without loss.
-      boolean physicalOk = physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64
-          || physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY || physical == PrimitiveTypeName.BINARY;
+      boolean physicalOk =
+          physical == PrimitiveTypeName.INT32
+              || physical == PrimitiveTypeName.INT64
+              || physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+              || physical == PrimitiveTypeName.BINARY;
       int fileScale;
       if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d) {
         fileScale = d.getScale();
@@ -105,19 +115,24 @@ final class RowConverters {
       }
       return new DecimalConverter(owner, index, fileScale, decimal.scale());
     }
-    if (type == PrimitiveType.LONG && physical == PrimitiveTypeName.INT32 && wholeNumber(physical, logical)) {
+    if (type == PrimitiveType.LONG
+        && physical == PrimitiveTypeName.INT32
+        && wholeNumber(physical, logical)) {
       return new IntAsLongConverter(owner, index); // integer widened to long
     }
-    if (type == PrimitiveType.DOUBLE && physical == PrimitiveTypeName.INT32 && wholeNumber(physical, logical)) {
+    if (type == PrimitiveType.DOUBLE
+        && physical == PrimitiveTypeName.INT32
+        && wholeNumber(physical, logical)) {
       return new IntAsDoubleConverter(owner, index); // integer widened to double
     }
-    PrimitiveTypeName expected = switch ((PrimitiveType) type) {
-      case STRING, BINARY -> PrimitiveTypeName.BINARY;
-      case INTEGER, DATE -> PrimitiveTypeName.INT32;
-      case LONG, TIMESTAMP -> PrimitiveTypeName.INT64;
-      case DOUBLE -> PrimitiveTypeName.DOUBLE;
-      case BOOLEAN -> PrimitiveTypeName.BOOLEAN;
-    };
+    PrimitiveTypeName expected =
+        switch ((PrimitiveType) type) {
+          case STRING, BINARY -> PrimitiveTypeName.BINARY;
+          case INTEGER, DATE -> PrimitiveTypeName.INT32;
+          case LONG, TIMESTAMP -> PrimitiveTypeName.INT64;
+          case DOUBLE -> PrimitiveTypeName.DOUBLE;
+          case BOOLEAN -> PrimitiveTypeName.BOOLEAN;
+        };
     if (physical != expected) {
       throw incompatible(key, path, type, fileField);
     }
@@ -142,12 +157,15 @@ final class RowConverters {
   /** A plain or signed-integer-annotated INT32/INT64: a file's integer or long column. */
   private static boolean wholeNumber(PrimitiveTypeName physical, LogicalTypeAnnotation logical) {
     boolean integral = physical == PrimitiveTypeName.INT32 || physical == PrimitiveTypeName.INT64;
-    return integral && (logical == null
-        || logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i && i.isSigned());
+    return integral
+        && (logical == null
+            || logical instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i && i.isSigned());
   }
 
-  private static IllegalStateException incompatible(String key, String path, DataType type, Type fileField) {
-    return new IllegalStateException(DataErrors.incompatibleColumn(key, path, type, fileField.toString()));
+  private static IllegalStateException incompatible(
+      String key, String path, DataType type, Type fileField) {
+    return new IllegalStateException(
+        DataErrors.incompatibleColumn(key, path, type, fileField.toString()));
   }
 
   /** Stores converted values into one slot of the array its owner is assembling. */

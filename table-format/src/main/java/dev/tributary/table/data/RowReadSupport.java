@@ -31,7 +31,8 @@ final class RowReadSupport extends ReadSupport<Object[]> {
   /**
    * @param template a row holding the partition values in their columns and null elsewhere
    */
-  RowReadSupport(String key, StructType tableSchema, Set<String> partitionColumns, Object[] template) {
+  RowReadSupport(
+      String key, StructType tableSchema, Set<String> partitionColumns, Object[] template) {
     this.key = key;
     this.tableSchema = tableSchema;
     this.partitionColumns = Set.copyOf(partitionColumns);
@@ -72,14 +73,20 @@ final class RowReadSupport extends ReadSupport<Object[]> {
   }
 
   @Override
-  public RecordMaterializer<Object[]> prepareForRead(ParquetConfiguration configuration,
-      Map<String, String> keyValueMetaData, MessageType fileSchema, ReadContext readContext) {
+  public RecordMaterializer<Object[]> prepareForRead(
+      ParquetConfiguration configuration,
+      Map<String, String> keyValueMetaData,
+      MessageType fileSchema,
+      ReadContext readContext) {
     return materializer(readContext.getRequestedSchema());
   }
 
   @Override
-  public RecordMaterializer<Object[]> prepareForRead(Configuration configuration,
-      Map<String, String> keyValueMetaData, MessageType fileSchema, ReadContext readContext) {
+  public RecordMaterializer<Object[]> prepareForRead(
+      Configuration configuration,
+      Map<String, String> keyValueMetaData,
+      MessageType fileSchema,
+      ReadContext readContext) {
     return materializer(readContext.getRequestedSchema());
   }
 

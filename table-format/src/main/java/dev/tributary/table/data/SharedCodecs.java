@@ -18,22 +18,23 @@ final class SharedCodecs {
   private final CodecFactory factory =
       new CodecFactory(new PlainParquetConfiguration(), ParquetProperties.DEFAULT_PAGE_SIZE);
 
-  private final CompressionCodecFactory view = new CompressionCodecFactory() {
-    @Override
-    public BytesInputCompressor getCompressor(CompressionCodecName codecName) {
-      return factory.getCompressor(codecName);
-    }
+  private final CompressionCodecFactory view =
+      new CompressionCodecFactory() {
+        @Override
+        public BytesInputCompressor getCompressor(CompressionCodecName codecName) {
+          return factory.getCompressor(codecName);
+        }
 
-    @Override
-    public BytesInputDecompressor getDecompressor(CompressionCodecName codecName) {
-      return factory.getDecompressor(codecName);
-    }
+        @Override
+        public BytesInputDecompressor getDecompressor(CompressionCodecName codecName) {
+          return factory.getDecompressor(codecName);
+        }
 
-    @Override
-    public void release() {
-      // Released by the owner, once every file is done.
-    }
-  };
+        @Override
+        public void release() {
+          // Released by the owner, once every file is done.
+        }
+      };
 
   /** The factory to give one file's Parquet writer; its release() does nothing. */
   CompressionCodecFactory forFile() {

@@ -9,10 +9,10 @@ import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.SeekableInputStream;
 
 /**
- * A Parquet {@link InputFile} over ranged reads of an object. Small reads are served from a
- * window fetched in one request; a window near the end of the object is aligned to the end, so
- * the footer (and, for small files, the whole file) costs a single request. Large reads (column
- * chunks) go straight to the store.
+ * A Parquet {@link InputFile} over ranged reads of an object. Small reads are served from a window
+ * fetched in one request; a window near the end of the object is aligned to the end, so the footer
+ * (and, for small files, the whole file) costs a single request. Large reads (column chunks) go
+ * straight to the store.
  */
 final class StoreInputFile implements InputFile {
   static final int WINDOW = 1024 * 1024;
@@ -24,9 +24,11 @@ final class StoreInputFile implements InputFile {
   StoreInputFile(ObjectStore store, String key) throws IOException {
     this.store = store;
     this.key = key;
-    this.length = store.stat(key)
-        .orElseThrow(() -> new ObjectNotFoundException(store.location(), key))
-        .size();
+    this.length =
+        store
+            .stat(key)
+            .orElseThrow(() -> new ObjectNotFoundException(store.location(), key))
+            .size();
   }
 
   @Override

@@ -19,10 +19,10 @@ final class StringBounds {
   }
 
   /**
-   * An upper bound of at most {@value #PREFIX_LENGTH} code points, or null if none exists. A
-   * longer string is cut to the prefix and its last code point that can be incremented is
-   * incremented (dropping what follows), which makes the result greater than every string that
-   * starts with the prefix. Only a prefix of U+10FFFF characters has no such bound.
+   * An upper bound of at most {@value #PREFIX_LENGTH} code points, or null if none exists. A longer
+   * string is cut to the prefix and its last code point that can be incremented is incremented
+   * (dropping what follows), which makes the result greater than every string that starts with the
+   * prefix. Only a prefix of U+10FFFF characters has no such bound.
    */
   static String upperBound(String max) {
     if (max.codePointCount(0, max.length()) <= PREFIX_LENGTH) {

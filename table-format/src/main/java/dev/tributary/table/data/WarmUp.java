@@ -27,18 +27,23 @@ import java.util.stream.Stream;
 public final class WarmUp {
   private static final Set<DataWriteOptions.Codec> STARTED = ConcurrentHashMap.newKeySet();
 
-  private static final StructType SAMPLE_SCHEMA = StructType.of(
-      StructField.nullable("s", PrimitiveType.STRING), StructField.nullable("i", PrimitiveType.INTEGER),
-      StructField.nullable("l", PrimitiveType.LONG), StructField.nullable("d", PrimitiveType.DOUBLE),
-      StructField.nullable("b", PrimitiveType.BOOLEAN), StructField.nullable("t", PrimitiveType.TIMESTAMP),
-      StructField.nullable("day", PrimitiveType.DATE), StructField.nullable("m", new DecimalType(10, 2)));
+  private static final StructType SAMPLE_SCHEMA =
+      StructType.of(
+          StructField.nullable("s", PrimitiveType.STRING),
+              StructField.nullable("i", PrimitiveType.INTEGER),
+          StructField.nullable("l", PrimitiveType.LONG),
+              StructField.nullable("d", PrimitiveType.DOUBLE),
+          StructField.nullable("b", PrimitiveType.BOOLEAN),
+              StructField.nullable("t", PrimitiveType.TIMESTAMP),
+          StructField.nullable("day", PrimitiveType.DATE),
+              StructField.nullable("m", new DecimalType(10, 2)));
 
   private WarmUp() {}
 
   /**
    * Writes and deletes a one-row file of every common column type with {@code codec} on a
-   * low-priority daemon thread. At most once per codec and process; a failure is ignored, since
-   * the first real write reports it with its context.
+   * low-priority daemon thread. At most once per codec and process; a failure is ignored, since the
+   * first real write reports it with its context.
    */
   public static void startInBackground(DataWriteOptions.Codec codec) {
     if (!STARTED.add(codec)) {
@@ -56,10 +61,23 @@ public final class WarmUp {
     try {
       dir = Files.createTempDirectory("tributary-warm-up");
       try (ObjectStore store = ObjectStores.open(dir.toString(), null);
-          PartitionedDataWriter writer = DataFiles.newWriter(store, SAMPLE_SCHEMA, List.of(),
-              new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, codec))) {
-        writer.write(new Object[] {"warm-up", 1, 1L, 1.0, true, Instant.EPOCH, LocalDate.EPOCH,
-            BigDecimal.ONE.setScale(2)});
+          PartitionedDataWriter writer =
+              DataFiles.newWriter(
+                  store,
+                  SAMPLE_SCHEMA,
+                  List.of(),
+                  new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, codec))) {
+        writer.write(
+            new Object[] {
+              "warm-up",
+              1,
+              1L,
+              1.0,
+              true,
+              Instant.EPOCH,
+              LocalDate.EPOCH,
+              BigDecimal.ONE.setScale(2)
+            });
         writer.finish();
       }
     } catch (Exception | LinkageError ignored) {

@@ -3,21 +3,21 @@
  * partitioned, size-rolled files with per-file column statistics and reads them back.
  *
  * <p>Physical types, chosen as Spark and Delta write them so that Spark, Trino, DuckDB, delta-rs
- * and Delta Kernel read our files: string = BINARY (STRING), integer = INT32, long = INT64,
- * double = DOUBLE, boolean = BOOLEAN, timestamp = INT64 TIMESTAMP(MICROS, adjusted to UTC),
- * date = INT32 DATE, binary = BINARY, decimal(p,s) = INT32 (p &le; 9), INT64 (p &le; 18) or
- * FIXED_LEN_BYTE_ARRAY of the minimum width, annotated DECIMAL(p,s); struct = group. Nullable
- * fields are OPTIONAL, the others REQUIRED; the root group is named {@code spark_schema}.
+ * and Delta Kernel read our files: string = BINARY (STRING), integer = INT32, long = INT64, double
+ * = DOUBLE, boolean = BOOLEAN, timestamp = INT64 TIMESTAMP(MICROS, adjusted to UTC), date = INT32
+ * DATE, binary = BINARY, decimal(p,s) = INT32 (p &le; 9), INT64 (p &le; 18) or FIXED_LEN_BYTE_ARRAY
+ * of the minimum width, annotated DECIMAL(p,s); struct = group. Nullable fields are OPTIONAL, the
+ * others REQUIRED; the root group is named {@code spark_schema}.
  *
- * <p>Statistics follow Delta's: min/max per leaf column except boolean and binary; strings cut to
- * a 32-code-point prefix (the max replaced by a short upper bound, or omitted if none exists);
- * double bounds omitted once a NaN is seen; null counts for every leaf, where a null struct counts
- * as null in each of its fields.
+ * <p>Statistics follow Delta's: min/max per leaf column except boolean and binary; strings cut to a
+ * 32-code-point prefix (the max replaced by a short upper bound, or omitted if none exists); double
+ * bounds omitted once a NaN is seen; null counts for every leaf, where a null struct counts as null
+ * in each of its fields.
  *
- * <p>Implementation notes: no Avro or example object model on the hot path (a hand-written
- * {@code WriteSupport}/{@code ReadSupport}); no Hadoop {@code FileSystem} ({@code OutputFile} and
- * {@code InputFile} over the {@link dev.tributary.storage.ObjectStore}, with
- * {@code PlainParquetConfiguration}). The shaded Hadoop client jars must be on the class path: the
+ * <p>Implementation notes: no Avro or example object model on the hot path (a hand-written {@code
+ * WriteSupport}/{@code ReadSupport}); no Hadoop {@code FileSystem} ({@code OutputFile} and {@code
+ * InputFile} over the {@link dev.tributary.storage.ObjectStore}, with {@code
+ * PlainParquetConfiguration}). The shaded Hadoop client jars must be on the class path: the
  * compression codecs need them. This package must not depend on the Delta log package.
  */
 package dev.tributary.table.data;

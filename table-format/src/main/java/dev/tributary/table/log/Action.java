@@ -6,9 +6,9 @@ package dev.tributary.table.log;
  * {@link ActionCodec} maps them to and from JSON.
  *
  * <p>Actions we do not write ({@code cdc}, {@code domainMetadata}, {@code rowIdHighWaterMark}...)
- * are skipped on read because they do not change the set of live files we read or write; those
- * that would (deletion vectors, column mapping, v2 checkpoints) are guarded by the protocol's
- * reader features, which {@link ProtocolSupport} refuses.
+ * are skipped on read because they do not change the set of live files we read or write; those that
+ * would (deletion vectors, column mapping, v2 checkpoints) are guarded by the protocol's reader
+ * features, which {@link ProtocolSupport} refuses.
  */
 public sealed interface Action
     permits AddFile, RemoveFile, SetTransaction, Metadata, Protocol, CommitInfo {

@@ -22,8 +22,8 @@ import java.util.Set;
 /**
  * Maps actions to Delta's JSON lines and back: one action per line, {@code {"<kind>":{fields}}},
  * with the protocol's exact field names. Null optional fields are omitted; fields readers require
- * even when empty ({@code partitionValues}, {@code partitionColumns}, {@code configuration},
- * {@code format.options}) are always written.
+ * even when empty ({@code partitionValues}, {@code partitionColumns}, {@code configuration}, {@code
+ * format.options}) are always written.
  *
  * <p>Reading is lenient where the protocol allows it (unknown fields and unknown action kinds are
  * skipped) and strict where a wrong guess would corrupt the table (a missing path, size or version;
@@ -229,24 +229,31 @@ public final class ActionCodec {
     try {
       return switch (kind) {
         case "add" -> decodeAdd(b, location, where);
-        case "remove" -> new RemoveFile(
-            path(b, location, where),
-            optLong(b, "deletionTimestamp"),
-            b.path("dataChange").asBoolean(true),
-            b.path("extendedFileMetadata").asBoolean(false),
-            stringMap(b.get("partitionValues")),
-            optLong(b, "size"));
-        case "txn" -> new SetTransaction(
-            requiredText(b, "appId"), requiredLong(b, "version"), optLong(b, "lastUpdated"));
+        case "remove" ->
+            new RemoveFile(
+                path(b, location, where),
+                optLong(b, "deletionTimestamp"),
+                b.path("dataChange").asBoolean(true),
+                b.path("extendedFileMetadata").asBoolean(false),
+                stringMap(b.get("partitionValues")),
+                optLong(b, "size"));
+        case "txn" ->
+            new SetTransaction(
+                requiredText(b, "appId"), requiredLong(b, "version"), optLong(b, "lastUpdated"));
         case "metaData" -> decodeMetadata(b);
-        case "protocol" -> new Protocol(
-            (int) requiredLong(b, "minReaderVersion"),
-            (int) requiredLong(b, "minWriterVersion"),
-            stringSet(b.get("readerFeatures")),
-            stringSet(b.get("writerFeatures")));
-        case "commitInfo" -> new CommitInfo(
-            MAPPER.convertValue(b, MAPPER.getTypeFactory()
-                .constructMapType(LinkedHashMap.class, String.class, Object.class)));
+        case "protocol" ->
+            new Protocol(
+                (int) requiredLong(b, "minReaderVersion"),
+                (int) requiredLong(b, "minWriterVersion"),
+                stringSet(b.get("readerFeatures")),
+                stringSet(b.get("writerFeatures")));
+        case "commitInfo" ->
+            new CommitInfo(
+                MAPPER.convertValue(
+                    b,
+                    MAPPER
+                        .getTypeFactory()
+                        .constructMapType(LinkedHashMap.class, String.class, Object.class)));
         default -> null; // cdc, domainMetadata, checkpointMetadata...: no effect on live files
       };
     } catch (IllegalArgumentException e) {
@@ -257,7 +264,9 @@ public final class ActionCodec {
   private static AddFile decodeAdd(JsonNode b, String location, String where) {
     JsonNode dv = b.get("deletionVector");
     if (dv != null && !dv.isNull()) {
-      throw TableErrors.unsupported(location, "the deletion vector on a file in " + where,
+      throw TableErrors.unsupported(
+          location,
+          "the deletion vector on a file in " + where,
           "Rewrite the table without deletion vectors (Delta: REORG TABLE ... APPLY (PURGE)).");
     }
     JsonNode stats = b.get("stats");
@@ -290,7 +299,9 @@ public final class ActionCodec {
   private static String path(JsonNode b, String location, String where) {
     String path = PathCodec.decode(requiredText(b, "path"));
     if (PathCodec.isAbsolute(path)) {
-      throw TableErrors.unsupported(location, "the absolute file path '" + path + "' in " + where,
+      throw TableErrors.unsupported(
+          location,
+          "the absolute file path '" + path + "' in " + where,
           "Tributary reads only tables whose files live under the table root.");
     }
     return path;
@@ -325,19 +336,22 @@ public final class ActionCodec {
   private static Map<String, String> stringMap(JsonNode n) {
     Map<String, String> out = new LinkedHashMap<>();
     if (n != null && n.isObject()) {
-      n.fields().forEachRemaining(
-          e -> out.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
+      n.fields()
+          .forEachRemaining(
+              e -> out.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
     }
     return out;
   }
 
   private static Map<String, String> nonNullMap(JsonNode n) {
     Map<String, String> out = new LinkedHashMap<>();
-    stringMap(n).forEach((k, v) -> {
-      if (v != null) {
-        out.put(k, v);
-      }
-    });
+    stringMap(n)
+        .forEach(
+            (k, v) -> {
+              if (v != null) {
+                out.put(k, v);
+              }
+            });
     return out;
   }
 

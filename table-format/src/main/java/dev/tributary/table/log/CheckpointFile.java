@@ -28,37 +28,52 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
 /**
- * A classic single-file V1 checkpoint: one Parquet row per action, each row with exactly one of
- * the struct columns {@code txn, add, remove, metaData, protocol} set (the protocol's checkpoint
- * schema; readers select the columns they need by name). Paths are URL-encoded as in JSON
- * commits; maps are Parquet MAP groups ({@code key_value}), lists are 3-level LIST groups.
+ * A classic single-file V1 checkpoint: one Parquet row per action, each row with exactly one of the
+ * struct columns {@code txn, add, remove, metaData, protocol} set (the protocol's checkpoint
+ * schema; readers select the columns they need by name). Paths are URL-encoded as in JSON commits;
+ * maps are Parquet MAP groups ({@code key_value}), lists are 3-level LIST groups.
  *
  * <p>Checkpoints are small next to data files, so they are built in memory and stored with one
  * atomic {@code put}: a reader never sees half a checkpoint.
  */
 final class CheckpointFile {
-  private static final String MAP = "group %s (MAP) { repeated group key_value {"
-      + " required binary key (STRING); optional binary value (STRING); } }";
-  private static final String LIST = "group %s (LIST) { repeated group list {"
-      + " optional binary element (STRING); } }";
-  static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
-      "message checkpoint {"
-          + " optional group txn { optional binary appId (STRING); optional int64 version;"
-          + "   optional int64 lastUpdated; }"
-          + " optional group add { optional binary path (STRING); optional " + map("partitionValues")
-          + " optional int64 size; optional int64 modificationTime; optional boolean dataChange;"
-          + "   optional " + map("tags") + " optional binary stats (STRING); }"
-          + " optional group remove { optional binary path (STRING); optional int64 deletionTimestamp;"
-          + "   optional boolean dataChange; optional boolean extendedFileMetadata;"
-          + "   optional " + map("partitionValues") + " optional int64 size; }"
-          + " optional group metaData { optional binary id (STRING); optional binary name (STRING);"
-          + "   optional binary description (STRING);"
-          + "   optional group format { optional binary provider (STRING); optional " + map("options")
-          + " } optional binary schemaString (STRING); optional " + list("partitionColumns")
-          + " optional " + map("configuration") + " optional int64 createdTime; }"
-          + " optional group protocol { optional int32 minReaderVersion; optional int32 minWriterVersion;"
-          + "   optional " + list("readerFeatures") + " optional " + list("writerFeatures") + " }"
-          + "}");
+  private static final String MAP =
+      "group %s (MAP) { repeated group key_value {"
+          + " required binary key (STRING); optional binary value (STRING); } }";
+  private static final String LIST =
+      "group %s (LIST) { repeated group list {" + " optional binary element (STRING); } }";
+  static final MessageType SCHEMA =
+      MessageTypeParser.parseMessageType(
+          "message checkpoint {"
+              + " optional group txn { optional binary appId (STRING); optional int64 version;"
+              + "   optional int64 lastUpdated; }"
+              + " optional group add { optional binary path (STRING); optional "
+              + map("partitionValues")
+              + " optional int64 size; optional int64 modificationTime; optional boolean dataChange;"
+              + "   optional "
+              + map("tags")
+              + " optional binary stats (STRING); }"
+              + " optional group remove { optional binary path (STRING); optional int64 deletionTimestamp;"
+              + "   optional boolean dataChange; optional boolean extendedFileMetadata;"
+              + "   optional "
+              + map("partitionValues")
+              + " optional int64 size; }"
+              + " optional group metaData { optional binary id (STRING); optional binary name (STRING);"
+              + "   optional binary description (STRING);"
+              + "   optional group format { optional binary provider (STRING); optional "
+              + map("options")
+              + " } optional binary schemaString (STRING); optional "
+              + list("partitionColumns")
+              + " optional "
+              + map("configuration")
+              + " optional int64 createdTime; }"
+              + " optional group protocol { optional int32 minReaderVersion; optional int32 minWriterVersion;"
+              + "   optional "
+              + list("readerFeatures")
+              + " optional "
+              + list("writerFeatures")
+              + " }"
+              + "}");
 
   private CheckpointFile() {}
 
@@ -80,11 +95,12 @@ final class CheckpointFile {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream(64 * 1024);
     SimpleGroupFactory rows = new SimpleGroupFactory(SCHEMA);
     long count = 0;
-    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new BufferOutputFile(buffer))
-        .withConf(new PlainParquetConfiguration())
-        .withType(SCHEMA)
-        .withCompressionCodec(CompressionCodecName.SNAPPY)
-        .build()) {
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new BufferOutputFile(buffer))
+            .withConf(new PlainParquetConfiguration())
+            .withType(SCHEMA)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .build()) {
       writer.write(protocol(rows.newGroup(), state.protocol()));
       writer.write(metadata(rows.newGroup(), state.metadata()));
       count += 2;
@@ -103,7 +119,8 @@ final class CheckpointFile {
         Group g = row.addGroup("add");
         g.append("path", PathCodec.encode(a.path()));
         putMap(g, "partitionValues", a.partitionValues());
-        g.append("size", a.size()).append("modificationTime", a.modificationTime())
+        g.append("size", a.size())
+            .append("modificationTime", a.modificationTime())
             .append("dataChange", false);
         if (!a.tags().isEmpty()) {
           putMap(g, "tags", a.tags());
@@ -138,7 +155,8 @@ final class CheckpointFile {
 
   private static Group protocol(Group row, Protocol p) {
     Group g = row.addGroup("protocol");
-    g.append("minReaderVersion", p.minReaderVersion()).append("minWriterVersion", p.minWriterVersion());
+    g.append("minReaderVersion", p.minReaderVersion())
+        .append("minWriterVersion", p.minWriterVersion());
     if (p.minReaderVersion() >= 3) {
       putList(g, "readerFeatures", new ArrayList<>(Protocol.sorted(p.readerFeatures())));
     }
@@ -204,36 +222,54 @@ final class CheckpointFile {
   private static Action decodeRow(Group row, String location, String file) {
     if (has(row, "add")) {
       Group g = row.getGroup("add", 0);
-      return new AddFile(PathCodec.decode(g.getString("path", 0)), readMap(g, "partitionValues"),
-          g.getLong("size", 0), g.getLong("modificationTime", 0), false,
-          has(g, "stats") ? g.getString("stats", 0) : null, readMap(g, "tags"));
+      return new AddFile(
+          PathCodec.decode(g.getString("path", 0)),
+          readMap(g, "partitionValues"),
+          g.getLong("size", 0),
+          g.getLong("modificationTime", 0),
+          false,
+          has(g, "stats") ? g.getString("stats", 0) : null,
+          readMap(g, "tags"));
     }
     if (has(row, "remove")) {
       Group g = row.getGroup("remove", 0);
-      return new RemoveFile(PathCodec.decode(g.getString("path", 0)),
-          has(g, "deletionTimestamp") ? g.getLong("deletionTimestamp", 0) : null, false,
+      return new RemoveFile(
+          PathCodec.decode(g.getString("path", 0)),
+          has(g, "deletionTimestamp") ? g.getLong("deletionTimestamp", 0) : null,
+          false,
           has(g, "extendedFileMetadata") && g.getBoolean("extendedFileMetadata", 0),
-          readMap(g, "partitionValues"), has(g, "size") ? g.getLong("size", 0) : null);
+          readMap(g, "partitionValues"),
+          has(g, "size") ? g.getLong("size", 0) : null);
     }
     if (has(row, "txn")) {
       Group g = row.getGroup("txn", 0);
-      return new SetTransaction(g.getString("appId", 0), g.getLong("version", 0),
+      return new SetTransaction(
+          g.getString("appId", 0),
+          g.getLong("version", 0),
           has(g, "lastUpdated") ? g.getLong("lastUpdated", 0) : null);
     }
     if (has(row, "metaData")) {
       Group g = row.getGroup("metaData", 0);
       Group format = g.getGroup("format", 0);
-      return new Metadata(g.getString("id", 0), opt(g, "name"), opt(g, "description"),
+      return new Metadata(
+          g.getString("id", 0),
+          opt(g, "name"),
+          opt(g, "description"),
           new Metadata.Format(format.getString("provider", 0), readMap(format, "options")),
-          g.getString("schemaString", 0), readList(g, "partitionColumns"),
-          readMap(g, "configuration"), has(g, "createdTime") ? g.getLong("createdTime", 0) : null);
+          g.getString("schemaString", 0),
+          readList(g, "partitionColumns"),
+          readMap(g, "configuration"),
+          has(g, "createdTime") ? g.getLong("createdTime", 0) : null);
     }
     if (has(row, "protocol")) {
       Group g = row.getGroup("protocol", 0);
       Set<String> readerFeatures = new HashSet<>(readList(g, "readerFeatures"));
       Set<String> writerFeatures = new HashSet<>(readList(g, "writerFeatures"));
-      return new Protocol(g.getInteger("minReaderVersion", 0), g.getInteger("minWriterVersion", 0),
-          readerFeatures, writerFeatures);
+      return new Protocol(
+          g.getInteger("minReaderVersion", 0),
+          g.getInteger("minWriterVersion", 0),
+          readerFeatures,
+          writerFeatures);
     }
     return null;
   }

@@ -16,16 +16,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads and writes one table's {@code _delta_log/}. Low level: the table facade
- * ({@code dev.tributary.table.DeltaTable}) adds conflict checks and retries on top.
+ * Reads and writes one table's {@code _delta_log/}. Low level: the table facade ({@code
+ * dev.tributary.table.DeltaTable}) adds conflict checks and retries on top.
  *
  * <p>Replay rules:
+ *
  * <ol>
- *   <li>Read {@code _last_checkpoint} if present; list {@code _delta_log/} from that version
- *       (or from the start) with a sorted listing.
+ *   <li>Read {@code _last_checkpoint} if present; list {@code _delta_log/} from that version (or
+ *       from the start) with a sorted listing.
  *   <li>Start from the newest classic checkpoint in the listing (if any), then apply every JSON
- *       commit after it in version order. Versions must be contiguous: from 0 without a
- *       checkpoint, from checkpoint + 1 with one; a gap is an error naming the missing file.
+ *       commit after it in version order. Versions must be contiguous: from 0 without a checkpoint,
+ *       from checkpoint + 1 with one; a gap is an error naming the missing file.
  *   <li>The result must hold a protocol and a metadata; the protocol must be one we read.
  * </ol>
  *
@@ -33,6 +34,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeltaLog {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaLog.class);
+
   /** Delta's default for {@code delta.deletedFileRetentionDuration}. */
   static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofDays(7);
 
@@ -60,8 +62,8 @@ public final class DeltaLog {
    */
   public Optional<TableState> load() throws IOException {
     long hint = readLastCheckpointVersion();
-    List<ObjectInfo> listing = store.list(LogFiles.LOG_DIR,
-        hint >= 0 ? LogFiles.versionPrefix(hint) : null);
+    List<ObjectInfo> listing =
+        store.list(LogFiles.LOG_DIR, hint >= 0 ? LogFiles.versionPrefix(hint) : null);
     long checkpoint = newestCheckpoint(listing);
     if (hint >= 0 && checkpoint < 0) {
       // _last_checkpoint points at a checkpoint we cannot use: fall back to the whole log.
@@ -80,7 +82,9 @@ public final class DeltaLog {
     }
     replay(builder, commits);
     if (!builder.complete()) {
-      throw TableErrors.badAction(location(), LogFiles.commit(builder.version()),
+      throw TableErrors.badAction(
+          location(),
+          LogFiles.commit(builder.version()),
           "the log up to this version holds no protocol or no metaData action");
     }
     TableState state = builder.build();
@@ -89,9 +93,9 @@ public final class DeltaLog {
   }
 
   /**
-   * Replays the log up to and including {@code version} (time travel, as a streaming read needs
-   * for the snapshot it started from): the newest classic checkpoint at or below {@code version},
-   * then the commits after it up to {@code version}, without a gap.
+   * Replays the log up to and including {@code version} (time travel, as a streaming read needs for
+   * the snapshot it started from): the newest classic checkpoint at or below {@code version}, then
+   * the commits after it up to {@code version}, without a gap.
    *
    * @throws TableException if {@code version} was never committed, or if the log no longer holds
    *     what rebuilding it needs (its commits were cleaned up and no checkpoint at or below it is
@@ -113,9 +117,14 @@ public final class DeltaLog {
       }
     }
     if (checkpoint < 0 && (commits.isEmpty() || commits.get(0) != 0)) {
-      throw TableErrors.versionNotReconstructable(location(), version,
-          commits.isEmpty() ? "no commit or checkpoint at or below it is left"
-              : "the log starts at version " + commits.get(0) + " and no checkpoint is at or below it");
+      throw TableErrors.versionNotReconstructable(
+          location(),
+          version,
+          commits.isEmpty()
+              ? "no commit or checkpoint at or below it is left"
+              : "the log starts at version "
+                  + commits.get(0)
+                  + " and no checkpoint is at or below it");
     }
     StateBuilder builder = new StateBuilder();
     if (checkpoint >= 0) {
@@ -126,7 +135,9 @@ public final class DeltaLog {
       throw TableErrors.versionNotCommitted(location(), version, builder.version());
     }
     if (!builder.complete()) {
-      throw TableErrors.badAction(location(), LogFiles.commit(version),
+      throw TableErrors.badAction(
+          location(),
+          LogFiles.commit(version),
           "the log up to this version holds no protocol or no metaData action");
     }
     TableState state = builder.build();
@@ -140,8 +151,8 @@ public final class DeltaLog {
    */
   public List<ObjectInfo> commitFiles(long fromVersion) throws IOException {
     List<ObjectInfo> out = new ArrayList<>();
-    for (ObjectInfo o : store.list(LogFiles.LOG_DIR,
-        fromVersion <= 0 ? null : LogFiles.commit(fromVersion - 1))) {
+    for (ObjectInfo o :
+        store.list(LogFiles.LOG_DIR, fromVersion <= 0 ? null : LogFiles.commit(fromVersion - 1))) {
       if (LogFiles.commitVersion(o.key()) >= Math.max(0, fromVersion)) {
         out.add(o);
       }
@@ -191,7 +202,9 @@ public final class DeltaLog {
     }
   }
 
-  /** A commit a listing did not show although later ones exist: it is there, or the log has a hole. */
+  /**
+   * A commit a listing did not show although later ones exist: it is there, or the log has a hole.
+   */
   private List<Action> readListedGap(long version, long last) throws IOException {
     try {
       return readCommit(version);
@@ -229,13 +242,16 @@ public final class DeltaLog {
 
   /**
    * Writes a classic checkpoint of {@code state}, then points {@code _last_checkpoint} at it
-   * (unless it already points at a newer one). Tombstones older than the table's
-   * {@code delta.deletedFileRetentionDuration} (default 7 days) before {@code nowMillis} are
-   * dropped: vacuum treats their files as orphans afterwards.
+   * (unless it already points at a newer one). Tombstones older than the table's {@code
+   * delta.deletedFileRetentionDuration} (default 7 days) before {@code nowMillis} are dropped:
+   * vacuum treats their files as orphans afterwards.
    */
   public void writeCheckpoint(TableState state, long nowMillis) throws IOException {
-    Duration retention = TableProperties.duration(state.metadata().configuration(),
-        "delta.deletedFileRetentionDuration", DEFAULT_TOMBSTONE_RETENTION);
+    Duration retention =
+        TableProperties.duration(
+            state.metadata().configuration(),
+            "delta.deletedFileRetentionDuration",
+            DEFAULT_TOMBSTONE_RETENTION);
     long cutoff = nowMillis - retention.toMillis();
     List<RemoveFile> tombstones = new ArrayList<>();
     for (RemoveFile r : state.tombstones().values()) {
@@ -273,7 +289,8 @@ public final class DeltaLog {
       JsonNode node = ActionCodec.MAPPER.readTree(bytes);
       return node.path("version").asLong(-1);
     } catch (IOException e) {
-      LOG.warn("Ignoring unreadable {} of {}: {}", LogFiles.LAST_CHECKPOINT, location(), e.getMessage());
+      LOG.warn(
+          "Ignoring unreadable {} of {}: {}", LogFiles.LAST_CHECKPOINT, location(), e.getMessage());
       return -1;
     }
   }

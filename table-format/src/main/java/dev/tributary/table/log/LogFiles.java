@@ -7,11 +7,13 @@ import java.util.regex.Pattern;
 public final class LogFiles {
   /** The log directory, as a key prefix. */
   public static final String LOG_DIR = "_delta_log/";
+
   /** Pointer to the newest checkpoint. */
   public static final String LAST_CHECKPOINT = LOG_DIR + "_last_checkpoint";
 
   private static final Pattern COMMIT = Pattern.compile("_delta_log/(\\d{20})\\.json");
-  private static final Pattern CHECKPOINT = Pattern.compile("_delta_log/(\\d{20})\\.checkpoint\\.parquet");
+  private static final Pattern CHECKPOINT =
+      Pattern.compile("_delta_log/(\\d{20})\\.checkpoint\\.parquet");
 
   private LogFiles() {}
 
@@ -20,7 +22,9 @@ public final class LogFiles {
     return String.format("%s%020d.json", LOG_DIR, version);
   }
 
-  /** {@code _delta_log/00000000000000000040.checkpoint.parquet} (classic single-file checkpoint). */
+  /**
+   * {@code _delta_log/00000000000000000040.checkpoint.parquet} (classic single-file checkpoint).
+   */
   public static String checkpoint(long version) {
     return String.format("%s%020d.checkpoint.parquet", LOG_DIR, version);
   }

@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
  * Delta stores file paths as URIs (RFC 2396): a relative path is percent-encoded. We encode every
  * byte except unreserved characters, {@code /} and {@code =} (which Hive-style partition
  * directories need), so that a path never looks like a scheme ({@code a:b}) or holds a space.
- * Decoding accepts any percent-encoding (other writers encode less), and never turns {@code +}
- * into a space (that is form encoding, not URI encoding).
+ * Decoding accepts any percent-encoding (other writers encode less), and never turns {@code +} into
+ * a space (that is form encoding, not URI encoding).
  */
 public final class PathCodec {
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -20,8 +20,15 @@ public final class PathCodec {
     StringBuilder out = new StringBuilder(path.length() + 16);
     for (byte b : path.getBytes(StandardCharsets.UTF_8)) {
       int c = b & 0xff;
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '_' || c == '.' || c == '~' || c == '/' || c == '=') {
+      if ((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
+          || c == '-'
+          || c == '_'
+          || c == '.'
+          || c == '~'
+          || c == '/'
+          || c == '=') {
         out.append((char) c);
       } else {
         out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);

@@ -4,8 +4,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The {@code protocol} action: the minimum reader and writer versions (and, from reader 3 /
- * writer 7, the named table features) a client must support to read or write the table.
+ * The {@code protocol} action: the minimum reader and writer versions (and, from reader 3 / writer
+ * 7, the named table features) a client must support to read or write the table.
  *
  * @param minReaderVersion 1..3
  * @param minWriterVersion 1..7
@@ -13,7 +13,10 @@ import java.util.TreeSet;
  * @param writerFeatures written only when minWriterVersion is 7; empty otherwise
  */
 public record Protocol(
-    int minReaderVersion, int minWriterVersion, Set<String> readerFeatures, Set<String> writerFeatures)
+    int minReaderVersion,
+    int minWriterVersion,
+    Set<String> readerFeatures,
+    Set<String> writerFeatures)
     implements Action {
   public Protocol {
     readerFeatures = Set.copyOf(readerFeatures == null ? Set.of() : readerFeatures);
@@ -26,18 +29,22 @@ public record Protocol(
   }
 
   /**
-   * This protocol with a reader-writer table feature supported: a legacy protocol moves to reader
-   * 3 / writer 7, naming the features its legacy writer version implied (writer 2: {@code
-   * appendOnly} and {@code invariants}), as PROTOCOL.md requires so that nothing a legacy version
-   * guaranteed is lost. Idempotent.
+   * This protocol with a reader-writer table feature supported: a legacy protocol moves to reader 3
+   * / writer 7, naming the features its legacy writer version implied (writer 2: {@code appendOnly}
+   * and {@code invariants}), as PROTOCOL.md requires so that nothing a legacy version guaranteed is
+   * lost. Idempotent.
    *
    * @throws IllegalStateException for legacy reader 2 or writers 3..6, whose implied features
    *     (column mapping, constraints, CDF, ...) Tributary does not write
    */
   public Protocol withReaderWriterFeature(String feature) {
     if (minReaderVersion == 2 || (minWriterVersion > 2 && minWriterVersion < 7)) {
-      throw new IllegalStateException("protocol " + minReaderVersion + "/" + minWriterVersion
-          + " cannot be moved to table features by Tributary");
+      throw new IllegalStateException(
+          "protocol "
+              + minReaderVersion
+              + "/"
+              + minWriterVersion
+              + " cannot be moved to table features by Tributary");
     }
     Set<String> readers = new TreeSet<>(minReaderVersion == 3 ? readerFeatures : Set.of());
     Set<String> writers = new TreeSet<>(minWriterVersion == 7 ? writerFeatures : Set.of());
@@ -52,7 +59,9 @@ public record Protocol(
 
   /** True if this protocol supports the named reader-writer feature. */
   public boolean supports(String feature) {
-    return minReaderVersion == 3 && minWriterVersion == 7 && readerFeatures.contains(feature)
+    return minReaderVersion == 3
+        && minWriterVersion == 7
+        && readerFeatures.contains(feature)
         && writerFeatures.contains(feature);
   }
 

@@ -11,14 +11,15 @@ import java.util.TreeSet;
  * deletion vectors, v2 checkpoints...). {@code typeWidening} we read: a data file that stores a
  * column in a narrower type than the table's is converted on read (see the row converters). We
  * write reader 1 / writer 2 tables, and tables whose writer features we honour: {@code appendOnly}
- * (we refuse data-changing removes on such tables), {@code typeWidening} (we record every change
- * in {@code delta.typeChanges} and write the wide type) and {@code invariants}. Column invariants
- * (implied by legacy writer 2, and named once a table moves to table features) we do not
- * evaluate, so a schema declaring {@code delta.invariants} is refused for writing.
+ * (we refuse data-changing removes on such tables), {@code typeWidening} (we record every change in
+ * {@code delta.typeChanges} and write the wide type) and {@code invariants}. Column invariants
+ * (implied by legacy writer 2, and named once a table moves to table features) we do not evaluate,
+ * so a schema declaring {@code delta.invariants} is refused for writing.
  */
 public final class ProtocolSupport {
   /** Reader features that do not change what a reader must do to read rows. */
   static final Set<String> READER_FEATURES = Set.of("vacuumProtocolCheck", "typeWidening");
+
   /** Writer features we honour. */
   static final Set<String> WRITER_FEATURES =
       Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening");
@@ -45,7 +46,9 @@ public final class ProtocolSupport {
       }
     }
     if (!m.format().provider().equalsIgnoreCase("parquet")) {
-      throw TableErrors.unsupported(location, "data file format '" + m.format().provider() + "'",
+      throw TableErrors.unsupported(
+          location,
+          "data file format '" + m.format().provider() + "'",
           "Only parquet tables can be read.");
     }
   }

@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  * <pre>{"type":"struct","fields":[
  *   {"name":"id","type":"long","nullable":false,"metadata":{}},
  *   {"name":"amount","type":"decimal(10,2)","nullable":true,"metadata":{}},
- *   {"name":"address","type":{"type":"struct","fields":[...]},"nullable":true,"metadata":{}}]}</pre>
+ *   {"name":"address","type":{"type":"struct","fields":[...]},"nullable":true,"metadata":{}}]}
+ * </pre>
  *
  * <p>Primitive types are their Delta name; a nested struct is an object. Types our model lacks
  * (array, map, byte, short, float, timestamp_ntz, variant...) are refused on parse.
@@ -29,7 +30,9 @@ import java.util.regex.Pattern;
 public final class SchemaJson {
   /** The field metadata key holding a column's type-widening history. */
   public static final String TYPE_CHANGES = "delta.typeChanges";
-  private static final Pattern DECIMAL = Pattern.compile("decimal\\(\\s*(\\d+)\\s*,\\s*(\\d+)\\s*\\)");
+
+  private static final Pattern DECIMAL =
+      Pattern.compile("decimal\\(\\s*(\\d+)\\s*,\\s*(\\d+)\\s*\\)");
 
   private SchemaJson() {}
 
@@ -56,7 +59,10 @@ public final class SchemaJson {
         // Delta 4's shape: fromType and toType only (tableVersion was written by the preview).
         ArrayNode changes = metadata.putArray(TYPE_CHANGES);
         for (TypeChange c : f.typeChanges()) {
-          changes.addObject().put("fromType", c.fromType().deltaName()).put("toType", c.toType().deltaName());
+          changes
+              .addObject()
+              .put("fromType", c.fromType().deltaName())
+              .put("toType", c.toType().deltaName());
         }
       }
     }
@@ -89,8 +95,12 @@ public final class SchemaJson {
       if (f.path("metadata").has("delta.columnMapping.physicalName")) {
         throw new IllegalArgumentException("column '" + path + "' uses column mapping");
       }
-      fields.add(new StructField(name, parseType(f.get("type"), path),
-          f.path("nullable").asBoolean(true), typeChanges(f.path("metadata").path(TYPE_CHANGES), path)));
+      fields.add(
+          new StructField(
+              name,
+              parseType(f.get("type"), path),
+              f.path("nullable").asBoolean(true),
+              typeChanges(f.path("metadata").path(TYPE_CHANGES), path)));
     }
     return new StructType(fields);
   }
@@ -103,9 +113,11 @@ public final class SchemaJson {
     List<TypeChange> result = new ArrayList<>();
     for (JsonNode c : changes) {
       if (c.has("fieldPath")) {
-        throw new IllegalArgumentException("column '" + path + "' has a type change inside a map or array");
+        throw new IllegalArgumentException(
+            "column '" + path + "' has a type change inside a map or array");
       }
-      result.add(new TypeChange(parseType(c.get("fromType"), path), parseType(c.get("toType"), path)));
+      result.add(
+          new TypeChange(parseType(c.get("fromType"), path), parseType(c.get("toType"), path)));
     }
     return result;
   }
@@ -119,8 +131,8 @@ public final class SchemaJson {
       if (kind.equals("struct")) {
         return parseStruct(type, path);
       }
-      throw new IllegalArgumentException("column '" + path + "' has type " + kind
-          + ", which Tributary does not support");
+      throw new IllegalArgumentException(
+          "column '" + path + "' has type " + kind + ", which Tributary does not support");
     }
     String name = type.asText();
     for (PrimitiveType p : PrimitiveType.values()) {
@@ -135,7 +147,7 @@ public final class SchemaJson {
     if (name.equals("decimal")) {
       return new DecimalType(10, 0); // Spark's default for a bare "decimal"
     }
-    throw new IllegalArgumentException("column '" + path + "' has type " + name
-        + ", which Tributary does not support");
+    throw new IllegalArgumentException(
+        "column '" + path + "' has type " + name + ", which Tributary does not support");
   }
 }

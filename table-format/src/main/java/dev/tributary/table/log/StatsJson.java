@@ -126,9 +126,8 @@ public final class StatsJson {
       if (v == null || v.isNull()) {
         continue;
       }
-      Object value = f.type() instanceof StructType nested
-          ? parseValues(v, nested)
-          : value(v, f.type());
+      Object value =
+          f.type() instanceof StructType nested ? parseValues(v, nested) : value(v, f.type());
       if (value != null) {
         out.put(f.name(), value);
       }

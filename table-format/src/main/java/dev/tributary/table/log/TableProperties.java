@@ -25,8 +25,12 @@ public final class TableProperties {
     }
     Matcher m = INTERVAL.matcher(value.trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new IllegalArgumentException("table property " + key + " = '" + value
-          + "' is not an interval such as 'interval 7 days'");
+      throw new IllegalArgumentException(
+          "table property "
+              + key
+              + " = '"
+              + value
+              + "' is not an interval such as 'interval 7 days'");
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {

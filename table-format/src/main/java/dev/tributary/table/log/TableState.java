@@ -7,9 +7,9 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * The reconciled state of a Delta table at one version: what replaying the log up to and
- * including {@code version} yields (Delta's "action reconciliation"): the latest protocol and
- * metadata, the live files, the tombstones, and the latest {@code txn} per application.
+ * The reconciled state of a Delta table at one version: what replaying the log up to and including
+ * {@code version} yields (Delta's "action reconciliation"): the latest protocol and metadata, the
+ * live files, the tombstones, and the latest {@code txn} per application.
  *
  * @param version the table version this state reflects
  * @param protocol the latest protocol action

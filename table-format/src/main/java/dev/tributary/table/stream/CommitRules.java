@@ -15,15 +15,16 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Decides what a stream reads of one commit, following Delta's
- * {@code DeltaSource.validateCommitAndDecideSkipping} and {@code filterAndGetIndexedFiles}:
+ * Decides what a stream reads of one commit, following Delta's {@code
+ * DeltaSource.validateCommitAndDecideSkipping} and {@code filterAndGetIndexedFiles}:
+ *
  * <ul>
- *   <li>only {@code add} actions with {@code dataChange: true} are read; a commit whose actions
- *       all have {@code dataChange: false} (our compaction, Spark's OPTIMIZE) yields nothing, so
- *       no row is read twice;
+ *   <li>only {@code add} actions with {@code dataChange: true} are read; a commit whose actions all
+ *       have {@code dataChange: false} (our compaction, Spark's OPTIMIZE) yields nothing, so no row
+ *       is read twice;
  *   <li>a {@code remove} with {@code dataChange: true} in a commit that also adds data fails the
- *       stream unless {@code skipChangeCommits} (then the whole commit is skipped); in a commit that
- *       only removes, it fails unless {@code ignoreDeletes} or {@code skipChangeCommits};
+ *       stream unless {@code skipChangeCommits} (then the whole commit is skipped); in a commit
+ *       that only removes, it fails unless {@code ignoreDeletes} or {@code skipChangeCommits};
  *   <li>a {@code metaData} action whose schema the read schema cannot read, or whose partition
  *       columns differ, stops the stream ({@link SchemaCheck});
  *   <li>a {@code protocol} or {@code metaData} that needs a reader feature we lack (deletion
@@ -37,8 +38,12 @@ final class CommitRules {
   private final List<String> readPartitionColumns;
   private final long readSchemaVersion;
 
-  CommitRules(String location, ChangeOptions options, StructType readSchema,
-      List<String> readPartitionColumns, long readSchemaVersion) {
+  CommitRules(
+      String location,
+      ChangeOptions options,
+      StructType readSchema,
+      List<String> readPartitionColumns,
+      long readSchemaVersion) {
     this.location = location;
     this.options = options;
     this.readSchema = readSchema;
@@ -53,8 +58,8 @@ final class CommitRules {
    * @param currentMetadata the table's metadata, for a commit that changes only its protocol
    * @throws dev.tributary.table.TableException if the commit stops the stream
    */
-  List<AddFile> filesToRead(long version, List<Action> actions, Protocol currentProtocol,
-      Metadata currentMetadata) {
+  List<AddFile> filesToRead(
+      long version, List<Action> actions, Protocol currentProtocol, Metadata currentMetadata) {
     List<AddFile> adds = new ArrayList<>();
     String removed = null;
     Metadata metadata = null;
@@ -69,12 +74,16 @@ final class CommitRules {
         metadata = m;
       } else if (a instanceof Protocol p) {
         protocol = p;
-      } else if (a instanceof CommitInfo info && info.values().get("operation") instanceof String op) {
+      } else if (a instanceof CommitInfo info
+          && info.values().get("operation") instanceof String op) {
         operation = op;
       }
     }
     if (protocol != null || metadata != null) {
-      ProtocolSupport.checkReadable(location, version, protocol != null ? protocol : currentProtocol,
+      ProtocolSupport.checkReadable(
+          location,
+          version,
+          protocol != null ? protocol : currentProtocol,
           metadata != null ? metadata : currentMetadata);
     }
     if (metadata != null) {
@@ -97,17 +106,20 @@ final class CommitRules {
    */
   void checkMetadata(long version, Metadata metadata) {
     if (!metadata.partitionColumns().equals(readPartitionColumns)) {
-      throw SourceErrors.partitioningChanged(location, version, readPartitionColumns,
-          metadata.partitionColumns());
+      throw SourceErrors.partitioningChanged(
+          location, version, readPartitionColumns, metadata.partitionColumns());
     }
     StructType committed;
     try {
       committed = SchemaJson.parse(metadata.schemaString());
     } catch (IllegalArgumentException e) {
-      throw TableErrors.unsupported(location, "the schema at version " + version + " ("
-          + e.getMessage() + ")", "Tributary reads only tables whose columns it can represent.");
+      throw TableErrors.unsupported(
+          location,
+          "the schema at version " + version + " (" + e.getMessage() + ")",
+          "Tributary reads only tables whose columns it can represent.");
     }
-    Optional<String> problem = SchemaCheck.problem(readSchema, committed, version <= readSchemaVersion);
+    Optional<String> problem =
+        SchemaCheck.problem(readSchema, committed, version <= readSchemaVersion);
     if (problem.isPresent()) {
       throw SourceErrors.schemaChanged(location, version, problem.get());
     }

@@ -8,15 +8,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Judges a schema found in a commit's {@code metaData} against the stream's read schema, as
- * Delta's {@code checkReadIncompatibleSchemaChanges} does: a schema committed after the read
- * schema's version must equal it (a new column there stops the stream, which reads it after a
- * restart); an older schema (a restarted stream going over history) is accepted if the read
- * schema can read its files (Delta's {@code SchemaUtils.isReadCompatible}): each of its columns is
- * in the read schema with the same type, and a column nullable there is nullable in the read
- * schema, or a type the column has widened from since (Delta's type widening: the files' narrower
- * values are converted on read; a widening committed after the read schema stops the stream like
- * any other change). Columns the read schema has in addition are null in the older files.
+ * Judges a schema found in a commit's {@code metaData} against the stream's read schema, as Delta's
+ * {@code checkReadIncompatibleSchemaChanges} does: a schema committed after the read schema's
+ * version must equal it (a new column there stops the stream, which reads it after a restart); an
+ * older schema (a restarted stream going over history) is accepted if the read schema can read its
+ * files (Delta's {@code SchemaUtils.isReadCompatible}): each of its columns is in the read schema
+ * with the same type, and a column nullable there is nullable in the read schema, or a type the
+ * column has widened from since (Delta's type widening: the files' narrower values are converted on
+ * read; a widening committed after the read schema stops the stream like any other change). Columns
+ * the read schema has in addition are null in the older files.
  */
 final class SchemaCheck {
   private SchemaCheck() {}
@@ -30,13 +30,20 @@ final class SchemaCheck {
     for (StructField c : committed.fields()) {
       Optional<StructField> r = read.field(c.name());
       if (r.isEmpty()) {
-        changes.add(older ? "column " + c.name() + " was dropped or renamed since"
-            : "column " + c.name() + " (" + c.type().deltaName() + ") was added");
+        changes.add(
+            older
+                ? "column " + c.name() + " was dropped or renamed since"
+                : "column " + c.name() + " (" + c.type().deltaName() + ") was added");
       } else if (older && TypeWidening.allowed(c.type(), r.get().type())) {
         continue; // widened since (typeWidening): the older files' values are converted on read
       } else if (!r.get().type().equals(c.type())) {
-        changes.add("column " + c.name() + " changed type between " + c.type().deltaName()
-            + " and " + r.get().type().deltaName());
+        changes.add(
+            "column "
+                + c.name()
+                + " changed type between "
+                + c.type().deltaName()
+                + " and "
+                + r.get().type().deltaName());
       } else if (r.get().nullable() != c.nullable() && (!older || !r.get().nullable())) {
         changes.add("column " + c.name() + " changed nullability");
       }
@@ -47,7 +54,8 @@ final class SchemaCheck {
       }
     }
     if (changes.isEmpty() && !older) {
-      changes.add("the columns were reordered or their metadata changed, now " + committed.fieldNames());
+      changes.add(
+          "the columns were reordered or their metadata changed, now " + committed.fieldNames());
     }
     return changes.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", changes));
   }

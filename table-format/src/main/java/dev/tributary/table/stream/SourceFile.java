@@ -36,13 +36,23 @@ public record SourceFile(long version, long index, boolean initialSnapshot, AddF
 
   /** The file as the data layer reads it (statistics are not needed to read rows). */
   DataFile toDataFile() {
-    return new DataFile(add.path(), add.partitionValues(), add.size(), add.modificationTime(),
+    return new DataFile(
+        add.path(),
+        add.partitionValues(),
+        add.size(),
+        add.modificationTime(),
         new FileStats(-1, Map.of(), Map.of(), Map.of()));
   }
 
   @Override
   public String toString() {
-    return "'" + path() + "' (" + (initialSnapshot ? "snapshot of version " : "version ") + version
-        + ", file " + index + ")";
+    return "'"
+        + path()
+        + "' ("
+        + (initialSnapshot ? "snapshot of version " : "version ")
+        + version
+        + ", file "
+        + index
+        + ")";
   }
 }

@@ -9,4 +9,5 @@ package dev.tributary.table.stream;
  * @param filesBehind data-changing files added in those versions and not yet read
  * @param bytesBehind their total size
  */
-public record SourceLag(long latestVersion, long versionsBehind, long filesBehind, long bytesBehind) {}
+public record SourceLag(
+    long latestVersion, long versionsBehind, long filesBehind, long bytesBehind) {}

@@ -1,11 +1,11 @@
 package dev.tributary.table.stream;
 
 /**
- * How much one planned range may hold: Delta's {@code maxFilesPerTrigger} and
- * {@code maxBytesPerTrigger} (the {@code max-files-per-trigger} / {@code max-bytes-per-trigger}
- * keys). As in Delta's {@code AdmissionLimits}, a file is admitted while both budgets are
- * positive, before taking its size off: the file limit is exact, the byte limit soft (a range
- * always holds at least one file, and may end one file past the byte limit).
+ * How much one planned range may hold: Delta's {@code maxFilesPerTrigger} and {@code
+ * maxBytesPerTrigger} (the {@code max-files-per-trigger} / {@code max-bytes-per-trigger} keys). As
+ * in Delta's {@code AdmissionLimits}, a file is admitted while both budgets are positive, before
+ * taking its size off: the file limit is exact, the byte limit soft (a range always holds at least
+ * one file, and may end one file past the byte limit).
  *
  * @param maxFiles files per range, {@code >= 1}
  * @param maxBytes bytes per range, {@code >= 1}
@@ -17,7 +17,10 @@ public record SourceLimits(long maxFiles, long maxBytes) {
   public SourceLimits {
     if (maxFiles < 1 || maxBytes < 1) {
       throw new IllegalArgumentException(
-          "max-files-per-trigger and max-bytes-per-trigger must be >= 1, not " + maxFiles + "/" + maxBytes);
+          "max-files-per-trigger and max-bytes-per-trigger must be >= 1, not "
+              + maxFiles
+              + "/"
+              + maxBytes);
     }
   }
 
@@ -26,7 +29,9 @@ public record SourceLimits(long maxFiles, long maxBytes) {
     return of(null, null);
   }
 
-  /** No limit: everything available (Delta's {@code ReadLimit.allAvailable}, available-now's end). */
+  /**
+   * No limit: everything available (Delta's {@code ReadLimit.allAvailable}, available-now's end).
+   */
   public static SourceLimits unlimited() {
     return new SourceLimits(Long.MAX_VALUE, Long.MAX_VALUE);
   }
@@ -36,7 +41,8 @@ public record SourceLimits(long maxFiles, long maxBytes) {
    * files if no byte limit is given, and no file limit if one is.
    */
   public static SourceLimits of(Long maxFiles, Long maxBytes) {
-    long files = maxFiles != null ? maxFiles : maxBytes == null ? DEFAULT_MAX_FILES : Long.MAX_VALUE;
+    long files =
+        maxFiles != null ? maxFiles : maxBytes == null ? DEFAULT_MAX_FILES : Long.MAX_VALUE;
     return new SourceLimits(files, maxBytes != null ? maxBytes : Long.MAX_VALUE);
   }
 

@@ -1,11 +1,11 @@
 package dev.tributary.table.stream;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Comparator;
 import java.util.Objects;
-import com.fasterxml.jackson.core.JsonProcessingException;
 
 /**
  * A point in a Delta table's history, between two files a stream reads: the next file to read is
@@ -23,11 +23,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
  *
  * <p>Ordering: by version, then a snapshot position before a commit position of the same version,
  * then by index. A stream never mixes a snapshot position and a commit position of the same
- * version: the snapshot at {@code v} already holds commit {@code v}, the changes start at
- * {@code v + 1}.
+ * version: the snapshot at {@code v} already holds commit {@code v}, the changes start at {@code v
+ * + 1}.
  *
- * @param tableId the table's id ({@code metaData.id}); a position of another table is refused,
- *     as Delta refuses an offset whose reservoirId differs
+ * @param tableId the table's id ({@code metaData.id}); a position of another table is refused, as
+ *     Delta refuses an offset whose reservoirId differs
  * @param version the table version, {@code >= 0}
  * @param index the file index within that version, {@code >= 0}
  * @param initialSnapshot true while reading the snapshot at {@code version}
@@ -35,10 +35,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 public record SourcePosition(String tableId, long version, long index, boolean initialSnapshot)
     implements Comparable<SourcePosition> {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Comparator<SourcePosition> ORDER = Comparator
-      .comparingLong(SourcePosition::version)
-      .thenComparing(p -> !p.initialSnapshot())
-      .thenComparingLong(SourcePosition::index);
+  private static final Comparator<SourcePosition> ORDER =
+      Comparator.comparingLong(SourcePosition::version)
+          .thenComparing(p -> !p.initialSnapshot())
+          .thenComparingLong(SourcePosition::index);
 
   public SourcePosition {
     Objects.requireNonNull(tableId, "tableId");
@@ -64,8 +64,8 @@ public record SourcePosition(String tableId, long version, long index, boolean i
   }
 
   /**
-   * The small JSON form stored in an offsets log, e.g.
-   * {@code {"tableId":"…","version":12,"index":0,"initialSnapshot":false}}.
+   * The small JSON form stored in an offsets log, e.g. {@code
+   * {"tableId":"…","version":12,"index":0,"initialSnapshot":false}}.
    */
   public String toJson() {
     ObjectNode node = JSON.createObjectNode();
@@ -88,15 +88,22 @@ public record SourcePosition(String tableId, long version, long index, boolean i
     } catch (JsonProcessingException e) {
       throw SourceErrors.badPosition(json, "it is not JSON (" + e.getOriginalMessage() + ")");
     }
-    if (node == null || !node.isObject() || !node.path("tableId").isTextual()
-        || !node.path("version").canConvertToExactIntegral() || !node.path("index").canConvertToExactIntegral()
+    if (node == null
+        || !node.isObject()
+        || !node.path("tableId").isTextual()
+        || !node.path("version").canConvertToExactIntegral()
+        || !node.path("index").canConvertToExactIntegral()
         || !node.path("initialSnapshot").isBoolean()) {
-      throw SourceErrors.badPosition(json,
+      throw SourceErrors.badPosition(
+          json,
           "it needs a string tableId, integer version and index, and boolean initialSnapshot");
     }
     try {
-      return new SourcePosition(node.get("tableId").asText(), node.get("version").asLong(),
-          node.get("index").asLong(), node.get("initialSnapshot").asBoolean());
+      return new SourcePosition(
+          node.get("tableId").asText(),
+          node.get("version").asLong(),
+          node.get("index").asLong(),
+          node.get("initialSnapshot").asBoolean());
     } catch (IllegalArgumentException e) {
       throw SourceErrors.badPosition(json, e.getMessage());
     }

@@ -19,7 +19,8 @@ public record SourceRange(SourcePosition from, SourcePosition to, List<SourceFil
     Objects.requireNonNull(to, "to");
     files = List.copyOf(files);
     if (to.compareTo(from) < 0) {
-      throw new IllegalArgumentException("A range cannot end (" + to + ") before it starts (" + from + ")");
+      throw new IllegalArgumentException(
+          "A range cannot end (" + to + ") before it starts (" + from + ")");
     }
   }
 

@@ -1,8 +1,8 @@
 package dev.tributary.table.stream;
 
 /**
- * One row read from a source file, with its provenance, so a row that fails later (a parse or
- * type error downstream) can be named.
+ * One row read from a source file, with its provenance, so a row that fails later (a parse or type
+ * error downstream) can be named.
  *
  * @param file the file it came from (path, version)
  * @param rowIndex its index within the file, from 0

@@ -18,8 +18,8 @@ import java.util.function.Consumer;
 
 /**
  * What a stream reads of a table's log: one commit's actions (recent ones cached), the live files
- * of one version in Delta's initial-snapshot order, and commit versions by number or timestamp.
- * Not thread-safe.
+ * of one version in Delta's initial-snapshot order, and commit versions by number or timestamp. Not
+ * thread-safe.
  */
 final class TableHistory {
   private static final int CACHED_COMMITS = 256;
@@ -27,12 +27,13 @@ final class TableHistory {
       Comparator.comparingLong(AddFile::modificationTime).thenComparing(AddFile::path);
 
   private final DeltaLog log;
-  private final Map<Long, List<Action>> commits = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, List<Action>> eldest) {
-      return size() > CACHED_COMMITS;
-    }
-  };
+  private final Map<Long, List<Action>> commits =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, List<Action>> eldest) {
+          return size() > CACHED_COMMITS;
+        }
+      };
   private long snapshotVersion = -1;
   private List<AddFile> snapshotFiles = List.of();
 
@@ -59,9 +60,9 @@ final class TableHistory {
   }
 
   /**
-   * The live files at {@code version}, sorted by modification time, then path (Delta's
-   * {@code DeltaSourceSnapshot} order), each {@link #forReading as read}. The state comes from
-   * {@code known} if it is that version, else it is rebuilt from the log ({@link DeltaLog#loadAt}).
+   * The live files at {@code version}, sorted by modification time, then path (Delta's {@code
+   * DeltaSourceSnapshot} order), each {@link #forReading as read}. The state comes from {@code
+   * known} if it is that version, else it is rebuilt from the log ({@link DeltaLog#loadAt}).
    *
    * @param check judges the snapshot's metadata before its files are used
    */
@@ -83,13 +84,19 @@ final class TableHistory {
 
   /**
    * The add as a stream reads it: without statistics (Delta's source drops them too, they are not
-   * needed to read rows) and as data (a checkpoint stores snapshot files with
-   * {@code dataChange: false}), so a file is the same value whether the snapshot was rebuilt from
-   * commits or from a checkpoint.
+   * needed to read rows) and as data (a checkpoint stores snapshot files with {@code dataChange:
+   * false}), so a file is the same value whether the snapshot was rebuilt from commits or from a
+   * checkpoint.
    */
   static AddFile forReading(AddFile add) {
-    return new AddFile(add.path(), add.partitionValues(), add.size(), add.modificationTime(), true,
-        null, add.tags());
+    return new AddFile(
+        add.path(),
+        add.partitionValues(),
+        add.size(),
+        add.modificationTime(),
+        true,
+        null,
+        add.tags());
   }
 
   /** Checks that commit {@code version} (at most {@code latest}) is still in the log. */
@@ -104,11 +111,11 @@ final class TableHistory {
   }
 
   /**
-   * The first commit (up to {@code latest}) at or after {@code timestamp}, as Delta's
-   * {@code DeltaSource.getStartingVersionFromTimestamp} finds it: commit timestamps are the commit
-   * files' modification times, made strictly increasing with the version as
-   * {@code DeltaHistoryManager.monotonizeCommitTimestamps} does (a commit not later than the one
-   * before counts as 1 ms after it). A timestamp before the first commit left gives that commit.
+   * The first commit (up to {@code latest}) at or after {@code timestamp}, as Delta's {@code
+   * DeltaSource.getStartingVersionFromTimestamp} finds it: commit timestamps are the commit files'
+   * modification times, made strictly increasing with the version as {@code
+   * DeltaHistoryManager.monotonizeCommitTimestamps} does (a commit not later than the one before
+   * counts as 1 ms after it). A timestamp before the first commit left gives that commit.
    *
    * @throws dev.tributary.table.TableException if the timestamp is after the latest commit
    */
@@ -129,8 +136,8 @@ final class TableHistory {
       previous = ts;
       lastVersion = version;
     }
-    throw SourceErrors.timestampAfterLatest(log.location(), timestamp, lastVersion,
-        Instant.ofEpochMilli(previous));
+    throw SourceErrors.timestampAfterLatest(
+        log.location(), timestamp, lastVersion, Instant.ofEpochMilli(previous));
   }
 
   private long earliestCommit() throws IOException {

@@ -22,6 +22,8 @@ package dev.tributary.table.types;
  */
 public sealed interface DataType permits PrimitiveType, DecimalType, StructType {
 
-  /** The name Delta's {@code schemaString} uses for this type ("long", "decimal(10,2)", "struct"). */
+  /**
+   * The name Delta's {@code schemaString} uses for this type ("long", "decimal(10,2)", "struct").
+   */
   String deltaName();
 }

@@ -1,18 +1,19 @@
 package dev.tributary.table.types;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.ArrayList;
 
 /**
  * One named column (or nested field) of a {@link StructType}.
  *
  * <p>{@code typeChanges} is the column's type-widening history (Delta's {@code delta.typeChanges}
- * field metadata), oldest first. It is history, not part of the column's type: {@link #equals}
- * and {@link #hashCode} ignore it, so a widened table column {@code amount long} equals the
- * declared column {@code amount long}.
+ * field metadata), oldest first. It is history, not part of the column's type: {@link #equals} and
+ * {@link #hashCode} ignore it, so a widened table column {@code amount long} equals the declared
+ * column {@code amount long}.
  */
-public record StructField(String name, DataType type, boolean nullable, List<TypeChange> typeChanges) {
+public record StructField(
+    String name, DataType type, boolean nullable, List<TypeChange> typeChanges) {
   public StructField {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(type, "type");
@@ -41,7 +42,10 @@ public record StructField(String name, DataType type, boolean nullable, List<Typ
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof StructField f && name.equals(f.name) && type.equals(f.type) && nullable == f.nullable;
+    return o instanceof StructField f
+        && name.equals(f.name)
+        && type.equals(f.type)
+        && nullable == f.nullable;
   }
 
   @Override

@@ -1,9 +1,9 @@
 package dev.tributary.table.types;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.HashSet;
 
 /**
  * An ordered list of uniquely named fields: a table schema, or a nested struct column. A row of a

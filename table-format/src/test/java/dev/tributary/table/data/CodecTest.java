@@ -15,17 +15,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class CodecTest {
-  private static final StructType SCHEMA = StructType.of(
-      StructField.nullable("id", PrimitiveType.LONG), StructField.nullable("name", PrimitiveType.STRING));
+  private static final StructType SCHEMA =
+      StructType.of(
+          StructField.nullable("id", PrimitiveType.LONG),
+          StructField.nullable("name", PrimitiveType.STRING));
 
   @ParameterizedTest
   @CsvSource({
-      "SNAPPY, SNAPPY, .snappy.parquet",
-      "ZSTD, ZSTD, .zstd.parquet",
-      "GZIP, GZIP, .gz.parquet",
-      "UNCOMPRESSED, UNCOMPRESSED, .parquet"})
-  void everyCodecWritesReadableFilesNamedAfterIt(DataWriteOptions.Codec codec, CompressionCodecName parquetCodec,
-      String suffix) throws Exception {
+    "SNAPPY, SNAPPY, .snappy.parquet",
+    "ZSTD, ZSTD, .zstd.parquet",
+    "GZIP, GZIP, .gz.parquet",
+    "UNCOMPRESSED, UNCOMPRESSED, .parquet"
+  })
+  void everyCodecWritesReadableFilesNamedAfterIt(
+      DataWriteOptions.Codec codec, CompressionCodecName parquetCodec, String suffix)
+      throws Exception {
     WarmUp.writeAndDeleteSample(codec); // what a pipeline does in the background at start
     WarmUp.startInBackground(codec);
     InMemoryObjectStore store = new InMemoryObjectStore();
@@ -34,8 +38,12 @@ class CodecTest {
       rows.add(row(i, "name-" + (i % 97)));
     }
     DataFile file;
-    try (PartitionedDataWriter writer = DataFiles.newWriter(store, SCHEMA, List.of(),
-        new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, codec))) {
+    try (PartitionedDataWriter writer =
+        DataFiles.newWriter(
+            store,
+            SCHEMA,
+            List.of(),
+            new DataWriteOptions(DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, codec))) {
       for (Object[] r : rows) {
         writer.write(r);
       }
@@ -43,10 +51,12 @@ class CodecTest {
     }
 
     assertThat(file.path()).matches("part-00000-[0-9a-f-]{36}" + suffix.replace(".", "\\."));
-    try (ParquetFileReader reader = ParquetFileReader.open(new StoreInputFile(store, file.path()))) {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(new StoreInputFile(store, file.path()))) {
       assertThat(reader.getFooter().getBlocks().get(0).getColumns())
           .allSatisfy(c -> assertThat(c.getCodec()).isEqualTo(parquetCodec));
     }
-    assertThat(TestRows.asLists(DataFiles.readAll(store, file, SCHEMA))).isEqualTo(TestRows.asLists(rows));
+    assertThat(TestRows.asLists(DataFiles.readAll(store, file, SCHEMA)))
+        .isEqualTo(TestRows.asLists(rows));
   }
 }

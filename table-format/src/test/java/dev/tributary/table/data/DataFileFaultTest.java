@@ -16,8 +16,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class DataFileFaultTest {
-  private static final StructType SCHEMA = StructType.of(
-      StructField.nullable("id", PrimitiveType.LONG), StructField.nullable("region", PrimitiveType.STRING));
+  private static final StructType SCHEMA =
+      StructType.of(
+          StructField.nullable("id", PrimitiveType.LONG),
+          StructField.nullable("region", PrimitiveType.STRING));
 
   private final InMemoryObjectStore memory = new InMemoryObjectStore();
   private final FaultInjectingObjectStore store = new FaultInjectingObjectStore(memory);
@@ -25,7 +27,8 @@ class DataFileFaultTest {
   @Test
   void aFailedPublishFailsFinishAndAbortDiscardsTheRest() throws Exception {
     store.failNext(Operation.CREATE, 1);
-    PartitionedDataWriter writer = DataFiles.newWriter(store, SCHEMA, List.of("region"), DataWriteOptions.defaults());
+    PartitionedDataWriter writer =
+        DataFiles.newWriter(store, SCHEMA, List.of("region"), DataWriteOptions.defaults());
     writer.write(row(1L, "eu"));
     writer.write(row(2L, "us"));
 
@@ -45,9 +48,11 @@ class DataFileFaultTest {
   @Test
   void aPublishThatLandedButReportedFailureIsLeftForVacuum() throws Exception {
     store.succeedThenThrow(Operation.CREATE, 1);
-    try (PartitionedDataWriter writer = DataFiles.newWriter(store, SCHEMA, List.of(), DataWriteOptions.defaults())) {
+    try (PartitionedDataWriter writer =
+        DataFiles.newWriter(store, SCHEMA, List.of(), DataWriteOptions.defaults())) {
       writer.write(row(1L, "eu"));
-      assertThatThrownBy(writer::finish).isInstanceOf(IOException.class)
+      assertThatThrownBy(writer::finish)
+          .isInstanceOf(IOException.class)
           .hasMessageContaining("was done, then failed");
     }
     // The writer never deletes: the object may be visible, and only vacuum may remove it.
@@ -57,7 +62,8 @@ class DataFileFaultTest {
   @Test
   void aReadFailureNamesTheFile() throws Exception {
     DataFile file;
-    try (PartitionedDataWriter writer = DataFiles.newWriter(store, SCHEMA, List.of(), DataWriteOptions.defaults())) {
+    try (PartitionedDataWriter writer =
+        DataFiles.newWriter(store, SCHEMA, List.of(), DataWriteOptions.defaults())) {
       writer.write(row(1L, "eu"));
       file = writer.finish().get(0);
     }
@@ -66,7 +72,8 @@ class DataFileFaultTest {
     try (CloseableIterator<Object[]> rows = DataFiles.read(store, file, SCHEMA)) {
       assertThatThrownBy(rows::hasNext)
           .isInstanceOf(UncheckedIOException.class)
-          .hasMessageStartingWith("Could not read data file '" + file.path() + "' in " + store.location())
+          .hasMessageStartingWith(
+              "Could not read data file '" + file.path() + "' in " + store.location())
           .hasMessageContaining(FaultInjectingObjectStore.MESSAGE_PREFIX);
     }
     assertThat(DataFiles.readAll(store, file, SCHEMA)).hasSize(1);

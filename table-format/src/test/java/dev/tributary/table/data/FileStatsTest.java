@@ -13,6 +13,7 @@ import java.math.BigInteger;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -20,29 +21,31 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
-import java.util.Arrays;
-import java.util.function.Supplier;
 
 class FileStatsTest {
-  private static final StructType SCHEMA = StructType.of(
-      StructField.nullable("s", PrimitiveType.STRING),
-      StructField.nullable("i", PrimitiveType.INTEGER),
-      StructField.nullable("l", PrimitiveType.LONG),
-      StructField.nullable("d", PrimitiveType.DOUBLE),
-      StructField.nullable("b", PrimitiveType.BOOLEAN),
-      StructField.nullable("ts", PrimitiveType.TIMESTAMP),
-      StructField.nullable("dt", PrimitiveType.DATE),
-      StructField.nullable("bin", PrimitiveType.BINARY),
-      StructField.nullable("dec9", new DecimalType(9, 2)),
-      StructField.nullable("dec18", new DecimalType(18, 3)),
-      StructField.nullable("dec38", new DecimalType(38, 5)),
-      StructField.nullable("nested", StructType.of(
-          StructField.nullable("x", PrimitiveType.LONG),
-          StructField.nullable("name", PrimitiveType.STRING),
-          StructField.nullable("flag", PrimitiveType.BOOLEAN))));
+  private static final StructType SCHEMA =
+      StructType.of(
+          StructField.nullable("s", PrimitiveType.STRING),
+          StructField.nullable("i", PrimitiveType.INTEGER),
+          StructField.nullable("l", PrimitiveType.LONG),
+          StructField.nullable("d", PrimitiveType.DOUBLE),
+          StructField.nullable("b", PrimitiveType.BOOLEAN),
+          StructField.nullable("ts", PrimitiveType.TIMESTAMP),
+          StructField.nullable("dt", PrimitiveType.DATE),
+          StructField.nullable("bin", PrimitiveType.BINARY),
+          StructField.nullable("dec9", new DecimalType(9, 2)),
+          StructField.nullable("dec18", new DecimalType(18, 3)),
+          StructField.nullable("dec38", new DecimalType(38, 5)),
+          StructField.nullable(
+              "nested",
+              StructType.of(
+                  StructField.nullable("x", PrimitiveType.LONG),
+                  StructField.nullable("name", PrimitiveType.STRING),
+                  StructField.nullable("flag", PrimitiveType.BOOLEAN))));
 
   private final InMemoryObjectStore store = new InMemoryObjectStore();
 
@@ -62,8 +65,16 @@ class FileStatsTest {
     Map<String, Object> min = new HashMap<>();
     Map<String, Object> max = new HashMap<>();
     Map<String, Object> nulls = new HashMap<>();
-    expect(rows, 0, "s", Comparator.comparing((String s) -> s, FileStatsTest::compareCodePoints),
-        StringBounds::lowerBound, StringBounds::upperBound, min, max, nulls);
+    expect(
+        rows,
+        0,
+        "s",
+        Comparator.comparing((String s) -> s, FileStatsTest::compareCodePoints),
+        StringBounds::lowerBound,
+        StringBounds::upperBound,
+        min,
+        max,
+        nulls);
     expect(rows, 1, "i", Comparator.<Integer>naturalOrder(), v -> v, v -> v, min, max, nulls);
     expect(rows, 2, "l", Comparator.<Long>naturalOrder(), v -> v, v -> v, min, max, nulls);
     expect(rows, 3, "d", Comparator.<Double>naturalOrder(), v -> v, v -> v, min, max, nulls);
@@ -72,16 +83,35 @@ class FileStatsTest {
     expect(rows, 6, "dt", Comparator.<LocalDate>naturalOrder(), v -> v, v -> v, min, max, nulls);
     nulls.put("bin", countNulls(rows, r -> r[7]));
     expect(rows, 8, "dec9", Comparator.<BigDecimal>naturalOrder(), v -> v, v -> v, min, max, nulls);
-    expect(rows, 9, "dec18", Comparator.<BigDecimal>naturalOrder(), v -> v, v -> v, min, max, nulls);
-    expect(rows, 10, "dec38", Comparator.<BigDecimal>naturalOrder(), v -> v, v -> v, min, max, nulls);
-    List<Object[]> nestedRows = rows.stream()
-        .map(r -> r[11] == null ? new Object[3] : (Object[]) r[11]).toList();
+    expect(
+        rows, 9, "dec18", Comparator.<BigDecimal>naturalOrder(), v -> v, v -> v, min, max, nulls);
+    expect(
+        rows, 10, "dec38", Comparator.<BigDecimal>naturalOrder(), v -> v, v -> v, min, max, nulls);
+    List<Object[]> nestedRows =
+        rows.stream().map(r -> r[11] == null ? new Object[3] : (Object[]) r[11]).toList();
     Map<String, Object> nestedMin = new HashMap<>();
     Map<String, Object> nestedMax = new HashMap<>();
     Map<String, Object> nestedNulls = new HashMap<>();
-    expect(nestedRows, 0, "x", Comparator.<Long>naturalOrder(), v -> v, v -> v, nestedMin, nestedMax, nestedNulls);
-    expect(nestedRows, 1, "name", Comparator.comparing((String s) -> s, FileStatsTest::compareCodePoints),
-        StringBounds::lowerBound, StringBounds::upperBound, nestedMin, nestedMax, nestedNulls);
+    expect(
+        nestedRows,
+        0,
+        "x",
+        Comparator.<Long>naturalOrder(),
+        v -> v,
+        v -> v,
+        nestedMin,
+        nestedMax,
+        nestedNulls);
+    expect(
+        nestedRows,
+        1,
+        "name",
+        Comparator.comparing((String s) -> s, FileStatsTest::compareCodePoints),
+        StringBounds::lowerBound,
+        StringBounds::upperBound,
+        nestedMin,
+        nestedMax,
+        nestedNulls);
     nestedNulls.put("flag", countNulls(nestedRows, r -> r[2]));
     nulls.put("nested", nestedNulls);
     if (!nestedMin.isEmpty()) {
@@ -141,8 +171,10 @@ class FileStatsTest {
 
   @Test
   void anAllNullColumnHasOnlyANullCount() throws Exception {
-    StructType schema = StructType.of(
-        StructField.nullable("id", PrimitiveType.LONG), StructField.nullable("empty", PrimitiveType.STRING));
+    StructType schema =
+        StructType.of(
+            StructField.nullable("id", PrimitiveType.LONG),
+            StructField.nullable("empty", PrimitiveType.STRING));
     FileStats stats = write(schema, List.of(row(1L, null), row(2L, null))).stats();
 
     assertThat(stats.minValues()).containsOnlyKeys("id");
@@ -151,7 +183,8 @@ class FileStatsTest {
   }
 
   private DataFile write(StructType schema, List<Object[]> rows) throws Exception {
-    try (PartitionedDataWriter writer = DataFiles.newWriter(store, schema, List.of(), DataWriteOptions.defaults())) {
+    try (PartitionedDataWriter writer =
+        DataFiles.newWriter(store, schema, List.of(), DataWriteOptions.defaults())) {
       for (Object[] r : rows) {
         writer.write(r);
       }
@@ -159,9 +192,16 @@ class FileStatsTest {
     }
   }
 
-  private static <T> void expect(List<Object[]> rows, int index, String name, Comparator<T> order,
-      Function<T, Object> lower, Function<T, Object> upper, Map<String, Object> min,
-      Map<String, Object> max, Map<String, Object> nulls) {
+  private static <T> void expect(
+      List<Object[]> rows,
+      int index,
+      String name,
+      Comparator<T> order,
+      Function<T, Object> lower,
+      Function<T, Object> upper,
+      Map<String, Object> min,
+      Map<String, Object> max,
+      Map<String, Object> nulls) {
     @SuppressWarnings("unchecked")
     List<T> values = rows.stream().map(r -> (T) r[index]).filter(Objects::nonNull).toList();
     nulls.put(name, (long) (rows.size() - values.size()));
@@ -192,10 +232,23 @@ class FileStatsTest {
         maybe(r, () -> Instant.ofEpochSecond(r.nextInt(), r.nextInt(1_000_000) * 1000L)),
         maybe(r, () -> LocalDate.ofEpochDay(r.nextInt(100_000) - 50_000)),
         maybe(r, () -> new byte[] {(byte) r.nextInt()}),
-        maybe(r, () -> BigDecimal.valueOf(r.nextInt(2_000_000_000) - 1_000_000_000, 2).remainder(BigDecimal.valueOf(10_000_000))),
+        maybe(
+            r,
+            () ->
+                BigDecimal.valueOf(r.nextInt(2_000_000_000) - 1_000_000_000, 2)
+                    .remainder(BigDecimal.valueOf(10_000_000))),
         maybe(r, () -> BigDecimal.valueOf(r.nextLong() % 1_000_000_000_000_000L, 3)),
-        maybe(r, () -> new BigDecimal(new BigInteger(120, r).subtract(BigInteger.ONE.shiftLeft(119)), 5)),
-        maybe(r, () -> row(maybe(r, r::nextLong), maybe(r, () -> randomString(r)), maybe(r, r::nextBoolean))));
+        maybe(
+            r,
+            () ->
+                new BigDecimal(new BigInteger(120, r).subtract(BigInteger.ONE.shiftLeft(119)), 5)),
+        maybe(
+            r,
+            () ->
+                row(
+                    maybe(r, r::nextLong),
+                    maybe(r, () -> randomString(r)),
+                    maybe(r, r::nextBoolean))));
   }
 
   private static Object maybe(Random r, Supplier<Object> value) {
@@ -207,7 +260,8 @@ class FileStatsTest {
     StringBuilder s = new StringBuilder();
     String alphabet = "aAzZ09 ~éü日本😀\uFFFD";
     for (int k = 0; k < length; k++) {
-      s.appendCodePoint(alphabet.codePoints().toArray()[r.nextInt((int) alphabet.codePoints().count())]);
+      s.appendCodePoint(
+          alphabet.codePoints().toArray()[r.nextInt((int) alphabet.codePoints().count())]);
     }
     return s.toString();
   }

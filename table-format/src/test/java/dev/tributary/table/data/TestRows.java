@@ -12,24 +12,26 @@ import java.util.List;
 final class TestRows {
   private TestRows() {}
 
-  static final StructType ADDRESS = StructType.of(
-      StructField.nullable("city", PrimitiveType.STRING),
-      StructField.nullable("zip", PrimitiveType.INTEGER));
+  static final StructType ADDRESS =
+      StructType.of(
+          StructField.nullable("city", PrimitiveType.STRING),
+          StructField.nullable("zip", PrimitiveType.INTEGER));
 
   /** One column of every type, all nullable, plus a nested struct and every decimal width. */
-  static final StructType ALL_TYPES = StructType.of(
-      StructField.nullable("s", PrimitiveType.STRING),
-      StructField.nullable("i", PrimitiveType.INTEGER),
-      StructField.nullable("l", PrimitiveType.LONG),
-      StructField.nullable("d", PrimitiveType.DOUBLE),
-      StructField.nullable("b", PrimitiveType.BOOLEAN),
-      StructField.nullable("ts", PrimitiveType.TIMESTAMP),
-      StructField.nullable("dt", PrimitiveType.DATE),
-      StructField.nullable("bin", PrimitiveType.BINARY),
-      StructField.nullable("dec9", new DecimalType(9, 2)),
-      StructField.nullable("dec18", new DecimalType(18, 4)),
-      StructField.nullable("dec38", new DecimalType(38, 10)),
-      StructField.nullable("addr", ADDRESS));
+  static final StructType ALL_TYPES =
+      StructType.of(
+          StructField.nullable("s", PrimitiveType.STRING),
+          StructField.nullable("i", PrimitiveType.INTEGER),
+          StructField.nullable("l", PrimitiveType.LONG),
+          StructField.nullable("d", PrimitiveType.DOUBLE),
+          StructField.nullable("b", PrimitiveType.BOOLEAN),
+          StructField.nullable("ts", PrimitiveType.TIMESTAMP),
+          StructField.nullable("dt", PrimitiveType.DATE),
+          StructField.nullable("bin", PrimitiveType.BINARY),
+          StructField.nullable("dec9", new DecimalType(9, 2)),
+          StructField.nullable("dec18", new DecimalType(18, 4)),
+          StructField.nullable("dec38", new DecimalType(38, 10)),
+          StructField.nullable("addr", ADDRESS));
 
   static Object[] row(Object... values) {
     return values;

@@ -16,6 +16,7 @@ import dev.tributary.table.types.DecimalType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import io.delta.kernel.types.LongType;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -30,29 +31,30 @@ import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import io.delta.kernel.types.LongType;
 
 /**
  * Every kind of table we write, read back by Delta Kernel 4.4.0 (DefaultEngine, through a FileIO
- * over our ObjectStore) on local disk and on the S3 test server: all rows and the txn versions
- * must match what we wrote.
+ * over our ObjectStore) on local disk and on the S3 test server: all rows and the txn versions must
+ * match what we wrote.
  */
 class KernelInteropIT {
-  static final StructType ADDRESS = StructType.of(
-      StructField.nullable("city", PrimitiveType.STRING),
-      StructField.nullable("zip", PrimitiveType.INTEGER));
-  static final StructType ALL_TYPES = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("s", PrimitiveType.STRING),
-      StructField.nullable("i", PrimitiveType.INTEGER),
-      StructField.nullable("d", PrimitiveType.DOUBLE),
-      StructField.nullable("b", PrimitiveType.BOOLEAN),
-      StructField.nullable("ts", PrimitiveType.TIMESTAMP),
-      StructField.nullable("day", PrimitiveType.DATE),
-      StructField.nullable("bin", PrimitiveType.BINARY),
-      StructField.nullable("dec", new DecimalType(12, 3)),
-      StructField.nullable("addr", ADDRESS),
-      StructField.nullable("region", PrimitiveType.STRING));
+  static final StructType ADDRESS =
+      StructType.of(
+          StructField.nullable("city", PrimitiveType.STRING),
+          StructField.nullable("zip", PrimitiveType.INTEGER));
+  static final StructType ALL_TYPES =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("s", PrimitiveType.STRING),
+          StructField.nullable("i", PrimitiveType.INTEGER),
+          StructField.nullable("d", PrimitiveType.DOUBLE),
+          StructField.nullable("b", PrimitiveType.BOOLEAN),
+          StructField.nullable("ts", PrimitiveType.TIMESTAMP),
+          StructField.nullable("day", PrimitiveType.DATE),
+          StructField.nullable("bin", PrimitiveType.BINARY),
+          StructField.nullable("dec", new DecimalType(12, 3)),
+          StructField.nullable("addr", ADDRESS),
+          StructField.nullable("region", PrimitiveType.STRING));
 
   @TempDir Path dir;
 
@@ -68,20 +70,22 @@ class KernelInteropIT {
     boolean nulls = id % 7 == 3;
     String region = id % 4 == 0 ? null : id % 4 == 1 ? "EU" : "US west";
     return new Object[] {
-        id,
-        nulls ? null : "str-" + id + (id % 5 == 0 ? " ünï" : ""),
-        nulls ? null : (int) (id * 3 - 50),
-        nulls ? null : id / 7.0,
-        nulls ? null : id % 2 == 0,
-        nulls ? null : Instant.parse("2024-03-01T10:00:00Z").plusNanos(id * 1_001_000L),
-        nulls ? null : LocalDate.of(2024, 1, 1).plusDays(id),
-        nulls ? null : new byte[] {(byte) id, 0, (byte) (id >> 8)},
-        nulls ? null : new BigDecimal(id * 1001).movePointLeft(3),
-        nulls ? null : new Object[] {"city-" + id, id % 3 == 0 ? null : (int) id},
-        region};
+      id,
+      nulls ? null : "str-" + id + (id % 5 == 0 ? " ünï" : ""),
+      nulls ? null : (int) (id * 3 - 50),
+      nulls ? null : id / 7.0,
+      nulls ? null : id % 2 == 0,
+      nulls ? null : Instant.parse("2024-03-01T10:00:00Z").plusNanos(id * 1_001_000L),
+      nulls ? null : LocalDate.of(2024, 1, 1).plusDays(id),
+      nulls ? null : new byte[] {(byte) id, 0, (byte) (id >> 8)},
+      nulls ? null : new BigDecimal(id * 1001).movePointLeft(3),
+      nulls ? null : new Object[] {"city-" + id, id % 3 == 0 ? null : (int) id},
+      region
+    };
   }
 
-  private static void append(DeltaTable table, String app, long batch, long from, long to, List<Object[]> written)
+  private static void append(
+      DeltaTable table, String app, long batch, long from, long to, List<Object[]> written)
       throws IOException {
     try (AppendTransaction tx = table.newAppend(new TransactionId(app, batch))) {
       for (long id = from; id < to; id++) {
@@ -119,9 +123,11 @@ class KernelInteropIT {
 
   @ParameterizedTest
   @ValueSource(strings = {"local", "s3"})
-  void partitionedTableWithNullPartitionCompactionCheckpointsAndVacuum(String kind) throws Exception {
+  void partitionedTableWithNullPartitionCompactionCheckpointsAndVacuum(String kind)
+      throws Exception {
     try (ObjectStore store = store(kind)) {
-      DeltaTable table = DeltaTable.open(store, TableOptions.defaults().withLogCheckpointInterval(4));
+      DeltaTable table =
+          DeltaTable.open(store, TableOptions.defaults().withLogCheckpointInterval(4));
       table.create(ALL_TYPES, List.of("region"), Map.of());
       List<Object[]> written = new ArrayList<>();
       for (int b = 0; b < 9; b++) {
@@ -132,7 +138,8 @@ class KernelInteropIT {
       assertThat(normalized(beforeCompaction.rows())).isEqualTo(normalized(written));
       assertThat(beforeCompaction.transactionVersion("pipe")).contains(8L);
 
-      assertThat(table.compact(new CompactionOptions(2, 64L * 1024 * 1024)).filesRemoved()).isEqualTo(27);
+      assertThat(table.compact(new CompactionOptions(2, 64L * 1024 * 1024)).filesRemoved())
+          .isEqualTo(27);
       append(table, "pipe", 9, 90, 95, written); // version 11
       append(table, "pipe", 10, 95, 100, written); // version 12: checkpoint after compaction
       assertThat(store.stat(LogFiles.checkpoint(12))).isPresent();
@@ -155,7 +162,8 @@ class KernelInteropIT {
       table.create(ALL_TYPES, List.of("ts"), Map.of());
       List<Object[]> written = new ArrayList<>();
       append(table, "pipe", 0, 0, 12, written);
-      assertThat(table.snapshot().files()).extracting(f -> f.partitionValues().get("ts"))
+      assertThat(table.snapshot().files())
+          .extracting(f -> f.partitionValues().get("ts"))
           .contains("2024-03-01T10:00:00.000000Z", "2024-03-01T10:00:00.001001Z", null);
 
       KernelReader kernel = new KernelReader(store);
@@ -205,7 +213,9 @@ class KernelInteropIT {
       assertThat(kernel.snapshot.getSchema().fieldNames()).endsWith("region", "note");
       List<Object[]> rows = new ArrayList<>(kernel.rows());
       rows.sort(Comparator.comparingLong(r -> (Long) r[0]));
-      assertThat(rows).extracting(r -> r[ALL_TYPES.size()]).containsExactly(null, null, null, null, null, "new");
+      assertThat(rows)
+          .extracting(r -> r[ALL_TYPES.size()])
+          .containsExactly(null, null, null, null, null, "new");
     }
   }
 
@@ -218,8 +228,10 @@ class KernelInteropIT {
       append(table, "pipe", 0, 0, 3, new ArrayList<>());
       long before = table.snapshot().version();
       try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 1))) {
-        tx.addColumns(List.of(StructField.nullable("tier", PrimitiveType.STRING),
-            StructField.nullable("score", PrimitiveType.LONG)));
+        tx.addColumns(
+            List.of(
+                StructField.nullable("tier", PrimitiveType.STRING),
+                StructField.nullable("score", PrimitiveType.LONG)));
         Object[] r = Arrays.copyOf(row(3), ALL_TYPES.size() + 2);
         r[ALL_TYPES.size()] = "gold";
         r[ALL_TYPES.size() + 1] = 7L;
@@ -232,8 +244,12 @@ class KernelInteropIT {
       assertThat(kernel.snapshot.getSchema().fieldNames()).endsWith("tier", "score");
       List<Object[]> rows = new ArrayList<>(kernel.rows());
       rows.sort(Comparator.comparingLong(r -> (Long) r[0]));
-      assertThat(rows).extracting(r -> r[ALL_TYPES.size()]).containsExactly(null, null, null, "gold");
-      assertThat(rows).extracting(r -> r[ALL_TYPES.size() + 1]).containsExactly(null, null, null, 7L);
+      assertThat(rows)
+          .extracting(r -> r[ALL_TYPES.size()])
+          .containsExactly(null, null, null, "gold");
+      assertThat(rows)
+          .extracting(r -> r[ALL_TYPES.size() + 1])
+          .containsExactly(null, null, null, 7L);
       assertThat(kernel.transactionVersion("pipe")).contains(1L);
     }
   }
@@ -257,13 +273,19 @@ class KernelInteropIT {
       table.compact(new CompactionOptions(10, 1024 * 1024)); // not due: the old files stay narrow
 
       KernelReader kernel = new KernelReader(store);
-      assertThat(kernel.snapshot.getSchema().get("i").getDataType())
-          .isEqualTo(LongType.LONG);
+      assertThat(kernel.snapshot.getSchema().get("i").getDataType()).isEqualTo(LongType.LONG);
       List<Object[]> rows = new ArrayList<>(kernel.rows());
       rows.sort(Comparator.comparingLong(r -> (Long) r[0]));
-      assertThat(rows).extracting(r -> r[2]).containsExactly(-50L, -47L, -44L, Integer.MAX_VALUE + 7L);
-      assertThat(rows).extracting(r -> r[8]).containsExactly(new BigDecimal("0.00000"),
-          new BigDecimal("1.00100"), new BigDecimal("2.00200"), new BigDecimal("12345678901.12345"));
+      assertThat(rows)
+          .extracting(r -> r[2])
+          .containsExactly(-50L, -47L, -44L, Integer.MAX_VALUE + 7L);
+      assertThat(rows)
+          .extracting(r -> r[8])
+          .containsExactly(
+              new BigDecimal("0.00000"),
+              new BigDecimal("1.00100"),
+              new BigDecimal("2.00200"),
+              new BigDecimal("12345678901.12345"));
       assertThat(wide.field("i").orElseThrow().typeChanges()).hasSize(1);
 
       table.compact(new CompactionOptions(2, 1024 * 1024));

@@ -52,7 +52,9 @@ public final class KernelReader {
     return snapshot.getLatestTransactionVersion(engine, appId);
   }
 
-  /** The table's column names, as Kernel reads the schema (the order of {@link #rows()}' values). */
+  /**
+   * The table's column names, as Kernel reads the schema (the order of {@link #rows()}' values).
+   */
   public List<String> columnNames() {
     return snapshot.getSchema().fieldNames();
   }
@@ -69,9 +71,12 @@ public final class KernelReader {
           while (fileRows.hasNext()) {
             Row scanFile = fileRows.next();
             FileStatus status = InternalScanFileUtils.getAddFileStatus(scanFile);
-            CloseableIterator<ColumnarBatch> physical = engine.getParquetHandler()
-                .readParquetFiles(Utils.singletonCloseableIterator(status), physicalSchema, Optional.empty())
-                .map(r -> r.getData());
+            CloseableIterator<ColumnarBatch> physical =
+                engine
+                    .getParquetHandler()
+                    .readParquetFiles(
+                        Utils.singletonCloseableIterator(status), physicalSchema, Optional.empty())
+                    .map(r -> r.getData());
             try (CloseableIterator<FilteredColumnarBatch> data =
                 Scan.transformPhysicalData(engine, scanState, scanFile, physical)) {
               while (data.hasNext()) {
@@ -89,7 +94,8 @@ public final class KernelReader {
     ColumnarBatch data = batch.getData();
     Optional<ColumnVector> selection = batch.getSelectionVector();
     for (int r = 0; r < data.getSize(); r++) {
-      if (selection.isPresent() && (selection.get().isNullAt(r) || !selection.get().getBoolean(r))) {
+      if (selection.isPresent()
+          && (selection.get().isNullAt(r) || !selection.get().getBoolean(r))) {
         continue;
       }
       Object[] row = new Object[data.getSchema().length()];
@@ -117,7 +123,8 @@ public final class KernelReader {
       return v.getBoolean(r);
     } else if (t instanceof TimestampType) {
       long micros = v.getLong(r);
-      return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
+      return Instant.ofEpochSecond(
+          Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
     } else if (t instanceof DateType) {
       return LocalDate.ofEpochDay(v.getInt(r));
     } else if (t instanceof BinaryType) {

@@ -10,13 +10,13 @@ import io.delta.kernel.defaults.engine.fileio.SeekableInputStream;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
+import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.io.EOFException;
 
 /**
  * A read-only Kernel {@link FileIO} over an {@link ObjectStore}, so Delta Kernel's DefaultEngine

@@ -17,30 +17,46 @@ class ActionCodecTest {
   void writesDeltaFieldNamesOneActionPerLine() {
     Map<String, String> pv = new HashMap<>();
     pv.put("region", null);
-    AddFile add = new AddFile("region=__HIVE_DEFAULT_PARTITION__/part 1.parquet", pv, 10, 20,
-        true, "{\"numRecords\":1}", Map.of());
-    byte[] commit = ActionCodec.encodeCommit(List.of(
-        new SetTransaction("app", 7, 99L), add, Protocol.ours()));
+    AddFile add =
+        new AddFile(
+            "region=__HIVE_DEFAULT_PARTITION__/part 1.parquet",
+            pv,
+            10,
+            20,
+            true,
+            "{\"numRecords\":1}",
+            Map.of());
+    byte[] commit =
+        ActionCodec.encodeCommit(List.of(new SetTransaction("app", 7, 99L), add, Protocol.ours()));
 
     String[] lines = new String(commit, StandardCharsets.UTF_8).split("\n");
-    assertThat(lines).containsExactly(
-        "{\"txn\":{\"appId\":\"app\",\"version\":7,\"lastUpdated\":99}}",
-        "{\"add\":{\"path\":\"region=__HIVE_DEFAULT_PARTITION__/part%201.parquet\","
-            + "\"partitionValues\":{\"region\":null},\"size\":10,\"modificationTime\":20,"
-            + "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":1}\"}}",
-        "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}");
+    assertThat(lines)
+        .containsExactly(
+            "{\"txn\":{\"appId\":\"app\",\"version\":7,\"lastUpdated\":99}}",
+            "{\"add\":{\"path\":\"region=__HIVE_DEFAULT_PARTITION__/part%201.parquet\","
+                + "\"partitionValues\":{\"region\":null},\"size\":10,\"modificationTime\":20,"
+                + "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":1}\"}}",
+            "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}");
   }
 
   @Test
   void roundTripsEveryActionKind() {
-    List<Action> actions = List.of(
-        new CommitInfo(Map.of("operation", "WRITE", "txnId", "u-1")),
-        new Protocol(3, 7, Set.of("vacuumProtocolCheck"), Set.of("appendOnly")),
-        new Metadata("id-1", "t", null, Metadata.Format.parquet(), "{\"type\":\"struct\",\"fields\":[]}",
-            List.of("a", "b"), Map.of("k", "v"), 5L),
-        new AddFile("a=1/ü é%.parquet", Map.of("a", "1"), 1, 2, false, null, Map.of("t", "x")),
-        new RemoveFile("a=1/old.parquet", 3L, false, true, Map.of("a", "1"), 4L),
-        new SetTransaction("p", 1, null));
+    List<Action> actions =
+        List.of(
+            new CommitInfo(Map.of("operation", "WRITE", "txnId", "u-1")),
+            new Protocol(3, 7, Set.of("vacuumProtocolCheck"), Set.of("appendOnly")),
+            new Metadata(
+                "id-1",
+                "t",
+                null,
+                Metadata.Format.parquet(),
+                "{\"type\":\"struct\",\"fields\":[]}",
+                List.of("a", "b"),
+                Map.of("k", "v"),
+                5L),
+            new AddFile("a=1/ü é%.parquet", Map.of("a", "1"), 1, 2, false, null, Map.of("t", "x")),
+            new RemoveFile("a=1/old.parquet", 3L, false, true, Map.of("a", "1"), 4L),
+            new SetTransaction("p", 1, null));
 
     List<Action> back = ActionCodec.decodeCommit("loc", "f", ActionCodec.encodeCommit(actions));
 
@@ -50,11 +66,13 @@ class ActionCodecTest {
 
   @Test
   void skipsActionsWeDoNotModel() {
-    String commit = "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"{}\",\"removed\":false}}\n"
-        + "{\"cdc\":{\"path\":\"_change_data/x.parquet\",\"partitionValues\":{},\"size\":1,\"dataChange\":false}}\n"
-        + "\n{\"txn\":{\"appId\":\"a\",\"version\":1}}\n";
+    String commit =
+        "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"{}\",\"removed\":false}}\n"
+            + "{\"cdc\":{\"path\":\"_change_data/x.parquet\",\"partitionValues\":{},\"size\":1,\"dataChange\":false}}\n"
+            + "\n{\"txn\":{\"appId\":\"a\",\"version\":1}}\n";
 
-    List<Action> actions = ActionCodec.decodeCommit("loc", "f", commit.getBytes(StandardCharsets.UTF_8));
+    List<Action> actions =
+        ActionCodec.decodeCommit("loc", "f", commit.getBytes(StandardCharsets.UTF_8));
 
     assertThat(actions).containsExactly(new SetTransaction("a", 1, null));
   }
@@ -63,8 +81,12 @@ class ActionCodecTest {
   void truncatedLineIsAnErrorNamingFileAndLine() {
     String commit = "{\"txn\":{\"appId\":\"a\",\"version\":1}}\n{\"add\":{\"path\":\"x\",\"si";
 
-    assertThatThrownBy(() -> ActionCodec.decodeCommit("s3://b/t", "_delta_log/00000000000000000003.json",
-            commit.getBytes(StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () ->
+                ActionCodec.decodeCommit(
+                    "s3://b/t",
+                    "_delta_log/00000000000000000003.json",
+                    commit.getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(TableException.class)
         .hasMessageContaining("s3://b/t")
         .hasMessageContaining("_delta_log/00000000000000000003.json line 2 is not a valid action")
@@ -75,7 +97,9 @@ class ActionCodecTest {
   void missingRequiredFieldIsAnError() {
     String commit = "{\"add\":{\"path\":\"x\",\"partitionValues\":{},\"modificationTime\":1}}";
 
-    assertThatThrownBy(() -> ActionCodec.decodeCommit("loc", "f.json", commit.getBytes(StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () ->
+                ActionCodec.decodeCommit("loc", "f.json", commit.getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(TableException.class)
         .hasMessageContaining("f.json line 1")
         .hasMessageContaining("field 'size' is missing");
@@ -83,10 +107,13 @@ class ActionCodecTest {
 
   @Test
   void deletionVectorsAreRefused() {
-    String commit = "{\"add\":{\"path\":\"x\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,"
-        + "\"dataChange\":true,\"deletionVector\":{\"storageType\":\"u\"}}}";
+    String commit =
+        "{\"add\":{\"path\":\"x\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,"
+            + "\"dataChange\":true,\"deletionVector\":{\"storageType\":\"u\"}}}";
 
-    assertThatThrownBy(() -> ActionCodec.decodeCommit("loc", "f.json", commit.getBytes(StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () ->
+                ActionCodec.decodeCommit("loc", "f.json", commit.getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(TableException.class)
         .hasMessageContaining("deletion vector")
         .hasMessageContaining("not supported");

@@ -15,37 +15,45 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class SchemaAndStatsJsonTest {
-  static final StructType ADDRESS = StructType.of(
-      StructField.nullable("city", PrimitiveType.STRING),
-      StructField.nullable("zip", PrimitiveType.INTEGER));
-  static final StructType SCHEMA = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("amount", new DecimalType(10, 2)),
-      StructField.nullable("ts", PrimitiveType.TIMESTAMP),
-      StructField.nullable("day", PrimitiveType.DATE),
-      StructField.nullable("ok", PrimitiveType.BOOLEAN),
-      StructField.nullable("x", PrimitiveType.DOUBLE),
-      StructField.nullable("raw", PrimitiveType.BINARY),
-      StructField.nullable("address", ADDRESS));
+  static final StructType ADDRESS =
+      StructType.of(
+          StructField.nullable("city", PrimitiveType.STRING),
+          StructField.nullable("zip", PrimitiveType.INTEGER));
+  static final StructType SCHEMA =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("amount", new DecimalType(10, 2)),
+          StructField.nullable("ts", PrimitiveType.TIMESTAMP),
+          StructField.nullable("day", PrimitiveType.DATE),
+          StructField.nullable("ok", PrimitiveType.BOOLEAN),
+          StructField.nullable("x", PrimitiveType.DOUBLE),
+          StructField.nullable("raw", PrimitiveType.BINARY),
+          StructField.nullable("address", ADDRESS));
 
   @Test
   void schemaStringIsDeltaJsonWithNestedStructs() {
-    String json = SchemaJson.toJson(StructType.of(
-        new StructField("id", PrimitiveType.LONG, false), StructField.nullable("address", ADDRESS)));
+    String json =
+        SchemaJson.toJson(
+            StructType.of(
+                new StructField("id", PrimitiveType.LONG, false),
+                StructField.nullable("address", ADDRESS)));
 
-    assertThat(json).isEqualTo("{\"type\":\"struct\",\"fields\":["
-        + "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}},"
-        + "{\"name\":\"address\",\"type\":{\"type\":\"struct\",\"fields\":["
-        + "{\"name\":\"city\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}},"
-        + "{\"name\":\"zip\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}}]},"
-        + "\"nullable\":true,\"metadata\":{}}]}");
+    assertThat(json)
+        .isEqualTo(
+            "{\"type\":\"struct\",\"fields\":["
+                + "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}},"
+                + "{\"name\":\"address\",\"type\":{\"type\":\"struct\",\"fields\":["
+                + "{\"name\":\"city\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}},"
+                + "{\"name\":\"zip\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}}]},"
+                + "\"nullable\":true,\"metadata\":{}}]}");
     assertThat(SchemaJson.parse(SchemaJson.toJson(SCHEMA))).isEqualTo(SCHEMA);
   }
 
   @Test
   void unsupportedTypesAreRefusedNamingTheColumn() {
-    String schema = "{\"type\":\"struct\",\"fields\":[{\"name\":\"tags\",\"type\":{\"type\":\"array\","
-        + "\"elementType\":\"string\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
+    String schema =
+        "{\"type\":\"struct\",\"fields\":[{\"name\":\"tags\",\"type\":{\"type\":\"array\","
+            + "\"elementType\":\"string\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
 
     assertThatThrownBy(() -> SchemaJson.parse(schema))
         .isInstanceOf(IllegalArgumentException.class)
@@ -54,12 +62,40 @@ class SchemaAndStatsJsonTest {
 
   @Test
   void statsUseMicrosecondTimestampsAndRoundTrip() {
-    FileStats stats = new FileStats(3,
-        Map.of("id", 1L, "amount", new BigDecimal("1.50"), "ts", Instant.parse("2024-05-01T12:00:00.000001Z"),
-            "day", LocalDate.of(2024, 5, 1), "ok", false, "x", -0.5, "address", Map.of("city", "Oslo")),
-        Map.of("id", 9L, "amount", new BigDecimal("99.99"), "ts", Instant.parse("2024-05-01T12:00:01Z"),
-            "day", LocalDate.of(2024, 5, 2), "ok", true, "x", Double.NaN, "raw", new byte[] {1}),
-        Map.of("id", 0L, "amount", 1L, "address", Map.of("city", 0L, "zip", 3L)));
+    FileStats stats =
+        new FileStats(
+            3,
+            Map.of(
+                "id",
+                1L,
+                "amount",
+                new BigDecimal("1.50"),
+                "ts",
+                Instant.parse("2024-05-01T12:00:00.000001Z"),
+                "day",
+                LocalDate.of(2024, 5, 1),
+                "ok",
+                false,
+                "x",
+                -0.5,
+                "address",
+                Map.of("city", "Oslo")),
+            Map.of(
+                "id",
+                9L,
+                "amount",
+                new BigDecimal("99.99"),
+                "ts",
+                Instant.parse("2024-05-01T12:00:01Z"),
+                "day",
+                LocalDate.of(2024, 5, 2),
+                "ok",
+                true,
+                "x",
+                Double.NaN,
+                "raw",
+                new byte[] {1}),
+            Map.of("id", 0L, "amount", 1L, "address", Map.of("city", 0L, "zip", 3L)));
 
     String json = StatsJson.toJson(stats, SCHEMA);
 

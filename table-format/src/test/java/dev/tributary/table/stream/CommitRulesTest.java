@@ -53,8 +53,10 @@ class CommitRulesTest {
     store.close();
   }
 
-  private DeltaSourcePlanner planner(boolean ignoreDeletes, boolean skipChangeCommits) throws IOException {
-    return DeltaSourcePlanner.open(DeltaTable.open(store, table.options()),
+  private DeltaSourcePlanner planner(boolean ignoreDeletes, boolean skipChangeCommits)
+      throws IOException {
+    return DeltaSourcePlanner.open(
+        DeltaTable.open(store, table.options()),
         new ChangeOptions(ignoreDeletes, skipChangeCommits));
   }
 
@@ -93,7 +95,9 @@ class CommitRulesTest {
         .hasMessageContaining("Commit " + delete + " (DELETE)")
         .hasMessageContaining("ignore-deletes: true");
     SourceRange before = planner.plan(start, SourceLimits.defaults());
-    assertThat(sorted(ids(planner, before.files()))).as("the commits before it are read").isEqualTo(range(10, 20));
+    assertThat(sorted(ids(planner, before.files())))
+        .as("the commits before it are read")
+        .isEqualTo(range(10, 20));
     assertThat(before.to()).isEqualTo(SourcePosition.commitStart(planner.tableId(), delete));
     assertThatThrownBy(() -> planner.plan(before.to(), SourceLimits.defaults()))
         .hasMessageContaining("Commit " + delete + " (DELETE)");
@@ -114,7 +118,8 @@ class CommitRulesTest {
   }
 
   @Test
-  void anOverwriteStopsEvenWithIgnoreDeletesAndSkipChangeCommitsSkipsItsAddsToo() throws IOException {
+  void anOverwriteStopsEvenWithIgnoreDeletesAndSkipChangeCommitsSkipsItsAddsToo()
+      throws IOException {
     DeltaSourcePlanner strict = planner(false, false);
     SourcePosition start = strict.start(new StartingPoint.Latest());
     append(table, 0, 0, 10);
@@ -123,7 +128,8 @@ class CommitRulesTest {
 
     assertThatThrownBy(() -> drain(strict, start, SourceLimits.defaults()))
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("Commit " + over + " (WRITE)").hasMessageContaining("rewrote data")
+        .hasMessageContaining("Commit " + over + " (WRITE)")
+        .hasMessageContaining("rewrote data")
         .hasMessageContaining("skip-change-commits: true");
     DeltaSourcePlanner ignoreDeletes = planner(true, false);
     assertThatThrownBy(() -> drain(ignoreDeletes, start, SourceLimits.defaults()))
@@ -131,7 +137,8 @@ class CommitRulesTest {
         .hasMessageContaining("Commit " + over + " (WRITE)");
     DeltaSourcePlanner skip = planner(false, true);
     assertThat(sorted(ids(skip, files(drain(skip, start, SourceLimits.defaults())))))
-        .as("the overwrite's rows (100..104) are skipped with it").isEqualTo(range(0, 13));
+        .as("the overwrite's rows (100..104) are skipped with it")
+        .isEqualTo(range(0, 13));
   }
 
   @Test
@@ -146,7 +153,8 @@ class CommitRulesTest {
     }
 
     assertThatThrownBy(() -> drain(planner, start, SourceLimits.defaults()))
-        .isInstanceOf(TableException.class).hasMessageContaining("Commit " + merge + " (MERGE)");
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("Commit " + merge + " (MERGE)");
   }
 
   @Test
@@ -167,11 +175,15 @@ class CommitRulesTest {
 
     DeltaSourcePlanner restarted = planner(false, false);
     assertThat(restarted.readSchema()).isEqualTo(wider);
-    List<SourceRow> rows = SourceTables.rows(restarted, files(drain(restarted, start, SourceLimits.defaults())));
-    assertThat(rows).hasSize(10).allSatisfy(r -> {
-      assertThat(r.values()).hasSize(4);
-      assertThat(r.values()[3]).isNull();
-    });
+    List<SourceRow> rows =
+        SourceTables.rows(restarted, files(drain(restarted, start, SourceLimits.defaults())));
+    assertThat(rows)
+        .hasSize(10)
+        .allSatisfy(
+            r -> {
+              assertThat(r.values()).hasSize(4);
+              assertThat(r.values()[3]).isNull();
+            });
   }
 
   @Test
@@ -179,8 +191,12 @@ class CommitRulesTest {
     ObjectStore intStore = ObjectStores.open(dir.resolve("ints").toString(), null);
     try (intStore) {
       DeltaTable ints = DeltaTable.open(intStore, table.options());
-      ints.create(StructType.of(new StructField("id", PrimitiveType.LONG, false),
-          StructField.nullable("amount", PrimitiveType.INTEGER)), List.of(), Map.of());
+      ints.create(
+          StructType.of(
+              new StructField("id", PrimitiveType.LONG, false),
+              StructField.nullable("amount", PrimitiveType.INTEGER)),
+          List.of(),
+          Map.of());
       DeltaSourcePlanner planner = DeltaSourcePlanner.open(ints, new ChangeOptions(false, false));
       SourcePosition start = planner.start(new StartingPoint.Earliest());
       try (var tx = ints.newAppend(new TransactionId("w", 0))) {
@@ -194,12 +210,15 @@ class CommitRulesTest {
       }
 
       assertThatThrownBy(() -> drain(planner, start, SourceLimits.defaults()))
-          .isInstanceOf(TableException.class).hasMessageContaining("changed at version " + widening)
+          .isInstanceOf(TableException.class)
+          .hasMessageContaining("changed at version " + widening)
           .hasMessageContaining("column amount changed type");
 
-      DeltaSourcePlanner restarted = DeltaSourcePlanner.open(DeltaTable.open(intStore, table.options()),
-          new ChangeOptions(false, false));
-      List<SourceRow> rows = SourceTables.rows(restarted, files(drain(restarted, start, SourceLimits.defaults())));
+      DeltaSourcePlanner restarted =
+          DeltaSourcePlanner.open(
+              DeltaTable.open(intStore, table.options()), new ChangeOptions(false, false));
+      List<SourceRow> rows =
+          SourceTables.rows(restarted, files(drain(restarted, start, SourceLimits.defaults())));
       assertThat(rows).extracting(r -> r.values()[1]).containsExactlyInAnyOrder(7L, 5_000_000_000L);
     }
   }
@@ -208,16 +227,20 @@ class CommitRulesTest {
   void aDroppedColumnOrAPartitioningChangeStops() throws IOException {
     DeltaSourcePlanner planner = planner(false, false);
     SourcePosition start = planner.start(new StartingPoint.Latest());
-    StructType narrower = StructType.of(SourceTables.SCHEMA.fields().get(0), SourceTables.SCHEMA.fields().get(2));
-    long drop = commitByHand(table, "DROP COLUMN", List.of(withSchema(narrower, List.of("region"))));
+    StructType narrower =
+        StructType.of(SourceTables.SCHEMA.fields().get(0), SourceTables.SCHEMA.fields().get(2));
+    long drop =
+        commitByHand(table, "DROP COLUMN", List.of(withSchema(narrower, List.of("region"))));
     assertThatThrownBy(() -> planner.plan(start, SourceLimits.defaults()))
-        .hasMessageContaining("changed at version " + drop).hasMessageContaining("column name was dropped");
+        .hasMessageContaining("changed at version " + drop)
+        .hasMessageContaining("column name was dropped");
 
     DeltaSourcePlanner other = planner(false, false);
     SourcePosition after = other.start(new StartingPoint.Latest());
     long repartition = commitByHand(table, "REPLACE", List.of(withSchema(narrower, List.of())));
     assertThatThrownBy(() -> other.plan(after, SourceLimits.defaults()))
-        .hasMessageContaining("partition columns").hasMessageContaining("version " + repartition)
+        .hasMessageContaining("partition columns")
+        .hasMessageContaining("version " + repartition)
         .hasMessageContaining("[region] to []");
   }
 
@@ -226,27 +249,49 @@ class CommitRulesTest {
     DeltaSourcePlanner planner = planner(false, false);
     SourcePosition start = planner.start(new StartingPoint.Latest());
     Metadata m = table.snapshot().state().metadata();
-    commitByHand(table, "SET TBLPROPERTIES", List.of(new Metadata(m.id(), m.name(), m.description(),
-        m.format(), m.schemaString(), m.partitionColumns(), Map.of("owner", "me"), m.createdTime())));
+    commitByHand(
+        table,
+        "SET TBLPROPERTIES",
+        List.of(
+            new Metadata(
+                m.id(),
+                m.name(),
+                m.description(),
+                m.format(),
+                m.schemaString(),
+                m.partitionColumns(),
+                Map.of("owner", "me"),
+                m.createdTime())));
     append(table, 0, 0, 5);
 
-    assertThat(sorted(ids(planner, files(drain(planner, start, SourceLimits.defaults()))))).isEqualTo(range(0, 5));
+    assertThat(sorted(ids(planner, files(drain(planner, start, SourceLimits.defaults())))))
+        .isEqualTo(range(0, 5));
   }
 
   @Test
   void readerFeaturesWeCannotReadAreRefused() throws IOException {
     DeltaSourcePlanner planner = planner(false, false);
     SourcePosition start = planner.start(new StartingPoint.Latest());
-    commitByHand(table, "UPGRADE PROTOCOL",
+    commitByHand(
+        table,
+        "UPGRADE PROTOCOL",
         List.of(new Protocol(3, 7, Set.of("deletionVectors"), Set.of("deletionVectors"))));
 
     assertThatThrownBy(() -> planner.plan(start, SourceLimits.defaults()))
-        .isInstanceOf(TableException.class).hasMessageContaining("deletionVectors");
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("deletionVectors");
   }
 
   private Metadata withSchema(StructType schema, List<String> partitionBy) throws IOException {
     Metadata m = table.snapshot().state().metadata();
-    return new Metadata(m.id(), m.name(), m.description(), m.format(), SchemaJson.toJson(schema),
-        partitionBy, m.configuration(), m.createdTime());
+    return new Metadata(
+        m.id(),
+        m.name(),
+        m.description(),
+        m.format(),
+        SchemaJson.toJson(schema),
+        partitionBy,
+        m.configuration(),
+        m.createdTime());
   }
 }

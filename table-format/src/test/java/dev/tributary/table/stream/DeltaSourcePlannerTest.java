@@ -68,7 +68,8 @@ class DeltaSourcePlannerTest {
     List<Long> read = ids(planner, files(all));
     assertThat(read).doesNotHaveDuplicates();
     assertThat(sorted(read)).isEqualTo(range(0, 150));
-    assertThat(all.get(all.size() - 1).to()).isEqualTo(SourcePosition.commitStart(planner.tableId(), 16));
+    assertThat(all.get(all.size() - 1).to())
+        .isEqualTo(SourcePosition.commitStart(planner.tableId(), 16));
     assertThat(files(all).stream().filter(f -> !f.initialSnapshot()).map(SourceFile::version))
         .containsExactly(13L, 14L, 15L);
   }
@@ -80,7 +81,8 @@ class DeltaSourcePlannerTest {
       append(table, b, b * 10L, b * 10L + 10);
     }
     DeltaSourcePlanner planner = DeltaSourcePlanner.open(table, ChangeOptions.strict());
-    SourceRange snapshot = planner.plan(planner.start(new StartingPoint.Earliest()), SourceLimits.defaults());
+    SourceRange snapshot =
+        planner.plan(planner.start(new StartingPoint.Earliest()), SourceLimits.defaults());
     for (int b = 4; b < 8; b++) {
       append(table, b, b * 10L, b * 10L + 10);
     }
@@ -138,17 +140,24 @@ class DeltaSourcePlannerTest {
     for (int b = 0; b < 5; b++) {
       append(table, b, b * 10L, b * 10L + 10);
     }
-    long fileSize = planner.plan(start, SourceLimits.defaults()).files().stream()
-        .mapToLong(SourceFile::size).max().orElseThrow();
+    long fileSize =
+        planner.plan(start, SourceLimits.defaults()).files().stream()
+            .mapToLong(SourceFile::size)
+            .max()
+            .orElseThrow();
 
     assertThat(drain(planner, start, SourceLimits.of(null, 1L)))
         .as("a byte limit below one file still reads one file per range")
-        .extracting(r -> r.files().size()).containsExactly(1, 1, 1, 1, 1);
+        .extracting(r -> r.files().size())
+        .containsExactly(1, 1, 1, 1, 1);
     List<SourceRange> soft = drain(planner, start, SourceLimits.of(null, fileSize + 1));
-    assertThat(soft).extracting(r -> r.files().size())
-        .as("the file that crosses the limit is the last one").containsExactly(2, 2, 1);
+    assertThat(soft)
+        .extracting(r -> r.files().size())
+        .as("the file that crosses the limit is the last one")
+        .containsExactly(2, 2, 1);
     assertThat(drain(planner, start, SourceLimits.of(1000L, Long.MAX_VALUE)))
-        .extracting(r -> r.files().size()).containsExactly(5);
+        .extracting(r -> r.files().size())
+        .containsExactly(5);
   }
 
   @Test
@@ -167,7 +176,8 @@ class DeltaSourcePlannerTest {
   }
 
   @Test
-  void replayGivesTheSameFilesAsThePlanEvenAfterLaterCommitsAndFromANewPlanner() throws IOException {
+  void replayGivesTheSameFilesAsThePlanEvenAfterLaterCommitsAndFromANewPlanner()
+      throws IOException {
     DeltaTable table = SourceTables.create(store, List.of("region"), 3);
     for (int b = 0; b < 4; b++) {
       append(table, b, b * 10L, b * 10L + 10);
@@ -184,11 +194,12 @@ class DeltaSourcePlannerTest {
     }
     table.compact(new CompactionOptions(2, 1 << 20));
 
-    DeltaSourcePlanner restarted = DeltaSourcePlanner.open(
-        DeltaTable.open(store, table.options()), ChangeOptions.strict());
+    DeltaSourcePlanner restarted =
+        DeltaSourcePlanner.open(DeltaTable.open(store, table.options()), ChangeOptions.strict());
     for (SourceRange r : ranges) {
-      SourceRange again = restarted.replay(SourcePosition.fromJson(r.from().toJson()),
-          SourcePosition.fromJson(r.to().toJson()));
+      SourceRange again =
+          restarted.replay(
+              SourcePosition.fromJson(r.from().toJson()), SourcePosition.fromJson(r.to().toJson()));
       assertThat(again).isEqualTo(r);
     }
   }
@@ -201,12 +212,18 @@ class DeltaSourcePlannerTest {
     long v = append(table, 0, 0, 10);
     SourcePosition to = planner.plan(start, SourceLimits.defaults()).to();
 
-    assertThatThrownBy(() -> planner.replay(start, new SourcePosition(planner.tableId(), v, 5, false)))
-        .isInstanceOf(TableException.class).hasMessageContaining("cannot be read again");
+    assertThatThrownBy(
+            () -> planner.replay(start, new SourcePosition(planner.tableId(), v, 5, false)))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("cannot be read again");
     store.delete(LogFiles.commit(v));
-    assertThatThrownBy(() -> DeltaSourcePlanner.open(DeltaTable.open(store, table.options()),
-        ChangeOptions.strict()).replay(start, to))
-        .isInstanceOf(TableException.class).hasMessageContaining("Commit " + v)
+    assertThatThrownBy(
+            () ->
+                DeltaSourcePlanner.open(
+                        DeltaTable.open(store, table.options()), ChangeOptions.strict())
+                    .replay(start, to))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("Commit " + v)
         .hasMessageContaining("no longer in the log");
   }
 
@@ -215,9 +232,12 @@ class DeltaSourcePlannerTest {
     DeltaTable table = SourceTables.create(store, List.of(), 100);
     DeltaSourcePlanner planner = DeltaSourcePlanner.open(table, ChangeOptions.strict());
 
-    assertThatThrownBy(() -> planner.plan(SourcePosition.commitStart("other-id", 1), SourceLimits.defaults()))
-        .isInstanceOf(TableException.class).hasMessageContaining("other-id")
-        .hasMessageContaining(planner.tableId()).hasMessageContaining("new checkpoint");
+    assertThatThrownBy(
+            () -> planner.plan(SourcePosition.commitStart("other-id", 1), SourceLimits.defaults()))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("other-id")
+        .hasMessageContaining(planner.tableId())
+        .hasMessageContaining("new checkpoint");
   }
 
   @Test
@@ -246,7 +266,8 @@ class DeltaSourcePlannerTest {
       append(table, b, b * 10L, b * 10L + 10);
     }
     DeltaSourcePlanner planner = DeltaSourcePlanner.open(table, ChangeOptions.strict());
-    SourcePosition inSnapshot = planner.plan(planner.start(new StartingPoint.Earliest()), SourceLimits.of(1L, null)).to();
+    SourcePosition inSnapshot =
+        planner.plan(planner.start(new StartingPoint.Earliest()), SourceLimits.of(1L, null)).to();
     SourcePosition inCommits = SourcePosition.commitStart(planner.tableId(), 4);
     for (int b = 3; b < 10; b++) {
       append(table, b, b * 10L, b * 10L + 10);
@@ -256,16 +277,23 @@ class DeltaSourcePlannerTest {
     }
     store.delete(LogFiles.checkpoint(5));
 
-    DeltaSourcePlanner restarted = DeltaSourcePlanner.open(DeltaTable.open(store, table.options()),
-        ChangeOptions.strict());
+    DeltaSourcePlanner restarted =
+        DeltaSourcePlanner.open(DeltaTable.open(store, table.options()), ChangeOptions.strict());
     assertThat(inSnapshot.initialSnapshot()).isTrue();
     assertThatThrownBy(() -> restarted.plan(inSnapshot, SourceLimits.defaults()))
-        .isInstanceOf(TableException.class).hasMessageContaining("Cannot read version 3")
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("Cannot read version 3")
         .hasMessageContaining("log cleanup");
     assertThatThrownBy(() -> restarted.plan(inCommits, SourceLimits.defaults()))
-        .isInstanceOf(TableException.class).hasMessageContaining("Commit 4")
-        .hasMessageContaining("no longer in the log").hasMessageContaining("earliest commit left is 10");
-    assertThat(restarted.plan(restarted.start(new StartingPoint.Earliest()), SourceLimits.unlimited()).files())
-        .as("a new stream from earliest still reads the snapshot").hasSize(10);
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("Commit 4")
+        .hasMessageContaining("no longer in the log")
+        .hasMessageContaining("earliest commit left is 10");
+    assertThat(
+            restarted
+                .plan(restarted.start(new StartingPoint.Earliest()), SourceLimits.unlimited())
+                .files())
+        .as("a new stream from earliest still reads the snapshot")
+        .hasSize(10);
   }
 }

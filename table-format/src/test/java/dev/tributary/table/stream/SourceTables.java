@@ -22,17 +22,19 @@ import java.util.Map;
 
 /** Tables, rows and stream helpers of the source tests. */
 final class SourceTables {
-  static final StructType SCHEMA = StructType.of(
-      new StructField("id", PrimitiveType.LONG, false),
-      StructField.nullable("name", PrimitiveType.STRING),
-      StructField.nullable("region", PrimitiveType.STRING));
+  static final StructType SCHEMA =
+      StructType.of(
+          new StructField("id", PrimitiveType.LONG, false),
+          StructField.nullable("name", PrimitiveType.STRING),
+          StructField.nullable("region", PrimitiveType.STRING));
 
   private SourceTables() {}
 
   static DeltaTable create(ObjectStore store, List<String> partitionBy, int checkpointInterval)
       throws IOException {
-    DeltaTable table = DeltaTable.open(store,
-        TableOptions.defaults().withLogCheckpointInterval(checkpointInterval));
+    DeltaTable table =
+        DeltaTable.open(
+            store, TableOptions.defaults().withLogCheckpointInterval(checkpointInterval));
     table.create(SCHEMA, partitionBy, Map.of());
     return table;
   }
@@ -52,10 +54,12 @@ final class SourceTables {
   }
 
   /** Commits hand-made actions as the next version, with a commitInfo naming {@code operation}. */
-  static long commitByHand(DeltaTable table, String operation, List<Action> actions) throws IOException {
+  static long commitByHand(DeltaTable table, String operation, List<Action> actions)
+      throws IOException {
     long version = table.snapshot().version() + 1;
     List<Action> all = new ArrayList<>();
-    all.add(new CommitInfo(Map.of("timestamp", System.currentTimeMillis(), "operation", operation)));
+    all.add(
+        new CommitInfo(Map.of("timestamp", System.currentTimeMillis(), "operation", operation)));
     all.addAll(actions);
     if (!new DeltaLog(table.store()).tryCommit(version, all)) {
       throw new IllegalStateException("version " + version + " exists");
@@ -64,8 +68,8 @@ final class SourceTables {
   }
 
   /** Plans ranges until the stream catches up; returns them in order. */
-  static List<SourceRange> drain(DeltaSourcePlanner planner, SourcePosition from, SourceLimits limits)
-      throws IOException {
+  static List<SourceRange> drain(
+      DeltaSourcePlanner planner, SourcePosition from, SourceLimits limits) throws IOException {
     List<SourceRange> ranges = new ArrayList<>();
     SourcePosition at = from;
     for (int guard = 0; guard < 10_000; guard++) {
@@ -92,7 +96,8 @@ final class SourceTables {
     return ids;
   }
 
-  static List<SourceRow> rows(DeltaSourcePlanner planner, List<SourceFile> files) throws IOException {
+  static List<SourceRow> rows(DeltaSourcePlanner planner, List<SourceFile> files)
+      throws IOException {
     List<SourceRow> rows = new ArrayList<>();
     for (SourceFile f : files) {
       try (CloseableIterator<SourceRow> it = planner.read(f)) {

@@ -20,11 +20,11 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.stream.LongStream;
 
 /** Starting points, and the rows read with partition values and provenance. */
 class StartingPointsAndReadingTest {
@@ -51,7 +51,8 @@ class StartingPointsAndReadingTest {
       append(table, b, b * 10L, b * 10L + 10);
     }
     for (long v = 0; v <= 5; v++) {
-      Files.setLastModifiedTime(root.resolve(LogFiles.commit(v)), FileTime.from(T0.plusSeconds(60 * v)));
+      Files.setLastModifiedTime(
+          root.resolve(LogFiles.commit(v)), FileTime.from(T0.plusSeconds(60 * v)));
     }
     return table;
   }
@@ -62,14 +63,16 @@ class StartingPointsAndReadingTest {
 
   @Test
   void aVersionReadsThatCommitAndLaterOnesWithoutTheSnapshot() throws IOException {
-    DeltaSourcePlanner planner = DeltaSourcePlanner.open(fiveAppends(List.of()), ChangeOptions.strict());
+    DeltaSourcePlanner planner =
+        DeltaSourcePlanner.open(fiveAppends(List.of()), ChangeOptions.strict());
 
     assertThat(readFrom(planner, new StartingPoint.AtVersion(3))).isEqualTo(range(20, 50));
     assertThat(readFrom(planner, new StartingPoint.AtVersion(0))).isEqualTo(range(0, 50));
     assertThat(readFrom(planner, new StartingPoint.Latest())).isEmpty();
     assertThat(sorted(readFrom(planner, new StartingPoint.Earliest()))).isEqualTo(range(0, 50));
     assertThatThrownBy(() -> planner.start(new StartingPoint.AtVersion(6)))
-        .isInstanceOf(TableException.class).hasMessageContaining("latest version is 5");
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("latest version is 5");
   }
 
   @Test
@@ -83,28 +86,35 @@ class StartingPointsAndReadingTest {
     DeltaSourcePlanner planner = DeltaSourcePlanner.open(table, ChangeOptions.strict());
 
     assertThatThrownBy(() -> planner.start(new StartingPoint.AtVersion(1)))
-        .isInstanceOf(TableException.class).hasMessageContaining("Commit 1")
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("Commit 1")
         .hasMessageContaining("earliest commit left is 2");
     assertThat(readFrom(planner, new StartingPoint.AtVersion(2))).isEqualTo(range(10, 40));
   }
 
   @Test
   void aTimestampStartsAtTheFirstCommitAtOrAfterIt() throws IOException {
-    DeltaSourcePlanner planner = DeltaSourcePlanner.open(fiveAppends(List.of()), ChangeOptions.strict());
+    DeltaSourcePlanner planner =
+        DeltaSourcePlanner.open(fiveAppends(List.of()), ChangeOptions.strict());
 
     assertThat(readFrom(planner, new StartingPoint.AtTimestamp(T0.plusSeconds(120))))
-        .as("exactly at commit 2").isEqualTo(range(10, 50));
+        .as("exactly at commit 2")
+        .isEqualTo(range(10, 50));
     assertThat(readFrom(planner, new StartingPoint.AtTimestamp(T0.plusSeconds(121))))
-        .as("just after commit 2").isEqualTo(range(20, 50));
+        .as("just after commit 2")
+        .isEqualTo(range(20, 50));
     assertThat(readFrom(planner, new StartingPoint.AtTimestamp(T0.minusSeconds(3600))))
-        .as("before the first commit").isEqualTo(range(0, 50));
+        .as("before the first commit")
+        .isEqualTo(range(0, 50));
     assertThatThrownBy(() -> planner.start(new StartingPoint.AtTimestamp(T0.plusSeconds(301))))
-        .isInstanceOf(TableException.class).hasMessageContaining("after the latest commit (version 5");
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("after the latest commit (version 5");
   }
 
   @Test
   void commitTimestampsAreMadeIncreasingAsDeltaDoes() throws IOException {
-    DeltaSourcePlanner planner = DeltaSourcePlanner.open(fiveAppends(List.of()), ChangeOptions.strict());
+    DeltaSourcePlanner planner =
+        DeltaSourcePlanner.open(fiveAppends(List.of()), ChangeOptions.strict());
     // Commit 3 dated before commit 2 counts as 1 ms after commit 2.
     Files.setLastModifiedTime(root.resolve(LogFiles.commit(3)), FileTime.from(T0));
 
@@ -121,13 +131,17 @@ class StartingPointsAndReadingTest {
     List<SourceFile> files = files(drain(planner, start, SourceLimits.defaults()));
     List<SourceRow> rows = SourceTables.rows(planner, files);
 
-    assertThat(rows).hasSize(20).allSatisfy(r -> {
-      long id = (Long) r.values()[0];
-      assertThat(r.values()).containsExactly(id, "name-" + id, SourceTables.region(id));
-    });
+    assertThat(rows)
+        .hasSize(20)
+        .allSatisfy(
+            r -> {
+              long id = (Long) r.values()[0];
+              assertThat(r.values()).containsExactly(id, "name-" + id, SourceTables.region(id));
+            });
     SourceRow first = rows.get(0);
     assertThat(first.rowIndex()).isZero();
-    assertThat(first.provenance()).isEqualTo("row 0 of file '" + files.get(0).path() + "' (version 4, file 0)");
+    assertThat(first.provenance())
+        .isEqualTo("row 0 of file '" + files.get(0).path() + "' (version 4, file 0)");
     assertThat(files.get(0).path()).startsWith("region=");
     assertThat(rows.get(1).rowIndex()).isEqualTo(1);
   }
@@ -137,18 +151,25 @@ class StartingPointsAndReadingTest {
     DeltaTable table = fiveAppends(List.of("region"));
     DeltaSourcePlanner planner = DeltaSourcePlanner.open(table, ChangeOptions.strict());
 
-    List<SourceFile> files = planner.plan(planner.start(new StartingPoint.Earliest()), SourceLimits.defaults()).files();
+    List<SourceFile> files =
+        planner.plan(planner.start(new StartingPoint.Earliest()), SourceLimits.defaults()).files();
 
     assertThat(files).hasSize(15).allMatch(SourceFile::initialSnapshot);
-    assertThat(files).extracting(SourceFile::index).containsExactlyElementsOf(
-        LongStream.range(0, 15).boxed().toList());
+    assertThat(files)
+        .extracting(SourceFile::index)
+        .containsExactlyElementsOf(LongStream.range(0, 15).boxed().toList());
     for (int i = 1; i < files.size(); i++) {
       var a = files.get(i - 1).add();
       var b = files.get(i).add();
-      assertThat(a.modificationTime() < b.modificationTime()
-          || (a.modificationTime() == b.modificationTime() && a.path().compareTo(b.path()) < 0)).isTrue();
+      assertThat(
+              a.modificationTime() < b.modificationTime()
+                  || (a.modificationTime() == b.modificationTime()
+                      && a.path().compareTo(b.path()) < 0))
+          .isTrue();
     }
-    assertThat(SourceTables.rows(planner, files)).hasSize(50)
-        .allSatisfy(r -> assertThat(r.values()[2]).isEqualTo(SourceTables.region((Long) r.values()[0])));
+    assertThat(SourceTables.rows(planner, files))
+        .hasSize(50)
+        .allSatisfy(
+            r -> assertThat(r.values()[2]).isEqualTo(SourceTables.region((Long) r.values()[0])));
   }
 }

@@ -43,8 +43,13 @@ final class LocalDb implements AutoCloseable {
   private final WriteOptions writeOptions;
   private final RocksDB db;
 
-  private LocalDb(String operatorId, Path dir, BloomFilter filter, Options options,
-      WriteOptions writeOptions, RocksDB db) {
+  private LocalDb(
+      String operatorId,
+      Path dir,
+      BloomFilter filter,
+      Options options,
+      WriteOptions writeOptions,
+      RocksDB db) {
     this.operatorId = operatorId;
     this.dir = dir;
     this.filter = filter;
@@ -71,24 +76,26 @@ final class LocalDb implements AutoCloseable {
   private static LocalDb createIn(String operatorId, Path dir) throws IOException {
     prepare(dir);
     BloomFilter filter = new BloomFilter(10);
-    Options options = new Options()
-        .setCreateIfMissing(true)
-        // The copy is deleted on close, so flushing memtables at shutdown is wasted work.
-        .setAvoidFlushDuringShutdown(true)
-        .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
-        .setKeepLogFileNum(1)
-        // Native memory per operator: at most two 16 MiB memtables (RocksDB's default is 64 MiB).
-        .setWriteBufferSize(64L << 20)
-        .setMaxWriteBufferNumber(3)
-        // A local cache of small, mostly random keys: compressing its files costs CPU (on the
-        // flush and compaction threads, competing with the pipeline) to save little disk.
-        .setCompressionType(CompressionType.NO_COMPRESSION)
-        // Most lookups of deduplication and first-seen window keys miss: a Bloom filter answers
-        // those without reading data blocks.
-        .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(filter))
-        // ... and the memtables, which hold the keys of the last batches, get one too.
-        .setMemtablePrefixBloomSizeRatio(0.1)
-        .setMemtableWholeKeyFiltering(true);
+    Options options =
+        new Options()
+            .setCreateIfMissing(true)
+            // The copy is deleted on close, so flushing memtables at shutdown is wasted work.
+            .setAvoidFlushDuringShutdown(true)
+            .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+            .setKeepLogFileNum(1)
+            // Native memory per operator: at most two 16 MiB memtables (RocksDB's default is 64
+            // MiB).
+            .setWriteBufferSize(64L << 20)
+            .setMaxWriteBufferNumber(3)
+            // A local cache of small, mostly random keys: compressing its files costs CPU (on the
+            // flush and compaction threads, competing with the pipeline) to save little disk.
+            .setCompressionType(CompressionType.NO_COMPRESSION)
+            // Most lookups of deduplication and first-seen window keys miss: a Bloom filter answers
+            // those without reading data blocks.
+            .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(filter))
+            // ... and the memtables, which hold the keys of the last batches, get one too.
+            .setMemtablePrefixBloomSizeRatio(0.1)
+            .setMemtableWholeKeyFiltering(true);
     // No WAL: the working copy is rebuilt from the checkpoint after any crash.
     WriteOptions writeOptions = new WriteOptions().setDisableWAL(true);
     try {
@@ -98,8 +105,15 @@ final class LocalDb implements AutoCloseable {
       writeOptions.close();
       options.close();
       filter.close();
-      throw new IOException("State of operator " + operatorId + ": cannot create the local"
-          + " working copy in " + dir + ": " + e.getMessage(), e);
+      throw new IOException(
+          "State of operator "
+              + operatorId
+              + ": cannot create the local"
+              + " working copy in "
+              + dir
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 

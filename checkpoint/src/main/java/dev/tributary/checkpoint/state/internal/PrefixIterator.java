@@ -17,7 +17,9 @@ final class PrefixIterator implements StateIterator {
   private StateEntry next;
   private boolean closed;
 
-  /** @param onClose called once when this iterator is closed */
+  /**
+   * @param onClose called once when this iterator is closed
+   */
   PrefixIterator(RocksIterator rocks, byte[] prefix, Runnable onClose) {
     this.rocks = rocks;
     this.prefix = prefix.clone();
@@ -58,7 +60,8 @@ final class PrefixIterator implements StateIterator {
       return;
     }
     byte[] key = rocks.key();
-    if (key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
+    if (key.length >= prefix.length
+        && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
       next = new StateEntry(key, rocks.value());
     }
   }

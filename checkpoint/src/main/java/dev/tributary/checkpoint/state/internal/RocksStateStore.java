@@ -51,13 +51,19 @@ public final class RocksStateStore implements StateStore {
   }
 
   /** See {@link StateStore#open(ObjectStore, String, long, Path, int)}. */
-  public static StateStore open(ObjectStore store, String operatorId, long version, Path localDir,
-      int snapshotInterval) throws IOException {
+  public static StateStore open(
+      ObjectStore store, String operatorId, long version, Path localDir, int snapshotInterval)
+      throws IOException {
     Objects.requireNonNull(localDir, "localDir");
     StateFiles files = new StateFiles(store, operatorId);
     if (version < INITIAL_VERSION) {
-      throw new IllegalArgumentException("state version must be >= " + INITIAL_VERSION + ", got "
-          + version + " for operator " + operatorId);
+      throw new IllegalArgumentException(
+          "state version must be >= "
+              + INITIAL_VERSION
+              + ", got "
+              + version
+              + " for operator "
+              + operatorId);
     }
     if (snapshotInterval < 1) {
       throw new IllegalArgumentException("snapshotInterval must be >= 1, got " + snapshotInterval);
@@ -232,17 +238,25 @@ public final class RocksStateStore implements StateStore {
   public boolean commit(long newVersion) throws IOException {
     checkOpen();
     if (newVersion != version + 1) {
-      throw new IllegalArgumentException("State of operator " + operatorId() + " is at version "
-          + version + ": the next commit must be version " + (version + 1) + ", not "
-          + newVersion);
+      throw new IllegalArgumentException(
+          "State of operator "
+              + operatorId()
+              + " is at version "
+              + version
+              + ": the next commit must be version "
+              + (version + 1)
+              + ", not "
+              + newVersion);
     }
     if (!transfer.uploadChangelog(newVersion, changes.toFile(newVersion))) {
       // An earlier attempt at this batch committed this version and then stopped before the batch
       // was marked done. Its changelog is the truth: the tables were committed together with it
       // (the engine commits state after the tables), so this attempt's changes are discarded.
-      LOG.warn("State of operator {}: version {} was committed by an earlier attempt at this batch"
-          + " with other changes (input read in another order?); using the committed version",
-          operatorId(), newVersion);
+      LOG.warn(
+          "State of operator {}: version {} was committed by an earlier attempt at this batch"
+              + " with other changes (input read in another order?); using the committed version",
+          operatorId(),
+          newVersion);
       closeWorkingCopy();
       load(newVersion);
       return false;
@@ -261,16 +275,20 @@ public final class RocksStateStore implements StateStore {
       } catch (IOException e) {
         // The changelog is durable, so the version is committed; a missing snapshot only makes
         // later loads replay more changelogs. The next commit tries again.
-        LOG.warn("State of operator {}: snapshot of version {} failed, will retry at the next"
-            + " commit: {}", operatorId(), version, e.toString());
+        LOG.warn(
+            "State of operator {}: snapshot of version {} failed, will retry at the next"
+                + " commit: {}",
+            operatorId(),
+            version,
+            e.toString());
       }
     }
     return true;
   }
 
   /**
-   * Discards this version's changes. They are already in the working copy, so unless there are
-   * none it is rebuilt from the checkpoint at {@link #version()}.
+   * Discards this version's changes. They are already in the working copy, so unless there are none
+   * it is rebuilt from the checkpoint at {@link #version()}.
    */
   @Override
   public void abort() throws IOException {
@@ -321,7 +339,8 @@ public final class RocksStateStore implements StateStore {
     StateFiles.LoadPlan plan = target == INITIAL_VERSION ? null : files.plan(target);
     LocalDb fresh = LocalDb.create(files.operatorId(), localDir);
     try {
-      StateTransfer.Size size = plan == null ? new StateTransfer.Size(0, 0) : transfer.load(plan, fresh);
+      StateTransfer.Size size =
+          plan == null ? new StateTransfer.Size(0, 0) : transfer.load(plan, fresh);
       db = fresh;
       version = target;
       changes.clear();
@@ -338,8 +357,13 @@ public final class RocksStateStore implements StateStore {
       throw e;
     }
     if (plan != null) {
-      LOG.info("State of operator {} loaded at version {}: {} keys, {} bytes, from {} and {}"
-          + " changelogs", operatorId(), target, keys, bytes,
+      LOG.info(
+          "State of operator {} loaded at version {}: {} keys, {} bytes, from {} and {}"
+              + " changelogs",
+          operatorId(),
+          target,
+          keys,
+          bytes,
           plan.snapshot().isPresent() ? "snapshot " + plan.snapshot().getAsLong() : "no snapshot",
           plan.changelogs().size());
     }

@@ -113,8 +113,8 @@ public final class StateFileFormat {
   }
 
   /**
-   * A changelog being recorded: the operations of one batch, encoded as they happen (about
-   * {@code 9 + key + value} bytes each on the heap until the commit).
+   * A changelog being recorded: the operations of one batch, encoded as they happen (about {@code 9
+   * + key + value} bytes each on the heap until the commit).
    */
   public static final class ChangeLog {
     private final Buffer ops = new Buffer();
@@ -182,7 +182,11 @@ public final class StateFileFormat {
 
   private static byte[] header(byte kind, long stateVersion) {
     return ByteBuffer.allocate(MAGIC.length + 4 + 1 + 8)
-        .put(MAGIC).putInt(FORMAT).put(kind).putLong(stateVersion).array();
+        .put(MAGIC)
+        .putInt(FORMAT)
+        .put(kind)
+        .putLong(stateVersion)
+        .array();
   }
 
   /**
@@ -192,8 +196,14 @@ public final class StateFileFormat {
    * @return the number of records
    * @throws CorruptCheckpointException naming {@code key} if anything does not match
    */
-  public static long read(InputStream in, String location, String key, byte expectedKind,
-      long expectedVersion, RecordSink sink) throws IOException {
+  public static long read(
+      InputStream in,
+      String location,
+      String key,
+      byte expectedKind,
+      long expectedVersion,
+      RecordSink sink)
+      throws IOException {
     CheckedInputStream checked = new CheckedInputStream(in, new CRC32C());
     DataInputStream data = new DataInputStream(checked);
     try {
@@ -204,15 +214,32 @@ public final class StateFileFormat {
       }
       int format = data.readInt();
       if (format > FORMAT || format < 1) {
-        throw corrupt(location, key, "state file format " + format + " is unknown (this release"
-            + " reads format " + FORMAT + (format > FORMAT ? "): written by a newer Tributary?"
-                + " Upgrade Tributary" : ")"));
+        throw corrupt(
+            location,
+            key,
+            "state file format "
+                + format
+                + " is unknown (this release"
+                + " reads format "
+                + FORMAT
+                + (format > FORMAT
+                    ? "): written by a newer Tributary?" + " Upgrade Tributary"
+                    : ")"));
       }
       byte kind = data.readByte();
       long version = data.readLong();
       if (kind != expectedKind || version != expectedVersion) {
-        throw corrupt(location, key, "it holds " + describe(kind) + " of version " + version
-            + " but its name says " + describe(expectedKind) + " of version " + expectedVersion);
+        throw corrupt(
+            location,
+            key,
+            "it holds "
+                + describe(kind)
+                + " of version "
+                + version
+                + " but its name says "
+                + describe(expectedKind)
+                + " of version "
+                + expectedVersion);
       }
       // Snapshots, and changelogs of format 1, hold each key once in ascending order.
       boolean ordered = kind == SNAPSHOT || format == 1;
@@ -223,8 +250,9 @@ public final class StateFileFormat {
         if (tag == END) {
           break;
         }
-        boolean known = tag == PUT || (kind == CHANGELOG && (tag == DELETE
-            || (tag == DELETE_RANGE && format >= 2)));
+        boolean known =
+            tag == PUT
+                || (kind == CHANGELOG && (tag == DELETE || (tag == DELETE_RANGE && format >= 2)));
         if (!known) {
           throw corrupt(location, key, "unexpected record tag " + tag + " at record " + records);
         }
@@ -245,8 +273,8 @@ public final class StateFileFormat {
       int expectedCrc = (int) checked.getChecksum().getValue();
       int crc = new DataInputStream(in).readInt();
       if (count != records) {
-        throw corrupt(location, key, "it holds " + records + " records but its trailer says "
-            + count);
+        throw corrupt(
+            location, key, "it holds " + records + " records but its trailer says " + count);
       }
       if (crc != expectedCrc) {
         throw corrupt(location, key, "its CRC-32C checksum does not match its content");

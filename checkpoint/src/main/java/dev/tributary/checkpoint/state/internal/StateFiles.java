@@ -15,9 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The files of one operator's state under {@code state/<operatorId>/}: {@code <v>.delta}
- * changelogs and {@code <v>.snapshot} snapshots, {@code v} zero-padded to 20 digits so listings
- * sort numerically. Plans which files load a version, and purges old ones.
+ * The files of one operator's state under {@code state/<operatorId>/}: {@code <v>.delta} changelogs
+ * and {@code <v>.snapshot} snapshots, {@code v} zero-padded to 20 digits so listings sort
+ * numerically. Plans which files load a version, and purges old ones.
  */
 public final class StateFiles {
   private static final Logger LOG = LoggerFactory.getLogger(StateFiles.class);
@@ -40,8 +40,10 @@ public final class StateFiles {
     this.store = Objects.requireNonNull(store, "store");
     Objects.requireNonNull(operatorId, "operatorId");
     if (!OPERATOR_ID.matcher(operatorId).matches() || operatorId.matches("\\.+")) {
-      throw new IllegalArgumentException("Invalid state operator id '" + operatorId
-          + "': use 1 to 200 letters, digits, '.', '_' or '-' (not only dots)");
+      throw new IllegalArgumentException(
+          "Invalid state operator id '"
+              + operatorId
+              + "': use 1 to 200 letters, digits, '.', '_' or '-' (not only dots)");
     }
     this.operatorId = operatorId;
     this.dir = "state/" + operatorId + "/";
@@ -67,34 +69,51 @@ public final class StateFiles {
    * The files that load {@code version}: the latest snapshot at or below it, then every changelog
    * after that snapshot up to {@code version}, all of which must exist.
    *
-   * @throws dev.tributary.checkpoint.CorruptCheckpointException if the version does not exist or
-   *     a changelog in the chain is missing
+   * @throws dev.tributary.checkpoint.CorruptCheckpointException if the version does not exist or a
+   *     changelog in the chain is missing
    */
   public LoadPlan plan(long version) throws IOException {
     TreeSet<Long> snapshots = new TreeSet<>();
     TreeSet<Long> changelogs = new TreeSet<>();
     list(snapshots, changelogs);
     if (!snapshots.contains(version) && !changelogs.contains(version)) {
-      long latest = Math.max(snapshots.isEmpty() ? -1 : snapshots.last(),
-          changelogs.isEmpty() ? -1 : changelogs.last());
-      throw CheckpointErrors.inconsistent(store.location(), "state version " + version
-          + " of operator " + operatorId + " does not exist ("
-          + (latest < 0 ? "no state files" : "the latest is " + latest) + " under " + dir + ")");
+      long latest =
+          Math.max(
+              snapshots.isEmpty() ? -1 : snapshots.last(),
+              changelogs.isEmpty() ? -1 : changelogs.last());
+      throw CheckpointErrors.inconsistent(
+          store.location(),
+          "state version "
+              + version
+              + " of operator "
+              + operatorId
+              + " does not exist ("
+              + (latest < 0 ? "no state files" : "the latest is " + latest)
+              + " under "
+              + dir
+              + ")");
     }
     Long base = snapshots.floor(version);
     long from = base == null ? 0 : base + 1;
     List<Long> chain = new ArrayList<>();
     for (long v = from; v <= version; v++) {
       if (!changelogs.contains(v)) {
-        throw CheckpointErrors.inconsistent(store.location(), "state version " + version
-            + " of operator " + operatorId + " needs changelog '" + changelogKey(v)
-            + "', which is missing" + (base == null ? " (there is no snapshot before it)"
-                : " (after snapshot " + base + ")"));
+        throw CheckpointErrors.inconsistent(
+            store.location(),
+            "state version "
+                + version
+                + " of operator "
+                + operatorId
+                + " needs changelog '"
+                + changelogKey(v)
+                + "', which is missing"
+                + (base == null
+                    ? " (there is no snapshot before it)"
+                    : " (after snapshot " + base + ")"));
       }
       chain.add(v);
     }
-    return new LoadPlan(
-        base == null ? OptionalLong.empty() : OptionalLong.of(base), chain);
+    return new LoadPlan(base == null ? OptionalLong.empty() : OptionalLong.of(base), chain);
   }
 
   /** True if the object exists. */

@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves state between the checkpoint and the local working copy: uploads changelogs and
- * snapshots, and loads a version into an empty working copy.
+ * Moves state between the checkpoint and the local working copy: uploads changelogs and snapshots,
+ * and loads a version into an empty working copy.
  */
 final class StateTransfer {
   private static final Logger LOG = LoggerFactory.getLogger(StateTransfer.class);
@@ -60,16 +60,20 @@ final class StateTransfer {
     }
     if (!created) {
       boolean same = Arrays.equals(store.read(key), data);
-      LOG.info("State of operator {}: changelog '{}' already existed {} (replay of a batch whose"
-          + " state was committed)", files.operatorId(), key, same ? "with the same content" : "with other content");
+      LOG.info(
+          "State of operator {}: changelog '{}' already existed {} (replay of a batch whose"
+              + " state was committed)",
+          files.operatorId(),
+          key,
+          same ? "with the same content" : "with other content");
       return same;
     }
     return true;
   }
 
   /**
-   * Streams the whole working copy as the snapshot of {@code version}, unless that snapshot
-   * exists already (its content is determined by the version, so it is the same).
+   * Streams the whole working copy as the snapshot of {@code version}, unless that snapshot exists
+   * already (its content is determined by the version, so it is the same).
    */
   void uploadSnapshot(long version, LocalDb db) throws IOException {
     String key = files.snapshotKey(version);
@@ -100,7 +104,12 @@ final class StateTransfer {
       String key = files.snapshotKey(snapshot);
       try (LocalDb.Batch batch = db.batch();
           InputStream in = new BufferedInputStream(store.open(key), BUFFER)) {
-        StateFileFormat.read(in, store.location(), key, StateFileFormat.SNAPSHOT, snapshot,
+        StateFileFormat.read(
+            in,
+            store.location(),
+            key,
+            StateFileFormat.SNAPSHOT,
+            snapshot,
             (k, v) -> {
               size[0]++;
               size[1] += k.length + v.length;
@@ -117,7 +126,12 @@ final class StateTransfer {
       // Operations are applied one by one, in order: a key may appear more than once, and the
       // exact size needs the value each one replaces.
       try (InputStream in = new BufferedInputStream(store.open(key), BUFFER)) {
-        StateFileFormat.read(in, store.location(), key, StateFileFormat.CHANGELOG, version,
+        StateFileFormat.read(
+            in,
+            store.location(),
+            key,
+            StateFileFormat.CHANGELOG,
+            version,
             new StateFileFormat.RecordSink() {
               @Override
               public void accept(byte[] k, byte[] v) {
@@ -147,5 +161,4 @@ final class StateTransfer {
     }
     return new Size(size[0], size[1]);
   }
-
 }

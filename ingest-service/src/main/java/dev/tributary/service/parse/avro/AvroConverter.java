@@ -17,20 +17,20 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.IndexedRecord;
-import java.util.function.Function;
 
 /**
  * Turns one value read by Avro's generic reader (of the projected reader schema) into the table's
- * Java representation of the declared type: the same classes and the same exactness rules as
- * JSON's {@code FieldReader} (timestamps truncated to microseconds, decimals exact at the declared
- * scale, years 0001-9999). Compiled once per writer schema: picking the conversion is schema work,
- * done before the first record. A writer type that cannot become the declared type compiles to a
+ * Java representation of the declared type: the same classes and the same exactness rules as JSON's
+ * {@code FieldReader} (timestamps truncated to microseconds, decimals exact at the declared scale,
+ * years 0001-9999). Compiled once per writer schema: picking the conversion is schema work, done
+ * before the first record. A writer type that cannot become the declared type compiles to a
  * converter that quarantines every non-null value it meets (a null in a union still fits).
  */
 abstract class AvroConverter {
@@ -53,11 +53,18 @@ abstract class AvroConverter {
    * @param id the writer schema id, for messages
    * @param units epoch units of timestamp columns by path (plain longs; absent = milliseconds)
    */
-  static AvroConverter of(int id, String path, Schema s, DataType declared, Map<String, EpochUnit> units) {
+  static AvroConverter of(
+      int id, String path, Schema s, DataType declared, Map<String, EpochUnit> units) {
     if (s.getType() == Schema.Type.UNION) {
-      List<Schema> nonNull = s.getTypes().stream().filter(b -> b.getType() != Schema.Type.NULL).toList();
+      List<Schema> nonNull =
+          s.getTypes().stream().filter(b -> b.getType() != Schema.Type.NULL).toList();
       if (nonNull.size() == 1) {
-        return of(id, path, nonNull.get(0), declared, units); // [null, T]: nulls never reach convertNonNull
+        return of(
+            id,
+            path,
+            nonNull.get(0),
+            declared,
+            units); // [null, T]: nulls never reach convertNonNull
       }
       List<AvroConverter> branches = new ArrayList<>();
       for (Schema b : s.getTypes()) {
@@ -66,7 +73,9 @@ abstract class AvroConverter {
       return new Union(path, s, branches);
     }
     if (declared instanceof StructType struct) {
-      return s.getType() == Schema.Type.RECORD ? new Record(id, path, s, struct, units) : misfit(id, path, s, declared);
+      return s.getType() == Schema.Type.RECORD
+          ? new Record(id, path, s, struct, units)
+          : misfit(id, path, s, declared);
     }
     if (declared instanceof DecimalType d) {
       return decimal(id, path, s, d);
@@ -74,36 +83,48 @@ abstract class AvroConverter {
     LogicalType logical = s.getLogicalType();
     Schema.Type t = s.getType();
     return switch ((PrimitiveType) declared) {
-      case STRING -> switch (t) {
-        case STRING, ENUM -> new Converter(path, v -> v.toString());
-        case BYTES -> new Converter(path, v -> utf8(path, (ByteBuffer) v));
-        default -> misfit(id, path, s, declared);
-      };
-      case INTEGER -> t == Schema.Type.INT ? new Converter(path, v -> v) : misfit(id, path, s, declared);
-      case LONG -> switch (t) {
-        case INT -> new Converter(path, v -> (long) (Integer) v);
-        case LONG -> new Converter(path, v -> v);
-        default -> misfit(id, path, s, declared);
-      };
-      case DOUBLE -> switch (t) {
-        case INT, LONG, FLOAT, DOUBLE -> new Converter(path, v -> ((Number) v).doubleValue());
-        default -> misfit(id, path, s, declared);
-      };
-      case BOOLEAN -> t == Schema.Type.BOOLEAN ? new Converter(path, v -> v) : misfit(id, path, s, declared);
+      case STRING ->
+          switch (t) {
+            case STRING, ENUM -> new Converter(path, v -> v.toString());
+            case BYTES -> new Converter(path, v -> utf8(path, (ByteBuffer) v));
+            default -> misfit(id, path, s, declared);
+          };
+      case INTEGER ->
+          t == Schema.Type.INT ? new Converter(path, v -> v) : misfit(id, path, s, declared);
+      case LONG ->
+          switch (t) {
+            case INT -> new Converter(path, v -> (long) (Integer) v);
+            case LONG -> new Converter(path, v -> v);
+            default -> misfit(id, path, s, declared);
+          };
+      case DOUBLE ->
+          switch (t) {
+            case INT, LONG, FLOAT, DOUBLE -> new Converter(path, v -> ((Number) v).doubleValue());
+            default -> misfit(id, path, s, declared);
+          };
+      case BOOLEAN ->
+          t == Schema.Type.BOOLEAN ? new Converter(path, v -> v) : misfit(id, path, s, declared);
       case TIMESTAMP -> {
         if (t != Schema.Type.LONG && t != Schema.Type.INT) {
           yield misfit(id, path, s, declared);
         }
         EpochUnit unit = epochUnit(logical, units.getOrDefault(path, EpochUnit.MILLIS));
-        yield unit == null ? misfit(id, path, s, declared) : new Converter(path, v -> instant(path, unit, v));
+        yield unit == null
+            ? misfit(id, path, s, declared)
+            : new Converter(path, v -> instant(path, unit, v));
       }
-      case DATE -> t == Schema.Type.INT && logical instanceof LogicalTypes.Date
-          ? new Converter(path, v -> date(path, (Integer) v)) : misfit(id, path, s, declared);
+      case DATE ->
+          t == Schema.Type.INT && logical instanceof LogicalTypes.Date
+              ? new Converter(path, v -> date(path, (Integer) v))
+              : misfit(id, path, s, declared);
       case BINARY -> misfit(id, path, s, declared);
     };
   }
 
-  /** The unit of a long/int read as a timestamp: its logical type's, else the declared one; null: not a time. */
+  /**
+   * The unit of a long/int read as a timestamp: its logical type's, else the declared one; null:
+   * not a time.
+   */
   private static EpochUnit epochUnit(LogicalType logical, EpochUnit declared) {
     if (logical == null) {
       return declared;
@@ -120,11 +141,18 @@ abstract class AvroConverter {
     if (s.getLogicalType() instanceof LogicalTypes.Decimal wd) {
       int writerScale = wd.getScale();
       if (s.getType() == Schema.Type.BYTES) {
-        return new Converter(path, v -> fit(path, d, new BigDecimal(new BigInteger(bytes((ByteBuffer) v)), writerScale)));
+        return new Converter(
+            path,
+            v -> fit(path, d, new BigDecimal(new BigInteger(bytes((ByteBuffer) v)), writerScale)));
       }
       if (s.getType() == Schema.Type.FIXED) {
-        return new Converter(path, v -> fit(path, d, new BigDecimal(new BigInteger(((GenericFixed) v).bytes()),
-            writerScale)));
+        return new Converter(
+            path,
+            v ->
+                fit(
+                    path,
+                    d,
+                    new BigDecimal(new BigInteger(((GenericFixed) v).bytes()), writerScale)));
       }
     }
     if (s.getType() == Schema.Type.INT || s.getType() == Schema.Type.LONG) {
@@ -133,7 +161,10 @@ abstract class AvroConverter {
     return misfit(id, path, s, d);
   }
 
-  /** Exact at the declared scale, or quarantined: rounding money silently is worse (as JSON's reader). */
+  /**
+   * Exact at the declared scale, or quarantined: rounding money silently is worse (as JSON's
+   * reader).
+   */
   private static BigDecimal fit(String path, DecimalType d, BigDecimal v) {
     if (v.signum() == 0) {
       return BigDecimal.ZERO.setScale(d.scale());
@@ -173,8 +204,12 @@ abstract class AvroConverter {
 
   private static String utf8(String path, ByteBuffer b) {
     try {
-      return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(b.duplicate()).toString();
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(b.duplicate())
+          .toString();
     } catch (CharacterCodingException e) {
       throw AvroErrors.notUtf8(path);
     }
@@ -182,9 +217,12 @@ abstract class AvroConverter {
 
   private static AvroConverter misfit(int id, String path, Schema s, DataType declared) {
     AvroMisfit error = AvroErrors.misfit(id, path, s, declared);
-    return new Converter(path, v -> {
-      throw error; // stackless and immutable: one instance serves every record of this schema id
-    });
+    return new Converter(
+        path,
+        v -> {
+          throw error; // stackless and immutable: one instance serves every record of this schema
+          // id
+        });
   }
 
   /** A conversion of one kind of value. */
@@ -239,7 +277,13 @@ abstract class AvroConverter {
         int i = declared.indexOf(f.name());
         StructField column = declared.fields().get(i);
         targets[j] = i;
-        fields[j] = of(id, path.isEmpty() ? f.name() : path + "." + f.name(), f.schema(), column.type(), units);
+        fields[j] =
+            of(
+                id,
+                path.isEmpty() ? f.name() : path + "." + f.name(),
+                f.schema(),
+                column.type(),
+                units);
       }
     }
 

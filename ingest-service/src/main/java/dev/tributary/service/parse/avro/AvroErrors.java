@@ -22,39 +22,67 @@ final class AvroErrors {
   }
 
   static String undecodable(int id, Exception e) {
-    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": "
-        + e.getMessage();
+    String m =
+        e.getMessage() == null
+            ? e.getClass().getSimpleName()
+            : e.getClass().getSimpleName() + ": " + e.getMessage();
     return "the bytes do not decode with writer schema id " + id + " (" + shorten(m) + ")";
   }
 
   static String trailing(int id) {
-    return "the Avro body of writer schema id " + id + " is followed by more bytes; a record holds exactly one"
+    return "the Avro body of writer schema id "
+        + id
+        + " is followed by more bytes; a record holds exactly one"
         + " Avro datum (is the schema id right?)";
   }
 
   static AvroMisfit misfit(int id, String path, Schema writer, DataType declared) {
-    return new AvroMisfit("field '" + path + "': writer schema id " + id + " has " + describe(writer)
-        + ", which does not fit the declared " + declaredName(declared));
+    return new AvroMisfit(
+        "field '"
+            + path
+            + "': writer schema id "
+            + id
+            + " has "
+            + describe(writer)
+            + ", which does not fit the declared "
+            + declaredName(declared));
   }
 
   static AvroMisfit outOfRange(String path, String what, Object value) {
-    return new AvroMisfit("field '" + path + "': " + what + " " + value + " is outside the years 0001-9999");
+    return new AvroMisfit(
+        "field '" + path + "': " + what + " " + value + " is outside the years 0001-9999");
   }
 
   static AvroMisfit decimalTooLarge(String path, DecimalType d, BigDecimal v) {
-    return new AvroMisfit("field '" + path + "': " + shorten(v.toPlainString()) + " has more than "
-        + (d.precision() - d.scale()) + " digits before the point and does not fit " + d.deltaName()
-        + "; declare a larger precision");
+    return new AvroMisfit(
+        "field '"
+            + path
+            + "': "
+            + shorten(v.toPlainString())
+            + " has more than "
+            + (d.precision() - d.scale())
+            + " digits before the point and does not fit "
+            + d.deltaName()
+            + "; declare a larger precision");
   }
 
   static AvroMisfit decimalTooManyFractionDigits(String path, DecimalType d, BigDecimal v) {
-    return new AvroMisfit("field '" + path + "': " + shorten(v.toPlainString()) + " has more than " + d.scale()
-        + " digits after the point and cannot be stored in " + d.deltaName() + " without rounding; declare a"
-        + " larger scale");
+    return new AvroMisfit(
+        "field '"
+            + path
+            + "': "
+            + shorten(v.toPlainString())
+            + " has more than "
+            + d.scale()
+            + " digits after the point and cannot be stored in "
+            + d.deltaName()
+            + " without rounding; declare a"
+            + " larger scale");
   }
 
   static AvroMisfit notUtf8(String path) {
-    return new AvroMisfit("field '" + path + "': the bytes are not UTF-8 text, so they cannot be a string");
+    return new AvroMisfit(
+        "field '" + path + "': the bytes are not UTF-8 text, so they cannot be a string");
   }
 
   /** "a string", "a long (timestamp-micros)", "a union [null, string, int]". */
@@ -69,9 +97,12 @@ final class AvroErrors {
 
   private static String name(Schema s) {
     LogicalType logical = s.getLogicalType();
-    String base = s.getType() == Schema.Type.RECORD || s.getType() == Schema.Type.ENUM
-        || s.getType() == Schema.Type.FIXED ? s.getType().getName() + " " + s.getName()
-        : s.getType().getName();
+    String base =
+        s.getType() == Schema.Type.RECORD
+                || s.getType() == Schema.Type.ENUM
+                || s.getType() == Schema.Type.FIXED
+            ? s.getType().getName() + " " + s.getName()
+            : s.getType().getName();
     return logical == null ? base : base + " (" + logical.getName() + ")";
   }
 

@@ -21,12 +21,13 @@ import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 
 /**
- * One writer schema compiled for schema evolution (docs/SCHEMA_EVOLUTION.md), once per schema id, used
- * only when {@code schema-evolution} is on: unlike {@link WriterProjection}, the whole writer record is
- * read (what the declared columns skip is what evolution keeps), then each writer field goes to its
- * declared column (same converters as the projection), or is reported as a new top-level field, or is
- * rescued as JSON ({@link AvroJson}). A value that does not fit its declared column is rescued with the
- * column left null when rescue is on, else the record fails as without evolution.
+ * One writer schema compiled for schema evolution (docs/SCHEMA_EVOLUTION.md), once per schema id,
+ * used only when {@code schema-evolution} is on: unlike {@link WriterProjection}, the whole writer
+ * record is read (what the declared columns skip is what evolution keeps), then each writer field
+ * goes to its declared column (same converters as the projection), or is reported as a new
+ * top-level field, or is rescued as JSON ({@link AvroJson}). A value that does not fit its declared
+ * column is rescued with the column left null when rescue is on, else the record fails as without
+ * evolution.
  */
 final class AvroEvolution {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -45,7 +46,8 @@ final class AvroEvolution {
   record Read(Object[] row, DecodedExtras extras) {}
 
   /** Decodes the Avro body of {@code length} bytes from {@code offset}. */
-  Read read(byte[] bytes, int offset, int length, int width, boolean rescue, boolean reportNewFields)
+  Read read(
+      byte[] bytes, int offset, int length, int width, boolean rescue, boolean reportNewFields)
       throws IOException {
     BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, offset, length, null);
     Object datum = reader.read(null, decoder);
@@ -58,11 +60,12 @@ final class AvroEvolution {
   }
 
   /**
-   * The column type and value of a new top-level field for {@code mode: add-columns}, the same four types
-   * the JSON path infers: int and long are long, float and double double, boolean boolean, and everything
-   * else string: strings, enums and uuids as their text, dates, times and timestamps as ISO-8601 text,
-   * decimals as their exact text, bytes as base64, records, arrays and maps as their JSON text. Null for a
-   * value no column of those types holds (NaN, infinities): then it is rescued.
+   * The column type and value of a new top-level field for {@code mode: add-columns}, the same four
+   * types the JSON path infers: int and long are long, float and double double, boolean boolean,
+   * and everything else string: strings, enums and uuids as their text, dates, times and timestamps
+   * as ISO-8601 text, decimals as their exact text, bytes as base64, records, arrays and maps as
+   * their JSON text. Null for a value no column of those types holds (NaN, infinities): then it is
+   * rescued.
    */
   static DecodedExtras.NewField newField(String name, Schema s, Object value) {
     if (s.getType() == Schema.Type.UNION) {
@@ -72,17 +75,22 @@ final class AvroEvolution {
     return switch (s.getType()) {
       case INT, LONG -> {
         String time = AvroJson.time(logical, ((Number) value).longValue());
-        yield time != null ? new DecodedExtras.NewField(name, PrimitiveType.STRING, time, false)
-            : new DecodedExtras.NewField(name, PrimitiveType.LONG, ((Number) value).longValue(), false);
+        yield time != null
+            ? new DecodedExtras.NewField(name, PrimitiveType.STRING, time, false)
+            : new DecodedExtras.NewField(
+                name, PrimitiveType.LONG, ((Number) value).longValue(), false);
       }
       case FLOAT, DOUBLE -> {
         double d = ((Number) value).doubleValue();
-        yield Double.isFinite(d) ? new DecodedExtras.NewField(name, PrimitiveType.DOUBLE, d, false) : null;
+        yield Double.isFinite(d)
+            ? new DecodedExtras.NewField(name, PrimitiveType.DOUBLE, d, false)
+            : null;
       }
       case BOOLEAN -> new DecodedExtras.NewField(name, PrimitiveType.BOOLEAN, value, false);
       case STRING, ENUM, BYTES, FIXED -> textField(name, s, value);
       case RECORD, ARRAY, MAP ->
-          new DecodedExtras.NewField(name, PrimitiveType.STRING, AvroJson.of(s, value).toString(), true);
+          new DecodedExtras.NewField(
+              name, PrimitiveType.STRING, AvroJson.of(s, value).toString(), true);
       case NULL, UNION -> null;
     };
   }
@@ -134,12 +142,16 @@ final class AvroEvolution {
     }
 
     DecodedExtras extras() {
-      return rescued == null && newFields == null ? null
+      return rescued == null && newFields == null
+          ? null
           : new DecodedExtras(newFields == null ? List.of() : newFields, rescued);
     }
   }
 
-  /** A declared struct read from a writer record, a union holding records, or anything else (a misfit). */
+  /**
+   * A declared struct read from a writer record, a union holding records, or anything else (a
+   * misfit).
+   */
   private static final class StructNode {
     private final Schema writer;
     private final RecordNode record;
@@ -147,7 +159,8 @@ final class AvroEvolution {
     private final AvroMisfit[] branchMisfits;
     private final AvroMisfit misfit;
 
-    StructNode(int id, String path, Schema writer, StructType declared, Map<String, EpochUnit> units) {
+    StructNode(
+        int id, String path, Schema writer, StructType declared, Map<String, EpochUnit> units) {
       this.writer = writer;
       if (writer.getType() == Schema.Type.RECORD) {
         this.record = new RecordNode(id, path, writer, declared, units);
@@ -205,7 +218,8 @@ final class AvroEvolution {
     private final AvroConverter[] leaves;
     private final StructNode[] structs;
 
-    RecordNode(int id, String path, Schema writer, StructType declared, Map<String, EpochUnit> units) {
+    RecordNode(
+        int id, String path, Schema writer, StructType declared, Map<String, EpochUnit> units) {
       this.path = path;
       this.width = declared.size();
       List<Schema.Field> fields = writer.getFields();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -20,25 +21,28 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericFixed;
 import org.apache.avro.generic.IndexedRecord;
-import java.time.DateTimeException;
 
 /**
- * An Avro value as plain JSON, for {@code _rescued_data} and for the JSON text of records, arrays and maps
- * that become string columns (docs/SCHEMA_EVOLUTION.md, "Avro"). Plain JSON, not Avro's JSON encoding:
- * a union's value is written as its branch's value (no {@code {"type": value}} wrapper), so the rescued
- * object reads like the JSON path's. Logical types are rendered as what they mean: timestamps as ISO-8601
- * instants in UTC ({@code 2024-05-01T10:15:30.123Z}; {@code local-} variants without the zone), dates as
- * {@code 2024-05-01}, times of day as {@code 10:15:30.123}, decimals as strings holding the exact number
- * ({@code "12.30"}: a JSON number would be read as a double by most consumers), uuids as text. Plain bytes
- * and fixed are base64 text (as protobuf's JSON mapping), enums their symbol, NaN and infinities the
- * strings {@code "NaN"}, {@code "Infinity"}, {@code "-Infinity"} (JSON has no such numbers).
+ * An Avro value as plain JSON, for {@code _rescued_data} and for the JSON text of records, arrays
+ * and maps that become string columns (docs/SCHEMA_EVOLUTION.md, "Avro"). Plain JSON, not Avro's
+ * JSON encoding: a union's value is written as its branch's value (no {@code {"type": value}}
+ * wrapper), so the rescued object reads like the JSON path's. Logical types are rendered as what
+ * they mean: timestamps as ISO-8601 instants in UTC ({@code 2024-05-01T10:15:30.123Z}; {@code
+ * local-} variants without the zone), dates as {@code 2024-05-01}, times of day as {@code
+ * 10:15:30.123}, decimals as strings holding the exact number ({@code "12.30"}: a JSON number would
+ * be read as a double by most consumers), uuids as text. Plain bytes and fixed are base64 text (as
+ * protobuf's JSON mapping), enums their symbol, NaN and infinities the strings {@code "NaN"},
+ * {@code "Infinity"}, {@code "-Infinity"} (JSON has no such numbers).
  */
 final class AvroJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private AvroJson() {}
 
-  /** The JSON of {@code value}, a value of writer schema {@code s} as Avro's generic reader returns it. */
+  /**
+   * The JSON of {@code value}, a value of writer schema {@code s} as Avro's generic reader returns
+   * it.
+   */
   static JsonNode of(Schema s, Object value) {
     if (value == null) {
       return NODES.nullNode();
@@ -89,8 +93,8 @@ final class AvroJson {
   }
 
   /**
-   * The ISO-8601 text of an int or long with a date or time logical type, or null for a plain number. Beyond what
-   * {@link Instant} holds, the plain number is kept (nothing is lost).
+   * The ISO-8601 text of an int or long with a date or time logical type, or null for a plain
+   * number. Beyond what {@link Instant} holds, the plain number is kept (nothing is lost).
    */
   static String time(LogicalType logical, long v) {
     if (logical == null) {
@@ -99,12 +103,17 @@ final class AvroJson {
     try {
       return switch (logical.getName()) {
         case "timestamp-millis" -> Instant.ofEpochMilli(v).toString();
-        case "timestamp-micros" -> Instant.EPOCH.plusNanos(Math.multiplyExact(v, 1_000L)).toString();
+        case "timestamp-micros" ->
+            Instant.EPOCH.plusNanos(Math.multiplyExact(v, 1_000L)).toString();
         case "timestamp-nanos" -> Instant.EPOCH.plusNanos(v).toString();
-        case "local-timestamp-millis" -> LocalDateTime.ofInstant(Instant.ofEpochMilli(v), ZoneOffset.UTC).toString();
+        case "local-timestamp-millis" ->
+            LocalDateTime.ofInstant(Instant.ofEpochMilli(v), ZoneOffset.UTC).toString();
         case "local-timestamp-micros" ->
-            LocalDateTime.ofInstant(Instant.EPOCH.plusNanos(Math.multiplyExact(v, 1_000L)), ZoneOffset.UTC).toString();
-        case "local-timestamp-nanos" -> LocalDateTime.ofInstant(Instant.EPOCH.plusNanos(v), ZoneOffset.UTC).toString();
+            LocalDateTime.ofInstant(
+                    Instant.EPOCH.plusNanos(Math.multiplyExact(v, 1_000L)), ZoneOffset.UTC)
+                .toString();
+        case "local-timestamp-nanos" ->
+            LocalDateTime.ofInstant(Instant.EPOCH.plusNanos(v), ZoneOffset.UTC).toString();
         case "date" -> LocalDate.ofEpochDay(v).toString();
         case "time-millis" -> LocalTime.ofNanoOfDay(Math.multiplyExact(v, 1_000_000L)).toString();
         case "time-micros" -> LocalTime.ofNanoOfDay(Math.multiplyExact(v, 1_000L)).toString();

@@ -34,8 +34,8 @@ import org.apache.avro.Schema;
  * that is not Avro or does not parse, bytes that do not decode with the writer schema (or are
  * followed by more), and a value that does not fit its declared column (a writer type that cannot
  * become the declared type, a decimal that does not fit, a time outside 0001-9999). A null key
- * leaves the key columns null. A registry that is down is not the record's fault: the
- * {@link dev.tributary.service.parse.DecoderUnavailableException} propagates and fails the batch.
+ * leaves the key columns null. A registry that is down is not the record's fault: the {@link
+ * dev.tributary.service.parse.DecoderUnavailableException} propagates and fails the batch.
  *
  * <p>Thread-safe.
  */
@@ -55,13 +55,25 @@ public final class AvroRecordDecoder implements RecordDecoder {
    * @param keyColumns the key's columns; empty: the key is not decoded
    * @throws IllegalArgumentException naming the column, for an unknown type or a conflict
    */
-  public AvroRecordDecoder(SchemaSource schemas, LinkedHashMap<String, String> valueColumns,
-      LinkedHashMap<String, String> keyColumns, long maxRecordBytes) {
+  public AvroRecordDecoder(
+      SchemaSource schemas,
+      LinkedHashMap<String, String> valueColumns,
+      LinkedHashMap<String, String> keyColumns,
+      long maxRecordBytes) {
     this.schemas = Objects.requireNonNull(schemas, "schemas");
     this.maxRecordBytes = FramedDecoding.checkedMaxRecordBytes(maxRecordBytes);
-    this.value = new Part("value", JsonRecordParser.schemaOf(valueColumns), JsonRecordParser.epochUnitsOf(valueColumns));
-    this.key = keyColumns.isEmpty() ? null
-        : new Part("key", JsonRecordParser.schemaOf(keyColumns), JsonRecordParser.epochUnitsOf(keyColumns));
+    this.value =
+        new Part(
+            "value",
+            JsonRecordParser.schemaOf(valueColumns),
+            JsonRecordParser.epochUnitsOf(valueColumns));
+    this.key =
+        keyColumns.isEmpty()
+            ? null
+            : new Part(
+                "key",
+                JsonRecordParser.schemaOf(keyColumns),
+                JsonRecordParser.epochUnitsOf(keyColumns));
     this.schema = FramedDecoding.rowSchema(value.declared, key == null ? null : key.declared);
     this.rescue = false;
     this.reportNewFields = false;
@@ -78,14 +90,15 @@ public final class AvroRecordDecoder implements RecordDecoder {
   }
 
   /**
-   * This decoder with schema evolution (docs/SCHEMA_EVOLUTION.md, "Avro"): its successes carry {@link
-   * ParseResult.Success#extras()} for the value. With {@code rescue}, the writer's fields beyond the
-   * declared columns (top level and inside declared records) and values that do not fit their declared
-   * column are kept there as JSON, the column left null; with {@code reportNewFields}, the writer's
-   * undeclared top-level fields are reported with a column type mapped from their Avro type ({@link
-   * DecodedExtras.NewField}) instead. Such a decoder reads each record's whole writer datum (compiled
-   * once per schema id, next to the projection); both false: this decoder, whose projected read skips
-   * the undeclared fields. The key is decoded as without evolution.
+   * This decoder with schema evolution (docs/SCHEMA_EVOLUTION.md, "Avro"): its successes carry
+   * {@link ParseResult.Success#extras()} for the value. With {@code rescue}, the writer's fields
+   * beyond the declared columns (top level and inside declared records) and values that do not fit
+   * their declared column are kept there as JSON, the column left null; with {@code
+   * reportNewFields}, the writer's undeclared top-level fields are reported with a column type
+   * mapped from their Avro type ({@link DecodedExtras.NewField}) instead. Such a decoder reads each
+   * record's whole writer datum (compiled once per schema id, next to the projection); both false:
+   * this decoder, whose projected read skips the undeclared fields. The key is decoded as without
+   * evolution.
    */
   @Override
   public AvroRecordDecoder withEvolution(boolean rescue, boolean reportNewFields) {
@@ -98,8 +111,10 @@ public final class AvroRecordDecoder implements RecordDecoder {
   }
 
   @Override
-  public ParseResult decode(String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
-    ParseResult refused = FramedDecoding.precheck(topic, partition, offset, valueBytes, maxRecordBytes);
+  public ParseResult decode(
+      String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
+    ParseResult refused =
+        FramedDecoding.precheck(topic, partition, offset, valueBytes, maxRecordBytes);
     if (refused != null) {
       return refused;
     }
@@ -139,7 +154,8 @@ public final class AvroRecordDecoder implements RecordDecoder {
   }
 
   /** A compiled writer schema, or why its records are quarantined. */
-  private record Compiled(int id, Schema writer, WriterProjection projection, String problem, long failedAt)
+  private record Compiled(
+      int id, Schema writer, WriterProjection projection, String problem, long failedAt)
       implements SchemaIdCache.Entry {
     @Override
     public boolean usable() {
@@ -165,7 +181,10 @@ public final class AvroRecordDecoder implements RecordDecoder {
     Object[] read(byte[] bytes) {
       Compiled c = usable(bytes);
       try {
-        return c.projection.read(bytes, ConfluentWireFormat.HEADER_SIZE, bytes.length - ConfluentWireFormat.HEADER_SIZE,
+        return c.projection.read(
+            bytes,
+            ConfluentWireFormat.HEADER_SIZE,
+            bytes.length - ConfluentWireFormat.HEADER_SIZE,
             declared.size());
       } catch (AvroMisfit e) {
         throw e;
@@ -180,12 +199,19 @@ public final class AvroRecordDecoder implements RecordDecoder {
     AvroEvolution.Read readEvolving(byte[] bytes, boolean rescue, boolean reportNewFields) {
       Compiled c = usable(bytes);
       if (c.projection.wholeValue()) {
-        return new AvroEvolution.Read(read(bytes), null); // not a record: nothing beyond the one column
+        return new AvroEvolution.Read(
+            read(bytes), null); // not a record: nothing beyond the one column
       }
-      AvroEvolution evolution = evolving.computeIfAbsent(c.id, id -> new AvroEvolution(id, c.writer, declared, units));
+      AvroEvolution evolution =
+          evolving.computeIfAbsent(c.id, id -> new AvroEvolution(id, c.writer, declared, units));
       try {
-        return evolution.read(bytes, ConfluentWireFormat.HEADER_SIZE, bytes.length - ConfluentWireFormat.HEADER_SIZE,
-            declared.size(), rescue, reportNewFields);
+        return evolution.read(
+            bytes,
+            ConfluentWireFormat.HEADER_SIZE,
+            bytes.length - ConfluentWireFormat.HEADER_SIZE,
+            declared.size(),
+            rescue,
+            reportNewFields);
       } catch (AvroMisfit e) {
         throw e;
       } catch (IOException | RuntimeException e) {
@@ -193,7 +219,10 @@ public final class AvroRecordDecoder implements RecordDecoder {
       }
     }
 
-    /** The compiled writer schema of {@code bytes}, checking the header; throws the reason it is not usable. */
+    /**
+     * The compiled writer schema of {@code bytes}, checking the header; throws the reason it is not
+     * usable.
+     */
     private Compiled usable(byte[] bytes) {
       String header = ConfluentWireFormat.headerProblem(bytes, 0, bytes.length);
       if (header != null) {

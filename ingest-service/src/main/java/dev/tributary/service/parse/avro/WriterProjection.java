@@ -14,10 +14,10 @@ import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 
 /**
- * One writer schema compiled against the declared columns, once per schema id: the reader schema
- * is the writer schema cut down to the declared fields (nested records included), so Avro's
- * resolving reader skips every other field without materializing it; the converters then map the
- * read values to the table's representation. A declared field the writer lacks is left null.
+ * One writer schema compiled against the declared columns, once per schema id: the reader schema is
+ * the writer schema cut down to the declared fields (nested records included), so Avro's resolving
+ * reader skips every other field without materializing it; the converters then map the read values
+ * to the table's representation. A declared field the writer lacks is left null.
  *
  * <p>When the writer schema is not a record (a key written as a plain {@code "string"}), a single
  * declared column takes the whole value.
@@ -43,14 +43,21 @@ final class WriterProjection {
       this.top = AvroConverter.of(id, only.name(), writer, only.type(), units);
       this.wholeValue = true;
     } else {
-      throw new IllegalArgumentException("writer schema id " + id + " is " + AvroErrors.describe(writer)
-          + ", not a record; declare exactly one column to take the whole value, or fields of a record");
+      throw new IllegalArgumentException(
+          "writer schema id "
+              + id
+              + " is "
+              + AvroErrors.describe(writer)
+              + ", not a record; declare exactly one column to take the whole value, or fields of a record");
     }
     this.reader = new GenericDatumReader<>(writer, readerSchema);
     this.undeclared = List.copyOf(beyond);
   }
 
-  /** Decodes the Avro body of {@code length} bytes from {@code offset} into a row of the declared struct. */
+  /**
+   * Decodes the Avro body of {@code length} bytes from {@code offset} into a row of the declared
+   * struct.
+   */
   Object[] read(byte[] bytes, int offset, int length, int width) throws IOException {
     BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, offset, length, null);
     Object datum = reader.read(null, decoder);
@@ -70,20 +77,24 @@ final class WriterProjection {
   }
 
   /**
-   * The writer's field paths that no declared column reads (dotted, in writer order): what a
-   * {@code rescue} column would keep.
+   * The writer's field paths that no declared column reads (dotted, in writer order): what a {@code
+   * rescue} column would keep.
    */
   List<String> undeclaredFields() {
     return undeclared;
   }
 
   private static boolean isRecordLike(Schema s) {
-    return s.getType() == Schema.Type.RECORD || s.getType() == Schema.Type.UNION
-        && s.getTypes().stream().anyMatch(b -> b.getType() == Schema.Type.RECORD);
+    return s.getType() == Schema.Type.RECORD
+        || s.getType() == Schema.Type.UNION
+            && s.getTypes().stream().anyMatch(b -> b.getType() == Schema.Type.RECORD);
   }
 
-  /** The writer type cut down to what {@code declared} reads (records, and records inside unions). */
-  private static Schema project(Schema writer, DataType declared, String path, List<String> beyond) {
+  /**
+   * The writer type cut down to what {@code declared} reads (records, and records inside unions).
+   */
+  private static Schema project(
+      Schema writer, DataType declared, String path, List<String> beyond) {
     if (!(declared instanceof StructType struct)) {
       return writer;
     }
@@ -92,7 +103,8 @@ final class WriterProjection {
       case UNION -> {
         List<Schema> branches = new ArrayList<>();
         for (Schema b : writer.getTypes()) {
-          branches.add(b.getType() == Schema.Type.RECORD ? projectRecord(b, struct, path, beyond) : b);
+          branches.add(
+              b.getType() == Schema.Type.RECORD ? projectRecord(b, struct, path, beyond) : b);
         }
         yield Schema.createUnion(branches);
       }
@@ -100,7 +112,8 @@ final class WriterProjection {
     };
   }
 
-  private static Schema projectRecord(Schema writer, StructType declared, String path, List<String> beyond) {
+  private static Schema projectRecord(
+      Schema writer, StructType declared, String path, List<String> beyond) {
     List<Schema.Field> fields = new ArrayList<>();
     for (Schema.Field wf : writer.getFields()) {
       String fieldPath = path.isEmpty() ? wf.name() : path + "." + wf.name();
@@ -110,9 +123,12 @@ final class WriterProjection {
         continue;
       }
       DataType type = declared.fields().get(i).type();
-      fields.add(new Schema.Field(wf.name(), project(wf.schema(), type, fieldPath, beyond), null, (Object) null));
+      fields.add(
+          new Schema.Field(
+              wf.name(), project(wf.schema(), type, fieldPath, beyond), null, (Object) null));
     }
     // Same full name as the writer's: Avro resolves records by name.
-    return Schema.createRecord(writer.getName(), null, writer.getNamespace(), writer.isError(), fields);
+    return Schema.createRecord(
+        writer.getName(), null, writer.getNamespace(), writer.isError(), fields);
   }
 }

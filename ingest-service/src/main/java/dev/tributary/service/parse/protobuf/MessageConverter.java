@@ -3,12 +3,12 @@ package dev.tributary.service.parse.protobuf;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
+import com.google.protobuf.UnknownFieldSet;
 import dev.tributary.service.parse.EpochUnit;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.List;
 import java.util.Map;
-import com.google.protobuf.UnknownFieldSet;
 
 /**
  * Reads messages of one type into {@code Object[]} rows aligned with a declared struct, matching
@@ -29,7 +29,8 @@ final class MessageConverter {
   /** One declared column: its field (null if the writer has none) and how to convert it. */
   private record Slot(FieldDescriptor field, ValueConverter converter, MessageConverter nested) {}
 
-  MessageConverter(String path, Descriptor type, StructType declared, Map<String, EpochUnit> units) {
+  MessageConverter(
+      String path, Descriptor type, StructType declared, Map<String, EpochUnit> units) {
     this.type = type;
     List<StructField> fields = declared.fields();
     this.slots = new Slot[fields.size()];
@@ -41,8 +42,10 @@ final class MessageConverter {
         slots[i] = new Slot(null, null, null);
         continue;
       }
-      ValueConverter converter = ValueConverters.of(columnPath, field, column.type(), units, type.getFullName());
-      MessageConverter nested = converter instanceof ValueConverters.Nested n ? n.converter() : null;
+      ValueConverter converter =
+          ValueConverters.of(columnPath, field, column.type(), units, type.getFullName());
+      MessageConverter nested =
+          converter instanceof ValueConverters.Nested n ? n.converter() : null;
       slots[i] = new Slot(field, converter, nested);
     }
   }
@@ -71,9 +74,9 @@ final class MessageConverter {
 
   /**
    * A copy of {@code message} with only the fields no declared column reads: declared fields are
-   * cleared, declared nested structs keep their own undeclared fields (a nested message left
-   * empty is cleared too). Unknown fields (numbers the schema does not define) are dropped: they
-   * have no name to render.
+   * cleared, declared nested structs keep their own undeclared fields (a nested message left empty
+   * is cleared too). Unknown fields (numbers the schema does not define) are dropped: they have no
+   * name to render.
    */
   Message undeclared(Message message) {
     Message.Builder b = message.toBuilder();

@@ -5,11 +5,11 @@ import java.util.List;
 
 /**
  * The message indexes of the Confluent Protobuf wire format: after the magic byte and the 4-byte
- * schema id, which message of the schema's file the payload is. Encoded as Kafka's signed
- * varints (zig-zag, at most 5 bytes each): a count, then that many indexes, the first into the
- * file's top-level messages and each next one into the nested messages of the one before. The
- * common case, the first top-level message ({@code [0]}), is written as the single byte {@code 0}
- * (a count of zero), though the long form {@code 1, 0} means the same.
+ * schema id, which message of the schema's file the payload is. Encoded as Kafka's signed varints
+ * (zig-zag, at most 5 bytes each): a count, then that many indexes, the first into the file's
+ * top-level messages and each next one into the nested messages of the one before. The common case,
+ * the first top-level message ({@code [0]}), is written as the single byte {@code 0} (a count of
+ * zero), though the long form {@code 1, 0} means the same.
  *
  * <pre>
  *   00 | 00 00 00 2a | 00          | payload...   schema 42, first message
@@ -28,7 +28,8 @@ public record MessageIndexes(List<Integer> indexes) {
   public MessageIndexes {
     indexes = List.copyOf(indexes);
     if (indexes.isEmpty()) {
-      throw new IllegalArgumentException("message indexes must not be empty; [0] is the first message");
+      throw new IllegalArgumentException(
+          "message indexes must not be empty; [0] is the first message");
     }
   }
 

@@ -30,32 +30,33 @@ import java.util.Map;
  * and proto3 {@code optional} (as a synthetic oneof {@code _name}, after the real oneofs, as
  * descriptor.proto requires).
  *
- * <p>Type names are kept as written ({@code Customer}, {@code common.Address},
- * {@code .google.protobuf.Timestamp}) with no field type set for non-scalars: protobuf-java's
- * {@code FileDescriptor.buildFrom} resolves them with protoc's scoping rules and decides between
- * message and enum itself. Options are dropped except the ones that change decoding or validation
- * ({@code allow_alias}); custom options (parenthesized) need their extension files, which decoding
- * never does. Services and {@code extend} blocks are ignored: they add no field to any message
- * (extension fields then read as unknown fields). Groups are refused: wire-schema parses them, but
- * they are a deprecated proto2 encoding no registry schema should still use.
+ * <p>Type names are kept as written ({@code Customer}, {@code common.Address}, {@code
+ * .google.protobuf.Timestamp}) with no field type set for non-scalars: protobuf-java's {@code
+ * FileDescriptor.buildFrom} resolves them with protoc's scoping rules and decides between message
+ * and enum itself. Options are dropped except the ones that change decoding or validation ({@code
+ * allow_alias}); custom options (parenthesized) need their extension files, which decoding never
+ * does. Services and {@code extend} blocks are ignored: they add no field to any message (extension
+ * fields then read as unknown fields). Groups are refused: wire-schema parses them, but they are a
+ * deprecated proto2 encoding no registry schema should still use.
  */
 final class ProtoFileConverter {
-  private static final Map<String, FieldDescriptorProto.Type> SCALARS = Map.ofEntries(
-      Map.entry("double", FieldDescriptorProto.Type.TYPE_DOUBLE),
-      Map.entry("float", FieldDescriptorProto.Type.TYPE_FLOAT),
-      Map.entry("int64", FieldDescriptorProto.Type.TYPE_INT64),
-      Map.entry("uint64", FieldDescriptorProto.Type.TYPE_UINT64),
-      Map.entry("int32", FieldDescriptorProto.Type.TYPE_INT32),
-      Map.entry("fixed64", FieldDescriptorProto.Type.TYPE_FIXED64),
-      Map.entry("fixed32", FieldDescriptorProto.Type.TYPE_FIXED32),
-      Map.entry("bool", FieldDescriptorProto.Type.TYPE_BOOL),
-      Map.entry("string", FieldDescriptorProto.Type.TYPE_STRING),
-      Map.entry("bytes", FieldDescriptorProto.Type.TYPE_BYTES),
-      Map.entry("uint32", FieldDescriptorProto.Type.TYPE_UINT32),
-      Map.entry("sfixed32", FieldDescriptorProto.Type.TYPE_SFIXED32),
-      Map.entry("sfixed64", FieldDescriptorProto.Type.TYPE_SFIXED64),
-      Map.entry("sint32", FieldDescriptorProto.Type.TYPE_SINT32),
-      Map.entry("sint64", FieldDescriptorProto.Type.TYPE_SINT64));
+  private static final Map<String, FieldDescriptorProto.Type> SCALARS =
+      Map.ofEntries(
+          Map.entry("double", FieldDescriptorProto.Type.TYPE_DOUBLE),
+          Map.entry("float", FieldDescriptorProto.Type.TYPE_FLOAT),
+          Map.entry("int64", FieldDescriptorProto.Type.TYPE_INT64),
+          Map.entry("uint64", FieldDescriptorProto.Type.TYPE_UINT64),
+          Map.entry("int32", FieldDescriptorProto.Type.TYPE_INT32),
+          Map.entry("fixed64", FieldDescriptorProto.Type.TYPE_FIXED64),
+          Map.entry("fixed32", FieldDescriptorProto.Type.TYPE_FIXED32),
+          Map.entry("bool", FieldDescriptorProto.Type.TYPE_BOOL),
+          Map.entry("string", FieldDescriptorProto.Type.TYPE_STRING),
+          Map.entry("bytes", FieldDescriptorProto.Type.TYPE_BYTES),
+          Map.entry("uint32", FieldDescriptorProto.Type.TYPE_UINT32),
+          Map.entry("sfixed32", FieldDescriptorProto.Type.TYPE_SFIXED32),
+          Map.entry("sfixed64", FieldDescriptorProto.Type.TYPE_SFIXED64),
+          Map.entry("sint32", FieldDescriptorProto.Type.TYPE_SINT32),
+          Map.entry("sint64", FieldDescriptorProto.Type.TYPE_SINT64));
 
   private record Positioned(FieldElement element, FieldDescriptorProto.Builder field) {}
 
@@ -70,9 +71,8 @@ final class ProtoFileConverter {
   static FileDescriptorProto convert(String fileName, ProtoFileElement file) {
     boolean proto3 = file.getSyntax() == Syntax.PROTO_3;
     ProtoFileConverter c = new ProtoFileConverter(fileName, proto3);
-    FileDescriptorProto.Builder b = FileDescriptorProto.newBuilder()
-        .setName(fileName)
-        .setSyntax(proto3 ? "proto3" : "proto2");
+    FileDescriptorProto.Builder b =
+        FileDescriptorProto.newBuilder().setName(fileName).setSyntax(proto3 ? "proto3" : "proto2");
     if (file.getPackageName() != null) {
       b.setPackage(file.getPackageName());
     }
@@ -127,8 +127,12 @@ final class ProtoFileConverter {
       int index = b.getOneofDeclCount();
       b.addOneofDecl(OneofDescriptorProto.newBuilder().setName(o.getName()));
       for (FieldElement f : o.getFields()) {
-        fields.add(new Positioned(f,
-            field(f, b).setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL).setOneofIndex(index)));
+        fields.add(
+            new Positioned(
+                f,
+                field(f, b)
+                    .setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL)
+                    .setOneofIndex(index)));
       }
     }
     // Synthetic oneofs must follow every real one (descriptor.proto's rule for proto3_optional).
@@ -137,8 +141,9 @@ final class ProtoFileConverter {
       b.addOneofDecl(OneofDescriptorProto.newBuilder().setName("_" + f.getName()));
       fields.add(new Positioned(f, field(f, b).setProto3Optional(true).setOneofIndex(index)));
     }
-    fields.sort(Comparator.comparingInt((Positioned x) -> x.element.getLocation().getLine())
-        .thenComparingInt(x -> x.element.getLocation().getColumn()));
+    fields.sort(
+        Comparator.comparingInt((Positioned x) -> x.element.getLocation().getLine())
+            .thenComparingInt(x -> x.element.getLocation().getColumn()));
     for (Positioned f : fields) {
       b.addField(f.field);
     }
@@ -147,10 +152,11 @@ final class ProtoFileConverter {
 
   /** One field; a map field also adds its entry message to {@code owner}, as protoc does. */
   private FieldDescriptorProto.Builder field(FieldElement f, DescriptorProto.Builder owner) {
-    FieldDescriptorProto.Builder b = FieldDescriptorProto.newBuilder()
-        .setName(f.getName())
-        .setNumber(f.getTag())
-        .setLabel(label(f.getLabel()));
+    FieldDescriptorProto.Builder b =
+        FieldDescriptorProto.newBuilder()
+            .setName(f.getName())
+            .setNumber(f.getTag())
+            .setLabel(label(f.getLabel()));
     String type = f.getType().trim();
     if (type.startsWith("map<") && type.endsWith(">")) {
       String[] kv = type.substring(4, type.length() - 1).split(",", 2);
@@ -158,13 +164,24 @@ final class ProtoFileConverter {
         throw new ProtobufSchemaException(ProtobufErrors.badMapType(fileName, f.getName(), type));
       }
       String entry = mapEntryName(f.getName());
-      owner.addNestedType(DescriptorProto.newBuilder()
-          .setName(entry)
-          .setOptions(MessageOptions.newBuilder().setMapEntry(true))
-          .addField(typed(FieldDescriptorProto.newBuilder().setName("key").setNumber(1)
-              .setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL), kv[0].trim()))
-          .addField(typed(FieldDescriptorProto.newBuilder().setName("value").setNumber(2)
-              .setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL), kv[1].trim())));
+      owner.addNestedType(
+          DescriptorProto.newBuilder()
+              .setName(entry)
+              .setOptions(MessageOptions.newBuilder().setMapEntry(true))
+              .addField(
+                  typed(
+                      FieldDescriptorProto.newBuilder()
+                          .setName("key")
+                          .setNumber(1)
+                          .setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL),
+                      kv[0].trim()))
+              .addField(
+                  typed(
+                      FieldDescriptorProto.newBuilder()
+                          .setName("value")
+                          .setNumber(2)
+                          .setLabel(FieldDescriptorProto.Label.LABEL_OPTIONAL),
+                      kv[1].trim())));
       return b.setLabel(FieldDescriptorProto.Label.LABEL_REPEATED).setTypeName(entry);
     }
     typed(b, type);
@@ -221,7 +238,9 @@ final class ProtoFileConverter {
     EnumDescriptorProto.Builder b = EnumDescriptorProto.newBuilder().setName(e.getName());
     for (OptionElement o : e.getOptions()) {
       if (!o.isParenthesized() && o.getName().equals("allow_alias")) {
-        b.setOptions(EnumOptions.newBuilder().setAllowAlias(Boolean.parseBoolean(String.valueOf(o.getValue()))));
+        b.setOptions(
+            EnumOptions.newBuilder()
+                .setAllowAlias(Boolean.parseBoolean(String.valueOf(o.getValue()))));
       }
     }
     for (EnumConstantElement c : e.getConstants()) {

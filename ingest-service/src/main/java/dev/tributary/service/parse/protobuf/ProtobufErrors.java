@@ -19,8 +19,13 @@ final class ProtobufErrors {
   // --- the wire decoder (ProtobufWireDecoder) ---
 
   static String notProtobuf(int id, String type) {
-    return "schema id " + id + " is a " + type + " schema, not Protobuf; format.protobuf reads Protobuf only"
-        + " (is the topic written by another serializer? use format." + type.toLowerCase(Locale.ROOT)
+    return "schema id "
+        + id
+        + " is a "
+        + type
+        + " schema, not Protobuf; format.protobuf reads Protobuf only"
+        + " (is the topic written by another serializer? use format."
+        + type.toLowerCase(Locale.ROOT)
         + " for it)";
   }
 
@@ -35,7 +40,10 @@ final class ProtobufErrors {
   // --- schema compilation (ProtobufSchemaException) ---
 
   static String unparsable(String file, String detail) {
-    return "Protobuf schema file " + file + " does not parse: " + detail
+    return "Protobuf schema file "
+        + file
+        + " does not parse: "
+        + detail
         + "; register a schema that protoc accepts";
   }
 
@@ -44,32 +52,53 @@ final class ProtobufErrors {
   }
 
   static String missingImport(String importer, String name) {
-    return "Protobuf schema file " + importer + " imports " + name + ", which is neither among the"
+    return "Protobuf schema file "
+        + importer
+        + " imports "
+        + name
+        + ", which is neither among the"
         + " schema's references nor a well-known type; register it and list it as a reference";
   }
 
   static String importCycle(String name, Deque<String> importing) {
-    return "Protobuf schema files import each other in a cycle: " + name + " is imported again by "
+    return "Protobuf schema files import each other in a cycle: "
+        + name
+        + " is imported again by "
         + String.join(" <- ", importing);
   }
 
   static String reservedReferenceName(String name) {
-    return "a Protobuf schema reference is named " + name + ", the name this decoder gives the"
+    return "a Protobuf schema reference is named "
+        + name
+        + ", the name this decoder gives the"
         + " schema itself; rename the reference";
   }
 
   static String groupsRefused(String file, String message) {
-    return "Protobuf schema file " + file + ": message " + message + " declares a group (deprecated"
+    return "Protobuf schema file "
+        + file
+        + ": message "
+        + message
+        + " declares a group (deprecated"
         + " proto2 encoding), which is not supported; use a nested message instead";
   }
 
   static String badMapType(String file, String field, String type) {
-    return "Protobuf schema file " + file + ": field " + field + " has an unreadable map type " + type;
+    return "Protobuf schema file "
+        + file
+        + ": field "
+        + field
+        + " has an unreadable map type "
+        + type;
   }
 
   static String noSuchMessage(String message, List<String> topLevel) {
-    return "format.protobuf.message is " + message + ", but the schema has no such message (its"
-        + " top-level messages: " + String.join(", ", topLevel) + "); set message to a full name"
+    return "format.protobuf.message is "
+        + message
+        + ", but the schema has no such message (its"
+        + " top-level messages: "
+        + String.join(", ", topLevel)
+        + "); set message to a full name"
         + " (package.Message) the schema defines";
   }
 
@@ -78,8 +107,19 @@ final class ProtobufErrors {
   }
 
   static String unsupportedField(String path, String message, String protoType, String why) {
-    return "column '" + path + "': field " + path + " of message " + message + " is " + protoType
-        + ", and " + why + "; remove '" + path + "' from the declared columns"
+    return "column '"
+        + path
+        + "': field "
+        + path
+        + " of message "
+        + message
+        + " is "
+        + protoType
+        + ", and "
+        + why
+        + "; remove '"
+        + path
+        + "' from the declared columns"
         + " (schema-evolution.rescue keeps it in _rescued_data)";
   }
 
@@ -90,8 +130,11 @@ final class ProtobufErrors {
   }
 
   static String badIndexCount(int count) {
-    return "invalid Protobuf message indexes: count " + count + " (expected 0 to "
-        + MessageIndexes.MAX_DEPTH + "); is this the Confluent Protobuf wire format?";
+    return "invalid Protobuf message indexes: count "
+        + count
+        + " (expected 0 to "
+        + MessageIndexes.MAX_DEPTH
+        + "); is this the Confluent Protobuf wire format?";
   }
 
   static String negativeIndex(int index) {
@@ -107,8 +150,12 @@ final class ProtobufErrors {
   }
 
   static String noMessageAt(MessageIndexes indexes, List<String> topLevel) {
-    return "Protobuf message indexes " + indexes.indexes() + " point at no message of the schema"
-        + " (its top-level messages: " + String.join(", ", topLevel) + ")";
+    return "Protobuf message indexes "
+        + indexes.indexes()
+        + " point at no message of the schema"
+        + " (its top-level messages: "
+        + String.join(", ", topLevel)
+        + ")";
   }
 
   static String wrongMessage(String found, String expected) {
@@ -124,12 +171,24 @@ final class ProtobufErrors {
   }
 
   static String unrenderable(String message, String detail) {
-    return "could not render the undeclared fields of " + message + " as JSON for _rescued_data: " + detail;
+    return "could not render the undeclared fields of "
+        + message
+        + " as JSON for _rescued_data: "
+        + detail;
   }
 
-  static String misfit(String path, DataType declared, String message, String protoType, Collection<String> fits) {
-    return "field '" + path + "': declared " + declaredName(declared) + ", but message " + message
-        + " has it as " + protoType + (fits.isEmpty() ? ""
+  static String misfit(
+      String path, DataType declared, String message, String protoType, Collection<String> fits) {
+    return "field '"
+        + path
+        + "': declared "
+        + declaredName(declared)
+        + ", but message "
+        + message
+        + " has it as "
+        + protoType
+        + (fits.isEmpty()
+            ? ""
             : "; declare it as " + String.join(" or ", fits) + ", or remove it from the columns");
   }
 
@@ -138,38 +197,78 @@ final class ProtobufErrors {
   }
 
   static String newFieldOutOfRange(String field, String message, String value) {
-    return "field '" + field + "' of " + message + " is new (schema-evolution.mode: add-columns) and holds the"
-        + " uint64 " + value + ", above the long range of a new column; declare it in format.protobuf.schema as"
+    return "field '"
+        + field
+        + "' of "
+        + message
+        + " is new (schema-evolution.mode: add-columns) and holds the"
+        + " uint64 "
+        + value
+        + ", above the long range of a new column; declare it in format.protobuf.schema as"
         + " decimal(20,0) or double, or turn on schema-evolution.rescue to keep it in _rescued_data";
   }
 
   static String unknownEnumValue(String path, String enumName, int number) {
-    return "field '" + path + "': " + number + " is not a value of enum " + enumName
+    return "field '"
+        + path
+        + "': "
+        + number
+        + " is not a value of enum "
+        + enumName
         + " (a newer producer's value? register the schema that defines it)";
   }
 
   static String timestampOutOfRange(String path, long seconds, int nanos) {
-    return "field '" + path + "': google.protobuf.Timestamp {seconds: " + seconds + ", nanos: " + nanos
+    return "field '"
+        + path
+        + "': google.protobuf.Timestamp {seconds: "
+        + seconds
+        + ", nanos: "
+        + nanos
         + "} is outside the years 0001-9999";
   }
 
   static String epochOutOfRange(String path, EpochUnit unit, long value) {
-    return "field '" + path + "': " + value + " epoch " + words(unit) + " is outside the years 0001-9999"
-        + (unit == EpochUnit.MILLIS ? "; if it counts another unit, declare the column as"
-            + " timestamp(seconds|micros|nanos)" : "");
+    return "field '"
+        + path
+        + "': "
+        + value
+        + " epoch "
+        + words(unit)
+        + " is outside the years 0001-9999"
+        + (unit == EpochUnit.MILLIS
+            ? "; if it counts another unit, declare the column as"
+                + " timestamp(seconds|micros|nanos)"
+            : "");
   }
 
   static String invalidDate(String path, int year, int month, int day) {
-    return "field '" + path + "': google.type.Date {year: " + year + ", month: " + month + ", day: " + day
+    return "field '"
+        + path
+        + "': google.type.Date {year: "
+        + year
+        + ", month: "
+        + month
+        + ", day: "
+        + day
         + "} is not a full calendar date in the years 0001-9999";
   }
 
   static String dateOutOfRange(String path, long days) {
-    return "field '" + path + "': " + days + " days after 1970-01-01 is outside the years 0001-9999";
+    return "field '"
+        + path
+        + "': "
+        + days
+        + " days after 1970-01-01 is outside the years 0001-9999";
   }
 
   static String invalidText(String path, DataType declared, String text) {
-    return "field '" + path + "': expected " + declaredName(declared) + ", found string " + quote(text);
+    return "field '"
+        + path
+        + "': expected "
+        + declaredName(declared)
+        + ", found string "
+        + quote(text);
   }
 
   static String timestampTextOutOfRange(String path, String text) {
@@ -177,13 +276,26 @@ final class ProtobufErrors {
   }
 
   static String decimalTooLarge(String path, DecimalType d, String value) {
-    return "field '" + path + "': " + quote(value) + " has more than " + (d.precision() - d.scale())
-        + " integer digits, too many for " + d.deltaName();
+    return "field '"
+        + path
+        + "': "
+        + quote(value)
+        + " has more than "
+        + (d.precision() - d.scale())
+        + " integer digits, too many for "
+        + d.deltaName();
   }
 
   static String decimalTooManyFractionDigits(String path, DecimalType d, String value) {
-    return "field '" + path + "': " + quote(value) + " has more than " + d.scale()
-        + " fraction digits, too many for " + d.deltaName() + " (rounding is refused)";
+    return "field '"
+        + path
+        + "': "
+        + quote(value)
+        + " has more than "
+        + d.scale()
+        + " fraction digits, too many for "
+        + d.deltaName()
+        + " (rounding is refused)";
   }
 
   static String decimalNotFinite(String path, DecimalType d, double value) {

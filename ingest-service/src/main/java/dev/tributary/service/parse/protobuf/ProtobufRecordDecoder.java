@@ -1,5 +1,6 @@
 package dev.tributary.service.parse.protobuf;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.Descriptors.Descriptor;
@@ -12,19 +13,18 @@ import dev.tributary.service.parse.EpochUnit;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * Decodes the Protobuf records of one schema id into rows of the declared columns.
@@ -63,52 +63,63 @@ public final class ProtobufRecordDecoder {
   /**
    * A decoder for records of {@code schema} into {@code columns}.
    *
-   * @param message the configured message's full name ({@code com.example.Order}), or null to accept
-   *     whichever message the indexes name
+   * @param message the configured message's full name ({@code com.example.Order}), or null to
+   *     accept whichever message the indexes name
    * @param epochUnits the epoch unit of timestamp columns read from integer fields, by dotted path
    *     (absent: milliseconds)
    * @throws ProtobufSchemaException if {@code message} is not in the schema, or one of its fields
    *     cannot be a column at all (repeated, map, bytes)
    */
-  public ProtobufRecordDecoder(ProtobufSchema schema, String message, StructType columns,
+  public ProtobufRecordDecoder(
+      ProtobufSchema schema,
+      String message,
+      StructType columns,
       Map<String, EpochUnit> epochUnits) {
     this.schema = Objects.requireNonNull(schema, "schema");
     this.message = message;
     this.columns = Objects.requireNonNull(columns, "columns");
     this.units = Map.copyOf(epochUnits);
-    this.printer = JsonFormat.printer()
-        .usingTypeRegistry(JsonFormat.TypeRegistry.newBuilder().add(schema.file().getMessageTypes()).build())
-        .preservingProtoFieldNames()
-        .omittingInsignificantWhitespace();
+    this.printer =
+        JsonFormat.printer()
+            .usingTypeRegistry(
+                JsonFormat.TypeRegistry.newBuilder().add(schema.file().getMessageTypes()).build())
+            .preservingProtoFieldNames()
+            .omittingInsignificantWhitespace();
     if (message != null) {
-      Descriptor d = schema.message(message).orElseThrow(
-          () -> new ProtobufSchemaException(ProtobufErrors.noSuchMessage(message, schema.topLevelNames())));
+      Descriptor d =
+          schema
+              .message(message)
+              .orElseThrow(
+                  () ->
+                      new ProtobufSchemaException(
+                          ProtobufErrors.noSuchMessage(message, schema.topLevelNames())));
       converters.put(d, new MessageConverter("", d, columns, units));
     }
   }
 
   /**
    * A decoder for PIPELINES.md's {@code format.protobuf.schema} declarations (the same syntax as
-   * {@code format.json.schema}: dotted paths for nested columns, {@code timestamp(seconds|micros|nanos)}
-   * for epoch integers).
+   * {@code format.json.schema}: dotted paths for nested columns, {@code
+   * timestamp(seconds|micros|nanos)} for epoch integers).
    *
    * @throws IllegalArgumentException naming the column, for an invalid declaration
    * @throws ProtobufSchemaException as the constructor
    */
-  public static ProtobufRecordDecoder forColumns(ProtobufSchema schema, String message,
-      LinkedHashMap<String, String> columnTypes) {
+  public static ProtobufRecordDecoder forColumns(
+      ProtobufSchema schema, String message, LinkedHashMap<String, String> columnTypes) {
     if (columnTypes.isEmpty()) {
       // Checked here: the shared builder's message names format.json.schema.
       throw new IllegalArgumentException(ProtobufErrors.noColumns());
     }
     StructType columns = JsonRecordParser.schemaOf(columnTypes);
     Map<String, EpochUnit> units = new HashMap<>();
-    columnTypes.forEach((path, type) -> {
-      Matcher m = EPOCH_TIMESTAMP.matcher(type.trim().toLowerCase(Locale.ROOT));
-      if (m.matches()) {
-        units.put(path, EpochUnit.valueOf(m.group(1).toUpperCase(Locale.ROOT)));
-      }
-    });
+    columnTypes.forEach(
+        (path, type) -> {
+          Matcher m = EPOCH_TIMESTAMP.matcher(type.trim().toLowerCase(Locale.ROOT));
+          if (m.matches()) {
+            units.put(path, EpochUnit.valueOf(m.group(1).toUpperCase(Locale.ROOT)));
+          }
+        });
     return new ProtobufRecordDecoder(schema, message, columns, units);
   }
 
@@ -138,11 +149,12 @@ public final class ProtobufRecordDecoder {
   }
 
   /**
-   * The schema-evolution form of {@link #decodeWithRescued} (docs/SCHEMA_EVOLUTION.md, "Protobuf"), what a
-   * {@code RecordDecoder}'s {@code withEvolution(true, false)} calls per record: a row of the declared columns
-   * only, whose {@link ParseResult.Success#extras()} holds the undeclared fields as the {@code _rescued_data}
-   * object (the same JSON as {@link #decodeWithRescued}), null when the message has none. Failures are
-   * {@link #decode(byte[], int, int)}'s, plus an undeclared {@code Any} that cannot be rendered.
+   * The schema-evolution form of {@link #decodeWithRescued} (docs/SCHEMA_EVOLUTION.md, "Protobuf"),
+   * what a {@code RecordDecoder}'s {@code withEvolution(true, false)} calls per record: a row of
+   * the declared columns only, whose {@link ParseResult.Success#extras()} holds the undeclared
+   * fields as the {@code _rescued_data} object (the same JSON as {@link #decodeWithRescued}), null
+   * when the message has none. Failures are {@link #decode(byte[], int, int)}'s, plus an undeclared
+   * {@code Any} that cannot be rendered.
    */
   public ParseResult decodeWithExtras(byte[] buffer, int offset, int length) {
     return decodeWithExtras(buffer, offset, length, true, false);
@@ -150,16 +162,16 @@ public final class ProtobufRecordDecoder {
 
   /**
    * What {@code withEvolution(rescue, reportNewFields)} calls per record (docs/SCHEMA_EVOLUTION.md,
-   * "Protobuf"): a row of the declared columns only, with {@link ParseResult.Success#extras()} holding, with
-   * {@code reportNewFields}, the message's undeclared top-level fields as {@link DecodedExtras.NewField}s
-   * ({@link NewFields}: their types and the presence rules), and with {@code rescue} the rest of the
-   * undeclared fields (those inside declared structs, and values no new column holds) as the {@code
-   * _rescued_data} object; null extras when there is none of either. Failures are {@link #decode(byte[], int,
-   * int)}'s, plus an undeclared {@code Any} that cannot be rendered and, without rescue, a new uint64 field
-   * above the long range.
+   * "Protobuf"): a row of the declared columns only, with {@link ParseResult.Success#extras()}
+   * holding, with {@code reportNewFields}, the message's undeclared top-level fields as {@link
+   * DecodedExtras.NewField}s ({@link NewFields}: their types and the presence rules), and with
+   * {@code rescue} the rest of the undeclared fields (those inside declared structs, and values no
+   * new column holds) as the {@code _rescued_data} object; null extras when there is none of
+   * either. Failures are {@link #decode(byte[], int, int)}'s, plus an undeclared {@code Any} that
+   * cannot be rendered and, without rescue, a new uint64 field above the long range.
    */
-  public ParseResult decodeWithExtras(byte[] buffer, int offset, int length, boolean rescue,
-      boolean reportNewFields) {
+  public ParseResult decodeWithExtras(
+      byte[] buffer, int offset, int length, boolean rescue, boolean reportNewFields) {
     Object located = locate(buffer, offset, length);
     if (located instanceof ParseResult.Failure f) {
       return f;
@@ -183,7 +195,8 @@ public final class ProtobufRecordDecoder {
       if (found == null && rescued == null) {
         return ParseResult.success(row);
       }
-      return new ParseResult.Success(row, new DecodedExtras(found == null ? List.of() : found.newFields(), rescued));
+      return new ParseResult.Success(
+          row, new DecodedExtras(found == null ? List.of() : found.newFields(), rescued));
     } catch (ProtobufValueException | IOException | RuntimeException e) {
       return unreadable(at, e);
     }
@@ -194,19 +207,26 @@ public final class ProtobufRecordDecoder {
       return (ObjectNode) RESCUED_JSON.readTree(rescued);
     } catch (IOException | ClassCastException e) {
       // JsonFormat prints a message as one JSON object; anything else is a bug here, not bad input.
-      throw new IllegalStateException("JsonFormat printed something that is not a JSON object: " + rescued, e);
+      throw new IllegalStateException(
+          "JsonFormat printed something that is not a JSON object: " + rescued, e);
     }
   }
 
-  /** The record's message type, its converter and new-field reader, and where the message bytes start. */
-  private record Located(Descriptor type, MessageConverter converter, NewFields newFields, int indexLength) {
+  /**
+   * The record's message type, its converter and new-field reader, and where the message bytes
+   * start.
+   */
+  private record Located(
+      Descriptor type, MessageConverter converter, NewFields newFields, int indexLength) {
     Message parse(byte[] buffer, int offset, int length) throws IOException {
-      return DynamicMessage.parseFrom(type,
-          CodedInputStream.newInstance(buffer, offset + indexLength, length - indexLength));
+      return DynamicMessage.parseFrom(
+          type, CodedInputStream.newInstance(buffer, offset + indexLength, length - indexLength));
     }
   }
 
-  /** The {@link Located} of a record, or the {@link ParseResult.Failure} saying why there is none. */
+  /**
+   * The {@link Located} of a record, or the {@link ParseResult.Failure} saying why there is none.
+   */
   private Object locate(byte[] buffer, int offset, int length) {
     if (buffer == null || length == 0) {
       return ParseResult.failure(ProtobufErrors.empty());
@@ -219,7 +239,8 @@ public final class ProtobufRecordDecoder {
     }
     Optional<Descriptor> type = schema.messageAt(read.indexes());
     if (type.isEmpty()) {
-      return ParseResult.failure(ProtobufErrors.noMessageAt(read.indexes(), schema.topLevelNames()));
+      return ParseResult.failure(
+          ProtobufErrors.noMessageAt(read.indexes(), schema.topLevelNames()));
     }
     Descriptor d = type.get();
     if (message != null && !d.getFullName().equals(message)) {
@@ -230,11 +251,11 @@ public final class ProtobufRecordDecoder {
       return ParseResult.failure(refused.getMessage());
     }
     MessageConverter c = (MessageConverter) converter;
-    return new Located(d, c, newFields.computeIfAbsent(d, t -> new NewFields(t, columns)), read.length());
+    return new Located(
+        d, c, newFields.computeIfAbsent(d, t -> new NewFields(t, columns)), read.length());
   }
 
-  private static final ObjectMapper RESCUED_JSON =
-      new ObjectMapper();
+  private static final ObjectMapper RESCUED_JSON = new ObjectMapper();
 
   private ParseResult decode(byte[] buffer, int offset, int length, boolean rescue) {
     Object located = locate(buffer, offset, length);
@@ -287,7 +308,8 @@ public final class ProtobufRecordDecoder {
       return printer.print(rest);
     } catch (InvalidProtocolBufferException e) {
       // An Any packing a type the schema does not know has no JSON form.
-      throw new ProtobufValueException(ProtobufErrors.unrenderable(m.getDescriptorForType().getFullName(), e.getMessage()));
+      throw new ProtobufValueException(
+          ProtobufErrors.unrenderable(m.getDescriptorForType().getFullName(), e.getMessage()));
     }
   }
 }

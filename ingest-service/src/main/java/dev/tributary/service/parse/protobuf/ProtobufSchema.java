@@ -24,10 +24,10 @@ import java.util.Optional;
  * references: each names an import path ({@code common/address.proto}) and a registered subject
  * version whose text is that file. {@link #compile} takes the text and those files by import path
  * (the caller flattens nested references into the one map). An import that is not among them is
- * looked up in the well-known types ({@code google/protobuf/*.proto}, {@code google/type/date.proto}),
- * which producers import without registering. The text is parsed by Square's wire-schema (the
- * parser Confluent's own Protobuf provider uses), converted to {@code FileDescriptorProto}s and
- * built, with full validation and name resolution, by protobuf-java.
+ * looked up in the well-known types ({@code google/protobuf/*.proto}, {@code
+ * google/type/date.proto}), which producers import without registering. The text is parsed by
+ * Square's wire-schema (the parser Confluent's own Protobuf provider uses), converted to {@code
+ * FileDescriptorProto}s and built, with full validation and name resolution, by protobuf-java.
  *
  * <p>Instances are immutable and thread-safe; compile once per schema id.
  */
@@ -66,10 +66,9 @@ public final class ProtobufSchema {
   }
 
   /**
-   * The message the Confluent message indexes point at: the first index into the file's
-   * top-level messages, each further one into the previous message's nested messages (map entry
-   * messages, which the source does not declare, are not counted). Empty if an index is out of
-   * range.
+   * The message the Confluent message indexes point at: the first index into the file's top-level
+   * messages, each further one into the previous message's nested messages (map entry messages,
+   * which the source does not declare, are not counted). Empty if an index is out of range.
    */
   public Optional<Descriptor> messageAt(MessageIndexes indexes) {
     List<Descriptor> candidates = file.getMessageTypes();
@@ -87,12 +86,15 @@ public final class ProtobufSchema {
   /** The message indexes that select {@code message}, a message of this schema's own file. */
   public MessageIndexes indexesOf(Descriptor message) {
     if (message.getFile() != file) {
-      throw new IllegalArgumentException(message.getFullName() + " is not a message of this schema's file");
+      throw new IllegalArgumentException(
+          message.getFullName() + " is not a message of this schema's file");
     }
     List<Integer> path = new ArrayList<>();
     for (Descriptor d = message; d != null; d = d.getContainingType()) {
       List<Descriptor> siblings =
-          d.getContainingType() == null ? file.getMessageTypes() : declaredNested(d.getContainingType());
+          d.getContainingType() == null
+              ? file.getMessageTypes()
+              : declaredNested(d.getContainingType());
       path.add(0, siblings.indexOf(d));
     }
     return new MessageIndexes(path);
@@ -101,8 +103,10 @@ public final class ProtobufSchema {
   /** The message of this schema's own file with that full name ({@code com.example.Order}). */
   public Optional<Descriptor> message(String fullName) {
     String pkg = file.getPackage();
-    String relative = pkg.isEmpty() ? fullName
-        : fullName.startsWith(pkg + ".") ? fullName.substring(pkg.length() + 1) : null;
+    String relative =
+        pkg.isEmpty()
+            ? fullName
+            : fullName.startsWith(pkg + ".") ? fullName.substring(pkg.length() + 1) : null;
     if (relative == null) {
       return Optional.empty();
     }

@@ -19,21 +19,22 @@ import java.util.Objects;
 /**
  * The {@code format.protobuf} {@link RecordDecoder}: Protobuf records in the Confluent wire format
  * ({@link ConfluentWireFormat}: magic byte, schema id, message indexes, message) into rows of the
- * declared columns, the value's columns then the key's when {@code format.protobuf.key} is declared.
+ * declared columns, the value's columns then the key's when {@code format.protobuf.key} is
+ * declared.
  *
  * <p>Per schema id, once: the schema is fetched from the {@link SchemaSource} (the registry), must
  * be of type {@code PROTOBUF}, is compiled with its references ({@link ProtobufSchema#compile}) and
- * bound to the declared columns ({@link ProtobufRecordDecoder}); the outcome, a decoder or the reason
- * its records are quarantined, is cached, so the hot path does no schema work. The value must be
- * the configured {@code message}; the key may be any message of its schema.
+ * bound to the declared columns ({@link ProtobufRecordDecoder}); the outcome, a decoder or the
+ * reason its records are quarantined, is cached, so the hot path does no schema work. The value
+ * must be the configured {@code message}; the key may be any message of its schema.
  *
- * <p>Quarantined, with a reason starting {@code topic/partition offset N: value:} (or {@code key:}):
- * a null value, a value above max-record-size, a header that is not the wire format, an unknown id
- * (404), a schema that is not Protobuf or does not compile, a schema without the configured message
- * or whose message cannot fill the declared columns, message indexes naming another message, bytes
- * that do not decode, a value that does not fit its column. A registry that is down throws {@link
- * dev.tributary.service.parse.DecoderUnavailableException} (the batch fails and is replayed). A null
- * key leaves the key columns null.
+ * <p>Quarantined, with a reason starting {@code topic/partition offset N: value:} (or {@code
+ * key:}): a null value, a value above max-record-size, a header that is not the wire format, an
+ * unknown id (404), a schema that is not Protobuf or does not compile, a schema without the
+ * configured message or whose message cannot fill the declared columns, message indexes naming
+ * another message, bytes that do not decode, a value that does not fit its column. A registry that
+ * is down throws {@link dev.tributary.service.parse.DecoderUnavailableException} (the batch fails
+ * and is replayed). A null key leaves the key columns null.
  *
  * <p>Thread-safe.
  */
@@ -43,9 +44,16 @@ public final class ProtobufWireDecoder implements RecordDecoder {
   private final Part key;
   private final StructType schema;
   private final long maxRecordBytes;
-  /** Whether each row carries the fields no declared column reads, as JSON ({@code rescue: true}). */
+
+  /**
+   * Whether each row carries the fields no declared column reads, as JSON ({@code rescue: true}).
+   */
   private final boolean rescue;
-  /** Whether each row reports its undeclared top-level fields as new columns ({@code mode: add-columns}). */
+
+  /**
+   * Whether each row reports its undeclared top-level fields as new columns ({@code mode:
+   * add-columns}).
+   */
   private final boolean reportNewFields;
 
   /**
@@ -55,8 +63,12 @@ public final class ProtobufWireDecoder implements RecordDecoder {
    * @param keyColumns the key's columns; empty: the key is not decoded
    * @throws IllegalArgumentException naming the column, for an invalid declaration
    */
-  public ProtobufWireDecoder(SchemaSource schemas, String message, LinkedHashMap<String, String> valueColumns,
-      LinkedHashMap<String, String> keyColumns, long maxRecordBytes) {
+  public ProtobufWireDecoder(
+      SchemaSource schemas,
+      String message,
+      LinkedHashMap<String, String> valueColumns,
+      LinkedHashMap<String, String> keyColumns,
+      long maxRecordBytes) {
     this.schemas = Objects.requireNonNull(schemas, "schemas");
     Objects.requireNonNull(message, "message");
     this.maxRecordBytes = FramedDecoding.checkedMaxRecordBytes(maxRecordBytes);
@@ -81,14 +93,17 @@ public final class ProtobufWireDecoder implements RecordDecoder {
   }
 
   /**
-   * With {@code reportNewFields} ({@code mode: add-columns}), each row's extras report the value message's
-   * undeclared top-level fields as new columns; with {@code rescue}, they hold the undeclared fields left
-   * (all of them without {@code reportNewFields}) as JSON ({@link ProtobufRecordDecoder#decodeWithExtras}).
-   * The compiled schemas are shared; the key is decoded as without evolution.
+   * With {@code reportNewFields} ({@code mode: add-columns}), each row's extras report the value
+   * message's undeclared top-level fields as new columns; with {@code rescue}, they hold the
+   * undeclared fields left (all of them without {@code reportNewFields}) as JSON ({@link
+   * ProtobufRecordDecoder#decodeWithExtras}). The compiled schemas are shared; the key is decoded
+   * as without evolution.
    */
   @Override
   public RecordDecoder withEvolution(boolean rescue, boolean reportNewFields) {
-    return rescue || reportNewFields ? new ProtobufWireDecoder(this, rescue, reportNewFields) : this;
+    return rescue || reportNewFields
+        ? new ProtobufWireDecoder(this, rescue, reportNewFields)
+        : this;
   }
 
   @Override
@@ -97,14 +112,17 @@ public final class ProtobufWireDecoder implements RecordDecoder {
   }
 
   @Override
-  public ParseResult decode(String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
-    ParseResult refused = FramedDecoding.precheck(topic, partition, offset, valueBytes, maxRecordBytes);
+  public ParseResult decode(
+      String topic, int partition, long offset, byte[] keyBytes, byte[] valueBytes) {
+    ParseResult refused =
+        FramedDecoding.precheck(topic, partition, offset, valueBytes, maxRecordBytes);
     if (refused != null) {
       return refused;
     }
     ParseResult v = value.read(valueBytes, rescue, reportNewFields);
     if (!(v instanceof ParseResult.Success valueRow)) {
-      return FramedDecoding.failure(topic, partition, offset, "value", ((ParseResult.Failure) v).error());
+      return FramedDecoding.failure(
+          topic, partition, offset, "value", ((ParseResult.Failure) v).error());
     }
     if (key == null) {
       return v;
@@ -115,7 +133,8 @@ public final class ProtobufWireDecoder implements RecordDecoder {
     } else {
       ParseResult k = key.read(keyBytes, false, false);
       if (!(k instanceof ParseResult.Success s)) {
-        return FramedDecoding.failure(topic, partition, offset, "key", ((ParseResult.Failure) k).error());
+        return FramedDecoding.failure(
+            topic, partition, offset, "key", ((ParseResult.Failure) k).error());
       }
       keyRow = s.row();
     }
@@ -156,10 +175,14 @@ public final class ProtobufWireDecoder implements RecordDecoder {
         return ParseResult.failure(c.problem);
       }
       int length = bytes.length - ConfluentWireFormat.HEADER_SIZE;
-      ParseResult r = rescue || reportNewFields
-          ? c.decoder.decodeWithExtras(bytes, ConfluentWireFormat.HEADER_SIZE, length, rescue, reportNewFields)
-          : c.decoder.decode(bytes, ConfluentWireFormat.HEADER_SIZE, length);
-      return r instanceof ParseResult.Failure f ? ParseResult.failure(ProtobufErrors.withSchemaId(c.id, f.error())) : r;
+      ParseResult r =
+          rescue || reportNewFields
+              ? c.decoder.decodeWithExtras(
+                  bytes, ConfluentWireFormat.HEADER_SIZE, length, rescue, reportNewFields)
+              : c.decoder.decode(bytes, ConfluentWireFormat.HEADER_SIZE, length);
+      return r instanceof ParseResult.Failure f
+          ? ParseResult.failure(ProtobufErrors.withSchemaId(c.id, f.error()))
+          : r;
     }
 
     private Compiled compile(int id) {
@@ -178,9 +201,11 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       }
       try {
         ProtobufSchema compiled = ProtobufSchema.compile(registered.text(), references);
-        return new Compiled(id, new ProtobufRecordDecoder(compiled, message, declared, units), null, 0);
+        return new Compiled(
+            id, new ProtobufRecordDecoder(compiled, message, declared, units), null, 0);
       } catch (IllegalArgumentException e) {
-        // ProtobufSchemaException (the schema does not compile, lacks the message, or a field cannot be
+        // ProtobufSchemaException (the schema does not compile, lacks the message, or a field
+        // cannot be
         // a column) is one; the record is quarantined, the next schema id may be fine.
         return new Compiled(id, null, ProtobufErrors.unusableSchema(id, name, e.getMessage()), 0);
       }

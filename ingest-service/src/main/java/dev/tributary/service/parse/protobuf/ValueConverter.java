@@ -11,8 +11,8 @@ interface ValueConverter {
   Object convert(Object value) throws ProtobufValueException;
 
   /**
-   * The field's type cannot become the declared type: every record of the schema fails with
-   * {@code message} (the field is set or not), so a producer's type change is never half-visible.
+   * The field's type cannot become the declared type: every record of the schema fails with {@code
+   * message} (the field is set or not), so a producer's type change is never half-visible.
    */
   record Misfit(String message) implements ValueConverter {
     @Override

@@ -20,11 +20,11 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 import org.apache.avro.Conversions;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -34,7 +34,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.stream.IntStream;
 
 /**
  * A {@code format.avro} pipeline from YAML, against the real broker and a registry speaking the
@@ -44,7 +43,8 @@ import java.util.stream.IntStream;
  * run, with the registry back, lands every record.
  */
 class AvroPipelineIT {
-  private static final String ORDER_V1 = """
+  private static final String ORDER_V1 =
+      """
       {"type": "record", "name": "Order", "namespace": "shop", "fields": [
         {"name": "order_id", "type": "string"},
         {"name": "quantity", "type": "int"},
@@ -52,12 +52,18 @@ class AvroPipelineIT {
         {"name": "event_time", "type": {"type": "long", "logicalType": "timestamp-micros"}},
         {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
           {"name": "name", "type": "string"}, {"name": "email", "type": ["null", "string"], "default": null}]}}]}""";
+
   /** v2 adds a field and widens quantity to long: still fits the declared columns. */
-  private static final String ORDER_V2 = ORDER_V1.replace("\"type\": \"int\"", "\"type\": \"long\"")
-      .replace("{\"name\": \"order_id\", \"type\": \"string\"},",
-          "{\"name\": \"order_id\", \"type\": \"string\"}, {\"name\": \"channel\", \"type\": \"string\"},");
+  private static final String ORDER_V2 =
+      ORDER_V1
+          .replace("\"type\": \"int\"", "\"type\": \"long\"")
+          .replace(
+              "{\"name\": \"order_id\", \"type\": \"string\"},",
+              "{\"name\": \"order_id\", \"type\": \"string\"}, {\"name\": \"channel\", \"type\": \"string\"},");
+
   /** A producer bug: quantity as text. */
-  private static final String ORDER_BAD = ORDER_V1.replace("\"type\": \"int\"", "\"type\": \"string\"");
+  private static final String ORDER_BAD =
+      ORDER_V1.replace("\"type\": \"int\"", "\"type\": \"string\"");
 
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
   @TempDir Path dir;
@@ -71,7 +77,8 @@ class AvroPipelineIT {
   }
 
   private PipelineSpec spec(String topic) {
-    String yaml = """
+    String yaml =
+        """
         pipeline: avro-orders
         source: { kafka: { bootstrap-servers: "%s", topics: [%s] } }
         format:
@@ -87,13 +94,16 @@ class AvroPipelineIT {
         sink: { delta: { path: %s/table } }
         checkpoint: %s/checkpoint
         trigger: { available-now: true }
-        """.formatted(broker.bootstrapServers(), topic, registry.url(), dir, dir);
-    return PipelineParser.parse(yaml, "avro-orders.yaml", Map.of("SR_AUTH", "tributary:reg-secret"));
+        """
+            .formatted(broker.bootstrapServers(), topic, registry.url(), dir, dir);
+    return PipelineParser.parse(
+        yaml, "avro-orders.yaml", Map.of("SR_AUTH", "tributary:reg-secret"));
   }
 
   private void run(PipelineSpec spec) throws Exception {
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
-        new ProgressLog(100))) {
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), new ProgressLog(100))) {
       run.run();
     }
   }
@@ -111,11 +121,18 @@ class AvroPipelineIT {
     GenericRecord r = new GenericData.Record(schema);
     r.put("order_id", "o-" + i);
     r.put("customer", customer);
-    r.put("quantity", schema.getField("quantity").schema().getType() == Schema.Type.LONG ? (Object) (long) i
-        : schema.getField("quantity").schema().getType() == Schema.Type.STRING ? "many" : (Object) i);
+    r.put(
+        "quantity",
+        schema.getField("quantity").schema().getType() == Schema.Type.LONG
+            ? (Object) (long) i
+            : schema.getField("quantity").schema().getType() == Schema.Type.STRING
+                ? "many"
+                : (Object) i);
     Schema amount = schema.getField("amount").schema();
-    r.put("amount", new Conversions.DecimalConversion().toBytes(new BigDecimal(i + ".25"), amount,
-        amount.getLogicalType()));
+    r.put(
+        "amount",
+        new Conversions.DecimalConversion()
+            .toBytes(new BigDecimal(i + ".25"), amount, amount.getLogicalType()));
     r.put("event_time", 1_767_225_600_000_000L + i * 1_000_001L);
     if (schema.getField("channel") != null) {
       r.put("channel", "web");
@@ -123,14 +140,17 @@ class AvroPipelineIT {
     return r;
   }
 
-  private static void send(KafkaProducer<byte[], byte[]> producer, String topic, byte[] key, byte[] value)
+  private static void send(
+      KafkaProducer<byte[], byte[]> producer, String topic, byte[] key, byte[] value)
       throws Exception {
     producer.send(new ProducerRecord<>(topic, 0, key, value)).get();
   }
 
   @Test
   void landsTheProducedRowsQuarantinesBadRecordsAndSurvivesARegistryOutage() throws Exception {
-    registry = TestSchemaRegistry.startWith(dir.resolve("registry"), List.of("basic=tributary:reg-secret"));
+    registry =
+        TestSchemaRegistry.startWith(
+            dir.resolve("registry"), List.of("basic=tributary:reg-secret"));
     String topic = broker.createTopic("avro-orders", 1);
     Schema v1 = new Schema.Parser().parse(ORDER_V1);
     Schema v2 = new Schema.Parser().parse(ORDER_V2);
@@ -142,18 +162,28 @@ class AvroPipelineIT {
     Map<Long, String> expectedReasons = new TreeMap<>();
     try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
       for (int i = 0; i < 20; i++) {
-        send(producer, topic, AvroWire.encode(keyId, key, "c-" + i), AvroWire.encode(v1Id, v1, order(v1, i)));
+        send(
+            producer,
+            topic,
+            AvroWire.encode(keyId, key, "c-" + i),
+            AvroWire.encode(v1Id, v1, order(v1, i)));
       }
       send(producer, topic, null, "{\"order_id\": \"json\"}".getBytes(StandardCharsets.UTF_8));
       expectedReasons.put(20L, topic + "/0 offset 20: value: bad magic byte 0x7b");
       send(producer, topic, null, AvroWire.encode(4242, v1, order(v1, 21)));
-      expectedReasons.put(21L, "value: schema id 4242 is not in the schema registry at " + registry.url() + " (404)");
+      expectedReasons.put(
+          21L,
+          "value: schema id 4242 is not in the schema registry at " + registry.url() + " (404)");
       byte[] truncated = AvroWire.encode(v1Id, v1, order(v1, 22));
       send(producer, topic, null, Arrays.copyOf(truncated, truncated.length - 3));
       expectedReasons.put(22L, "value: the bytes do not decode with writer schema id " + v1Id);
       send(producer, topic, null, AvroWire.encode(badId, bad, order(bad, 23)));
-      expectedReasons.put(23L, "value: field 'quantity': writer schema id " + badId + " has a string, which does not"
-          + " fit the declared long");
+      expectedReasons.put(
+          23L,
+          "value: field 'quantity': writer schema id "
+              + badId
+              + " has a string, which does not"
+              + " fit the declared long");
     }
 
     run(spec(topic));
@@ -163,9 +193,15 @@ class AvroPipelineIT {
     assertThat(rows).hasSize(20);
     for (int i = 0; i < 20; i++) {
       Object[] row = rows.get(i);
-      assertThat(Arrays.copyOf(row, 6)).as("row %d", i).containsExactly("o-" + i, (long) i, new BigDecimal(i + ".25"),
-          Instant.ofEpochSecond(1_767_225_600L).plusNanos(i * 1_000_001_000L), new Object[] {"customer " + i},
-          "c-" + i);
+      assertThat(Arrays.copyOf(row, 6))
+          .as("row %d", i)
+          .containsExactly(
+              "o-" + i,
+              (long) i,
+              new BigDecimal(i + ".25"),
+              Instant.ofEpochSecond(1_767_225_600L).plusNanos(i * 1_000_001_000L),
+              new Object[] {"customer " + i},
+              "c-" + i);
       assertThat(row[6]).isEqualTo(topic);
     }
     assertQuarantine(expectedReasons);
@@ -174,16 +210,27 @@ class AvroPipelineIT {
     int v2Id = registry.registerAvro(topic + "-value", ORDER_V2);
     try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
       for (int i = 24; i < 34; i++) {
-        send(producer, topic, AvroWire.encode(keyId, key, "c-" + i), AvroWire.encode(v2Id, v2, order(v2, i)));
+        send(
+            producer,
+            topic,
+            AvroWire.encode(keyId, key, "c-" + i),
+            AvroWire.encode(v2Id, v2, order(v2, i)));
       }
     }
     registry.stop();
 
-    assertThatThrownBy(() -> run(spec(topic))).isInstanceOf(BatchFailedException.class)
+    assertThatThrownBy(() -> run(spec(topic)))
+        .isInstanceOf(BatchFailedException.class)
         .hasMessageContaining("Pipeline avro-orders: batch 1 (avro-orders")
-        .satisfies(e -> assertThat(e.getCause()).isInstanceOf(SchemaRegistryUnavailableException.class)
-            .hasMessageContaining("did not answer schema id " + v2Id + " after 5 attempts (last: ConnectException")
-            .hasMessageNotContaining("reg-secret"));
+        .satisfies(
+            e ->
+                assertThat(e.getCause())
+                    .isInstanceOf(SchemaRegistryUnavailableException.class)
+                    .hasMessageContaining(
+                        "did not answer schema id "
+                            + v2Id
+                            + " after 5 attempts (last: ConnectException")
+                    .hasMessageNotContaining("reg-secret"));
     assertThat(table("table")).as("nothing written while the registry is down").hasSize(20);
     assertQuarantine(expectedReasons);
 
@@ -192,15 +239,17 @@ class AvroPipelineIT {
 
     List<Object[]> after = table("table");
     assertThat(after).hasSize(30);
-    assertThat(after.stream().map(r -> (String) r[0]).toList()).containsAll(
-        IntStream.range(24, 34).mapToObj(i -> "o-" + i).toList());
+    assertThat(after.stream().map(r -> (String) r[0]).toList())
+        .containsAll(IntStream.range(24, 34).mapToObj(i -> "o-" + i).toList());
     assertQuarantine(expectedReasons);
   }
 
   private void assertQuarantine(Map<Long, String> expected) throws Exception {
     Map<Long, String> reasons = new TreeMap<>();
     for (Object[] q : table("table-quarantine")) {
-      assertThat(reasons.put((Long) q[2], (String) q[6])).as("offset %s quarantined once", q[2]).isNull();
+      assertThat(reasons.put((Long) q[2], (String) q[6]))
+          .as("offset %s quarantined once", q[2])
+          .isNull();
     }
     assertThat(reasons.keySet()).isEqualTo(expected.keySet());
     expected.forEach((offset, reason) -> assertThat(reasons.get(offset)).contains(reason));

@@ -5,15 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tributary.service.cli.Main;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.TableContents;
-import dev.tributary.service.testing.TestSchemaRegistry;
-import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterEach;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaTestBroker;
+import dev.tributary.service.testing.TestSchemaRegistry;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
@@ -33,46 +27,67 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link dev.tributary.service.engine.SchemaEvolutionCrashIT} for Avro, with a producer that changes its
- * writer schema mid-batch in all three ways: exactly once for {@code schema-evolution.mode: add-columns}
- * (rescue off) under kill -9. The pipeline runs from YAML in a child JVM ({@code run --pipeline ...
- * --available-now}) halted at each of the engine's crash points in turn, each time in a batch (one
- * round, {@link #MIX}) that mixes writer schemas from the test registry (a child process): the declared
- * {id, amount, note}; one that removed {@code note} (the row lands with it null); one whose
- * {@code amount} is a string, incompatible with the declared long (the record is quarantined, its error
- * naming the field); and one that adds the round's new column (first carried by the batch's fourth
- * record). A halt before the sink commit leaves the column out of the table; the replay adds it again,
- * in its commit; a halt after leaves it there and the replay skips the batch. A halt after the
- * quarantine commit but before the sink's leaves the batch's quarantine rows committed: the replay must
- * not write them twice. After a final drain the table holds every good record exactly once with its
- * values, the quarantine table holds every incompatible record exactly once (the same (partition,
- * offset) set, equal counts), every new column was added by exactly one commit (its metaData action),
- * rows written before a column read null in it, and Delta Kernel reads the evolved table the same way.
+ * {@link dev.tributary.service.engine.SchemaEvolutionCrashIT} for Avro, with a producer that
+ * changes its writer schema mid-batch in all three ways: exactly once for {@code
+ * schema-evolution.mode: add-columns} (rescue off) under kill -9. The pipeline runs from YAML in a
+ * child JVM ({@code run --pipeline ... --available-now}) halted at each of the engine's crash
+ * points in turn, each time in a batch (one round, {@link #MIX}) that mixes writer schemas from the
+ * test registry (a child process): the declared {id, amount, note}; one that removed {@code note}
+ * (the row lands with it null); one whose {@code amount} is a string, incompatible with the
+ * declared long (the record is quarantined, its error naming the field); and one that adds the
+ * round's new column (first carried by the batch's fourth record). A halt before the sink commit
+ * leaves the column out of the table; the replay adds it again, in its commit; a halt after leaves
+ * it there and the replay skips the batch. A halt after the quarantine commit but before the sink's
+ * leaves the batch's quarantine rows committed: the replay must not write them twice. After a final
+ * drain the table holds every good record exactly once with its values, the quarantine table holds
+ * every incompatible record exactly once (the same (partition, offset) set, equal counts), every
+ * new column was added by exactly one commit (its metaData action), rows written before a column
+ * read null in it, and Delta Kernel reads the evolved table the same way.
  */
 class AvroSchemaEvolutionCrashIT {
   private static final String[] POINTS = {
-    CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG, CrashPoints.MID_BATCH, CrashPoints.AFTER_DATA_FILES,
-    CrashPoints.AFTER_QUARANTINE_COMMIT, CrashPoints.AFTER_SINK_COMMIT, CrashPoints.AFTER_COMMITS_LOG,
+    CrashPoints.AFTER_PLAN,
+    CrashPoints.AFTER_OFFSETS_LOG,
+    CrashPoints.MID_BATCH,
+    CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT,
+    CrashPoints.AFTER_SINK_COMMIT,
+    CrashPoints.AFTER_COMMITS_LOG,
   };
+
   /** The writer schema of each record of a round, by position: the batch is one round. */
-  private enum Kind { DECLARED, REMOVED_NOTE, AMOUNT_AS_STRING, NEW_COLUMN }
+  private enum Kind {
+    DECLARED,
+    REMOVED_NOTE,
+    AMOUNT_AS_STRING,
+    NEW_COLUMN
+  }
 
   private static final Kind[] MIX = {
     Kind.DECLARED, Kind.REMOVED_NOTE, Kind.AMOUNT_AS_STRING, Kind.NEW_COLUMN,
     Kind.REMOVED_NOTE, Kind.NEW_COLUMN, Kind.AMOUNT_AS_STRING, Kind.NEW_COLUMN,
   };
   private static final int PER_ROUND = MIX.length;
-  private static final String DECLARED = """
+  private static final String DECLARED =
+      """
       {"type": "record", "name": "Event", "fields": [{"name": "id", "type": "long"},
         {"name": "amount", "type": "long"}, {"name": "note", "type": ["null", "string"], "default": null}%s]}""";
-  private static final String REMOVED_NOTE = """
+  private static final String REMOVED_NOTE =
+      """
       {"type": "record", "name": "Event", "fields": [{"name": "id", "type": "long"},
         {"name": "amount", "type": "long"}]}""";
-  private static final String AMOUNT_AS_STRING = """
+  private static final String AMOUNT_AS_STRING =
+      """
       {"type": "record", "name": "Event", "fields": [{"name": "id", "type": "long"},
         {"name": "amount", "type": "string"}, {"name": "note", "type": ["null", "string"], "default": null}]}""";
 
@@ -80,12 +95,19 @@ class AvroSchemaEvolutionCrashIT {
   @TempDir Path dir;
   private String topic;
   private int produced;
+
   /** id -> the new column its record carries (null: none), and that column's value. */
   private final Map<Integer, String> columnOf = new HashMap<>();
+
   /** id -> its writer schema's kind. */
   private final Map<Integer, Kind> kindOf = new HashMap<>();
-  /** The offset (= id) of every record with amount as a string -> the reason its quarantine row must name. */
+
+  /**
+   * The offset (= id) of every record with amount as a string -> the reason its quarantine row must
+   * name.
+   */
   private final Map<Long, String> incompatible = new TreeMap<>();
+
   private TestSchemaRegistry registry;
 
   @AfterEach
@@ -98,7 +120,9 @@ class AvroSchemaEvolutionCrashIT {
   private Path pipeline() throws Exception {
     Path file = dir.resolve("events.yaml");
     if (!Files.exists(file)) {
-      Files.writeString(file, """
+      Files.writeString(
+          file,
+          """
           pipeline: evolving-events
           source:
             kafka:
@@ -113,15 +137,17 @@ class AvroSchemaEvolutionCrashIT {
           sink:
             delta: { path: %s/table }
           checkpoint: %s/checkpoint
-          """.formatted(broker.bootstrapServers(), topic, PER_ROUND, registry.url(), dir, dir));
+          """
+              .formatted(broker.bootstrapServers(), topic, PER_ROUND, registry.url(), dir, dir));
     }
     return file;
   }
 
   /**
-   * One round's records, by {@link #MIX}: with the declared writer schema {id, amount, note}, one without
-   * note, one with amount as a string, and (when {@code column} is not null) one with the new {@code
-   * column} too (registered now; without a column those records use the declared schema).
+   * One round's records, by {@link #MIX}: with the declared writer schema {id, amount, note}, one
+   * without note, one with amount as a string, and (when {@code column} is not null) one with the
+   * new {@code column} too (registered now; without a column those records use the declared
+   * schema).
    */
   private void produce(String column) throws Exception {
     String subject = topic + "-value";
@@ -152,8 +178,11 @@ class AvroSchemaEvolutionCrashIT {
           case AMOUNT_AS_STRING -> {
             r = new GenericData.Record(misfit);
             id = misfitId;
-            incompatible.put((long) produced, "value: field 'amount': writer schema id " + misfitId
-                + " has a string, which does not fit the declared long");
+            incompatible.put(
+                (long) produced,
+                "value: field 'amount': writer schema id "
+                    + misfitId
+                    + " has a string, which does not fit the declared long");
           }
           case NEW_COLUMN -> {
             columnOf.put(produced, column);
@@ -171,18 +200,25 @@ class AvroSchemaEvolutionCrashIT {
         if (kind != Kind.REMOVED_NOTE) {
           r.put("note", "n" + produced);
         }
-        producer.send(new ProducerRecord<>(topic, 0, null, AvroWire.encode(id, r.getSchema(), r))).get();
+        producer
+            .send(new ProducerRecord<>(topic, 0, null, AvroWire.encode(id, r.getSchema(), r)))
+            .get();
       }
     }
   }
 
   private Process child(String crashAt, Path log) throws Exception {
-    List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    List<String> jvm =
+        new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     if (crashAt != null) {
       jvm.add("-Dtributary.test.crash-at=" + crashAt);
     }
-    return ChildJvm.start(jvm, Main.class.getName(),
-        List.of("run", "--pipeline", pipeline().toString(), "--available-now"), log, dir);
+    return ChildJvm.start(
+        jvm,
+        Main.class.getName(),
+        List.of("run", "--pipeline", pipeline().toString(), "--available-now"),
+        log,
+        dir);
   }
 
   @Test
@@ -204,14 +240,20 @@ class AvroSchemaEvolutionCrashIT {
       if (!exited) {
         child.destroyForcibly().waitFor();
       }
-      assertThat(exited).as("crash point %s reached; log:%n%s", crashAt, Files.readString(log)).isTrue();
-      assertThat(child.exitValue()).as("halted at %s; log:%n%s", crashAt, Files.readString(log)).isEqualTo(137);
+      assertThat(exited)
+          .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
+          .isTrue();
+      assertThat(child.exitValue())
+          .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
+          .isEqualTo(137);
       assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
     }
     Path drainLog = dir.resolve("drain.log");
     Process drain = child(null, drainLog);
     assertThat(drain.waitFor(120, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(drainLog)).isZero();
+    assertThat(drain.exitValue())
+        .as("drain exit code; log:%n%s", Files.readString(drainLog))
+        .isZero();
 
     try (ObjectStore store = ObjectStores.open(dir.resolve("table").toString(), null)) {
       DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
@@ -220,12 +262,22 @@ class AvroSchemaEvolutionCrashIT {
       for (int i = 0; i < POINTS.length; i++) {
         added.add("col_" + i);
       }
-      assertThat(schema.fieldNames()).containsExactly(concat(List.of("id", "amount", "note", "_kafka_topic",
-          "_kafka_partition",
-          "_kafka_offset", "_kafka_timestamp"), added).toArray(String[]::new));
+      assertThat(schema.fieldNames())
+          .containsExactly(
+              concat(
+                      List.of(
+                          "id",
+                          "amount",
+                          "note",
+                          "_kafka_topic",
+                          "_kafka_partition",
+                          "_kafka_offset",
+                          "_kafka_timestamp"),
+                      added)
+                  .toArray(String[]::new));
       assertThat(addingCommits(store, table.snapshot().version(), added))
-          .as("each column added by exactly one commit").allSatisfy((column, commits) ->
-              assertThat(commits).as(column).isEqualTo(1));
+          .as("each column added by exactly one commit")
+          .allSatisfy((column, commits) -> assertThat(commits).as(column).isEqualTo(1));
 
       assertExpected(TableContents.rows(store), schema.fieldNames(), "our reader");
       KernelReader kernel = new KernelReader(store);
@@ -236,8 +288,9 @@ class AvroSchemaEvolutionCrashIT {
   }
 
   /**
-   * The quarantine table holds exactly the records with amount as a string, each once (a replay that
-   * wrote a committed batch's quarantine rows again, or lost them, fails here), each naming the field.
+   * The quarantine table holds exactly the records with amount as a string, each once (a replay
+   * that wrote a committed batch's quarantine rows again, or lost them, fails here), each naming
+   * the field.
    */
   private void assertQuarantinedOnce() throws Exception {
     try (ObjectStore store = ObjectStores.open(dir.resolve("table-quarantine").toString(), null)) {
@@ -251,20 +304,24 @@ class AvroSchemaEvolutionCrashIT {
       for (Object[] q : rows) {
         assertThat(q[topicAt]).isEqualTo(topic);
         assertThat(byPosition.put(List.of(q[partitionAt], q[offsetAt]), (String) q[errorAt]))
-            .as("(partition, offset) (%s, %s) quarantined once", q[partitionAt], q[offsetAt]).isNull();
+            .as("(partition, offset) (%s, %s) quarantined once", q[partitionAt], q[offsetAt])
+            .isNull();
       }
       assertThat(rows).as("quarantine rows").hasSize(incompatible.size());
       Map<List<Object>, String> expected = new HashMap<>();
       incompatible.forEach((offset, reason) -> expected.put(List.of(0, offset), reason));
-      assertThat(byPosition.keySet()).as("quarantined (partition, offset)s").isEqualTo(expected.keySet());
-      expected.forEach((position, reason) ->
-          assertThat(byPosition.get(position)).as("error of %s", position).contains(reason));
+      assertThat(byPosition.keySet())
+          .as("quarantined (partition, offset)s")
+          .isEqualTo(expected.keySet());
+      expected.forEach(
+          (position, reason) ->
+              assertThat(byPosition.get(position)).as("error of %s", position).contains(reason));
     }
   }
 
   /**
-   * Every produced id but the quarantined ones once, with its amount, its note (null when its writer
-   * schema removed it) and its new column's value; every other new column is null.
+   * Every produced id but the quarantined ones once, with its amount, its note (null when its
+   * writer schema removed it) and its new column's value; every other new column is null.
    */
   private void assertExpected(List<Object[]> rows, List<String> names, String reader) {
     assertThat(rows).as("%s: rows", reader).hasSize(produced - incompatible.size());
@@ -293,9 +350,12 @@ class AvroSchemaEvolutionCrashIT {
     }
   }
 
-  /** Per column: how many commits hold a metaData action that adds it (its schema has it, the one before not). */
-  private static Map<String, Integer> addingCommits(ObjectStore store, long latest, List<String> columns)
-      throws Exception {
+  /**
+   * Per column: how many commits hold a metaData action that adds it (its schema has it, the one
+   * before not).
+   */
+  private static Map<String, Integer> addingCommits(
+      ObjectStore store, long latest, List<String> columns) throws Exception {
     DeltaLog log = new DeltaLog(store);
     Map<String, Integer> count = new TreeMap<>();
     columns.forEach(c -> count.put(c, 0));

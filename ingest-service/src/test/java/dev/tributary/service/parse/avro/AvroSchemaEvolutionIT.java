@@ -43,27 +43,34 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An Avro producer that changes its writer schema mid-stream, against the real broker and the test
- * registry (a child process speaking the Confluent API), run from YAML into local-disk tables: v1 as
- * declared, v2 with two new fields, v3 without a declared field, v4 with an incompatible type for a
- * declared column; three records each, one batch each ({@code max-offsets-per-trigger: 3}). With rescue,
- * add-columns, both, and neither with quarantine.max-fraction.
+ * registry (a child process speaking the Confluent API), run from YAML into local-disk tables: v1
+ * as declared, v2 with two new fields, v3 without a declared field, v4 with an incompatible type
+ * for a declared column; three records each, one batch each ({@code max-offsets-per-trigger: 3}).
+ * With rescue, add-columns, both, and neither with quarantine.max-fraction.
  */
 class AvroSchemaEvolutionIT {
-  private static final String V1 = """
+  private static final String V1 =
+      """
       {"type": "record", "name": "Order", "namespace": "shop", "fields": [
         {"name": "id", "type": "string"}, {"name": "amount", "type": "long"},
         {"name": "note", "type": ["null", "string"], "default": null}]}""";
-  private static final String V2 = """
+  private static final String V2 =
+      """
       {"type": "record", "name": "Order", "namespace": "shop", "fields": [
         {"name": "id", "type": "string"}, {"name": "amount", "type": "long"},
         {"name": "note", "type": ["null", "string"], "default": null},
         {"name": "channel", "type": "string", "default": "web"},
         {"name": "score", "type": ["null", "double"], "default": null}]}""";
-  private static final String V3 = V2.replace("""
+  private static final String V3 =
+      V2.replace(
+          """
       {"name": "note", "type": ["null", "string"], "default": null},
-      """, "");
-  private static final String V4 = V3.replace("{\"name\": \"amount\", \"type\": \"long\"}",
-      "{\"name\": \"amount\", \"type\": \"string\"}");
+      """,
+          "");
+  private static final String V4 =
+      V3.replace(
+          "{\"name\": \"amount\", \"type\": \"long\"}",
+          "{\"name\": \"amount\", \"type\": \"string\"}");
 
   private static final KafkaTestBroker BROKER = KafkaTestBroker.shared();
   @TempDir static Path shared;
@@ -96,7 +103,11 @@ class AvroSchemaEvolutionIT {
         for (int i = 0; i < 3; i++, n++) {
           GenericRecord r = new GenericData.Record(schema);
           r.put("id", String.format("o%02d", n));
-          r.put("amount", schema.getField("amount").schema().getType() == Schema.Type.STRING ? n + "0 EUR" : n * 10L);
+          r.put(
+              "amount",
+              schema.getField("amount").schema().getType() == Schema.Type.STRING
+                  ? n + "0 EUR"
+                  : n * 10L);
           if (schema.getField("note") != null) {
             r.put("note", "n" + n);
           }
@@ -111,7 +122,8 @@ class AvroSchemaEvolutionIT {
   }
 
   private PipelineSpec spec(String extra) {
-    String yaml = """
+    String yaml =
+        """
         pipeline: avro-evolution
         source:
           kafka:
@@ -126,14 +138,21 @@ class AvroSchemaEvolutionIT {
           delta: { path: %s }
         checkpoint: %s
         trigger: { available-now: true }
-        %s""".formatted(BROKER.bootstrapServers(), topic, registry.url(), dir.resolve("table"),
-        dir.resolve("checkpoint"), extra);
+        %s"""
+            .formatted(
+                BROKER.bootstrapServers(),
+                topic,
+                registry.url(),
+                dir.resolve("table"),
+                dir.resolve("checkpoint"),
+                extra);
     return PipelineParser.parse(yaml, "avro-evolution.yaml", Map.of());
   }
 
   private void run(PipelineSpec spec) throws Exception {
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(),
-        new ProgressLog(100))) {
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), new ProgressLog(100))) {
       run.run();
     }
   }
@@ -167,53 +186,92 @@ class AvroSchemaEvolutionIT {
   void rescueKeepsTheNewFieldsAndTheIncompatibleValuesAndQuarantinesNothing() throws Exception {
     run(spec("schema-evolution: { rescue: true }\n"));
 
-    assertThat(schema("table").fieldNames()).containsExactly("id", "amount", "note", "_kafka_topic",
-        "_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_rescued_data");
-    assertThat(rows("table", "id", "amount", "note", "_rescued_data")).containsExactly(
-        Arrays.asList("o01", 10L, "n1", null), Arrays.asList("o02", 20L, "n2", null),
-        Arrays.asList("o03", 30L, "n3", null),
-        Arrays.asList("o04", 40L, "n4", R1.formatted(4)), Arrays.asList("o05", 50L, "n5", R1.formatted(5)),
-        Arrays.asList("o06", 60L, "n6", "{\"channel\":\"web\"}"), // a null score is not rescued
-        Arrays.asList("o07", 70L, null, R1.formatted(7)), Arrays.asList("o08", 80L, null, R1.formatted(8)),
-        Arrays.asList("o09", 90L, null, "{\"channel\":\"web\"}"),
-        Arrays.asList("o10", null, null, "{\"amount\":\"100 EUR\",\"channel\":\"web\",\"score\":10.5}"),
-        Arrays.asList("o11", null, null, "{\"amount\":\"110 EUR\",\"channel\":\"web\",\"score\":11.5}"),
-        Arrays.asList("o12", null, null, "{\"amount\":\"120 EUR\",\"channel\":\"web\"}"));
+    assertThat(schema("table").fieldNames())
+        .containsExactly(
+            "id",
+            "amount",
+            "note",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp",
+            "_rescued_data");
+    assertThat(rows("table", "id", "amount", "note", "_rescued_data"))
+        .containsExactly(
+            Arrays.asList("o01", 10L, "n1", null),
+            Arrays.asList("o02", 20L, "n2", null),
+            Arrays.asList("o03", 30L, "n3", null),
+            Arrays.asList("o04", 40L, "n4", R1.formatted(4)),
+            Arrays.asList("o05", 50L, "n5", R1.formatted(5)),
+            Arrays.asList("o06", 60L, "n6", "{\"channel\":\"web\"}"), // a null score is not rescued
+            Arrays.asList("o07", 70L, null, R1.formatted(7)),
+            Arrays.asList("o08", 80L, null, R1.formatted(8)),
+            Arrays.asList("o09", 90L, null, "{\"channel\":\"web\"}"),
+            Arrays.asList(
+                "o10", null, null, "{\"amount\":\"100 EUR\",\"channel\":\"web\",\"score\":10.5}"),
+            Arrays.asList(
+                "o11", null, null, "{\"amount\":\"110 EUR\",\"channel\":\"web\",\"score\":11.5}"),
+            Arrays.asList("o12", null, null, "{\"amount\":\"120 EUR\",\"channel\":\"web\"}"));
     assertThat(rows("table-quarantine", "topic")).isEmpty();
   }
 
   @Test
-  void addColumnsAddsTheNewFieldsInTheCommitOfTheirFirstRowsAndQuarantinesTheIncompatibleType() throws Exception {
+  void addColumnsAddsTheNewFieldsInTheCommitOfTheirFirstRowsAndQuarantinesTheIncompatibleType()
+      throws Exception {
     run(spec("schema-evolution: { mode: add-columns }\n"));
 
     StructType schema = schema("table");
-    assertThat(schema.fieldNames()).containsExactly("id", "amount", "note", "_kafka_topic", "_kafka_partition",
-        "_kafka_offset", "_kafka_timestamp", "channel", "score");
+    assertThat(schema.fieldNames())
+        .containsExactly(
+            "id",
+            "amount",
+            "note",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp",
+            "channel",
+            "score");
     assertThat(schema.fields().get(7).type()).isEqualTo(PrimitiveType.STRING);
     assertThat(schema.fields().get(8).type()).isEqualTo(PrimitiveType.DOUBLE);
-    assertThat(rows("table", "id", "amount", "note", "channel", "score")).containsExactly(
-        Arrays.asList("o01", 10L, "n1", null, null), Arrays.asList("o02", 20L, "n2", null, null),
-        Arrays.asList("o03", 30L, "n3", null, null),
-        Arrays.asList("o04", 40L, "n4", "web", 4.5), Arrays.asList("o05", 50L, "n5", "web", 5.5),
-        Arrays.asList("o06", 60L, "n6", "web", null),
-        Arrays.asList("o07", 70L, null, "web", 7.5), Arrays.asList("o08", 80L, null, "web", 8.5),
-        Arrays.asList("o09", 90L, null, "web", null));
-    String reason = "value: field 'amount': writer schema id " + v4Id + " has a string, which does not fit the"
-        + " declared long";
-    assertThat(rows("table-quarantine", "offset", "error")).extracting(l -> l.get(0)).containsExactlyInAnyOrder(9L, 10L, 11L);
-    assertThat(rows("table-quarantine", "offset", "error")).allSatisfy(l -> assertThat((String) l.get(1)).contains(reason));
+    assertThat(rows("table", "id", "amount", "note", "channel", "score"))
+        .containsExactly(
+            Arrays.asList("o01", 10L, "n1", null, null),
+            Arrays.asList("o02", 20L, "n2", null, null),
+            Arrays.asList("o03", 30L, "n3", null, null),
+            Arrays.asList("o04", 40L, "n4", "web", 4.5),
+            Arrays.asList("o05", 50L, "n5", "web", 5.5),
+            Arrays.asList("o06", 60L, "n6", "web", null),
+            Arrays.asList("o07", 70L, null, "web", 7.5),
+            Arrays.asList("o08", 80L, null, "web", 8.5),
+            Arrays.asList("o09", 90L, null, "web", null));
+    String reason =
+        "value: field 'amount': writer schema id "
+            + v4Id
+            + " has a string, which does not fit the"
+            + " declared long";
+    assertThat(rows("table-quarantine", "offset", "error"))
+        .extracting(l -> l.get(0))
+        .containsExactlyInAnyOrder(9L, 10L, 11L);
+    assertThat(rows("table-quarantine", "offset", "error"))
+        .allSatisfy(l -> assertThat((String) l.get(1)).contains(reason));
 
-    // The columns came with the v2 batch's rows: one commit holds the wider metaData and its add actions.
+    // The columns came with the v2 batch's rows: one commit holds the wider metaData and its add
+    // actions.
     try (ObjectStore store = ObjectStores.open(dir.resolve("table").toString(), null)) {
       DeltaLog log = new DeltaLog(store);
       long latest = DeltaTable.open(store, TableOptions.defaults()).snapshot().version();
       List<Long> adding = new ArrayList<>();
       for (long v = 0; v <= latest; v++) {
         List<Action> actions = log.readCommit(v);
-        boolean widens = actions.stream().anyMatch(a -> a instanceof Metadata m && m.schemaString().contains("\"channel\""));
+        boolean widens =
+            actions.stream()
+                .anyMatch(a -> a instanceof Metadata m && m.schemaString().contains("\"channel\""));
         if (widens && adding.isEmpty()) {
           adding.add(v);
-          assertThat(actions).as("commit %d", v).anySatisfy(a -> assertThat(a).isInstanceOf(AddFile.class));
+          assertThat(actions)
+              .as("commit %d", v)
+              .anySatisfy(a -> assertThat(a).isInstanceOf(AddFile.class));
         } else if (widens) {
           adding.add(v);
         }
@@ -229,18 +287,32 @@ class AvroSchemaEvolutionIT {
   void addColumnsWithRescueKeepsTheIncompatibleValuesBesideTheNewColumns() throws Exception {
     run(spec("schema-evolution: { mode: add-columns, rescue: true }\n"));
 
-    assertThat(schema("table").fieldNames()).containsExactly("id", "amount", "note", "_kafka_topic",
-        "_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_rescued_data", "channel", "score");
-    assertThat(rows("table", "id", "amount", "channel", "score", "_rescued_data")).containsExactly(
-        Arrays.asList("o01", 10L, null, null, null), Arrays.asList("o02", 20L, null, null, null),
-        Arrays.asList("o03", 30L, null, null, null),
-        Arrays.asList("o04", 40L, "web", 4.5, null), Arrays.asList("o05", 50L, "web", 5.5, null),
-        Arrays.asList("o06", 60L, "web", null, null),
-        Arrays.asList("o07", 70L, "web", 7.5, null), Arrays.asList("o08", 80L, "web", 8.5, null),
-        Arrays.asList("o09", 90L, "web", null, null),
-        Arrays.asList("o10", null, "web", 10.5, "{\"amount\":\"100 EUR\"}"),
-        Arrays.asList("o11", null, "web", 11.5, "{\"amount\":\"110 EUR\"}"),
-        Arrays.asList("o12", null, "web", null, "{\"amount\":\"120 EUR\"}"));
+    assertThat(schema("table").fieldNames())
+        .containsExactly(
+            "id",
+            "amount",
+            "note",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp",
+            "_rescued_data",
+            "channel",
+            "score");
+    assertThat(rows("table", "id", "amount", "channel", "score", "_rescued_data"))
+        .containsExactly(
+            Arrays.asList("o01", 10L, null, null, null),
+            Arrays.asList("o02", 20L, null, null, null),
+            Arrays.asList("o03", 30L, null, null, null),
+            Arrays.asList("o04", 40L, "web", 4.5, null),
+            Arrays.asList("o05", 50L, "web", 5.5, null),
+            Arrays.asList("o06", 60L, "web", null, null),
+            Arrays.asList("o07", 70L, "web", 7.5, null),
+            Arrays.asList("o08", 80L, "web", 8.5, null),
+            Arrays.asList("o09", 90L, "web", null, null),
+            Arrays.asList("o10", null, "web", 10.5, "{\"amount\":\"100 EUR\"}"),
+            Arrays.asList("o11", null, "web", 11.5, "{\"amount\":\"110 EUR\"}"),
+            Arrays.asList("o12", null, "web", null, "{\"amount\":\"120 EUR\"}"));
     assertThat(rows("table-quarantine", "topic")).isEmpty();
   }
 
@@ -248,20 +320,42 @@ class AvroSchemaEvolutionIT {
   void modeNoneSkipsNewFieldsAndMaxFractionStopsTheIncompatibleBatch() throws Exception {
     assertThatThrownBy(() -> run(spec("quarantine: { max-fraction: 0.5 }\n")))
         .isInstanceOf(QuarantineLimitExceededException.class)
-        .hasMessageStartingWith("Pipeline avro-evolution: batch 3 (" + topic + "/0 offsets [9, 12)) quarantined 3 of"
-            + " 3 records (fraction 1.0000), more than quarantine.max-fraction 0.5 allows; nothing of the batch was"
-            + " committed. First error: " + topic + "/0 offset 9: value: field 'amount': writer schema id " + v4Id);
+        .hasMessageStartingWith(
+            "Pipeline avro-evolution: batch 3 ("
+                + topic
+                + "/0 offsets [9, 12)) quarantined 3 of"
+                + " 3 records (fraction 1.0000), more than quarantine.max-fraction 0.5 allows; nothing of the batch was"
+                + " committed. First error: "
+                + topic
+                + "/0 offset 9: value: field 'amount': writer schema id "
+                + v4Id);
 
-    assertThat(schema("table").fieldNames()).containsExactly("id", "amount", "note", "_kafka_topic",
-        "_kafka_partition", "_kafka_offset", "_kafka_timestamp");
-    assertThat(rows("table", "id", "amount", "note")).containsExactly(
-        Arrays.asList("o01", 10L, "n1"), Arrays.asList("o02", 20L, "n2"), Arrays.asList("o03", 30L, "n3"),
-        Arrays.asList("o04", 40L, "n4"), Arrays.asList("o05", 50L, "n5"), Arrays.asList("o06", 60L, "n6"),
-        Arrays.asList("o07", 70L, null), Arrays.asList("o08", 80L, null), Arrays.asList("o09", 90L, null));
+    assertThat(schema("table").fieldNames())
+        .containsExactly(
+            "id",
+            "amount",
+            "note",
+            "_kafka_topic",
+            "_kafka_partition",
+            "_kafka_offset",
+            "_kafka_timestamp");
+    assertThat(rows("table", "id", "amount", "note"))
+        .containsExactly(
+            Arrays.asList("o01", 10L, "n1"),
+            Arrays.asList("o02", 20L, "n2"),
+            Arrays.asList("o03", 30L, "n3"),
+            Arrays.asList("o04", 40L, "n4"),
+            Arrays.asList("o05", 50L, "n5"),
+            Arrays.asList("o06", 60L, "n6"),
+            Arrays.asList("o07", 70L, null),
+            Arrays.asList("o08", 80L, null),
+            Arrays.asList("o09", 90L, null));
 
     // Without the limit the same batch goes to the quarantine table, and the table's schema stays.
     run(spec(""));
-    assertThat(rows("table-quarantine", "offset")).extracting(l -> l.get(0)).containsExactlyInAnyOrder(9L, 10L, 11L);
+    assertThat(rows("table-quarantine", "offset"))
+        .extracting(l -> l.get(0))
+        .containsExactlyInAnyOrder(9L, 10L, 11L);
     assertThat(rows("table", "id")).hasSize(9);
   }
 }

@@ -9,11 +9,17 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 
-/** Encodes test records as a registry-aware producer would: the wire header, then Avro's own binary encoding. */
+/**
+ * Encodes test records as a registry-aware producer would: the wire header, then Avro's own binary
+ * encoding.
+ */
 public final class AvroWire {
   private AvroWire() {}
 
-  /** {@code datum} (a GenericRecord, or a plain value for a primitive schema) under {@code schemaId}. */
+  /**
+   * {@code datum} (a GenericRecord, or a plain value for a primitive schema) under {@code
+   * schemaId}.
+   */
   public static byte[] encode(int schemaId, Schema schema, Object datum) {
     try {
       ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import java.util.HexFormat;
+import java.util.Map;
 
 /** The golden .proto files of src/test/resources/protobuf, compiled, and payload framing. */
 final class ProtoFixtures {
@@ -27,8 +27,8 @@ final class ProtoFixtures {
 
   /** order.proto as a registry returns it: its text, and common/address.proto as a reference. */
   static ProtobufSchema orderSchema() {
-    return ProtobufSchema.compile(text("order.proto"),
-        Map.of("common/address.proto", text("common/address.proto")));
+    return ProtobufSchema.compile(
+        text("order.proto"), Map.of("common/address.proto", text("common/address.proto")));
   }
 
   /** A .hex golden file: hex digits, whitespace and # comment lines. */

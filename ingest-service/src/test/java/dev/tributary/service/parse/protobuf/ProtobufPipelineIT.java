@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * id is an Avro schema, are quarantined with their reasons.
  */
 class ProtobufPipelineIT {
-  private static final String CUSTOMER_PROTO = """
+  private static final String CUSTOMER_PROTO =
+      """
       syntax = "proto3";
       package shop.common;
       message Customer {
@@ -48,7 +49,8 @@ class ProtobufPipelineIT {
         string email = 2;
       }
       """;
-  private static final String ORDER_PROTO = """
+  private static final String ORDER_PROTO =
+      """
       syntax = "proto3";
       package shop;
       import "google/protobuf/timestamp.proto";
@@ -65,7 +67,8 @@ class ProtobufPipelineIT {
         string order_id = 1;
       }
       """;
-  private static final String KEY_PROTO = """
+  private static final String KEY_PROTO =
+      """
       syntax = "proto3";
       package shop;
       message OrderKey { string customer_id = 1; }
@@ -83,7 +86,8 @@ class ProtobufPipelineIT {
   }
 
   private PipelineSpec spec(String topic) {
-    String yaml = """
+    String yaml =
+        """
         pipeline: protobuf-orders
         source: { kafka: { bootstrap-servers: "%s", topics: [%s] } }
         format:
@@ -100,7 +104,8 @@ class ProtobufPipelineIT {
         sink: { delta: { path: %s/table } }
         checkpoint: %s/checkpoint
         trigger: { available-now: true }
-        """.formatted(broker.bootstrapServers(), topic, registry.url(), dir, dir);
+        """
+            .formatted(broker.bootstrapServers(), topic, registry.url(), dir, dir);
     return PipelineParser.parse(yaml, "protobuf-orders.yaml", Map.of("SR_TOKEN", "proto-secret"));
   }
 
@@ -125,68 +130,115 @@ class ProtobufPipelineIT {
         .setField(d.findFieldByName("order_id"), "o-" + i)
         .setField(d.findFieldByName("quantity"), i)
         .setField(d.findFieldByName("amount"), amount)
-        .setField(d.findFieldByName("event_time"),
+        .setField(
+            d.findFieldByName("event_time"),
             Timestamp.newBuilder().setSeconds(1_767_225_600L + i).setNanos(i * 1000).build())
-        .setField(d.findFieldByName("customer"), DynamicMessage.newBuilder(customer)
-            .setField(customer.findFieldByName("name"), "customer " + i)
-            .setField(customer.findFieldByName("email"), "c" + i + "@example.com").build())
+        .setField(
+            d.findFieldByName("customer"),
+            DynamicMessage.newBuilder(customer)
+                .setField(customer.findFieldByName("name"), "customer " + i)
+                .setField(customer.findFieldByName("email"), "c" + i + "@example.com")
+                .build())
         .setField(d.findFieldByName("channel"), "web")
         .build();
   }
 
   private static DynamicMessage key(ProtobufSchema schema, int i) {
     Descriptor d = schema.message("shop.OrderKey").orElseThrow();
-    return DynamicMessage.newBuilder(d).setField(d.findFieldByName("customer_id"), "c-" + i).build();
+    return DynamicMessage.newBuilder(d)
+        .setField(d.findFieldByName("customer_id"), "c-" + i)
+        .build();
   }
 
-  private static void send(KafkaProducer<byte[], byte[]> producer, String topic, byte[] key, byte[] value)
+  private static void send(
+      KafkaProducer<byte[], byte[]> producer, String topic, byte[] key, byte[] value)
       throws Exception {
     producer.send(new ProducerRecord<>(topic, 0, key, value)).get();
   }
 
   @Test
   void landsTheProducedRowsAndQuarantinesBadRecordsAndSchemasOfAnotherType() throws Exception {
-    registry = TestSchemaRegistry.startWith(dir.resolve("registry"), List.of("bearer=proto-secret"));
+    registry =
+        TestSchemaRegistry.startWith(dir.resolve("registry"), List.of("bearer=proto-secret"));
     String topic = broker.createTopic("protobuf-orders", 1);
     registry.register("shop-common-customer", "PROTOBUF", CUSTOMER_PROTO, Map.of());
-    int orderId = registry.register(topic + "-value", "PROTOBUF", ORDER_PROTO,
-        Map.of("shop/common/customer.proto", Map.entry("shop-common-customer", 1)));
+    int orderId =
+        registry.register(
+            topic + "-value",
+            "PROTOBUF",
+            ORDER_PROTO,
+            Map.of("shop/common/customer.proto", Map.entry("shop-common-customer", 1)));
     int keyId = registry.register(topic + "-key", "PROTOBUF", KEY_PROTO, Map.of());
     int avroId = registry.registerAvro(topic + "-avro-value", "\"string\"");
-    ProtobufSchema orders = ProtobufSchema.compile(ORDER_PROTO, Map.of("shop/common/customer.proto", CUSTOMER_PROTO));
+    ProtobufSchema orders =
+        ProtobufSchema.compile(ORDER_PROTO, Map.of("shop/common/customer.proto", CUSTOMER_PROTO));
     ProtobufSchema keys = ProtobufSchema.compile(KEY_PROTO, Map.of());
     Descriptor refund = orders.message("shop.Refund").orElseThrow();
 
     Map<Long, String> expectedReasons = new TreeMap<>();
     try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
       for (int i = 0; i < 20; i++) {
-        send(producer, topic, wire(keyId, keys, key(keys, i)), wire(orderId, orders, order(orders, i, i + ".25")));
+        send(
+            producer,
+            topic,
+            wire(keyId, keys, key(keys, i)),
+            wire(orderId, orders, order(orders, i, i + ".25")));
       }
       send(producer, topic, null, "{\"order_id\": \"json\"}".getBytes(StandardCharsets.UTF_8));
       expectedReasons.put(20L, topic + "/0 offset 20: value: bad magic byte 0x7b");
       send(producer, topic, null, wire(4242, orders, order(orders, 21, "1")));
-      expectedReasons.put(21L, topic + "/0 offset 21: value: schema id 4242 is not in the schema registry at "
-          + registry.url() + " (404)");
+      expectedReasons.put(
+          21L,
+          topic
+              + "/0 offset 21: value: schema id 4242 is not in the schema registry at "
+              + registry.url()
+              + " (404)");
       byte[] good = wire(orderId, orders, order(orders, 22, "1"));
       send(producer, topic, null, Arrays.copyOf(good, good.length - 3));
-      expectedReasons.put(22L, topic + "/0 offset 22: value: schema id " + orderId
-          + ": could not decode the Protobuf payload as shop.Order");
+      expectedReasons.put(
+          22L,
+          topic
+              + "/0 offset 22: value: schema id "
+              + orderId
+              + ": could not decode the Protobuf payload as shop.Order");
       byte[] avroValue = new byte[] {0, 0, 0, 0, 0, 2, 'a'};
       System.arraycopy(ConfluentWireFormat.header(avroId), 0, avroValue, 0, 5);
       send(producer, topic, null, avroValue);
-      expectedReasons.put(23L, topic + "/0 offset 23: value: schema id " + avroId + " is a AVRO schema, not Protobuf");
-      send(producer, topic, null, wire(orderId, orders,
-          DynamicMessage.newBuilder(refund).setField(refund.findFieldByName("order_id"), "r").build()));
-      expectedReasons.put(24L, topic + "/0 offset 24: value: schema id " + orderId + ": the record is a shop.Refund"
-          + " message, but format.protobuf.message is shop.Order");
+      expectedReasons.put(
+          23L,
+          topic + "/0 offset 23: value: schema id " + avroId + " is a AVRO schema, not Protobuf");
+      send(
+          producer,
+          topic,
+          null,
+          wire(
+              orderId,
+              orders,
+              DynamicMessage.newBuilder(refund)
+                  .setField(refund.findFieldByName("order_id"), "r")
+                  .build()));
+      expectedReasons.put(
+          24L,
+          topic
+              + "/0 offset 24: value: schema id "
+              + orderId
+              + ": the record is a shop.Refund"
+              + " message, but format.protobuf.message is shop.Order");
       send(producer, topic, null, wire(orderId, orders, order(orders, 25, "lots")));
       expectedReasons.put(25L, topic + "/0 offset 25: value: schema id " + orderId + ": ");
-      send(producer, topic, new byte[] {1, 0, 0, 0, 1, 0}, wire(orderId, orders, order(orders, 26, "1")));
+      send(
+          producer,
+          topic,
+          new byte[] {1, 0, 0, 0, 1, 0},
+          wire(orderId, orders, order(orders, 26, "1")));
       expectedReasons.put(26L, topic + "/0 offset 26: key: bad magic byte 0x01");
     }
 
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec(topic)), new TriggerSpec.AvailableNow(),
-        new ProgressLog(100))) {
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec(topic)),
+            new TriggerSpec.AvailableNow(),
+            new ProgressLog(100))) {
       run.run();
     }
 
@@ -195,18 +247,28 @@ class ProtobufPipelineIT {
     assertThat(rows).hasSize(20);
     for (int i = 0; i < 20; i++) {
       Object[] row = rows.get(i);
-      assertThat(Arrays.copyOf(row, 7)).as("row %d", i).containsExactly("o-" + i, (long) i,
-          new BigDecimal(i + ".25"), Instant.ofEpochSecond(1_767_225_600L + i, i * 1000L),
-          new Object[] {"customer " + i}, "c-" + i, topic);
+      assertThat(Arrays.copyOf(row, 7))
+          .as("row %d", i)
+          .containsExactly(
+              "o-" + i,
+              (long) i,
+              new BigDecimal(i + ".25"),
+              Instant.ofEpochSecond(1_767_225_600L + i, i * 1000L),
+              new Object[] {"customer " + i},
+              "c-" + i,
+              topic);
       assertThat(row[8]).isEqualTo((long) i);
     }
     Map<Long, String> reasons = new TreeMap<>();
     for (Object[] q : table("table-quarantine")) {
-      assertThat(reasons.put((Long) q[2], (String) q[6])).as("offset %s quarantined once", q[2]).isNull();
+      assertThat(reasons.put((Long) q[2], (String) q[6]))
+          .as("offset %s quarantined once", q[2])
+          .isNull();
     }
     assertThat(reasons.keySet()).isEqualTo(expectedReasons.keySet());
-    expectedReasons.forEach((offset, reason) -> assertThat(reasons.get(offset)).as("offset %d", offset)
-        .startsWith(reason));
+    expectedReasons.forEach(
+        (offset, reason) ->
+            assertThat(reasons.get(offset)).as("offset %d", offset).startsWith(reason));
     assertThat(reasons.get(25L)).contains("amount");
   }
 }

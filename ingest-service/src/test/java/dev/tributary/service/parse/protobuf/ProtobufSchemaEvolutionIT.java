@@ -38,13 +38,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Protobuf producer that moves from message v1 to v2 (two new fields) mid-stream, against the real broker
- * and the test registry, under {@code schema-evolution: { mode: add-columns }}: three v1 records then three v2
- * records, one batch each ({@code max-offsets-per-trigger: 3}). The new fields become columns in the commit of
- * the first rows carrying them; the v1 rows read null there, and every record lands once.
+ * A Protobuf producer that moves from message v1 to v2 (two new fields) mid-stream, against the
+ * real broker and the test registry, under {@code schema-evolution: { mode: add-columns }}: three
+ * v1 records then three v2 records, one batch each ({@code max-offsets-per-trigger: 3}). The new
+ * fields become columns in the commit of the first rows carrying them; the v1 rows read null there,
+ * and every record lands once.
  */
 class ProtobufSchemaEvolutionIT {
-  private static final String V1 = """
+  private static final String V1 =
+      """
       syntax = "proto3";
       package shop;
       message Order {
@@ -52,7 +54,8 @@ class ProtobufSchemaEvolutionIT {
         int64 amount = 2;
       }
       """;
-  private static final String V2 = """
+  private static final String V2 =
+      """
       syntax = "proto3";
       package shop;
       message Order {
@@ -83,7 +86,8 @@ class ProtobufSchemaEvolutionIT {
   }
 
   private PipelineSpec spec(String topic) {
-    String yaml = """
+    String yaml =
+        """
         pipeline: protobuf-evolution
         source:
           kafka: { bootstrap-servers: "%s", topics: [%s], max-offsets-per-trigger: 3 }
@@ -96,7 +100,13 @@ class ProtobufSchemaEvolutionIT {
         checkpoint: %s
         trigger: { available-now: true }
         schema-evolution: { mode: add-columns }
-        """.formatted(broker.bootstrapServers(), topic, registry.url(), dir.resolve("table"), dir.resolve("checkpoint"));
+        """
+            .formatted(
+                broker.bootstrapServers(),
+                topic,
+                registry.url(),
+                dir.resolve("table"),
+                dir.resolve("checkpoint"));
     return PipelineParser.parse(yaml, "protobuf-evolution.yaml", Map.of());
   }
 
@@ -111,9 +121,10 @@ class ProtobufSchemaEvolutionIT {
         ProtobufSchema schema = ProtobufSchema.compile(text, Map.of());
         Descriptor d = schema.message("shop.Order").orElseThrow();
         for (int i = 0; i < 3; i++, n++) {
-          DynamicMessage.Builder b = DynamicMessage.newBuilder(d)
-              .setField(d.findFieldByName("id"), String.format("o%02d", n))
-              .setField(d.findFieldByName("amount"), n * 10L);
+          DynamicMessage.Builder b =
+              DynamicMessage.newBuilder(d)
+                  .setField(d.findFieldByName("id"), String.format("o%02d", n))
+                  .setField(d.findFieldByName("amount"), n * 10L);
           if (d.findFieldByName("channel") != null) {
             b.setField(d.findFieldByName("channel"), "web");
             if (i != 2) {
@@ -125,32 +136,51 @@ class ProtobufSchemaEvolutionIT {
       }
     }
 
-    try (PipelineRun run = PipelineRun.open(PipelineFactory.compile(spec(topic)), new TriggerSpec.AvailableNow(),
-        new ProgressLog(100))) {
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec(topic)),
+            new TriggerSpec.AvailableNow(),
+            new ProgressLog(100))) {
       run.run();
     }
 
     try (ObjectStore store = ObjectStores.open(dir.resolve("table").toString(), null)) {
       DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
       StructType schema = table.snapshot().schema();
-      assertThat(schema.fieldNames()).containsExactly("id", "amount", "_kafka_topic", "_kafka_partition",
-          "_kafka_offset", "_kafka_timestamp", "channel", "score");
+      assertThat(schema.fieldNames())
+          .containsExactly(
+              "id",
+              "amount",
+              "_kafka_topic",
+              "_kafka_partition",
+              "_kafka_offset",
+              "_kafka_timestamp",
+              "channel",
+              "score");
       assertThat(schema.fields().get(6).type()).isEqualTo(PrimitiveType.STRING);
       assertThat(schema.fields().get(7).type()).isEqualTo(PrimitiveType.DOUBLE);
 
       List<List<Object>> rows = new ArrayList<>();
       for (Object[] r : TableContents.rows(store)) {
-        rows.add(Arrays.asList(r[schema.indexOf("id")], r[schema.indexOf("amount")], r[schema.indexOf("channel")],
-            r[schema.indexOf("score")]));
+        rows.add(
+            Arrays.asList(
+                r[schema.indexOf("id")],
+                r[schema.indexOf("amount")],
+                r[schema.indexOf("channel")],
+                r[schema.indexOf("score")]));
       }
       rows.sort(Comparator.comparing(l -> (String) l.get(0)));
-      assertThat(rows).containsExactly(
-          Arrays.asList("o01", 10L, null, null), Arrays.asList("o02", 20L, null, null),
-          Arrays.asList("o03", 30L, null, null),
-          Arrays.asList("o04", 40L, "web", 4.5), Arrays.asList("o05", 50L, "web", 5.5),
-          Arrays.asList("o06", 60L, "web", null)); // an unset optional adds nothing
+      assertThat(rows)
+          .containsExactly(
+              Arrays.asList("o01", 10L, null, null),
+              Arrays.asList("o02", 20L, null, null),
+              Arrays.asList("o03", 30L, null, null),
+              Arrays.asList("o04", 40L, "web", 4.5),
+              Arrays.asList("o05", 50L, "web", 5.5),
+              Arrays.asList("o06", 60L, "web", null)); // an unset optional adds nothing
 
-      // The columns came with the v2 batch's rows: one commit holds the wider metaData and its add actions,
+      // The columns came with the v2 batch's rows: one commit holds the wider metaData and its add
+      // actions,
       // and the v1 batch was committed before it with the declared schema.
       DeltaLog log = new DeltaLog(store);
       long latest = table.snapshot().version();
@@ -158,15 +188,20 @@ class ProtobufSchemaEvolutionIT {
       boolean v1RowsBefore = false;
       for (long v = 0; v <= latest; v++) {
         List<Action> actions = log.readCommit(v);
-        if (actions.stream().anyMatch(a -> a instanceof Metadata m && m.schemaString().contains("\"channel\""))) {
+        if (actions.stream()
+            .anyMatch(a -> a instanceof Metadata m && m.schemaString().contains("\"channel\""))) {
           widening.add(v);
-          assertThat(actions).as("commit %d", v).anySatisfy(a -> assertThat(a).isInstanceOf(AddFile.class));
+          assertThat(actions)
+              .as("commit %d", v)
+              .anySatisfy(a -> assertThat(a).isInstanceOf(AddFile.class));
         } else if (widening.isEmpty() && actions.stream().anyMatch(a -> a instanceof AddFile)) {
           v1RowsBefore = true;
         }
       }
       assertThat(widening).as("commits with a metaData action holding channel").hasSize(1);
-      assertThat(v1RowsBefore).as("the v1 rows were committed before the columns were added").isTrue();
+      assertThat(v1RowsBefore)
+          .as("the v1 rows were committed before the columns were added")
+          .isTrue();
     }
     try (ObjectStore store = ObjectStores.open(dir.resolve("table-quarantine").toString(), null)) {
       assertThat(TableContents.rows(store)).as("nothing quarantined").isEmpty();

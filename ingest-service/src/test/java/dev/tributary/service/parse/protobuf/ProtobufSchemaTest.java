@@ -20,16 +20,24 @@ class ProtobufSchemaTest {
     Descriptor order = schema.message("com.example.Order").orElseThrow();
 
     assertThat(schema.file().getPackage()).isEqualTo("com.example");
-    assertThat(schema.file().getDependencies()).extracting(f -> f.getName()).containsExactly(
-        "google/protobuf/any.proto", "google/protobuf/timestamp.proto", "google/protobuf/wrappers.proto", "google/type/date.proto",
-        "common/address.proto");
+    assertThat(schema.file().getDependencies())
+        .extracting(f -> f.getName())
+        .containsExactly(
+            "google/protobuf/any.proto",
+            "google/protobuf/timestamp.proto",
+            "google/protobuf/wrappers.proto",
+            "google/type/date.proto",
+            "common/address.proto");
     assertThat(order.findFieldByName("event_time").getMessageType().getFullName())
         .isEqualTo("google.protobuf.Timestamp");
-    assertThat(order.findFieldByName("address").getMessageType().getFullName()).isEqualTo("common.Address");
+    assertThat(order.findFieldByName("address").getMessageType().getFullName())
+        .isEqualTo("common.Address");
     assertThat(order.findFieldByName("customer").getMessageType().getFullName())
         .isEqualTo("com.example.Order.Customer");
-    assertThat(order.findFieldByName("status").getEnumType().getFullName()).isEqualTo("com.example.Order.Status");
-    assertThat(order.findFieldByName("status").getEnumType().getValues()).extracting(v -> v.getName())
+    assertThat(order.findFieldByName("status").getEnumType().getFullName())
+        .isEqualTo("com.example.Order.Status");
+    assertThat(order.findFieldByName("status").getEnumType().getValues())
+        .extracting(v -> v.getName())
         .containsExactly("STATUS_UNKNOWN", "PLACED", "SHIPPED");
   }
 
@@ -43,15 +51,19 @@ class ProtobufSchemaTest {
     assertThat(order.findFieldByName("quantity").hasPresence()).isFalse();
     assertThat(order.getRealOneofs()).hasSize(1);
     assertThat(order.getRealOneofs().get(0).getName()).isEqualTo("payment");
-    assertThat(order.getRealOneofs().get(0).getFields()).extracting(FieldDescriptor::getName)
+    assertThat(order.getRealOneofs().get(0).getFields())
+        .extracting(FieldDescriptor::getName)
         .containsExactly("card_token", "voucher_id");
     assertThat(order.findFieldByName("counters").isMapField()).isTrue();
-    assertThat(order.findFieldByName("counters").getMessageType().getName()).isEqualTo("CountersEntry");
+    assertThat(order.findFieldByName("counters").getMessageType().getName())
+        .isEqualTo("CountersEntry");
     assertThat(order.findFieldByName("tags").isRepeated()).isTrue();
     assertThat(order.findFieldByName("tags").isMapField()).isFalse();
     // Source order, though wire-schema lists plain, oneof and optional fields apart.
-    assertThat(order.getFields().subList(19, 25)).extracting(FieldDescriptor::getName).containsExactly(
-        "discount_cents", "coupon", "note", "card_token", "voucher_id", "created_millis");
+    assertThat(order.getFields().subList(19, 25))
+        .extracting(FieldDescriptor::getName)
+        .containsExactly(
+            "discount_cents", "coupon", "note", "card_token", "voucher_id", "created_millis");
   }
 
   @Test
@@ -84,14 +96,18 @@ class ProtobufSchemaTest {
   void anImportThatIsNeitherAReferenceNorWellKnownIsRefused() {
     assertThatThrownBy(() -> ProtobufSchema.compile(text("order.proto"), Map.of()))
         .isInstanceOf(ProtobufSchemaException.class)
-        .hasMessage("Protobuf schema file registry-schema.proto imports common/address.proto, which is"
-            + " neither among the schema's references nor a well-known type; register it and list it"
-            + " as a reference");
+        .hasMessage(
+            "Protobuf schema file registry-schema.proto imports common/address.proto, which is"
+                + " neither among the schema's references nor a well-known type; register it and list it"
+                + " as a reference");
   }
 
   @Test
   void aSyntaxErrorNamesTheFile() {
-    assertThatThrownBy(() -> ProtobufSchema.compile("syntax = \"proto3\";\nmessage A { string x = ; }", Map.of()))
+    assertThatThrownBy(
+            () ->
+                ProtobufSchema.compile(
+                    "syntax = \"proto3\";\nmessage A { string x = ; }", Map.of()))
         .isInstanceOf(ProtobufSchemaException.class)
         .hasMessageStartingWith("Protobuf schema file registry-schema.proto does not parse: ")
         .hasMessageContaining("2:");
@@ -99,7 +115,10 @@ class ProtobufSchemaTest {
 
   @Test
   void anUnresolvableTypeNameIsRefused() {
-    assertThatThrownBy(() -> ProtobufSchema.compile("syntax = \"proto3\";\nmessage A { Missing x = 1; }", Map.of()))
+    assertThatThrownBy(
+            () ->
+                ProtobufSchema.compile(
+                    "syntax = \"proto3\";\nmessage A { Missing x = 1; }", Map.of()))
         .isInstanceOf(ProtobufSchemaException.class)
         .hasMessageStartingWith("Protobuf schema file registry-schema.proto is not valid: ")
         .hasMessageContaining("Missing");
@@ -111,11 +130,13 @@ class ProtobufSchemaTest {
     String facade = "syntax = \"proto3\";\nimport public \"inner.proto\";";
     String inner = "syntax = \"proto3\";\npackage inner;\nmessage B { string y = 1; }";
 
-    ProtobufSchema schema = ProtobufSchema.compile(root, Map.of("facade.proto", facade, "inner.proto", inner));
+    ProtobufSchema schema =
+        ProtobufSchema.compile(root, Map.of("facade.proto", facade, "inner.proto", inner));
 
     Descriptor a = schema.message("A").orElseThrow();
     assertThat(a.findFieldByName("b").getMessageType().getFullName()).isEqualTo("inner.B");
-    assertThat(schema.file().getDependencies().get(0).getPublicDependencies()).extracting(f -> f.getName())
+    assertThat(schema.file().getDependencies().get(0).getPublicDependencies())
+        .extracting(f -> f.getName())
         .containsExactly("inner.proto");
   }
 
