@@ -3,9 +3,8 @@ package dev.tributary.service.engine;
 import dev.tributary.config.TriggerSpec;
 
 /**
- * Runs a pipeline's batches: {@link MicroBatchEngine} for a pipeline that reads all of its input
- * (the checkpoint's offsets log is its progress), {@link GroupBatchEngine} for one instance of a
- * pipeline that shares its partitions with others (the sink table's positions are its progress).
+ * Runs a pipeline's batches until the trigger ends the run or it is stopped. The one implementation
+ * is {@link TriggerLoop}; the interface is what a pipeline run holds.
  */
 public interface BatchLoop {
   /**

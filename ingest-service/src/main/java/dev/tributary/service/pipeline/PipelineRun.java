@@ -6,18 +6,21 @@ import dev.tributary.config.Assignment;
 import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.BatchBody;
+import dev.tributary.service.engine.BatchEngine;
 import dev.tributary.service.engine.BatchLoop;
-import dev.tributary.service.engine.GroupBatchEngine;
 import dev.tributary.service.engine.GroupMember;
-import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.Source;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.engine.TriggerLoop;
+import dev.tributary.service.engine.WatermarkPolicy;
+import dev.tributary.service.engine.WriteAheadLog;
+import dev.tributary.service.exchange.ExchangeProgress;
 import dev.tributary.service.exchange.ExchangeTopic;
-import dev.tributary.service.exchange.ExchangeWriter;
-import dev.tributary.service.exchange.GroupStatefulEngine;
+import dev.tributary.service.exchange.GroupStatefulRounds;
 import dev.tributary.service.exchange.PartitionPipelines;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSource;
@@ -162,29 +165,19 @@ public final class PipelineRun implements AutoCloseable {
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
       }
+      BatchBody.Settings batches =
+          new BatchBody.Settings(
+              spec.id(), source, processor, progress, Clock.systemUTC(), spec.quarantineLimit());
       BatchLoop engine =
           group
-              ? new GroupBatchEngine(
-                  txns,
-                  source,
-                  processor,
-                  sink,
-                  quarantine,
-                  progress,
-                  Clock.systemUTC(),
-                  spec.quarantineLimit())
-              : new MicroBatchEngine(
+              ? BatchEngine.tablePositions(batches, txns, sink, quarantine)
+              : BatchEngine.writeAheadLog(
+                  batches,
+                  checkpoint,
                   txns,
                   startAfter,
-                  source,
-                  checkpoint,
-                  processor,
-                  sink,
-                  quarantine,
-                  late,
-                  progress,
-                  Clock.systemUTC(),
-                  spec.quarantineLimit());
+                  new WriteAheadLog.Tables(sink, quarantine, late),
+                  WatermarkPolicy.OWN);
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
@@ -236,19 +229,28 @@ public final class PipelineRun implements AutoCloseable {
         new ExchangeFront(spec.id(), pipeline.processor(), plan, late.isPresent());
     resources.add(0, front);
     var producerSettings = sourceTopics.settings();
-    ExchangeWriter stage1 =
-        new ExchangeWriter(
+    ExchangeProgress stage1Progress =
+        new ExchangeProgress(
             sourceTopics,
             front,
             records,
             () ->
-                new KafkaProducer<byte[], byte[]>(ExchangeWriter.producerConfig(producerSettings)),
+                new KafkaProducer<byte[], byte[]>(
+                    ExchangeProgress.producerConfig(producerSettings)),
             quarantine,
-            txns,
-            Clock.systemUTC(),
-            spec.quarantineLimit(),
-            progress);
-    resources.add(0, stage1);
+            txns);
+    resources.add(0, stage1Progress); // closes the producer
+    BatchEngine stage1 =
+        new BatchEngine(
+            stage1Progress,
+            new BatchBody(
+                new BatchBody.Settings(
+                    spec.id(),
+                    sourceTopics,
+                    front,
+                    progress,
+                    Clock.systemUTC(),
+                    spec.quarantineLimit())));
     KafkaSource repartition =
         new KafkaSource(
             PartitionPipelines.repartitionSettings(
@@ -281,8 +283,12 @@ public final class PipelineRun implements AutoCloseable {
       throw e;
     }
     resources.add(0, stage2); // closes the repartition source
-    return new GroupStatefulEngine(
-        spec.id(), sourceTopics, stage1, repartition, stage2, Clock.systemUTC());
+    return new TriggerLoop(
+        spec.id(),
+        new GroupStatefulRounds(
+            spec.id(), sourceTopics, stage1Progress, stage1, repartition, stage2),
+        TriggerLoop.OnMoved.DROP_BATCH,
+        Clock.systemUTC());
   }
 
   /**

@@ -1,0 +1,169 @@
+package dev.tributary.service.engine;
+
+import dev.tributary.config.TriggerSpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one run loop of every pipeline (docs/DESIGN.md, "The run loop"): starts the {@link Step}
+ * (recovery, a replay, the bound of a bounded run), then runs one step per trigger — a batch, or a
+ * round of a stateful group pipeline's two stages — until the trigger ends the run or {@link #stop}
+ * is called, waiting between steps as the trigger says.
+ *
+ * <ul>
+ *   <li>{@code processing-time}: a step every interval, the wait spent in {@link Step#idle} (a
+ *       consumer-group member keeps its membership while it waits);
+ *   <li>{@code available-now} and {@code once}: steps until the step says the bounded run is over
+ *       ({@link Step#finished}); a step that did nothing waits {@value #IDLE_MS} ms before the
+ *       next, so a run that waits for other instances does not spin.
+ * </ul>
+ *
+ * <p>A {@link PartitionMovedException} is handled here and only here: a pipeline that shares its
+ * input ({@link OnMoved#DROP_BATCH}) logs and counts the dropped batch and goes on; a pipeline that
+ * owns its input alone ({@link OnMoved#END_RUN}) ends its run with it. A {@link
+ * SourceStoppedException} after a stop ends the run normally (an unfinished batch is replayed at
+ * the next start). Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called
+ * from any thread.
+ */
+public final class TriggerLoop implements BatchLoop {
+  private static final Logger log = LoggerFactory.getLogger(TriggerLoop.class);
+  private static final long IDLE_MS = 200;
+
+  /** What the loop runs, one step per trigger. */
+  public interface Step {
+    /** Prepares a run: recovery, a replay of a batch cut short, the end of a bounded run. */
+    void start(TriggerSpec trigger) throws Exception;
+
+    /**
+     * Runs one step: plans and, if there is something to do, runs a batch (or a round).
+     *
+     * @return whether the step read or committed anything
+     */
+    boolean step() throws Exception;
+
+    /**
+     * Whether a bounded run ({@code available-now}, {@code once}) is over after a step.
+     *
+     * @param didWork what the step returned
+     */
+    boolean finished(TriggerSpec trigger, boolean didWork) throws Exception;
+
+    /** Waits up to {@code wait} between steps (a group member polls its consumer meanwhile). */
+    void idle(Duration wait) throws InterruptedException;
+
+    /**
+     * A stop was asked: abort a blocking call between batches (planning, waiting for an unreachable
+     * broker) with a {@link SourceStoppedException}; never one inside a batch, which finishes.
+     * Thread-safe.
+     */
+    void interrupt();
+  }
+
+  /** What a {@link PartitionMovedException} means to this loop. */
+  public enum OnMoved {
+    /** The input is shared with other instances: drop the batch, log it, go on. */
+    DROP_BATCH,
+    /** The input is this loop's alone: another process took over, so the run ends with it. */
+    END_RUN
+  }
+
+  private final String pipelineId;
+  private final Step step;
+  private final OnMoved onMoved;
+  private final Clock clock;
+  private final AtomicBoolean stopRequested = new AtomicBoolean();
+  private final AtomicLong dropped = new AtomicLong();
+
+  public TriggerLoop(String pipelineId, Step step, OnMoved onMoved, Clock clock) {
+    this.pipelineId = Objects.requireNonNull(pipelineId, "pipelineId");
+    this.step = Objects.requireNonNull(step, "step");
+    this.onMoved = Objects.requireNonNull(onMoved, "onMoved");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * Runs steps until the trigger says the run is over or {@link #stop} is called. Returns normally
+   * after a clean stop; throws what made a step fail.
+   */
+  @Override
+  public void run(TriggerSpec trigger) throws Exception {
+    try {
+      runSteps(trigger);
+    } catch (SourceStoppedException e) {
+      if (!stopRequested.get()) {
+        throw e;
+      }
+      // stop() interrupted a source call; an unfinished batch is replayed at the next start
+      log.info("Pipeline {}: stopped", pipelineId);
+    }
+  }
+
+  private void runSteps(TriggerSpec trigger) throws Exception {
+    step.start(trigger);
+    boolean bounded = !(trigger instanceof TriggerSpec.ProcessingTime);
+    while (!stopRequested.get()) {
+      Instant started = clock.instant();
+      boolean didWork;
+      try {
+        didWork = step.step();
+      } catch (PartitionMovedException e) {
+        if (onMoved == OnMoved.END_RUN) {
+          throw e;
+        }
+        dropped.incrementAndGet();
+        // a warning: this instance was a zombie, or a rebalance cut a batch short (work done twice)
+        log.warn(
+            "Pipeline {}: a batch was dropped, nothing of it committed: {}",
+            pipelineId,
+            e.getMessage());
+        didWork = true;
+      }
+      if (bounded && step.finished(trigger, didWork)) {
+        return;
+      }
+      if (trigger instanceof TriggerSpec.ProcessingTime p) {
+        idleUntil(started.plus(p.interval()));
+      } else if (!didWork) {
+        step.idle(Duration.ofMillis(IDLE_MS));
+      }
+    }
+  }
+
+  private void idleUntil(Instant deadline) throws InterruptedException {
+    while (!stopRequested.get()) {
+      long wait = Duration.between(clock.instant(), deadline).toMillis();
+      if (wait <= 0) {
+        return;
+      }
+      step.idle(Duration.ofMillis(Math.min(wait, IDLE_MS)));
+    }
+  }
+
+  /**
+   * Asks the loop to stop after the step in progress; returns at once. Between batches (planning,
+   * waiting for the next trigger, or stuck on an unreachable broker) the loop stops promptly.
+   */
+  @Override
+  public void stop() {
+    stopRequested.set(true);
+    step.interrupt();
+  }
+
+  /** Whether {@link #stop} was called. */
+  public boolean stopRequested() {
+    return stopRequested.get();
+  }
+
+  /**
+   * Batches dropped because another instance took their input over ({@link OnMoved#DROP_BATCH}).
+   */
+  public long droppedBatches() {
+    return dropped.get();
+  }
+}
