@@ -118,8 +118,7 @@ public final class BatchBody {
   private Result runSteps(Batch batch, ProgressModel model, PhaseTimer timer) throws Exception {
     RecordProcessor processor = settings.processor();
     CrashPoints.Names points = model.crashPoints();
-    try (BatchWriters writers = model.open(batch)) {
-      BatchOutputs outputs = writers.outputs();
+    try (BatchOutputs outputs = model.open(batch)) {
       // Even when every table already holds the batch, a stateful processor must replay it to
       // rebuild the state version it commits; a stateless one could skip the read.
       processor.beginBatch(batch.context());
@@ -136,12 +135,12 @@ public final class BatchBody {
       checkQuarantineLimit(batch, outputs);
       Map<String, String> info = commitInfo(batch, readGaps);
       CommitTally tally = new CommitTally(model.tables());
-      writers.quarantine().commit(info);
+      outputs.quarantineWriter().commit(info);
       CrashPoints.reached(points.afterQuarantineCommit());
-      if (writers.late().isPresent()) {
-        writers.late().get().commit(info);
+      if (outputs.lateWriter().isPresent()) {
+        outputs.lateWriter().get().commit(info);
       }
-      long sinkVersion = writers.sink().commit(info);
+      long sinkVersion = outputs.sink().commit(info);
       CrashPoints.reached(points.afterSinkCommit());
       tally.finish();
       timer.mark("commit");
@@ -155,8 +154,8 @@ public final class BatchBody {
               batch,
               timer,
               outputs,
-              writers.sink().rows(),
-              writers.quarantine().rows(),
+              outputs.sink().rows(),
+              outputs.quarantineWriter().rows(),
               sinkVersion,
               readGaps,
               tally);

@@ -46,7 +46,7 @@ public interface ProgressModel {
   Optional<Batch> next(PhaseTimer timer) throws IOException;
 
   /** Opens the writers of {@code batch}: a table that already holds it returns a no-op writer. */
-  BatchWriters open(Batch batch) throws IOException;
+  BatchOutputs open(Batch batch) throws IOException;
 
   /**
    * Every table and the processor's state committed {@code batch}: records it as done and tells the

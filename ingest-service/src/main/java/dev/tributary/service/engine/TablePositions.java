@@ -105,7 +105,7 @@ public final class TablePositions implements ProgressModel {
   }
 
   @Override
-  public BatchWriters open(Batch batch) throws IOException {
+  public BatchOutputs open(Batch batch) throws IOException {
     Map<SourcePartition, Long> quarantined = txns.historyIn(quarantine.snapshot()).positions();
     List<PositionFence> quarantineFences = new ArrayList<>();
     batch
@@ -122,10 +122,10 @@ public final class TablePositions implements ProgressModel {
         PipelinedBatchWriter.wrap(
             sink.beginFenced(sinkFences(batch.range(), planned)), txns.pipelineId() + "-writer");
     try {
-      return new BatchWriters(
+      return new BatchOutputs(
           sinkWriter,
           new AlreadyQuarantined(quarantine.beginFenced(quarantineFences), quarantined),
-          Optional.empty());
+          null);
     } catch (IOException | RuntimeException e) {
       sinkWriter.close();
       throw e;

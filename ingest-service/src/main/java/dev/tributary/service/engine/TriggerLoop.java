@@ -1,10 +1,14 @@
 package dev.tributary.service.engine;
 
+import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.TriggerSpec;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -31,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * the next start). Not thread-safe: {@link #run} runs on one thread; {@link #stop} may be called
  * from any thread.
  */
-public final class TriggerLoop implements BatchLoop {
+public final class TriggerLoop {
   private static final Logger log = LoggerFactory.getLogger(TriggerLoop.class);
   private static final long IDLE_MS = 200;
 
@@ -91,7 +95,6 @@ public final class TriggerLoop implements BatchLoop {
    * Runs steps until the trigger says the run is over or {@link #stop} is called. Returns normally
    * after a clean stop; throws what made a step fail.
    */
-  @Override
   public void run(TriggerSpec trigger) throws Exception {
     try {
       runSteps(trigger);
@@ -149,7 +152,6 @@ public final class TriggerLoop implements BatchLoop {
    * Asks the loop to stop after the step in progress; returns at once. Between batches (planning,
    * waiting for the next trigger, or stuck on an unreachable broker) the loop stops promptly.
    */
-  @Override
   public void stop() {
     stopRequested.set(true);
     step.interrupt();
@@ -165,5 +167,124 @@ public final class TriggerLoop implements BatchLoop {
    */
   public long droppedBatches() {
     return dropped.get();
+  }
+
+  /**
+   * One pipeline's batches as a {@link Step}: a {@link ProgressModel} fixes each batch, the {@link
+   * BatchBody} runs it. {@link #start} replays the batch a crash cut short (if the model keeps one)
+   * and fixes the end of a bounded run; each {@link #step} plans one batch and runs it.
+   */
+  public static final class Batches implements Step {
+    private final ProgressModel model;
+    private final BatchBody body;
+    private volatile boolean inBatch;
+
+    public Batches(ProgressModel model, BatchBody body) {
+      this.model = Objects.requireNonNull(model, "model");
+      this.body = Objects.requireNonNull(body, "body");
+    }
+
+    /** A loop running this pipeline's batches. */
+    public static TriggerLoop loop(ProgressModel model, BatchBody body, OnMoved onMoved) {
+      return new TriggerLoop(
+          body.settings().pipelineId(), new Batches(model, body), onMoved, body.settings().clock());
+    }
+
+    /**
+     * The loop of a pipeline whose progress is its checkpoint's write-ahead log: exclusive
+     * assignment, or (with an agreed watermark) a sub-pipeline of a stateful group pipeline. A lost
+     * race for a checkpoint entry ends the run.
+     *
+     * @param startAfter where a checkpoint without batches starts, per partition (empty: the
+     *     declared starting point)
+     */
+    public static TriggerLoop writeAheadLog(
+        BatchBody.Settings settings,
+        Checkpoint checkpoint,
+        TableTxns txns,
+        Map<SourcePartition, Long> startAfter,
+        WriteAheadLog.Tables tables,
+        WatermarkPolicy watermarks) {
+      WriteAheadLog model =
+          new WriteAheadLog(
+              checkpoint,
+              txns,
+              startAfter,
+              tables,
+              settings.source(),
+              settings.processor(),
+              watermarks,
+              settings.clock());
+      return loop(model, new BatchBody(settings), OnMoved.END_RUN);
+    }
+
+    /**
+     * The loop of one instance of a stateless pipeline in consumer-group mode: progress is the sink
+     * table's positions, and a batch another instance got to first is dropped.
+     */
+    public static TriggerLoop tablePositions(
+        BatchBody.Settings settings, TableTxns txns, TableSink sink, TableSink quarantine) {
+      TablePositions model =
+          new TablePositions(txns, sink, quarantine, settings.source(), settings.processor());
+      return loop(model, new BatchBody(settings), OnMoved.DROP_BATCH);
+    }
+
+    @Override
+    public void start(TriggerSpec trigger) throws Exception {
+      PhaseTimer timer = new PhaseTimer(body.settings().clock());
+      timer.start();
+      Optional<Batch> replay = model.recover(timer);
+      if (replay.isPresent()) {
+        run(replay.get(), timer);
+      }
+      if (!(trigger instanceof TriggerSpec.ProcessingTime)) {
+        body.settings().source().boundToAvailableNow();
+      }
+    }
+
+    @Override
+    public boolean step() throws Exception {
+      PhaseTimer timer = new PhaseTimer(body.settings().clock());
+      timer.start();
+      Optional<Batch> next = model.next(timer);
+      if (next.isEmpty()) {
+        return false;
+      }
+      run(next.get(), timer);
+      return true;
+    }
+
+    private void run(Batch batch, PhaseTimer timer) throws Exception {
+      inBatch = true;
+      try {
+        body.run(batch, model, timer);
+      } finally {
+        inBatch = false;
+      }
+    }
+
+    /**
+     * {@code available-now} ends with the first step without a batch; {@code once} ends after its
+     * batch unless the model wants a batch without input (state the watermark now finalises).
+     */
+    @Override
+    public boolean finished(TriggerSpec trigger, boolean didWork) throws Exception {
+      if (trigger instanceof TriggerSpec.Once) {
+        return !model.wantsNoDataBatch();
+      }
+      return !didWork;
+    }
+
+    @Override
+    public void idle(Duration wait) throws InterruptedException {
+      body.settings().source().idle(wait);
+    }
+
+    @Override
+    public void interrupt() {
+      if (!inBatch) {
+        body.settings().source().wakeup();
+      }
+    }
   }
 }

@@ -186,7 +186,7 @@ public final class WriteAheadLog implements ProgressModel {
   }
 
   @Override
-  public BatchWriters open(Batch batch) throws IOException {
+  public BatchOutputs open(Batch batch) throws IOException {
     BatchTag tag = txns.tag(batch.id(), batch.range().offsets());
     List<TableSink.BatchWriter> opened = new ArrayList<>();
     try {
@@ -199,7 +199,7 @@ public final class WriteAheadLog implements ProgressModel {
           tables.late().isPresent()
               ? Optional.of(tables.late().get().begin(tag))
               : Optional.empty();
-      return new BatchWriters(sink, quarantine, late);
+      return new BatchOutputs(sink, quarantine, late.orElse(null));
     } catch (IOException | RuntimeException e) {
       opened.forEach(TableSink.BatchWriter::close);
       throw e;

@@ -4,9 +4,9 @@ import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.engine.AlreadyQuarantined;
 import dev.tributary.service.engine.Batch;
+import dev.tributary.service.engine.BatchOutputs;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.BatchRange;
-import dev.tributary.service.engine.BatchWriters;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.PhaseTimer;
 import dev.tributary.service.engine.PlannedBatch;
@@ -217,17 +217,15 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
   }
 
   @Override
-  public BatchWriters open(Batch batch) throws IOException {
+  public BatchOutputs open(Batch batch) throws IOException {
     Map<SourcePartition, Long> quarantined = txns.historyIn(quarantine.snapshot()).positions();
     List<PositionFence> fences = new ArrayList<>();
     planned.forEach(
         (tp, r) -> fences.add(AlreadyQuarantined.fence(txns, partition(tp), quarantined, r.end())));
     ExchangeSink sink = new ExchangeSink(this, records, source, planned, front::maxEventTimeMicros);
     try {
-      return new BatchWriters(
-          sink,
-          new AlreadyQuarantined(quarantine.beginFenced(fences), quarantined),
-          Optional.empty());
+      return new BatchOutputs(
+          sink, new AlreadyQuarantined(quarantine.beginFenced(fences), quarantined), null);
     } catch (IOException | RuntimeException e) {
       sink.close();
       throw e;

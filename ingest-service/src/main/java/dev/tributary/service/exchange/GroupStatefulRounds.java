@@ -1,7 +1,6 @@
 package dev.tributary.service.exchange;
 
 import dev.tributary.config.TriggerSpec;
-import dev.tributary.service.engine.BatchEngine;
 import dev.tributary.service.engine.SourceStoppedException;
 import dev.tributary.service.engine.TriggerLoop;
 import dev.tributary.service.source.KafkaSource;
@@ -37,7 +36,7 @@ public final class GroupStatefulRounds implements TriggerLoop.Step {
   private final String pipelineId;
   private final KafkaSource sourceTopics;
   private final ExchangeProgress stage1Progress;
-  private final BatchEngine stage1;
+  private final TriggerLoop.Batches stage1;
   private final KafkaSource repartition;
   private final PartitionPipelines stage2;
   private volatile boolean inRound;
@@ -51,7 +50,7 @@ public final class GroupStatefulRounds implements TriggerLoop.Step {
       String pipelineId,
       KafkaSource sourceTopics,
       ExchangeProgress stage1Progress,
-      BatchEngine stage1,
+      TriggerLoop.Batches stage1,
       KafkaSource repartition,
       PartitionPipelines stage2) {
     this.pipelineId = Objects.requireNonNull(pipelineId, "pipelineId");

@@ -11,7 +11,6 @@ import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.StartingOffsets;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchBody;
-import dev.tributary.service.engine.BatchEngine;
 import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
@@ -293,7 +292,7 @@ public final class PartitionPipelines implements AutoCloseable {
             subPipelineId(settings.pipelineId(), n), checkpoint.metadata().checkpointId());
     PartitionSource source = new PartitionSource(repartition, new TopicPartition(topic, n));
     TriggerLoop loop =
-        BatchEngine.writeAheadLog(
+        TriggerLoop.Batches.writeAheadLog(
             new BatchBody.Settings(
                 txns.pipelineId(), source, processor, progress, clock, settings.quarantineLimit()),
             checkpoint,

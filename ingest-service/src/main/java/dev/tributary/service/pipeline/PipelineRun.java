@@ -7,8 +7,6 @@ import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchBody;
-import dev.tributary.service.engine.BatchEngine;
-import dev.tributary.service.engine.BatchLoop;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
@@ -54,7 +52,7 @@ public final class PipelineRun implements AutoCloseable {
   private final PipelineSpec spec;
   private final TriggerSpec trigger;
   private final List<AutoCloseable> resources;
-  private final BatchLoop engine;
+  private final TriggerLoop engine;
   private final ProgressLog progress;
   private final List<GroupMember> groups;
 
@@ -62,7 +60,7 @@ public final class PipelineRun implements AutoCloseable {
       PipelineSpec spec,
       TriggerSpec trigger,
       List<AutoCloseable> resources,
-      BatchLoop engine,
+      TriggerLoop engine,
       ProgressLog progress,
       List<GroupMember> groups) {
     this.groups = List.copyOf(groups);
@@ -140,7 +138,7 @@ public final class PipelineRun implements AutoCloseable {
       }
       List<GroupMember> groups = new ArrayList<>();
       if (group && pipeline.stateful().isPresent()) {
-        BatchLoop engine =
+        TriggerLoop engine =
             groupStateful(
                 pipeline,
                 trigger,
@@ -168,10 +166,10 @@ public final class PipelineRun implements AutoCloseable {
       BatchBody.Settings batches =
           new BatchBody.Settings(
               spec.id(), source, processor, progress, Clock.systemUTC(), spec.quarantineLimit());
-      BatchLoop engine =
+      TriggerLoop engine =
           group
-              ? BatchEngine.tablePositions(batches, txns, sink, quarantine)
-              : BatchEngine.writeAheadLog(
+              ? TriggerLoop.Batches.tablePositions(batches, txns, sink, quarantine)
+              : TriggerLoop.Batches.writeAheadLog(
                   batches,
                   checkpoint,
                   txns,
@@ -190,7 +188,7 @@ public final class PipelineRun implements AutoCloseable {
    * pipelines in group mode"): the exchange writer over the source topics and the sub-pipelines of
    * the repartition partitions this instance owns; creates the repartition topic on first start.
    */
-  private static BatchLoop groupStateful(
+  private static TriggerLoop groupStateful(
       CompiledPipeline pipeline,
       TriggerSpec trigger,
       ObjectStore checkpointStore,
@@ -240,8 +238,8 @@ public final class PipelineRun implements AutoCloseable {
             quarantine,
             txns);
     resources.add(0, stage1Progress); // closes the producer
-    BatchEngine stage1 =
-        new BatchEngine(
+    TriggerLoop.Batches stage1 =
+        new TriggerLoop.Batches(
             stage1Progress,
             new BatchBody(
                 new BatchBody.Settings(

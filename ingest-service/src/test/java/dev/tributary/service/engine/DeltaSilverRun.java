@@ -83,7 +83,7 @@ public final class DeltaSilverRun {
               new StartingPoint.Earliest(),
               SourceLimits.of(2L, null),
               ChangeOptions.strict())) {
-        BatchEngine.writeAheadLog(
+        TriggerLoop.Batches.writeAheadLog(
                 new BatchBody.Settings(
                     "silver", source, processor, progress, Clock.systemUTC(), Optional.empty()),
                 checkpoint,

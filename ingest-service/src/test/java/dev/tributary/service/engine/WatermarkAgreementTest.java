@@ -50,7 +50,7 @@ class WatermarkAgreementTest {
 
   private TriggerLoop engine(WatermarkAgreement agreement) {
     MemorySink sink = new MemorySink();
-    return BatchEngine.writeAheadLog(
+    return TriggerLoop.Batches.writeAheadLog(
         new BatchBody.Settings(
             "p", source, processor, new ProgressLog(10), Clock.systemUTC(), Optional.empty()),
         checkpoint,

@@ -9,7 +9,6 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.StartingOffsets;
 import dev.tributary.service.engine.BatchBody;
-import dev.tributary.service.engine.BatchEngine;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.PartitionMovedException;
@@ -17,6 +16,7 @@ import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.QuarantineLimitExceededException;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.engine.TriggerLoop;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.source.KafkaSource;
@@ -497,7 +497,7 @@ class ExchangeWriterIT {
     final ExchangeFront front;
     final ExchangeRecords records;
     final ExchangeProgress model;
-    final BatchEngine engine;
+    final TriggerLoop.Batches engine;
     int fencedBatches;
     final ProgressLog progress = new ProgressLog(100);
     private final ObjectStore quarantineStore;
@@ -559,7 +559,7 @@ class ExchangeWriterIT {
               quarantine,
               new TableTxns(pipeline, Optional.empty()));
       engine =
-          new BatchEngine(
+          new TriggerLoop.Batches(
               model,
               new BatchBody(
                   new BatchBody.Settings(
