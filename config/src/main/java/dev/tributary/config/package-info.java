@@ -5,8 +5,9 @@
  * meaning, and the JSON Schema of the format ({@code dev/tributary/config/pipeline.schema.json} on
  * the classpath).
  *
- * <p>This module owns the names users write in their files (the contract of {@code PIPELINES.md})
- * and nothing that runs them: it must not use Spring, Kafka clients, storage or the table format.
- * Filter and derive expressions are kept as text here; the service compiles them.
+ * <p>This module owns the names users write in their files (the contract of {@code
+ * docs/PIPELINE_REFERENCE.md}) and nothing that runs them: it must not use Spring, Kafka clients,
+ * storage or the table format. Filter and derive expressions are kept as text here; the service
+ * compiles them.
  */
 package dev.tributary.config;

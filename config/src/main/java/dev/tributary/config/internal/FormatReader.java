@@ -311,10 +311,11 @@ final class FormatReader {
   }
 
   /**
-   * In a flow mapping ({@code { amount: decimal(12,2) }}, as PIPELINES.md writes it) YAML ends a
-   * plain scalar at the comma, so the type arrives as {@code amount: "decimal(12"} followed by a
-   * key {@code "2)"} without a value. That pair is the declared {@code decimal(12,2)}: returns its
-   * text, or null when the entries are anything else (a quoted value, a next key with a value).
+   * In a flow mapping ({@code { amount: decimal(12,2) }}, as docs/PIPELINE_REFERENCE.md writes it)
+   * YAML ends a plain scalar at the comma, so the type arrives as {@code amount: "decimal(12"}
+   * followed by a key {@code "2)"} without a value. That pair is the declared {@code
+   * decimal(12,2)}: returns its text, or null when the entries are anything else (a quoted value, a
+   * next key with a value).
    */
   private static String rejoinedDecimal(Node typeNode, Map.Entry<String, Node> next) {
     if (typeNode instanceof ScalarNode head

@@ -7,8 +7,8 @@ import java.util.Set;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code tributary} command line (see the README and PIPELINES.md): {@code demo}, {@code
- * validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}.
+ * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
+ * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}.
  *
  * <p>Exit codes: 0 success, 1 a pipeline failed (or, for {@code validate}, the declaration is
  * invalid), 2 invalid arguments or declaration. Errors are printed to stderr as one readable

@@ -3,9 +3,17 @@ package dev.tributary.service.engine;
 import dev.tributary.table.types.StructField;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 
-/** Where a processor puts the rows of one batch; counts what went where. */
-public final class BatchOutputs {
+/**
+ * The writers of one batch and what went where: a processor puts the batch's rows here (result
+ * rows, quarantined records, late events) and the counts are kept for the progress record and the
+ * quarantine limit. A {@link ProgressModel} opens the writers (it decides how each table makes the
+ * batch idempotent: a batch key, or fenced positions); the {@link BatchBody} commits them in one
+ * order — the quarantine table, the late-events table, the sink — so a record that fails to parse
+ * is durable before the rows that follow it, and closes them all.
+ */
+public final class BatchOutputs implements AutoCloseable {
   private final TableSink.BatchWriter main;
   private final TableSink.BatchWriter quarantine;
   private final TableSink.BatchWriter late;
@@ -23,6 +31,32 @@ public final class BatchOutputs {
     this.main = main;
     this.quarantine = quarantine;
     this.late = late;
+  }
+
+  /** The sink's writer (a table, or stage 1's repartition topic). */
+  public TableSink.BatchWriter sink() {
+    return main;
+  }
+
+  /** The quarantine table's writer. */
+  public TableSink.BatchWriter quarantineWriter() {
+    return quarantine;
+  }
+
+  /** The late-events table's writer, if the pipeline declares one. */
+  public Optional<TableSink.BatchWriter> lateWriter() {
+    return Optional.ofNullable(late);
+  }
+
+  /** Closes every writer; an uncommitted one abandons its files (vacuum deletes them). */
+  @Override
+  public void close() {
+    try (TableSink.BatchWriter s = main;
+        TableSink.BatchWriter q = quarantine) {
+      if (late != null) {
+        late.close();
+      }
+    }
   }
 
   /** A result row for the sink table. */

@@ -30,6 +30,12 @@ public record BatchRange(Map<SourcePartition, OffsetRange> offsets, Map<String, 
    */
   public static final String BACKLOGGED = "backlogged";
 
+  /**
+   * Fact key: input the source could no longer read when it planned the range (a source configured
+   * to tolerate that, e.g. Kafka's {@code fail-on-data-loss: false}), described for table history.
+   */
+  public static final String DATA_LOSS = "dataLoss";
+
   /** Copies both maps, sorted. */
   public BatchRange {
     offsets = Collections.unmodifiableSortedMap(new TreeMap<>(offsets));

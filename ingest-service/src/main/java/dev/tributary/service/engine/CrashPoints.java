@@ -2,6 +2,7 @@ package dev.tributary.service.engine;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -16,6 +17,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * consumer's heartbeat goes on): a test then freezes the process there with SIGSTOP, to make a
  * zombie that is certain to hold a read batch (the consumer-group fencing test). With {@code
  * tributary.test.hold-armed=<file>} occurrences only count once that file exists.
+ *
+ * <p>In-process tests attack the engine without a child JVM: {@link #onThisThread} installs a hook
+ * for the calling thread only (so tests running in parallel never see each other's), which is
+ * called at every point the thread reaches and may throw (e.g. an {@link Error} the engine does not
+ * catch, to stop a batch dead at that point).
  */
 public final class CrashPoints {
   /** Points in the order a batch reaches them. */
@@ -30,7 +36,7 @@ public final class CrashPoints {
   public static final String AFTER_COMMITS_LOG = "after-commits-log";
 
   /**
-   * Stage 1 of a stateful group-mode pipeline (exchange.ExchangeWriter): between two source
+   * Stage 1 of a stateful group-mode pipeline (exchange.ExchangeProgress): between two source
    * records.
    */
   public static final String EXCHANGE_MID_BATCH = "exchange-mid-batch";
@@ -40,6 +46,41 @@ public final class CrashPoints {
 
   /** Stage 1: the Kafka transaction (rows, markers, source offsets) is committed. */
   public static final String EXCHANGE_AFTER_KAFKA_COMMIT = "exchange-after-kafka-commit";
+
+  /**
+   * The points the batch body reaches, by name: stage 1 of a stateful group pipeline has its own
+   * names, so a crash test can halt one stage and not the other.
+   *
+   * @param midBatch between two inputs of the batch
+   * @param afterQuarantineCommit the quarantine table committed, the rest not
+   * @param afterSinkCommit the sink committed
+   * @param afterStateCommit the processor's state committed
+   */
+  public record Names(
+      String midBatch,
+      String afterQuarantineCommit,
+      String afterSinkCommit,
+      String afterStateCommit) {
+    /** The engine's points. */
+    public static final Names ENGINE =
+        new Names(MID_BATCH, AFTER_QUARANTINE_COMMIT, AFTER_SINK_COMMIT, AFTER_STATE_COMMIT);
+
+    /** Stage 1's points (it has no state; its sink is the Kafka transaction). */
+    public static final Names EXCHANGE =
+        new Names(
+            EXCHANGE_MID_BATCH,
+            EXCHANGE_AFTER_QUARANTINE_COMMIT,
+            EXCHANGE_AFTER_KAFKA_COMMIT,
+            "exchange-after-state-commit");
+  }
+
+  /** Called at every point a thread reaches, for in-process crash tests ({@link #onThisThread}). */
+  @FunctionalInterface
+  public interface Hook {
+    void reached(String point);
+  }
+
+  private static final ThreadLocal<Hook> HOOK = new ThreadLocal<>();
 
   private static final String POINT;
   private static final long AT;
@@ -71,8 +112,26 @@ public final class CrashPoints {
 
   private CrashPoints() {}
 
+  /**
+   * Runs {@code body} with {@code hook} called at every point this thread reaches, then removes it.
+   * For tests: the hook may throw to cut the engine short at a point.
+   */
+  public static <T> T onThisThread(Hook hook, Callable<T> body) throws Exception {
+    Hook before = HOOK.get();
+    HOOK.set(hook);
+    try {
+      return body.call();
+    } finally {
+      HOOK.set(before);
+    }
+  }
+
   /** Halts the JVM if this is the configured point and occurrence. */
   public static void reached(String point) {
+    Hook hook = HOOK.get();
+    if (hook != null) {
+      hook.reached(point);
+    }
     if (POINT != null && POINT.equals(point) && REACHED.incrementAndGet() == AT) {
       System.err.println("tributary: crash point " + point + ":" + AT + " reached, halting");
       Runtime.getRuntime().halt(137);

@@ -5,6 +5,7 @@ import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.CommitCounters;
 import dev.tributary.table.CommitResult;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.PositionConflictException;
 import dev.tributary.table.PositionFence;
 import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableException;
@@ -309,7 +310,14 @@ public final class DeltaTableSink implements TableSink {
             added); // the metaData action rides in the commit of the first rows that carry them
       }
       txn.addFiles(written);
-      CommitResult result = txn.commit(commitInfo);
+      CommitResult result;
+      try {
+        result = txn.commit(commitInfo);
+      } catch (PositionConflictException e) {
+        // A fenced commit found another owner's position: this instance no longer owns the range.
+        throw new PartitionMovedException(
+            "the table at " + store.location() + " refused the batch: " + e.getMessage(), e);
+      }
       return result.committed() ? result.tableVersion() : -1;
     }
 

@@ -6,39 +6,43 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Measures the consecutive phases of one batch. */
-final class PhaseTimer {
+/** Measures the consecutive phases of one batch (plan, walCommit, process, commit, ...). */
+public final class PhaseTimer {
   private final Clock clock;
   private final Map<String, Long> phases = new LinkedHashMap<>();
   private Instant start;
   private Instant last;
 
-  PhaseTimer(Clock clock) {
+  public PhaseTimer(Clock clock) {
     this.clock = clock;
   }
 
-  Instant start() {
+  /** Starts the first phase now; returns now. */
+  public Instant start() {
     start = clock.instant();
     last = start;
     return start;
   }
 
   /** Ends the current phase, naming it. */
-  void mark(String phase) {
+  public void mark(String phase) {
     Instant now = clock.instant();
     phases.merge(phase, Duration.between(last, now).toMillis(), Long::sum);
     last = now;
   }
 
-  Instant startedAt() {
+  /** When {@link #start} was called. */
+  public Instant startedAt() {
     return start;
   }
 
-  long elapsedMs() {
+  /** Milliseconds since {@link #start}. */
+  public long elapsedMs() {
     return Duration.between(start, clock.instant()).toMillis();
   }
 
-  Map<String, Long> phases() {
+  /** Each phase's milliseconds, in the order they were marked. */
+  public Map<String, Long> phases() {
     return Map.copyOf(phases);
   }
 }

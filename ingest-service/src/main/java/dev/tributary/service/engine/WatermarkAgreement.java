@@ -6,9 +6,10 @@ import java.util.OptionalLong;
 /**
  * The watermark several exclusive sub-pipelines agree on (docs/DESIGN.md, "Stateful pipelines in
  * group mode": the minimum of what every repartition partition recorded). Given to a {@link
- * MicroBatchEngine}, it decides the watermark each new batch applies, which the engine writes in
- * the batch's offsets entry (so a replay applies it again); the engine never lets it go back below
- * the watermark its last batch applied, and runs a batch without data when it moved past that one.
+ * WriteAheadLog} (through {@link WatermarkPolicy.Agreed}), it decides the watermark each new batch
+ * applies, which the engine writes in the batch's offsets entry (so a replay applies it again); the
+ * engine never lets it go back below the watermark its last batch applied, and runs a batch without
+ * data when it moved past that one.
  */
 public interface WatermarkAgreement {
   /**

@@ -2,7 +2,6 @@ package dev.tributary.service.exchange;
 
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.checkpoint.CompatibleChange;
-import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.OffsetsEntry;
 import dev.tributary.checkpoint.RecoveryPlan;
@@ -11,12 +10,15 @@ import dev.tributary.config.Assignment;
 import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.StartingOffsets;
 import dev.tributary.config.TriggerSpec;
-import dev.tributary.service.engine.MicroBatchEngine;
+import dev.tributary.service.engine.BatchBody;
+import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.engine.ProgressLog;
-import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.engine.TriggerLoop;
+import dev.tributary.service.engine.WatermarkPolicy;
+import dev.tributary.service.engine.WriteAheadLog;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.stateful.ExchangeRecords;
@@ -46,18 +48,19 @@ import org.slf4j.LoggerFactory;
 /**
  * Stage 2 of a stateful group-mode pipeline on this instance (docs/DESIGN.md, "Stateful pipelines
  * in group mode"): one exclusive sub-pipeline per repartition partition the consumer group {@code
- * tributary-<pipeline>-repartition} assigns here. Sub-pipeline {@code n} is a {@link
- * MicroBatchEngine} with its own checkpoint at {@code partitions/<n>/} inside the pipeline's
- * checkpoint store (one client for all), a {@link PartitionSource} on partition {@code n}, state
- * stores in a local directory of its own, batch keys {@code txn(<pipeline>.<n>@<checkpoint id>)} in
- * the shared sink, quarantine and late-events tables, and the {@link AgreedWatermark}.
+ * tributary-<pipeline>-repartition} assigns here. Sub-pipeline {@code n} is a {@link WriteAheadLog}
+ * run by its own {@link TriggerLoop}, with its own checkpoint at {@code partitions/<n>/} inside the
+ * pipeline's checkpoint store (one client for all), a {@link PartitionSource} on partition {@code
+ * n}, state stores in a local directory of its own, batch keys {@code
+ * txn(<pipeline>.<n>@<checkpoint id>)} in the shared sink, quarantine and late-events tables, and
+ * the {@link AgreedWatermark}.
  *
  * <p>The run loop calls {@link #runRound} every trigger, from one thread (the shared Kafka source
  * is not thread-safe). A sub-pipeline that loses a race for a log entry (a zombie or the previous
- * owner wrote it first: {@link ConcurrentPipelineException}) or whose partition the group takes
- * away mid-batch is closed and, if still assigned, opened again from its checkpoint next round:
- * neither is a failure, exactly once holds whoever runs a batch (the batch is fixed by its offsets
- * entry, the tables keep its first commit).
+ * owner wrote it first) or whose partition the group takes away mid-batch (both a {@link
+ * PartitionMovedException} its loop ends with) is closed and, if still assigned, opened again from
+ * its checkpoint next round: neither is a failure, exactly once holds whoever runs a batch (the
+ * batch is fixed by its offsets entry, the tables keep its first commit).
  */
 public final class PartitionPipelines implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionPipelines.class);
@@ -252,35 +255,20 @@ public final class PartitionPipelines implements AutoCloseable {
     for (int n : owned) {
       SubPipeline sub = open.get(n);
       try {
-        sub.engine.run(new TriggerSpec.Once());
-      } catch (Exception e) {
-        String why = benign(e);
-        if (why == null) {
-          throw e;
-        }
+        sub.loop.run(new TriggerSpec.Once());
+      } catch (PartitionMovedException e) {
+        // Not a failure: the previous owner or a zombie won the race for a checkpoint entry, or the
+        // group took the partition away; exactly once holds whoever runs the batch.
         log.info(
-            "Pipeline {}: sub-pipeline {} {}; it is opened again from its checkpoint next round ({})",
+            "Pipeline {}: sub-pipeline {} moved on; it is opened again from its checkpoint next"
+                + " round ({})",
             settings.pipelineId(),
             n,
-            why,
             e.getMessage());
         sub.close();
         open.remove(n);
       }
     }
-  }
-
-  /** Why a failure of a sub-pipeline's run is not one, or null if it is. */
-  private static String benign(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ConcurrentPipelineException) {
-        return "lost the race for a checkpoint entry to another writer (the previous owner or a zombie)";
-      }
-      if (t instanceof RangeRevokedException) {
-        return "lost its partition to another instance";
-      }
-    }
-    return null;
   }
 
   private TreeSet<Integer> assignedNow() {
@@ -303,27 +291,22 @@ public final class PartitionPipelines implements AutoCloseable {
         new TableTxns(
             subPipelineId(settings.pipelineId(), n), checkpoint.metadata().checkpointId());
     PartitionSource source = new PartitionSource(repartition, new TopicPartition(topic, n));
-    MicroBatchEngine engine =
-        new MicroBatchEngine(
+    TriggerLoop loop =
+        TriggerLoop.Batches.writeAheadLog(
+            new BatchBody.Settings(
+                txns.pipelineId(), source, processor, progress, clock, settings.quarantineLimit()),
+            checkpoint,
             txns,
             Map.of(),
-            source,
-            checkpoint,
-            processor,
-            sink,
-            quarantine,
-            lateEvents,
-            progress,
-            clock,
-            settings.quarantineLimit(),
-            agreement);
+            new WriteAheadLog.Tables(sink, quarantine, lateEvents),
+            new WatermarkPolicy.Agreed(agreement));
     log.info(
         "Pipeline {}: running sub-pipeline {} (repartition partition {}, checkpoint {})",
         settings.pipelineId(),
         txns.pipelineId(),
         n,
         checkpoint.location());
-    return new SubPipeline(n, processor, engine);
+    return new SubPipeline(n, processor, loop);
   }
 
   /** Partition n's checkpoint, opened once (creating its metadata if nobody ran it yet). */
@@ -443,7 +426,7 @@ public final class PartitionPipelines implements AutoCloseable {
    * One partition's running pieces; the checkpoint and the shared source and tables are not its
    * own.
    */
-  private record SubPipeline(int partition, RecordProcessor processor, MicroBatchEngine engine) {
+  private record SubPipeline(int partition, RecordProcessor processor, TriggerLoop loop) {
     void close() {
       try {
         processor.close();

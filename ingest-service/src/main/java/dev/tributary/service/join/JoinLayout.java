@@ -72,7 +72,8 @@ public record JoinLayout(
                             pipeline, where, join.path(), column, dimension.fieldNames()));
         added.add(field);
       }
-      // the declared order is the dimension's order (PIPELINES.md), whatever order columns lists
+      // the declared order is the dimension's order (docs/PIPELINE_REFERENCE.md), whatever order
+      // columns lists
       added.sort(Comparator.comparingInt(f -> dimension.indexOf(f.name())));
     } else {
       for (StructField field : dimension.fields()) {

@@ -86,11 +86,11 @@ public final class JsonRecordParser implements RecordDecoder {
   }
 
   /**
-   * Builds the schema of PIPELINES.md's {@code format.json.schema}: keys are column names or dotted
-   * paths ({@code customer.address.city}, a dot always means nesting), values are type names
-   * ({@code string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date,
-   * decimal(p,s)}, case insensitive; the epoch unit only matters to {@link #forColumns}). Columns
-   * and nested fields keep declaration order.
+   * Builds the schema of docs/PIPELINE_REFERENCE.md's {@code format.json.schema}: keys are column
+   * names or dotted paths ({@code customer.address.city}, a dot always means nesting), values are
+   * type names ({@code string, int, long, double, boolean, timestamp,
+   * timestamp(seconds|micros|nanos), date, decimal(p,s)}, case insensitive; the epoch unit only
+   * matters to {@link #forColumns}). Columns and nested fields keep declaration order.
    *
    * @throws IllegalArgumentException naming the column, for an unknown type name, an empty path
    *     segment, or a path that is declared both as a scalar and as a struct
@@ -100,8 +100,8 @@ public final class JsonRecordParser implements RecordDecoder {
   }
 
   /**
-   * A parser for PIPELINES.md's {@code format.json.schema} declarations (see {@link #schemaOf}),
-   * with the epoch units of {@code timestamp(seconds|micros|nanos)} columns.
+   * A parser for docs/PIPELINE_REFERENCE.md's {@code format.json.schema} declarations (see {@link
+   * #schemaOf}), with the epoch units of {@code timestamp(seconds|micros|nanos)} columns.
    *
    * @throws IllegalArgumentException naming the column, as {@link #schemaOf}
    */

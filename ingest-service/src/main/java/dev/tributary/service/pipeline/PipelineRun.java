@@ -6,18 +6,19 @@ import dev.tributary.config.Assignment;
 import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
-import dev.tributary.service.engine.BatchLoop;
-import dev.tributary.service.engine.GroupBatchEngine;
+import dev.tributary.service.engine.BatchBody;
 import dev.tributary.service.engine.GroupMember;
-import dev.tributary.service.engine.MicroBatchEngine;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.Source;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.engine.TriggerLoop;
+import dev.tributary.service.engine.WatermarkPolicy;
+import dev.tributary.service.engine.WriteAheadLog;
+import dev.tributary.service.exchange.ExchangeProgress;
 import dev.tributary.service.exchange.ExchangeTopic;
-import dev.tributary.service.exchange.ExchangeWriter;
-import dev.tributary.service.exchange.GroupStatefulEngine;
+import dev.tributary.service.exchange.GroupStatefulRounds;
 import dev.tributary.service.exchange.PartitionPipelines;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSource;
@@ -51,7 +52,7 @@ public final class PipelineRun implements AutoCloseable {
   private final PipelineSpec spec;
   private final TriggerSpec trigger;
   private final List<AutoCloseable> resources;
-  private final BatchLoop engine;
+  private final TriggerLoop engine;
   private final ProgressLog progress;
   private final List<GroupMember> groups;
 
@@ -59,7 +60,7 @@ public final class PipelineRun implements AutoCloseable {
       PipelineSpec spec,
       TriggerSpec trigger,
       List<AutoCloseable> resources,
-      BatchLoop engine,
+      TriggerLoop engine,
       ProgressLog progress,
       List<GroupMember> groups) {
     this.groups = List.copyOf(groups);
@@ -137,7 +138,7 @@ public final class PipelineRun implements AutoCloseable {
       }
       List<GroupMember> groups = new ArrayList<>();
       if (group && pipeline.stateful().isPresent()) {
-        BatchLoop engine =
+        TriggerLoop engine =
             groupStateful(
                 pipeline,
                 trigger,
@@ -162,29 +163,19 @@ public final class PipelineRun implements AutoCloseable {
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
       }
-      BatchLoop engine =
+      BatchBody.Settings batches =
+          new BatchBody.Settings(
+              spec.id(), source, processor, progress, Clock.systemUTC(), spec.quarantineLimit());
+      TriggerLoop engine =
           group
-              ? new GroupBatchEngine(
-                  txns,
-                  source,
-                  processor,
-                  sink,
-                  quarantine,
-                  progress,
-                  Clock.systemUTC(),
-                  spec.quarantineLimit())
-              : new MicroBatchEngine(
+              ? TriggerLoop.Batches.tablePositions(batches, txns, sink, quarantine)
+              : TriggerLoop.Batches.writeAheadLog(
+                  batches,
+                  checkpoint,
                   txns,
                   startAfter,
-                  source,
-                  checkpoint,
-                  processor,
-                  sink,
-                  quarantine,
-                  late,
-                  progress,
-                  Clock.systemUTC(),
-                  spec.quarantineLimit());
+                  new WriteAheadLog.Tables(sink, quarantine, late),
+                  WatermarkPolicy.OWN);
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
@@ -197,7 +188,7 @@ public final class PipelineRun implements AutoCloseable {
    * pipelines in group mode"): the exchange writer over the source topics and the sub-pipelines of
    * the repartition partitions this instance owns; creates the repartition topic on first start.
    */
-  private static BatchLoop groupStateful(
+  private static TriggerLoop groupStateful(
       CompiledPipeline pipeline,
       TriggerSpec trigger,
       ObjectStore checkpointStore,
@@ -236,19 +227,28 @@ public final class PipelineRun implements AutoCloseable {
         new ExchangeFront(spec.id(), pipeline.processor(), plan, late.isPresent());
     resources.add(0, front);
     var producerSettings = sourceTopics.settings();
-    ExchangeWriter stage1 =
-        new ExchangeWriter(
+    ExchangeProgress stage1Progress =
+        new ExchangeProgress(
             sourceTopics,
             front,
             records,
             () ->
-                new KafkaProducer<byte[], byte[]>(ExchangeWriter.producerConfig(producerSettings)),
+                new KafkaProducer<byte[], byte[]>(
+                    ExchangeProgress.producerConfig(producerSettings)),
             quarantine,
-            txns,
-            Clock.systemUTC(),
-            spec.quarantineLimit(),
-            progress);
-    resources.add(0, stage1);
+            txns);
+    resources.add(0, stage1Progress); // closes the producer
+    TriggerLoop.Batches stage1 =
+        new TriggerLoop.Batches(
+            stage1Progress,
+            new BatchBody(
+                new BatchBody.Settings(
+                    spec.id(),
+                    sourceTopics,
+                    front,
+                    progress,
+                    Clock.systemUTC(),
+                    spec.quarantineLimit())));
     KafkaSource repartition =
         new KafkaSource(
             PartitionPipelines.repartitionSettings(
@@ -281,8 +281,12 @@ public final class PipelineRun implements AutoCloseable {
       throw e;
     }
     resources.add(0, stage2); // closes the repartition source
-    return new GroupStatefulEngine(
-        spec.id(), sourceTopics, stage1, repartition, stage2, Clock.systemUTC());
+    return new TriggerLoop(
+        spec.id(),
+        new GroupStatefulRounds(
+            spec.id(), sourceTopics, stage1Progress, stage1, repartition, stage2),
+        TriggerLoop.OnMoved.DROP_BATCH,
+        Clock.systemUTC());
   }
 
   /**

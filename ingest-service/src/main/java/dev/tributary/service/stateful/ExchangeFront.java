@@ -27,7 +27,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *
  * <p>Not thread-safe: one instance per stage-1 writer, used from its thread.
  */
-public final class ExchangeFront implements AutoCloseable {
+public final class ExchangeFront implements RecordProcessor {
   private final StatelessProcessor stateless;
   private final StatefulPlan plan;
   private final CheckedRows checkedRows;
@@ -66,6 +66,7 @@ public final class ExchangeFront implements AutoCloseable {
   }
 
   /** The versions of the dimension tables the new batch joins with (none without joins). */
+  @Override
   public Map<String, String> planBatch(long batchId) throws IOException {
     return stateless.planBatch(batchId);
   }
@@ -73,6 +74,7 @@ public final class ExchangeFront implements AutoCloseable {
   /**
    * Starts a batch: its quarantine rows carry its id and start; the maximum event time starts over.
    */
+  @Override
   public void beginBatch(RecordProcessor.BatchContext batch) {
     stateless.beginBatch(batch);
     sawEventTime = false;
@@ -108,6 +110,26 @@ public final class ExchangeFront implements AutoCloseable {
       }
       rows.accept(joined);
     }
+  }
+
+  /**
+   * The stateless steps and the checks for one record, its rows to the batch's sink (stage 1: the
+   * repartition topic's transaction).
+   */
+  @Override
+  public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
+      throws Exception {
+    process(record, outputs, outputs::output);
+  }
+
+  /** Nothing is held back: every row went to the sink as its record was processed. */
+  @Override
+  public void endBatch(BatchOutputs outputs) {}
+
+  /** The batch's maximum event time, the marker every repartition partition gets. */
+  @Override
+  public Map<String, Long> stateMetrics() {
+    return sawEventTime ? Map.of("exchange.maxEventTimeMicros", maxEventTimeMicros) : Map.of();
   }
 
   /**

@@ -83,17 +83,14 @@ public final class DeltaSilverRun {
               new StartingPoint.Earliest(),
               SourceLimits.of(2L, null),
               ChangeOptions.strict())) {
-        new MicroBatchEngine(
+        TriggerLoop.Batches.writeAheadLog(
+                new BatchBody.Settings(
+                    "silver", source, processor, progress, Clock.systemUTC(), Optional.empty()),
+                checkpoint,
                 new TableTxns("silver", checkpoint.metadata().checkpointId()),
                 Map.of(),
-                source,
-                checkpoint,
-                processor,
-                silver,
-                quarantine,
-                Optional.empty(),
-                progress,
-                Clock.systemUTC())
+                new WriteAheadLog.Tables(silver, quarantine, Optional.empty()),
+                WatermarkPolicy.OWN)
             .run(new TriggerSpec.AvailableNow());
       }
       return progress.last(100);

@@ -48,21 +48,16 @@ class WatermarkAgreementTest {
     }
   }
 
-  private MicroBatchEngine engine(WatermarkAgreement agreement) {
+  private TriggerLoop engine(WatermarkAgreement agreement) {
     MemorySink sink = new MemorySink();
-    return new MicroBatchEngine(
+    return TriggerLoop.Batches.writeAheadLog(
+        new BatchBody.Settings(
+            "p", source, processor, new ProgressLog(10), Clock.systemUTC(), Optional.empty()),
+        checkpoint,
         new TableTxns("p", Optional.of("c")),
         Map.of(),
-        source,
-        checkpoint,
-        processor,
-        sink,
-        new MemorySink(),
-        Optional.empty(),
-        new ProgressLog(10),
-        Clock.systemUTC(),
-        Optional.empty(),
-        agreement);
+        new WriteAheadLog.Tables(sink, new MemorySink(), Optional.empty()),
+        agreement == null ? WatermarkPolicy.OWN : new WatermarkPolicy.Agreed(agreement));
   }
 
   private final WatermarkAgreement fake =

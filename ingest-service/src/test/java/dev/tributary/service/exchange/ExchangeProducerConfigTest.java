@@ -33,7 +33,7 @@ class ExchangeProducerConfigTest {
   @Test
   void securityAppliesToTheProducerAndTransactionsAreFixed() {
     Map<String, Object> config =
-        ExchangeWriter.producerConfig(
+        ExchangeProgress.producerConfig(
             settings(
                 Map.of(
                     "security.protocol",
@@ -65,14 +65,14 @@ class ExchangeProducerConfigTest {
     assertThat((String) config.get("transactional.id"))
         .startsWith("tributary-orders-")
         .hasSize("tributary-orders-".length() + 36);
-    assertThat(ExchangeWriter.producerConfig(settings(Map.of())).get("transactional.id"))
+    assertThat(ExchangeProgress.producerConfig(settings(Map.of())).get("transactional.id"))
         .as("one id per producer")
         .isNotEqualTo(config.get("transactional.id"));
   }
 
   @Test
   void theUsersTransactionTimeoutWins() {
-    assertThat(ExchangeWriter.producerConfig(settings(Map.of("transaction.timeout.ms", "30000"))))
+    assertThat(ExchangeProgress.producerConfig(settings(Map.of("transaction.timeout.ms", "30000"))))
         .containsEntry("transaction.timeout.ms", "30000");
   }
 }

@@ -8,12 +8,15 @@ import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.StartingOffsets;
+import dev.tributary.service.engine.BatchBody;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.DeltaTableSink;
+import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.QuarantineLimitExceededException;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.engine.TriggerLoop;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.source.KafkaSource;
@@ -123,13 +126,13 @@ class ExchangeWriterIT {
     assertThat(maxMarker)
         .hasSize(a.records.partitions())
         .allSatisfy((p, micros) -> assertThat(micros).isEqualTo(eventTimeMicros(199)));
-    assertThat(a.writer.allPartitionsAtCeiling(ceiling)).isTrue();
+    assertThat(a.allPartitionsAtCeiling(ceiling)).isTrue();
     List<BatchProgress> batches = a.progress.last(100);
     assertThat(batches).isNotEmpty().allSatisfy(b -> assertThat(b.pipeline()).isEqualTo(pipeline));
     assertThat(batches.stream().mapToLong(BatchProgress::inputRows).sum()).isEqualTo(200);
     assertThat(batches.stream().mapToLong(BatchProgress::outputRows).sum()).isEqualTo(200);
     // nothing more to do: no transaction at all
-    ExchangeWriter.Outcome idle = a.writer.runBatch(ceiling);
+    Outcome idle = a.runBatch(ceiling);
     assertThat(idle.committed()).isFalse();
     assertThat(idle.readAnything()).isFalse();
     assertThat(idle.atCeiling()).isTrue();
@@ -145,7 +148,7 @@ class ExchangeWriterIT {
     Map<TopicPartition, Long> ceiling = ceiling(killed);
     killed.kill.at =
         "commitTransaction"; // after its rows and offsets were sent: offsets pending in the group
-    assertThatThrownBy(() -> killed.writer.runBatch(ceiling)).isInstanceOf(Killed.class);
+    assertThatThrownBy(() -> killed.runBatch(ceiling)).isInstanceOf(Killed.class);
     killed.close(); // its open transaction stays open at the coordinator until it times out
 
     Instance next = new Instance(shortTransactions);
@@ -172,7 +175,7 @@ class ExchangeWriterIT {
 
     // the zombie reads its batch, then freezes before it commits (a GC pause, SIGSTOP): no poll
     zombie.kill.blockAt = "sendOffsetsToTransaction";
-    Future<ExchangeWriter.Outcome> frozen = threads.submit(() -> zombie.writer.runBatch(ceiling));
+    Future<Outcome> frozen = threads.submit(() -> zombie.runBatch(ceiling));
     assertThat(zombie.kill.reached.await(60, TimeUnit.SECONDS)).isTrue();
 
     // past its max.poll.interval the group drops it; the new member gets every partition and
@@ -181,11 +184,11 @@ class ExchangeWriterIT {
     drain(owner, ceiling);
 
     zombie.kill.release.countDown();
-    ExchangeWriter.Outcome outcome = frozen.get(60, TimeUnit.SECONDS);
+    Outcome outcome = frozen.get(60, TimeUnit.SECONDS);
     assertThat(ids(owner, readCommitted())).containsExactlyInAnyOrderElementsOf(range(0, 200));
     assertThat(outcome.wasFenced()).as("the zombie's commit").isTrue();
     assertThat(outcome.committed()).isFalse();
-    assertThat(zombie.writer.fencedBatches()).isEqualTo(1);
+    assertThat(zombie.fencedBatches).isEqualTo(1);
   }
 
   @Test
@@ -196,7 +199,7 @@ class ExchangeWriterIT {
     Instance killed = new Instance(props);
     Map<TopicPartition, Long> ceiling = ceiling(killed);
     killed.kill.at = "sendOffsetsToTransaction"; // the quarantine table is committed, Kafka is not
-    assertThatThrownBy(() -> killed.writer.runBatch(ceiling)).isInstanceOf(Killed.class);
+    assertThatThrownBy(() -> killed.runBatch(ceiling)).isInstanceOf(Killed.class);
     killed.close();
     List<Object[]> firstAttempt = quarantined();
     assertThat(firstAttempt).hasSize(12);
@@ -223,7 +226,7 @@ class ExchangeWriterIT {
         new Instance(
             Map.of(), new StartingOffsets.Earliest(), Optional.of(new QuarantineLimit(0.1)));
     Map<TopicPartition, Long> ceiling = ceiling(limited);
-    assertThatThrownBy(() -> limited.writer.runBatch(ceiling))
+    assertThatThrownBy(() -> limited.runBatch(ceiling))
         .isInstanceOf(QuarantineLimitExceededException.class);
 
     assertThat(quarantined()).isEmpty();
@@ -237,7 +240,7 @@ class ExchangeWriterIT {
     produce(0, 40, 0); // before the pipeline starts: "latest" skips them
     Instance first = new Instance(Map.of(), new StartingOffsets.Latest());
     Map<TopicPartition, Long> before = ceiling(first);
-    ExchangeWriter.Outcome pinned = first.writer.runBatch(Map.of());
+    Outcome pinned = first.runBatch(Map.of());
     assertThat(pinned.readAnything()).isFalse();
     assertThat(pinned.committed())
         .as("an empty transaction carrying the starting offsets")
@@ -331,8 +334,8 @@ class ExchangeWriterIT {
         .pollInterval(Duration.ofMillis(50))
         .until(
             () -> {
-              i.writer.runBatch(ceiling);
-              return i.writer.allPartitionsAtCeiling(ceiling);
+              i.runBatch(ceiling);
+              return i.allPartitionsAtCeiling(ceiling);
             });
   }
 
@@ -415,6 +418,16 @@ class ExchangeWriterIT {
     }
   }
 
+  /**
+   * What one stage-1 batch did.
+   *
+   * @param committed whether a Kafka transaction (rows, markers, offsets) was committed
+   * @param readAnything whether any planned range was not empty
+   * @param atCeiling whether every assigned partition's range ends at or past its ceiling
+   * @param wasFenced whether the batch was dropped because this instance was fenced off
+   */
+  record Outcome(boolean committed, boolean readAnything, boolean atCeiling, boolean wasFenced) {}
+
   /** A test's way to make a writer die (or freeze) at one producer call. */
   static final class Kill {
     /** The producer method at which the process dies: it and every later call do nothing more. */
@@ -483,7 +496,9 @@ class ExchangeWriterIT {
     final KafkaSource source;
     final ExchangeFront front;
     final ExchangeRecords records;
-    final ExchangeWriter writer;
+    final ExchangeProgress model;
+    final TriggerLoop.Batches engine;
+    int fencedBatches;
     final ProgressLog progress = new ProgressLog(100);
     private final ObjectStore quarantineStore;
     private boolean closed;
@@ -535,18 +550,42 @@ class ExchangeWriterIT {
       quarantineStore =
           ObjectStores.open(Files.createDirectories(dir.resolve("quarantine")).toString(), null);
       DeltaTableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
-      writer =
-          new ExchangeWriter(
+      model =
+          new ExchangeProgress(
               source,
               front,
               records,
-              () -> killable(new KafkaProducer<>(ExchangeWriter.producerConfig(settings)), kill),
+              () -> killable(new KafkaProducer<>(ExchangeProgress.producerConfig(settings)), kill),
               quarantine,
-              new TableTxns(pipeline, Optional.empty()),
-              Clock.systemUTC(),
-              quarantineLimit,
-              progress);
+              new TableTxns(pipeline, Optional.empty()));
+      engine =
+          new TriggerLoop.Batches(
+              model,
+              new BatchBody(
+                  new BatchBody.Settings(
+                      pipeline, source, front, progress, Clock.systemUTC(), quarantineLimit)));
       closing.add(this);
+    }
+
+    /**
+     * One stage-1 batch over the partitions assigned now, as the trigger loop runs it; a fenced
+     * batch is dropped (counted here, as the loop counts it).
+     */
+    Outcome runBatch(Map<TopicPartition, Long> ceiling) throws Exception {
+      model.bound(ceiling);
+      try {
+        boolean committed = engine.step();
+        return new Outcome(
+            committed, model.lastPlanReadAnything(), model.lastPlanAtCeiling(), false);
+      } catch (PartitionMovedException e) {
+        fencedBatches++;
+        return new Outcome(false, model.lastPlanReadAnything(), model.lastPlanAtCeiling(), true);
+      }
+    }
+
+    boolean allPartitionsAtCeiling(Map<TopicPartition, Long> ceiling) {
+      model.bound(ceiling);
+      return model.allPartitionsAtCeiling();
     }
 
     @Override
@@ -555,7 +594,7 @@ class ExchangeWriterIT {
         return;
       }
       closed = true;
-      writer.close();
+      model.close();
       source.close();
       front.close();
       quarantineStore.close();

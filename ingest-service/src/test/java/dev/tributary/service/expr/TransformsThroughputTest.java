@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A micro-check, not a benchmark: prints how long compiling takes and how many rows per second the
- * PIPELINES.md transforms (plus a few typical expressions) process, so a regression shows in the
- * test output. Asserts results only: timings on a shared 2-core machine are too noisy to assert.
+ * docs/PIPELINE_REFERENCE.md transforms (plus a few typical expressions) process, so a regression
+ * shows in the test output. Asserts results only: timings on a shared 2-core machine are too noisy
+ * to assert.
  */
 class TransformsThroughputTest {
   private static final int ROWS = 10_000;

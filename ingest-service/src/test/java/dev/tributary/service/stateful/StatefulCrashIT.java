@@ -17,6 +17,7 @@ import dev.tributary.storage.ObjectStores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -141,8 +143,17 @@ class StatefulCrashIT {
             .as("the run halted at its crash point, not for another reason")
             .contains("crash point " + crashAt + " reached");
       } else {
-        Thread.sleep(1000 + random.nextInt(1000));
-        child.destroyForcibly(); // SIGKILL, wherever it is
+        // A kill that lands is certain: the run has committed a batch of its fresh events (its
+        // progress line is in the log) and is still running when it is SIGKILLed, a random moment
+        // later, wherever it is.
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(120))
+            .until(() -> !child.isAlive() || Files.readString(log).contains("\"batchId\""));
+        Thread.sleep(random.nextInt(1000));
+        assertThat(child.isAlive())
+            .as("the run is alive when it is killed; log:%n%s", Files.readString(log))
+            .isTrue();
+        child.destroyForcibly();
         child.waitFor();
       }
     }

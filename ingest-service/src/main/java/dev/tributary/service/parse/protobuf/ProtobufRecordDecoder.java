@@ -98,8 +98,8 @@ public final class ProtobufRecordDecoder {
   }
 
   /**
-   * A decoder for PIPELINES.md's {@code format.protobuf.schema} declarations (the same syntax as
-   * {@code format.json.schema}: dotted paths for nested columns, {@code
+   * A decoder for docs/PIPELINE_REFERENCE.md's {@code format.protobuf.schema} declarations (the
+   * same syntax as {@code format.json.schema}: dotted paths for nested columns, {@code
    * timestamp(seconds|micros|nanos)} for epoch integers).
    *
    * @throws IllegalArgumentException naming the column, for an invalid declaration

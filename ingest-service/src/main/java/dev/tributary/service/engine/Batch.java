@@ -1,0 +1,50 @@
+package dev.tributary.service.engine;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * One batch as the {@link BatchBody} runs it, fixed by its {@link ProgressModel} before anything is
+ * read: with the write-ahead log it is exactly what the batch's offsets entry records, so a replay
+ * runs the same batch.
+ *
+ * @param id the batch id (the checkpoint's batch number; in consumer-group mode only a name for
+ *     this instance's batches: there the positions in the tables, not the id, make a batch
+ *     idempotent)
+ * @param plan the range to read, with the lag measured when planned
+ * @param replayed whether the batch was planned before a restart and is run again
+ * @param startedAt when the batch started (recorded in quarantine rows)
+ * @param watermarkMicros the watermark the batch evicts state with
+ * @param lateWatermarkMicros the watermark the batch judges late rows against
+ * @param extras facts of the batch beyond its offsets (the range's facts, the dimension versions a
+ *     join reads), handed to the processor and recorded in the tables' commitInfo
+ */
+public record Batch(
+    long id,
+    PlannedBatch plan,
+    boolean replayed,
+    Instant startedAt,
+    OptionalLong watermarkMicros,
+    OptionalLong lateWatermarkMicros,
+    Map<String, String> extras) {
+  public Batch {
+    Objects.requireNonNull(plan, "plan");
+    Objects.requireNonNull(startedAt, "startedAt");
+    Objects.requireNonNull(watermarkMicros, "watermarkMicros");
+    Objects.requireNonNull(lateWatermarkMicros, "lateWatermarkMicros");
+    extras = Map.copyOf(extras);
+  }
+
+  /** The range the batch reads. */
+  public BatchRange range() {
+    return plan.range();
+  }
+
+  /** What the processor is told about the batch. */
+  RecordProcessor.BatchContext context() {
+    return RecordProcessor.BatchContext.of(
+        id, startedAt, watermarkMicros, lateWatermarkMicros, range().backlogged(), extras);
+  }
+}
