@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * The retries of each retry site in this process, by site name ({@link RetryPolicy#site()}): how
@@ -18,6 +19,7 @@ import java.util.function.Consumer;
  * or objects, and the stores and tables they run in are shared between pipelines.
  */
 public final class RetryCounters {
+  private static final Pattern SITE = Pattern.compile("[a-z0-9]+([.-][a-z0-9]+)*");
   private static final Map<String, LongAdder> RETRIES = new ConcurrentHashMap<>();
   private static final List<Consumer<String>> WATCHERS = new CopyOnWriteArrayList<>();
 
@@ -49,10 +51,24 @@ public final class RetryCounters {
     return () -> WATCHERS.remove(watcher);
   }
 
-  /** Makes {@code site} known (with zero retries) and tells the watchers, once per site. */
-  static void declare(String site) {
+  /**
+   * Makes {@code site} known, with zero retries, and tells the watchers. {@link RetryPolicy} does
+   * this for its site; call it directly only for retries a library runs itself (the AWS SDK's),
+   * which no policy sees.
+   *
+   * @throws IllegalArgumentException if the name is not dotted lowercase words (a metric tag must
+   *     stay low-cardinality: never a path, key or id)
+   */
+  public static void declare(String site) {
     if (RETRIES.containsKey(site)) {
       return;
+    }
+    if (!SITE.matcher(site).matches()) {
+      throw new IllegalArgumentException(
+          "Retry site '"
+              + site
+              + "' is not a low-cardinality metric tag: use dotted lowercase words such as"
+              + " delta.commit or s3.put-if-absent");
     }
     // Under the lock, so that a watcher sees each site exactly once, whenever it started watching.
     synchronized (RetryCounters.class) {
@@ -62,7 +78,8 @@ public final class RetryCounters {
     }
   }
 
-  static void retried(String site) {
+  /** Counts one retry of {@code site} (declaring it if new). */
+  public static void retried(String site) {
     declare(site);
     RETRIES.get(site).increment();
   }

@@ -7,7 +7,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 
 /**
  * How one retry site retries: at most {@code maxAttempts} attempts; between two attempts a wait
@@ -47,21 +46,12 @@ public record RetryPolicy(
     Optional<Duration> maxTotalTime,
     Predicate<? super Exception> retryOn) {
 
-  private static final Pattern SITE = Pattern.compile("[a-z0-9]+([.-][a-z0-9]+)*");
-
   public RetryPolicy {
     Objects.requireNonNull(site, "site");
     Objects.requireNonNull(initialDelay, "initialDelay");
     Objects.requireNonNull(maxDelay, "maxDelay");
     Objects.requireNonNull(maxTotalTime, "maxTotalTime");
     Objects.requireNonNull(retryOn, "retryOn");
-    if (!SITE.matcher(site).matches()) {
-      throw new IllegalArgumentException(
-          "Retry site '"
-              + site
-              + "' is not a low-cardinality metric tag: use dotted lowercase words such as"
-              + " delta.commit or s3.put-if-absent");
-    }
     if (maxAttempts < 1) {
       throw new IllegalArgumentException(
           "Retry site " + site + ": maxAttempts must be at least 1, was " + maxAttempts);
@@ -84,7 +74,7 @@ public record RetryPolicy(
       throw new IllegalArgumentException(
           "Retry site " + site + ": maxTotalTime must be positive, was " + maxTotalTime.get());
     }
-    RetryCounters.declare(site);
+    RetryCounters.declare(site); // checks the name, and shows the site with zero retries
   }
 
   /**
