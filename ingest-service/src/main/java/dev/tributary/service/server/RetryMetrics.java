@@ -15,6 +15,7 @@ final class RetryMetrics implements AutoCloseable {
 
   RetryMetrics(MeterRegistry registry) {
     this.watching =
+        // The meter holds its site weakly; the name is a key of RetryCounters, so it stays alive.
         RetryCounters.watch(
             site ->
                 FunctionCounter.builder(MetricNames.RETRIES, site, RetryCounters::retries)
