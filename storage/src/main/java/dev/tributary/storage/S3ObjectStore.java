@@ -1,5 +1,6 @@
 package dev.tributary.storage;
 
+import dev.tributary.storage.retry.RetryPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -7,8 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.LockSupport;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -36,13 +35,15 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p>Atomicity comes from S3 itself: a PUT or a completed multipart upload is published whole.
  * {@link #putIfAbsent} is a PUT with {@code If-None-Match: *}, which S3 answers with 412 when the
  * key exists. That request is sent by a client without SDK retries, because a retry after a lost
- * response could meet our own object and report a false "lost the race"; it is retried here only
- * when S3 said for certain that nothing was written (409 conflict, throttling). Every other request
- * goes through the SDK's standard retry strategy, bounded by {@link S3Settings#maxAttempts()}, with
- * exponential backoff and jitter.
+ * response could meet our own object and report a false "lost the race"; it is retried here, under
+ * the {@link RetryPolicy} {@value #PUT_IF_ABSENT_SITE}, only when S3 said for certain that nothing
+ * was written (409 conflict, throttling). Every other request goes through the SDK's standard retry
+ * strategy, bounded by {@link S3Settings#maxAttempts()}, with exponential backoff and jitter; its
+ * retries are counted under {@value SdkRetryCounter#SITE}.
  */
 final class S3ObjectStore implements ObjectStore {
-  private static final Duration CONFLICT_BASE_DELAY = Duration.ofMillis(50);
+  /** The retry site of {@link #putIfAbsent}. */
+  static final String PUT_IF_ABSENT_SITE = "s3.put-if-absent";
 
   /** S3's own maximum and default page size of ListObjectsV2. */
   static final int DEFAULT_LIST_PAGE_SIZE = 1000;
@@ -56,6 +57,7 @@ final class S3ObjectStore implements ObjectStore {
   private final S3Client conditionalClient;
   private final S3Errors errors;
   private final int listPageSize;
+  private final RetryPolicy putIfAbsentRetry;
 
   /**
    * @param bucket the bucket name
@@ -78,6 +80,21 @@ final class S3ObjectStore implements ObjectStore {
     this.errors =
         new S3Errors(
             bucket, prefix, StorageErrors.endpointName(settings.endpoint(), settings.region()));
+    this.putIfAbsentRetry = putIfAbsentRetry(settings);
+  }
+
+  /**
+   * The retries of a conditional PUT: only when S3 said for certain that nothing was written (409,
+   * 429, 503 SlowDown), at least twice, waiting 50-100 ms doubling up to 3.2-6.4 s. Anything else
+   * (a 5xx, a lost response) may have created the object: it is never sent again, the caller reads
+   * back instead.
+   */
+  static RetryPolicy putIfAbsentRetry(S3Settings settings) {
+    return RetryPolicy.named(PUT_IF_ABSENT_SITE)
+        .withMaxAttempts(Math.max(settings.maxAttempts(), 2))
+        .withBackoff(Duration.ofMillis(100), Duration.ofMillis(6400))
+        .withJitter(0.5)
+        .retryingOn(e -> e instanceof S3Exception s3 && S3Errors.certainlyNotWritten(s3));
   }
 
   private S3Client newClient(int maxAttempts) {
@@ -89,10 +106,12 @@ final class S3ObjectStore implements ObjectStore {
             .credentialsProvider(credentials)
             .overrideConfiguration(
                 config ->
-                    config.retryStrategy(
-                        AwsRetryStrategy.standardRetryStrategy().toBuilder()
-                            .maxAttempts(maxAttempts)
-                            .build()));
+                    config
+                        .retryStrategy(
+                            AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                                .maxAttempts(maxAttempts)
+                                .build())
+                        .addExecutionInterceptor(new SdkRetryCounter()));
     if (settings.endpoint() != null) {
       builder.endpointOverride(settings.endpoint());
     }
@@ -257,25 +276,27 @@ final class S3ObjectStore implements ObjectStore {
   @Override
   public boolean putIfAbsent(String key, byte[] data) throws IOException {
     String s3Key = s3Key(key);
-    for (int attempt = 1; ; attempt++) {
-      try {
-        conditionalClient.putObject(
-            b -> b.bucket(bucket).key(s3Key).ifNoneMatch("*"), RequestBody.fromBytes(data));
-        return true;
-      } catch (S3Exception e) {
-        if (e.statusCode() == 412) {
-          return false;
-        }
-        if (!S3Errors.certainlyNotWritten(e)) {
-          throw errors.putIfAbsentFailure(key, e);
-        }
-        if (attempt >= Math.max(settings.maxAttempts(), 2)) {
-          throw errors.translate("put-if-absent", key, e);
-        }
-        backOff(attempt);
-      } catch (SdkException e) {
-        throw errors.putIfAbsentFailure(key, e);
+    try {
+      return putIfAbsentRetry.call(
+          attempt -> {
+            try {
+              conditionalClient.putObject(
+                  b -> b.bucket(bucket).key(s3Key).ifNoneMatch("*"), RequestBody.fromBytes(data));
+              return true;
+            } catch (S3Exception e) {
+              if (e.statusCode() == 412) {
+                return false;
+              }
+              throw e;
+            }
+          });
+    } catch (S3Exception e) {
+      if (S3Errors.certainlyNotWritten(e)) {
+        throw errors.translate("put-if-absent", key, e); // the retries ran out
       }
+      throw errors.putIfAbsentFailure(key, e);
+    } catch (SdkException e) {
+      throw errors.putIfAbsentFailure(key, e);
     }
   }
 
@@ -323,10 +344,5 @@ final class S3ObjectStore implements ObjectStore {
 
   private String s3Key(String key) {
     return prefix + ObjectKeys.check(key);
-  }
-
-  private static void backOff(int attempt) {
-    long base = CONFLICT_BASE_DELAY.toNanos() << Math.min(attempt - 1, 6);
-    LockSupport.parkNanos(base + ThreadLocalRandom.current().nextLong(base));
   }
 }

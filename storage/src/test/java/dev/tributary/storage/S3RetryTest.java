@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.storage.ScriptedS3Server.Reply;
 import dev.tributary.storage.ScriptedS3Server.Request;
+import dev.tributary.storage.retry.RetryCounters;
 import java.io.IOException;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
@@ -138,6 +139,28 @@ class S3RetryTest {
           .hasMessageContaining("HTTP 409 ConditionalRequestConflict");
     }
     assertThat(server.requests()).hasSize(3);
+  }
+
+  @Test
+  void retriesAreCountedUnderTheirSites() throws IOException {
+    long conditional = RetryCounters.retries("s3.put-if-absent");
+    long plain = RetryCounters.retries("s3.request");
+    server
+        .then(Reply.error(409, "ConditionalRequestConflict"))
+        .then(Reply.ok(""))
+        .then(Reply.error(500, "InternalError"))
+        .then(Reply.error(503, "ServiceUnavailable"))
+        .then(Reply.ok("hello"))
+        .then(Reply.ok("again"));
+
+    try (ObjectStore store = ObjectStores.open("s3://bucket", server.settings(5))) {
+      assertThat(store.putIfAbsent("log/1.json", new byte[] {1})).isTrue();
+      assertThat(new String(store.read("k"), UTF_8)).isEqualTo("hello");
+      assertThat(new String(store.read("k"), UTF_8)).isEqualTo("again");
+    }
+
+    assertThat(RetryCounters.retries("s3.put-if-absent")).isEqualTo(conditional + 1);
+    assertThat(RetryCounters.retries("s3.request")).isEqualTo(plain + 2);
   }
 
   @Test

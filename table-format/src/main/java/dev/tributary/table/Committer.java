@@ -1,5 +1,6 @@
 package dev.tributary.table;
 
+import dev.tributary.storage.retry.RetryPolicy;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.CommitInfo;
@@ -9,7 +10,6 @@ import dev.tributary.table.log.RemoveFile;
 import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.TableState;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * A fenced commit ({@link PositionFence}) is checked against the state it commits on top of before
  * every attempt, and a winner that records one of its positions is a conflict: a fence never
- * retries past another writer's move. Attempts are bounded by the {@link RetryPolicy}, with backoff
- * between them.
+ * retries past another writer's move. Attempts are bounded by {@link TableOptions#commitRetry()}
+ * (retry site {@code delta.commit}), with backoff between them; that policy's limits apply, and
+ * what is retried is decided here.
  */
 final class Committer {
   private static final Logger LOG = LoggerFactory.getLogger(Committer.class);
@@ -76,11 +76,76 @@ final class Committer {
     }
     ConflictRules rules =
         new ConflictRules(txnId, txn, new HashSet<>(removed), appendsConflict, fences);
-    RetryPolicy retry = options.commitRetry();
-    TableState state = readState;
-    Exception lastError = null;
-    boolean unknown = false;
-    for (int attempt = 1; ; attempt++) {
+    Attempts attempts =
+        new Attempts(
+            readState, txn, txnId, rules, fileActions, operation, extras, adds, removed.size());
+    try {
+      return options.commitRetry().retryingOn(NotCommittedYet.class::isInstance).call(attempts);
+    } catch (NotCommittedYet e) {
+      throw new CommitFailedException(
+          "Commit to Delta table at "
+              + log.location()
+              + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
+              + " did not succeed in "
+              + e.attempt
+              + " attempts"
+              + (e.unknown
+                  ? "; the last attempt's outcome is UNKNOWN (the commit may exist): do not"
+                      + " delete its data files, retry with the same transaction id to resolve it"
+                  : " (concurrent writers kept taking the next version); retry later")
+              + (e.lastError == null ? "" : ". Last error: " + e.lastError),
+          e.unknown,
+          e.lastError);
+    }
+  }
+
+  /**
+   * The attempts of one commit, in order, with what they learned: the state the next one commits on
+   * top of, and whether the last outcome is still unknown.
+   */
+  private final class Attempts implements RetryPolicy.Attempt<Outcome, RuntimeException> {
+    private final TableState readState;
+    private final TransactionId txn;
+    private final String txnId;
+    private final ConflictRules rules;
+    private final List<Action> fileActions;
+    private final String operation;
+    private final Map<String, String> extras;
+    private final int adds;
+    private final int removes;
+    private TableState state;
+    private boolean unknown;
+    private IOException lastError;
+
+    Attempts(
+        TableState readState,
+        TransactionId txn,
+        String txnId,
+        ConflictRules rules,
+        List<Action> fileActions,
+        String operation,
+        Map<String, String> extras,
+        int adds,
+        int removes) {
+      this.readState = readState;
+      this.txn = txn;
+      this.txnId = txnId;
+      this.rules = rules;
+      this.fileActions = fileActions;
+      this.operation = operation;
+      this.extras = extras;
+      this.adds = adds;
+      this.removes = removes;
+      this.state = readState;
+    }
+
+    /**
+     * One put-if-absent of the next version, then, unless it committed, the catch-up that settles a
+     * lost race or an unknown outcome; throws {@link NotCommittedYet} when another attempt is
+     * needed.
+     */
+    @Override
+    public Outcome run(int attempt) {
       OptionalLong held =
           txn == null ? OptionalLong.empty() : state.transactionVersion(txn.appId());
       if (held.isPresent() && held.getAsLong() >= txn.version()) {
@@ -106,8 +171,7 @@ final class Committer {
         if (log.tryCommit(version, actions)) {
           counters.commits.increment();
           return new Outcome(
-              new CommitResult(
-                  CommitResult.Outcome.COMMITTED, version, attempt, adds, removed.size()),
+              new CommitResult(CommitResult.Outcome.COMMITTED, version, attempt, adds, removes),
               apply(state, version, actions));
         }
         counters.lostRaces.increment();
@@ -135,26 +199,29 @@ final class Committer {
         counters.conflicts.increment();
         throw e;
       }
-      if (attempt >= retry.maxAttempts()) {
-        throw new CommitFailedException(
-            "Commit to Delta table at "
-                + log.location()
-                + (txn == null ? "" : " for transaction " + txn.appId() + "/" + txn.version())
-                + " did not succeed in "
-                + attempt
-                + " attempts"
-                + (unknown
-                    ? "; the last attempt's outcome is UNKNOWN (the commit may exist): do not"
-                        + " delete its data files, retry with the same transaction id to resolve it"
-                    : " (concurrent writers kept taking the next version); retry later")
-                + (lastError == null ? "" : ". Last error: " + lastError),
-            unknown,
-            lastError);
-      }
-      Duration pause = retry.backoff(attempt);
-      if (!pause.isZero()) {
-        LockSupport.parkNanos(pause.toNanos());
-      }
+      throw new NotCommittedYet(attempt, unknown, lastError);
+    }
+  }
+
+  /**
+   * The only failure the commit retries: an attempt that lost the race without conflict, or whose
+   * unknown outcome was settled as "not committed" or could not be settled yet. Retrying is safe in
+   * every case: put-if-absent never creates a second copy of a version an earlier attempt may still
+   * hold, and the next attempt reads the log first. Carries what the final error needs if the
+   * attempts run out.
+   */
+  private static final class NotCommittedYet extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final int attempt;
+    private final boolean unknown;
+    private final transient IOException lastError;
+
+    NotCommittedYet(int attempt, boolean unknown, IOException lastError) {
+      super("commit attempt " + attempt + " did not commit", null, false, false);
+      this.attempt = attempt;
+      this.unknown = unknown;
+      this.lastError = lastError;
     }
   }
 

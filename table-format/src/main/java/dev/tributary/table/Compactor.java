@@ -1,5 +1,6 @@
 package dev.tributary.table;
 
+import dev.tributary.storage.retry.RetryPolicy;
 import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
@@ -27,11 +28,15 @@ import org.slf4j.LoggerFactory;
  * do not change, so streaming readers skip the commit.
  *
  * <p>The commit conflicts only if a concurrent commit removed one of our inputs; then the work is
- * planned again from a fresh snapshot (bounded by the retry policy's attempts). A concurrent append
- * never conflicts and loses nothing: we remove only the files we read.
+ * planned again from a fresh snapshot (retry site {@value #RETRY_SITE}, bounded by the commit retry
+ * policy's attempts). A concurrent append never conflicts and loses nothing: we remove only the
+ * files we read.
  */
 final class Compactor {
   private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+  /** The retry site of a compaction planned again after a conflict. */
+  static final String RETRY_SITE = "delta.compact";
 
   private final DeltaTable table;
 
@@ -40,25 +45,30 @@ final class Compactor {
   }
 
   CompactionResult compact(CompactionOptions options) throws IOException {
-    int maxAttempts = table.options().commitRetry().maxAttempts();
-    for (int attempt = 1; ; attempt++) {
-      Snapshot snapshot = table.snapshot();
-      List<List<DataFile>> bins = plan(snapshot, options);
-      if (bins.isEmpty()) {
-        return new CompactionResult(snapshot.version(), 0, 0, 0, 0, 0, attempt);
-      }
-      try {
-        return rewrite(snapshot, bins, options, attempt);
-      } catch (CommitConflictException e) {
-        if (attempt >= maxAttempts) {
-          throw e;
-        }
-        LOG.info(
-            "Compaction of {} lost to a concurrent commit, planning again: {}",
-            table.location(),
-            e.getMessage());
-      }
-    }
+    // A conflict means a concurrent commit removed one of our inputs: plan again at once from a
+    // fresh snapshot, as often as a commit may be attempted.
+    RetryPolicy replan =
+        RetryPolicy.named(RETRY_SITE)
+            .withMaxAttempts(table.options().commitRetry().maxAttempts())
+            .retryingOn(CommitConflictException.class::isInstance);
+    return replan.call(
+        attempt -> {
+          Snapshot snapshot = table.snapshot();
+          List<List<DataFile>> bins = plan(snapshot, options);
+          if (bins.isEmpty()) {
+            return new CompactionResult(snapshot.version(), 0, 0, 0, 0, 0, attempt);
+          }
+          try {
+            return rewrite(snapshot, bins, options, attempt);
+          } catch (CommitConflictException e) {
+            LOG.info(
+                "Compaction of {} lost to a concurrent commit (attempt {}): {}",
+                table.location(),
+                attempt,
+                e.getMessage());
+            throw e;
+          }
+        });
   }
 
   static List<List<DataFile>> plan(Snapshot snapshot, CompactionOptions options) {

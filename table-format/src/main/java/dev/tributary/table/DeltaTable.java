@@ -1,6 +1,7 @@
 package dev.tributary.table;
 
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.retry.RetryPolicy;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.CommitInfo;
@@ -40,6 +41,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeltaTable {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaTable.class);
+
+  /**
+   * A widening that conflicts is judged again on the table as it is now, at once: another writer
+   * changed the metadata meanwhile (often the same widening, by another instance of the pipeline).
+   */
+  private static final RetryPolicy WIDEN_RETRY =
+      RetryPolicy.named("delta.widen-columns")
+          .withMaxAttempts(3)
+          .retryingOn(CommitConflictException.class::isInstance);
 
   private final DeltaLog log;
   private final TableOptions options;
@@ -242,17 +252,7 @@ public final class DeltaTable {
    *     Delta allows ({@link TypeWidening#allowed})
    */
   public Snapshot widenColumns(Map<String, DataType> types) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return widenOnce(types);
-      } catch (CommitConflictException e) {
-        // Another writer changed the metadata meanwhile (often: the same widening, by another
-        // instance of the pipeline). Judge the change again on the table as it is now.
-        if (attempt == 3) {
-          throw e;
-        }
-      }
-    }
+    return WIDEN_RETRY.call(attempt -> widenOnce(types));
   }
 
   private Snapshot widenOnce(Map<String, DataType> types) throws IOException {

@@ -4,6 +4,7 @@ import static dev.tributary.table.TestTables.SCHEMA;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.storage.retry.RetryCounters;
 import dev.tributary.storage.testing.FaultInjectingObjectStore;
 import dev.tributary.storage.testing.FaultInjectingObjectStore.Operation;
 import dev.tributary.storage.testing.InMemoryObjectStore;
@@ -61,6 +62,17 @@ class CommitFaultTest {
   }
 
   @Test
+  void retriesAreCountedUnderTheCommitSite() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    long before = RetryCounters.retries("delta.commit");
+    store.failNext(Operation.PUT_IF_ABSENT, 2);
+
+    TestTables.append(table, "p", 0, 0, 5);
+
+    assertThat(RetryCounters.retries("delta.commit")).isEqualTo(before + 2);
+  }
+
+  @Test
   void putThatLandedButThrewIsResolvedFromTheLogWithoutDuplicate() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     store.succeedThenThrow(Operation.PUT_IF_ABSENT, 1);
@@ -96,7 +108,10 @@ class CommitFaultTest {
         DeltaTable.open(
             store,
             TestTables.fastOptions(clock)
-                .withCommitRetry(new RetryPolicy(2, Duration.ZERO, Duration.ZERO)));
+                .withCommitRetry(
+                    TableOptions.DEFAULT_COMMIT_RETRY
+                        .withMaxAttempts(2)
+                        .withBackoff(Duration.ZERO, Duration.ZERO)));
     impatient.create(SCHEMA, List.of(), Map.of());
     AppendTransaction tx = impatient.newAppend(new TransactionId("p", 0));
     store.succeedThenThrow(Operation.PUT_IF_ABSENT, 1).failNext(Operation.LIST, 5);

@@ -32,7 +32,10 @@ final class TestTables {
 
   static TableOptions fastOptions(Clock clock) {
     return TableOptions.defaults()
-        .withCommitRetry(new RetryPolicy(200, Duration.ofNanos(1000), Duration.ofMillis(2)))
+        .withCommitRetry(
+            TableOptions.DEFAULT_COMMIT_RETRY
+                .withMaxAttempts(200)
+                .withBackoff(Duration.ofNanos(1000), Duration.ofMillis(2)))
         .withClock(clock);
   }
 

@@ -3,6 +3,7 @@ package dev.tributary.checkpoint.internal;
 import dev.tributary.checkpoint.CheckpointMetadata;
 import dev.tributary.checkpoint.CompatibleChange;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.storage.retry.RetryPolicy;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,8 +28,16 @@ public final class MetadataLog {
   public static final String PIPELINE_ID_PART = "pipeline-id";
 
   private static final Logger LOG = LoggerFactory.getLogger(MetadataLog.class);
-  // Each lost race means another process wrote a version in between; a few are plenty.
-  private static final int MAX_ATTEMPTS = 5;
+
+  /**
+   * A lost race to write a metadata version means another process started at the same moment and
+   * wrote it first: compare against what it wrote, at once. Each lost race means one more version
+   * was written in between, so a few attempts are plenty.
+   */
+  private static final RetryPolicy RACE_RETRY =
+      RetryPolicy.named("checkpoint.metadata")
+          .withMaxAttempts(5)
+          .retryingOn(ConcurrentPipelineException.class::isInstance);
 
   private MetadataLog() {}
 
@@ -47,63 +56,65 @@ public final class MetadataLog {
       Map<String, String> identity,
       CompatibleChange compatibleParts)
       throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      OptionalLong latest = files.latest(LogKeys.METADATA_DIR);
-      CheckpointMetadata next;
-      if (latest.isEmpty()) {
-        Instant now = Instant.now();
-        next =
-            new CheckpointMetadata(
-                formatVersion,
-                1,
-                pipelineId,
-                now,
-                now,
-                identity,
-                Optional.of(UUID.randomUUID().toString()));
-      } else {
-        String key = LogKeys.numbered(LogKeys.METADATA_DIR, latest.getAsLong());
-        CheckpointMetadata current =
-            files
-                .read(key, EntryCodec::decodeMetadata)
-                .orElseThrow(
-                    () ->
-                        CheckpointErrors.inconsistent(
-                            files.location(), "'" + key + "' was listed but cannot be read"));
-        checkFormat(files.location(), key, current, formatVersion);
-        if (current.pipelineId().equals(pipelineId) && current.identity().equals(identity)) {
-          return current;
-        }
-        checkCompatible(files.location(), current, pipelineId, identity, compatibleParts);
-        next =
-            new CheckpointMetadata(
-                formatVersion,
-                current.version() + 1,
-                pipelineId,
-                current.createdAt(),
-                Instant.now(),
-                identity,
-                current.checkpointId());
-        LOG.info(
-            "Checkpoint {} of pipeline {}: compatible declaration change, writing metadata"
-                + " version {}: {}",
-            files.location(),
-            pipelineId,
-            next.version(),
-            String.join("; ", describe(current.identity(), identity)));
+    return RACE_RETRY.call(
+        attempt -> openOrCreateOnce(files, formatVersion, pipelineId, identity, compatibleParts));
+  }
+
+  /** One attempt; throws ConcurrentPipelineException if another process wrote the version first. */
+  private static CheckpointMetadata openOrCreateOnce(
+      LogFiles files,
+      int formatVersion,
+      String pipelineId,
+      Map<String, String> identity,
+      CompatibleChange compatibleParts)
+      throws IOException {
+    OptionalLong latest = files.latest(LogKeys.METADATA_DIR);
+    CheckpointMetadata next;
+    if (latest.isEmpty()) {
+      Instant now = Instant.now();
+      next =
+          new CheckpointMetadata(
+              formatVersion,
+              1,
+              pipelineId,
+              now,
+              now,
+              identity,
+              Optional.of(UUID.randomUUID().toString()));
+    } else {
+      String key = LogKeys.numbered(LogKeys.METADATA_DIR, latest.getAsLong());
+      CheckpointMetadata current =
+          files
+              .read(key, EntryCodec::decodeMetadata)
+              .orElseThrow(
+                  () ->
+                      CheckpointErrors.inconsistent(
+                          files.location(), "'" + key + "' was listed but cannot be read"));
+      checkFormat(files.location(), key, current, formatVersion);
+      if (current.pipelineId().equals(pipelineId) && current.identity().equals(identity)) {
+        return current;
       }
-      String key = LogKeys.numbered(LogKeys.METADATA_DIR, next.version());
-      try {
-        files.create(key, EntryCodec.encode(next), next, EntryCodec::decodeMetadata);
-        return next;
-      } catch (ConcurrentPipelineException raced) {
-        // Another process started at the same moment and wrote this version first: compare
-        // against what it wrote.
-        if (attempt >= MAX_ATTEMPTS) {
-          throw raced;
-        }
-      }
+      checkCompatible(files.location(), current, pipelineId, identity, compatibleParts);
+      next =
+          new CheckpointMetadata(
+              formatVersion,
+              current.version() + 1,
+              pipelineId,
+              current.createdAt(),
+              Instant.now(),
+              identity,
+              current.checkpointId());
+      LOG.info(
+          "Checkpoint {} of pipeline {}: compatible declaration change, writing metadata"
+              + " version {}: {}",
+          files.location(),
+          pipelineId,
+          next.version(),
+          String.join("; ", describe(current.identity(), identity)));
     }
+    String key = LogKeys.numbered(LogKeys.METADATA_DIR, next.version());
+    files.create(key, EntryCodec.encode(next), next, EntryCodec::decodeMetadata);
+    return next;
   }
 
   private static void checkFormat(

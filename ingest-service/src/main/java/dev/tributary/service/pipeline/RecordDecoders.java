@@ -36,7 +36,7 @@ public final class RecordDecoders {
       if (format instanceof AvroFormatSpec avro) {
         SchemaRegistryClient registry =
             new SchemaRegistryClient(
-                pipelineId, avro.registry(), secrets, SchemaRegistryClient.Retry.DEFAULT);
+                pipelineId, avro.registry(), secrets, SchemaRegistryClient.DEFAULT_RETRY);
         return new AvroRecordDecoder(
             registry::schemaById,
             types(avro.valueColumns()),
@@ -46,7 +46,7 @@ public final class RecordDecoders {
       if (format instanceof ProtobufFormatSpec proto) {
         SchemaRegistryClient registry =
             new SchemaRegistryClient(
-                pipelineId, proto.registry(), secrets, SchemaRegistryClient.Retry.DEFAULT);
+                pipelineId, proto.registry(), secrets, SchemaRegistryClient.DEFAULT_RETRY);
         return new ProtobufWireDecoder(
             registry::schemaById,
             proto.message(),

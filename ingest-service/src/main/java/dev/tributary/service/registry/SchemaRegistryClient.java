@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.config.RegistrySpec;
 import dev.tributary.config.Secrets;
+import dev.tributary.storage.retry.RetryPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -37,11 +38,11 @@ import javax.net.ssl.TrustManagerFactory;
  *
  * <p>Answers by id are cached for the client's life (an id never changes meaning), so a pipeline
  * asks once per writer schema. Failures are sorted: a 404 is {@link UnknownSchemaException} (the
- * record's problem: quarantined); no answer, a timeout, 5xx or 429 are retried with exponential
- * backoff ({@link Retry}) and then {@link SchemaRegistryUnavailableException} (transient: the batch
- * fails and is replayed); any other refusal, and a TLS handshake that fails (an untrusted
- * certificate), is {@link SchemaRegistryException} (the settings are wrong). Every message names
- * the registry by its URL, with the pipeline's secrets masked.
+ * record's problem: quarantined); no answer, a timeout, 5xx, 408 or 429 are retried with
+ * exponential backoff ({@link #DEFAULT_RETRY}) and then {@link SchemaRegistryUnavailableException}
+ * (transient: the batch fails and is replayed); any other refusal, and a TLS handshake that fails
+ * (an untrusted certificate), is {@link SchemaRegistryException} (the settings are wrong). Every
+ * message names the registry by its URL, with the pipeline's secrets masked.
  *
  * <p>Thread-safe.
  */
@@ -49,32 +50,21 @@ public final class SchemaRegistryClient {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
-   * How often and how patiently a request is retried.
-   *
-   * @param attempts tries in all, at least 1
-   * @param initialDelay wait before the second try; doubled each time up to {@code maxDelay}
+   * The retries of a registry request by default, site {@code registry.fetch}: five tries over
+   * about 8 seconds (0.5 s doubling up to 4 s). Only what the client calls transient is retried: no
+   * answer, a timeout, 5xx, 408 and 429; the client sets that rule itself, whatever the predicate
+   * of the policy it is given.
    */
-  public record Retry(int attempts, Duration initialDelay, Duration maxDelay) {
-    /** Five tries over about 8 seconds. */
-    public static final Retry DEFAULT = new Retry(5, Duration.ofMillis(500), Duration.ofSeconds(4));
-
-    public Retry {
-      if (attempts < 1) {
-        throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
-      }
-    }
-
-    Duration delay(int retry) {
-      Duration d = initialDelay.multipliedBy(1L << Math.min(retry - 1, 20));
-      return d.compareTo(maxDelay) > 0 ? maxDelay : d;
-    }
-  }
+  public static final RetryPolicy DEFAULT_RETRY =
+      RetryPolicy.named("registry.fetch")
+          .withMaxAttempts(5)
+          .withBackoff(Duration.ofMillis(500), Duration.ofSeconds(4));
 
   private final String pipelineId;
   private final String url;
   private final Optional<String> authorization;
   private final Duration timeout;
-  private final Retry retry;
+  private final RetryPolicy retry;
   private final Secrets secrets;
   private final HttpClient http;
   private final ConcurrentHashMap<Integer, RegisteredSchema> byId = new ConcurrentHashMap<>();
@@ -84,11 +74,12 @@ public final class SchemaRegistryClient {
    *
    * @throws IllegalArgumentException when the TLS CA file cannot be read (message masked)
    */
-  public SchemaRegistryClient(String pipelineId, RegistrySpec spec, Secrets secrets, Retry retry) {
+  public SchemaRegistryClient(
+      String pipelineId, RegistrySpec spec, Secrets secrets, RetryPolicy retry) {
     this.pipelineId = pipelineId;
     this.url = spec.url();
     this.timeout = spec.timeout();
-    this.retry = retry;
+    this.retry = retry.retryingOn(Unanswered.class::isInstance);
     this.secrets = secrets;
     this.authorization =
         spec.basicAuth()
@@ -174,60 +165,78 @@ public final class SchemaRegistryClient {
             .GET()
             .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
     authorization.ifPresent(a -> request.header("Authorization", a));
-    String last = "";
-    IOException lastError = null;
-    for (int attempt = 1; attempt <= retry.attempts(); attempt++) {
-      if (attempt > 1) {
-        pause(retry.delay(attempt - 1));
-      }
-      HttpResponse<String> response;
-      try {
-        response =
-            http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-      } catch (SSLHandshakeException e) {
-        // An untrusted or mismatched certificate: the settings are wrong, retrying cannot help.
-        throw new SchemaRegistryException(
-            secrets.mask(
-                RegistryMessages.untrusted(pipelineId, url, what, String.valueOf(e.getMessage()))));
-      } catch (IOException e) {
-        last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-        lastError = e;
-        continue;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new SchemaRegistryUnavailableException(
-            secrets.mask(
-                RegistryMessages.unavailable(pipelineId, url, what, attempt, "interrupted")),
-            e);
-      }
-      int status = response.statusCode();
-      if (status == 404) {
-        return null;
-      }
-      if (status >= 500 || status == 429 || status == 408) {
-        last = "HTTP " + status;
-        lastError = null;
-        continue;
-      }
-      if (status != 200) {
-        throw new SchemaRegistryException(
-            secrets.mask(RegistryMessages.refused(pipelineId, url, what, status, response.body())));
-      }
-      try {
-        return JSON.readTree(response.body());
-      } catch (IOException e) {
-        throw new SchemaRegistryException(
-            secrets.mask(
-                RegistryMessages.notTheApi(
-                    pipelineId,
-                    url,
-                    what,
-                    String.valueOf(e.getMessage()).lines().findFirst().orElse("unreadable JSON"))));
-      }
+    try {
+      return retry.call(attempt -> getOnce(request, what, attempt));
+    } catch (Unanswered e) {
+      throw new SchemaRegistryUnavailableException(
+          secrets.mask(RegistryMessages.unavailable(pipelineId, url, what, e.attempt, e.last)),
+          e.lastError);
     }
-    throw new SchemaRegistryUnavailableException(
-        secrets.mask(RegistryMessages.unavailable(pipelineId, url, what, retry.attempts(), last)),
-        lastError);
+  }
+
+  /** One try: the answer, null for a 404, or {@link Unanswered} when it is worth another. */
+  private JsonNode getOnce(HttpRequest.Builder request, String what, int attempt) {
+    HttpResponse<String> response;
+    try {
+      response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (SSLHandshakeException e) {
+      // An untrusted or mismatched certificate: the settings are wrong, retrying cannot help.
+      throw new SchemaRegistryException(
+          secrets.mask(
+              RegistryMessages.untrusted(pipelineId, url, what, String.valueOf(e.getMessage()))));
+    } catch (IOException e) {
+      throw new Unanswered(
+          attempt,
+          e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SchemaRegistryUnavailableException(
+          secrets.mask(RegistryMessages.unavailable(pipelineId, url, what, attempt, "interrupted")),
+          e);
+    }
+    int status = response.statusCode();
+    if (status == 404) {
+      return null;
+    }
+    if (status >= 500 || status == 429 || status == 408) {
+      throw new Unanswered(attempt, "HTTP " + status, null);
+    }
+    if (status != 200) {
+      throw new SchemaRegistryException(
+          secrets.mask(RegistryMessages.refused(pipelineId, url, what, status, response.body())));
+    }
+    try {
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new SchemaRegistryException(
+          secrets.mask(
+              RegistryMessages.notTheApi(
+                  pipelineId,
+                  url,
+                  what,
+                  String.valueOf(e.getMessage()).lines().findFirst().orElse("unreadable JSON"))));
+    }
+  }
+
+  /**
+   * A try that got no usable answer (no connection, a timeout, 5xx, 408, 429): the only failure
+   * retried. Carries what the final {@link SchemaRegistryUnavailableException} says.
+   */
+  private static final class Unanswered extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final int attempt;
+    private final String last;
+    private final transient IOException lastError;
+
+    Unanswered(int attempt, String last, IOException lastError) {
+      super(last, null, false, false);
+      this.attempt = attempt;
+      this.last = last;
+      this.lastError = lastError;
+    }
   }
 
   private String text(JsonNode answer, String what) {
@@ -244,14 +253,6 @@ public final class SchemaRegistryClient {
   private static String type(JsonNode answer) {
     JsonNode type = answer.get("schemaType");
     return type == null || type.isNull() ? "AVRO" : type.asText();
-  }
-
-  private static void pause(Duration delay) {
-    try {
-      Thread.sleep(delay.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   private SSLContext sslContext(String file) {

@@ -4,8 +4,9 @@ package dev.tributary.service.server;
  * Every metric the service publishes, in one place (docs/OPERATIONS.md lists them with their
  * Prometheus names: dots become underscores, counters gain {@code _total}, timers {@code
  * _seconds}). Tags are low-cardinality only: {@link #PIPELINE}, {@link #TOPIC}, {@link #TABLE},
- * {@link #OUTCOME}, {@link #KIND} (three names), {@link #CHECK} (two names) and, for batch phases,
- * {@link #PHASE} (a fixed set of five names + total).
+ * {@link #OUTCOME}, {@link #KIND} (three names), {@link #CHECK} (two names), {@link #SITE} (the
+ * retry sites, a fixed set of code paths) and, for batch phases, {@link #PHASE} (a fixed set of
+ * five names + total).
  */
 public final class MetricNames {
   private MetricNames() {}
@@ -94,6 +95,13 @@ public final class MetricNames {
   /** Commit retries of maintenance commits. Tags: pipeline, table. */
   public static final String COMMIT_RETRIES = "tributary.commit.retries";
 
+  /**
+   * Retries in this process, by retry site (a code path such as {@code delta.commit}, {@code
+   * s3.put-if-absent}, {@code s3.request}, {@code registry.fetch}; dev.tributary.storage.retry).
+   * Process-wide: stores and tables are shared between pipelines. Tags: site.
+   */
+  public static final String RETRIES = "tributary.retries";
+
   /** Commit conflicts of maintenance commits. Tags: pipeline, table. */
   public static final String COMMIT_CONFLICTS = "tributary.commit.conflicts";
 
@@ -144,6 +152,9 @@ public final class MetricNames {
 
   /** Tag: how a {@link #REBALANCES} change moved partitions (assigned, revoked, lost). */
   public static final String KIND = "kind";
+
+  /** Tag: the retry site of {@link #RETRIES} (a fixed set of code paths). */
+  public static final String SITE = "site";
 
   /** Tag: the name of a {@link #SOURCE_LAG} measure. */
   public static final String MEASURE = "measure";

@@ -54,6 +54,11 @@ class ServerConfiguration {
   }
 
   @Bean(destroyMethod = "close")
+  RetryMetrics retryMetrics(MeterRegistry registry) {
+    return new RetryMetrics(registry);
+  }
+
+  @Bean(destroyMethod = "close")
   ConsumerGroups consumerGroups(ServeSettings settings) {
     return new ConsumerGroups(
         settings.healthTimeout(), settings.healthCacheFor(), System::nanoTime, Clock.systemUTC());

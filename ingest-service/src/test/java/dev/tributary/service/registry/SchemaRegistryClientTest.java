@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.config.RegistrySpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.testing.TestSchemaRegistry;
+import dev.tributary.storage.retry.RetryPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,8 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The client against a registry speaking the Confluent REST API in a child process. */
 class SchemaRegistryClientTest {
-  private static final SchemaRegistryClient.Retry FAST =
-      new SchemaRegistryClient.Retry(3, Duration.ofMillis(10), Duration.ofMillis(20));
+  private static final RetryPolicy FAST =
+      SchemaRegistryClient.DEFAULT_RETRY
+          .withMaxAttempts(3)
+          .withBackoff(Duration.ofMillis(10), Duration.ofMillis(20));
   private static final String ADDRESS =
       """
       {"type": "record", "name": "Address", "namespace": "shop", "fields": [{"name": "city", "type": "string"}]}""";

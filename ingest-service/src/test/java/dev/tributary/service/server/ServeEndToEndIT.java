@@ -381,6 +381,8 @@ class ServeEndToEndIT {
                   .contains("tributary_state_bytes{")
                   .contains("tributary_commit_retries_total{")
                   .contains("tributary_commit_conflicts_total{")
+                  .contains(
+                      "tributary_retries_total{application=\"tributary\",site=\"delta.commit\"}")
                   .contains("tributary_compaction_files_total{")
                   .contains("tributary_compaction_bytes_total{")
                   .contains(
