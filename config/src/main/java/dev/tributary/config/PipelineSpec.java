@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * output mode fits the query, ...) have been checked by then.
  *
  * @param id the pipeline id ({@code [a-z0-9-]+}, at most {@link #MAX_ID_LENGTH} characters); also
- *     the Delta {@code txn} appId
+ *     the start of the Delta {@code txn} appId, {@code <pipeline id>@<checkpoint id>}
  * @param source the Kafka source or the Delta source table
  * @param format how record values are decoded (JSON, or Avro/Protobuf with a schema registry);
  *     present exactly when the source is Kafka (a Delta table's schema is the input schema)
