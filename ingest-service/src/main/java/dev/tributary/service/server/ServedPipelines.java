@@ -102,8 +102,10 @@ final class ServedPipelines implements SmartLifecycle {
     refuseSharedLocations(clock);
     for (ManagedPipeline p : pipelines.values()) {
       if (p.spec().isPresent()) {
+        // The table tag is the sink location, which may hold a secret reference's value.
         PipelineMetrics m =
-            new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
+            new PipelineMetrics(
+                registry, p.id(), p.mask(p.spec().get().sink().path()), p::state, clock);
         if (p.spec()
             .get()
             .kafkaSource()

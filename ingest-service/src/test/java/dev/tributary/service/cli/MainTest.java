@@ -2,6 +2,7 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.service.join.DimensionTables;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -424,9 +426,69 @@ class MainTest {
 
     Path unchecked = write("unchecked.yaml", yaml.formatted(", retention-check: false"));
     assertThat(run("vacuum", "--pipeline", unchecked.toString())).isZero();
-    assertThat(out()).contains("deleted 1 files (3 bytes) from " + table + " older than PT1S");
+    assertThat(out())
+        .contains(
+            "vacuum orders-raw "
+                + table
+                + ": deleted 1 file (3 bytes) no longer referenced and older than 1 second");
     assertThat(orphan).doesNotExist();
     store.close();
+  }
+
+  @Test
+  void validateShowsPlainReferencesAndMasksSecretOnes() throws Exception {
+    // Unset variables: their defaults are what the references put in.
+    Path file =
+        write(
+            "refs.yaml",
+            VALID.replace(
+                "bootstrap-servers: localhost:9092",
+                "bootstrap-servers: \"${TRIBUTARY_TEST_UNSET_BOOTSTRAP:-kafka-eu:9092}\"\n"
+                    + "    properties:\n"
+                    + "      client.id: \"${TRIBUTARY_TEST_UNSET_PASSWORD:-dev-password-1}\""));
+
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out())
+        .contains("source:      kafka kafka-eu:9092 ")
+        .contains(
+            "environment: ${TRIBUTARY_TEST_UNSET_BOOTSTRAP} = kafka-eu:9092;"
+                + " ${TRIBUTARY_TEST_UNSET_PASSWORD} = ******")
+        .doesNotContain("dev-password-1");
+  }
+
+  @Test
+  void compactPrintsWhatItDidInWords() throws Exception {
+    Path table = dir.resolve("small-files");
+    DimensionTables files =
+        DimensionTables.create(
+            table, List.<Object[]>of(DimensionTables.customer("c1", "s", "EU", 1)));
+    files.append(List.<Object[]>of(DimensionTables.customer("c2", "s", "EU", 1)));
+    files.append(List.<Object[]>of(DimensionTables.customer("c3", "s", "US", 2)));
+    Path file =
+        write(
+            "compact.yaml",
+            VALID
+                    .replace("/tmp/tables/orders", table.toString())
+                    .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
+                + "maintenance:\n  compaction: { schedule: \"0 0 * * * *\", min-files: 2 }\n");
+
+    assertThat(run("compact", "--pipeline", file.toString())).as(err()).isZero();
+    assertThat(out())
+        .matches(
+            "compact orders-raw "
+                + Pattern.quote(table.toString())
+                + ": compacted 3 files \\([\\d.]+ KB\\) into 1 file \\([\\d.]+ (bytes|KB)\\)"
+                + " in 1 commit \\(table version 4\\)\\R");
+
+    out.reset();
+    assertThat(run("compact", "--pipeline", file.toString())).isZero();
+    assertThat(out())
+        .isEqualTo(
+            "compact orders-raw "
+                + table
+                + ": nothing to compact at table version 4: no partition has 2 or more files"
+                + " smaller than the target file size"
+                + System.lineSeparator());
   }
 
   @Test
