@@ -127,12 +127,14 @@ public final class GroupBatchEngine implements BatchLoop {
     while (!stopRequested.get()) {
       PhaseTimer timer = new PhaseTimer(clock);
       Instant started = timer.start();
+      progress.activity().enter(RunActivity.Phase.PLANNING);
       Map<SourcePartition, Long> positions = txns.historyIn(sink.snapshot()).positions();
       PlannedBatch plan = source.plan(BatchRange.startingAt(positions), true /* firstBatch */);
       boolean hasWork = plan.hasInput();
       if (hasWork) {
         timer.mark("plan");
         try {
+          progress.activity().enter(RunActivity.Phase.READING);
           runBatch(batchId, plan, positions, timer);
         } catch (RuntimeException e) {
           String moved = movedOn(e);
@@ -155,6 +157,7 @@ public final class GroupBatchEngine implements BatchLoop {
         return;
       }
       if (trigger instanceof TriggerSpec.ProcessingTime p) {
+        progress.activity().enter(RunActivity.Phase.WAITING);
         idleUntil(started.plus(p.interval()));
       }
     }
@@ -255,6 +258,7 @@ public final class GroupBatchEngine implements BatchLoop {
       long retriesBefore = sink.commitCounters().retries() + quarantine.commitCounters().retries();
       long conflictsBefore =
           sink.commitCounters().conflicts() + quarantine.commitCounters().conflicts();
+      progress.activity().enter(RunActivity.Phase.COMMITTING);
       quarantineWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
       long sinkVersion = mainWriter.commit(info);
@@ -292,12 +296,14 @@ public final class GroupBatchEngine implements BatchLoop {
       @Override
       public void record(ConsumerRecord<byte[], byte[]> record) throws Exception {
         CrashPoints.reached(CrashPoints.MID_BATCH);
+        progress.activity().progressed();
         processor.process(record, outputs);
       }
 
       @Override
       public void row(SourceRow row) throws Exception {
         CrashPoints.reached(CrashPoints.MID_BATCH);
+        progress.activity().progressed();
         processor.processRow(row, outputs);
       }
     };

@@ -232,6 +232,7 @@ public final class MicroBatchEngine implements BatchLoop {
       PhaseTimer timer = new PhaseTimer(clock);
       timer.start();
       ownBefore = watermark;
+      progress.activity().enter(RunActivity.Phase.READING);
       watermark = runBatch(entry, source.replayed(BatchRange.of(entry)), true, timer);
       lateWatermark = entry.watermarkMicros();
     } else if (recovery.latestCommit().isPresent()) {
@@ -245,6 +246,7 @@ public final class MicroBatchEngine implements BatchLoop {
     while (!stopRequested.get()) {
       PhaseTimer timer = new PhaseTimer(clock);
       Instant started = timer.start();
+      progress.activity().enter(RunActivity.Phase.PLANNING);
       PlannedBatch plan = source.plan(previous, first);
       OptionalLong applies = agreement == null ? watermark : agreed(watermark, lateWatermark);
       // The very first batch is written even when empty: it pins the starting point (latest,
@@ -263,6 +265,7 @@ public final class MicroBatchEngine implements BatchLoop {
         CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
         timer.mark("walCommit");
         ownBefore = watermark;
+        progress.activity().enter(RunActivity.Phase.READING);
         watermark = runBatch(entry, plan, false, timer);
         lateWatermark = entry.watermarkMicros();
         previous = BatchRange.of(entry);
@@ -276,6 +279,7 @@ public final class MicroBatchEngine implements BatchLoop {
         return;
       }
       if (trigger instanceof TriggerSpec.ProcessingTime p) {
+        progress.activity().enter(RunActivity.Phase.WAITING);
         sleepUntil(started.plus(p.interval()));
       }
     }
@@ -370,13 +374,16 @@ public final class MicroBatchEngine implements BatchLoop {
               entry.extras()));
       List<String> readGaps =
           source.read(
-              range, processor.dependsOnRecordOrder(), new ProcessorInput(processor, outputs));
+              range,
+              processor.dependsOnRecordOrder(),
+              new ProcessorInput(processor, outputs, progress.activity()));
       processor.endBatch(outputs);
       OptionalLong nextWatermark = own(ownBefore, processor.nextWatermarkMicros());
       timer.mark("process");
       checkQuarantineLimit(entry, plan, outputs);
       CommitTally tally = new CommitTally();
       Map<String, String> info = commitInfo(entry, source.commitInfo(range), readGaps);
+      progress.activity().enter(RunActivity.Phase.COMMITTING);
       quarantineWriter.commit(info);
       CrashPoints.reached(CrashPoints.AFTER_QUARANTINE_COMMIT);
       if (lateWriter != null) {
@@ -453,17 +460,20 @@ public final class MicroBatchEngine implements BatchLoop {
   }
 
   /** Feeds a batch's input to the processor; the mid-batch crash point sits between two inputs. */
-  private record ProcessorInput(RecordProcessor processor, BatchOutputs outputs)
+  private record ProcessorInput(
+      RecordProcessor processor, BatchOutputs outputs, RunActivity activity)
       implements SourceInput {
     @Override
     public void record(ConsumerRecord<byte[], byte[]> record) throws Exception {
       CrashPoints.reached(CrashPoints.MID_BATCH);
+      activity.progressed();
       processor.process(record, outputs);
     }
 
     @Override
     public void row(SourceRow row) throws Exception {
       CrashPoints.reached(CrashPoints.MID_BATCH);
+      activity.progressed();
       processor.processRow(row, outputs);
     }
   }

@@ -2,6 +2,7 @@ package dev.tributary.service.exchange;
 
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchLoop;
+import dev.tributary.service.engine.RunActivity;
 import dev.tributary.service.engine.SourceStoppedException;
 import dev.tributary.service.source.KafkaSource;
 import java.time.Clock;
@@ -43,6 +44,7 @@ public final class GroupStatefulEngine implements BatchLoop {
   private final KafkaSource repartition;
   private final PartitionPipelines stage2;
   private final Clock clock;
+  private final RunActivity activity;
   private final AtomicBoolean stopRequested = new AtomicBoolean();
   private volatile boolean inRound;
 
@@ -50,6 +52,8 @@ public final class GroupStatefulEngine implements BatchLoop {
    * @param sourceTopics stage 1's source (group {@code tributary-<pipeline>}), which {@code stage1}
    *     reads
    * @param repartition stage 2's source on the repartition topic, which {@code stage2} reads
+   * @param activity where the rounds report their phases (stage 2's sub-pipelines report their own
+   *     batches' phases to it too)
    */
   public GroupStatefulEngine(
       String pipelineId,
@@ -57,13 +61,15 @@ public final class GroupStatefulEngine implements BatchLoop {
       ExchangeWriter stage1,
       KafkaSource repartition,
       PartitionPipelines stage2,
-      Clock clock) {
+      Clock clock,
+      RunActivity activity) {
     this.pipelineId = pipelineId;
     this.sourceTopics = sourceTopics;
     this.stage1 = stage1;
     this.repartition = repartition;
     this.stage2 = stage2;
     this.clock = clock;
+    this.activity = activity;
     // one thread, two groups: a wait in either group keeps the other one's rebalances going
     sourceTopics.pollAlongside(repartition);
     repartition.pollAlongside(sourceTopics);
@@ -95,7 +101,11 @@ public final class GroupStatefulEngine implements BatchLoop {
       ExchangeWriter.Outcome written;
       inRound = true;
       try {
+        activity.enter(RunActivity.Phase.PLANNING); // stage 1 plans, reads and commits in one call
         written = stage1.runBatch(ceiling);
+        if (written.readAnything()) {
+          activity.progressed(); // a bounded run's rounds follow each other without a wait
+        }
         stage2.runRound();
       } finally {
         inRound = false;
@@ -111,9 +121,11 @@ public final class GroupStatefulEngine implements BatchLoop {
           return;
         }
         if (!written.readAnything()) {
+          activity.enter(RunActivity.Phase.WAITING);
           idle(IDLE_ROUND);
         }
       } else {
+        activity.enter(RunActivity.Phase.WAITING);
         idleUntil(started.plus(((TriggerSpec.ProcessingTime) trigger).interval()));
       }
     }

@@ -282,7 +282,13 @@ public final class PipelineRun implements AutoCloseable {
     }
     resources.add(0, stage2); // closes the repartition source
     return new GroupStatefulEngine(
-        spec.id(), sourceTopics, stage1, repartition, stage2, Clock.systemUTC());
+        spec.id(),
+        sourceTopics,
+        stage1,
+        repartition,
+        stage2,
+        Clock.systemUTC(),
+        progress.activity());
   }
 
   /**
