@@ -72,9 +72,19 @@ class BrokerOutageIT {
     }
   }
 
+  /** Seconds since the test began at each step, printed at the end (where the time goes). */
+  private final StringBuilder timeline = new StringBuilder();
+
+  private final long began = System.nanoTime();
+
+  private void step(String what) {
+    timeline.append(String.format("%6.1f s  %s%n", (System.nanoTime() - began) / 1e9, what));
+  }
+
   @Test
   void aPipelineWithoutItsBrokerIsDegradedThenRunningAgainWithEveryRecordOnce() throws Exception {
     broker = KafkaBrokerProcess.start(dir.resolve("broker"));
+    step("broker up");
     broker.createTopic(TOPIC, 2);
     produce(0, BEFORE);
     Path table = dir.resolve("tables/visits");
@@ -115,13 +125,16 @@ class BrokerOutageIT {
         .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
         .until(() -> rowCount(table) >= BEFORE);
     assertThat(status(http).get("state").asText()).isEqualTo("RUNNING");
+    step("serve up, the first records in the table");
 
     broker.kill();
+    step("broker killed");
     await("DEGRADED with the reason")
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(250))
         .failFast("serve exited:\n" + tail(), () -> !serve.isAlive())
         .until(() -> status(http).get("state").asText().equals("DEGRADED"));
+    step("DEGRADED");
     JsonNode degraded = status(http);
     assertThat(degraded.get("reason").asText())
         .as(degraded.toString())
@@ -161,7 +174,9 @@ class BrokerOutageIT {
         .as("Kafka's connection warnings in a %s s outage; log:%n%s", OUTAGE.toSeconds(), tail())
         .isBetween(1L, 6L);
 
+    step("outage long enough");
     broker.restart();
+    step("broker back");
     produce(BEFORE, AFTER);
     await("RUNNING again and every record in the table")
         .atMost(SLOW)
@@ -171,6 +186,7 @@ class BrokerOutageIT {
             () ->
                 rowCount(table) >= BEFORE + AFTER
                     && status(http).get("state").asText().equals("RUNNING"));
+    step("RUNNING again, every record in the table");
     assertThat(status(http).get("reason").isNull()).isTrue();
     assertThat(ids(table))
         .as("every record once")
@@ -181,6 +197,8 @@ class BrokerOutageIT {
     serve.destroy(); // SIGTERM
     assertThat(serve.waitFor(90, TimeUnit.SECONDS)).as("stopped").isTrue();
     assertThat(serve.exitValue()).as("a graceful stop; log:%n%s", tail()).isZero();
+    step("serve stopped");
+    System.out.print(timeline);
   }
 
   /** The N of a DEGRADED reason's "cannot reach ... for N s: ...". */
