@@ -10,9 +10,8 @@ import dev.tributary.service.pipeline.CompiledPipeline;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -42,16 +41,11 @@ import org.slf4j.LoggerFactory;
  * RUNNING again; an outage longer than {@link SupervisorSettings#maxOutage()} stops the run after
  * its batch in progress and ends in FAILED with {@link OutageLimitException}. A DEGRADED reason
  * says what cannot be reached, for how long, and the last failure (rendered again at every check,
- * so the time grows).
+ * so the time grows); {@link Outage} keeps that account.
  */
 public final class PipelineSupervisor {
   private static final Logger LOG = LoggerFactory.getLogger(PipelineSupervisor.class);
   private static final Duration CHECK_EVERY = Duration.ofSeconds(1);
-
-  /** The phases in which a run without progress is stuck: opening may legitimately take long. */
-  private static final Set<RunActivity.Phase> STALLABLE =
-      EnumSet.of(
-          RunActivity.Phase.PLANNING, RunActivity.Phase.READING, RunActivity.Phase.COMMITTING);
 
   /** One thread checks every supervisor: a check only reads snapshots and changes a state. */
   private static final ScheduledExecutorService WATCHDOG =
@@ -84,25 +78,6 @@ public final class PipelineSupervisor {
     Observer NONE = new Observer() {};
   }
 
-  /** Why a pipeline is DEGRADED: a failed run or a run without progress. */
-  private sealed interface Trouble {
-    RunActivity.Phase phase();
-  }
-
-  private record FailedRun(RunActivity.Phase phase, String description, int attempt, Duration delay)
-      implements Trouble {}
-
-  private record NoProgress(RunActivity.Phase phase, Instant quietSince) implements Trouble {}
-
-  /**
-   * An outage in progress.
-   *
-   * @param since when it began: the run went quiet in the phase that failed or stalled
-   * @param mark the run's activity when the trouble was noticed: a later snapshot that has moved on
-   *     from it shows the run works again
-   */
-  private record Outage(Instant since, RunActivity.Snapshot mark, Trouble trouble) {}
-
   private final String id;
   private final PipelineLauncher launcher;
   private final SupervisorSettings settings;
@@ -110,17 +85,15 @@ public final class PipelineSupervisor {
   private final ProgressLog progress;
   private final RunActivity activity;
   private final Secrets secrets;
-  private final String source;
-  private final String sink;
   private final Clock clock;
   private final Observer observer;
 
   private final Object lock = new Object();
   // Guarded by lock.
+  private final Outage outage;
   private PipelineLauncher.ActiveRun current;
   private boolean stopRequested;
   private boolean backingOff;
-  private Outage outage;
   private String gaveUp;
   private boolean ended;
 
@@ -139,8 +112,8 @@ public final class PipelineSupervisor {
     this.progress = progress;
     this.activity = progress.activity();
     this.secrets = spec.secrets();
-    this.source = ServerMessages.source(spec);
-    this.sink = spec.sink().path();
+    this.outage =
+        new Outage(ServerMessages.source(spec), spec.sink().path(), settings.stallAfter());
     this.clock = clock;
     this.observer = observer;
   }
@@ -297,18 +270,14 @@ public final class PipelineSupervisor {
       }
       Instant now = clock.instant();
       Duration delay = settings.backoff().delay(attempt);
-      outage =
-          new Outage(
-              outage == null ? seen.quietSince() : outage.since(),
-              seen,
-              new FailedRun(seen.phase(), description, attempt, delay));
+      outage.failed(seen, description, attempt, delay);
       giveUpIfTooLong(now);
       if (gaveUp != null) {
         end(PipelineState.FAILED, gaveUp);
         LOG.error("{}", gaveUp);
         throw new OutageLimitException(gaveUp);
       }
-      lifecycle.moveTo(PipelineState.DEGRADED, reason(now));
+      lifecycle.moveTo(PipelineState.DEGRADED, outage.reason(now));
       LOG.warn(
           "Pipeline {} failed (attempt {}), restarting in {}: {}", id, attempt, delay, description);
       backingOff = true;
@@ -361,28 +330,20 @@ public final class PipelineSupervisor {
       Instant now = clock.instant();
       RunActivity.Snapshot seen = activity.snapshot();
       if (current != null && !backingOff) {
-        if (outage != null && movedOn(seen)) {
-          Duration lasted = Duration.between(outage.since(), now);
-          outage = null;
+        Optional<Duration> ended = outage.endIfMovedOn(seen, now);
+        if (ended.isPresent()) {
           lifecycle.moveTo(PipelineState.RUNNING, null);
           // WARN like the outage itself: whoever saw that warning needs to see it is over.
-          LOG.warn("{}", secrets.mask(ServerMessages.recovered(id, lasted)));
+          LOG.warn("{}", secrets.mask(ServerMessages.recovered(id, ended.get())));
           return;
         }
-        if (stalled(seen, now)) {
-          outage =
-              new Outage(
-                  outage == null ? seen.quietSince() : outage.since(),
-                  seen,
-                  new NoProgress(seen.phase(), seen.quietSince()));
-          if (lifecycle.state() != PipelineState.DEGRADED) {
-            lifecycle.moveTo(PipelineState.DEGRADED, reason(now));
-            LOG.warn("Pipeline {} DEGRADED: {}", id, secrets.mask(reason(now)));
-          }
+        if (outage.stalled(seen, now) && lifecycle.state() != PipelineState.DEGRADED) {
+          lifecycle.moveTo(PipelineState.DEGRADED, outage.reason(now));
+          LOG.warn("Pipeline {} DEGRADED: {}", id, secrets.mask(outage.reason(now)));
         }
       }
-      if (outage != null && lifecycle.state() == PipelineState.DEGRADED) {
-        lifecycle.moveTo(PipelineState.DEGRADED, reason(now));
+      if (outage.ongoing() && lifecycle.state() == PipelineState.DEGRADED) {
+        lifecycle.moveTo(PipelineState.DEGRADED, outage.reason(now));
         if (gaveUp == null) {
           giveUpIfTooLong(now);
           if (gaveUp != null) {
@@ -398,72 +359,23 @@ public final class PipelineSupervisor {
     }
   }
 
-  /** Holding the lock: whether {@code seen} shows the run working since the outage was noticed. */
-  private boolean movedOn(RunActivity.Snapshot seen) {
-    RunActivity.Snapshot mark = outage.mark();
-    return seen.batches() > mark.batches()
-        || seen.phase() == RunActivity.Phase.WAITING && seen.changes() > mark.changes();
-  }
-
-  /** Holding the lock: a stall not noticed yet. */
-  private boolean stalled(RunActivity.Snapshot seen, Instant now) {
-    if (!STALLABLE.contains(seen.phase())
-        || Duration.between(seen.quietSince(), now).compareTo(settings.stallAfter()) < 0) {
-      return false;
-    }
-    return outage == null
-        || !(outage.trouble() instanceof NoProgress known
-            && known.quietSince().equals(seen.quietSince()));
-  }
-
   /** Holding the lock: sets {@link #gaveUp} if the outage reached the limit. */
   private void giveUpIfTooLong(Instant now) {
-    if (settings.maxOutage().isEmpty() || outage == null) {
+    if (settings.maxOutage().isEmpty() || !outage.ongoing()) {
       return;
     }
-    Duration lasted = Duration.between(outage.since(), now);
+    Duration lasted = outage.lasted(now);
     if (lasted.compareTo(settings.maxOutage().get()) >= 0) {
       gaveUp =
           secrets.mask(
               ServerMessages.outageLimit(
-                  id, lasted, settings.maxOutage().get(), describe(now, Restart.UNSAID)));
+                  id, lasted, settings.maxOutage().get(), outage.lastReason(now)));
     }
-  }
-
-  /** Holding the lock: the DEGRADED reason of the outage in progress, as of {@code now}. */
-  private String reason(Instant now) {
-    return describe(now, Restart.SAID);
-  }
-
-  /** Whether a reason tells the next restart attempt (not when giving up: there is none). */
-  private enum Restart {
-    SAID,
-    UNSAID
-  }
-
-  /** Holding the lock: the outage in progress, as of {@code now}. */
-  private String describe(Instant now, Restart restart) {
-    Trouble trouble = outage.trouble();
-    String detail;
-    if (trouble instanceof FailedRun f) {
-      detail =
-          restart == Restart.SAID
-              ? ServerMessages.failedRun(f.description(), f.attempt(), f.delay())
-              : f.description();
-    } else {
-      detail =
-          ServerMessages.noProgress(
-              trouble.phase(), Duration.between(((NoProgress) trouble).quietSince(), now));
-    }
-    return ServerMessages.degraded(
-        ServerMessages.target(trouble.phase(), source, sink),
-        Duration.between(outage.since(), now),
-        detail);
   }
 
   /** Holding the lock: the final state of this start. */
   private void end(PipelineState state, String why) {
-    outage = null;
+    outage.clear();
     ended = true;
     lifecycle.moveTo(state, why);
   }

@@ -136,7 +136,7 @@ class PipelineSupervisorTest {
   void recordsReadAreProgressAndACommitWithoutAnAnswerIsTheSinks() throws Exception {
     PipelineSupervisor supervisor = supervisor(SupervisorSettings.serve(FAST, STALL_AFTER));
     DrivenRun run = runs.thenRun();
-    start(supervisor);
+    Future<PipelineSupervisor.Ending> ended = start(supervisor);
     run.awaitRunning();
     awaitState(PipelineState.RUNNING);
 
@@ -166,6 +166,7 @@ class PipelineSupervisorTest {
         .startsWith(
             "cannot commit to /tmp/none/orders for 30 s: no progress while committing a batch");
     supervisor.stop();
+    assertThat(ended.get(10, TimeUnit.SECONDS)).isEqualTo(PipelineSupervisor.Ending.STOPPED);
   }
 
   @Test
@@ -173,7 +174,7 @@ class PipelineSupervisorTest {
     PipelineSupervisor supervisor = supervisor(SupervisorSettings.serve(FAST, STALL_AFTER));
     DrivenRun first = runs.thenRun();
     DrivenRun second = runs.thenRun();
-    start(supervisor);
+    Future<PipelineSupervisor.Ending> ended = start(supervisor);
     first.awaitRunning();
     awaitState(PipelineState.RUNNING);
 
@@ -199,6 +200,7 @@ class PipelineSupervisorTest {
     supervisor.check();
     assertThat(lifecycle.state()).isEqualTo(PipelineState.RUNNING);
     supervisor.stop();
+    assertThat(ended.get(10, TimeUnit.SECONDS)).isEqualTo(PipelineSupervisor.Ending.STOPPED);
   }
 
   @Test
