@@ -286,7 +286,8 @@ public final class PipelineRun implements AutoCloseable {
         new GroupStatefulRounds(
             spec.id(), sourceTopics, stage1Progress, stage1, repartition, stage2),
         TriggerLoop.OnMoved.DROP_BATCH,
-        Clock.systemUTC());
+        Clock.systemUTC(),
+        progress.activity());
   }
 
   /**

@@ -522,9 +522,10 @@ class MainTest {
                     .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
                 + "trigger: { available-now: true }\n");
     // an unreachable broker: Kafka metadata calls time out; keep the test fast with a short timeout
+    // and no riding out (a limit of 0: the first transient failure ends the run)
     System.setProperty("tributary.kafka.metadata-timeout", "PT2S");
     try {
-      assertThat(run("run", "--pipeline", file.toString())).isEqualTo(1);
+      assertThat(run("run", "--pipeline", file.toString(), "--max-outage", "0s")).isEqualTo(1);
     } finally {
       System.clearProperty("tributary.kafka.metadata-timeout");
     }
@@ -533,6 +534,17 @@ class MainTest {
         .doesNotContain("\tat ")
         .contains("Pipeline orders-raw")
         .contains("127.0.0.1:1")
-        .contains("source.kafka.bootstrap-servers");
+        .contains("source.kafka.bootstrap-servers")
+        .contains("gave up after an outage of")
+        .contains("raise --max-outage");
+  }
+
+  @Test
+  void aMaxOutageThatIsNotADurationIsAUsageError() throws Exception {
+    Path file = write("orders.yaml", VALID);
+    assertThat(run("run", "--pipeline", file.toString(), "--max-outage", "forever")).isEqualTo(2);
+    assertThat(err())
+        .contains("--max-outage: cannot parse 'forever' as a duration")
+        .contains("Usage:");
   }
 }

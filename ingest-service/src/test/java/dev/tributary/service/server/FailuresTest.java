@@ -10,6 +10,9 @@ import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.BatchFailedException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.source.DataLossException;
+import dev.tributary.table.CommitConflictException;
+import dev.tributary.table.CommitFailedException;
+import dev.tributary.table.TableException;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +48,26 @@ class FailuresTest {
         .isEqualTo(
             "Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
                 + " with the same offsets at the next start (a table that already committed it skips it). (caused by: disk full)");
+  }
+
+  @Test
+  void aTableErrorIsPermanentUnlessATryLaterMaySucceed() {
+    var ranges = Map.of(new SourcePartition("t", 0), new OffsetRange(5, 10));
+    var vacuumed =
+        new BatchFailedException(
+            "p",
+            2,
+            ranges,
+            new TableException("Data file 'a.parquet' of the Delta source is gone"));
+    assertThat(Failures.permanent(vacuumed)).as("the table must be repaired").isTrue();
+    assertThat(
+            Failures.permanent(
+                new CommitFailedException("lost every race", false, new IOException("503"))))
+        .as("retryable: the store was busy")
+        .isFalse();
+    assertThat(Failures.permanent(new CommitConflictException("a concurrent schema change")))
+        .as("the next attempt redoes its work on the new version")
+        .isFalse();
   }
 
   @Test
