@@ -160,13 +160,17 @@ public final class CheckpointLease implements AutoCloseable {
               OptionalLong.empty());
       if (create(store, mine)) {
         if (current.isPresent()) {
-          LOG.info(
-              "Pipeline {}: took over the lease of checkpoint {} from {} ({}), epoch {}",
-              pipelineId,
-              store.location(),
-              current.get().lease().owner().describe(),
-              why,
-              epoch);
+          Lease previous = current.get().lease();
+          // A release is the normal end of a run; anything else means the last owner did not stop
+          // cleanly, which an operator wants to see.
+          boolean clean = previous.released() && previous.brokenEpoch().isEmpty();
+          String text = "Pipeline {}: took over the lease of checkpoint {} from {} ({}), epoch {}";
+          Object[] values = {pipelineId, store.location(), previous.owner().describe(), why, epoch};
+          if (clean) {
+            LOG.info(text, values);
+          } else {
+            LOG.warn(text, values);
+          }
           deleteOldEpochs(store, epoch);
         } else {
           LOG.debug("Pipeline {}: took the lease of checkpoint {}", pipelineId, store.location());

@@ -52,7 +52,8 @@ final class RunCommand {
               () -> {
                 run.stop();
                 try {
-                  // Let the batch in progress finish so nothing is left for replay; bounded.
+                  // Let the batch in progress finish so nothing is left for replay, and the run
+                  // close; bounded.
                   finished.await(2, TimeUnit.MINUTES);
                 } catch (InterruptedException ignored) {
                   Thread.currentThread().interrupt();
@@ -60,18 +61,18 @@ final class RunCommand {
               },
               "tributary-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
-      try {
-        run.run();
-      } finally {
-        finished.countDown();
-      }
+      run.run();
       printer.finish();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException shuttingDown) {
-        // the hook is running: it only waits for `finished`, which is counted down
+        // the hook is running: it only waits for `finished`, counted down below
       }
       return 0;
+    } finally {
+      // After the run is closed: a SIGTERM lets the JVM exit only once the run has also released
+      // its checkpoint lease, so that a restart does not wait for the lease to expire.
+      finished.countDown();
     }
   }
 
