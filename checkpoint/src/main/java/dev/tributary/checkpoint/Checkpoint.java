@@ -36,7 +36,7 @@ import java.util.TreeSet;
  * retry the same call.
  *
  * <p>Instances are thread-safe (they hold no mutable state) but one pipeline should have one
- * writer; the class does not own the store and does not close it.
+ * writer; the class does not own the store (nor a lease it is fenced by) and does not close it.
  */
 public final class Checkpoint {
   /** The checkpoint layout version this release writes and the highest it reads. */
@@ -175,7 +175,7 @@ public final class Checkpoint {
 
   /**
    * Records that batch {@code entry.batchId()} is done: its output is in the table and its state is
-   * stored. Same create, retry and concurrency rules as {@link #writeOffsets}.
+   * stored. Same create, retry, concurrency and lease rules as {@link #writeOffsets}.
    *
    * @throws IllegalStateException if the batch has no offsets entry
    */
@@ -310,6 +310,8 @@ public final class Checkpoint {
    *
    * @param keepLastBatches how many committed batches to keep, at least 1
    * @return the number of batches whose entries were deleted
+   * @throws LeaseLostException if the checkpoint is {@linkplain #fencedBy fenced} and another
+   *     process took its lease over (nothing is deleted)
    */
   public int purge(int keepLastBatches) throws IOException {
     if (keepLastBatches < 1) {

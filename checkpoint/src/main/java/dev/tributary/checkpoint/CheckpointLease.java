@@ -78,19 +78,23 @@ public final class CheckpointLease implements AutoCloseable {
     Runnable start(String threadName, Duration interval, Runnable renewal);
 
     /** One daemon thread per lease: a stuck renewal never keeps the JVM alive. */
-    Renewer DAEMON_THREAD =
-        (name, interval, renewal) -> {
-          ScheduledExecutorService executor =
-              Executors.newSingleThreadScheduledExecutor(
-                  r -> {
-                    Thread t = new Thread(r, name);
-                    t.setDaemon(true);
-                    return t;
-                  });
-          long millis = Math.max(1, interval.toMillis());
-          executor.scheduleWithFixedDelay(renewal, millis, millis, TimeUnit.MILLISECONDS);
-          return executor::shutdownNow;
-        };
+    Renewer DAEMON_THREAD = CheckpointLease::renewOnDaemonThread;
+  }
+
+  // The renewal catches its own failures (a failure would end the schedule): nothing to learn from
+  // the future.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private static Runnable renewOnDaemonThread(String name, Duration interval, Runnable renewal) {
+    ScheduledExecutorService executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, name);
+              t.setDaemon(true);
+              return t;
+            });
+    long millis = Math.max(1, interval.toMillis());
+    executor.scheduleWithFixedDelay(renewal, millis, millis, TimeUnit.MILLISECONDS);
+    return executor::shutdownNow;
   }
 
   private final ObjectStore store;
@@ -290,7 +294,7 @@ public final class CheckpointLease implements AutoCloseable {
           || !current.get().lease().owner().id().equals(lease.owner().id())) {
         throw markLost(lease, successor(lease));
       }
-      Lease renewed = lease.renewed(settings.clock().instant());
+      Lease renewed = lease.asRenewedAt(settings.clock().instant());
       store.put(key(renewed.epoch()), LeaseCodec.encode(renewed));
       lease = renewed;
     }
@@ -325,7 +329,7 @@ public final class CheckpointLease implements AutoCloseable {
       }
       closed = true;
       if (lost == null) {
-        Lease released = lease.releasedAt(settings.clock().instant());
+        Lease released = lease.asReleasedAt(settings.clock().instant());
         try {
           store.put(key(released.epoch()), LeaseCodec.encode(released));
           lease = released;

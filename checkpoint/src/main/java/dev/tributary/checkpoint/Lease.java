@@ -64,12 +64,12 @@ public record Lease(
   }
 
   /** The same lease, renewed at {@code now}. */
-  public Lease renewed(Instant now) {
+  public Lease asRenewedAt(Instant now) {
     return new Lease(epoch, pipelineId, owner, acquiredAt, now, duration, releasedAt, brokenEpoch);
   }
 
   /** The same lease, given up at {@code now}. */
-  public Lease releasedAt(Instant now) {
+  public Lease asReleasedAt(Instant now) {
     return new Lease(
         epoch, pipelineId, owner, acquiredAt, renewedAt, duration, Optional.of(now), brokenEpoch);
   }

@@ -42,7 +42,7 @@ class InMemoryLeaseTest extends LeaseContract {
     CheckpointLease.acquire(
         store,
         PIPELINE,
-        new LeaseSettings(DURATION, behind),
+        new LeaseSettings(duration(), behind),
         LeaseOwner.thisProcess(),
         (name, interval, renewal) -> () -> {});
     assertThat(CheckpointLease.current(store).orElseThrow().expiresAt()).isBefore(clock.instant());
@@ -50,8 +50,8 @@ class InMemoryLeaseTest extends LeaseContract {
     assertThatThrownBy(this::acquire)
         .isInstanceOf(CheckpointInUseException.class)
         .hasMessageContaining(
-            "the lease expires at " + clock.instant().plus(DURATION) + " (in 30 s)");
-    letTimePass(DURATION);
+            "the lease expires at " + clock.instant().plus(duration()) + " (in 30 s)");
+    letTimePass(duration());
     assertThat(acquire().lease().epoch()).isEqualTo(1);
   }
 

@@ -36,7 +36,6 @@ import org.junit.jupiter.api.Test;
  */
 abstract class LeaseContract {
   static final String PIPELINE = "orders-hourly";
-  static final Duration DURATION = Duration.ofSeconds(30);
   private static final CheckpointLease.Renewer BY_THE_TEST = (name, interval, renewal) -> () -> {};
 
   protected ObjectStore store;
@@ -44,6 +43,11 @@ abstract class LeaseContract {
 
   /** A new, empty store for one test. */
   protected abstract ObjectStore newStore() throws Exception;
+
+  /** The lease duration of the tests' owners. */
+  protected Duration duration() {
+    return Duration.ofSeconds(30);
+  }
 
   /** The owners' clock (the times written into lease files). */
   protected Clock clock() {
@@ -75,7 +79,7 @@ abstract class LeaseContract {
   protected CheckpointLease acquire(LeaseOwner owner) throws Exception {
     CheckpointLease lease =
         CheckpointLease.acquire(
-            store, PIPELINE, new LeaseSettings(DURATION, clock()), owner, BY_THE_TEST);
+            store, PIPELINE, new LeaseSettings(duration(), clock()), owner, BY_THE_TEST);
     leases.add(lease);
     return lease;
   }
@@ -95,11 +99,11 @@ abstract class LeaseContract {
     assertThat(held.owner().host()).isEqualTo(self.host());
     assertThat(held.owner().pid()).isEqualTo(ProcessHandle.current().pid());
     assertThat(held.released()).isFalse();
-    assertThat(held.expiresAt()).isEqualTo(held.renewedAt().plus(DURATION));
+    assertThat(held.expiresAt()).isEqualTo(held.renewedAt().plus(duration()));
     assertThat(CheckpointLease.current(store)).contains(held);
     assertThat(text("lease/00000000000000000000"))
         .startsWith("v1\n{\"epoch\":0,\"pipelineId\":\"orders-hourly\",\"owner\":{\"id\":\"")
-        .contains("\"pid\":" + ProcessHandle.current().pid(), "\"duration\":\"PT30S\"")
+        .contains("\"pid\":" + ProcessHandle.current().pid(), "\"duration\":\"" + duration() + "\"")
         .doesNotContain("releasedAt");
   }
 
@@ -131,7 +135,7 @@ abstract class LeaseContract {
   @Test
   void aLeaseNotRenewedForItsDurationIsTakenOverWithTheNextEpoch() throws Exception {
     CheckpointLease first = acquire();
-    letTimePass(DURATION.plusSeconds(1));
+    letTimePass(duration().plusSeconds(1));
 
     CheckpointLease second = acquire();
 
@@ -147,9 +151,10 @@ abstract class LeaseContract {
   @Test
   void aRenewedLeaseStaysLivePastItsFirstExpiry() throws Exception {
     CheckpointLease first = acquire();
-    letTimePass(Duration.ofSeconds(20));
+    letTimePass(duration().dividedBy(2));
     first.renew();
-    letTimePass(Duration.ofSeconds(20));
+    // without the renewal, the lease would have expired now
+    letTimePass(duration().dividedBy(2));
 
     assertThatThrownBy(this::acquire).isInstanceOf(CheckpointInUseException.class);
     assertThat(CheckpointLease.current(store).orElseThrow().epoch()).isZero();
@@ -160,7 +165,7 @@ abstract class LeaseContract {
     CheckpointLease first = acquire();
     Checkpoint firstCheckpoint = Checkpoint.open(store, PIPELINE, Map.of()).fencedBy(first);
     firstCheckpoint.writeOffsets(offsets(0));
-    letTimePass(DURATION.plusSeconds(1));
+    letTimePass(duration().plusSeconds(1));
     CheckpointLease second = acquire();
     Lease successor = second.lease();
 
@@ -193,7 +198,7 @@ abstract class LeaseContract {
   @Test
   void theOldOwnerStopsRenewingAndItsCloseLeavesTheNewLeaseAlone() throws Exception {
     CheckpointLease first = acquire();
-    letTimePass(DURATION.plusSeconds(1));
+    letTimePass(duration().plusSeconds(1));
     CheckpointLease second = acquire();
 
     assertThatThrownBy(first::renew)
@@ -292,7 +297,7 @@ abstract class LeaseContract {
     CheckpointLease first = acquire();
     Lease held = first.lease();
 
-    assertThat(CheckpointLease.breakLease(store, PIPELINE, new LeaseSettings(DURATION, clock())))
+    assertThat(CheckpointLease.breakLease(store, PIPELINE, new LeaseSettings(duration(), clock())))
         .contains(held);
 
     assertThat(CheckpointLease.current(store).orElseThrow().brokenEpoch()).hasValue(0);
@@ -301,10 +306,10 @@ abstract class LeaseContract {
     assertThatThrownBy(first::checkHeld)
         .isInstanceOf(LeaseLostException.class)
         .hasMessageContaining("its lease was broken with break-lease");
-    assertThat(CheckpointLease.breakLease(store, PIPELINE, new LeaseSettings(DURATION, clock())))
+    assertThat(CheckpointLease.breakLease(store, PIPELINE, new LeaseSettings(duration(), clock())))
         .as("a live lease is broken again; a released one is not")
         .contains(second.lease());
-    assertThat(CheckpointLease.breakLease(store, PIPELINE, new LeaseSettings(DURATION, clock())))
+    assertThat(CheckpointLease.breakLease(store, PIPELINE, new LeaseSettings(duration(), clock())))
         .isEmpty();
   }
 
