@@ -68,9 +68,8 @@ public record LocalProcess(
     if (!sees(otherBoot, otherNamespace)) {
       return false;
     }
-    if (otherPid == pid) {
-      return false; // this very process (another lease holder in it, e.g. a run not closed yet)
-    }
+    // This very process too (another lease holder in it, e.g. a run not closed yet) is found
+    // alive here, by its start time.
     Optional<ProcessHandle> handle = ProcessHandle.of(otherPid);
     if (handle.isEmpty() || !handle.get().isAlive()) {
       return true;
