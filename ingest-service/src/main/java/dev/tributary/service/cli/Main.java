@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
- * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}.
+ * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}, {@code
+ * break-lease}.
  *
  * <p>Exit codes: 0 success (also after a graceful stop by SIGTERM or SIGINT: see {@link
  * StopSignals}), 1 a pipeline failed (or, for {@code validate}, the declaration is invalid; for
@@ -32,6 +33,7 @@ public final class Main {
         tributary vacuum --pipeline PIPELINE.yaml [--dry-run]
                                                           one vacuum pass of the sink table
         tributary serve --pipelines-dir DIR               the long-running service
+        tributary break-lease --pipeline PIPELINE.yaml    free a checkpoint whose owner's machine is down
       Exit codes: 0 success (also after a graceful stop by Ctrl-C or SIGTERM), 1 a pipeline failed
       (or an outage outlasted --max-outage), 2 invalid arguments or declaration.""";
 
@@ -68,6 +70,8 @@ public final class Main {
         case "vacuum" ->
             MaintenanceCommands.vacuum(
                 CliArguments.parse(args, Set.of("dry-run"), Set.of("pipeline")), out);
+        case "break-lease" ->
+            BreakLeaseCommand.run(CliArguments.parse(args, Set.of(), Set.of("pipeline")), out);
         case "serve" ->
             ServeCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);

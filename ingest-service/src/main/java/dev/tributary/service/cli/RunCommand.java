@@ -128,6 +128,10 @@ final class RunCommand {
       }
       printer.finish();
       return 0;
+    } finally {
+      // After the run is closed: a SIGTERM lets the JVM exit only once the run has also released
+      // its checkpoint lease, so that a restart does not wait for the lease to expire.
+      finished.countDown();
     }
   }
 
