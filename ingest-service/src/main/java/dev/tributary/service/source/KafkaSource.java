@@ -2,7 +2,6 @@ package dev.tributary.service.source;
 
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
-import dev.tributary.config.StartingOffsets;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.GroupMember;
@@ -20,15 +19,12 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Function;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,11 +32,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -60,8 +53,17 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: one source per pipeline run, used from the engine's thread.
  */
 public final class KafkaSource implements Source {
-  /** Range fact: offsets retention deleted before they could be read (fail-on-data-loss: false). */
+  /**
+   * Range fact: input the plan could not take as the checkpoint expected (fail-on-data-loss:
+   * false), a JSON array of {@link SourcePlan.DataGap#toJson()} objects.
+   */
   public static final String DATA_LOSS = "dataLoss";
+
+  /**
+   * Range fact: the planned topics' ids, a JSON object by topic name; the next plan compares them
+   * to find a topic deleted and re-created.
+   */
+  public static final String TOPIC_IDS = "topicIds";
 
   private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
 
@@ -79,6 +81,8 @@ public final class KafkaSource implements Source {
 
   private final KafkaSourceSettings settings;
   private final KafkaConsumer<byte[], byte[]> consumer;
+  private final BrokerMetadata broker;
+  private final RangePlanner planner;
 
   /** Group assignment only: this instance's share of the partitions. */
   private final GroupMembership membership;
@@ -92,6 +96,8 @@ public final class KafkaSource implements Source {
     this.settings = settings;
     Map<String, Object> config = consumerConfig(settings);
     this.consumer = new KafkaConsumer<>(config);
+    this.broker = new BrokerMetadata(settings, consumer, metadataTimeout);
+    this.planner = new RangePlanner(settings, broker);
     if (settings.groupAssignment()) {
       membership =
           new GroupMembership(
@@ -187,47 +193,17 @@ public final class KafkaSource implements Source {
 
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */
   public List<TopicPartition> partitions() {
-    return metadata(this::listPartitions);
-  }
-
-  private List<TopicPartition> listPartitions() {
-    List<TopicPartition> out = new ArrayList<>();
-    if (settings.topicPattern().isPresent()) {
-      var pattern = settings.topicPattern().get();
-      for (var e : new TreeMap<>(consumer.listTopics(metadataTimeout)).entrySet()) {
-        if (pattern.matcher(e.getKey()).matches()) {
-          e.getValue().forEach(p -> out.add(new TopicPartition(p.topic(), p.partition())));
-        }
-      }
-    } else {
-      for (String topic : settings.topics()) {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, metadataTimeout);
-        if (infos == null || infos.isEmpty()) {
-          throw new IllegalStateException(
-              "Pipeline "
-                  + settings.pipelineId()
-                  + ": topic '"
-                  + topic
-                  + "' does not exist on "
-                  + settings.bootstrapServers()
-                  + "; create it or fix source.kafka.topics");
-        }
-        infos.forEach(p -> out.add(new TopicPartition(p.topic(), p.partition())));
-      }
-    }
-    out.sort(
-        Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-    return out;
+    return broker.partitions();
   }
 
   /** The next offset a producer would write, per partition. */
   public Map<TopicPartition, Long> latestOffsets(Collection<TopicPartition> partitions) {
-    return metadata(() -> new HashMap<>(consumer.endOffsets(partitions, metadataTimeout)));
+    return broker.latest(partitions);
   }
 
   /** The earliest offset still retained, per partition. */
   public Map<TopicPartition, Long> earliestOffsets(Collection<TopicPartition> partitions) {
-    return new HashMap<>(consumer.beginningOffsets(partitions, metadataTimeout));
+    return broker.earliest(partitions);
   }
 
   /**
@@ -241,7 +217,39 @@ public final class KafkaSource implements Source {
    */
   public SourcePlan plan(
       Map<TopicPartition, Long> committedEnds, boolean firstBatch, Map<TopicPartition, Long> upTo) {
-    return metadata(() -> planOrTimeout(partitions -> committedEnds, firstBatch, upTo));
+    return plan(committedEnds, Map.of(), firstBatch, upTo);
+  }
+
+  private SourcePlan plan(
+      Map<TopicPartition, Long> committedEnds,
+      Map<String, String> topicIds,
+      boolean firstBatch,
+      Map<TopicPartition, Long> upTo) {
+    RangePlanner.NewPartitions newPartitions =
+        firstBatch
+            ? RangePlanner.NewPartitions.AT_STARTING_OFFSETS
+            : RangePlanner.NewPartitions.AT_EARLIEST;
+    if (membership == null) {
+      return planner.plan(
+          partitions(),
+          new RangePlanner.Start(
+              committedEnds, topicIds, newPartitions, RangePlanner.Positions.IN_OFFSETS_LOG),
+          upTo);
+    }
+    List<TopicPartition> assigned =
+        broker.call(
+            () -> {
+              membership.refresh(joinTimeout);
+              return membership.assigned();
+            });
+    // The positions of partitions other members own are theirs to continue.
+    Map<TopicPartition, Long> own = new HashMap<>(committedEnds);
+    own.keySet().retainAll(assigned);
+    return planner.plan(
+        assigned,
+        new RangePlanner.Start(
+            own, Map.of(), newPartitions, RangePlanner.Positions.IN_TABLES_OR_GROUP),
+        upTo);
   }
 
   /**
@@ -284,22 +292,25 @@ public final class KafkaSource implements Source {
               + ": planning from the consumer group's"
               + " offsets needs source.kafka.assignment: group");
     }
-    Map<TopicPartition, Long> committed = new HashMap<>();
+    List<TopicPartition> assigned =
+        broker.call(
+            () -> {
+              membership.refresh(joinTimeout);
+              return membership.assigned();
+            });
+    // Revocations count from here (no poll since the assignment was refreshed): a batch that reads
+    // nothing, only pinning offsets, is checked against them too (checkStillOwned).
+    membership.beginRead();
+    Map<TopicPartition, Long> committed = committedOffsets(assigned);
     SourcePlan plan =
-        metadata(
-            () ->
-                planOrTimeout(
-                    partitions -> {
-                      // Revocations count from here (no poll since the assignment was refreshed): a
-                      // batch that
-                      // reads nothing, only pinning offsets, is checked against them too
-                      // (checkStillOwned).
-                      membership.beginRead();
-                      committed.putAll(committedOffsets(partitions));
-                      return committed;
-                    },
-                    true,
-                    upTo));
+        planner.plan(
+            assigned,
+            new RangePlanner.Start(
+                committed,
+                Map.of(),
+                RangePlanner.NewPartitions.AT_STARTING_OFFSETS,
+                RangePlanner.Positions.IN_TABLES_OR_GROUP),
+            upTo);
     return new GroupPlan(plan, committed);
   }
 
@@ -308,18 +319,7 @@ public final class KafkaSource implements Source {
    * out. Waits for offsets pending in an open transaction (Kafka's stable offsets fetch).
    */
   public Map<TopicPartition, Long> committedOffsets(Collection<TopicPartition> partitions) {
-    Map<TopicPartition, Long> out = new HashMap<>();
-    if (partitions.isEmpty()) {
-      return out;
-    }
-    metadata(() -> consumer.committed(new HashSet<>(partitions), metadataTimeout))
-        .forEach(
-            (tp, o) -> {
-              if (o != null) {
-                out.put(tp, o.offset());
-              }
-            });
-    return out;
+    return broker.committed(partitions);
   }
 
   /**
@@ -339,43 +339,6 @@ public final class KafkaSource implements Source {
    */
   public void checkStillOwned(Collection<TopicPartition> partitions) {
     checkOwned(partitions);
-  }
-
-  /**
-   * Runs a metadata call, turning Kafka's bare timeout into a message that says where and what to
-   * check.
-   */
-  private <T> T metadata(Supplier<T> call) {
-    try {
-      return call.get();
-    } catch (TimeoutException e) {
-      throw new KafkaUnavailableException(
-          "Pipeline "
-              + settings.pipelineId()
-              + ": Kafka at "
-              + settings.bootstrapServers()
-              + " did not answer a metadata request within "
-              + metadataTimeout.toSeconds()
-              + "s ("
-              + e.getMessage()
-              + "). Check source.kafka.bootstrap-servers,"
-              + " that the broker is running and reachable, and the security settings in source.kafka.properties.",
-          e);
-    }
-  }
-
-  private SourcePlan planOrTimeout(
-      Function<List<TopicPartition>, Map<TopicPartition, Long>> committedEndsOf,
-      boolean firstBatch,
-      Map<TopicPartition, Long> upTo) {
-    List<TopicPartition> partitions;
-    if (membership != null) {
-      membership.refresh(joinTimeout);
-      partitions = membership.assigned();
-    } else {
-      partitions = partitions();
-    }
-    return planFor(partitions, committedEndsOf.apply(partitions), firstBatch, upTo);
   }
 
   /**
@@ -403,7 +366,7 @@ public final class KafkaSource implements Source {
           "Pipeline " + settings.pipelineId() + ": not a consumer-group source");
     }
     try {
-      return metadata(
+      return broker.call(
           () -> {
             membership.refresh(joinTimeout);
             return membership.assigned();
@@ -427,7 +390,7 @@ public final class KafkaSource implements Source {
     SourcePlan plan;
     try {
       plan =
-          metadata(
+          broker.call(
               () -> {
                 if (membership != null) {
                   membership.refresh(joinTimeout);
@@ -446,7 +409,14 @@ public final class KafkaSource implements Source {
                 }
                 Map<TopicPartition, Long> ends = toKafka(previous.endOffsets());
                 ends.keySet().retainAll(List.of(partition));
-                return planFor(List.of(partition), ends, false, Map.of());
+                return planner.plan(
+                    List.of(partition),
+                    new RangePlanner.Start(
+                        ends,
+                        topicIds(previous),
+                        RangePlanner.NewPartitions.AT_EARLIEST,
+                        RangePlanner.Positions.IN_OFFSETS_LOG),
+                    Map.of());
               });
     } catch (WakeupException e) {
       throw new SourceStoppedException(e);
@@ -466,103 +436,6 @@ public final class KafkaSource implements Source {
         new BatchRange(offsets, planFacts(plan)),
         plan.offsetCount() > 0 || !plan.gaps().isEmpty(),
         progress);
-  }
-
-  private SourcePlan planFor(
-      List<TopicPartition> partitions,
-      Map<TopicPartition, Long> committedEnds,
-      boolean firstBatch,
-      Map<TopicPartition, Long> upTo) {
-    Map<TopicPartition, Long> latest = latestOffsets(partitions);
-    Map<TopicPartition, Long> earliest = earliestOffsets(partitions);
-    Map<TopicPartition, Long> starts = new LinkedHashMap<>();
-    Map<TopicPartition, Long> initial =
-        firstBatch ? initialOffsets(partitions, earliest, latest) : Map.of();
-    List<SourcePlan.DataGap> gaps = new ArrayList<>();
-    for (TopicPartition tp : partitions) {
-      long start;
-      if (committedEnds.containsKey(tp)) {
-        start = committedEnds.get(tp);
-      } else if (firstBatch) {
-        start = initial.get(tp);
-      } else {
-        start = earliest.get(tp); // a partition (or topic) added after the first batch
-      }
-      long low = earliest.get(tp);
-      if (start < low) {
-        if (settings.failOnDataLoss()) {
-          throw new DataLossException(settings.pipelineId(), tp, start, low);
-        }
-        log.warn(
-            "Pipeline {} skipping deleted offsets {}/{} [{}, {})",
-            settings.pipelineId(),
-            tp.topic(),
-            tp.partition(),
-            start,
-            low);
-        gaps.add(new SourcePlan.DataGap(tp, start, low));
-        start = low;
-      }
-      long high = latest.get(tp);
-      if (start > high) {
-        // The partition is behind what we already read: the topic was deleted and recreated.
-        if (settings.failOnDataLoss()) {
-          throw new IllegalStateException(
-              "Pipeline "
-                  + settings.pipelineId()
-                  + ": "
-                  + tp.topic()
-                  + "/"
-                  + tp.partition()
-                  + " ends at offset "
-                  + high
-                  + " but the checkpoint already read up to "
-                  + start
-                  + "; the topic was probably recreated. Start a new checkpoint, or set"
-                  + " source.kafka.fail-on-data-loss: false to continue from offset "
-                  + high
-                  + ".");
-        }
-        gaps.add(new SourcePlan.DataGap(tp, high, start));
-        start = high;
-      }
-      starts.put(tp, start);
-    }
-    Map<TopicPartition, Long> capped = new HashMap<>(latest);
-    upTo.forEach((tp, ceiling) -> capped.merge(tp, ceiling, Math::min));
-    for (TopicPartition tp : partitions) {
-      capped.merge(tp, starts.get(tp), Math::max); // a ceiling below the start reads nothing
-    }
-    Map<TopicPartition, Long> ends =
-        OffsetPlanner.ends(starts, capped, settings.maxOffsetsPerTrigger());
-    Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
-    for (TopicPartition tp : partitions) {
-      ranges.put(tp, new OffsetRange(starts.get(tp), ends.get(tp)));
-    }
-    return new SourcePlan(ranges, latest, gaps);
-  }
-
-  private Map<TopicPartition, Long> initialOffsets(
-      List<TopicPartition> partitions,
-      Map<TopicPartition, Long> earliest,
-      Map<TopicPartition, Long> latest) {
-    StartingOffsets policy = settings.startingOffsets();
-    if (policy instanceof StartingOffsets.Latest) {
-      return latest;
-    }
-    if (policy instanceof StartingOffsets.AtTimestamp at) {
-      Map<TopicPartition, Long> query = new HashMap<>();
-      partitions.forEach(tp -> query.put(tp, at.instant().toEpochMilli()));
-      Map<TopicPartition, OffsetAndTimestamp> found =
-          consumer.offsetsForTimes(query, metadataTimeout);
-      Map<TopicPartition, Long> out = new HashMap<>();
-      for (TopicPartition tp : partitions) {
-        OffsetAndTimestamp o = found.get(tp);
-        out.put(tp, o == null ? latest.get(tp) : o.offset());
-      }
-      return out;
-    }
-    return earliest;
   }
 
   /**
@@ -746,26 +619,64 @@ public final class KafkaSource implements Source {
     }
   }
 
+  /**
+   * Offsets of a range vanished while it was read: below the partition's earliest offset they were
+   * deleted by retention (reading goes on at the earliest); otherwise the partition ends below the
+   * position, so it was re-created (or cut back) since the plan, and the rest of its range is not
+   * read: the next plan finds the partition's new offsets.
+   */
   private void handleOutOfRange(
       OffsetOutOfRangeException e,
       Map<TopicPartition, OffsetRange> pending,
       List<SourcePlan.DataGap> gaps) {
-    Map<TopicPartition, Long> earliest = earliestOffsets(e.partitions());
+    Map<TopicPartition, Long> earliest = broker.earliest(e.partitions());
+    Map<TopicPartition, Long> latest = broker.latest(e.partitions());
     for (TopicPartition tp : e.partitions()) {
       long position = e.offsetOutOfRangePartitions().get(tp);
       long low = earliest.get(tp);
-      if (settings.failOnDataLoss()) {
-        throw new DataLossException(settings.pipelineId(), tp, position, low);
-      }
       OffsetRange r = pending.get(tp);
-      long resume = Math.min(low, r.end());
-      gaps.add(new SourcePlan.DataGap(tp, position, resume));
-      if (resume >= r.end()) {
-        consumer.pause(List.of(tp));
-        pending.remove(tp);
+      if (position < low) {
+        if (settings.failOnDataLoss()) {
+          throw new DataLossException(settings.pipelineId(), tp, position, low);
+        }
+        long resume = Math.min(low, r.end());
+        log.warn(
+            "Pipeline {} skipping deleted offsets {}/{} [{}, {}) while reading",
+            settings.pipelineId(),
+            tp.topic(),
+            tp.partition(),
+            position,
+            resume);
+        gaps.add(new SourcePlan.DataGap.Deleted(tp, position, resume));
+        if (resume < r.end()) {
+          consumer.seek(tp, resume);
+          continue;
+        }
       } else {
-        consumer.seek(tp, resume);
+        var reset =
+            new SourcePlan.DataGap.Reset(
+                tp, position, low, latest.get(tp), Optional.empty(), Optional.empty());
+        if (membership != null) {
+          throw DataLossException.cannotMoveBack(
+              settings.pipelineId(), settings.consumerGroup(), reset);
+        }
+        if (settings.failOnDataLoss()) {
+          throw DataLossException.found(settings.pipelineId(), settings.bootstrapServers(), reset);
+        }
+        log.warn(
+            "Pipeline {}: {}/{} was re-created while offsets [{}, {}) of it were read: the rest of"
+                + " the range is not read, the next batch reads the partition's new offsets;"
+                + " recorded in the commits' commitInfo (dataLossWhileReading): {}",
+            settings.pipelineId(),
+            tp.topic(),
+            tp.partition(),
+            position,
+            r.end(),
+            reset.toJson());
+        gaps.add(reset);
       }
+      consumer.pause(List.of(tp));
+      pending.remove(tp);
     }
   }
 
@@ -782,7 +693,7 @@ public final class KafkaSource implements Source {
   public PlannedBatch plan(BatchRange previous, boolean firstBatch) {
     SourcePlan plan;
     try {
-      plan = plan(toKafka(previous.endOffsets()), firstBatch, ceiling);
+      plan = plan(toKafka(previous.endOffsets()), topicIds(previous), firstBatch, ceiling);
     } catch (WakeupException e) {
       throw new SourceStoppedException(e);
     }
@@ -847,7 +758,10 @@ public final class KafkaSource implements Source {
   static Map<String, String> planFacts(SourcePlan plan) {
     Map<String, String> facts = new HashMap<>();
     if (!plan.gaps().isEmpty()) {
-      facts.put(DATA_LOSS, plan.gaps().toString());
+      facts.put(DATA_LOSS, SourcePlan.DataGap.toJson(plan.gaps()));
+    }
+    if (!plan.topicIds().isEmpty()) {
+      facts.put(TOPIC_IDS, SourceJson.topicIds(plan.topicIds()));
     }
     Set<SourcePartition> behind = new HashSet<>();
     plan.ranges()
@@ -873,7 +787,7 @@ public final class KafkaSource implements Source {
     } catch (WakeupException e) {
       throw new SourceStoppedException(e);
     }
-    return gaps.stream().map(SourcePlan.DataGap::toString).toList();
+    return gaps.stream().map(SourcePlan.DataGap::toJson).toList();
   }
 
   @Override
@@ -892,10 +806,16 @@ public final class KafkaSource implements Source {
                     .append(r.start())
                     .append('-')
                     .append(r.end()));
-    if (membership != null) {
-      return Map.of("offsets", offsets.toString(), "instance", instanceId());
+    Map<String, String> info = new HashMap<>();
+    info.put("offsets", offsets.toString());
+    if (range.facts().containsKey(DATA_LOSS)) {
+      // planned gaps: in the offsets entry's extras too, but group assignment has no offsets entry
+      info.put(DATA_LOSS, range.facts().get(DATA_LOSS));
     }
-    return Map.of("offsets", offsets.toString());
+    if (membership != null) {
+      info.put("instance", instanceId());
+    }
+    return info;
   }
 
   @Override
@@ -942,6 +862,10 @@ public final class KafkaSource implements Source {
     } catch (WakeupException e) {
       throw new SourceStoppedException(e);
     }
+  }
+
+  private static Map<String, String> topicIds(BatchRange range) {
+    return SourceJson.parseTopicIds(range.facts().get(TOPIC_IDS));
   }
 
   private static Map<SourcePartition, OffsetRange> toCheckpoint(
@@ -1003,6 +927,7 @@ public final class KafkaSource implements Source {
   @Override
   public void wakeup() {
     consumer.wakeup();
+    broker.wakeup();
   }
 
   @Override
@@ -1021,5 +946,6 @@ public final class KafkaSource implements Source {
       }
     }
     consumer.close(Duration.ofSeconds(5));
+    broker.close();
   }
 }

@@ -41,8 +41,21 @@ class KafkaPlanFactsTest {
         new SourcePlan(
             Map.of(p, new OffsetRange(6, 10)),
             Map.of(p, 10L),
-            List.of(new SourcePlan.DataGap(p, 2, 6)));
+            List.of(new SourcePlan.DataGap.Deleted(p, 2, 6)));
     assertThat(KafkaSource.planFacts(withGap))
-        .containsExactly(Map.entry(KafkaSource.DATA_LOSS, "[t/0[2,6)]"));
+        .containsExactly(
+            Map.entry(
+                KafkaSource.DATA_LOSS,
+                "[{\"topic\":\"t\",\"partition\":0,\"cause\":\"retention\",\"from\":2,\"to\":6}]"));
+  }
+
+  @Test
+  void theTopicIdsAreRecordedAsAJsonObjectByTopic() {
+    TopicPartition p = new TopicPartition("t", 0);
+    SourcePlan plan =
+        new SourcePlan(
+            Map.of(p, new OffsetRange(0, 10)), Map.of(p, 10L), List.of(), Map.of("t", "AbC"));
+    assertThat(KafkaSource.planFacts(plan))
+        .containsExactly(Map.entry(KafkaSource.TOPIC_IDS, "{\"t\":\"AbC\"}"));
   }
 }

@@ -117,7 +117,7 @@ class KafkaSourceIT {
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), false))) {
       SourcePlan plan = source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of());
       assertThat(plan.gaps())
-          .containsExactly(new SourcePlan.DataGap(new TopicPartition(topic, 0), 2, 6));
+          .containsExactly(new SourcePlan.DataGap.Deleted(new TopicPartition(topic, 0), 2, 6));
       List<String> read = new ArrayList<>();
       source.read(plan.ranges(), r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
       assertThat(read).containsExactly("x6", "x7", "x8", "x9");
