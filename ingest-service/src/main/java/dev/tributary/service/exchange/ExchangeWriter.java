@@ -13,6 +13,7 @@ import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.source.GroupPlan;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.source.SourcePlan;
@@ -231,7 +232,7 @@ public final class ExchangeWriter implements AutoCloseable {
   public Outcome runBatch(Map<TopicPartition, Long> ceiling) throws Exception {
     long batchId = nextBatchId++;
     Instant startedAt = clock.instant();
-    KafkaSource.GroupPlan groupPlan = source.planFromGroupOffsets(ceiling);
+    GroupPlan groupPlan = source.group().planFromGroupOffsets(ceiling);
     SourcePlan plan = groupPlan.plan();
     boolean atCeiling = reachedCeiling(plan.ranges(), ceiling);
     // What this batch commits: every range that moves, and every partition the group has no offset
@@ -304,12 +305,12 @@ public final class ExchangeWriter implements AutoCloseable {
       }
       // No poll from here to sendOffsetsToTransaction: the generation sent is the one that owns
       // these.
-      source.checkStillOwned(ranges.keySet());
+      source.group().checkStillOwned(ranges.keySet());
       quarantineWriter.commit(commitInfo(batchId, extras, ranges, gaps));
       CrashPoints.reached(CrashPoints.EXCHANGE_AFTER_QUARANTINE_COMMIT);
       Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
       ranges.forEach((tp, r) -> offsets.put(tp, new OffsetAndMetadata(r.end())));
-      producer.sendOffsetsToTransaction(offsets, source.groupMetadata());
+      producer.sendOffsetsToTransaction(offsets, source.group().groupMetadata());
       producer.commitTransaction();
       CrashPoints.reached(CrashPoints.EXCHANGE_AFTER_KAFKA_COMMIT);
       Outcome outcome =
@@ -355,7 +356,7 @@ public final class ExchangeWriter implements AutoCloseable {
     if (ceiling.isEmpty()) {
       return false;
     }
-    Map<TopicPartition, Long> committed = source.committedOffsets(ceiling.keySet());
+    Map<TopicPartition, Long> committed = source.group().committedOffsets(ceiling.keySet());
     return ceiling.entrySet().stream()
         .allMatch(
             e -> committed.containsKey(e.getKey()) && committed.get(e.getKey()) >= e.getValue());

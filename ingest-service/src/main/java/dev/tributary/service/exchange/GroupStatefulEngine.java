@@ -65,8 +65,8 @@ public final class GroupStatefulEngine implements BatchLoop {
     this.stage2 = stage2;
     this.clock = clock;
     // one thread, two groups: a wait in either group keeps the other one's rebalances going
-    sourceTopics.pollAlongside(repartition);
-    repartition.pollAlongside(sourceTopics);
+    sourceTopics.group().pollAlongside(repartition.group());
+    repartition.group().pollAlongside(sourceTopics.group());
   }
 
   @Override

@@ -52,11 +52,10 @@ final class BrokerMetadata implements PartitionOffsets, AutoCloseable {
   private boolean topicIdsUnavailable;
   private volatile DescribeTopicsResult describing;
 
-  BrokerMetadata(
-      KafkaSourceSettings settings, KafkaConsumer<byte[], byte[]> consumer, Duration timeout) {
+  BrokerMetadata(KafkaSourceSettings settings, KafkaConsumer<byte[], byte[]> consumer) {
     this.settings = settings;
     this.consumer = consumer;
-    this.timeout = timeout;
+    this.timeout = settings.timeouts().metadata();
   }
 
   /** Every partition of the declared topics (or of the topics matching the pattern), sorted. */

@@ -181,6 +181,48 @@ final class SourceMessages {
         + " the security settings in source.kafka.properties.";
   }
 
+  /** A read made no progress for the read timeout. */
+  static String readStuck(
+      String pipelineId,
+      TopicPartition tp,
+      long position,
+      Duration timeout,
+      long end,
+      String bootstrapServers) {
+    return "Pipeline "
+        + pipelineId
+        + ": no records from "
+        + name(tp)
+        + " at offset "
+        + position
+        + " for "
+        + timeout.toSeconds()
+        + "s while the batch must read up to "
+        + end
+        + "; is the broker "
+        + bootstrapServers
+        + " reachable and the partition's leader available?";
+  }
+
+  /** A group-mode call on a source in exclusive assignment. */
+  static String notAGroupSource(String pipelineId) {
+    return "Pipeline "
+        + pipelineId
+        + ": not a consumer-group source; the consumer group's calls need"
+        + " source.kafka.assignment: group";
+  }
+
+  /** A sub-pipeline planned a partition its group member does not own (any more). */
+  static String notAssigned(String pipelineId, String group, TopicPartition tp) {
+    return "Pipeline "
+        + pipelineId
+        + ": consumer group "
+        + group
+        + " does not assign "
+        + name(tp)
+        + " to this instance (any more); its new owner runs it";
+  }
+
   static String name(TopicPartition tp) {
     return tp.topic() + "/" + tp.partition();
   }

@@ -8,6 +8,7 @@ import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
@@ -31,6 +32,8 @@ class StopWhileBrokerUnreachableTest {
           kafka:
             bootstrap-servers: 127.0.0.1:1
             topics: [t]
+            properties:
+              default.api.timeout.ms: "600000" # without the wakeup, planning would block this long
         format:
           json:
             schema:
@@ -43,8 +46,6 @@ class StopWhileBrokerUnreachableTest {
                 .formatted(dir, dir),
             "unreachable.yaml",
             Map.of());
-    // Without the wakeup, planning would block for this long.
-    System.setProperty("tributary.kafka.metadata-timeout", "PT10M");
     AtomicReference<Throwable> failure = new AtomicReference<>();
     try (PipelineRun run =
         PipelineRun.open(
@@ -61,11 +62,15 @@ class StopWhileBrokerUnreachableTest {
                 }
               });
       runner.start();
-      Thread.sleep(1500); // let it block in the first metadata request
+      // blocked in the first metadata request, which only the wakeup ends within the test
+      Awaitility.await()
+          .atMost(Duration.ofMinutes(1))
+          .until(
+              () ->
+                  Arrays.stream(runner.getStackTrace())
+                      .anyMatch(f -> f.getClassName().startsWith("org.apache.kafka.clients.")));
       run.stop();
       Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> !runner.isAlive());
-    } finally {
-      System.clearProperty("tributary.kafka.metadata-timeout");
     }
     assertThat(failure.get()).isNull();
   }

@@ -90,7 +90,7 @@ class RangePlannerTest {
         max,
         failOnDataLoss,
         Map.of(),
-        Duration.ofSeconds(20));
+        KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)));
   }
 
   private static RangePlanner planner(boolean failOnDataLoss, Offsets offsets) {
