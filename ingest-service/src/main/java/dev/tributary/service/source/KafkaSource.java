@@ -1,8 +1,6 @@
 package dev.tributary.service.source;
 
 import dev.tributary.checkpoint.OffsetRange;
-import dev.tributary.checkpoint.SourcePartition;
-import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.PlannedBatch;
@@ -12,15 +10,12 @@ import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.SourceStoppedException;
 import dev.tributary.service.source.SourcePlan.DataGap;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -200,18 +195,18 @@ public final class KafkaSource implements Source {
         stoppable(
             () -> {
               group.ifPresent(g -> g.requireAssigned(partition));
-              Map<TopicPartition, Long> ends = toKafka(previous.endOffsets());
+              Map<TopicPartition, Long> ends = KafkaRanges.ends(previous);
               ends.keySet().retainAll(List.of(partition));
               return planner.plan(
                   List.of(partition),
                   new RangePlanner.Start(
                       ends,
-                      topicIds(previous),
+                      KafkaRanges.topicIds(previous),
                       RangePlanner.NewPartitions.AT_EARLIEST,
                       RangePlanner.Positions.IN_OFFSETS_LOG),
                   Map.of());
             });
-    return planned(plan, false);
+    return planned(plan, KafkaRanges.range(plan), false);
   }
 
   @Override
@@ -225,38 +220,26 @@ public final class KafkaSource implements Source {
         stoppable(
             () ->
                 plan(
-                    toKafka(previous.endOffsets()),
-                    topicIds(previous),
+                    KafkaRanges.ends(previous),
+                    KafkaRanges.topicIds(previous),
                     firstBatch
                         ? RangePlanner.NewPartitions.AT_STARTING_OFFSETS
                         : RangePlanner.NewPartitions.AT_EARLIEST,
                     ceiling));
+    BatchRange range = KafkaRanges.range(plan);
     // A group member's partition the sink table has no position for yet is pinned by a batch even
     // without records: its starting point (latest, a timestamp) is then fixed for whoever owns it
     // next.
     boolean unpinned =
-        group.isPresent()
-            && !previous.offsets().keySet().containsAll(toCheckpoint(plan.ranges()).keySet());
-    return planned(plan, unpinned);
+        group.isPresent() && !previous.offsets().keySet().containsAll(range.offsets().keySet());
+    return planned(plan, range, unpinned);
   }
 
-  private PlannedBatch planned(SourcePlan plan, boolean unpinned) {
-    Map<SourcePartition, OffsetRange> offsets = toCheckpoint(plan.ranges());
-    List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
-    offsets.forEach(
-        (p, r) ->
-            progress.add(
-                new BatchProgress.PartitionProgress(
-                    p.topic(),
-                    p.partition(),
-                    r.start(),
-                    r.end(),
-                    plan.latest()
-                        .getOrDefault(new TopicPartition(p.topic(), p.partition()), r.end()))));
+  private static PlannedBatch planned(SourcePlan plan, BatchRange range, boolean unpinned) {
     return new PlannedBatch(
-        new BatchRange(offsets, planFacts(plan)),
+        range,
         plan.offsetCount() > 0 || !plan.gaps().isEmpty() || unpinned,
-        progress);
+        KafkaRanges.progress(range, plan.latest()));
   }
 
   /**
@@ -266,51 +249,8 @@ public final class KafkaSource implements Source {
   @Override
   public PlannedBatch replayed(BatchRange range) {
     Map<TopicPartition, Long> latest =
-        stoppable(() -> latestOffsets(toKafka(range.endOffsets()).keySet()));
-    List<BatchProgress.PartitionProgress> progress = new ArrayList<>();
-    range
-        .offsets()
-        .forEach(
-            (p, r) ->
-                progress.add(
-                    new BatchProgress.PartitionProgress(
-                        p.topic(),
-                        p.partition(),
-                        r.start(),
-                        r.end(),
-                        Math.max(
-                            r.end(),
-                            latest.getOrDefault(
-                                new TopicPartition(p.topic(), p.partition()), r.end())))));
-    return new PlannedBatch(range, true, progress);
-  }
-
-  /**
-   * A plan's facts for the offsets log: the data gaps, the topics' ids, and the partitions the plan
-   * leaves behind (range end before the latest offset when planned), which the processor is told
-   * and a replay must see again.
-   */
-  static Map<String, String> planFacts(SourcePlan plan) {
-    Map<String, String> facts = new HashMap<>();
-    if (!plan.gaps().isEmpty()) {
-      facts.put(DATA_LOSS, DataGap.toJson(plan.gaps()));
-    }
-    if (!plan.topicIds().isEmpty()) {
-      facts.put(TOPIC_IDS, SourceJson.topicIds(plan.topicIds()));
-    }
-    Set<SourcePartition> behind = new HashSet<>();
-    plan.ranges()
-        .forEach(
-            (tp, r) -> {
-              Long latest = plan.latest().get(tp);
-              if (latest != null && r.end() < latest) {
-                behind.add(new SourcePartition(tp.topic(), tp.partition()));
-              }
-            });
-    if (!behind.isEmpty()) {
-      facts.put(BatchRange.BACKLOGGED, BatchRange.backloggedValue(behind));
-    }
-    return facts;
+        stoppable(() -> latestOffsets(KafkaRanges.ends(range).keySet()));
+    return new PlannedBatch(range, true, KafkaRanges.progress(range, latest));
   }
 
   /** Input skipped while reading comes back as {@link DataGap#toJson()} objects. */
@@ -321,7 +261,7 @@ public final class KafkaSource implements Source {
     try {
       gaps =
           reader.read(
-              toKafkaRanges(range.offsets()),
+              KafkaRanges.offsets(range),
               input::record,
               inFixedOrder ? RangeReader.Order.PARTITION_ORDER : RangeReader.Order.INTERLEAVED);
     } catch (WakeupException e) {
@@ -337,22 +277,8 @@ public final class KafkaSource implements Source {
    */
   @Override
   public Map<String, String> commitInfo(BatchRange range) {
-    StringBuilder offsets = new StringBuilder();
-    range
-        .offsets()
-        .forEach(
-            (p, r) ->
-                offsets
-                    .append(offsets.length() == 0 ? "" : ",")
-                    .append(p.topic())
-                    .append('/')
-                    .append(p.partition())
-                    .append(':')
-                    .append(r.start())
-                    .append('-')
-                    .append(r.end()));
     Map<String, String> info = new HashMap<>();
-    info.put("offsets", offsets.toString());
+    info.put("offsets", KafkaRanges.history(range));
     if (range.facts().containsKey(DATA_LOSS)) {
       info.put(DATA_LOSS, range.facts().get(DATA_LOSS));
     }
@@ -364,29 +290,12 @@ public final class KafkaSource implements Source {
 
   @Override
   public String describe(BatchRange range) {
-    if (range.offsets().isEmpty()) {
-      return "no records";
-    }
-    StringBuilder out = new StringBuilder();
-    range
-        .offsets()
-        .forEach(
-            (p, r) ->
-                out.append(out.length() == 0 ? "" : ", ")
-                    .append(p.topic())
-                    .append('/')
-                    .append(p.partition())
-                    .append(" offsets [")
-                    .append(r.start())
-                    .append(", ")
-                    .append(r.end())
-                    .append(')'));
-    return out.toString();
+    return KafkaRanges.describe(range);
   }
 
   @Override
   public void committed(BatchRange range) {
-    Map<TopicPartition, Long> ends = toKafka(range.endOffsets());
+    Map<TopicPartition, Long> ends = KafkaRanges.ends(range);
     if (group.isPresent()) {
       // Only a member's own partitions can be committed; the others' are their new owners' to
       // record.
@@ -476,29 +385,5 @@ public final class KafkaSource implements Source {
     } catch (WakeupException e) {
       throw new SourceStoppedException(e);
     }
-  }
-
-  private static Map<String, String> topicIds(BatchRange range) {
-    return SourceJson.parseTopicIds(range.facts().get(TOPIC_IDS));
-  }
-
-  private static Map<SourcePartition, OffsetRange> toCheckpoint(
-      Map<TopicPartition, OffsetRange> ranges) {
-    Map<SourcePartition, OffsetRange> out = new TreeMap<>();
-    ranges.forEach((tp, r) -> out.put(new SourcePartition(tp.topic(), tp.partition()), r));
-    return out;
-  }
-
-  private static Map<TopicPartition, OffsetRange> toKafkaRanges(
-      Map<SourcePartition, OffsetRange> ranges) {
-    Map<TopicPartition, OffsetRange> out = new HashMap<>();
-    ranges.forEach((p, r) -> out.put(new TopicPartition(p.topic(), p.partition()), r));
-    return out;
-  }
-
-  private static Map<TopicPartition, Long> toKafka(Map<SourcePartition, Long> offsets) {
-    Map<TopicPartition, Long> out = new HashMap<>();
-    offsets.forEach((p, o) -> out.put(new TopicPartition(p.topic(), p.partition()), o));
-    return out;
   }
 }

@@ -56,13 +56,17 @@ public record SourcePlan(
    * Input of a partition that the pipeline did not read where the checkpoint expected it, and why.
    * Recorded in the offsets log (a planned gap) or returned by a read, and from there in the
    * commits' {@code commitInfo} as JSON: one object per gap, {@link #toJson()}, with {@code topic},
-   * {@code partition}, {@code cause} and {@code from} (the first offset not read) always present.
+   * {@code partition}, {@code cause} and {@code from} always present. {@code toString()} is the
+   * JSON too, so a list of gaps prints as a JSON array.
    */
   public sealed interface DataGap {
     /** The partition concerned. */
     TopicPartition partition();
 
-    /** The first offset the checkpoint expected to read and did not. */
+    /**
+     * Where the gap starts: the first offset not read where the checkpoint expected it (for a log
+     * cut back, its new end, from which offsets are written again).
+     */
     long from();
 
     /** What happened, in the JSON's {@code cause}. */

@@ -10,8 +10,9 @@
  * dev.tributary.service.source.PartitionOffsets}, answered by {@link
  * dev.tributary.service.source.BrokerMetadata}), including what happens to a partition deleted,
  * re-created or cut back; {@link dev.tributary.service.source.RangeReader} reads exactly those
- * ranges; {@link dev.tributary.service.source.KafkaSource} adapts both to the engine; in group
- * assignment {@link dev.tributary.service.source.GroupMembership} follows the rebalances and {@link
+ * ranges; {@link dev.tributary.service.source.KafkaSource} adapts both to the engine (the
+ * conversions in {@link dev.tributary.service.source.KafkaRanges}); in group assignment {@link
+ * dev.tributary.service.source.GroupMembership} follows the rebalances and {@link
  * dev.tributary.service.source.KafkaGroup} serves the exchange stages' group calls.
  *
  * <p>Uses the engine's SPI types, kafka-clients and the table format; never the exchange or the
