@@ -196,7 +196,8 @@ public final class BatchBody {
     info.put("batchId", Long.toString(batch.id()));
     info.putAll(new TreeMap<>(settings.source().commitInfo(batch.range())));
     if (!readGaps.isEmpty()) {
-      info.put("dataLossWhileReading", readGaps.toString());
+      // each gap is a JSON object (the source's description): the value is a JSON array
+      info.put("dataLossWhileReading", "[" + String.join(",", readGaps) + "]");
     }
     return info;
   }

@@ -264,7 +264,7 @@ public final class PipelineRun implements AutoCloseable {
                 spec.id(),
                 kafkaSpec.bootstrapServers(),
                 kafkaSpec.properties(),
-                producerSettings.readTimeout(),
+                producerSettings.timeouts(),
                 Assignment.GROUP));
     repartition.groupMember().ifPresent(groups::add);
     PartitionPipelines stage2;

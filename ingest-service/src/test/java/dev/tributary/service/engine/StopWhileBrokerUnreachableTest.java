@@ -37,6 +37,8 @@ class StopWhileBrokerUnreachableTest {
           kafka:
             bootstrap-servers: 127.0.0.1:1
             topics: [t]
+            properties:
+              default.api.timeout.ms: "600000" # without the wakeup, planning would block this long
         format:
           json:
             schema:
