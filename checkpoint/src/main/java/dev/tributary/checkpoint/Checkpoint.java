@@ -30,11 +30,13 @@ import java.util.TreeSet;
  *
  * <p>Both logs are written with put-if-absent: a second process running the same pipeline loses the
  * race for some batch and gets a {@link ConcurrentPipelineException}; writing an entry equal to the
- * existing one (our own retry) succeeds. A write whose outcome the store could not report is
- * resolved by reading the file back, so it is always safe to retry the same call.
+ * existing one (our own retry) succeeds. A checkpoint {@linkplain #fencedBy fenced} by a {@link
+ * CheckpointLease} refuses to write once another process has taken the lease over. A write whose
+ * outcome the store could not report is resolved by reading the file back, so it is always safe to
+ * retry the same call.
  *
  * <p>Instances are thread-safe (they hold no mutable state) but one pipeline should have one
- * writer; the class does not own the store and does not close it.
+ * writer; the class does not own the store (nor a lease it is fenced by) and does not close it.
  */
 public final class Checkpoint {
   /** The checkpoint layout version this release writes and the highest it reads. */
@@ -46,11 +48,17 @@ public final class Checkpoint {
   private final LogFiles files;
   private final String pipelineId;
   private final CheckpointMetadata metadata;
+  private final Optional<CheckpointLease> lease;
 
-  private Checkpoint(LogFiles files, String pipelineId, CheckpointMetadata metadata) {
+  private Checkpoint(
+      LogFiles files,
+      String pipelineId,
+      CheckpointMetadata metadata,
+      Optional<CheckpointLease> lease) {
     this.files = files;
     this.pipelineId = pipelineId;
     this.metadata = metadata;
+    this.lease = lease;
   }
 
   /**
@@ -110,7 +118,17 @@ public final class Checkpoint {
     CheckpointMetadata metadata =
         MetadataLog.openOrCreate(
             files, FORMAT_VERSION, pipelineId, SortedMaps.copy(identity, "identity"), compatible);
-    return new Checkpoint(files, pipelineId, metadata);
+    return new Checkpoint(files, pipelineId, metadata, Optional.empty());
+  }
+
+  /**
+   * This checkpoint, fenced by {@code lease}: {@link #writeOffsets}, {@link #writeCommit} and
+   * {@link #purge} first check that this process still holds the lease ({@link
+   * CheckpointLease#checkHeld()}, one listing) and fail with {@link LeaseLostException}, writing
+   * nothing, if another process took it over. The caller keeps closing the lease.
+   */
+  public Checkpoint fencedBy(CheckpointLease lease) {
+    return new Checkpoint(files, pipelineId, metadata, Optional.of(lease));
   }
 
   /** The store's location, as used in messages. */
@@ -135,6 +153,8 @@ public final class Checkpoint {
    *
    * @throws ConcurrentPipelineException if a different entry exists for that batch: another process
    *     runs this pipeline
+   * @throws LeaseLostException if the checkpoint is {@linkplain #fencedBy fenced} and another
+   *     process took its lease over (nothing is written)
    * @throws IllegalStateException if batch {@code N-1} is not committed (the caller broke the
    *     lifecycle; nothing is written)
    * @throws IOException if the store fails; the outcome was checked by reading, and the entry does
@@ -143,28 +163,56 @@ public final class Checkpoint {
   public void writeOffsets(OffsetsEntry entry) throws IOException {
     long n = entry.batchId();
     String key = offsetsKey(n);
+    checkLease();
     if (n > 0 && !files.exists(commitKey(n - 1)) && !files.exists(key)) {
       throw CheckpointErrors.outOfOrder(
           pipelineId,
           location(),
           "cannot plan batch " + n + " because batch " + (n - 1) + " has no commit entry");
     }
-    files.create(key, EntryCodec.encode(entry), entry, EntryCodec::decodeOffsets);
+    create(key, EntryCodec.encode(entry), entry, EntryCodec::decodeOffsets);
   }
 
   /**
    * Records that batch {@code entry.batchId()} is done: its output is in the table and its state is
-   * stored. Same create, retry and concurrency rules as {@link #writeOffsets}.
+   * stored. Same create, retry, concurrency and lease rules as {@link #writeOffsets}.
    *
    * @throws IllegalStateException if the batch has no offsets entry
    */
   public void writeCommit(CommitEntry entry) throws IOException {
     long n = entry.batchId();
+    checkLease();
     if (!files.exists(offsetsKey(n))) {
       throw CheckpointErrors.outOfOrder(
           pipelineId, location(), "cannot commit batch " + n + " because it has no offsets entry");
     }
-    files.create(commitKey(n), EntryCodec.encode(entry), entry, EntryCodec::decodeCommit);
+    create(commitKey(n), EntryCodec.encode(entry), entry, EntryCodec::decodeCommit);
+  }
+
+  private void checkLease() throws IOException {
+    if (lease.isPresent()) {
+      lease.get().checkHeld();
+    }
+  }
+
+  /**
+   * Creates a log entry. A fenced checkpoint that meets another process's entry looks at the lease
+   * again: when that process took the lease over between the check and the write, saying so is
+   * clearer than the two entries.
+   */
+  private <T> void create(String key, byte[] data, T entry, LogFiles.Decoder<T> decoder)
+      throws IOException {
+    try {
+      files.create(key, data, entry, decoder);
+    } catch (ConcurrentPipelineException other) {
+      try {
+        checkLease();
+      } catch (LeaseLostException lost) {
+        lost.addSuppressed(other);
+        throw lost;
+      }
+      throw other;
+    }
   }
 
   /**
@@ -262,6 +310,8 @@ public final class Checkpoint {
    *
    * @param keepLastBatches how many committed batches to keep, at least 1
    * @return the number of batches whose entries were deleted
+   * @throws LeaseLostException if the checkpoint is {@linkplain #fencedBy fenced} and another
+   *     process took its lease over (nothing is deleted)
    */
   public int purge(int keepLastBatches) throws IOException {
     if (keepLastBatches < 1) {
@@ -269,6 +319,7 @@ public final class Checkpoint {
           "keepLastBatches must be >= 1 (the latest commit is always kept), got "
               + keepLastBatches);
     }
+    checkLease();
     OptionalLong lastCommitted = files.latest(LogKeys.COMMITS_DIR);
     if (lastCommitted.isEmpty()) {
       return 0;

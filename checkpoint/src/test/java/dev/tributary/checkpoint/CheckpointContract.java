@@ -284,7 +284,14 @@ abstract class CheckpointContract {
                 + " 'offsets/00000000000000000000' in "
                 + store.location()
                 + " was already written by another process with different content")
-        .hasMessageContaining("stop all but one of them");
+        .hasMessageContaining(
+            "(it holds batch 0 planned at 2026-11-29T08:00:00.123456789Z to read orders/0 [0, 10),"
+                + " orders/1 [0, 0), watermark 1970-01-01T00:00:00Z, extras {planner=test}; this"
+                + " process wrote batch 0 planned at 2026-11-29T08:00:00.123456789Z to read"
+                + " orders/0 [0, 10), orders/1 [0, 0), watermark 1970-01-01T00:00:00.000007Z,"
+                + " extras {planner=test}).")
+        .hasMessageContaining("stop all but one of them")
+        .hasMessageNotContaining("OffsetsEntry[");
     assertThat(checkpoint.offsets(0)).contains(offsets(0));
   }
 

@@ -8,9 +8,11 @@ import dev.tributary.storage.testing.InMemoryObjectStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
@@ -81,6 +83,46 @@ class FileFormatTest {
 
     assertThat(entry.watermarkMicros()).hasValue(1764403200000000L);
     assertThat(entry.lateWatermarkMicros()).hasValue(1764403200000000L);
+  }
+
+  @Test
+  void leaseFilesAreWrittenExactlyAsDocumented() throws Exception {
+    MutableClock clock = new MutableClock(Instant.parse("2026-11-29T08:00:00.120Z"));
+    LeaseOwner owner =
+        new LeaseOwner(
+            "3f2a1c9e-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
+            "ip-10-0-1-7",
+            4242,
+            Optional.of(Instant.parse("2026-11-29T07:59:58.310Z")),
+            Optional.of("8c5e9d1a-7f3b-4c2e-a1d0-6b9e8f7a5c4d"),
+            Optional.of("pid:[4026531836]"));
+    CheckpointLease lease =
+        CheckpointLease.acquire(
+            store,
+            "orders-hourly",
+            new LeaseSettings(Duration.ofSeconds(30), clock),
+            owner,
+            (name, interval, renewal) -> () -> {});
+    clock.advance(Duration.ofSeconds(10));
+    lease.renew();
+
+    String held =
+        "v1\n"
+            + "{\"epoch\":0,\"pipelineId\":\"orders-hourly\",\"owner\":{\"id\":\"3f2a1c9e-5b7d-4e8f-9a0b-1c2d3e4f5a6b\","
+            + "\"host\":\"ip-10-0-1-7\",\"pid\":4242,\"processStartedAt\":\"2026-11-29T07:59:58.310Z\","
+            + "\"bootId\":\"8c5e9d1a-7f3b-4c2e-a1d0-6b9e8f7a5c4d\",\"pidNamespace\":\"pid:[4026531836]\"},"
+            + "\"acquiredAt\":\"2026-11-29T08:00:00.120Z\",\"renewedAt\":\"2026-11-29T08:00:10.120Z\","
+            + "\"expiresAt\":\"2026-11-29T08:00:40.120Z\",\"duration\":\"PT30S\"}\n";
+    assertThat(text("lease/00000000000000000000")).isEqualTo(held);
+
+    clock.advance(Duration.ofSeconds(5));
+    lease.close();
+
+    assertThat(text("lease/00000000000000000000"))
+        .isEqualTo(
+            held.replace(
+                "\"duration\":\"PT30S\"}",
+                "\"duration\":\"PT30S\",\"releasedAt\":\"2026-11-29T08:00:15.120Z\"}"));
   }
 
   @Test

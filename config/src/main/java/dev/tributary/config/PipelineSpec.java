@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * output mode fits the query, ...) have been checked by then.
  *
  * @param id the pipeline id ({@code [a-z0-9-]+}, at most {@link #MAX_ID_LENGTH} characters); also
- *     the Delta {@code txn} appId
+ *     the start of the Delta {@code txn} appId, {@code <pipeline id>@<checkpoint id>}
  * @param source the Kafka source or the Delta source table
  * @param format how record values are decoded (JSON, or Avro/Protobuf with a schema registry);
  *     present exactly when the source is Kafka (a Delta table's schema is the input schema)
@@ -37,9 +37,10 @@ import java.util.stream.Collectors;
  * @param maintenance compaction, vacuum and log checkpoint settings
  * @param backfill scheduled available-now runs, if declared
  * @param storage explicit S3 settings, if declared (else the AWS default credential chain)
- * @param secrets the declaration's secret values (storage settings, secret Kafka properties, every
- *     {@code ${NAME}} substitution); whatever is shown to a user about this pipeline is passed
- *     through {@link Secrets#mask}
+ * @param secrets the declaration's secret values (storage keys, registry credentials, secret Kafka
+ *     properties, the values of {@code ${NAME}} references whose name looks secret) and its
+ *     references; whatever is shown to a user about this pipeline is passed through {@link
+ *     Secrets#mask}
  * @param schemaEvolution the {@code schema-evolution} section ({@link SchemaEvolutionSpec#DEFAULT}
  *     when absent)
  * @param quarantineLimit {@code quarantine.max-fraction}, if declared (else no limit)

@@ -65,6 +65,26 @@ public record Size(long bytes) {
     return new Size(bytes.longValueExact());
   }
 
+  /**
+   * Renders the size for a person reading a report: rounded to one decimal in the largest binary
+   * unit it reaches, {@code 512 bytes}, {@code 1.5 KB}, {@code 12.3 MB}, {@code 2 GB}.
+   */
+  public String rounded() {
+    if (bytes < 1024) {
+      return bytes + (bytes == 1 ? " byte" : " bytes");
+    }
+    double value = bytes;
+    int unit = 0;
+    while (unit < UNITS.length - 1 && value >= 1024) {
+      value /= 1024;
+      unit++;
+    }
+    String shown = BigDecimal.valueOf(value).setScale(1, RoundingMode.HALF_UP).toPlainString();
+    return (shown.endsWith(".0") ? shown.substring(0, shown.length() - 2) : shown)
+        + " "
+        + UNITS[unit];
+  }
+
   /** Renders the size in the largest unit that represents it exactly, for example {@code 128MB}. */
   @Override
   public String toString() {

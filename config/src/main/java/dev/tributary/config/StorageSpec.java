@@ -11,7 +11,7 @@ import java.util.Optional;
  * @param region the signing region
  * @param pathStyle whether to address buckets in the path instead of the host name (default false)
  * @param accessKey the access key id; present exactly when the secret key is
- * @param secretKey the secret access key; every value is masked in {@link #toString}
+ * @param secretKey the secret access key; both keys are masked in {@link #toString}
  */
 public record StorageSpec(
     Optional<String> endpoint,
@@ -32,14 +32,15 @@ public record StorageSpec(
   }
 
   /**
-   * Renders the settings with every value masked (see {@link Secrets}): only which are set shows.
+   * Renders the settings with the keys masked (see {@link Secrets}): only whether they are set
+   * shows.
    */
   @Override
   public String toString() {
     return "StorageSpec[endpoint="
-        + endpoint.map(s -> Secrets.MASK)
+        + endpoint
         + ", region="
-        + region.map(s -> Secrets.MASK)
+        + region
         + ", pathStyle="
         + pathStyle
         + ", accessKey="

@@ -144,16 +144,16 @@ class JoinSpecTest {
   }
 
   @Test
-  void masksTheSecretsOfAJoinsStorage() {
+  void checksAJoinsStorageShowingItsEndpoint() {
     assertThat(
             errors(
                 withJoin(
                     """
-          - delta: { path: /dims/c, storage: { s3: { endpoint: "ftp://s3cr3t", access-key: a } } }
+          - delta: { path: /dims/c, storage: { s3: { endpoint: "ftp://dims-host", access-key: a } } }
             on: [order_id]
         """)))
         .containsExactly(
-            "orders.yaml:20:56: join[0].delta.storage.s3.endpoint: endpoint '******' is not an"
+            "orders.yaml:20:56: join[0].delta.storage.s3.endpoint: endpoint 'ftp://dims-host' is not an"
                 + " http(s) URL; write it like http://localhost:9000");
   }
 

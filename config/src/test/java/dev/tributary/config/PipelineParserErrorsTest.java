@@ -224,11 +224,11 @@ class PipelineParserErrorsTest {
         MINIMAL.replace(
             "topics: [clicks]", "topics: [clicks]\n    max-offsets-per-trigger: ${MAX:-1000}");
 
-    // A substituted value is masked in every message: the environment may hold credentials.
+    // The value of a variable whose name does not look secret is shown (see SecretsTest).
     assertThat(errors(yaml, Map.of("MAX", "many")))
         .containsExactly(
             "orders.yaml:6:30:"
-                + " source.kafka.max-offsets-per-trigger: cannot parse '******' as a whole number; write digits only,"
+                + " source.kafka.max-offsets-per-trigger: cannot parse 'many' as a whole number; write digits only,"
                 + " like 500000");
   }
 

@@ -12,6 +12,21 @@ class SizeTest {
 
   @ParameterizedTest
   @CsvSource({
+    "0, 0 bytes",
+    "1, 1 byte",
+    "1023, 1023 bytes",
+    "1024, 1 KB",
+    "1536, 1.5 KB",
+    "12897484, 12.3 MB",
+    "2147483648, 2 GB",
+    "1099511627776, 1 TB"
+  })
+  void roundsForReports(long bytes, String shown) {
+    assertThat(new Size(bytes).rounded()).isEqualTo(shown);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
     "100B, 100",
     "512KB, 524288",
     "128MB, 134217728",

@@ -1,11 +1,17 @@
 package dev.tributary.checkpoint.internal;
 
+import dev.tributary.checkpoint.CheckpointInUseException;
 import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.checkpoint.CorruptCheckpointException;
+import dev.tributary.checkpoint.Lease;
+import dev.tributary.checkpoint.LeaseLostException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Every user-facing message of the checkpoint module, built in one place so they stay consistent:
@@ -59,12 +65,105 @@ public final class CheckpointErrors {
             + key
             + "' in "
             + location
-            + " was already written by another process with different content (found "
+            + " was already written by another process with different content (it holds "
             + existing
-            + ", this process wrote "
+            + "; this process wrote "
             + ours
             + "). Two instances are running this pipeline on one"
             + " checkpoint; stop all but one of them, then restart it.");
+  }
+
+  /**
+   * A start refused because {@code holder} holds the checkpoint's lease and renews it.
+   *
+   * @param expiresAt when the lease expires if the owner stopped renewing it (store clock)
+   * @param left how long that is from now (store clock)
+   */
+  public static CheckpointInUseException inUse(
+      String pipelineId, String location, Lease holder, Instant expiresAt, Duration left) {
+    return new CheckpointInUseException(
+        "Cannot start pipeline "
+            + pipelineId
+            + ": its checkpoint "
+            + location
+            + " is in use by another process ("
+            + holder.owner().describe()
+            + ", running pipeline "
+            + holder.pipelineId()
+            + " since "
+            + holder.acquiredAt()
+            + "). If that process stopped renewing its lease (killed, paused, or its machine is"
+            + " down), the lease expires at "
+            + expiresAt
+            + " (in "
+            + seconds(left)
+            + ") and a start after that takes the checkpoint over. Two processes must not run"
+            + " one pipeline on one checkpoint: stop the other process (a graceful stop releases"
+            + " the lease at once) or wait until its lease expires; if its machine is down and you"
+            + " cannot wait, break the lease with 'tributary break-lease --pipeline FILE'.",
+        holder);
+  }
+
+  /**
+   * The lease this process held ({@code ours}) was taken over by {@code successor}, or its file is
+   * gone ({@code successor} null).
+   */
+  public static LeaseLostException leaseLost(
+      String pipelineId, String location, Lease ours, Lease successor) {
+    String how;
+    if (successor == null) {
+      how =
+          "its lease file 'lease/"
+              + String.format("%020d", ours.epoch())
+              + "' and every later one are gone (deleted by hand?)";
+    } else if (successor.brokenEpoch().isPresent()) {
+      how =
+          "its lease was broken with break-lease ("
+              + successor.owner().describe()
+              + ") at "
+              + successor.acquiredAt();
+    } else {
+      how =
+          "it lost its lease to "
+              + successor.owner().describe()
+              + " at "
+              + successor.acquiredAt()
+              + ", which took the checkpoint over after this process had not renewed the lease"
+              + " for "
+              + seconds(ours.duration())
+              + " (paused, or cut off from the store)";
+    }
+    return new LeaseLostException(
+        "Pipeline "
+            + pipelineId
+            + ": this process ("
+            + ours.owner().describe()
+            + ") no longer owns checkpoint "
+            + location
+            + ": "
+            + how
+            + ". It stops without writing to the checkpoint; the other process continues the"
+            + " pipeline. To run the pipeline here instead, stop the other process first.");
+  }
+
+  /** A lease that could not be taken because other processes kept taking it first. */
+  public static IOException leaseContended(String pipelineId, String location, int attempts) {
+    return new IOException(
+        "Cannot start pipeline "
+            + pipelineId
+            + ": "
+            + attempts
+            + " attempts to take the lease of checkpoint "
+            + location
+            + " were each won by another process starting at the same time; stop the other"
+            + " processes, then start this one again.");
+  }
+
+  private static String seconds(Duration d) {
+    long millis = Math.max(0, d.toMillis());
+    return millis % 1000 == 0
+        ? (millis / 1000) + " s"
+        : String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
   }
 
   /** A batch written out of order: the engine's run loop broke the write-ahead protocol. */

@@ -84,6 +84,20 @@ final class JsonFields {
     }
   }
 
+  Optional<Instant> optionalInstant(String field) throws CorruptCheckpointException {
+    return node.has(field) && !node.get(field).isNull()
+        ? Optional.of(instant(field))
+        : Optional.empty();
+  }
+
+  JsonNode object(String field) throws CorruptCheckpointException {
+    JsonNode v = required(field);
+    if (!v.isObject()) {
+      throw error(field, "should be a JSON object, found " + v);
+    }
+    return v;
+  }
+
   Map<String, String> stringMap(String field) throws CorruptCheckpointException {
     JsonNode v = required(field);
     if (!v.isObject()) {

@@ -129,7 +129,11 @@ public final class LogFiles {
   private <T> void verifySame(String key, T existing, T ours) throws IOException {
     if (!existing.equals(ours)) {
       throw CheckpointErrors.concurrentWriter(
-          pipelineId, store.location(), key, existing.toString(), ours.toString());
+          pipelineId,
+          store.location(),
+          key,
+          EntryDescriptions.describe(existing),
+          EntryDescriptions.describe(ours));
     }
   }
 }

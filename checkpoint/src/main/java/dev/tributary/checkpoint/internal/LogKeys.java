@@ -11,6 +11,7 @@ public final class LogKeys {
   public static final String METADATA_DIR = "metadata/";
   public static final String OFFSETS_DIR = "offsets/";
   public static final String COMMITS_DIR = "commits/";
+  public static final String LEASE_DIR = "lease/";
 
   private static final Pattern NUMBER = Pattern.compile("\\d{20}");
 

@@ -1,6 +1,6 @@
 package dev.tributary.config.internal;
 
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,14 +25,16 @@ final class EnvSubstitution {
    *     describing a malformed reference
    */
   static String apply(String text, Function<String, String> env) {
-    return apply(text, env, value -> {});
+    return apply(text, env, (name, value) -> {});
   }
 
   /**
-   * Like {@link #apply(String, Function)}, and hands every value a reference put in (a variable's
-   * value or a default) to {@code substituted}, so that it can be masked in every message.
+   * Like {@link #apply(String, Function)}, and hands every reference's variable name and the value
+   * it put in (the variable's value or the default) to {@code substituted}, so that a secret one
+   * can be masked in every message and {@code validate} can show the others.
    */
-  static String apply(String text, Function<String, String> env, Consumer<String> substituted) {
+  static String apply(
+      String text, Function<String, String> env, BiConsumer<String, String> substituted) {
     if (!text.contains("${")) {
       return text;
     }
@@ -56,7 +58,7 @@ final class EnvSubstitution {
         }
         value = m.group(2);
       }
-      substituted.accept(value);
+      substituted.accept(m.group(1), value);
       out.append(value);
     }
     out.append(text, last, text.length());

@@ -4,6 +4,8 @@ import dev.tributary.config.Secrets;
 import dev.tributary.config.ValidationError;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,9 @@ final class Problems {
   private final Map<String, Mark> keyMarks = new HashMap<>();
   private final Map<String, Mark> valueMarks = new HashMap<>();
   private final Set<String> secretValues = new LinkedHashSet<>();
+  // Variable name -> the value its first reference put in; names whose value is a secret.
+  private final Map<String, String> references = new LinkedHashMap<>();
+  private final Set<String> secretReferences = new HashSet<>();
 
   Problems(String file) {
     this.file = file;
@@ -45,9 +50,29 @@ final class Problems {
     secretValues.add(value);
   }
 
-  /** The secret values remembered so far. */
+  /**
+   * Remembers a {@code ${NAME}} reference and the value it put in; the value is a secret when the
+   * variable's name looks secret ({@link Secrets#isSecretVariable}).
+   */
+  void referenced(String name, String value) {
+    references.putIfAbsent(name, value);
+    if (Secrets.isSecretVariable(name)) {
+      secretReference(name, value);
+    }
+  }
+
+  /** Remembers that a reference's value is a secret (it was used under a secret key). */
+  void secretReference(String name, String value) {
+    secretReferences.add(name);
+    secret(value);
+  }
+
+  /** The secret values and the references remembered so far. */
   Secrets secrets() {
-    return Secrets.of(secretValues);
+    Map<String, String> shown = new LinkedHashMap<>();
+    references.forEach(
+        (name, value) -> shown.put(name, secretReferences.contains(name) ? Secrets.MASK : value));
+    return Secrets.of(secretValues, shown);
   }
 
   /** Records an error at a mark (null = no position). */

@@ -92,7 +92,16 @@ final class YamlNodes {
       problems.secret(scalar.getValue());
     }
     try {
-      String text = EnvSubstitution.apply(scalar.getValue(), env, problems::secret);
+      String text =
+          EnvSubstitution.apply(
+              scalar.getValue(),
+              env,
+              (name, value) -> {
+                problems.referenced(name, value);
+                if (secretPath) {
+                  problems.secretReference(name, value);
+                }
+              });
       if (secretPath) {
         problems.secret(text);
       }

@@ -74,9 +74,8 @@ final class DemoCommand {
           SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
       produce(broker.bootstrapServers(), TOPIC, sample);
       out.printf(
-          "2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
-              + " %,d late, %,d malformed%n",
-          events, TOPIC, sample.valid(), sample.duplicates(), sample.late(), sample.malformed());
+          "2. Produced %,d events to topic %s (3 partitions): %s%n",
+          events, TOPIC, sample.describe());
 
       String yaml = resource("demo/orders-demo.yaml");
       Files.writeString(dir.resolve("orders-demo.yaml"), yaml);
@@ -91,7 +90,8 @@ final class DemoCommand {
               + spec.id()
               + " (available-now, at most "
               + spec.kafkaSource().orElseThrow().maxOffsetsPerTrigger().orElse(0)
-              + " offsets per batch):");
+              + " offsets per batch); it lands every record it can parse, late orders and"
+              + " duplicates included:");
       ProgressLog progress = new ProgressLog(1000);
       progress.addListener(
           p ->
@@ -137,14 +137,35 @@ final class DemoCommand {
     }
     List<BatchProgress> batches = progress.last(1000);
     BatchProgress last = batches.get(batches.size() - 1);
-    out.printf(
-        "6. Done: %,d window rows written, %,d late events routed to %s; %,d duplicates dropped.%n",
-        batches.stream().mapToLong(BatchProgress::outputRows).sum(),
-        batches.stream().mapToLong(BatchProgress::lateRows).sum(),
-        spec.lateEvents().get().path(),
+    // Each part counted where it ends up: the tables, or the engine's count of what it dropped.
+    long read = batches.stream().mapToLong(BatchProgress::inputRows).sum();
+    long duplicates =
         batches.stream()
             .mapToLong(b -> b.state().getOrDefault("dedup.duplicatesDropped", 0L))
-            .sum());
+            .sum();
+    long late = DemoTables.rows(spec.lateEvents().orElseThrow().path());
+    long quarantined = DemoTables.rows(spec.quarantine().path());
+    long filtered = batches.stream().mapToLong(BatchProgress::filteredRows).sum();
+    long aggregated = read - duplicates - late - quarantined - filtered;
+    long inWindowsWritten = DemoTables.sum(spec.sink().path(), "orders");
+    out.printf(
+        "6. Done in %d batches: %,d records read = %,d aggregated + %,d duplicates dropped"
+            + " + %,d late (in %s) + %,d quarantined + %,d filtered out.%n",
+        batches.size(),
+        read,
+        aggregated,
+        duplicates,
+        late,
+        spec.lateEvents().orElseThrow().path(),
+        quarantined,
+        filtered);
+    out.printf(
+        "   The %,d aggregated orders: %,d counted in the %,d window rows written, %,d in windows"
+            + " still open.%n",
+        aggregated,
+        inWindowsWritten,
+        DemoTables.rows(spec.sink().path()),
+        aggregated - inWindowsWritten);
     out.println(
         "   Windows that end after the final watermark ("
             + last.watermark()
@@ -169,13 +190,21 @@ final class DemoCommand {
       List<BatchProgress> batches,
       Function<byte[], String> value)
       throws IOException {
-    long in = batches.stream().mapToLong(BatchProgress::inputRows).sum();
-    long outRows = batches.stream().mapToLong(BatchProgress::outputRows).sum();
-    long quarantined = batches.stream().mapToLong(BatchProgress::quarantinedRows).sum();
+    // Read and filtered as the engine counted them, the rest as the tables hold them: the three
+    // add up to the records read, each record in exactly one place.
+    long read = batches.stream().mapToLong(BatchProgress::inputRows).sum();
+    long landed = DemoTables.rows(spec.sink().path());
+    long quarantined = DemoTables.rows(spec.quarantine().path());
     long filtered = batches.stream().mapToLong(BatchProgress::filteredRows).sum();
     out.printf(
-        "4. Done: %d batches, %,d records read, %,d rows written, %,d quarantined, %,d filtered out.%n",
-        batches.size(), in, outRows, quarantined, filtered);
+        "4. Done in %d batches: %,d records read = %,d rows in the table + %,d quarantined"
+            + " + %,d filtered out.%n",
+        batches.size(), read, landed, quarantined, filtered);
+    if (landed + quarantined + filtered != read) {
+      out.printf(
+          "   These do not add up: %,d records are unaccounted for.%n",
+          read - landed - quarantined - filtered);
+    }
     try (ObjectStore store = ObjectStores.open(spec.sink().path(), null);
         ObjectStore qstore = ObjectStores.open(spec.quarantine().path(), null)) {
       Snapshot table = DeltaTable.open(store, TableOptions.defaults()).snapshot();

@@ -8,11 +8,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
- * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}.
+ * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}, {@code
+ * break-lease}.
  *
- * <p>Exit codes: 0 success, 1 a pipeline failed (or, for {@code validate}, the declaration is
- * invalid), 2 invalid arguments or declaration. Errors are printed to stderr as one readable
- * paragraph; the stack trace only with {@code TRIBUTARY_DEBUG=1}.
+ * <p>Exit codes: 0 success (also after a graceful stop by SIGTERM or SIGINT: see {@link
+ * StopSignals}), 1 a pipeline failed (or, for {@code validate}, the declaration is invalid; for
+ * {@code run}, an outage outlasted {@code --max-outage}), 2 invalid arguments or declaration.
+ * Errors are printed to stderr as one readable paragraph; the stack trace only with {@code
+ * TRIBUTARY_DEBUG=1}.
  */
 public final class Main {
   static final String USAGE =
@@ -22,13 +25,17 @@ public final class Main {
         tributary demo avro [--events N]                  the demo with Avro values and a schema registry
         tributary demo medallion [--events N]             the demo as bronze -> silver -> gold
         tributary validate PIPELINE.yaml                  parse + validate, print the plan
-        tributary run --pipeline PIPELINE.yaml [--available-now | --once]
-                                                          run until stopped (Ctrl-C = graceful stop)
+        tributary run --pipeline PIPELINE.yaml [--available-now | --once] [--max-outage 10m]
+                                                          run until stopped (Ctrl-C = graceful stop);
+                                                          rides out a broker or store outage for up
+                                                          to --max-outage (default 10m), then exits 1
         tributary compact --pipeline PIPELINE.yaml        one compaction pass of the sink table
         tributary vacuum --pipeline PIPELINE.yaml [--dry-run]
                                                           one vacuum pass of the sink table
         tributary serve --pipelines-dir DIR               the long-running service
-      Exit codes: 0 success, 1 a pipeline failed, 2 invalid arguments or declaration.""";
+        tributary break-lease --pipeline PIPELINE.yaml    free a checkpoint whose owner's machine is down
+      Exit codes: 0 success (also after a graceful stop by Ctrl-C or SIGTERM), 1 a pipeline failed
+      (or an outage outlasted --max-outage), 2 invalid arguments or declaration.""";
 
   private Main() {}
 
@@ -53,7 +60,8 @@ public final class Main {
             ValidateCommand.run(CliArguments.parse(args, Set.of(), Set.of()), out, err);
         case "run" ->
             RunCommand.run(
-                CliArguments.parse(args, Set.of("available-now", "once"), Set.of("pipeline")),
+                CliArguments.parse(
+                    args, Set.of("available-now", "once"), Set.of("pipeline", "max-outage")),
                 out,
                 err);
         case "compact" ->
@@ -62,6 +70,8 @@ public final class Main {
         case "vacuum" ->
             MaintenanceCommands.vacuum(
                 CliArguments.parse(args, Set.of("dry-run"), Set.of("pipeline")), out);
+        case "break-lease" ->
+            BreakLeaseCommand.run(CliArguments.parse(args, Set.of(), Set.of("pipeline")), out);
         case "serve" ->
             ServeCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);

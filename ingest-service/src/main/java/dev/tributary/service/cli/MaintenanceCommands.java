@@ -3,6 +3,7 @@ package dev.tributary.service.cli;
 import dev.tributary.config.CompactionSpec;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.service.pipeline.MaintenanceReports;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.VacuumRetention;
 import dev.tributary.storage.ObjectStore;
@@ -39,7 +40,13 @@ final class MaintenanceCommands {
       DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
       CompactionResult result =
           table.compact(new CompactionOptions(minFiles, spec.sink().targetFileSize().bytes()));
-      out.println("compact " + spec.id() + " " + spec.sink().path() + ": " + result);
+      out.println(
+          "compact "
+              + spec.id()
+              + " "
+              + spec.sink().path()
+              + ": "
+              + MaintenanceReports.compaction(result, minFiles));
       return 0;
     }
   }
@@ -74,14 +81,12 @@ final class MaintenanceCommands {
       VacuumResult result =
           args.flag("dry-run") ? table.vacuumDryRun(retention) : table.vacuum(retention);
       out.println(
-          (result.deleted() ? "deleted " : "would delete ")
-              + result.files().size()
-              + " files ("
-              + result.bytes()
-              + " bytes) from "
+          "vacuum "
+              + spec.id()
+              + " "
               + spec.sink().path()
-              + " older than "
-              + retention);
+              + ": "
+              + MaintenanceReports.vacuum(result, retention));
       result.files().forEach(f -> out.println("  " + f));
       return 0;
     }

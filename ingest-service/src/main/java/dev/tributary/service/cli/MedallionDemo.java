@@ -70,9 +70,8 @@ final class MedallionDemo {
           SampleEvents.generate(events, Instant.parse("2026-11-01T08:00:00Z"), 7);
       DemoCommand.produce(broker.bootstrapServers(), TOPIC, sample);
       out.printf(
-          "2. Produced %,d events to topic %s (3 partitions): %,d valid, %,d duplicates,"
-              + " %,d late, %,d malformed%n",
-          events, TOPIC, sample.valid(), sample.duplicates(), sample.late(), sample.malformed());
+          "2. Produced %,d events to topic %s (3 partitions): %s%n",
+          events, TOPIC, sample.describe());
       Map<String, String> env =
           Map.of(
               "KAFKA_BOOTSTRAP",

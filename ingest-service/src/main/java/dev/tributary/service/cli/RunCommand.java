@@ -1,5 +1,6 @@
 package dev.tributary.service.cli;
 
+import dev.tributary.config.Durations;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
@@ -7,18 +8,35 @@ import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
-import dev.tributary.service.pipeline.PipelineRun;
+import dev.tributary.service.server.Backoff;
+import dev.tributary.service.server.PipelineSupervisor;
+import dev.tributary.service.server.SupervisorSettings;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code tributary run --pipeline FILE [--available-now | --once]}: runs one pipeline in the
- * foreground. Ctrl-C (SIGINT) or SIGTERM lets the batch in progress finish, then exits 0.
+ * {@code tributary run --pipeline FILE [--available-now | --once] [--max-outage DURATION]}: runs
+ * one pipeline in the foreground under the same supervisor as {@code serve} ({@link
+ * PipelineSupervisor}): a transient failure (broker or object store unreachable) is ridden out with
+ * backoff, for at most {@code --max-outage} (default {@value #DEFAULT_MAX_OUTAGE}), after which it
+ * exits 1 saying so; a permanent one exits at once. Ctrl-C (SIGINT) or SIGTERM lets the batch in
+ * progress finish, then exits 0. {@code TRIBUTARY_STALL_AFTER} (default 60s) is how long a run may
+ * show no progress before it counts as an outage.
  */
 final class RunCommand {
+  static final String DEFAULT_MAX_OUTAGE = "10m";
+
+  /** The restart delays of serve mode's defaults ({@code tributary.restart.*}). */
+  private static final Backoff BACKOFF = new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(5));
+
+  /** How long the shutdown hook (a stop by other means than a signal) waits for the batch. */
+  private static final Duration HOOK_WAIT = Duration.ofMinutes(2);
+
   private RunCommand() {}
 
   static int run(CliArguments args, PrintStream out, PrintStream err) throws Exception {
@@ -32,11 +50,45 @@ final class RunCommand {
     if (args.flag("available-now") && args.flag("once")) {
       throw new CliArguments.UsageException("--available-now and --once exclude each other");
     }
+    SupervisorSettings settings =
+        new SupervisorSettings(
+            BACKOFF,
+            stallAfter(System.getenv("TRIBUTARY_STALL_AFTER")),
+            Optional.of(maxOutage(args.option("max-outage").orElse(DEFAULT_MAX_OUTAGE))));
     PipelineSpec spec = PipelineParser.parse(file);
-    return MaskedFailure.masking(spec.secrets(), () -> run(spec, args, out));
+    return MaskedFailure.masking(spec.secrets(), () -> run(spec, args, settings, out, err));
   }
 
-  private static int run(PipelineSpec spec, CliArguments args, PrintStream out) throws Exception {
+  private static Duration maxOutage(String text) {
+    try {
+      return Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CliArguments.UsageException("--max-outage: " + e.getMessage());
+    }
+  }
+
+  private static Duration stallAfter(String text) {
+    if (text == null || text.isBlank()) {
+      return SupervisorSettings.DEFAULT_STALL_AFTER;
+    }
+    try {
+      Duration parsed = Durations.parse(text);
+      if (parsed.isZero()) {
+        throw new IllegalArgumentException("it must be positive");
+      }
+      return parsed;
+    } catch (IllegalArgumentException e) {
+      throw new CliArguments.UsageException("TRIBUTARY_STALL_AFTER: " + e.getMessage());
+    }
+  }
+
+  private static int run(
+      PipelineSpec spec,
+      CliArguments args,
+      SupervisorSettings settings,
+      PrintStream out,
+      PrintStream err)
+      throws Exception {
     CompiledPipeline pipeline = PipelineFactory.compile(spec);
     TriggerSpec trigger =
         args.flag("available-now")
@@ -45,15 +97,19 @@ final class RunCommand {
     ProgressLog progress = new ProgressLog(100, spec.secrets());
     ProgressPrinter printer = ProgressPrinter.forStream(out, System.console() != null);
     progress.addListener(printer::batchDone);
+    PipelineSupervisor supervisor = PipelineSupervisor.forCommandLine(pipeline, settings, progress);
     CountDownLatch finished = new CountDownLatch(1);
-    try (PipelineRun run = PipelineRun.open(pipeline, trigger, progress)) {
+    try (StopSignals signals = StopSignals.install(supervisor::stop, err)) {
+      // Stops by other means than SIGTERM/SIGINT (SIGHUP, a signal the JVM keeps) still let the
+      // batch in progress finish, so nothing is left for replay; bounded.
       Thread hook =
           new Thread(
               () -> {
-                run.stop();
+                supervisor.stop();
                 try {
-                  // Let the batch in progress finish so nothing is left for replay; bounded.
-                  finished.await(2, TimeUnit.MINUTES);
+                  if (!signals.forced()) {
+                    finished.await(HOOK_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                  }
                 } catch (InterruptedException ignored) {
                   Thread.currentThread().interrupt();
                 }
@@ -61,17 +117,21 @@ final class RunCommand {
               "tributary-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
-        run.run();
+        supervisor.run(trigger);
       } finally {
         finished.countDown();
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook is running: it only waits for `finished`, which is counted down
+        }
       }
       printer.finish();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook is running: it only waits for `finished`, which is counted down
-      }
       return 0;
+    } finally {
+      // After the run is closed: a SIGTERM lets the JVM exit only once the run has also released
+      // its checkpoint lease, so that a restart does not wait for the lease to expire.
+      finished.countDown();
     }
   }
 

@@ -7,12 +7,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * {@code tributary serve --pipelines-dir DIR [--port N]}: the long-running service. Starts the
  * Spring application (package {@code dev.tributary.service.server}) and returns 0 once it is up;
- * the web server's threads keep the JVM alive, and SIGTERM closes the context, which lets every
- * pipeline finish its batch in progress. {@code TRIBUTARY_LOG_FORMAT=json} selects JSON logs.
+ * the web server's threads keep the JVM alive. SIGTERM or SIGINT closes the context, which lets
+ * every pipeline finish its batch in progress (bounded by {@code tributary.shutdown-timeout}), and
+ * then exits 0 ({@link StopSignals}). {@code TRIBUTARY_LOG_FORMAT=json} selects JSON logs.
  */
 final class ServeCommand {
   private ServeCommand() {}
@@ -36,7 +38,10 @@ final class ServeCommand {
       app.setAdditionalProfiles("json-logs");
     }
     try {
-      app.run(properties.toArray(String[]::new));
+      ConfigurableApplicationContext context = app.run(properties.toArray(String[]::new));
+      // Installed for the life of the process: a graceful stop exits with the context's exit code
+      // (0) rather than the 143 of a JVM shut down by the signal.
+      StopSignals.install(() -> System.exit(SpringApplication.exit(context)), err);
       return 0;
     } catch (RuntimeException e) {
       err.println("tributary: serve could not start: " + rootMessage(e));

@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -49,7 +50,7 @@ final class ValidateCommand {
       err.println(e.getMessage()); // masked by the parser
       return 1;
     }
-    // The plan echoes locations and addresses, any of which may come from a ${NAME} reference.
+    // The plan echoes locations and addresses, any of which may hold a secret reference's value.
     Secrets secrets = spec.secrets();
     try {
       CompiledPipeline pipeline = PipelineFactory.compile(spec);
@@ -237,7 +238,20 @@ final class ValidateCommand {
     line(b, "checkpoint", spec.checkpoint());
     line(b, "trigger", trigger(spec.trigger()));
     line(b, "output-mode", spec.outputMode().keyword());
+    if (!spec.secrets().references().isEmpty()) {
+      line(b, "environment", environment(spec.secrets().references()));
+    }
     return b.toString();
+  }
+
+  /**
+   * What each {@code ${NAME}} reference put in, a secret one as {@link Secrets#MASK}: the plan
+   * above already shows the other values in place, this line says where they came from.
+   */
+  private static String environment(Map<String, String> references) {
+    return references.entrySet().stream()
+        .map(e -> "${" + e.getKey() + "} = " + e.getValue())
+        .collect(Collectors.joining("; "));
   }
 
   /** How a stateful pipeline in group mode spreads its keys over the instances (docs/DESIGN.md). */

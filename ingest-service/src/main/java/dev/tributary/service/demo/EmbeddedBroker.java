@@ -1,6 +1,9 @@
 package dev.tributary.service.demo;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -43,13 +46,21 @@ public final class EmbeddedBroker implements AutoCloseable {
               + " adds the broker to the classpath.",
           e);
     }
+    // Kafka's storage formatter prints "Formatting metadata directory ..." to System.out, which is
+    // the demo's own output: that line is held back, and shown on stderr only if the start fails.
+    PrintStream stdout = System.out;
+    ByteArrayOutputStream held = new ByteArrayOutputStream();
+    boolean started = false;
     try {
+      System.setOut(new PrintStream(held, true, StandardCharsets.UTF_8));
       Object broker =
           type.getConstructor(int.class, int.class, String[].class)
               .newInstance(1, partitions, topics);
       type.getMethod("afterPropertiesSet").invoke(broker);
+      System.setOut(stdout);
       String servers = (String) type.getMethod("getBrokersAsString").invoke(broker);
       awaitLeaders(servers, topics);
+      started = true;
       return new EmbeddedBroker(broker, servers);
     } catch (InvocationTargetException e) {
       throw new IllegalStateException(
@@ -57,6 +68,11 @@ public final class EmbeddedBroker implements AutoCloseable {
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(
           "The demo's embedded Kafka broker has an unexpected API: " + e, e);
+    } finally {
+      System.setOut(stdout);
+      if (!started) {
+        System.err.print(held.toString(StandardCharsets.UTF_8));
+      }
     }
   }
 

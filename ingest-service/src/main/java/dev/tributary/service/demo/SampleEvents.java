@@ -14,8 +14,32 @@ import java.util.Random;
  * Deterministic for a given seed.
  */
 public final class SampleEvents {
-  /** What was generated, so the demo (and tests) can state what to expect. */
-  public record Batch(List<byte[]> values, int valid, int duplicates, int late, int malformed) {}
+  /**
+   * What was generated, so the demo (and tests) can state what to expect.
+   *
+   * @param values the records, in the order to produce them
+   * @param valid well-formed orders, the late ones included ({@link #onTime()} + {@link #late()})
+   * @param duplicates exact copies of recent valid orders (producer retries)
+   * @param late valid orders whose event time is two hours behind the others
+   * @param malformed records that cannot be parsed (bad JSON, wrong types)
+   */
+  public record Batch(List<byte[]> values, int valid, int duplicates, int late, int malformed) {
+
+    /** Valid orders that are not late: with late, duplicates and malformed, every record once. */
+    public int onTime() {
+      return valid - late;
+    }
+
+    /**
+     * The records by kind, each counted once so that they add up to the number produced: {@code
+     * 19,386 orders on time, 188 orders 2 hours late, 213 exact duplicates, 213 malformed}.
+     */
+    public String describe() {
+      return String.format(
+          "%,d orders on time, %,d orders 2 hours late, %,d exact duplicates, %,d malformed",
+          onTime(), late, duplicates, malformed);
+    }
+  }
 
   private static final String[] CUSTOMERS = {
     "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"

@@ -128,13 +128,15 @@ public final class BatchBody {
               .read(
                   batch.range(),
                   processor.dependsOnRecordOrder(),
-                  new ProcessorInput(processor, outputs, points.midBatch()));
+                  new ProcessorInput(
+                      processor, outputs, points.midBatch(), settings.progress().activity()));
       processor.endBatch(outputs);
       OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
       checkQuarantineLimit(batch, outputs);
       Map<String, String> info = commitInfo(batch, readGaps);
       CommitTally tally = new CommitTally(model.tables());
+      settings.progress().activity().enter(RunActivity.Phase.COMMITTING);
       outputs.quarantineWriter().commit(info);
       CrashPoints.reached(points.afterQuarantineCommit());
       if (outputs.lateWriter().isPresent()) {
@@ -194,7 +196,8 @@ public final class BatchBody {
     info.put("batchId", Long.toString(batch.id()));
     info.putAll(new TreeMap<>(settings.source().commitInfo(batch.range())));
     if (!readGaps.isEmpty()) {
-      info.put("dataLossWhileReading", readGaps.toString());
+      // each gap is a JSON object (the source's description): the value is a JSON array
+      info.put("dataLossWhileReading", "[" + String.join(",", readGaps) + "]");
     }
     return info;
   }
@@ -252,17 +255,20 @@ public final class BatchBody {
   }
 
   /** Feeds a batch's input to the processor; the mid-batch crash point sits between two inputs. */
-  private record ProcessorInput(RecordProcessor processor, BatchOutputs outputs, String midBatch)
+  private record ProcessorInput(
+      RecordProcessor processor, BatchOutputs outputs, String midBatch, RunActivity activity)
       implements SourceInput {
     @Override
     public void record(ConsumerRecord<byte[], byte[]> record) throws Exception {
       CrashPoints.reached(midBatch);
+      activity.progressed();
       processor.process(record, outputs);
     }
 
     @Override
     public void row(SourceRow row) throws Exception {
       CrashPoints.reached(midBatch);
+      activity.progressed();
       processor.processRow(row, outputs);
     }
   }

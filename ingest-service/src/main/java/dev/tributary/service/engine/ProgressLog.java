@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.tributary.config.Secrets;
+import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -11,8 +12,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * Keeps the last progress records of a pipeline and tells listeners about each new one. The JSON
- * rendering is the one written to logs: one line per batch.
+ * What a pipeline's runs report: the last progress records, each new one told to the listeners, and
+ * the {@link RunActivity} (what the run is doing now; {@link #add} records a completed batch in
+ * it). One log lives as long as the pipeline, across its runs. The JSON rendering is the one
+ * written to logs: one line per batch.
  */
 public final class ProgressLog {
   private static final ObjectMapper JSON =
@@ -24,6 +27,7 @@ public final class ProgressLog {
   private final Secrets secrets;
   private final Deque<BatchProgress> recent = new ArrayDeque<>();
   private final List<Consumer<BatchProgress>> listeners = new CopyOnWriteArrayList<>();
+  private final RunActivity activity;
 
   /** A log without secrets to mask (tests, a pipeline declared without any). */
   public ProgressLog(int capacity) {
@@ -32,11 +36,24 @@ public final class ProgressLog {
 
   /** A log whose records are kept and handed to listeners with {@code secrets} masked. */
   public ProgressLog(int capacity, Secrets secrets) {
-    this.capacity = capacity;
-    this.secrets = secrets;
+    this(capacity, secrets, new RunActivity(Clock.systemUTC()));
   }
 
+  /** A log that reports its runs' activity to {@code activity} (tests: one on a fake clock). */
+  public ProgressLog(int capacity, Secrets secrets, RunActivity activity) {
+    this.capacity = capacity;
+    this.secrets = secrets;
+    this.activity = activity;
+  }
+
+  /** What the run is doing now; the run loops report their phases to it. */
+  public RunActivity activity() {
+    return activity;
+  }
+
+  /** Records a completed batch: keeps it, notes it in the activity, tells the listeners. */
   public synchronized void add(BatchProgress record) {
+    activity.batchDone();
     BatchProgress progress = record.masked(secrets);
     recent.addLast(progress);
     while (recent.size() > capacity) {

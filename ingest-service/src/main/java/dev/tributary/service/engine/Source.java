@@ -52,7 +52,8 @@ public interface Source extends AutoCloseable {
    * @param inFixedOrder whether the input must reach {@code input} in an order that depends only on
    *     the range (a stateful processor, {@link RecordProcessor#dependsOnRecordOrder}); otherwise
    *     the source may interleave partitions as fast as it can
-   * @return descriptions of the input skipped while reading, empty normally
+   * @return descriptions of the input skipped while reading, each one JSON object (the commit
+   *     records them as a JSON array), empty normally
    */
   List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception;
 

@@ -81,14 +81,21 @@ public final class TriggerLoop {
   private final Step step;
   private final OnMoved onMoved;
   private final Clock clock;
+  private final RunActivity activity;
   private final AtomicBoolean stopRequested = new AtomicBoolean();
   private final AtomicLong dropped = new AtomicLong();
 
-  public TriggerLoop(String pipelineId, Step step, OnMoved onMoved, Clock clock) {
+  /**
+   * @param activity where the loop reports that it waits for the next trigger (a step reports its
+   *     own phases)
+   */
+  public TriggerLoop(
+      String pipelineId, Step step, OnMoved onMoved, Clock clock, RunActivity activity) {
     this.pipelineId = Objects.requireNonNull(pipelineId, "pipelineId");
     this.step = Objects.requireNonNull(step, "step");
     this.onMoved = Objects.requireNonNull(onMoved, "onMoved");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.activity = Objects.requireNonNull(activity, "activity");
   }
 
   /**
@@ -131,8 +138,10 @@ public final class TriggerLoop {
         return;
       }
       if (trigger instanceof TriggerSpec.ProcessingTime p) {
+        activity.enter(RunActivity.Phase.WAITING);
         idleUntil(started.plus(p.interval()));
       } else if (!didWork) {
+        activity.enter(RunActivity.Phase.WAITING);
         step.idle(Duration.ofMillis(IDLE_MS));
       }
     }
@@ -187,7 +196,11 @@ public final class TriggerLoop {
     /** A loop running this pipeline's batches. */
     public static TriggerLoop loop(ProgressModel model, BatchBody body, OnMoved onMoved) {
       return new TriggerLoop(
-          body.settings().pipelineId(), new Batches(model, body), onMoved, body.settings().clock());
+          body.settings().pipelineId(),
+          new Batches(model, body),
+          onMoved,
+          body.settings().clock(),
+          body.settings().progress().activity());
     }
 
     /**
@@ -235,6 +248,7 @@ public final class TriggerLoop {
       timer.start();
       Optional<Batch> replay = model.recover(timer);
       if (replay.isPresent()) {
+        activity().enter(RunActivity.Phase.READING);
         run(replay.get(), timer);
       }
       if (!(trigger instanceof TriggerSpec.ProcessingTime)) {
@@ -246,12 +260,18 @@ public final class TriggerLoop {
     public boolean step() throws Exception {
       PhaseTimer timer = new PhaseTimer(body.settings().clock());
       timer.start();
+      activity().enter(RunActivity.Phase.PLANNING);
       Optional<Batch> next = model.next(timer);
       if (next.isEmpty()) {
         return false;
       }
+      activity().enter(RunActivity.Phase.READING);
       run(next.get(), timer);
       return true;
+    }
+
+    private RunActivity activity() {
+      return body.settings().progress().activity();
     }
 
     private void run(Batch batch, PhaseTimer timer) throws Exception {

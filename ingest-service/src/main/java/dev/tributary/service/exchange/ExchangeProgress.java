@@ -13,6 +13,7 @@ import dev.tributary.service.engine.PlannedBatch;
 import dev.tributary.service.engine.ProgressModel;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.source.GroupPlan;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.source.SourcePlan;
@@ -174,7 +175,7 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
 
   @Override
   public Optional<Batch> next(PhaseTimer timer) throws IOException {
-    KafkaSource.GroupPlan groupPlan = source.planFromGroupOffsets(ceiling);
+    GroupPlan groupPlan = source.group().planFromGroupOffsets(ceiling);
     SourcePlan plan = groupPlan.plan();
     lastAtCeiling = reachedCeiling(plan.ranges(), ceiling);
     lastReadAnything = plan.offsetCount() > 0;
@@ -267,7 +268,7 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
     if (ceiling.isEmpty()) {
       return false;
     }
-    Map<TopicPartition, Long> committed = source.committedOffsets(ceiling.keySet());
+    Map<TopicPartition, Long> committed = source.group().committedOffsets(ceiling.keySet());
     return ceiling.entrySet().stream()
         .allMatch(
             e -> committed.containsKey(e.getKey()) && committed.get(e.getKey()) >= e.getValue());

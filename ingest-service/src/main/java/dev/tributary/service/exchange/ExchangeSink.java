@@ -113,11 +113,11 @@ final class ExchangeSink implements TableSink.BatchWriter {
     }
     // No poll from here to sendOffsetsToTransaction: the generation sent is the one that owns
     // these.
-    source.checkStillOwned(ranges.keySet());
+    source.group().checkStillOwned(ranges.keySet());
     Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
     ranges.forEach((tp, r) -> offsets.put(tp, new OffsetAndMetadata(r.end())));
     try {
-      producer.sendOffsetsToTransaction(offsets, source.groupMetadata());
+      producer.sendOffsetsToTransaction(offsets, source.group().groupMetadata());
       producer.commitTransaction();
     } catch (RuntimeException e) {
       sendErrors.addTo(e);

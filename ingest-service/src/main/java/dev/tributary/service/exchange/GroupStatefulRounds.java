@@ -60,8 +60,8 @@ public final class GroupStatefulRounds implements TriggerLoop.Step {
     this.repartition = Objects.requireNonNull(repartition, "repartition");
     this.stage2 = Objects.requireNonNull(stage2, "stage2");
     // one thread, two groups: a wait in either group keeps the other one's rebalances going
-    sourceTopics.pollAlongside(repartition);
-    repartition.pollAlongside(sourceTopics);
+    sourceTopics.group().pollAlongside(repartition.group());
+    repartition.group().pollAlongside(sourceTopics.group());
   }
 
   @Override

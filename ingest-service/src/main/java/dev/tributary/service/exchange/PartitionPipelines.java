@@ -29,7 +29,6 @@ import dev.tributary.storage.ObjectStores;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -179,12 +178,13 @@ public final class PartitionPipelines implements AutoCloseable {
    * from its earliest offset.
    *
    * @param properties the pipeline's {@code source.kafka.properties} (security, timeouts)
+   * @param timeouts the pipeline's source timeouts
    */
   public static KafkaSourceSettings repartitionSettings(
       String pipelineId,
       String bootstrapServers,
       Map<String, String> properties,
-      Duration readTimeout,
+      KafkaSourceSettings.Timeouts timeouts,
       Assignment assignment) {
     Map<String, String> props = new HashMap<>(properties);
     props.put("isolation.level", "read_committed");
@@ -197,7 +197,7 @@ public final class PartitionPipelines implements AutoCloseable {
         OptionalLong.empty(),
         true,
         props,
-        readTimeout,
+        timeouts,
         assignment);
   }
 
@@ -274,7 +274,7 @@ public final class PartitionPipelines implements AutoCloseable {
   private TreeSet<Integer> assignedNow() {
     List<TopicPartition> assigned =
         repartition.settings().groupAssignment()
-            ? repartition.refreshAssignment()
+            ? repartition.group().refreshAssignment()
             : repartition.partitions();
     TreeSet<Integer> out = new TreeSet<>();
     assigned.forEach(tp -> out.add(tp.partition()));

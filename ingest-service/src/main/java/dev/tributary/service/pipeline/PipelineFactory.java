@@ -43,7 +43,6 @@ import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -325,7 +324,7 @@ public final class PipelineFactory {
         ignoreRateLimit ? OptionalLong.empty() : kafka.maxOffsetsPerTrigger(),
         kafka.failOnDataLoss(),
         kafka.properties(),
-        Duration.ofMinutes(2),
+        KafkaSourceSettings.Timeouts.from(kafka.properties()),
         kafka.assignment());
   }
 

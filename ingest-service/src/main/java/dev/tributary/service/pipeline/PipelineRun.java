@@ -1,6 +1,7 @@
 package dev.tributary.service.pipeline;
 
 import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.checkpoint.CheckpointLease;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.DeltaSourceSpec;
@@ -104,7 +105,16 @@ public final class PipelineRun implements AutoCloseable {
       pipeline.processor().joins().ifPresent(resources::add);
       ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());
       resources.add(checkpointStore);
-      Checkpoint checkpoint = PipelineFactory.checkpoint(spec, checkpointStore);
+      boolean group = spec.kafkaSource().map(k -> k.assignment() == Assignment.GROUP).orElse(false);
+      Optional<CheckpointLease> lease = Optional.empty();
+      if (!group) {
+        // One owner per checkpoint, taken before anything is written to it; released at close,
+        // before the store closes (docs/DESIGN.md, "One owner per checkpoint").
+        lease = Optional.of(CheckpointLeases.acquire(spec, checkpointStore));
+        resources.add(resources.indexOf(checkpointStore), lease.get());
+      }
+      Checkpoint opened = PipelineFactory.checkpoint(spec, checkpointStore);
+      Checkpoint checkpoint = lease.map(opened::fencedBy).orElse(opened);
       ObjectStore sinkStore = PipelineFactory.store(spec, spec.sink().path());
       resources.add(sinkStore);
       TableSink sink = PipelineFactory.modeSink(pipeline, sinkStore);
@@ -120,7 +130,6 @@ public final class PipelineRun implements AutoCloseable {
       TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
       List<TableSink> tables = new ArrayList<>(List.of(sink, quarantine));
       late.ifPresent(tables::add);
-      boolean group = spec.kafkaSource().map(k -> k.assignment() == Assignment.GROUP).orElse(false);
       // starting-offsets: table is Kafka's; a Delta source starts at its starting-version
       Map<SourcePartition, Long> startAfter = Map.of();
       if (group) {
@@ -255,7 +264,7 @@ public final class PipelineRun implements AutoCloseable {
                 spec.id(),
                 kafkaSpec.bootstrapServers(),
                 kafkaSpec.properties(),
-                producerSettings.readTimeout(),
+                producerSettings.timeouts(),
                 Assignment.GROUP));
     repartition.groupMember().ifPresent(groups::add);
     PartitionPipelines stage2;
@@ -286,7 +295,8 @@ public final class PipelineRun implements AutoCloseable {
         new GroupStatefulRounds(
             spec.id(), sourceTopics, stage1Progress, stage1, repartition, stage2),
         TriggerLoop.OnMoved.DROP_BATCH,
-        Clock.systemUTC());
+        Clock.systemUTC(),
+        progress.activity());
   }
 
   /**

@@ -9,6 +9,8 @@ import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.registry.SchemaRegistryException;
 import dev.tributary.service.source.DataLossException;
+import dev.tributary.table.CommitConflictException;
+import dev.tributary.table.TableException;
 import java.util.List;
 
 /**
@@ -32,13 +34,25 @@ final class Failures {
 
   private Failures() {}
 
-  /** True if the failure or one of its causes is of a permanent kind. */
+  /**
+   * True if the failure or one of its causes is of a permanent kind, or is a {@link TableException}
+   * that says trying again cannot help ({@link TableException#retryable()} false: a table or log
+   * that must be repaired, a source file vacuumed before it was read), other than a {@link
+   * CommitConflictException} (a concurrent writer: the next attempt redoes its work and may
+   * succeed). Riding out a permanent failure would only hide it behind restarts (serve) or keep
+   * {@code run} waiting for its outage limit.
+   */
   static boolean permanent(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       for (Class<? extends Throwable> kind : PERMANENT) {
         if (kind.isInstance(t)) {
           return true;
         }
+      }
+      if (t instanceof TableException table
+          && !table.retryable()
+          && !(t instanceof CommitConflictException)) {
+        return true;
       }
     }
     return false;

@@ -36,11 +36,11 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * The actuator health contributions of serve mode: {@code pipelines} (each pipeline's state; DOWN
- * when one is FAILED), {@code kafka} (every distinct bootstrap-servers list answers a cluster
- * description), {@code storage} (every distinct sink and checkpoint location answers a metadata
- * request) and {@code sourceTables} (every distinct table a pipeline reads, its {@code
- * source.delta} table and its {@code join} dimension tables, has a {@code _delta_log/} that can be
- * listed and read).
+ * when one is FAILED, UP when DEGRADED), {@code kafka} (every distinct bootstrap-servers list
+ * answers a cluster description), {@code storage} (every distinct sink and checkpoint location
+ * answers a metadata request) and {@code sourceTables} (every distinct table a pipeline reads, its
+ * {@code source.delta} table and its {@code join} dimension tables, has a {@code _delta_log/} that
+ * can be listed and read).
  *
  * <p>Remote checks are cheap for the service and its dependencies whatever the request rate: a
  * check's outcome is reused for {@link ServeSettings#healthCacheFor()}; at most one check per
@@ -99,7 +99,12 @@ final class HealthChecks implements AutoCloseable {
         registry.counter(MetricNames.HEALTH_CHECKS, MetricNames.CHECK, "source-table");
   }
 
-  /** Pipelines: UP unless one is FAILED; details map each id to its state (and reason). */
+  /**
+   * Pipelines: UP unless one is FAILED; details map each id to its state (and reason). A DEGRADED
+   * pipeline leaves it UP: the outage is of a dependency, which the {@code kafka} and {@code
+   * storage} checks report DOWN, and restarting the service (what a DOWN invites) cannot end it;
+   * the pipeline resumes by itself once the dependency answers. Alert on the state metric instead.
+   */
   HealthIndicator pipelines() {
     return () -> {
       Map<String, Object> details = new LinkedHashMap<>();

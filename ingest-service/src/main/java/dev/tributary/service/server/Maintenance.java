@@ -2,6 +2,7 @@ package dev.tributary.service.server;
 
 import dev.tributary.config.CompactionSpec;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.service.pipeline.MaintenanceReports;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.VacuumRetention;
 import dev.tributary.storage.ObjectStore;
@@ -66,7 +67,7 @@ final class Maintenance {
             "Compaction of pipeline {} ({}): {}",
             p.id(),
             p.mask(spec.sink().path()),
-            p.mask(result.toString()));
+            p.mask(MaintenanceReports.compaction(result, minFiles)));
       } else {
         LOG.debug("Compaction of pipeline {} ({}): nothing to compact", p.id(), spec.sink().path());
       }
@@ -95,12 +96,10 @@ final class Maintenance {
       metrics.vacuumed(result);
       metrics.run(MetricNames.VACUUM_RUNS, "success");
       LOG.info(
-          "Vacuum of pipeline {} ({}){}: {} files, {} bytes",
+          "Vacuum of pipeline {} ({}): {}",
           p.id(),
           p.mask(spec.sink().path()),
-          dryRun ? " (dry run)" : "",
-          result.files().size(),
-          result.bytes());
+          MaintenanceReports.vacuum(result, retention));
       return result;
     } catch (IOException | RuntimeException e) {
       metrics.run(MetricNames.VACUUM_RUNS, "failure");

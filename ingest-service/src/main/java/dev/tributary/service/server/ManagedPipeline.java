@@ -6,23 +6,22 @@ import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.ProgressLog;
+import dev.tributary.service.engine.RunActivity;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Supervises one served pipeline on its own thread. Protocol of a start: open a run, run it; when
- * it throws, a permanent failure ({@link Failures#permanent}) ends in {@link PipelineState#FAILED}
- * with the reason, a transient one waits {@link Backoff#delay} and opens a new run (the attempt
- * count restarts once a run completes a batch). {@link #stop()} lets the batch in progress finish:
- * the engine stops between batches, so nothing is left half committed. A failure here never reaches
- * another pipeline: each has its own thread, progress log and run.
+ * One served pipeline: its declaration, progress log, state and meters, and the start and stop of
+ * its runs. A start runs a {@link PipelineSupervisor} on the pipeline's own thread (open a run, run
+ * it, ride out transient failures with backoff, FAILED on a permanent one); {@link #stop()} lets
+ * the batch in progress finish: the engine stops between batches, so nothing is left half
+ * committed. A failure here never reaches another pipeline: each has its own thread, progress log
+ * and run.
  */
 final class ManagedPipeline {
   private static final Logger LOG = LoggerFactory.getLogger(ManagedPipeline.class);
@@ -32,30 +31,25 @@ final class ManagedPipeline {
   private final Path file;
   private final Optional<PipelineSpec> spec;
   private final Optional<PipelineLauncher> launcher;
-  private final Backoff backoff;
+  private final SupervisorSettings settings;
   private final Clock clock;
   private final Secrets secrets;
   private final ProgressLog progress;
-  private final AtomicLong batches = new AtomicLong();
+  private final PipelineLifecycle lifecycle;
   private final Object lock = new Object();
-  private PipelineMetrics metrics;
+  private volatile PipelineMetrics metrics;
 
   // Guarded by lock.
-  private PipelineState state;
-  private String reason;
-  private Instant since;
-  private int restarts;
   private TriggerSpec trigger;
   private Thread worker;
-  private PipelineLauncher.ActiveRun current;
-  private boolean stopRequested;
+  private PipelineSupervisor supervisor;
 
   private ManagedPipeline(
       String id,
       Path file,
       Optional<PipelineSpec> spec,
       Optional<PipelineLauncher> launcher,
-      Backoff backoff,
+      SupervisorSettings settings,
       Clock clock,
       PipelineState state,
       String reason) {
@@ -63,28 +57,40 @@ final class ManagedPipeline {
     this.file = file;
     this.spec = spec;
     this.secrets = spec.map(PipelineSpec::secrets).orElse(Secrets.NONE);
-    this.progress = new ProgressLog(PROGRESS_KEPT, secrets);
+    this.progress = new ProgressLog(PROGRESS_KEPT, secrets, new RunActivity(clock));
     this.launcher = launcher;
-    this.backoff = backoff;
+    this.settings = settings;
     this.clock = clock;
-    this.state = state;
-    this.reason = secrets.mask(reason);
-    this.since = clock.instant();
-    progress.addListener(p -> batches.incrementAndGet());
+    this.lifecycle = new PipelineLifecycle(id, state, reason, clock, secrets);
   }
 
   /** A pipeline that can run; {@link PipelineState#STOPPED} until {@link #start}. */
   static ManagedPipeline runnable(
-      PipelineSpec spec, Path file, PipelineLauncher launcher, Backoff backoff, Clock clock) {
+      PipelineSpec spec,
+      Path file,
+      PipelineLauncher launcher,
+      SupervisorSettings settings,
+      Clock clock) {
     return new ManagedPipeline(
         spec.id(),
         file,
         Optional.of(spec),
         Optional.of(launcher),
-        backoff,
+        settings,
         clock,
         PipelineState.STOPPED,
         null);
+  }
+
+  /** A pipeline that can run, with the default stall threshold. */
+  static ManagedPipeline runnable(
+      PipelineSpec spec, Path file, PipelineLauncher launcher, Backoff backoff, Clock clock) {
+    return runnable(
+        spec,
+        file,
+        launcher,
+        SupervisorSettings.serve(backoff, SupervisorSettings.DEFAULT_STALL_AFTER),
+        clock);
   }
 
   /** A pipeline whose file could not be loaded: FAILED for good, with the reason. */
@@ -95,7 +101,9 @@ final class ManagedPipeline {
         file,
         spec,
         Optional.empty(),
-        new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)),
+        SupervisorSettings.serve(
+            new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1)),
+            SupervisorSettings.DEFAULT_STALL_AFTER),
         clock,
         PipelineState.FAILED,
         reason);
@@ -151,9 +159,7 @@ final class ManagedPipeline {
   }
 
   PipelineState state() {
-    synchronized (lock) {
-      return state;
-    }
+    return lifecycle.state();
   }
 
   /** Whether a run (or a wait before the next attempt) is in progress. */
@@ -169,11 +175,7 @@ final class ManagedPipeline {
    * line counts as done.
    */
   private boolean runActive() {
-    return worker != null
-        && worker.isAlive()
-        && state != PipelineState.STOPPED
-        && state != PipelineState.IDLE
-        && state != PipelineState.FAILED;
+    return worker != null && worker.isAlive() && lifecycle.state().active();
   }
 
   /**
@@ -190,10 +192,19 @@ final class ManagedPipeline {
       if (runActive()) {
         return StartOutcome.ALREADY_ACTIVE;
       }
-      stopRequested = false;
       trigger = runTrigger;
-      change(PipelineState.STARTING, null);
-      worker = new Thread(() -> supervise(runTrigger), "pipeline-" + id);
+      lifecycle.moveTo(PipelineState.STARTING, null);
+      PipelineSupervisor started =
+          new PipelineSupervisor(
+              spec.orElseThrow(),
+              launcher.get(),
+              settings,
+              lifecycle,
+              progress,
+              clock,
+              new MetricsObserver());
+      supervisor = started;
+      worker = new Thread(() -> supervise(started, runTrigger), "pipeline-" + id);
       // Daemon: a stuck run must never keep the JVM alive after shutdown gave up waiting for it.
       worker.setDaemon(true);
       worker.start();
@@ -213,17 +224,15 @@ final class ManagedPipeline {
    * once. Returns false if nothing was active.
    */
   boolean stop() {
+    PipelineSupervisor active;
     synchronized (lock) {
       if (!runActive()) {
         return false;
       }
-      stopRequested = true;
-      if (current != null) {
-        current.stop();
-      }
-      lock.notifyAll();
-      return true;
+      active = supervisor;
     }
+    active.stop();
+    return true;
   }
 
   /** Waits for the active run to end; true if it ended within {@code timeout}. */
@@ -239,125 +248,41 @@ final class ManagedPipeline {
     return !t.isAlive();
   }
 
-  private void supervise(TriggerSpec runTrigger) {
-    int attempt = 0;
-    while (true) {
-      long batchesBefore = batches.get();
-      PipelineLauncher.ActiveRun run = null;
-      try {
-        run = launcher.orElseThrow().open(runTrigger, progress);
-        if (metrics != null) {
-          // before the run polls: its first assignment is a rebalance too
-          run.groups().forEach(g -> g.onRebalance(metrics::rebalanced));
-        }
-        synchronized (lock) {
-          if (stopRequested) {
-            closeQuietly(run);
-            change(PipelineState.STOPPED, null);
-            return;
-          }
-          current = run;
-          change(PipelineState.RUNNING, null);
-        }
-        LOG.info("Pipeline {} running ({})", id, ServerMessages.trigger(runTrigger));
-        run.run();
-        // Closed before the state says STOPPED or IDLE: a start or stop that sees it may rely on
-        // the run's consumer, state stores and files being released.
-        closeQuietly(run);
-        run = null;
-        boolean stopped;
-        synchronized (lock) {
-          current = null;
-          stopped = stopRequested; // read under the lock: a new start() may reset it right after
-          change(
-              stopped || runTrigger instanceof TriggerSpec.ProcessingTime
-                  ? PipelineState.STOPPED
-                  : PipelineState.IDLE,
-              null);
-        }
-        LOG.info("Pipeline {} {}", id, stopped ? "stopped" : "finished its run");
-        return;
-      } catch (Throwable failure) {
-        closeQuietly(run);
-        run = null;
-        synchronized (lock) {
-          current = null;
-        }
-        if (batches.get() > batchesBefore) {
-          attempt = 0;
-        }
-        if (!retryAfter(failure, ++attempt)) {
-          return;
-        }
-      }
-    }
-  }
-
-  private void closeQuietly(PipelineLauncher.ActiveRun run) {
-    if (run == null) {
-      return;
-    }
+  private void supervise(PipelineSupervisor supervisor, TriggerSpec runTrigger) {
     try {
-      run.close();
-    } catch (RuntimeException e) {
-      LOG.warn("Pipeline {}: run did not close cleanly: {}", id, secrets.mask(e.toString()));
+      supervisor.run(runTrigger);
+    } catch (Throwable ended) {
+      // The supervisor logged it and the state (FAILED) carries the reason; this thread ends here.
+      LOG.debug("Pipeline {} ended: {}", id, secrets.mask(ended.toString()));
     }
   }
 
-  /**
-   * Records a failed run; waits the backoff delay for a transient one. False if the loop must end.
-   */
-  private boolean retryAfter(Throwable failure, int attempt) {
-    boolean permanent = Failures.permanent(failure);
-    if (metrics != null) {
-      metrics.failure(permanent);
+  /** Reports the supervisor's events to the meters, once they are attached. */
+  private final class MetricsObserver implements PipelineSupervisor.Observer {
+    @Override
+    public void opened(PipelineLauncher.ActiveRun run) {
+      PipelineMetrics m = metrics;
+      if (m != null) {
+        // before the run polls: its first assignment is a rebalance too
+        run.groups().forEach(g -> g.onRebalance(m::rebalanced));
+      }
     }
-    String description = describe(failure);
-    synchronized (lock) {
-      if (stopRequested) {
-        change(PipelineState.STOPPED, null);
-        LOG.warn("Pipeline {} stopped; its last run failed: {}", id, description);
-        return false;
-      }
-      if (permanent || failure instanceof VirtualMachineError) {
-        change(PipelineState.FAILED, description);
-        LOG.error("Pipeline {} FAILED and will not be restarted: {}", id, description);
-        return false;
-      }
-      Duration delay = backoff.delay(attempt);
-      change(PipelineState.RETRYING, ServerMessages.retrying(description, attempt, delay));
-      LOG.warn(
-          "Pipeline {} failed (attempt {}), restarting in {}: {}", id, attempt, delay, description);
-      long deadline = System.nanoTime() + delay.toNanos();
-      try {
-        for (long left = delay.toNanos();
-            left > 0 && !stopRequested;
-            left = deadline - System.nanoTime()) {
-          lock.wait(Math.max(1, left / 1_000_000));
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        stopRequested = true;
-      }
-      if (stopRequested) {
-        change(PipelineState.STOPPED, null);
-        return false;
-      }
-      restarts++;
-      change(PipelineState.STARTING, reason);
-    }
-    if (metrics != null) {
-      metrics.restarted();
-    }
-    return true;
-  }
 
-  private void change(PipelineState next, String why) {
-    if (state != next) {
-      since = clock.instant();
+    @Override
+    public void failed(boolean permanent) {
+      PipelineMetrics m = metrics;
+      if (m != null) {
+        m.failure(permanent);
+      }
     }
-    state = next;
-    reason = secrets.mask(why);
+
+    @Override
+    public void restarted() {
+      PipelineMetrics m = metrics;
+      if (m != null) {
+        m.restarted();
+      }
+    }
   }
 
   /**
@@ -365,25 +290,25 @@ final class ManagedPipeline {
    * assignment (group assignment; empty in exclusive assignment or without an active run).
    */
   List<GroupMember.Snapshot> groupMembers() {
-    PipelineLauncher.ActiveRun run;
+    PipelineSupervisor active;
     synchronized (lock) {
-      run = current;
+      active = supervisor;
     }
-    return run == null ? List.of() : run.groups().stream().map(GroupMember::snapshot).toList();
+    return active == null
+        ? List.of()
+        : active.groups().stream().map(GroupMember::snapshot).toList();
   }
 
   /** A consistent snapshot for the REST API and health. */
   PipelineStatus status() {
     List<BatchProgress> last = progress.last(1);
+    RunActivity.Snapshot activity = progress.activity().snapshot();
+    PipelineLifecycle.Snapshot now = lifecycle.snapshot();
+    TriggerSpec shown;
     synchronized (lock) {
-      return PipelineStatus.of(
-          this,
-          state,
-          reason,
-          since,
-          restarts,
-          trigger == null ? spec.map(PipelineSpec::trigger).orElse(null) : trigger,
-          last.isEmpty() ? null : last.get(0));
+      shown = trigger == null ? spec.map(PipelineSpec::trigger).orElse(null) : trigger;
     }
+    return PipelineStatus.of(
+        this, now, shown, last.isEmpty() ? null : last.get(0), activity, clock.instant());
   }
 }

@@ -83,8 +83,18 @@ public final class MetricNames {
    */
   public static final String REBALANCES = "tributary.rebalances";
 
-  /** 1 while the pipeline is in a given state, else 0. Tags: pipeline, outcome (the state name). */
+  /**
+   * 1 while the pipeline is in a given state, else 0. Tags: pipeline, outcome (the state name in
+   * lower case: starting, running, degraded, idle, stopped, failed).
+   */
   public static final String PIPELINE_STATE = "tributary.pipeline.state";
+
+  /**
+   * Seconds since the pipeline's last successful batch (NaN before the first one since the service
+   * started). Grows during an outage (state degraded), and also while no new data arrives. Tags:
+   * pipeline.
+   */
+  public static final String LAST_BATCH_AGE = "tributary.last.batch.age";
 
   /** Runs that ended with a failure. Tags: pipeline, outcome (transient, permanent). */
   public static final String PIPELINE_FAILURES = "tributary.pipeline.failures";

@@ -36,6 +36,7 @@ final class PipelineMetrics {
   private final Map<String, AtomicLong> lagByTopic = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> sourceLag = new ConcurrentHashMap<>();
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
+  private final AtomicReference<Instant> lastBatch = new AtomicReference<>();
   private final AtomicLong stateRows = new AtomicLong();
   private final AtomicLong stateBytes = new AtomicLong();
   private final AtomicReference<Double> quarantinedFraction = new AtomicReference<>(0.0);
@@ -69,6 +70,11 @@ final class PipelineMetrics {
         .baseUnit("seconds")
         .description("now minus the watermark of the last batch")
         .register(registry);
+    Gauge.builder(MetricNames.LAST_BATCH_AGE, lastBatch, this::secondsSince)
+        .tags(tags)
+        .baseUnit("seconds")
+        .description("seconds since the last successful batch (NaN before the first one)")
+        .register(registry);
     Gauge.builder(MetricNames.QUARANTINED_FRACTION, quarantinedFraction, AtomicReference::get)
         .tags(tags)
         .description("quarantined / read records of the last batch")
@@ -101,6 +107,7 @@ final class PipelineMetrics {
 
   /** Records one completed batch. */
   void batchDone(BatchProgress p) {
+    lastBatch.set(clock.instant());
     counter(MetricNames.COMMIT_RETRIES, tableTags).increment(p.commitRetries());
     counter(MetricNames.COMMIT_CONFLICTS, tableTags).increment(p.commitConflicts());
     counter(MetricNames.RECORDS_IN, tags).increment(p.inputRows());
@@ -186,6 +193,11 @@ final class PipelineMetrics {
 
   String table() {
     return table;
+  }
+
+  private double secondsSince(AtomicReference<Instant> ref) {
+    Instant at = ref.get();
+    return at == null ? Double.NaN : Duration.between(at, clock.instant()).toMillis() / 1000.0;
   }
 
   private double watermarkDelaySeconds(AtomicReference<Instant> ref) {

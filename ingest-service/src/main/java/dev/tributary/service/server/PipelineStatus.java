@@ -3,6 +3,8 @@ package dev.tributary.service.server;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
+import dev.tributary.service.engine.RunActivity;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,7 +16,8 @@ import java.util.TreeMap;
  * @param id pipeline id (for a file that could not be parsed, the file name without extension)
  * @param file the declaration file
  * @param state current state
- * @param reason why it FAILED or is RETRYING (null otherwise)
+ * @param reason why it is FAILED or DEGRADED (null otherwise); a DEGRADED reason says what cannot
+ *     be reached, for how long, and the last failure
  * @param since when it entered the current state
  * @param restarts restarts after transient failures since the service started
  * @param trigger the trigger of the current (or next) run: {@code processing-time 10s}, {@code
@@ -26,6 +29,11 @@ import java.util.TreeMap;
  * @param lag total offsets behind the latest offsets after the last batch (null before the first
  *     batch)
  * @param watermark the last batch's watermark (null without a watermark)
+ * @param lastBatchAt when the last batch completed (null before the first batch since the service
+ *     started)
+ * @param lastBatchAgeSeconds seconds since then (null before the first batch): grows during an
+ *     outage, and also while no new data arrives
+ * @param activity what the run is doing now (null without an active run)
  */
 public record PipelineStatus(
     String id,
@@ -39,7 +47,18 @@ public record PipelineStatus(
     Map<String, String> schedules,
     BatchProgress lastBatch,
     Long lag,
-    Instant watermark) {
+    Instant watermark,
+    Instant lastBatchAt,
+    Long lastBatchAgeSeconds,
+    Activity activity) {
+
+  /**
+   * What the run is doing now (see {@link RunActivity.Phase}).
+   *
+   * @param phase OPENING, PLANNING, READING, COMMITTING or WAITING
+   * @param since when the run entered it
+   */
+  public record Activity(RunActivity.Phase phase, Instant since) {}
 
   /** Copies the schedules. */
   public PipelineStatus {
@@ -48,25 +67,28 @@ public record PipelineStatus(
 
   static PipelineStatus of(
       ManagedPipeline p,
-      PipelineState state,
-      String reason,
-      Instant since,
-      int restarts,
+      PipelineLifecycle.Snapshot life,
       TriggerSpec trigger,
-      BatchProgress last) {
+      BatchProgress last,
+      RunActivity.Snapshot activity,
+      Instant now) {
+    Instant lastBatchAt = activity.lastBatch().orElse(null);
     return new PipelineStatus(
         p.id(),
         p.file().toString(),
-        state,
-        reason,
-        since,
-        restarts,
+        life.state(),
+        life.reason(),
+        life.since(),
+        life.restarts(),
         trigger == null ? null : ServerMessages.trigger(trigger),
         p.spec().map(s -> p.mask(s.sink().path())).orElse(null),
         p.spec().map(PipelineStatus::schedules).orElse(Map.of()),
         last,
         last == null ? null : last.lag(),
-        last == null ? null : last.watermark());
+        last == null ? null : last.watermark(),
+        lastBatchAt,
+        lastBatchAt == null ? null : Duration.between(lastBatchAt, now).toSeconds(),
+        life.state().active() ? new Activity(activity.phase(), activity.since()) : null);
   }
 
   static Map<String, String> schedules(PipelineSpec spec) {

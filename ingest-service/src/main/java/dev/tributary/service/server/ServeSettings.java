@@ -15,6 +15,8 @@ import java.util.Optional;
  * @param shutdownTimeout how long shutdown waits for the batches in progress to finish
  * @param healthTimeout the time bound of each health check (Kafka, object stores)
  * @param healthCacheFor how long the outcome of a remote health check is reused
+ * @param stallAfter how long a run may show no progress (planning, reading, committing) before its
+ *     pipeline counts as DEGRADED ({@link SupervisorSettings#stallAfter()})
  */
 public record ServeSettings(
     Path pipelinesDir,
@@ -22,7 +24,26 @@ public record ServeSettings(
     Backoff backoff,
     Duration shutdownTimeout,
     Duration healthTimeout,
-    Duration healthCacheFor) {
+    Duration healthCacheFor,
+    Duration stallAfter) {
+
+  /** Settings with the default stall threshold ({@link SupervisorSettings#DEFAULT_STALL_AFTER}). */
+  public ServeSettings(
+      Path pipelinesDir,
+      Optional<String> apiToken,
+      Backoff backoff,
+      Duration shutdownTimeout,
+      Duration healthTimeout,
+      Duration healthCacheFor) {
+    this(
+        pipelinesDir,
+        apiToken,
+        backoff,
+        shutdownTimeout,
+        healthTimeout,
+        healthCacheFor,
+        SupervisorSettings.DEFAULT_STALL_AFTER);
+  }
 
   /** Checks that nothing is null; a blank token counts as none. */
   public ServeSettings {
@@ -32,6 +53,12 @@ public record ServeSettings(
     Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
     Objects.requireNonNull(healthTimeout, "healthTimeout");
     Objects.requireNonNull(healthCacheFor, "healthCacheFor");
+    Objects.requireNonNull(stallAfter, "stallAfter");
+  }
+
+  /** How the supervisors of the served pipelines ride out trouble: never giving up. */
+  SupervisorSettings supervisor() {
+    return SupervisorSettings.serve(backoff, stallAfter);
   }
 
   /** Never shows the token. */
@@ -49,6 +76,8 @@ public record ServeSettings(
         + healthTimeout
         + ", healthCacheFor="
         + healthCacheFor
+        + ", stallAfter="
+        + stallAfter
         + "]";
   }
 }

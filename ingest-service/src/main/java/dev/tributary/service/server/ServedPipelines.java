@@ -86,7 +86,7 @@ final class ServedPipelines implements SmartLifecycle {
     }
     Map<String, Path> files = new LinkedHashMap<>();
     for (Path file : pipelineFiles(dir)) {
-      ManagedPipeline p = load(loader, file, settings.backoff(), clock);
+      ManagedPipeline p = load(loader, file, settings.supervisor(), clock);
       if (files.containsKey(p.id())) {
         p =
             ManagedPipeline.invalid(
@@ -102,8 +102,10 @@ final class ServedPipelines implements SmartLifecycle {
     refuseSharedLocations(clock);
     for (ManagedPipeline p : pipelines.values()) {
       if (p.spec().isPresent()) {
+        // The table tag is the sink location, which may hold a secret reference's value.
         PipelineMetrics m =
-            new PipelineMetrics(registry, p.id(), p.spec().get().sink().path(), p::state, clock);
+            new PipelineMetrics(
+                registry, p.id(), p.mask(p.spec().get().sink().path()), p::state, clock);
         if (p.spec()
             .get()
             .kafkaSource()
@@ -165,7 +167,8 @@ final class ServedPipelines implements SmartLifecycle {
    * real lack of memory shows again in the pipelines that run, and ExitOnOutOfMemoryError (the
    * container default) still ends the process there.
    */
-  private static ManagedPipeline load(Loader loader, Path file, Backoff backoff, Clock clock) {
+  private static ManagedPipeline load(
+      Loader loader, Path file, SupervisorSettings supervisor, Clock clock) {
     String fallbackId = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
     PipelineSpec spec;
     try {
@@ -176,7 +179,7 @@ final class ServedPipelines implements SmartLifecycle {
       return ManagedPipeline.invalid(fallbackId, file, Optional.empty(), reason, clock);
     }
     try {
-      return ManagedPipeline.runnable(spec, file, loader.compile(spec), backoff, clock);
+      return ManagedPipeline.runnable(spec, file, loader.compile(spec), supervisor, clock);
     } catch (Throwable e) {
       String reason = ServerMessages.loadFailed(e, Failures.describe(e, spec.secrets()));
       LOG.error("Pipeline {} ({}) cannot be built; it will not run: {}", spec.id(), file, reason);

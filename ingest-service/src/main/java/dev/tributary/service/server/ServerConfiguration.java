@@ -19,8 +19,8 @@ import org.springframework.core.env.Environment;
  * command sets it). Properties: {@code tributary.pipelines-dir}, {@code tributary.api-token} (from
  * {@code TRIBUTARY_API_TOKEN}), {@code tributary.restart.initial-backoff}, {@code
  * tributary.restart.max-backoff}, {@code tributary.shutdown-timeout}, {@code
- * tributary.health-timeout}, {@code tributary.health-cache} (see docs/OPERATIONS.md). Access to the
- * endpoints: {@link ApiAccessFilter}.
+ * tributary.health-timeout}, {@code tributary.health-cache}, {@code tributary.stall-after} (see
+ * docs/OPERATIONS.md). Access to the endpoints: {@link ApiAccessFilter}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty("tributary.pipelines-dir")
@@ -39,7 +39,9 @@ class ServerConfiguration {
                 "tributary.restart.max-backoff", Duration.class, Duration.ofMinutes(5))),
         env.getProperty("tributary.shutdown-timeout", Duration.class, Duration.ofSeconds(90)),
         env.getProperty("tributary.health-timeout", Duration.class, Duration.ofSeconds(5)),
-        env.getProperty("tributary.health-cache", Duration.class, Duration.ofSeconds(5)));
+        env.getProperty("tributary.health-cache", Duration.class, Duration.ofSeconds(5)),
+        env.getProperty(
+            "tributary.stall-after", Duration.class, SupervisorSettings.DEFAULT_STALL_AFTER));
   }
 
   @Bean

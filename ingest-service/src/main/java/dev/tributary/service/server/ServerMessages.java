@@ -1,6 +1,9 @@
 package dev.tributary.service.server;
 
+import dev.tributary.config.Durations;
+import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.RunActivity;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
@@ -17,8 +20,67 @@ final class ServerMessages {
     return trigger instanceof TriggerSpec.AvailableNow ? "available-now" : "once";
   }
 
-  static String retrying(String failure, int attempt, Duration delay) {
+  /**
+   * The reason of a DEGRADED pipeline: what it cannot reach, for how long, and the trouble in
+   * detail ({@link #failedRun} or {@link #noProgress}).
+   */
+  static String degraded(String target, Duration outage, String detail) {
+    return target + " for " + outage.toSeconds() + " s: " + detail;
+  }
+
+  /** What a DEGRADED pipeline cannot reach, judged by the phase its run was in. */
+  static String target(RunActivity.Phase phase, String source, String sink) {
+    return switch (phase) {
+      case OPENING -> "cannot open a run (checkpoint, tables, " + source + ")";
+      case COMMITTING -> "cannot commit to " + sink;
+      case PLANNING, READING, WAITING -> "cannot reach " + source;
+    };
+  }
+
+  /** How a pipeline's source is named in its reasons: {@code Kafka at host:9092}. */
+  static String source(PipelineSpec spec) {
+    if (spec.kafkaSource().isPresent()) {
+      return "Kafka at " + spec.kafkaSource().get().bootstrapServers();
+    }
+    return spec.deltaSource().map(d -> "the source table " + d.path()).orElse("the source");
+  }
+
+  /** The detail of a DEGRADED reason after a failed run. */
+  static String failedRun(String failure, int attempt, Duration delay) {
     return failure + " — restart attempt " + attempt + " after " + delay.toMillis() + " ms";
+  }
+
+  /** The detail of a DEGRADED reason for a run that shows no progress. */
+  static String noProgress(RunActivity.Phase phase, Duration quiet) {
+    String doing =
+        switch (phase) {
+          case OPENING -> "opening the run";
+          case PLANNING -> "planning a batch (no answer from the source)";
+          case READING -> "reading a batch (no record arrives)";
+          case COMMITTING -> "committing a batch (the commit does not finish)";
+          case WAITING -> "waiting for the next trigger";
+        };
+    return "no progress while " + doing + " for " + quiet.toSeconds() + " s";
+  }
+
+  /** Why a supervisor gave up on a pipeline (the outage limit of {@code run}). */
+  static String outageLimit(String id, Duration outage, Duration limit, String reason) {
+    return "Pipeline "
+        + id
+        + " gave up after an outage of "
+        + outage.toSeconds()
+        + " s, which reached the limit of "
+        + Durations.format(limit)
+        + " (--max-outage): "
+        + reason
+        + (reason.endsWith(".") ? "" : ".")
+        + " Nothing is lost: the next run resumes from the checkpoint once the source and sink are"
+        + " reachable; raise --max-outage to ride out longer outages.";
+  }
+
+  /** A pipeline that was DEGRADED works again. */
+  static String recovered(String id, Duration outage) {
+    return "Pipeline " + id + " is RUNNING again after an outage of " + outage.toSeconds() + " s";
   }
 
   static String noPipelinesDir(Path dir) {

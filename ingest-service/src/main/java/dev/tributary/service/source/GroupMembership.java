@@ -2,6 +2,7 @@ package dev.tributary.service.source;
 
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.engine.GroupMember;
+import dev.tributary.service.engine.RangeRevokedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -42,6 +43,7 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
   private final String pipelineId;
   private final String group;
   private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Duration joinTimeout;
   private final Set<TopicPartition> assigned = new TreeSet<>(ORDER);
   private final Set<TopicPartition> taken = new HashSet<>();
   private final String clientId;
@@ -63,12 +65,20 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
 
   private volatile Snapshot snapshot;
 
+  /**
+   * @param joinTimeout how long {@link #refresh} waits for the first assignment
+   */
   GroupMembership(
-      String pipelineId, String group, String clientId, KafkaConsumer<byte[], byte[]> consumer) {
+      String pipelineId,
+      String group,
+      String clientId,
+      KafkaConsumer<byte[], byte[]> consumer,
+      Duration joinTimeout) {
     this.pipelineId = pipelineId;
     this.group = group;
     this.clientId = clientId;
     this.consumer = consumer;
+    this.joinTimeout = joinTimeout;
     this.snapshot = new Snapshot(group, "", clientId, -1, List.of());
   }
 
@@ -192,12 +202,12 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
 
   /**
    * Polls with every partition paused: keeps the membership alive and lets a pending rebalance run.
-   * Until the first assignment arrives it polls for up to {@code joinTimeout}, so that the first
-   * plan sees this instance's share rather than nothing.
+   * Until the first assignment arrives it polls for up to the join timeout, so that the first plan
+   * sees this instance's share rather than nothing.
    *
    * @throws KafkaUnavailableException if the group did not assign anything within the timeout
    */
-  void refresh(Duration joinTimeout) {
+  void refresh() {
     consumer.poll(Duration.ZERO);
     Instant deadline = Instant.now().plus(joinTimeout);
     // After a revocation the group waits for this member to join the follow-up rebalance, which
@@ -261,6 +271,25 @@ final class GroupMembership implements ConsumerRebalanceListener, GroupMember {
       }
     }
     return out;
+  }
+
+  /**
+   * Fails with a {@link RangeRevokedException} if the group took any of {@code partitions} from
+   * this instance since {@link #beginRead} (or does not assign it).
+   */
+  void requireOwned(Collection<TopicPartition> partitions) {
+    Set<TopicPartition> taken = takenAmong(partitions);
+    if (!taken.isEmpty()) {
+      throw new RangeRevokedException(
+          "Pipeline "
+              + pipelineId
+              + ": consumer group "
+              + group
+              + " moved "
+              + names(taken)
+              + " to another instance while this batch read them; the batch is dropped and the new"
+              + " owner continues from the partition's last committed position");
+    }
   }
 
   /** Pauses every assigned partition again after a batch read (or failed). */

@@ -19,10 +19,11 @@ import java.util.regex.Pattern;
  * @param topicPattern topics matching this pattern, rediscovered every batch
  * @param startingOffsets where partitions unknown to the checkpoint start on the first batch
  * @param maxOffsetsPerTrigger optional limit of offsets per batch, split across partitions
- * @param failOnDataLoss whether offsets deleted by retention stop the pipeline (true) or are
- *     skipped
+ * @param failOnDataLoss whether input that cannot be read as the checkpoint expects (offsets
+ *     deleted by retention, a partition re-created or gone) stops the pipeline (true) or is
+ *     skipped, read from the partition's start and recorded (false)
  * @param properties passed through to the consumer (security, SASL, TLS, fetch tuning)
- * @param readTimeout how long a read may go without progress before it fails
+ * @param timeouts how long the source waits for the broker
  * @param assignment exclusive (this instance reads every partition, by {@code assign}) or group
  *     (partitions assigned by the consumer group {@code tributary-<pipelineId>})
  */
@@ -35,8 +36,68 @@ public record KafkaSourceSettings(
     OptionalLong maxOffsetsPerTrigger,
     boolean failOnDataLoss,
     Map<String, String> properties,
-    Duration readTimeout,
+    Timeouts timeouts,
     Assignment assignment) {
+
+  /**
+   * How long the source waits for the broker.
+   *
+   * @param metadata bound of every metadata call (partitions, offsets, topic ids, committed
+   *     offsets), after which it fails with {@link KafkaUnavailableException}
+   * @param join how long a group member's first assignment may take (a join, possibly two
+   *     rebalances)
+   * @param read how long a read may go without progress before it fails
+   */
+  public record Timeouts(Duration metadata, Duration join, Duration read) {
+    /**
+     * The consumer property that bounds the metadata calls: Kafka's own bound of a blocking client
+     * call, {@value}.
+     */
+    public static final String METADATA_PROPERTY = "default.api.timeout.ms";
+
+    public Timeouts {
+      Objects.requireNonNull(metadata, "metadata");
+      Objects.requireNonNull(join, "join");
+      Objects.requireNonNull(read, "read");
+    }
+
+    /** 30 s for metadata, 2 min to join the group, 2 min for a read without progress. */
+    public static Timeouts defaults() {
+      return new Timeouts(Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(2));
+    }
+
+    /** The defaults with another read timeout. */
+    public static Timeouts reading(Duration read) {
+      Timeouts d = defaults();
+      return new Timeouts(d.metadata(), d.join(), read);
+    }
+
+    /**
+     * The defaults, with the metadata timeout taken from {@value #METADATA_PROPERTY} in the
+     * source's consumer {@code properties} where it is set (a slow cluster; a test that wants a
+     * short one).
+     *
+     * @throws IllegalArgumentException if that property is not a whole number of milliseconds
+     */
+    public static Timeouts from(Map<String, String> properties) {
+      Timeouts d = defaults();
+      String millis = properties.get(METADATA_PROPERTY);
+      if (millis == null) {
+        return d;
+      }
+      try {
+        return new Timeouts(Duration.ofMillis(Long.parseLong(millis.trim())), d.join(), d.read());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "source.kafka.properties."
+                + METADATA_PROPERTY
+                + " must be a whole number of milliseconds, not '"
+                + millis
+                + "'",
+            e);
+      }
+    }
+  }
 
   public KafkaSourceSettings {
     Objects.requireNonNull(pipelineId, "pipelineId");
@@ -46,6 +107,7 @@ public record KafkaSourceSettings(
     if (topics.isEmpty() == topicPattern.isEmpty()) {
       throw new IllegalArgumentException("exactly one of topics and topic-pattern must be given");
     }
+    Objects.requireNonNull(timeouts, "timeouts");
     Objects.requireNonNull(assignment, "assignment");
   }
 
@@ -59,7 +121,7 @@ public record KafkaSourceSettings(
       OptionalLong maxOffsetsPerTrigger,
       boolean failOnDataLoss,
       Map<String, String> properties,
-      Duration readTimeout) {
+      Timeouts timeouts) {
     this(
         pipelineId,
         bootstrapServers,
@@ -69,7 +131,7 @@ public record KafkaSourceSettings(
         maxOffsetsPerTrigger,
         failOnDataLoss,
         properties,
-        readTimeout,
+        timeouts,
         Assignment.EXCLUSIVE);
   }
 

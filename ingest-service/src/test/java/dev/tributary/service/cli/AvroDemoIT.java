@@ -57,7 +57,7 @@ class AvroDemoIT {
         .contains("Produced 3,000 Avro events to topic demo-orders-avro")
         .contains("schema id 1")
         .containsPattern(
-            "Done: \\d+ batches, 3,000 records read, %,d rows written, %,d quarantined"
+            "Done in \\d+ batches: 3,000 records read = %,d rows in the table \\+ %,d quarantined"
                 .formatted(expected.size(), sample.malformed()))
         .contains("order_id | customer_id | event_time | amount_cents | amount")
         .contains("Quarantine table " + output.resolve("tables/orders-avro-quarantine"));

@@ -2,6 +2,7 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.service.join.DimensionTables;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -424,9 +426,69 @@ class MainTest {
 
     Path unchecked = write("unchecked.yaml", yaml.formatted(", retention-check: false"));
     assertThat(run("vacuum", "--pipeline", unchecked.toString())).isZero();
-    assertThat(out()).contains("deleted 1 files (3 bytes) from " + table + " older than PT1S");
+    assertThat(out())
+        .contains(
+            "vacuum orders-raw "
+                + table
+                + ": deleted 1 file (3 bytes) no longer referenced and older than 1 second");
     assertThat(orphan).doesNotExist();
     store.close();
+  }
+
+  @Test
+  void validateShowsPlainReferencesAndMasksSecretOnes() throws Exception {
+    // Unset variables: their defaults are what the references put in.
+    Path file =
+        write(
+            "refs.yaml",
+            VALID.replace(
+                "bootstrap-servers: localhost:9092",
+                "bootstrap-servers: \"${TRIBUTARY_TEST_UNSET_BOOTSTRAP:-kafka-eu:9092}\"\n"
+                    + "    properties:\n"
+                    + "      client.id: \"${TRIBUTARY_TEST_UNSET_PASSWORD:-dev-password-1}\""));
+
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out())
+        .contains("source:      kafka kafka-eu:9092 ")
+        .contains(
+            "environment: ${TRIBUTARY_TEST_UNSET_BOOTSTRAP} = kafka-eu:9092;"
+                + " ${TRIBUTARY_TEST_UNSET_PASSWORD} = ******")
+        .doesNotContain("dev-password-1");
+  }
+
+  @Test
+  void compactPrintsWhatItDidInWords() throws Exception {
+    Path table = dir.resolve("small-files");
+    DimensionTables files =
+        DimensionTables.create(
+            table, List.<Object[]>of(DimensionTables.customer("c1", "s", "EU", 1)));
+    files.append(List.<Object[]>of(DimensionTables.customer("c2", "s", "EU", 1)));
+    files.append(List.<Object[]>of(DimensionTables.customer("c3", "s", "US", 2)));
+    Path file =
+        write(
+            "compact.yaml",
+            VALID
+                    .replace("/tmp/tables/orders", table.toString())
+                    .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
+                + "maintenance:\n  compaction: { schedule: \"0 0 * * * *\", min-files: 2 }\n");
+
+    assertThat(run("compact", "--pipeline", file.toString())).as(err()).isZero();
+    assertThat(out())
+        .matches(
+            "compact orders-raw "
+                + Pattern.quote(table.toString())
+                + ": compacted 3 files \\([\\d.]+ KB\\) into 1 file \\([\\d.]+ (bytes|KB)\\)"
+                + " in 1 commit \\(table version 4\\)\\R");
+
+    out.reset();
+    assertThat(run("compact", "--pipeline", file.toString())).isZero();
+    assertThat(out())
+        .isEqualTo(
+            "compact orders-raw "
+                + table
+                + ": nothing to compact at table version 4: no partition has 2 or more files"
+                + " smaller than the target file size"
+                + System.lineSeparator());
   }
 
   @Test
@@ -455,22 +517,33 @@ class MainTest {
         write(
             "unreachable.yaml",
             VALID
-                    .replace("localhost:9092", "127.0.0.1:1")
+                    .replace(
+                        "localhost:9092",
+                        // an unreachable broker: Kafka metadata calls time out; a short timeout
+                        // keeps the test fast
+                        "127.0.0.1:1\n    properties: { default.api.timeout.ms: \"2000\" }")
                     .replace("/tmp/tables/orders", dir.resolve("t").toString())
                     .replace("/tmp/checkpoints/orders", dir.resolve("c").toString())
                 + "trigger: { available-now: true }\n");
-    // an unreachable broker: Kafka metadata calls time out; keep the test fast with a short timeout
-    System.setProperty("tributary.kafka.metadata-timeout", "PT2S");
-    try {
-      assertThat(run("run", "--pipeline", file.toString())).isEqualTo(1);
-    } finally {
-      System.clearProperty("tributary.kafka.metadata-timeout");
-    }
+    // an unreachable broker with a short metadata timeout (in the file) and no riding out (a limit
+    // of 0: the first transient failure ends the run)
+    assertThat(run("run", "--pipeline", file.toString(), "--max-outage", "0s")).isEqualTo(1);
     assertThat(err())
         .startsWith("tributary: ")
         .doesNotContain("\tat ")
         .contains("Pipeline orders-raw")
         .contains("127.0.0.1:1")
-        .contains("source.kafka.bootstrap-servers");
+        .contains("source.kafka.bootstrap-servers")
+        .contains("gave up after an outage of")
+        .contains("raise --max-outage");
+  }
+
+  @Test
+  void aMaxOutageThatIsNotADurationIsAUsageError() throws Exception {
+    Path file = write("orders.yaml", VALID);
+    assertThat(run("run", "--pipeline", file.toString(), "--max-outage", "forever")).isEqualTo(2);
+    assertThat(err())
+        .contains("--max-outage: cannot parse 'forever' as a duration")
+        .contains("Usage:");
   }
 }

@@ -366,7 +366,9 @@ class S3FaultsIT {
     return ChildJvm.start(
         jvm,
         "dev.tributary.service.cli.Main",
-        List.of("run", "--pipeline", pipeline.toString(), "--available-now"),
+        // --max-outage 0s: a run fails at the first transient failure, as this test's restarts
+        // by hand expect (riding out an outage is RunRidesOutBrokerOutageIT's)
+        List.of("run", "--pipeline", pipeline.toString(), "--available-now", "--max-outage", "0s"),
         log,
         work);
   }

@@ -8,6 +8,7 @@ import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
@@ -16,9 +17,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * stop() must not wait for a Kafka metadata call that cannot succeed (SIGTERM while the broker is
- * down).
+ * down). Deterministic: the stop is sent once the run's thread is inside the Kafka client's call
+ * (seen on its stack), and the run must then end cleanly well within the 30 s the call would
+ * otherwise block for before it fails (a failure that run() would throw).
  */
 class StopWhileBrokerUnreachableTest {
+  /** Well below the source's metadata timeout (30 s): a return by timeout would be too late. */
+  private static final Duration PROMPTLY = Duration.ofSeconds(15);
+
   @TempDir Path dir;
 
   @Test
@@ -31,6 +37,8 @@ class StopWhileBrokerUnreachableTest {
           kafka:
             bootstrap-servers: 127.0.0.1:1
             topics: [t]
+            properties:
+              default.api.timeout.ms: "600000" # without the wakeup, planning would block this long
         format:
           json:
             schema:
@@ -43,14 +51,13 @@ class StopWhileBrokerUnreachableTest {
                 .formatted(dir, dir),
             "unreachable.yaml",
             Map.of());
-    // Without the wakeup, planning would block for this long.
-    System.setProperty("tributary.kafka.metadata-timeout", "PT10M");
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    ProgressLog progress = new ProgressLog(10);
     try (PipelineRun run =
         PipelineRun.open(
             PipelineFactory.compile(spec),
             new TriggerSpec.ProcessingTime(Duration.ofSeconds(1)),
-            new ProgressLog(10))) {
+            progress)) {
       Thread runner =
           new Thread(
               () -> {
@@ -61,12 +68,21 @@ class StopWhileBrokerUnreachableTest {
                 }
               });
       runner.start();
-      Thread.sleep(1500); // let it block in the first metadata request
+      Awaitility.await("the run blocked in a Kafka call while planning")
+          .atMost(Duration.ofSeconds(20))
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () ->
+                  progress.activity().snapshot().phase() == RunActivity.Phase.PLANNING
+                      && Arrays.stream(runner.getStackTrace())
+                          .anyMatch(f -> f.getClassName().startsWith("org.apache.kafka.clients")));
+      long stoppedAt = System.nanoTime();
       run.stop();
-      Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> !runner.isAlive());
-    } finally {
-      System.clearProperty("tributary.kafka.metadata-timeout");
+      Awaitility.await("run() returned after stop()")
+          .atMost(PROMPTLY)
+          .until(() -> !runner.isAlive());
+      assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).isLessThan(PROMPTLY);
     }
-    assertThat(failure.get()).isNull();
+    assertThat(failure.get()).as("a clean stop, not the call's timeout").isNull();
   }
 }

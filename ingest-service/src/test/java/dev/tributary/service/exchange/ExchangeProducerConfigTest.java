@@ -26,7 +26,7 @@ class ExchangeProducerConfigTest {
         OptionalLong.empty(),
         true,
         properties,
-        Duration.ofSeconds(20),
+        KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)),
         Assignment.GROUP);
   }
 

@@ -230,7 +230,7 @@ class ExchangeWriterIT {
         .isInstanceOf(QuarantineLimitExceededException.class);
 
     assertThat(quarantined()).isEmpty();
-    assertThat(limited.source.committedOffsets(ceiling.keySet())).isEmpty();
+    assertThat(limited.source.group().committedOffsets(ceiling.keySet())).isEmpty();
     assertThat(readCommitted()).isEmpty();
   }
 
@@ -245,7 +245,7 @@ class ExchangeWriterIT {
     assertThat(pinned.committed())
         .as("an empty transaction carrying the starting offsets")
         .isTrue();
-    assertThat(first.source.committedOffsets(before.keySet())).isEqualTo(before);
+    assertThat(first.source.group().committedOffsets(before.keySet())).isEqualTo(before);
     first.close();
 
     produce(40, 80, 0);
@@ -532,7 +532,7 @@ class ExchangeWriterIT {
               OptionalLong.empty(),
               true,
               properties,
-              Duration.ofSeconds(20),
+              KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)),
               Assignment.GROUP);
       source = new KafkaSource(settings);
       front =

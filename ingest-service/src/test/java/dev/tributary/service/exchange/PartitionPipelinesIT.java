@@ -13,6 +13,7 @@ import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.source.KafkaSource;
+import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.stateful.ExchangeRecords;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.testing.KafkaTestBroker;
@@ -245,7 +246,7 @@ class PartitionPipelinesIT {
                   id,
                   broker.bootstrapServers(),
                   Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"),
-                  Duration.ofSeconds(30),
+                  KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(30)),
                   assignment));
       pipelines =
           new PartitionPipelines(

@@ -2,17 +2,28 @@ package dev.tributary.service.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.checkpoint.CheckpointInUseException;
 import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.checkpoint.Lease;
+import dev.tributary.checkpoint.LeaseLostException;
+import dev.tributary.checkpoint.LeaseOwner;
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.BatchFailedException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.source.DataLossException;
+import dev.tributary.table.CommitConflictException;
+import dev.tributary.table.CommitFailedException;
+import dev.tributary.table.TableException;
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -45,6 +56,50 @@ class FailuresTest {
         .isEqualTo(
             "Pipeline p: batch 2 (t/0 offsets [5, 10)) failed; it is replayed"
                 + " with the same offsets at the next start (a table that already committed it skips it). (caused by: disk full)");
+  }
+
+  @Test
+  void aTableErrorIsPermanentUnlessATryLaterMaySucceed() {
+    var ranges = Map.of(new SourcePartition("t", 0), new OffsetRange(5, 10));
+    var vacuumed =
+        new BatchFailedException(
+            "p",
+            2,
+            ranges,
+            new TableException("Data file 'a.parquet' of the Delta source is gone"));
+    assertThat(Failures.permanent(vacuumed)).as("the table must be repaired").isTrue();
+    assertThat(
+            Failures.permanent(
+                new CommitFailedException("lost every race", false, new IOException("503"))))
+        .as("retryable: the store was busy")
+        .isFalse();
+    assertThat(Failures.permanent(new CommitConflictException("a concurrent schema change")))
+        .as("the next attempt redoes its work on the new version")
+        .isFalse();
+  }
+
+  @Test
+  void aCheckpointLeaseHeldOrLostIsWaitedForNotFailed() {
+    // serve retries until the other owner stops or its lease expires (docs/DESIGN.md, "One owner
+    // per checkpoint"): a rolling update or a standby must not end FAILED
+    Lease held =
+        new Lease(
+            0,
+            "p",
+            new LeaseOwner(
+                "id", "host-a", 42, Optional.empty(), Optional.empty(), Optional.empty()),
+            Instant.EPOCH,
+            Instant.EPOCH,
+            Duration.ofSeconds(30),
+            Optional.empty(),
+            OptionalLong.empty());
+    assertThat(Failures.permanent(new CheckpointInUseException("in use by host-a", held)))
+        .isFalse();
+    var ranges = Map.of(new SourcePartition("t", 0), new OffsetRange(5, 10));
+    assertThat(
+            Failures.permanent(
+                new BatchFailedException("p", 2, ranges, new LeaseLostException("lost"))))
+        .isFalse();
   }
 
   @Test

@@ -22,14 +22,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The supervisor's protocol with scripted runs standing in for the engine (the engine itself is
+ * A served pipeline's protocol with scripted runs standing in for the engine (the engine itself is
  * exercised end to end by ServeEndToEndIT): restart with backoff, permanent failure, isolation,
- * stop during a batch and during a backoff wait.
+ * stop during a batch and during a backoff wait. The supervisor's outage rules (stalls, recovery,
+ * the outage limit) are in PipelineSupervisorTest.
  */
 class ManagedPipelineTest {
   private static final Backoff FAST = new Backoff(Duration.ofMillis(5), Duration.ofMillis(20));
@@ -66,7 +68,10 @@ class ManagedPipelineTest {
         Map.of());
   }
 
-  /** Each open takes the next scripted step: a failure to throw, or a run. */
+  /**
+   * Each open takes the next scripted step: a failure to throw, or a run (a {@link Closing} step:
+   * whose close() waits for a gate).
+   */
   private static final class Script implements PipelineLauncher {
     final Deque<Object> steps = new ArrayDeque<>();
     final AtomicInteger opens = new AtomicInteger();
@@ -85,9 +90,15 @@ class ManagedPipelineTest {
         throw e;
       }
       return new BatchesUntilStopped(
-          progress, trigger, closes, step instanceof CountDownLatch gate ? gate : null);
+          progress, trigger, closes, step instanceof Closing closing ? closing : null);
     }
   }
+
+  /**
+   * A run whose close() counts {@code entered} down, then waits for {@code gate} (a consumer slow
+   * to leave its group).
+   */
+  private record Closing(CountDownLatch entered, CountDownLatch gate) {}
 
   /** Runs "batches" until stopped (or one batch for a finite trigger). */
   private static final class BatchesUntilStopped implements PipelineLauncher.ActiveRun {
@@ -95,17 +106,17 @@ class ManagedPipelineTest {
     private final TriggerSpec trigger;
     private final AtomicInteger closes;
     private final CountDownLatch stopped = new CountDownLatch(1);
-    private final CountDownLatch closeGate;
+    private final Closing closing;
 
     /**
-     * @param closeGate if not null, close() waits for it (a consumer slow to leave its group)
+     * @param closing if not null, close() says it was entered and waits for its gate
      */
     BatchesUntilStopped(
-        ProgressLog progress, TriggerSpec trigger, AtomicInteger closes, CountDownLatch closeGate) {
+        ProgressLog progress, TriggerSpec trigger, AtomicInteger closes, Closing closing) {
       this.progress = progress;
       this.trigger = trigger;
       this.closes = closes;
-      this.closeGate = closeGate;
+      this.closing = closing;
     }
 
     @Override
@@ -123,9 +134,10 @@ class ManagedPipelineTest {
 
     @Override
     public void close() {
-      if (closeGate != null) {
+      if (closing != null) {
+        closing.entered().countDown();
         try {
-          closeGate.await();
+          closing.gate().await();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
@@ -176,8 +188,10 @@ class ManagedPipelineTest {
     ManagedPipeline p = managed("flaky", script);
     assertThat(p.start(TriggerSpec.DEFAULT)).isEqualTo(ManagedPipeline.StartOutcome.STARTED);
 
+    // DEGRADED through both failures and the third opening; RUNNING once its batch completed
     await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.RUNNING);
     assertThat(script.opens).hasValue(3);
+    assertThat(p.status().reason()).isNull();
     assertThat(p.status().restarts()).isEqualTo(2);
     assertThat(registry.get(MetricNames.PIPELINE_RESTARTS).counter().count()).isEqualTo(2);
     assertThat(
@@ -189,6 +203,10 @@ class ManagedPipelineTest {
         .isEqualTo(2);
     await().atMost(Duration.ofSeconds(10)).until(() -> p.status().lastBatch() != null);
     assertThat(p.status().lag()).isEqualTo(5);
+    assertThat(p.status().lastBatchAt()).isNotNull();
+    assertThat(p.status().lastBatchAgeSeconds()).isNotNegative();
+    assertThat(p.status().activity()).as("a run is active").isNotNull();
+    assertThat(registry.get(MetricNames.LAST_BATCH_AGE).gauge().value()).isNotNegative();
     assertThat(registry.get(MetricNames.RECORDS_IN).counter().count()).isEqualTo(10);
     assertThat(registry.get(MetricNames.LAG).tag(MetricNames.TOPIC, "t").gauge().value())
         .isEqualTo(5);
@@ -203,18 +221,21 @@ class ManagedPipelineTest {
 
   @Test
   void stoppedIsReportedOnlyOnceTheRunIsClosedAndThenAStartIsAccepted() throws Exception {
-    CountDownLatch closeGate = new CountDownLatch(1);
-    Script script = new Script().then(closeGate);
+    Closing closing = new Closing(new CountDownLatch(1), new CountDownLatch(1));
+    Script script = new Script().then(closing);
     ManagedPipeline p = managed("slow-close", script);
     p.start(TriggerSpec.DEFAULT);
     await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.RUNNING);
 
     assertThat(p.stop()).isTrue();
-    Thread.sleep(100);
+    // The worker is inside close() and stays there until the gate opens: nothing can change the
+    // state meanwhile, so what is seen now is what the API shows while a run closes.
+    assertThat(closing.entered().await(10, TimeUnit.SECONDS)).as("close() entered").isTrue();
     assertThat(p.state()).as("still closing").isEqualTo(PipelineState.RUNNING);
+    assertThat(p.active()).isTrue();
     assertThat(p.start(TriggerSpec.DEFAULT)).isEqualTo(ManagedPipeline.StartOutcome.ALREADY_ACTIVE);
 
-    closeGate.countDown();
+    closing.gate().countDown();
     await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.STOPPED);
     assertThat(script.closes).hasValue(1);
     assertThat(p.stop()).as("nothing left to stop").isFalse();
@@ -263,7 +284,11 @@ class ManagedPipelineTest {
         .atMost(Duration.ofSeconds(10))
         .until(() -> broken.state() == PipelineState.FAILED && flaky.status().restarts() >= 3);
     assertThat(healthy.state()).isEqualTo(PipelineState.RUNNING);
-    assertThat(flaky.status().reason()).contains("always down").contains("restart attempt");
+    assertThat(flaky.state()).isEqualTo(PipelineState.DEGRADED);
+    assertThat(flaky.status().reason())
+        .startsWith("cannot open a run (checkpoint, tables, Kafka at localhost:1) for ")
+        .contains("always down")
+        .contains("restart attempt");
   }
 
   @Test
@@ -296,7 +321,7 @@ class ManagedPipelineTest {
             Clock.systemUTC());
     started.add(p);
     p.start(TriggerSpec.DEFAULT);
-    await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.RETRYING);
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.state() == PipelineState.DEGRADED);
 
     p.stop();
     assertThat(p.awaitInactive(Duration.ofSeconds(10))).isTrue();

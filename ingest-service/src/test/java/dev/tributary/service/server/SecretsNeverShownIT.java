@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * login against an unreachable broker), the REST answers and health details, a maintenance error,
  * {@code validate}'s plan and {@code run}'s failure. Every byte those processes print (stdout,
  * stderr, logs) and every HTTP body is searched for the secrets; each path is also checked to have
- * reported something (masked), so that the search cannot pass on silence.
+ * reported something (masked), so that the search cannot pass on silence. The values of references
+ * whose names do not look secret are shown: in a run-time reason, a Prometheus tag and the plan.
  */
 class SecretsNeverShownIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -45,6 +46,10 @@ class SecretsNeverShownIT {
           "SECRET_DIR", "dir-secret-" + ID,
           "JAAS_PASSWORD", "env-jaas-password-" + ID,
           "TRIBUTARY_API_TOKEN", TOKEN);
+  private static final String TABLES_DIR = "tables-" + ID;
+  // Not secrets (see Secrets.isSecretVariable): their values are shown where they help.
+  private static final Map<String, String> PLAIN =
+      Map.of("KAFKA_BOOTSTRAP", "127.0.0.1:1", "TABLES_DIR", TABLES_DIR);
   private static final Duration SLOW = Duration.ofMinutes(3);
 
   @TempDir Path dir;
@@ -65,7 +70,7 @@ class SecretsNeverShownIT {
         pipeline: %s
         source:
           kafka:
-            bootstrap-servers: 127.0.0.1:1
+            bootstrap-servers: ${KAFKA_BOOTSTRAP}
             topics: [t]
         %s
         format:
@@ -117,11 +122,12 @@ class SecretsNeverShownIT {
         folder.resolve("filter.yaml"),
         pipeline(
             "filter", base + "/filter", "", "transform:\n  - filter: \"nope = '${SECRET_WORD}'\""));
-    // blocker is a file: nothing can be created under it, and the path names the secret.
+    // blocker is a file: nothing can be created under it, and the path names the secret (and a
+    // plain reference's value).
     Files.writeString(dir.resolve("blocker"), "not a folder");
     Files.writeString(
         folder.resolve("blocked.yaml"),
-        pipeline("blocked", base + "/blocker/${SECRET_DIR}", "", ""));
+        pipeline("blocked", base + "/blocker/${TABLES_DIR}/${SECRET_DIR}", "", ""));
     Files.writeString(
         folder.resolve("sasl.yaml"),
         pipeline(
@@ -155,6 +161,7 @@ class SecretsNeverShownIT {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(ENV);
+    pb.environment().putAll(PLAIN);
     pb.environment().put("TRIBUTARY_LOG_FORMAT", "text");
     Process p = pb.start();
     processes.add(p);
@@ -225,17 +232,22 @@ class SecretsNeverShownIT {
       get(http, "/api/pipelines/" + p.get("id").asText() + "?last=100", auth);
     }
     assertThat(reasons.get("jaas")).contains("malformed environment reference in '******'");
-    assertThat(reasons.get("endpoint")).contains("endpoint '******' is not an http(s) URL");
+    // The endpoint is no secret: only the secret reference's value in it is masked.
+    assertThat(reasons.get("endpoint"))
+        .contains("endpoint 'ftp://******:9000' is not an http(s) URL");
     assertThat(reasons.get("pathstyle")).contains("cannot parse '******' as a boolean");
     assertThat(reasons.get("offsets")).contains("cannot parse '******' as a whole number");
     assertThat(reasons.get("filter")).contains("nope");
-    assertThat(reasons.get("blocked")).contains("******");
+    assertThat(reasons.get("blocked")).contains("/blocker/" + TABLES_DIR + "/******/");
     assertThat(reasons.get("sasl")).isNotBlank();
     String health = get(http, "/actuator/health", auth);
     assertThat(health).as(() -> tail(serveLog)).contains("\"blocked\"").contains("******");
     get(http, "/actuator/health", null);
     get(http, "/actuator/health/storage", auth);
     get(http, "/actuator/health/kafka", auth);
+    // Metric tags: the table tag is the sink location, its secret part masked.
+    assertThat(get(http, "/actuator/prometheus", null))
+        .contains("table=\"" + dir + "/blocker/" + TABLES_DIR + "/******/tables/blocked\"");
     HttpResponse<String> compact = http.post("/api/pipelines/blocked/compact", auth);
     seen.append(compact.body());
     assertThat(compact.body()).contains("******");
@@ -253,9 +265,20 @@ class SecretsNeverShownIT {
     }
     Files.writeString(dir.resolve("plan.yaml"), pipeline("plan", dir + "/${SECRET_DIR}", "", ""));
     assertThat(cli("validate", dir.resolve("plan.yaml").toString()))
-        .contains("sink:        delta " + dir + "/******/tables/plan");
-    assertThat(cli("run", "--pipeline", folder.resolve("blocked.yaml").toString(), "--once"))
-        .contains("******");
+        .contains("source:      kafka 127.0.0.1:1 ")
+        .contains("sink:        delta " + dir + "/******/tables/plan")
+        .contains("environment: ${KAFKA_BOOTSTRAP} = 127.0.0.1:1; ${SECRET_DIR} = ******");
+    // Rides out the (never ending) failure for a few seconds: its warnings are searched too.
+    assertThat(
+            cli(
+                "run",
+                "--pipeline",
+                folder.resolve("blocked.yaml").toString(),
+                "--once",
+                "--max-outage",
+                "5s"))
+        .contains("******")
+        .contains("gave up after an outage of");
 
     String everything = seen.toString();
     assertThat(everything).doesNotContain(FILE_PASSWORD).doesNotContain(TOKEN);

@@ -132,7 +132,7 @@ class ServeWithoutTokenIT {
                   .contains(
                       "tributary_records_in_total{application=\"tributary\",pipeline=\"offline\"} 0.0")
                   .containsPattern(
-                      "tributary_pipeline_state\\{application=\"tributary\",outcome=\"(starting|running|retrying)\","
+                      "tributary_pipeline_state\\{application=\"tributary\",outcome=\"(starting|running|degraded)\","
                           + "pipeline=\"offline\"} 1.0");
             });
   }

@@ -94,7 +94,7 @@ class GroupAssignmentIT {
               OptionalLong.empty(),
               true,
               Map.of("session.timeout.ms", "6000", "heartbeat.interval.ms", "1000"),
-              Duration.ofSeconds(20),
+              KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)),
               Assignment.GROUP);
       thread =
           new Thread(

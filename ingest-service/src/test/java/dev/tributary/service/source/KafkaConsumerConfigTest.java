@@ -25,12 +25,12 @@ class KafkaConsumerConfigTest {
         OptionalLong.empty(),
         true,
         properties,
-        Duration.ofSeconds(20));
+        KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)));
   }
 
   @Test
   void defaultsFavourThroughputAndShortFetchWaits() {
-    Map<String, Object> config = KafkaSource.consumerConfig(settings(Map.of()));
+    Map<String, Object> config = KafkaClients.consumerConfig(settings(Map.of()));
 
     assertThat(config)
         .containsEntry(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100)
@@ -42,7 +42,7 @@ class KafkaConsumerConfigTest {
   @Test
   void userPropertiesWinOverDefaultsButNotOverWhatTheEngineDecides() {
     Map<String, Object> config =
-        KafkaSource.consumerConfig(
+        KafkaClients.consumerConfig(
             settings(
                 Map.of(
                     ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "250",
@@ -55,10 +55,10 @@ class KafkaConsumerConfigTest {
 
   @Test
   void groupAssignmentRebalancesCooperativelyUnlessTheUserChoseKip848() {
-    Map<String, Object> exclusive = KafkaSource.consumerConfig(settings(Map.of()));
-    Map<String, Object> group = KafkaSource.consumerConfig(groupSettings(Map.of()));
+    Map<String, Object> exclusive = KafkaClients.consumerConfig(settings(Map.of()));
+    Map<String, Object> group = KafkaClients.consumerConfig(groupSettings(Map.of()));
     Map<String, Object> kip848 =
-        KafkaSource.consumerConfig(groupSettings(Map.of("group.protocol", "consumer")));
+        KafkaClients.consumerConfig(groupSettings(Map.of("group.protocol", "consumer")));
 
     assertThat(exclusive)
         .doesNotContainKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)
@@ -87,7 +87,7 @@ class KafkaConsumerConfigTest {
         OptionalLong.empty(),
         true,
         properties,
-        Duration.ofSeconds(20),
+        KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)),
         Assignment.GROUP);
   }
 }

@@ -26,7 +26,7 @@ class KafkaPlanFactsTest {
             Map.of(a0, 10L, a1, 50L, c2, 100L),
             List.of());
 
-    assertThat(KafkaSource.planFacts(plan))
+    assertThat(KafkaRanges.facts(plan))
         .containsExactly(Map.entry(BatchRange.BACKLOGGED, "a/b/1,c/2"));
   }
 
@@ -34,15 +34,28 @@ class KafkaPlanFactsTest {
   void aCaughtUpPlanRecordsNothingAndAGapIsRecorded() {
     TopicPartition p = new TopicPartition("t", 0);
     assertThat(
-            KafkaSource.planFacts(
+            KafkaRanges.facts(
                 new SourcePlan(Map.of(p, new OffsetRange(0, 10)), Map.of(p, 10L), List.of())))
         .isEmpty();
     SourcePlan withGap =
         new SourcePlan(
             Map.of(p, new OffsetRange(6, 10)),
             Map.of(p, 10L),
-            List.of(new SourcePlan.DataGap(p, 2, 6)));
-    assertThat(KafkaSource.planFacts(withGap))
-        .containsExactly(Map.entry(KafkaSource.DATA_LOSS, "[t/0[2,6)]"));
+            List.of(new SourcePlan.DataGap.Deleted(p, 2, 6)));
+    assertThat(KafkaRanges.facts(withGap))
+        .containsExactly(
+            Map.entry(
+                KafkaSource.DATA_LOSS,
+                "[{\"topic\":\"t\",\"partition\":0,\"cause\":\"retention\",\"from\":2,\"to\":6}]"));
+  }
+
+  @Test
+  void theTopicIdsAreRecordedAsAJsonObjectByTopic() {
+    TopicPartition p = new TopicPartition("t", 0);
+    SourcePlan plan =
+        new SourcePlan(
+            Map.of(p, new OffsetRange(0, 10)), Map.of(p, 10L), List.of(), Map.of("t", "AbC"));
+    assertThat(KafkaRanges.facts(plan))
+        .containsExactly(Map.entry(KafkaSource.TOPIC_IDS, "{\"t\":\"AbC\"}"));
   }
 }

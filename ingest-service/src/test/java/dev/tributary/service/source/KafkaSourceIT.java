@@ -22,6 +22,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 class KafkaSourceIT {
+  private static final RangePlanner.NewPartitions FIRST =
+      RangePlanner.NewPartitions.AT_STARTING_OFFSETS;
+  private static final RangePlanner.NewPartitions LATER = RangePlanner.NewPartitions.AT_EARLIEST;
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
 
   private KafkaSourceSettings settings(String topic, OptionalLong max, boolean failOnDataLoss) {
@@ -34,7 +37,7 @@ class KafkaSourceIT {
         max,
         failOnDataLoss,
         Map.of(),
-        Duration.ofSeconds(20));
+        KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)));
   }
 
   private static List<String> values(String prefix, int n) {
@@ -47,7 +50,7 @@ class KafkaSourceIT {
     broker.send(topic, 0, values("a", 30));
     broker.send(topic, 1, values("b", 10));
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.of(20), true))) {
-      SourcePlan first = source.plan(Map.of(), true, Map.of());
+      SourcePlan first = source.plan(Map.of(), Map.of(), FIRST, Map.of());
       assertThat(first.offsetCount()).isEqualTo(20);
       assertThat(first.ranges().get(new TopicPartition(topic, 0)))
           .isEqualTo(new OffsetRange(0, 15));
@@ -61,7 +64,7 @@ class KafkaSourceIT {
 
       Map<TopicPartition, Long> ends =
           Map.of(new TopicPartition(topic, 0), 15L, new TopicPartition(topic, 1), 5L);
-      SourcePlan second = source.plan(ends, false, Map.of());
+      SourcePlan second = source.plan(ends, Map.of(), LATER, Map.of());
       assertThat(second.ranges().get(new TopicPartition(topic, 0)))
           .isEqualTo(new OffsetRange(15, 30));
       assertThat(second.ranges().get(new TopicPartition(topic, 1)))
@@ -77,7 +80,7 @@ class KafkaSourceIT {
     broker.send(topic, 0, values("a", 3000));
     broker.send(topic, 1, values("b", 2000));
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
-      SourcePlan plan = source.plan(Map.of(), true, Map.of());
+      SourcePlan plan = source.plan(Map.of(), Map.of(), FIRST, Map.of());
       Map<TopicPartition, OffsetRange> ranges = new HashMap<>(plan.ranges());
       ranges.put(new TopicPartition(topic, 0), new OffsetRange(100, 3000));
       for (int attempt = 0; attempt < 2; attempt++) {
@@ -100,7 +103,8 @@ class KafkaSourceIT {
     broker.deleteRecordsBefore(topic, 0, 6);
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
       assertThatThrownBy(
-              () -> source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of()))
+              () ->
+                  source.plan(Map.of(new TopicPartition(topic, 0), 2L), Map.of(), LATER, Map.of()))
           .isInstanceOf(DataLossException.class)
           .hasMessageContaining("p1")
           .hasMessageContaining(topic + "/0")
@@ -115,9 +119,10 @@ class KafkaSourceIT {
     broker.send(topic, 0, values("x", 10));
     broker.deleteRecordsBefore(topic, 0, 6);
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), false))) {
-      SourcePlan plan = source.plan(Map.of(new TopicPartition(topic, 0), 2L), false, Map.of());
+      SourcePlan plan =
+          source.plan(Map.of(new TopicPartition(topic, 0), 2L), Map.of(), LATER, Map.of());
       assertThat(plan.gaps())
-          .containsExactly(new SourcePlan.DataGap(new TopicPartition(topic, 0), 2, 6));
+          .containsExactly(new SourcePlan.DataGap.Deleted(new TopicPartition(topic, 0), 2, 6));
       List<String> read = new ArrayList<>();
       source.read(plan.ranges(), r -> read.add(new String(r.value(), StandardCharsets.UTF_8)));
       assertThat(read).containsExactly("x6", "x7", "x8", "x9");
@@ -130,7 +135,7 @@ class KafkaSourceIT {
     broker.send(topic, 0, values("x", 10));
     TopicPartition tp = new TopicPartition(topic, 0);
     try (KafkaSource source = new KafkaSource(settings(topic, OptionalLong.empty(), true))) {
-      SourcePlan plan = source.plan(Map.of(), true, Map.of(tp, 4L));
+      SourcePlan plan = source.plan(Map.of(), Map.of(), FIRST, Map.of(tp, 4L));
       assertThat(plan.ranges().get(tp)).isEqualTo(new OffsetRange(0, 4));
     }
     var latest =
@@ -143,9 +148,9 @@ class KafkaSourceIT {
             OptionalLong.empty(),
             true,
             Map.of(),
-            Duration.ofSeconds(20));
+            KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)));
     try (KafkaSource source = new KafkaSource(latest)) {
-      assertThat(source.plan(Map.of(), true, Map.of()).ranges().get(tp))
+      assertThat(source.plan(Map.of(), Map.of(), FIRST, Map.of()).ranges().get(tp))
           .isEqualTo(new OffsetRange(10, 10));
     }
   }
@@ -154,7 +159,7 @@ class KafkaSourceIT {
   void unknownTopicIsAClearError() {
     try (KafkaSource source =
         new KafkaSource(settings("no-such-topic-xyz", OptionalLong.empty(), true))) {
-      assertThatThrownBy(() -> source.plan(Map.of(), true, Map.of()))
+      assertThatThrownBy(() -> source.plan(Map.of(), Map.of(), FIRST, Map.of()))
           .hasMessageContaining("topic 'no-such-topic-xyz' does not exist")
           .hasMessageContaining("source.kafka.topics");
     }
@@ -175,16 +180,16 @@ class KafkaSourceIT {
             OptionalLong.empty(),
             true,
             Map.of(),
-            Duration.ofSeconds(20));
+            KafkaSourceSettings.Timeouts.reading(Duration.ofSeconds(20)));
     try (KafkaSource source = new KafkaSource(settings)) {
-      SourcePlan plan = source.plan(Map.of(), true, Map.of());
+      SourcePlan plan = source.plan(Map.of(), Map.of(), FIRST, Map.of());
       assertThat(plan.ranges()).containsOnlyKeys(new TopicPartition(first, 0));
       assertThat(plan.ranges().get(new TopicPartition(first, 0))).isEqualTo(new OffsetRange(3, 3));
 
       String second = broker.createTopic(prefix + "-b", 2);
       broker.send(second, 1, values("b", 4));
       Map<TopicPartition, Long> ends = Map.of(new TopicPartition(first, 0), 3L);
-      SourcePlan next = source.plan(ends, false, Map.of());
+      SourcePlan next = source.plan(ends, Map.of(), LATER, Map.of());
       // a topic that appears later starts at its earliest offset, whatever starting-offsets says
       assertThat(next.ranges())
           .containsEntry(new TopicPartition(second, 1), new OffsetRange(0, 4))

@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Starts another JVM with this test JVM's classpath, for real crash and process tests. */
 public final class ChildJvm {
@@ -28,6 +29,20 @@ public final class ChildJvm {
   public static Process start(
       List<String> jvmOptions, String mainClass, List<String> args, Path log, Path workDir)
       throws IOException {
+    return start(jvmOptions, mainClass, args, log, workDir, Map.of());
+  }
+
+  /**
+   * As {@link #start(List, String, List, Path, Path)}, with {@code env} added to the environment.
+   */
+  public static Process start(
+      List<String> jvmOptions,
+      String mainClass,
+      List<String> args,
+      Path log,
+      Path workDir,
+      Map<String, String> env)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(javaBinary().toString());
     command.addAll(jvmOptions);
@@ -39,6 +54,7 @@ public final class ChildJvm {
     pb.directory(workDir.toFile());
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putAll(env);
     return pb.start();
   }
 

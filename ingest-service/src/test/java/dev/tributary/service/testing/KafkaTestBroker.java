@@ -1,6 +1,7 @@
 package dev.tributary.service.testing;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
@@ -96,6 +98,26 @@ public final class KafkaTestBroker {
           .get();
     } catch (InterruptedException | ExecutionException e) {
       throw new IllegalStateException("cannot delete records of " + topic, e);
+    }
+  }
+
+  /**
+   * Deletes {@code topic} and creates it again under the same name with {@code partitions}
+   * partitions and no records (a new topic id, offsets from 0), waiting until the old one is gone.
+   */
+  public void recreateTopic(String topic, int partitions) {
+    try (Admin admin = admin()) {
+      admin.deleteTopics(List.of(topic)).all().get();
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                Topics.createAndAwaitLeaders(admin, topic, partitions);
+                return true;
+              });
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException("cannot re-create topic " + topic, e);
     }
   }
 

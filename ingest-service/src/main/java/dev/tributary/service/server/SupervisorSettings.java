@@ -1,0 +1,44 @@
+package dev.tributary.service.server;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How a {@link PipelineSupervisor} rides out trouble.
+ *
+ * @param backoff restart delays after transient failures
+ * @param stallAfter how long a run may show no progress while planning, reading (no record) or
+ *     committing before the pipeline counts as DEGRADED; positive
+ * @param maxOutage how long an outage (DEGRADED) may last before the supervisor gives up: the
+ *     pipeline is FAILED and {@link PipelineSupervisor#run} throws {@link OutageLimitException};
+ *     empty = never give up (serve mode, where the state and the alerts tell the operator)
+ */
+public record SupervisorSettings(
+    Backoff backoff, Duration stallAfter, Optional<Duration> maxOutage) {
+
+  /**
+   * The default {@link #stallAfter}: above the longest legitimate pause of a healthy run (a Kafka
+   * metadata call is bounded by 30 s, a commit takes seconds), so that a slow but working run is
+   * not reported DEGRADED.
+   */
+  public static final Duration DEFAULT_STALL_AFTER = Duration.ofSeconds(60);
+
+  /** Checks that nothing is null and the durations are not negative. */
+  public SupervisorSettings {
+    Objects.requireNonNull(backoff, "backoff");
+    Objects.requireNonNull(stallAfter, "stallAfter");
+    Objects.requireNonNull(maxOutage, "maxOutage");
+    if (stallAfter.isNegative() || stallAfter.isZero()) {
+      throw new IllegalArgumentException("the stall threshold must be positive, was " + stallAfter);
+    }
+    if (maxOutage.isPresent() && maxOutage.get().isNegative()) {
+      throw new IllegalArgumentException("the outage limit must not be negative, was " + maxOutage);
+    }
+  }
+
+  /** Serve mode's settings: never give up. */
+  static SupervisorSettings serve(Backoff backoff, Duration stallAfter) {
+    return new SupervisorSettings(backoff, stallAfter, Optional.empty());
+  }
+}
