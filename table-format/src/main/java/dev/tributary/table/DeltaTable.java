@@ -362,6 +362,11 @@ public final class DeltaTable {
     return new Snapshot(location(), latestState());
   }
 
+  /** The latest snapshot, or empty if there is no table (any more): one listing of the log. */
+  public Optional<Snapshot> snapshotIfExists() throws IOException {
+    return loadLatest().map(state -> new Snapshot(location(), state));
+  }
+
   /**
    * The snapshot at {@code version} exactly: the cached state when it is that version, else the log
    * replayed up to it ({@link DeltaLog#loadAt}).
@@ -378,15 +383,15 @@ public final class DeltaTable {
 
   /**
    * The commits after {@code afterVersion} that took the table's data out wholesale ({@link
-   * HistoryRewrite}: a restore, a full overwrite, a replace, a truncate), oldest first. A commit
+   * HistoryRewrite}: a restore, a full overwrite, a replace, a truncate), oldest first, up to
+   * {@code upToVersion} (a version the caller's snapshot has, so no listing is needed). A commit
    * carrying a {@code txn} of one of {@code ownAppIds} is the caller's own and is not reported; a
-   * commit the log no longer holds (cleaned up) is skipped. Reads one file per commit after {@code
-   * afterVersion}.
+   * commit the log no longer holds (cleaned up) is skipped. Reads one file per commit.
    */
-  public List<HistoryRewrite> rewritesAfter(long afterVersion, Set<String> ownAppIds)
-      throws IOException {
+  public List<HistoryRewrite> rewritesAfter(
+      long afterVersion, long upToVersion, Set<String> ownAppIds) throws IOException {
     List<HistoryRewrite> out = new ArrayList<>();
-    for (long v : log.commitsAfter(afterVersion)) {
+    for (long v = Math.max(0, afterVersion + 1); v <= upToVersion; v++) {
       List<Action> actions;
       try {
         actions = log.readCommit(v);
