@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -207,6 +208,38 @@ public final class DeltaTableSink implements TableSink {
   @Override
   public Snapshot snapshot() throws IOException {
     return table.snapshot();
+  }
+
+  @Override
+  public Optional<TableFacts> facts(String batchAppId, long sinceVersion) throws IOException {
+    return Optional.of(facts(table, batchAppId, sinceVersion));
+  }
+
+  /**
+   * {@link TableSink#facts} of a Delta table: its metaData id, latest version, the {@code txn} of
+   * {@code batchAppId}, and the commits after {@code sinceVersion} that took its data out wholesale
+   * (the caller's own, carrying its {@code txn}, excepted). One listing of the log, plus one read
+   * per commit after {@code sinceVersion}.
+   */
+  public static TableFacts facts(DeltaTable table, String batchAppId, long sinceVersion)
+      throws IOException {
+    Optional<Snapshot> now = table.snapshotIfExists();
+    if (now.isEmpty()) {
+      return TableFacts.missing();
+    }
+    Snapshot snapshot = now.get();
+    List<String> rewrites = new ArrayList<>();
+    if (sinceVersion >= 0 && sinceVersion < snapshot.version()) {
+      table
+          .rewritesAfter(sinceVersion, snapshot.version(), Set.of(batchAppId))
+          .forEach(r -> rewrites.add(r.describe()));
+    }
+    return new TableFacts(
+        true,
+        snapshot.tableId(),
+        snapshot.version(),
+        snapshot.latestTransactionVersion(batchAppId).orElse(-1),
+        rewrites);
   }
 
   @Override

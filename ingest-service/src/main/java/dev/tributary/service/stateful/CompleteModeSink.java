@@ -11,6 +11,7 @@ import dev.tributary.table.Snapshot;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The sink of complete output mode: each batch replaces the whole table in one commit (every live
@@ -51,6 +52,11 @@ public final class CompleteModeSink implements TableSink {
   @Override
   public Snapshot snapshot() throws IOException {
     return table.snapshot();
+  }
+
+  @Override
+  public Optional<TableFacts> facts(String batchAppId, long sinceVersion) throws IOException {
+    return Optional.of(DeltaTableSink.facts(table, batchAppId, sinceVersion));
   }
 
   @Override

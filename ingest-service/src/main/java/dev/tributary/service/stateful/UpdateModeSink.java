@@ -11,6 +11,7 @@ import dev.tributary.table.Snapshot;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The sink of update output mode: each batch's changed aggregate rows are merged into the table by
@@ -55,6 +56,11 @@ public final class UpdateModeSink implements TableSink {
   @Override
   public Snapshot snapshot() throws IOException {
     return table.snapshot();
+  }
+
+  @Override
+  public Optional<TableFacts> facts(String batchAppId, long sinceVersion) throws IOException {
+    return Optional.of(DeltaTableSink.facts(table, batchAppId, sinceVersion));
   }
 
   @Override
