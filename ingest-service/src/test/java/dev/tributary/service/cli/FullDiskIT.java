@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -30,12 +31,18 @@ import org.junit.jupiter.api.io.TempDir;
  * tributary run} in a child JVM whose sink table and checkpoint live on a 16 MB tmpfs (mounted in
  * the child's own user and mount namespace, see {@link SmallDisk}). The run is held in the middle
  * of its second batch (its write-ahead entry written, nothing else), the disk is filled, and the
- * batch goes on: its data file cannot be written ({@code No space left on device}).
+ * batch goes on: its first write that needs space fails ({@code No space left on device}; today the
+ * quarantine table's commit, after about 15 s of commit retries), and so do the lease's renewals
+ * and release.
  *
  * <p>Expected: the batch fails before any commit (no table version, no commits entry), the run says
- * which pipeline, batch and table, and treats it as an outage (DEGRADED, restarted with backoff,
+ * which pipeline, batch and object, and treats it as an outage (DEGRADED, restarted with backoff,
  * not an exit); once space is back the restarted run replays the batch with the same offsets and
- * every record is in the table exactly once; SIGTERM then stops it with exit code 0.
+ * every record is in the table exactly once; SIGTERM then stops it with exit code 0. A short lease
+ * ({@value #LEASE}) keeps the test quick: the restarts wait for the unreleased lease to expire.
+ *
+ * <p>Needs unprivileged user namespaces; where the machine refuses them the test is skipped, except
+ * in CI ({@code CI=true}), where it fails saying so.
  */
 class FullDiskIT {
   private static final Duration SLOW = Duration.ofMinutes(1);
@@ -50,11 +57,7 @@ class FullDiskIT {
   private Process child;
 
   @AfterEach
-  void stopChild() throws Exception {
-    java.nio.file.Files.copy(
-        dir.resolve("run.log"),
-        java.nio.file.Path.of("/tmp/fd-run.log"),
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  void stopChild() throws InterruptedException {
     if (child != null && child.isAlive()) {
       child.destroyForcibly().waitFor();
     }
@@ -63,9 +66,16 @@ class FullDiskIT {
   @Test
   void aBatchThatCannotBeWrittenCommitsNothingAndIsReplayedOnceSpaceIsBack() throws Exception {
     Path mountPoint = Files.createDirectories(dir.resolve("disk"));
-    assumeTrue(
-        SmallDisk.mountable(Files.createDirectories(dir.resolve("probe"))),
-        "this machine refuses a tmpfs in an unprivileged user namespace (unshare -rm)");
+    boolean mountable = SmallDisk.mountable(Files.createDirectories(dir.resolve("probe")));
+    String refused =
+        "this machine refuses a tmpfs in an unprivileged user namespace (unshare --user"
+            + " --map-root-user --mount): allow user namespaces (kernel.unprivileged_userns_clone,"
+            + " the container's seccomp profile) for the full-disk test";
+    // Skipped on a developer's machine that refuses it, never silently in CI.
+    if ("true".equals(System.getenv("CI"))) {
+      assertThat(mountable).as(refused).isTrue();
+    }
+    assumeTrue(mountable, refused);
     String topic = broker.createTopic("full-disk", 1);
     broker.send(topic, 0, records(0, BATCH));
     Path log = dir.resolve("run.log");
@@ -81,7 +91,6 @@ class FullDiskIT {
     Path disk = SmallDisk.seenFrom(child, mountPoint);
     Path checkpoint = disk.resolve("checkpoint");
     Path table = disk.resolve("table");
-
     Path quarantine = disk.resolve("table-quarantine");
 
     awaitRun("batch 0 committed", log, () -> Files.exists(commitsEntry(checkpoint, 0)));
@@ -102,7 +111,7 @@ class FullDiskIT {
         .as("which pipeline, batch, table and object, and why")
         .contains(firstFailure)
         .contains("Pipeline " + PIPELINE + ": batch 1 (" + topic + "/0 offsets [100, 200)) failed")
-        .containsPattern("Local write of '_delta_log/[^']+' in " + mountPoint + "/table")
+        .containsPattern("Local write of '[^']+' in " + Pattern.quote(mountPoint + "/table"))
         .contains("No space left on device")
         .doesNotContain("concurrent writers");
     assertThat(Files.readString(log)).doesNotContain("FAILED and will not be restarted");
