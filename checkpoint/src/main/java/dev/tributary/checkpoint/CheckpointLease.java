@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -96,6 +98,17 @@ public final class CheckpointLease implements AutoCloseable {
     executor.scheduleWithFixedDelay(renewal, millis, millis, TimeUnit.MILLISECONDS);
     return executor::shutdownNow;
   }
+
+  /**
+   * The owner ids of the leases this process holds now. A lease of this process's own that is not
+   * among them belongs to a run that ended without releasing it (the release could not be written,
+   * say on a full disk): the next run of the same process may take it over at once, as it would a
+   * dead process's.
+   */
+  private static final Set<String> HELD_HERE = ConcurrentHashMap.newKeySet();
+
+  /** The owner ids of every lease this process ever took. */
+  private static final Set<String> TAKEN_HERE = ConcurrentHashMap.newKeySet();
 
   private final ObjectStore store;
   private final String pipelineId;
@@ -179,6 +192,8 @@ public final class CheckpointLease implements AutoCloseable {
         } else {
           LOG.debug("Pipeline {}: took the lease of checkpoint {}", pipelineId, store.location());
         }
+        TAKEN_HERE.add(owner.id());
+        HELD_HERE.add(owner.id());
         return new CheckpointLease(store, pipelineId, settings, mine, renewer);
       }
       // Another process created this epoch first: look at its lease again.
@@ -328,6 +343,7 @@ public final class CheckpointLease implements AutoCloseable {
         return;
       }
       closed = true;
+      HELD_HERE.remove(lease.owner().id());
       if (lost == null) {
         Lease released = lease.asReleasedAt(settings.clock().instant());
         try {
@@ -370,6 +386,9 @@ public final class CheckpointLease implements AutoCloseable {
           : "released at " + held.releasedAt().get();
     }
     LeaseOwner owner = held.owner();
+    if (TAKEN_HERE.contains(owner.id()) && !HELD_HERE.contains(owner.id())) {
+      return "an earlier run of this process ended without releasing it";
+    }
     if (LocalProcess.current()
         .isGone(owner.pid(), owner.processStartedAt(), owner.bootId(), owner.pidNamespace())) {
       return "its process is gone";

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.testing.FaultInjectingObjectStore;
 import dev.tributary.storage.testing.InMemoryObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -89,5 +90,20 @@ class InMemoryLeaseTest extends LeaseContract {
     assertThatThrownBy(() -> LeaseSettings.defaults().withDuration(Duration.ofMillis(500)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a checkpoint lease must last at least PT1S, got PT0.5S");
+  }
+
+  @Test
+  void theNextRunOfThisProcessTakesOverALeaseItsEndedRunCouldNotRelease() throws Exception {
+    InMemoryObjectStore real = new InMemoryObjectStore();
+    FaultInjectingObjectStore disk = new FaultInjectingObjectStore(real);
+    LeaseSettings settings = LeaseSettings.defaults().withDuration(Duration.ofMinutes(10));
+    CheckpointLease first = CheckpointLease.acquire(disk, PIPELINE, settings);
+    disk.failNext(FaultInjectingObjectStore.Operation.PUT, 1); // a full disk
+    first.close(); // the release is not written: the lease stays live for 10 minutes
+    assertThat(CheckpointLease.current(real).orElseThrow().released()).isFalse();
+
+    try (CheckpointLease next = CheckpointLease.acquire(disk, PIPELINE, settings)) {
+      assertThat(next.lease().epoch()).isEqualTo(first.lease().epoch() + 1);
+    }
   }
 }

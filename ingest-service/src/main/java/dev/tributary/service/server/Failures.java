@@ -1,7 +1,9 @@
 package dev.tributary.service.server;
 
+import dev.tributary.checkpoint.CheckpointInUseException;
 import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.ConcurrentPipelineException;
+import dev.tributary.checkpoint.LeaseLostException;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.QuarantineLimitExceededException;
@@ -54,6 +56,20 @@ final class Failures {
       if (t instanceof TableException table
           && !table.retryable()
           && !(t instanceof CommitConflictException)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * True if the failure or one of its causes says another process holds the pipeline's checkpoint
+   * (its lease is live, or it took the lease over from this run): transient for a served pipeline,
+   * which waits for it, but the end of a {@code run} that an operator started as a second process.
+   */
+  static boolean anotherOwner(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof CheckpointInUseException || t instanceof LeaseLostException) {
         return true;
       }
     }

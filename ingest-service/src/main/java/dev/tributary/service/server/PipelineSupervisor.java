@@ -253,7 +253,11 @@ public final class PipelineSupervisor {
    * again, or how the pipeline ended; throws a permanent failure or {@link OutageLimitException}.
    */
   private Ending afterFailure(Throwable failure, int attempt) throws Exception {
-    boolean permanent = Failures.permanent(failure) || failure instanceof VirtualMachineError;
+    boolean permanent =
+        Failures.permanent(failure)
+            || failure instanceof VirtualMachineError
+            || (settings.heldCheckpoint() == SupervisorSettings.HeldCheckpoint.FAIL
+                && Failures.anotherOwner(failure));
     observer.failed(permanent);
     String description = Failures.describe(failure, secrets);
     RunActivity.Snapshot seen = activity.snapshot();

@@ -13,9 +13,32 @@ import java.util.Optional;
  * @param maxOutage how long an outage (DEGRADED) may last before the supervisor gives up: the
  *     pipeline is FAILED and {@link PipelineSupervisor#run} throws {@link OutageLimitException};
  *     empty = never give up (serve mode, where the state and the alerts tell the operator)
+ * @param heldCheckpoint whether to wait for a checkpoint another process holds, or fail at once
  */
 public record SupervisorSettings(
-    Backoff backoff, Duration stallAfter, Optional<Duration> maxOutage) {
+    Backoff backoff,
+    Duration stallAfter,
+    Optional<Duration> maxOutage,
+    HeldCheckpoint heldCheckpoint) {
+
+  /**
+   * What a checkpoint that another process holds (its lease, {@code CheckpointInUseException}, or a
+   * lease lost to it, {@code LeaseLostException}) means to the supervisor.
+   */
+  public enum HeldCheckpoint {
+    /**
+     * Wait for it, DEGRADED, restarting with the backoff: a served pipeline whose other owner will
+     * stop (a rolling update) or whose lease will expire (a crashed machine).
+     */
+    WAIT,
+    /** Fail at once: {@code run} in a terminal, where the operator started a second process. */
+    FAIL
+  }
+
+  /** Settings that wait for a checkpoint another process holds ({@link HeldCheckpoint#WAIT}). */
+  public SupervisorSettings(Backoff backoff, Duration stallAfter, Optional<Duration> maxOutage) {
+    this(backoff, stallAfter, maxOutage, HeldCheckpoint.WAIT);
+  }
 
   /**
    * The default {@link #stallAfter}: above the longest legitimate pause of a healthy run (a Kafka
@@ -29,6 +52,7 @@ public record SupervisorSettings(
     Objects.requireNonNull(backoff, "backoff");
     Objects.requireNonNull(stallAfter, "stallAfter");
     Objects.requireNonNull(maxOutage, "maxOutage");
+    Objects.requireNonNull(heldCheckpoint, "heldCheckpoint");
     if (stallAfter.isNegative() || stallAfter.isZero()) {
       throw new IllegalArgumentException("the stall threshold must be positive, was " + stallAfter);
     }

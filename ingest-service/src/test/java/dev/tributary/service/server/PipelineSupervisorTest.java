@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tributary.checkpoint.CheckpointInUseException;
 import dev.tributary.checkpoint.CheckpointMismatchException;
+import dev.tributary.checkpoint.Lease;
+import dev.tributary.checkpoint.LeaseOwner;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.Secrets;
@@ -21,6 +24,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -283,6 +287,55 @@ class PipelineSupervisorTest {
     assertThat(lifecycle.snapshot().state()).isEqualTo(PipelineState.FAILED);
     assertThat(lifecycle.snapshot().reason())
         .contains("checkpoint was written by a different query");
+  }
+
+  @Test
+  void aCheckpointAnotherProcessHoldsEndsARunButIsWaitedForWhenServed() throws Exception {
+    CheckpointInUseException held =
+        new CheckpointInUseException("in use by host-a, pid 42", heldLease());
+    runs.thenFail(held);
+    PipelineSupervisor run =
+        supervisor(
+            new SupervisorSettings(
+                FAST,
+                STALL_AFTER,
+                Optional.of(Duration.ofMinutes(10)),
+                SupervisorSettings.HeldCheckpoint.FAIL));
+    assertThatThrownBy(() -> run.run(new TriggerSpec.AvailableNow())).isSameAs(held);
+    assertThat(lifecycle.snapshot().state()).isEqualTo(PipelineState.FAILED);
+    assertThat(lifecycle.snapshot().reason()).contains("in use by host-a, pid 42");
+
+    PipelineLifecycle servedLifecycle =
+        new PipelineLifecycle("orders", PipelineState.STARTING, null, clock, Secrets.NONE);
+    Runs servedRuns = new Runs();
+    servedRuns.thenFail(new CheckpointInUseException("in use by host-a, pid 42", heldLease()));
+    DrivenRun afterwards = servedRuns.thenRun();
+    PipelineSupervisor served =
+        new PipelineSupervisor(
+            spec(),
+            servedRuns,
+            SupervisorSettings.serve(FAST, STALL_AFTER),
+            servedLifecycle,
+            progress,
+            clock,
+            PipelineSupervisor.Observer.NONE);
+    Future<PipelineSupervisor.Ending> ended =
+        thread.submit(() -> served.run(new TriggerSpec.AvailableNow()));
+    afterwards.awaitRunning(); // restarted after the backoff: the other owner may have stopped
+    afterwards.finish();
+    assertThat(ended.get(10, TimeUnit.SECONDS)).isEqualTo(PipelineSupervisor.Ending.FINISHED);
+  }
+
+  private static Lease heldLease() {
+    return new Lease(
+        0,
+        "orders",
+        new LeaseOwner("id", "host-a", 42, Optional.empty(), Optional.empty(), Optional.empty()),
+        Instant.EPOCH,
+        Instant.EPOCH,
+        Duration.ofSeconds(30),
+        Optional.empty(),
+        OptionalLong.empty());
   }
 
   @Test
