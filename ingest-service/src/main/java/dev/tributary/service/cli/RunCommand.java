@@ -56,7 +56,7 @@ final class RunCommand {
             stallAfter(System.getenv("TRIBUTARY_STALL_AFTER")),
             Optional.of(maxOutage(args.option("max-outage").orElse(DEFAULT_MAX_OUTAGE))),
             // a second `run` on a checkpoint another process holds is refused at once
-            SupervisorSettings.HeldCheckpoint.FAIL);
+            SupervisorSettings.Awaited.FAIL);
     PipelineSpec spec = PipelineParser.parse(file);
     return MaskedFailure.masking(spec.secrets(), () -> run(spec, args, settings, out, err));
   }

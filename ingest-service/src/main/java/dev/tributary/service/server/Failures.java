@@ -12,6 +12,7 @@ import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.registry.SchemaRegistryException;
 import dev.tributary.service.source.DataLossException;
+import dev.tributary.service.source.NoSuchTopicException;
 import dev.tributary.table.CommitConflictException;
 import dev.tributary.table.TableException;
 import java.util.List;
@@ -63,13 +64,17 @@ final class Failures {
   }
 
   /**
-   * True if the failure or one of its causes says another process holds the pipeline's checkpoint
-   * (its lease is live, or it took the lease over from this run): transient for a served pipeline,
-   * which waits for it, but the end of a {@code run} that an operator started as a second process.
+   * True if the failure or one of its causes is a condition only someone else can end: another
+   * process holds the pipeline's checkpoint (its lease is live, or it took the lease over from this
+   * run), or a declared topic does not exist. Transient for a served pipeline, which waits for it,
+   * but the end of a {@code run} that an operator started as a second process or with a misspelt
+   * topic ({@link SupervisorSettings.Awaited}).
    */
-  static boolean anotherOwner(Throwable failure) {
+  static boolean awaitable(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof CheckpointInUseException || t instanceof LeaseLostException) {
+      if (t instanceof CheckpointInUseException
+          || t instanceof LeaseLostException
+          || t instanceof NoSuchTopicException) {
         return true;
       }
     }

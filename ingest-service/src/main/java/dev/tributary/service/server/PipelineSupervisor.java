@@ -256,8 +256,8 @@ public final class PipelineSupervisor {
     boolean permanent =
         Failures.permanent(failure)
             || failure instanceof VirtualMachineError
-            || (settings.heldCheckpoint() == SupervisorSettings.HeldCheckpoint.FAIL
-                && Failures.anotherOwner(failure));
+            || (settings.awaited() == SupervisorSettings.Awaited.FAIL
+                && Failures.awaitable(failure));
     observer.failed(permanent);
     String description = Failures.describe(failure, secrets);
     RunActivity.Snapshot seen = activity.snapshot();

@@ -13,31 +13,35 @@ import java.util.Optional;
  * @param maxOutage how long an outage (DEGRADED) may last before the supervisor gives up: the
  *     pipeline is FAILED and {@link PipelineSupervisor#run} throws {@link OutageLimitException};
  *     empty = never give up (serve mode, where the state and the alerts tell the operator)
- * @param heldCheckpoint whether to wait for a checkpoint another process holds, or fail at once
+ * @param awaited whether to wait for a condition only someone else can end (a checkpoint another
+ *     process holds, a topic that does not exist yet), or fail at once
  */
 public record SupervisorSettings(
-    Backoff backoff,
-    Duration stallAfter,
-    Optional<Duration> maxOutage,
-    HeldCheckpoint heldCheckpoint) {
+    Backoff backoff, Duration stallAfter, Optional<Duration> maxOutage, Awaited awaited) {
 
   /**
-   * What a checkpoint that another process holds (its lease, {@code CheckpointInUseException}, or a
-   * lease lost to it, {@code LeaseLostException}) means to the supervisor.
+   * What a condition only someone else can end means to the supervisor: a checkpoint that another
+   * process holds (its lease, {@code CheckpointInUseException}, or a lease lost to it, {@code
+   * LeaseLostException}), or a declared topic the broker does not know ({@code
+   * NoSuchTopicException}).
    */
-  public enum HeldCheckpoint {
+  public enum Awaited {
     /**
      * Wait for it, DEGRADED, restarting with the backoff: a served pipeline whose other owner will
-     * stop (a rolling update) or whose lease will expire (a crashed machine).
+     * stop (a rolling update) or whose lease will expire (a crashed machine), or whose topic is
+     * created after the pipeline was deployed.
      */
     WAIT,
-    /** Fail at once: {@code run} in a terminal, where the operator started a second process. */
+    /**
+     * Fail at once: {@code run} in a terminal, where the operator started a second process or
+     * misspelt a topic.
+     */
     FAIL
   }
 
-  /** Settings that wait for a checkpoint another process holds ({@link HeldCheckpoint#WAIT}). */
+  /** Settings that wait for what only someone else can end ({@link Awaited#WAIT}). */
   public SupervisorSettings(Backoff backoff, Duration stallAfter, Optional<Duration> maxOutage) {
-    this(backoff, stallAfter, maxOutage, HeldCheckpoint.WAIT);
+    this(backoff, stallAfter, maxOutage, Awaited.WAIT);
   }
 
   /**
@@ -52,7 +56,7 @@ public record SupervisorSettings(
     Objects.requireNonNull(backoff, "backoff");
     Objects.requireNonNull(stallAfter, "stallAfter");
     Objects.requireNonNull(maxOutage, "maxOutage");
-    Objects.requireNonNull(heldCheckpoint, "heldCheckpoint");
+    Objects.requireNonNull(awaited, "awaited");
     if (stallAfter.isNegative() || stallAfter.isZero()) {
       throw new IllegalArgumentException("the stall threshold must be positive, was " + stallAfter);
     }

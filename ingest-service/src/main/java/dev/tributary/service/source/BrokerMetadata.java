@@ -76,9 +76,9 @@ final class BrokerMetadata implements PartitionOffsets, AutoCloseable {
       for (String topic : settings.topics()) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
         if (infos == null || infos.isEmpty()) {
-          throw new IllegalStateException(
-              SourceMessages.noSuchTopic(
-                  settings.pipelineId(), topic, settings.bootstrapServers()));
+          throw new NoSuchTopicException(
+              SourceMessages.noSuchTopic(settings.pipelineId(), topic, settings.bootstrapServers()),
+              topic);
         }
         infos.forEach(p -> out.add(new TopicPartition(p.topic(), p.partition())));
       }

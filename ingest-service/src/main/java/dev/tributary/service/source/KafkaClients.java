@@ -64,6 +64,9 @@ final class KafkaClients {
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     config.put(ConsumerConfig.GROUP_ID_CONFIG, settings.consumerGroup());
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    // Reading must never create a topic: a misspelt name would become an empty topic on a broker
+    // that creates topics on first use, and the run would succeed on it (NoSuchTopicException).
+    config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     config.put(ConsumerConfig.CLIENT_ID_CONFIG, "tributary-" + settings.pipelineId());
     config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);

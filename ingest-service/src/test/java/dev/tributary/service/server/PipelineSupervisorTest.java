@@ -15,6 +15,7 @@ import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RunActivity;
+import dev.tributary.service.source.NoSuchTopicException;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -300,7 +301,7 @@ class PipelineSupervisorTest {
                 FAST,
                 STALL_AFTER,
                 Optional.of(Duration.ofMinutes(10)),
-                SupervisorSettings.HeldCheckpoint.FAIL));
+                SupervisorSettings.Awaited.FAIL));
     assertThatThrownBy(() -> run.run(new TriggerSpec.AvailableNow())).isSameAs(held);
     assertThat(lifecycle.snapshot().state()).isEqualTo(PipelineState.FAILED);
     assertThat(lifecycle.snapshot().reason()).contains("in use by host-a, pid 42");
@@ -322,6 +323,46 @@ class PipelineSupervisorTest {
     Future<PipelineSupervisor.Ending> ended =
         thread.submit(() -> served.run(new TriggerSpec.AvailableNow()));
     afterwards.awaitRunning(); // restarted after the backoff: the other owner may have stopped
+    afterwards.finish();
+    assertThat(ended.get(10, TimeUnit.SECONDS)).isEqualTo(PipelineSupervisor.Ending.FINISHED);
+  }
+
+  @Test
+  void aMissingTopicEndsARunButIsWaitedForWhenServed() throws Exception {
+    NoSuchTopicException missing =
+        new NoSuchTopicException(
+            "Pipeline orders: topic 'ordrs' does not exist on b:9092", "ordrs");
+    runs.thenFail(new IllegalStateException("planning failed", missing));
+    PipelineSupervisor run =
+        supervisor(
+            new SupervisorSettings(
+                FAST,
+                STALL_AFTER,
+                Optional.of(Duration.ofMinutes(10)),
+                SupervisorSettings.Awaited.FAIL));
+    assertThatThrownBy(() -> run.run(new TriggerSpec.AvailableNow())).hasCause(missing);
+    assertThat(lifecycle.snapshot().state()).isEqualTo(PipelineState.FAILED);
+    assertThat(lifecycle.snapshot().reason()).contains("topic 'ordrs' does not exist on b:9092");
+
+    PipelineLifecycle servedLifecycle =
+        new PipelineLifecycle("orders", PipelineState.STARTING, null, clock, Secrets.NONE);
+    Runs servedRuns = new Runs();
+    servedRuns.thenFail(missing);
+    DrivenRun afterwards = servedRuns.thenRun();
+    PipelineSupervisor served =
+        new PipelineSupervisor(
+            spec(),
+            servedRuns,
+            SupervisorSettings.serve(FAST, STALL_AFTER),
+            servedLifecycle,
+            progress,
+            clock,
+            PipelineSupervisor.Observer.NONE);
+    Future<PipelineSupervisor.Ending> ended =
+        thread.submit(() -> served.run(new TriggerSpec.AvailableNow()));
+    afterwards.awaitRunning(); // restarted after the backoff: the topic may have been created
+    assertThat(servedLifecycle.snapshot().state()).isEqualTo(PipelineState.DEGRADED);
+    assertThat(servedLifecycle.snapshot().reason()).contains("topic 'ordrs' does not exist");
     afterwards.finish();
     assertThat(ended.get(10, TimeUnit.SECONDS)).isEqualTo(PipelineSupervisor.Ending.FINISHED);
   }
