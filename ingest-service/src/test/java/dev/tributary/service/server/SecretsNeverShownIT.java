@@ -128,6 +128,8 @@ class SecretsNeverShownIT {
     Files.writeString(
         folder.resolve("blocked.yaml"),
         pipeline("blocked", base + "/blocker/${TABLES_DIR}/${SECRET_DIR}", "", ""));
+    // The broker is unreachable: its metadata call gives up after 2 s instead of the default 30 s,
+    // so the failure (and the restart awaited below) comes soon.
     Files.writeString(
         folder.resolve("sasl.yaml"),
         pipeline(
@@ -138,6 +140,7 @@ class SecretsNeverShownIT {
               security.protocol: SASL_PLAINTEXT
               sasl.mechanism: PLAIN
               sasl.jaas.config: "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\"u\\" password=\\"${JAAS_PASSWORD}\\";"
+              default.api.timeout.ms: "2000"
         """
                 .stripTrailing(),
             "trigger: { processing-time: 200ms }"));
