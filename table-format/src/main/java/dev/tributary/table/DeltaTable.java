@@ -1,5 +1,6 @@
 package dev.tributary.table;
 
+import dev.tributary.storage.ObjectNotFoundException;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.retry.RetryPolicy;
 import dev.tributary.table.data.DataFiles;
@@ -10,6 +11,7 @@ import dev.tributary.table.log.LogFiles;
 import dev.tributary.table.log.Metadata;
 import dev.tributary.table.log.Protocol;
 import dev.tributary.table.log.SchemaJson;
+import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.TableState;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructField;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -85,7 +88,7 @@ public final class DeltaTable {
 
   /** True if the table has at least its first commit. */
   public boolean exists() throws IOException {
-    return cached != null || loadLatest().isPresent();
+    return loadLatest().isPresent();
   }
 
   /**
@@ -359,6 +362,11 @@ public final class DeltaTable {
     return new Snapshot(location(), latestState());
   }
 
+  /** The latest snapshot, or empty if there is no table (any more): one listing of the log. */
+  public Optional<Snapshot> snapshotIfExists() throws IOException {
+    return loadLatest().map(state -> new Snapshot(location(), state));
+  }
+
   /**
    * The snapshot at {@code version} exactly: the cached state when it is that version, else the log
    * replayed up to it ({@link DeltaLog#loadAt}).
@@ -371,6 +379,46 @@ public final class DeltaTable {
       return new Snapshot(location(), current);
     }
     return new Snapshot(location(), log.loadAt(version));
+  }
+
+  /**
+   * The commits after {@code afterVersion} that took the table's data out wholesale ({@link
+   * HistoryRewrite}: a restore, a full overwrite, a replace, a truncate), oldest first, up to
+   * {@code upToVersion} (a version the caller's snapshot has, so no listing is needed). A commit
+   * carrying a {@code txn} of one of {@code ownAppIds} is the caller's own and is not reported; a
+   * commit the log no longer holds (cleaned up) is skipped. Reads one file per commit.
+   */
+  public List<HistoryRewrite> rewritesAfter(
+      long afterVersion, long upToVersion, Set<String> ownAppIds) throws IOException {
+    List<HistoryRewrite> out = new ArrayList<>();
+    for (long v = Math.max(0, afterVersion + 1); v <= upToVersion; v++) {
+      List<Action> actions;
+      try {
+        actions = log.readCommit(v);
+      } catch (ObjectNotFoundException cleanedUp) {
+        continue;
+      }
+      boolean own = false;
+      CommitInfo info = null;
+      for (Action a : actions) {
+        if (a instanceof SetTransaction t && ownAppIds.contains(t.appId())) {
+          own = true;
+        } else if (a instanceof CommitInfo c) {
+          info = c;
+        }
+      }
+      if (own || info == null || !(info.values().get("operation") instanceof String operation)) {
+        continue;
+      }
+      Map<String, String> parameters = new LinkedHashMap<>();
+      if (info.values().get("operationParameters") instanceof Map<?, ?> given) {
+        given.forEach((k, val) -> parameters.put(String.valueOf(k), String.valueOf(val)));
+      }
+      if (HistoryRewrite.rewrites(operation, parameters)) {
+        out.add(new HistoryRewrite(v, operation, parameters));
+      }
+    }
+    return out;
   }
 
   /** The latest version {@code appId} committed, or empty if it never did. */
@@ -467,9 +515,26 @@ public final class DeltaTable {
 
   private Optional<TableState> loadLatest() throws IOException {
     TableState current = cached;
-    TableState latest = current == null ? log.load().orElse(null) : log.update(current);
-    remember(latest);
-    return Optional.ofNullable(latest);
+    Optional<TableState> latest = current == null ? log.load() : log.refresh(current);
+    if (current != null && !latest.map(l -> sameLog(current, l)).orElse(false)) {
+      // deleted, or another log in the folder: never answer from the state of a table that is gone
+      replaceCache(current, latest.orElse(null));
+    } else {
+      latest.ifPresent(this::remember);
+    }
+    return latest;
+  }
+
+  /** Whether {@code later} continues the log of {@code earlier} (same table, not older). */
+  private static boolean sameLog(TableState earlier, TableState later) {
+    return later.version() >= earlier.version()
+        && later.metadata().id().equals(earlier.metadata().id());
+  }
+
+  private synchronized void replaceCache(TableState expected, TableState replacement) {
+    if (cached == expected) {
+      cached = replacement;
+    }
   }
 
   private synchronized void remember(TableState state) {

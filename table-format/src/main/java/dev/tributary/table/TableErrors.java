@@ -26,7 +26,10 @@ public final class TableErrors {
             + " is not a valid action ("
             + detail
             + "). The log was written partially or edited by"
-            + " hand; restore the file from a backup or remove the table and rebuild it.");
+            + " hand; restore the file from a backup. Rebuilding the table instead means writing"
+            + " all of it again: a streaming pipeline that writes it must then start over too"
+            + " (delete its checkpoint as well, so every record still in the source is read"
+            + " again), or it refuses the rebuilt table rather than go on after rows it lost.");
   }
 
   /** A field of an action is missing or has the wrong type. */

@@ -96,6 +96,8 @@ public final class BatchBody {
    * @throws PartitionMovedException if another process took the batch's input over (nothing of the
    *     batch is visible where that was detected)
    * @throws QuarantineLimitExceededException if the batch quarantined too much (nothing committed)
+   * @throws TableLostException if a table lost the batches the checkpoint committed (nothing
+   *     written)
    * @throws SourceStoppedException if a stop interrupted the read
    * @throws BatchFailedException for any other failure, naming the batch
    */
@@ -104,9 +106,10 @@ public final class BatchBody {
       return runSteps(batch, model, timer);
     } catch (SourceStoppedException
         | PartitionMovedException
+        | TableLostException
         | BatchFailedException
         | QuarantineLimitExceededException e) {
-      throw e; // a stop, a fence, or already named
+      throw e; // a stop, a fence, a lost table, or already named
     } catch (Exception e) {
       // Per-record problems never get here (they are quarantined): name the batch the failure holds
       // up.
@@ -137,10 +140,11 @@ public final class BatchBody {
       Map<String, String> info = commitInfo(batch, readGaps);
       CommitTally tally = new CommitTally(model.tables());
       settings.progress().activity().enter(RunActivity.Phase.COMMITTING);
-      outputs.quarantineWriter().commit(info);
+      long quarantineVersion = outputs.quarantineWriter().commit(info);
       CrashPoints.reached(points.afterQuarantineCommit());
+      long lateVersion = -1;
       if (outputs.lateWriter().isPresent()) {
-        outputs.lateWriter().get().commit(info);
+        lateVersion = outputs.lateWriter().get().commit(info);
       }
       long sinkVersion = outputs.sink().commit(info);
       CrashPoints.reached(points.afterSinkCommit());
@@ -149,7 +153,10 @@ public final class BatchBody {
       processor.commit(batch.id());
       CrashPoints.reached(points.afterStateCommit());
       timer.mark("stateCommit");
-      model.done(batch, nextWatermark, sinkVersion);
+      model.done(
+          batch,
+          nextWatermark,
+          new ProgressModel.Committed(sinkVersion, quarantineVersion, lateVersion));
       timer.mark("checkpointCommit");
       BatchProgress done =
           progress(

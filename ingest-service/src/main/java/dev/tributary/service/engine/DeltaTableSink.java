@@ -5,10 +5,13 @@ import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.CommitCounters;
 import dev.tributary.table.CommitResult;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.MergeTransaction;
+import dev.tributary.table.OverwriteTransaction;
 import dev.tributary.table.PositionConflictException;
 import dev.tributary.table.PositionFence;
 import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableException;
+import dev.tributary.table.TableTransaction;
 import dev.tributary.table.TypeWidening;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
@@ -22,14 +25,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A Delta table as a batch sink. Rows stream into Parquet files as they arrive; the batch's files
  * are committed in one Delta commit carrying the batch's {@link BatchTag}, so a replayed batch is
- * skipped when the table already holds it.
+ * skipped when the table already holds it. The commit appends, merges by key or overwrites ({@link
+ * Write}), as the pipeline's output mode needs.
  */
 public final class DeltaTableSink implements TableSink {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaTableSink.class);
@@ -42,8 +48,31 @@ public final class DeltaTableSink implements TableSink {
   /** The table's columns under schema evolution, or null: exactly {@link #schema}. */
   private final EvolvingLayout layout;
 
+  private final Write write;
+
   /**
-   * Opens the table, creating it with {@code schema} if it does not exist yet.
+   * How a batch's rows go into the table: appended in new files (every stateless pipeline and
+   * append output mode), merged by key (update mode: each key's row replaced), or the whole table
+   * overwritten (complete mode). Each is one commit carrying the batch's {@link BatchTag}, so a
+   * replayed batch is skipped whichever it is.
+   */
+  public sealed interface Write {
+    /** New files added; the only kind that evolves columns or commits with fenced positions. */
+    record Append() implements Write {}
+
+    /** The rows of the batch replace the table's rows with the same key columns. */
+    record MergeByKey(List<String> keyColumns) implements Write {
+      public MergeByKey {
+        keyColumns = List.copyOf(keyColumns);
+      }
+    }
+
+    /** The rows of the batch are the table's new contents. */
+    record Overwrite() implements Write {}
+  }
+
+  /**
+   * Opens the table, creating it with {@code schema} if it does not exist yet; batches append.
    *
    * @throws IllegalStateException if the table exists with a different schema or partitioning
    */
@@ -55,13 +84,33 @@ public final class DeltaTableSink implements TableSink {
       List<String> partitionColumns,
       DataWriteOptions writeOptions)
       throws IOException {
-    this.store = store;
-    this.table = table;
-    this.schema = schema;
-    this.partitionColumns = List.copyOf(partitionColumns);
-    this.writeOptions = writeOptions;
-    this.layout = null;
-    createOrCheck(pipelineId, store, table, schema, this.partitionColumns);
+    this(
+        pipelineId, store, table, schema, partitionColumns, writeOptions, null, new Write.Append());
+  }
+
+  /**
+   * A sink that merges each batch's rows by key, or overwrites the table with them: update and
+   * complete output modes. Opens the table, creating it with {@code schema} if it does not exist.
+   *
+   * @throws IllegalStateException if the table exists with a different schema or partitioning
+   */
+  public DeltaTableSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      Write write)
+      throws IOException {
+    this(
+        pipelineId,
+        store,
+        table,
+        schema,
+        partitionColumns,
+        DataWriteOptions.defaults(),
+        null,
+        write);
   }
 
   /**
@@ -77,12 +126,34 @@ public final class DeltaTableSink implements TableSink {
       List<String> partitionColumns,
       DataWriteOptions writeOptions)
       throws IOException {
+    this(
+        pipelineId,
+        store,
+        table,
+        layout.tableSchema(),
+        partitionColumns,
+        writeOptions,
+        layout,
+        new Write.Append());
+  }
+
+  private DeltaTableSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      DataWriteOptions writeOptions,
+      EvolvingLayout layout,
+      Write write)
+      throws IOException {
     this.store = store;
     this.table = table;
-    this.schema = layout.tableSchema();
+    this.schema = schema;
     this.partitionColumns = List.copyOf(partitionColumns);
     this.writeOptions = writeOptions;
     this.layout = layout;
+    this.write = Objects.requireNonNull(write, "write");
     createOrCheck(pipelineId, store, table, schema, this.partitionColumns);
   }
 
@@ -210,7 +281,49 @@ public final class DeltaTableSink implements TableSink {
   }
 
   @Override
+  public Optional<TableFacts> facts(String batchAppId, long sinceVersion) throws IOException {
+    return Optional.of(facts(table, batchAppId, sinceVersion));
+  }
+
+  /**
+   * {@link TableSink#facts} of a Delta table: its metaData id, latest version, the {@code txn} of
+   * {@code batchAppId}, and the commits after {@code sinceVersion} that took its data out wholesale
+   * (the caller's own, carrying its {@code txn}, excepted). One listing of the log, plus one read
+   * per commit after {@code sinceVersion}.
+   */
+  public static TableFacts facts(DeltaTable table, String batchAppId, long sinceVersion)
+      throws IOException {
+    Optional<Snapshot> now = table.snapshotIfExists();
+    if (now.isEmpty()) {
+      return TableFacts.missing();
+    }
+    Snapshot snapshot = now.get();
+    List<String> rewrites = new ArrayList<>();
+    if (sinceVersion >= 0 && sinceVersion < snapshot.version()) {
+      table
+          .rewritesAfter(sinceVersion, snapshot.version(), Set.of(batchAppId))
+          .forEach(r -> rewrites.add(r.describe()));
+    }
+    return new TableFacts(
+        true,
+        snapshot.tableId(),
+        snapshot.version(),
+        snapshot.latestTransactionVersion(batchAppId).orElse(-1),
+        rewrites);
+  }
+
+  @Override
   public BatchWriter begin(BatchTag tag) throws IOException {
+    if (write instanceof Write.MergeByKey merge) {
+      MergeTransaction txn = table.newMerge(tag.batch(), merge.keyColumns());
+      txn.alsoRecord(tag.sourcePositions());
+      return new TransactionWriter(txn);
+    }
+    if (write instanceof Write.Overwrite) {
+      OverwriteTransaction txn = table.newOverwrite(tag.batch());
+      txn.alsoRecord(tag.sourcePositions());
+      return new TransactionWriter(txn);
+    }
     long committed = table.latestTransactionVersion(tag.batch().appId()).orElse(-1);
     if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
@@ -225,6 +338,10 @@ public final class DeltaTableSink implements TableSink {
 
   @Override
   public BatchWriter beginFenced(List<PositionFence> fences) throws IOException {
+    if (!(write instanceof Write.Append)) {
+      throw new UnsupportedOperationException(
+          "the table at " + location() + " is not written in group mode (" + write + ")");
+    }
     List<PositionFence> copy = List.copyOf(fences);
     return newWriter(() -> table.newFencedAppend(copy));
   }
@@ -354,5 +471,47 @@ public final class DeltaTableSink implements TableSink {
 
     @Override
     public void close() {}
+  }
+
+  /**
+   * A batch written through one merge or overwrite transaction, which itself knows whether the
+   * table already holds the batch's {@code txn}: then rows are dropped and the commit is a skip.
+   */
+  private static final class TransactionWriter implements BatchWriter {
+    private final TableTransaction txn;
+    private long rows;
+
+    TransactionWriter(TableTransaction txn) {
+      this.txn = txn;
+    }
+
+    @Override
+    public boolean alreadyCommitted() {
+      return txn.alreadyCommitted();
+    }
+
+    @Override
+    public void write(Object[] row) throws IOException {
+      txn.write(row);
+      if (!txn.alreadyCommitted()) {
+        rows++;
+      }
+    }
+
+    @Override
+    public long rows() {
+      return rows;
+    }
+
+    @Override
+    public long commit(Map<String, String> commitInfo) throws IOException {
+      CommitResult result = txn.commit(commitInfo);
+      return result.committed() ? result.tableVersion() : -1;
+    }
+
+    @Override
+    public void close() {
+      txn.close();
+    }
   }
 }

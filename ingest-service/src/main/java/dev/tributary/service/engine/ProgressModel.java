@@ -53,9 +53,15 @@ public interface ProgressModel {
    * source (Kafka's consumer group, for lag tools).
    *
    * @param nextWatermarkMicros the watermark the processor computed for the next batch
-   * @param sinkVersion the sink table version the batch committed, or -1
+   * @param versions the table versions the batch's commits made
    */
-  void done(Batch batch, OptionalLong nextWatermarkMicros, long sinkVersion) throws IOException;
+  void done(Batch batch, OptionalLong nextWatermarkMicros, Committed versions) throws IOException;
+
+  /**
+   * The table versions one batch's commits made; -1 where the table already held the batch (or has
+   * no versions, a topic).
+   */
+  record Committed(long sink, long quarantine, long lateEvents) {}
 
   /** The tables the model's writers commit to, for the batch's commit retry and conflict counts. */
   List<TableSink> tables();

@@ -133,7 +133,7 @@ public final class TablePositions implements ProgressModel {
   }
 
   @Override
-  public void done(Batch batch, OptionalLong nextWatermarkMicros, long sinkVersion) {
+  public void done(Batch batch, OptionalLong nextWatermarkMicros, Committed versions) {
     source.committed(batch.range());
   }
 

@@ -26,6 +26,47 @@ public interface TableSink {
   Snapshot snapshot() throws IOException;
 
   /**
+   * What the table holds now, for a checkpoint that keeps its progress outside the table and must
+   * not write over a table that lost its batches ({@link TableGuard}); refreshes the table's view.
+   *
+   * @param batchAppId the checkpoint's batch key ({@link TableTxns#batchAppId})
+   * @param sinceVersion the table version of this checkpoint's last commit to it, -1 if unknown:
+   *     the commits after it are searched for ones that took the data out wholesale
+   * @return the facts ({@link TableFacts#missing} for a table that does not exist); empty for a
+   *     sink that cannot tell
+   */
+  default java.util.Optional<TableFacts> facts(String batchAppId, long sinceVersion)
+      throws IOException {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * What a table holds now.
+   *
+   * @param exists whether the table exists (false: the other fields say nothing)
+   * @param tableId the table's identity (Delta: the metaData id, new for a re-created table)
+   * @param version the table's latest version
+   * @param heldBatch the latest batch of the checkpoint's key the table holds, or -1
+   * @param rewrites the commits after the given version that took the data out wholesale (a
+   *     restore, a full overwrite, a replace, a truncate), described
+   */
+  record TableFacts(
+      boolean exists,
+      String tableId,
+      long version,
+      long heldBatch,
+      java.util.List<String> rewrites) {
+    public TableFacts {
+      rewrites = java.util.List.copyOf(rewrites);
+    }
+
+    /** A table that does not exist. */
+    public static TableFacts missing() {
+      return new TableFacts(false, "", -1, -1, java.util.List.of());
+    }
+  }
+
+  /**
    * Starts writing a batch. If the table already holds it (its {@link BatchTag#batch()} key at this
    * or a later batch id), the returned writer is a no-op that reports {@link
    * BatchWriter#alreadyCommitted()}. The commit records {@link BatchTag#sourcePositions()} too.

@@ -41,6 +41,12 @@ import org.slf4j.LoggerFactory;
 public final class WriteAheadLog implements ProgressModel {
   private static final Logger log = LoggerFactory.getLogger(WriteAheadLog.class);
 
+  /** The tables' roles, as the table guard and the commits entry name them. */
+  static final String SINK = "sink";
+
+  static final String QUARANTINE = "quarantine";
+  static final String LATE_EVENTS = "late-events";
+
   /** How often old offsets/commits entries are deleted (every N batches). */
   static final int PURGE_EVERY_BATCHES = 20;
 
@@ -52,6 +58,7 @@ public final class WriteAheadLog implements ProgressModel {
   private final RecordProcessor processor;
   private final WatermarkPolicy watermarks;
   private final Clock clock;
+  private final TableGuard guard;
 
   private BatchRange previous;
   private long nextBatchId;
@@ -111,6 +118,12 @@ public final class WriteAheadLog implements ProgressModel {
     this.processor = Objects.requireNonNull(processor, "processor");
     this.watermarks = Objects.requireNonNull(watermarks, "watermarks");
     this.clock = Objects.requireNonNull(clock, "clock");
+    Map<String, TableSink> byRole = new LinkedHashMap<>();
+    byRole.put(SINK, tables.sink());
+    byRole.put(QUARANTINE, tables.quarantine());
+    tables.late().ifPresent(late -> byRole.put(LATE_EVENTS, late));
+    this.guard =
+        new TableGuard(txns.pipelineId(), checkpoint.location(), txns.batchAppId(), byRole);
   }
 
   @Override
@@ -126,6 +139,9 @@ public final class WriteAheadLog implements ProgressModel {
         recovery.latestOffsets().map(OffsetsEntry::watermarkMicros).orElse(OptionalLong.empty());
     nextBatchId = recovery.nextBatchId();
     first = recovery.action() == RecoveryPlan.Action.NONE;
+    // Before anything is read or written: the tables still hold what this checkpoint committed.
+    recovery.latestCommit().ifPresent(c -> guard.restore(c.extras()));
+    guard.verify(recovery.latestCommit().map(CommitEntry::batchId).orElse(-1L));
     if (recovery.batchToReplay().isPresent()) {
       OffsetsEntry entry = recovery.batchToReplay().get();
       log.info(
@@ -187,6 +203,7 @@ public final class WriteAheadLog implements ProgressModel {
 
   @Override
   public BatchOutputs open(Batch batch) throws IOException {
+    guard.verify(batch.id() - 1); // batches run in order: the one before is committed
     BatchTag tag = txns.tag(batch.id(), batch.range().offsets());
     List<TableSink.BatchWriter> opened = new ArrayList<>();
     try {
@@ -207,16 +224,19 @@ public final class WriteAheadLog implements ProgressModel {
   }
 
   @Override
-  public void done(Batch batch, OptionalLong nextWatermarkMicros, long sinkVersion)
+  public void done(Batch batch, OptionalLong nextWatermarkMicros, Committed versions)
       throws IOException {
     OptionalLong recorded = watermarks.recorded(ownBefore, nextWatermarkMicros);
+    Map<String, Long> byRole = new LinkedHashMap<>();
+    byRole.put(SINK, versions.sink());
+    byRole.put(QUARANTINE, versions.quarantine());
+    byRole.put(LATE_EVENTS, versions.lateEvents());
+    guard.committed(byRole);
+    Map<String, String> extras = new LinkedHashMap<>();
+    extras.put("sinkVersion", Long.toString(versions.sink()));
+    extras.putAll(guard.recorded());
     try {
-      checkpoint.writeCommit(
-          new CommitEntry(
-              batch.id(),
-              recorded,
-              clock.instant(),
-              Map.of("sinkVersion", Long.toString(sinkVersion))));
+      checkpoint.writeCommit(new CommitEntry(batch.id(), recorded, clock.instant(), extras));
     } catch (ConcurrentPipelineException e) {
       throw moved(batch.id(), e);
     }

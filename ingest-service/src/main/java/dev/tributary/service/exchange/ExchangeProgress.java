@@ -235,7 +235,7 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
 
   /** Nothing to record: the transaction committed the group's offsets with the rows. */
   @Override
-  public void done(Batch batch, OptionalLong nextWatermarkMicros, long sinkVersion) {}
+  public void done(Batch batch, OptionalLong nextWatermarkMicros, Committed versions) {}
 
   @Override
   public List<TableSink> tables() {

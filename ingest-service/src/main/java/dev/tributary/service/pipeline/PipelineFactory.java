@@ -25,11 +25,9 @@ import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSourceSettings;
-import dev.tributary.service.stateful.CompleteModeSink;
 import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.stateful.StatefulProcessor;
-import dev.tributary.service.stateful.UpdateModeSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.storage.S3Settings;
@@ -425,17 +423,12 @@ public final class PipelineFactory {
       return sink(pipeline, store);
     }
     DeltaTable table = DeltaTable.open(store, tableOptions(spec));
-    if (spec.outputMode() == OutputMode.COMPLETE) {
-      return new CompleteModeSink(
-          spec.id(), store, table, pipeline.outputSchema(), spec.sink().partitionBy());
-    }
-    return new UpdateModeSink(
-        spec.id(),
-        store,
-        table,
-        pipeline.outputSchema(),
-        spec.sink().partitionBy(),
-        pipeline.stateful().get().keyColumns());
+    DeltaTableSink.Write write =
+        spec.outputMode() == OutputMode.COMPLETE
+            ? new DeltaTableSink.Write.Overwrite()
+            : new DeltaTableSink.Write.MergeByKey(pipeline.stateful().get().keyColumns());
+    return new DeltaTableSink(
+        spec.id(), store, table, pipeline.outputSchema(), spec.sink().partitionBy(), write);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.tributary.service.pipeline;
 
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.checkpoint.CheckpointLease;
+import dev.tributary.checkpoint.CommitEntry;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.DeltaSourceSpec;
@@ -12,6 +13,7 @@ import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.Source;
+import dev.tributary.service.engine.TableLostException;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.engine.TriggerLoop;
@@ -28,6 +30,7 @@ import dev.tributary.service.stateful.ExchangeRecords;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
 import dev.tributary.table.data.WarmUp;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -36,6 +39,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -117,15 +121,23 @@ public final class PipelineRun implements AutoCloseable {
       Checkpoint checkpoint = lease.map(opened::fencedBy).orElse(opened);
       ObjectStore sinkStore = PipelineFactory.store(spec, spec.sink().path());
       resources.add(sinkStore);
-      TableSink sink = PipelineFactory.modeSink(pipeline, sinkStore);
       ObjectStore quarantineStore = PipelineFactory.store(spec, spec.quarantine().path());
       resources.add(quarantineStore);
+      Optional<ObjectStore> lateStore = Optional.empty();
+      if (spec.lateEvents().isPresent()) {
+        lateStore = Optional.of(PipelineFactory.store(spec, spec.lateEvents().get().path()));
+        resources.add(lateStore.get());
+      }
+      if (!group) {
+        // Never create, empty, a table this checkpoint committed batches to (docs/DESIGN.md, "A
+        // table that lost committed batches"): the engine would then go on after them.
+        refuseMissingTables(spec, checkpoint, sinkStore, quarantineStore, lateStore);
+      }
+      TableSink sink = PipelineFactory.modeSink(pipeline, sinkStore);
       TableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
       Optional<TableSink> late = Optional.empty();
-      if (spec.lateEvents().isPresent()) {
-        ObjectStore lateStore = PipelineFactory.store(spec, spec.lateEvents().get().path());
-        resources.add(lateStore);
-        late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore));
+      if (lateStore.isPresent()) {
+        late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore.get()));
       }
       TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
       List<TableSink> tables = new ArrayList<>(List.of(sink, quarantine));
@@ -297,6 +309,44 @@ public final class PipelineRun implements AutoCloseable {
         TriggerLoop.OnMoved.DROP_BATCH,
         Clock.systemUTC(),
         progress.activity());
+  }
+
+  /**
+   * A checkpoint with a committed batch needs its tables: a missing one was deleted, and creating
+   * it anew would let the pipeline go on after batches whose rows are gone.
+   *
+   * @throws TableLostException naming the first missing table
+   */
+  private static void refuseMissingTables(
+      PipelineSpec spec,
+      Checkpoint checkpoint,
+      ObjectStore sink,
+      ObjectStore quarantine,
+      Optional<ObjectStore> late)
+      throws IOException {
+    Optional<CommitEntry> last = checkpoint.latestCommit();
+    if (last.isEmpty()) {
+      return;
+    }
+    Map<String, ObjectStore> tables = new LinkedHashMap<>();
+    tables.put("sink", sink);
+    tables.put("quarantine", quarantine);
+    late.ifPresent(l -> tables.put("late-events", l));
+    for (Map.Entry<String, ObjectStore> t : tables.entrySet()) {
+      // a table added to the declaration since holds no batch yet: only a marked one must exist
+      boolean marked =
+          last.get().extras().containsKey("table." + t.getKey())
+              || last.get().extras().keySet().stream().noneMatch(k -> k.startsWith("table."));
+      if (marked && !DeltaTable.open(t.getValue(), PipelineFactory.tableOptions(spec)).exists()) {
+        throw TableLostException.of(
+            spec.id(),
+            t.getKey(),
+            t.getValue().location(),
+            last.get().batchId(),
+            "it does not exist any more: deleted",
+            checkpoint.location());
+      }
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.QuarantineLimitExceededException;
+import dev.tributary.service.engine.TableLostException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.registry.SchemaRegistryException;
@@ -27,9 +28,10 @@ final class Failures {
           DataLossException.class,
           QuarantineLimitExceededException.class,
           TableWrittenByAnotherCheckpointException.class,
+          // a table lost the batches the checkpoint committed: restarting would refuse it again
+          TableLostException.class,
           // 401/403, another 4xx, an answer that is not the registry API, an untrusted certificate:
-          // the
-          // registry settings are wrong and a restart would ask the same question again.
+          // the registry settings are wrong and a restart would ask the same question again.
           SchemaRegistryException.class);
 
   private Failures() {}

@@ -3,9 +3,8 @@
  * sliding, session) with append, update and complete output modes, on the checkpoint's versioned
  * state stores (RocksDB working copies, so large state stays off the heap). {@link
  * dev.tributary.service.stateful.StatefulPlan} compiles the declaration without I/O; {@link
- * dev.tributary.service.stateful.StatefulProcessor} runs it inside the micro-batch engine; {@link
- * dev.tributary.service.stateful.UpdateModeSink} and {@link
- * dev.tributary.service.stateful.CompleteModeSink} write the update and complete modes' results.
+ * dev.tributary.service.stateful.StatefulProcessor} runs it inside the batch body; the engine's
+ * {@code DeltaTableSink} writes the update and complete modes' results (merge by key, overwrite).
  * Semantics and the state layout: docs/STATEFUL.md.
  */
 package dev.tributary.service.stateful;

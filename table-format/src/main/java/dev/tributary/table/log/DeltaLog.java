@@ -161,6 +161,35 @@ public final class DeltaLog {
   }
 
   /**
+   * Brings {@code current} up to the latest version, like {@link #update}, but first checks that
+   * the log still holds {@code current}'s version (in the same listing): if it does not, the table
+   * was deleted, or its folder now holds another log (a table re-created or put back from an older
+   * copy), and the log that is there now is replayed from scratch instead. So a long-lived handle
+   * never keeps answering from a table that is gone.
+   *
+   * @return the latest state; empty if there is no table any more
+   */
+  public Optional<TableState> refresh(TableState current) throws IOException {
+    long v = current.version();
+    List<ObjectInfo> listing = store.list(LogFiles.LOG_DIR, v == 0 ? null : LogFiles.commit(v - 1));
+    boolean holdsCurrent =
+        listing.stream().anyMatch(o -> LogFiles.commitVersion(o.key()) == v)
+            || store.stat(LogFiles.commit(v)).isPresent();
+    if (!holdsCurrent) {
+      return load();
+    }
+    List<Long> commits = commitVersionsAfter(listing, v);
+    if (commits.isEmpty()) {
+      return Optional.of(current);
+    }
+    StateBuilder builder = new StateBuilder(current);
+    replay(builder, commits);
+    TableState state = builder.build();
+    ProtocolSupport.checkReadable(location(), state.version(), state.protocol(), state.metadata());
+    return Optional.of(state);
+  }
+
+  /**
    * Brings {@code current} up to the latest version by applying the commits after it.
    *
    * @return {@code current} itself if nothing was committed since
