@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -147,26 +148,17 @@ class SecretsNeverShownIT {
   }
 
   private Process start(Path log, String... args) throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                ChildJvm.javaBinary().toString(),
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                ChildJvm.classpath(),
-                "dev.tributary.service.cli.Main"));
-    command.addAll(List.of(args));
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().putAll(ENV);
-    pb.environment().putAll(PLAIN);
-    pb.environment().put("TRIBUTARY_LOG_FORMAT", "text");
-    Process p = pb.start();
+    Map<String, String> env = new HashMap<>(ENV);
+    env.putAll(PLAIN);
+    env.put("TRIBUTARY_LOG_FORMAT", "text");
+    Process p =
+        ChildJvm.start(
+            List.of("-Xmx256m", "-XX:+UseSerialGC"),
+            "dev.tributary.service.cli.Main",
+            List.of(args),
+            log,
+            dir,
+            env);
     processes.add(p);
     return p;
   }
