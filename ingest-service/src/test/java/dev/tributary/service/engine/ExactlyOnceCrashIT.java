@@ -26,7 +26,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,25 +58,17 @@ class ExactlyOnceCrashIT {
   static KafkaBrokerProcess broker;
 
   @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
+  static void broker() throws Exception {
+    broker = KafkaBrokerProcess.shared();
   }
 
   @Test
   void localDiskTablesHoldEveryOffsetExactlyOnceAfterRepeatedKills() throws Exception {
     Path work = dir.resolve("local");
     Files.createDirectories(work);
-    String topic = "orders-local";
     Fixture fixture =
         new Fixture(
-            topic,
+            "orders-local",
             work,
             work.resolve("tables/orders").toString(),
             work.resolve("tables/orders-quarantine").toString(),
@@ -133,19 +124,18 @@ class ExactlyOnceCrashIT {
     int produced;
 
     Fixture(
-        String topic,
+        String topicPrefix,
         Path work,
         String sinkPath,
         String quarantinePath,
         String checkpoint,
         String storage)
         throws Exception {
-      this.topic = topic;
+      this.topic = broker.newTopic(topicPrefix, PARTITIONS);
       this.work = work;
       this.sinkPath = sinkPath;
       this.quarantinePath = quarantinePath;
       this.pipelineFile = work.resolve("pipeline.yaml");
-      broker.createTopic(topic, PARTITIONS);
       Files.writeString(
           pipelineFile,
           """

@@ -26,7 +26,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,15 +57,8 @@ class GroupScaleOutIT {
   private int produced;
 
   @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
+  static void broker() throws Exception {
+    broker = KafkaBrokerProcess.shared();
   }
 
   @AfterEach
@@ -81,8 +73,7 @@ class GroupScaleOutIT {
       throws Exception {
     Path work = InstanceProcesses.freshWorkDirectory("group-scale-out");
     instances = new InstanceProcesses(work);
-    String topic = "orders-group";
-    broker.createTopic(topic, PARTITIONS);
+    String topic = broker.newTopic("orders-group", PARTITIONS);
     Path sinkPath = work.resolve("tables/orders");
     Path quarantinePath = work.resolve("tables/orders-quarantine");
     Path pipeline = work.resolve("pipeline.yaml");

@@ -57,7 +57,6 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -170,18 +169,9 @@ class GroupStatefulScaleOutIT {
   }
 
   @BeforeAll
-  static void startBroker() throws Exception {
-    // under target/ (as the instances' logs): the broker's log stays for a look after a failure
-    broker =
-        KafkaBrokerProcess.start(
-            InstanceProcesses.freshWorkDirectory("group-stateful-scale-out-broker"));
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
+  static void broker() throws Exception {
+    // its log is under target/ (as the instances' logs), for a look after a failure
+    broker = KafkaBrokerProcess.shared();
   }
 
   @AfterEach
@@ -201,8 +191,7 @@ class GroupStatefulScaleOutIT {
   void killedFrozenAndAddedInstancesComputeTheSingleInstanceWindows() throws Exception {
     Path work = InstanceProcesses.freshWorkDirectory("group-stateful-scale-out");
     instances = new InstanceProcesses(work);
-    topic = "events-stateful-group";
-    broker.createTopic(topic, PARTITIONS);
+    topic = broker.newTopic("events-stateful-group", PARTITIONS);
     admin =
         Admin.create(
             Map.<String, Object>of(
@@ -842,7 +831,8 @@ class GroupStatefulScaleOutIT {
   }
 
   private static List<Object[]> rows(Path table) throws Exception {
-    if (!Files.exists(table.resolve("_delta_log"))) {
+    // the table exists once its first commit does (the folder comes a moment before)
+    if (!Files.exists(table.resolve("_delta_log/00000000000000000000.json"))) {
       return List.of();
     }
     try (ObjectStore store = ObjectStores.open(table.toString(), null)) {

@@ -34,7 +34,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,18 +99,12 @@ class MedallionCrashIT {
 
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
+  private String topic;
   private long produced;
 
   @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
+  static void broker() throws Exception {
+    broker = KafkaBrokerProcess.shared();
   }
 
   /** Record {@code id} happens 10 minutes after record {@code id - 1}: six per hour, in order. */
@@ -150,7 +143,7 @@ class MedallionCrashIT {
                         shift(produced),
                         customer(produced));
         producer
-            .send(new ProducerRecord<>("events", 0, null, value.getBytes(StandardCharsets.UTF_8)))
+            .send(new ProducerRecord<>(topic, 0, null, value.getBytes(StandardCharsets.UTF_8)))
             .get();
       }
     }
@@ -172,7 +165,7 @@ class MedallionCrashIT {
         source:
           kafka:
             bootstrap-servers: %2$s
-            topics: [events]
+            topics: [%3$s]
             max-offsets-per-trigger: 20
         format:
           json:
@@ -181,7 +174,7 @@ class MedallionCrashIT {
           delta: { path: %1$s/bronze }
         checkpoint: %1$s/chk/bronze
         """
-            .formatted(dir, broker.bootstrapServers()));
+            .formatted(dir, broker.bootstrapServers(), topic));
     Files.writeString(
         dir.resolve("silver.yaml"),
         """
@@ -258,7 +251,7 @@ class MedallionCrashIT {
   @Test
   void silverAndGoldEqualTheBatchComputationOverBronzeAfterAHaltAtEveryPointOfEveryLayer()
       throws Exception {
-    broker.createTopic("events", 1);
+    topic = broker.newTopic("events", 1);
     writePipelines();
     Random random = new Random(20261201L);
     for (int round = 0; round < POINTS.length; round++) {

@@ -64,7 +64,7 @@ class S3FaultsIT {
 
   @BeforeAll
   static void start() throws Exception {
-    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
+    broker = KafkaBrokerProcess.shared();
     s3 = S3TestServer.shared();
     proxy = FaultInjectingS3Proxy.start(s3.endpoint(), FAULTS, 20261201L);
   }
@@ -74,16 +74,12 @@ class S3FaultsIT {
     if (proxy != null) {
       proxy.close();
     }
-    if (broker != null) {
-      broker.close();
-    }
   }
 
   @Test
   void bronzeAndQuarantineTablesHoldEveryRecordOnceDespiteS3Faults() throws Exception {
     String bucket = s3.createBucket();
-    String topic = "bronze";
-    broker.createTopic(topic, 3);
+    String topic = broker.newTopic("bronze", 3);
     Set<String> valid = new HashSet<>();
     Set<String> malformed = new HashSet<>();
     Random random = new Random(42);
@@ -159,8 +155,7 @@ class S3FaultsIT {
   @Test
   void statefulTablesEqualAFaultFreeRunDespiteS3Faults() throws Exception {
     String bucket = s3.createBucket();
-    String topic = "events";
-    broker.createTopic(topic, 2);
+    String topic = broker.newTopic("events", 2);
     produce(topic, events(1500, new Random(7)), new Random(8), 2);
 
     Path clean = Files.createDirectories(dir.resolve("stateful-clean"));

@@ -184,7 +184,8 @@ class BrokerRestartIT {
   }
 
   private static long rowCount(Path table) throws Exception {
-    if (!Files.exists(table.resolve("_delta_log"))) {
+    // the table exists once its first commit does (the folder comes a moment before)
+    if (!Files.exists(table.resolve("_delta_log/00000000000000000000.json"))) {
       return 0;
     }
     try (ObjectStore store = ObjectStores.open(table.toString(), null)) {

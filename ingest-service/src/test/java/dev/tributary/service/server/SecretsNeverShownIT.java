@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -128,6 +129,8 @@ class SecretsNeverShownIT {
     Files.writeString(
         folder.resolve("blocked.yaml"),
         pipeline("blocked", base + "/blocker/${TABLES_DIR}/${SECRET_DIR}", "", ""));
+    // The broker is unreachable: its metadata call gives up after 2 s instead of the default 30 s,
+    // so the failure (and the restart awaited below) comes soon.
     Files.writeString(
         folder.resolve("sasl.yaml"),
         pipeline(
@@ -138,32 +141,24 @@ class SecretsNeverShownIT {
               security.protocol: SASL_PLAINTEXT
               sasl.mechanism: PLAIN
               sasl.jaas.config: "org.apache.kafka.common.security.plain.PlainLoginModule required username=\\"u\\" password=\\"${JAAS_PASSWORD}\\";"
+              default.api.timeout.ms: "2000"
         """
                 .stripTrailing(),
             "trigger: { processing-time: 200ms }"));
   }
 
   private Process start(Path log, String... args) throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                ChildJvm.javaBinary().toString(),
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                ChildJvm.classpath(),
-                "dev.tributary.service.cli.Main"));
-    command.addAll(List.of(args));
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().putAll(ENV);
-    pb.environment().putAll(PLAIN);
-    pb.environment().put("TRIBUTARY_LOG_FORMAT", "text");
-    Process p = pb.start();
+    Map<String, String> env = new HashMap<>(ENV);
+    env.putAll(PLAIN);
+    env.put("TRIBUTARY_LOG_FORMAT", "text");
+    Process p =
+        ChildJvm.start(
+            List.of("-Xmx256m", "-XX:+UseSerialGC"),
+            "dev.tributary.service.cli.Main",
+            List.of(args),
+            log,
+            dir,
+            env);
     processes.add(p);
     return p;
   }

@@ -26,7 +26,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -134,30 +133,21 @@ class ServeDeltaSourceIT {
 
     int port = ChildJvm.freePort();
     log = dir.resolve("serve.log");
-    List<String> command =
-        new ArrayList<>(
+    serve =
+        ChildJvm.start(
+            List.of("-Xmx384m", "-XX:+UseSerialGC"),
+            "dev.tributary.service.cli.Main",
             List.of(
-                ChildJvm.javaBinary().toString(),
-                "-Xmx384m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                ChildJvm.classpath(),
-                "dev.tributary.service.cli.Main",
-                "serve",
-                "--pipelines-dir",
-                pipelines.toString(),
-                "--port",
-                Integer.toString(port)));
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().put("S3_ACCESS_KEY", S3TestServer.ACCESS_KEY);
-    pb.environment().put("WRONG_SECRET", WRONG_SECRET);
-    pb.environment().put("TRIBUTARY_API_TOKEN", TOKEN);
-    serve = pb.start();
+                "serve", "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)),
+            log,
+            dir,
+            Map.of(
+                "S3_ACCESS_KEY",
+                S3TestServer.ACCESS_KEY,
+                "WRONG_SECRET",
+                WRONG_SECRET,
+                "TRIBUTARY_API_TOKEN",
+                TOKEN));
     http = new Http("http://127.0.0.1:" + port);
     await()
         .atMost(SLOW)

@@ -21,7 +21,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +54,8 @@ class ServeEndToEndIT {
 
   @TempDir static Path dir;
   private static KafkaBrokerProcess broker;
+  private static String clicksTopic;
+  private static String historyTopic;
   private static S3TestServer s3;
   private static String bucket;
   private static Process serve;
@@ -63,57 +64,49 @@ class ServeEndToEndIT {
 
   @BeforeAll
   static void startTopology() throws Exception {
-    broker = KafkaBrokerProcess.start(dir.resolve("kafka"));
+    broker = KafkaBrokerProcess.shared();
     s3 = S3TestServer.shared();
     bucket = s3.createBucket();
-    broker.createTopic("clicks", 2);
-    broker.createTopic("history", 1);
-    produce("clicks", 0, 200);
-    produce("history", 0, 50);
+    clicksTopic = broker.newTopic("clicks", 2);
+    historyTopic = broker.newTopic("history", 1);
+    produce(clicksTopic, 0, 200);
+    produce(historyTopic, 0, 50);
 
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
     Files.writeString(
         pipelines.resolve("clicks.yaml"),
         pipeline(
             "clicks",
-            "clicks",
+            clicksTopic,
             "trigger: { processing-time: 300ms }\nmaintenance:\n  compaction: { schedule: \"*/2 * * * * *\", min-files: 2 }\n"));
     Files.writeString(
         pipelines.resolve("history.yaml"),
         pipeline(
             "history",
-            "history",
+            historyTopic,
             "trigger: { available-now: true }\nbackfill: { schedule: \"0 0 2 * * *\" }\n"
                 + "maintenance:\n  compaction: { schedule: \"0 0 3 * * *\", min-files: 2 }\n"));
     Files.writeString(pipelines.resolve("broken.yaml"), "pipeline: broken\nsorce: {}\n");
 
     int port = ChildJvm.freePort();
     log = dir.resolve("serve.log");
-    List<String> command =
-        new ArrayList<>(
+    serve =
+        ChildJvm.start(
+            List.of("-Xmx384m", "-XX:+UseSerialGC"),
+            "dev.tributary.service.cli.Main",
             List.of(
-                ChildJvm.javaBinary().toString(),
-                "-Xmx384m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                ChildJvm.classpath(),
-                "dev.tributary.service.cli.Main",
-                "serve",
-                "--pipelines-dir",
-                pipelines.toString(),
-                "--port",
-                Integer.toString(port)));
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().put("S3_ACCESS_KEY", S3TestServer.ACCESS_KEY);
-    pb.environment().put("S3_SECRET_KEY", S3TestServer.SECRET_KEY);
-    pb.environment().put("TRIBUTARY_API_TOKEN", TOKEN);
-    pb.environment().put("TRIBUTARY_LOG_FORMAT", "json");
-    serve = pb.start();
+                "serve", "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)),
+            log,
+            dir,
+            Map.of(
+                "S3_ACCESS_KEY",
+                S3TestServer.ACCESS_KEY,
+                "S3_SECRET_KEY",
+                S3TestServer.SECRET_KEY,
+                "TRIBUTARY_API_TOKEN",
+                TOKEN,
+                "TRIBUTARY_LOG_FORMAT",
+                "json"));
     http = new Http("http://127.0.0.1:" + port);
     await()
         .atMost(SLOW)
@@ -127,9 +120,6 @@ class ServeEndToEndIT {
   static void stopTopology() throws Exception {
     if (serve != null && serve.isAlive()) {
       serve.destroyForcibly().waitFor();
-    }
-    if (broker != null) {
-      broker.close();
     }
   }
 
@@ -280,7 +270,7 @@ class ServeEndToEndIT {
     assertThat(JSON.readTree(again.body()).get("message").asText())
         .isEqualTo("Pipeline clicks has no active run to stop.");
 
-    produce("clicks", 200, 230);
+    produce(clicksTopic, 200, 230);
     assertThat(http.post("/api/pipelines/clicks/start", auth).statusCode()).isEqualTo(202);
     await().atMost(SLOW).untilAsserted(() -> assertThat(rowsOut("clicks")).isEqualTo(230));
     HttpResponse<String> busy = http.post("/api/pipelines/clicks/start", auth);
@@ -299,7 +289,7 @@ class ServeEndToEndIT {
   @Order(4)
   void backfillRunsAnAvailableNowRun() throws Exception {
     String auth = "Bearer " + TOKEN;
-    produce("history", 50, 70);
+    produce(historyTopic, 50, 70);
     HttpResponse<String> backfill = http.post("/api/pipelines/history/backfill", auth);
     assertThat(backfill.statusCode()).as(backfill.body()).isEqualTo(202);
     await()
@@ -375,7 +365,9 @@ class ServeEndToEndIT {
                   .containsPattern(
                       "tributary_batch_duration_seconds_count\\{application=\"tributary\",phase=\"commit\",pipeline=\"clicks\"}")
                   .contains(
-                      "tributary_lag{application=\"tributary\",pipeline=\"clicks\",topic=\"clicks\"} 0.0")
+                      "tributary_lag{application=\"tributary\",pipeline=\"clicks\",topic=\""
+                          + clicksTopic
+                          + "\"} 0.0")
                   .contains("tributary_watermark_delay_seconds{")
                   .contains("tributary_state_rows{")
                   .contains("tributary_state_bytes{")
@@ -398,9 +390,9 @@ class ServeEndToEndIT {
   @Test
   @Order(7)
   void sigtermStopsCleanlyAndTheNextRunResumesExactly() throws Exception {
-    produce("clicks", 230, 300);
+    produce(clicksTopic, 230, 300);
     await().atMost(SLOW).untilAsserted(() -> assertThat(rowsOut("clicks")).isGreaterThan(230));
-    produce("clicks", 300, 400);
+    produce(clicksTopic, 300, 400);
     serve.destroy(); // SIGTERM
     assertThat(serve.waitFor(3, TimeUnit.MINUTES)).as(tail()).isTrue();
     String output = Files.readString(log);

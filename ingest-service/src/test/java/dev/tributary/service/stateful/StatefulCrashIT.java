@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -34,7 +35,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,22 +67,14 @@ class StatefulCrashIT {
   static KafkaBrokerProcess broker;
 
   @BeforeAll
-  static void startBroker() throws Exception {
-    broker = KafkaBrokerProcess.start(dir.resolve("broker"));
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    if (broker != null) {
-      broker.close();
-    }
+  static void broker() throws Exception {
+    broker = KafkaBrokerProcess.shared();
   }
 
   @Test
   void seedQueryResultIsExactAfterRepeatedKills() throws Exception {
-    String topic = "events-crash";
+    String topic = broker.newTopic("events-crash", PARTITIONS);
     Path work = Files.createDirectories(dir.resolve("work"));
-    broker.createTopic(topic, PARTITIONS);
     String yaml =
         Files.readString(Path.of("../pipelines/stateful-tumbling-append.yaml"))
             .replace("${KAFKA_BOOTSTRAP:-localhost:9092}", broker.bootstrapServers())
@@ -244,8 +236,10 @@ class StatefulCrashIT {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    List<Event> batch = events.subList(from, from + count);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-      for (Event e : events.subList(from, from + count)) {
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      for (Event e : batch) {
         String json =
             "{\"event_id\":\""
                 + e.id()
@@ -260,15 +254,16 @@ class StatefulCrashIT {
                 + ",\"quantity\":"
                 + e.quantity()
                 + "}";
-        // one at a time, in order, each to its partition; where it landed maps offsets back to
-        // events
-        RecordMetadata at =
-            producer
-                .send(
-                    new ProducerRecord<>(
-                        topic, e.partition(), null, json.getBytes(StandardCharsets.UTF_8)))
-                .get();
-        BY_POSITION.put(at.partition() + ":" + at.offset(), e);
+        // in order, each to its partition (the idempotent producer keeps the order of a
+        // partition's records through retries); where each landed maps offsets back to events
+        sent.add(
+            producer.send(
+                new ProducerRecord<>(
+                    topic, e.partition(), null, json.getBytes(StandardCharsets.UTF_8))));
+      }
+      for (int i = 0; i < sent.size(); i++) {
+        RecordMetadata at = sent.get(i).get();
+        BY_POSITION.put(at.partition() + ":" + at.offset(), batch.get(i));
       }
     }
     return from + count;

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -20,29 +21,64 @@ import org.apache.kafka.common.Uuid;
  * the in-process broker it survives the death of the JVM under test... and of the test's children.
  * Storage is formatted with Kafka's StorageTool before the first start. {@link #kill()} and {@link
  * #restart()} stop it like a crash and bring it back on the same data directory and ports, for
- * tests of a broker failure.
+ * tests of a broker failure. The broker halts by itself when the test JVM dies ({@link
+ * KafkaBrokerLauncher}).
+ *
+ * <p>Tests that leave the broker running use {@link #shared()}: a start costs a JVM and a KRaft
+ * controller (5-6 s on two busy cores, three times that while other builds run), so one broker
+ * serves every such test of the JVM. Tests that kill or restart it {@link #start} their own.
  */
 public final class KafkaBrokerProcess implements AutoCloseable {
   private static final List<String> JVM =
       List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dlog4j2.level=WARN");
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  private static KafkaBrokerProcess shared;
 
   private final Path dir;
   private final int port;
   private final Path config;
   private final Path log;
+  private final boolean isShared;
   private volatile Process process;
 
-  private KafkaBrokerProcess(Path dir, int port, Path config, Path log, Process process) {
+  private KafkaBrokerProcess(
+      Path dir, int port, Path config, Path log, Process process, boolean isShared) {
     this.dir = dir;
     this.port = port;
     this.config = config;
     this.log = log;
     this.process = process;
+    this.isShared = isShared;
   }
 
-  /** Formats storage in {@code dir} and starts the broker; returns once it accepts connections. */
+  /**
+   * The broker shared by every test of this JVM that neither kills nor restarts it, started on
+   * first use and stopped by a shutdown hook; {@link #close()} on it does nothing. It lives in
+   * {@code target/kafka-broker-<pid>}, where its log stays for a look after a failure. Its tests
+   * must not meet: each creates uniquely named topics ({@link #newTopic}), and a pipeline in group
+   * mode has a pipeline id of its own (its consumer group and exchange topics are named after it).
+   */
+  public static synchronized KafkaBrokerProcess shared() throws IOException, InterruptedException {
+    if (shared == null) {
+      Path dir =
+          InstanceProcesses.freshWorkDirectory("kafka-broker-" + ProcessHandle.current().pid());
+      KafkaBrokerProcess started = start(dir, true /* isShared */);
+      Runtime.getRuntime().addShutdownHook(new Thread(started::stopShared, "kafka-broker-stop"));
+      shared = started;
+    }
+    return shared;
+  }
+
+  /**
+   * Formats storage in {@code dir} and starts a broker of the caller's own, which the caller
+   * closes; returns once it accepts connections.
+   */
   public static KafkaBrokerProcess start(Path dir) throws IOException, InterruptedException {
+    return start(dir, false /* isShared */);
+  }
+
+  private static KafkaBrokerProcess start(Path dir, boolean isShared)
+      throws IOException, InterruptedException {
     Files.createDirectories(dir);
     int[] ports = ChildJvm.freePorts(2);
     int port = ports[0];
@@ -84,14 +120,31 @@ public final class KafkaBrokerProcess implements AutoCloseable {
       throw new IllegalStateException(
           "formatting Kafka storage failed; see " + log + ":\n" + tail(log));
     }
-    Process broker = ChildJvm.start(JVM, "kafka.Kafka", List.of(config.toString()), log, dir);
-    KafkaBrokerProcess started = new KafkaBrokerProcess(dir, port, config, log, broker);
+    Process broker = launch(config, log, dir);
+    KafkaBrokerProcess started = new KafkaBrokerProcess(dir, port, config, log, broker, isShared);
     started.awaitReady(READY_TIMEOUT, log);
     return started;
   }
 
-  /** Kills the broker with SIGKILL, as a crash would: no shutdown, no flush of its logs. */
+  private static Process launch(Path config, Path log, Path dir) throws IOException {
+    return ChildJvm.start(
+        JVM,
+        KafkaBrokerLauncher.class.getName(),
+        List.of(Long.toString(ProcessHandle.current().pid()), config.toString()),
+        log,
+        dir);
+  }
+
+  /**
+   * Kills the broker with SIGKILL, as a crash would: no shutdown, no flush of its logs.
+   *
+   * @throws IllegalStateException on the {@link #shared()} broker: other tests use it
+   */
   public void kill() throws InterruptedException {
+    if (isShared) {
+      throw new IllegalStateException(
+          "the shared broker serves other tests too: start(dir) a broker of your own to kill it");
+    }
     process.destroyForcibly().waitFor();
   }
 
@@ -107,7 +160,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     }
     Instant deadline = Instant.now().plus(READY_TIMEOUT);
     while (true) {
-      process = ChildJvm.start(JVM, "kafka.Kafka", List.of(config.toString()), log, dir);
+      process = launch(config, log, dir);
       try {
         awaitReady(Duration.between(Instant.now(), deadline), log);
         return;
@@ -155,6 +208,17 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     return dir;
   }
 
+  /**
+   * Creates a topic named {@code prefix} and a random suffix with {@code partitions} partitions,
+   * waits for their leaders, and returns its name (on the {@link #shared()} broker, a name no other
+   * test uses).
+   */
+  public String newTopic(String prefix, int partitions) throws Exception {
+    String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    createTopic(name, partitions);
+    return name;
+  }
+
   /** Creates {@code name} with {@code partitions} partitions and waits for their leaders. */
   public void createTopic(String name, int partitions) throws Exception {
     try (Admin admin =
@@ -165,11 +229,26 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     }
   }
 
+  /** Stops a broker from {@link #start}; on the {@link #shared()} one this does nothing. */
   @Override
   public void close() throws InterruptedException {
+    if (!isShared) {
+      stop();
+    }
+  }
+
+  private void stop() throws InterruptedException {
     process.destroy();
     if (!process.waitFor(20, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
+    }
+  }
+
+  private void stopShared() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -199,6 +199,9 @@ public final class S3TestServer implements AutoCloseable {
                       "-Xmx256m",
                       "-XX:+UseSerialGC",
                       "-XX:TieredStopAtLevel=1",
+                      // start-up is most of a test server's cost: skip verifying the jar's classes
+                      "-XX:+UnlockDiagnosticVMOptions",
+                      "-XX:-BytecodeVerificationRemote",
                       "-cp",
                       jar + File.pathSeparator + launcherClasspath(),
                       S3ProxyLauncher.class.getName(),
