@@ -60,8 +60,10 @@ final class SparkReference {
       }
     }
     Files.createDirectories(CACHE);
-    Path partial = CACHE.resolve("spark-" + key + ".classpath.tmp");
-    Path log = CACHE.resolve("resolve.log");
+    // names of this JVM's own: two test JVMs (Failsafe forks) may resolve at the same time
+    long pid = ProcessHandle.current().pid();
+    Path partial = CACHE.resolve("spark-" + key + ".classpath." + pid + ".tmp");
+    Path log = CACHE.resolve("resolve-" + pid + ".log");
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -193,7 +195,10 @@ final class SparkReference {
     // the temporary directory goes with the test: keep the last log where a developer looks
     Files.createDirectories(CACHE);
     Path kept = CACHE.resolve("last-spark.log").toAbsolutePath();
-    Files.copy(log, kept, StandardCopyOption.REPLACE_EXISTING);
+    // copied, then renamed: another test JVM may keep its own last log at the same moment
+    Path copy = CACHE.resolve("last-spark." + ProcessHandle.current().pid() + ".tmp");
+    Files.copy(log, copy, StandardCopyOption.REPLACE_EXISTING);
+    Files.move(copy, kept, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     if (!exited) {
       throw new IllegalStateException(
           "Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
