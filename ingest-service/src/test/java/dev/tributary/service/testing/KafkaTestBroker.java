@@ -88,6 +88,36 @@ public final class KafkaTestBroker {
     }
   }
 
+  /**
+   * Sends {@code records} (partition, value) in their order with one producer, and waits for every
+   * {@code chunk} records before sending more: no partition gets ahead of the others by more than a
+   * chunk, as when a stream's producers write all partitions at once. Event-time tests need this: a
+   * pipeline that plans while one partition holds the whole stream and another nothing yet rightly
+   * drops the other's older records as late.
+   */
+  public void sendInOrder(String topic, List<Map.Entry<Integer, String>> records, int chunk) {
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      List<Future<?>> sent = new ArrayList<>();
+      for (Map.Entry<Integer, String> r : records) {
+        sent.add(
+            producer.send(
+                new ProducerRecord<>(
+                    topic, r.getKey(), null, r.getValue().getBytes(StandardCharsets.UTF_8))));
+        if (sent.size() == chunk) {
+          for (var f : sent) {
+            f.get();
+          }
+          sent.clear();
+        }
+      }
+      for (var f : sent) {
+        f.get();
+      }
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException("cannot send to " + topic, e);
+    }
+  }
+
   /** Deletes every record of the partition before {@code offset}, as retention would. */
   public void deleteRecordsBefore(String topic, int partition, long offset) {
     try (Admin admin = admin()) {

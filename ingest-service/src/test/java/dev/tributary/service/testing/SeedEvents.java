@@ -12,6 +12,7 @@ import dev.tributary.table.data.DataFiles;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,16 +83,15 @@ public final class SeedEvents {
 
   /** Sends the next {@code count} events to a fresh topic (offsets counted from 0). */
   public void produce(KafkaTestBroker broker, String topic, int count) {
-    List<List<String>> byPartition = new ArrayList<>();
-    for (int p = 0; p < partitions; p++) {
-      byPartition.add(new ArrayList<>());
-    }
+    // in event order over all partitions, five minutes of event time at a time (half the delay,
+    // less the jitter): a plan never sees one partition so far ahead of another that an event is
+    // late, whatever the batch cuts
+    List<Map.Entry<Integer, String>> records = new ArrayList<>();
     for (int k = 0; k < count; k++) {
       int i = produced++;
       int partition = i % partitions;
-      List<String> values = byPartition.get(partition);
       if (malformedEvery > 0 && i % malformedEvery == malformedEvery - 1) {
-        values.add("{\"event_id\": \"broken-" + i);
+        records.add(Map.entry(partition, "{\"event_id\": \"broken-" + i));
         malformed.add(partition + "@" + nextOffset[partition]++);
         continue;
       }
@@ -110,7 +110,7 @@ public final class SeedEvents {
               + "}";
       int copies = i % resendEvery == 0 ? 2 : 1;
       for (int c = 0; c < copies; c++) {
-        values.add(json);
+        records.add(Map.entry(partition, json));
         nextOffset[partition]++;
       }
       long[] w =
@@ -121,9 +121,12 @@ public final class SeedEvents {
       w[1] += amount.unscaledValue().longValue();
       max = ts.isAfter(max) ? ts : max;
     }
-    for (int p = 0; p < partitions; p++) {
-      broker.send(topic, p, byPartition.get(p));
-    }
+    broker.sendInOrder(topic, records, chunkFor(Duration.ofMinutes(5)));
+  }
+
+  /** How many records span about {@code eventTime} of event time (at least one per partition). */
+  private int chunkFor(Duration eventTime) {
+    return (int) Math.max(partitions, eventTime.toSeconds() / Math.max(1, secondsApart));
   }
 
   /**
