@@ -131,7 +131,7 @@ class UpsertConfigTest {
             "orders.yaml:23:18: sink.delta.sequence-by: sequence-by column 'version_text' is a"
                 + " string, which cannot order the changes of a key; use an int, long, timestamp or"
                 + " date column (derive one, e.g. derive: { version: \"CAST(version_text AS"
-                + " BIGINT)\" })");
+                + " long)\" })");
   }
 
   @Test

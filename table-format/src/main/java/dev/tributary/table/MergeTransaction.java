@@ -41,6 +41,7 @@ public final class MergeTransaction extends TableTransaction {
   private final Map<List<Object>, Change> changes = new LinkedHashMap<>();
   private final List<AddFile> rewritten = new ArrayList<>();
   private MergeMetrics metrics = MergeMetrics.NONE;
+  private boolean prepared;
 
   /** What a change does to its key's row. */
   public enum Kind {
@@ -123,6 +124,10 @@ public final class MergeTransaction extends TableTransaction {
 
   /** Buffers a change; the last change written for a key replaces the earlier ones. */
   public void apply(Change change) {
+    if (prepared) {
+      throw new IllegalStateException(
+          "merge into " + table.location() + " is prepared: it takes no more changes");
+    }
     if (alreadyCommitted()) {
       return;
     }
@@ -143,10 +148,22 @@ public final class MergeTransaction extends TableTransaction {
    */
   @Override
   public CommitResult commit(Map<String, String> commitInfoExtras) throws IOException {
-    if (!alreadyCommitted() && !changes.isEmpty()) {
+    prepare();
+    return super.commit(commitInfoExtras);
+  }
+
+  /**
+   * Plans the merge on the read snapshot and writes its data files (the copies of the touched files
+   * and the new rows), without committing; {@link #commit} does it first if not done. Files written
+   * and never committed are orphans for vacuum. Once prepared, no more changes are taken.
+   *
+   * @throws IllegalStateException as {@link #commit}
+   */
+  public void prepare() throws IOException {
+    if (!prepared && !alreadyCommitted() && !changes.isEmpty()) {
       rewrite();
     }
-    return super.commit(commitInfoExtras);
+    prepared = true;
   }
 
   private void rewrite() throws IOException {

@@ -572,7 +572,7 @@ final class Messages {
         + "' is a "
         + type
         + ", which cannot order the changes of a key; use an int, long, timestamp or date column"
-        + " (derive one, e.g. derive: { version: \"CAST(version_text AS BIGINT)\" })";
+        + " (derive one, e.g. derive: { version: \"CAST(version_text AS long)\" })";
   }
 
   static String nestedUpsertKey(String role, String column) {
