@@ -5,17 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.testing.InMemorySource;
 import dev.tributary.service.testing.MemoryPipeline;
 import dev.tributary.service.testing.MemoryPipeline.Model;
+import dev.tributary.table.CompactionOptions;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -140,6 +144,36 @@ class UpsertPipelineTest {
   }
 
   @Test
+  void aCompactionBetweenTheMergesPlanAndItsCommitMakesItPlanAgain() throws Exception {
+    MemoryPipeline pipeline = MemoryPipeline.declared(YAML, dir);
+    InMemorySource.Log topic = new InMemorySource.Log("customers", 1);
+    for (long id = 1; id <= 12; id++) {
+      topic.append(0, String.valueOf(id), change(id, "v1", 1, "c")); // three batches of four
+    }
+    run(pipeline, topic);
+    DeltaTable table = DeltaTable.open(pipeline.sinkStore, TableOptions.defaults());
+    assertThat(table.snapshot().fileCount()).isEqualTo(3);
+    topic.append(0, "2", change(2, "v2", 2, "u"));
+    AtomicInteger compactions = new AtomicInteger();
+    CrashPoints.onThisThread(
+        point -> {
+          if (point.equals(CrashPoints.AFTER_DATA_FILES) && compactions.getAndIncrement() == 0) {
+            try { // another process compacts the table while the merge is about to commit
+              table.compact(new CompactionOptions(2, 1 << 20));
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
+        },
+        () -> {
+          run(pipeline, topic);
+          return null;
+        });
+    assertThat(compactions.get()).as("planned twice: before and after the compaction").isEqualTo(2);
+    assertThat(table(pipeline)).hasSize(12).containsEntry(2L, "v2@2").containsEntry(1L, "v1@1");
+  }
+
+  @Test
   void validateNamesAKeyOrSequenceColumnOrPredicateThatDoesNotFitTheOutput() {
     String derived =
         YAML.replace(
@@ -158,6 +192,5 @@ class UpsertPipelineTest {
         .isInstanceOf(PipelineDefinitionException.class)
         .hasMessageContaining("sink.delta.delete-when:")
         .hasMessageContaining("opp");
-    assertThat(List.of(YAML)).isNotEmpty();
   }
 }
