@@ -62,7 +62,7 @@ final class Committer {
       List<PositionFence> fences,
       List<Action> fileActions,
       String operation,
-      Map<String, String> extras,
+      Map<String, ?> extras,
       boolean appendsConflict) {
     String txnId = UUID.randomUUID().toString();
     List<String> removed = new ArrayList<>();
@@ -114,7 +114,7 @@ final class Committer {
     private final ConflictRules rules;
     private final List<Action> fileActions;
     private final String operation;
-    private final Map<String, String> extras;
+    private final Map<String, ?> extras;
     private final int adds;
     private final int removes;
     private TableState state;
@@ -131,7 +131,7 @@ final class Committer {
         ConflictRules rules,
         List<Action> fileActions,
         String operation,
-        Map<String, String> extras,
+        Map<String, ?> extras,
         int adds,
         int removes) {
       this.readState = readState;
@@ -273,7 +273,7 @@ final class Committer {
       long readVersion,
       TransactionId txn,
       String operation,
-      Map<String, String> extras,
+      Map<String, ?> extras,
       List<Action> fileActions) {
     long now = options.clock().millis();
     Map<String, Object> info = new LinkedHashMap<>();

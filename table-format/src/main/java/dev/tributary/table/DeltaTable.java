@@ -27,6 +27,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +60,7 @@ public final class DeltaTable {
   private final Counters counters = new Counters();
   private final Committer committer;
   private volatile TableState cached;
+  private final Map<List<String>, KeyIndex> keyIndexes = new ConcurrentHashMap<>();
 
   private DeltaTable(ObjectStore store, TableOptions options) {
     this.log = new DeltaLog(store);
@@ -475,8 +477,27 @@ public final class DeltaTable {
    * @throws IllegalArgumentException if a key column is not a column of the table
    */
   public MergeTransaction newMerge(TransactionId txn, List<String> keyColumns) throws IOException {
-    return new MergeTransaction(
-        this, txn, new Snapshot(location(), latestState()), List.copyOf(keyColumns));
+    return newMerge(txn, MergeSpec.byKey(keyColumns));
+  }
+
+  /**
+   * Starts a transaction that merges changes (upserts and deletes) by key, ordered by the spec's
+   * sequence column if it has one ({@code write: upsert}). Same idempotency as {@link #newAppend}.
+   * The handle keeps a {@link KeyIndex} per spec, so a merge reads only the key columns of the
+   * files committed since the handle's previous merge (the whole table's, the first time).
+   *
+   * @throws IllegalArgumentException if a key or sequence column is not a column of the table
+   */
+  public MergeTransaction newMerge(TransactionId txn, MergeSpec spec) throws IOException {
+    return new MergeTransaction(this, txn, new Snapshot(location(), latestState()), spec);
+  }
+
+  /** The key index of merges by {@code spec}'s columns, created empty on first use. */
+  KeyIndex keyIndex(MergeSpec spec) {
+    List<String> id = new ArrayList<>(spec.keyColumns());
+    id.add("|" + spec.sequenceColumn().orElse(""));
+    return keyIndexes.computeIfAbsent(
+        id, k -> new KeyIndex(spec.keyColumns(), spec.sequenceColumn().orElse(null)));
   }
 
   /**
@@ -549,7 +570,7 @@ public final class DeltaTable {
       TransactionId txn,
       List<Action> fileActions,
       String operation,
-      Map<String, String> extras,
+      Map<String, ?> extras,
       boolean appendsConflict) {
     return commit(readState, txn, List.of(), fileActions, operation, extras, appendsConflict);
   }
@@ -560,7 +581,7 @@ public final class DeltaTable {
       List<PositionFence> fences,
       List<Action> fileActions,
       String operation,
-      Map<String, String> extras,
+      Map<String, ?> extras,
       boolean appendsConflict) {
     Committer.Outcome outcome =
         committer.commit(readState, txn, fences, fileActions, operation, extras, appendsConflict);

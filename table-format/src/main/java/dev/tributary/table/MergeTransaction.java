@@ -1,6 +1,5 @@
 package dev.tributary.table;
 
-import dev.tributary.storage.ObjectKeys;
 import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
@@ -11,27 +10,75 @@ import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
 /**
- * Upserts rows by key in one commit (update output mode): rows written to this transaction replace
- * the table's rows with the same values in the key columns, or are added. At commit the files that
- * may hold one of the keys (by their min/max statistics on the key columns; all files without
- * statistics) are read and rewritten without the replaced rows, plus the new rows; the commit
- * removes those files ({@code dataChange=true}) and adds the new ones, so the table holds each key
- * once. The rows of one transaction are kept on the heap until commit (one batch's changed keys).
- * Conflicts with a concurrent commit that removes one of the rewritten files. See {@link
- * TableTransaction} for the lifecycle; obtain it from {@link DeltaTable#newMerge}.
+ * Merges changes by key in one commit: each change sets its key's row (an upsert: replace or
+ * insert) or deletes it; the table then holds each key at most once. Used by update output mode
+ * (every row an upsert) and by {@code write: upsert} (upserts and deletes ordered by a sequence
+ * column).
+ *
+ * <p>Protocol of {@link #commit}: the table's {@link KeyIndex} is brought up to the read snapshot
+ * (reading only the key columns of files it has not seen), each change looks its key up (one probe,
+ * whatever the table's size), a change older than the row it would replace is dropped ({@link
+ * MergeSpec#sequenceColumn}), and the files holding replaced or deleted rows are rewritten without
+ * them (copy-on-write: the commit removes each such file, {@code dataChange=true}, and adds the
+ * copy of its other rows and the new rows). The commit conflicts with a concurrent one that removes
+ * one of the rewritten files (a compaction, another merge): nothing is committed and the caller
+ * plans again on a fresh snapshot. The changes are kept on the heap until commit (one batch's keys,
+ * the last change per key). See {@link TableTransaction} for the lifecycle; obtain it from {@link
+ * DeltaTable#newMerge}.
  */
 public final class MergeTransaction extends TableTransaction {
+  private final MergeSpec spec;
   private final int[] keyColumns;
-  private final Map<List<Object>, Object[]> upserts = new LinkedHashMap<>();
+  private final int sequenceColumn;
+  private final Map<List<Object>, Change> changes = new LinkedHashMap<>();
   private final List<AddFile> rewritten = new ArrayList<>();
+  private MergeMetrics metrics = MergeMetrics.NONE;
+  private boolean prepared;
 
-  MergeTransaction(
-      DeltaTable table, TransactionId txn, Snapshot readSnapshot, List<String> keyColumns) {
+  /** What a change does to its key's row. */
+  public enum Kind {
+    /** The row becomes the key's row (replacing the table's, or inserted). */
+    UPSERT,
+    /** The key's row is deleted (a change for a key the table does not hold does nothing). */
+    DELETE
+  }
+
+  /** Whether a change applies only when it is not older than the table's row. */
+  public enum Order {
+    /** Applies unless the table's row has a higher sequence value (the default). */
+    BY_SEQUENCE,
+    /**
+     * Applies whatever the table holds: a change that follows a delete without a sequence value (a
+     * Kafka tombstone) in the same batch.
+     */
+    ALWAYS
+  }
+
+  /**
+   * One change of a key.
+   *
+   * @param kind upsert or delete
+   * @param row the row (aligned with the table schema); for a delete, only the key columns (and the
+   *     sequence column) are read
+   * @param order whether the table's row can make it too old to apply
+   */
+  public record Change(Kind kind, Object[] row, Order order) {
+    public Change {
+      Objects.requireNonNull(kind, "kind");
+      row = row.clone();
+      Objects.requireNonNull(order, "order");
+    }
+  }
+
+  MergeTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot, MergeSpec spec) {
     super(table, txn, readSnapshot);
     if (ProtocolSupport.appendOnly(readSnapshot.state().metadata())) {
       throw new TableException(
@@ -39,99 +86,200 @@ public final class MergeTransaction extends TableTransaction {
               + table.location()
               + ": it is append-only (delta.appendOnly=true). Append instead, or write to another table.");
     }
+    this.spec = spec;
     StructType schema = readSnapshot.schema();
-    this.keyColumns = new int[keyColumns.size()];
-    for (int i = 0; i < this.keyColumns.length; i++) {
-      this.keyColumns[i] = schema.indexOf(keyColumns.get(i));
-      if (this.keyColumns[i] < 0) {
-        throw new IllegalArgumentException(
-            "merge key column '"
-                + keyColumns.get(i)
-                + "' is not a column of table "
-                + table.location()
-                + "; columns are "
-                + schema.fieldNames());
-      }
+    this.keyColumns = new int[spec.keyColumns().size()];
+    for (int i = 0; i < keyColumns.length; i++) {
+      keyColumns[i] = column(schema, "merge key column", spec.keyColumns().get(i));
     }
+    this.sequenceColumn =
+        spec.sequenceColumn().map(c -> column(schema, "sequence column", c)).orElse(-1);
   }
 
-  /** Buffers the row as the new value of its key (the last row written for a key wins). */
+  private int column(StructType schema, String role, String name) {
+    int index = schema.indexOf(name);
+    if (index < 0) {
+      throw new IllegalArgumentException(
+          role
+              + " '"
+              + name
+              + "' is not a column of table "
+              + table.location()
+              + "; columns are "
+              + schema.fieldNames());
+    }
+    return index;
+  }
+
+  /** Buffers the row as the new value of its key, ordered by the sequence column if any. */
   @Override
   public void write(Object[] row) {
+    apply(new Change(Kind.UPSERT, row, Order.BY_SEQUENCE));
+  }
+
+  /** Buffers the deletion of the row's key, ordered by the sequence column if any. */
+  public void delete(Object[] row) {
+    apply(new Change(Kind.DELETE, row, Order.BY_SEQUENCE));
+  }
+
+  /** Buffers a change; the last change written for a key replaces the earlier ones. */
+  public void apply(Change change) {
+    if (prepared) {
+      throw new IllegalStateException(
+          "merge into " + table.location() + " is prepared: it takes no more changes");
+    }
     if (alreadyCommitted()) {
       return;
     }
-    upserts.put(key(row), row.clone());
+    changes.put(key(change.row()), change);
   }
 
-  /** Rewrites the files that may hold the keys, then commits removes and adds with the txn. */
-  @Override
-  public CommitResult commit(Map<String, String> commitInfoExtras) throws IOException {
-    if (!alreadyCommitted() && !upserts.isEmpty()) {
-      StructType schema = readSnapshot.schema();
-      Map<String, AddFile> live = readSnapshot.state().files();
-      for (DataFile file : readSnapshot.files()) {
-        if (!mayHoldKeys(file)) {
-          continue;
-        }
-        rewritten.add(live.get(file.path()));
-        try (CloseableIterator<Object[]> rows = DataFiles.read(table.store(), file, schema)) {
-          while (rows.hasNext()) {
-            Object[] row = rows.next();
-            if (!upserts.containsKey(key(row))) {
-              super.write(row);
-            }
-          }
-        }
-      }
-      for (Object[] row : upserts.values()) {
-        super.write(row);
-      }
-    }
-    return super.commit(commitInfoExtras);
-  }
-
-  /** False only when a key column's statistics prove no new key falls in the file. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private boolean mayHoldKeys(DataFile file) {
-    for (int i = 0; i < keyColumns.length; i++) {
-      String name = readSnapshot.schema().fields().get(keyColumns[i]).name();
-      Object min = file.stats().minValues().get(name);
-      Object max = file.stats().maxValues().get(name);
-      if (!(min instanceof Comparable) || !(max instanceof Comparable)) {
-        continue;
-      }
-      boolean any = false;
-      for (List<Object> k : upserts.keySet()) {
-        Object v = k.get(i);
-        try {
-          if (v == null || compareAsStatistics(min, v) <= 0 && compareAsStatistics(max, v) >= 0) {
-            any = true;
-            break;
-          }
-        } catch (ClassCastException e) {
-          any = true;
-          break;
-        }
-      }
-      if (!any) {
-        return false;
-      }
-    }
-    return true;
+  /** What the commit did; {@link MergeMetrics#NONE} before it, or when it was a skip. */
+  public MergeMetrics metrics() {
+    return metrics;
   }
 
   /**
-   * Orders values the way file statistics are ordered: strings by their UTF-8 bytes, which is code
-   * point order, not {@link String#compareTo}'s UTF-16 unit order (they differ for characters above
-   * U+FFFF against U+E000..U+FFFF, and a wrong order would skip a file holding the key).
+   * Finds the rows the changes replace, rewrites their files, then commits the removes and adds
+   * with the txn.
+   *
+   * @throws IllegalStateException if a file no longer holds a key where the index says it does
+   *     (nothing committed)
    */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  static int compareAsStatistics(Object a, Object b) {
-    if (a instanceof String x && b instanceof String y) {
-      return ObjectKeys.ORDER.compare(x, y); // code point order, the order of object keys too
+  @Override
+  public CommitResult commit(Map<String, String> commitInfoExtras) throws IOException {
+    prepare();
+    return super.commit(commitInfoExtras);
+  }
+
+  /**
+   * Plans the merge on the read snapshot and writes its data files (the copies of the touched files
+   * and the new rows), without committing; {@link #commit} does it first if not done. Files written
+   * and never committed are orphans for vacuum. Once prepared, no more changes are taken.
+   *
+   * @throws IllegalStateException as {@link #commit}
+   */
+  public void prepare() throws IOException {
+    if (!prepared && !alreadyCommitted() && !changes.isEmpty()) {
+      rewrite();
     }
-    return ((Comparable) a).compareTo(b);
+    prepared = true;
+  }
+
+  private void rewrite() throws IOException {
+    KeyIndex index = table.keyIndex(spec);
+    long indexed = index.sync(table.store(), readSnapshot, DeletedRows.NONE);
+    KeyFingerprint fingerprint = index.fingerprinter(readSnapshot.schema());
+    // per touched file, the replaced rows' positions and their keys
+    Map<String, Map<Long, List<Object>>> touched = new TreeMap<>();
+    Map<List<Object>, Change> applied = new HashMap<>();
+    long inserted = 0;
+    long updated = 0;
+    long deleted = 0;
+    long ignored = 0;
+    List<Object[]> newRows = new ArrayList<>();
+    for (Map.Entry<List<Object>, Change> e : changes.entrySet()) {
+      Change change = e.getValue();
+      fingerprint.of(change.row());
+      KeyIndex.Found found = index.find(fingerprint.hi, fingerprint.lo);
+      if (found != null && olderThanTable(change, found.sequence())) {
+        ignored++;
+        continue;
+      }
+      if (found != null) {
+        applied.put(e.getKey(), change);
+        for (long location : found.locations()) {
+          touched
+              .computeIfAbsent(index.path(location), p -> new HashMap<>())
+              .put(KeyIndex.row(location), e.getKey());
+        }
+        if (change.kind() == Kind.UPSERT) {
+          updated += found.locations().length;
+          newRows.add(change.row());
+        } else {
+          deleted += found.locations().length;
+        }
+      } else if (change.kind() == Kind.UPSERT) {
+        inserted++;
+        newRows.add(change.row());
+      }
+    }
+    long copied = copyUntouchedRows(touched, applied);
+    for (Object[] row : newRows) {
+      super.write(row);
+    }
+    long bytesRemoved = rewritten.stream().mapToLong(AddFile::size).sum();
+    metrics =
+        new MergeMetrics(
+            changes.size(),
+            inserted,
+            updated,
+            deleted,
+            ignored,
+            copied,
+            rewritten.size(),
+            0,
+            bytesRemoved,
+            0,
+            indexed);
+  }
+
+  /**
+   * Copies the rows of each touched file that no applied change replaces, and marks the file for
+   * removal. Rows are matched by their real key, so a key held by several rows loses them all; a
+   * position the index named must hold one of the changed keys.
+   */
+  private long copyUntouchedRows(
+      Map<String, Map<Long, List<Object>>> touched, Map<List<Object>, Change> applied)
+      throws IOException {
+    StructType schema = readSnapshot.schema();
+    Map<String, AddFile> live = readSnapshot.state().files();
+    long copied = 0;
+    for (Map.Entry<String, Map<Long, List<Object>>> t : touched.entrySet()) {
+      AddFile add = live.get(t.getKey());
+      DataFile file = readSnapshot.toDataFile(add);
+      rewritten.add(add);
+      long position = 0;
+      try (CloseableIterator<Object[]> rows = DataFiles.read(table.store(), file, schema)) {
+        while (rows.hasNext()) {
+          Object[] row = rows.next();
+          List<Object> key = key(row);
+          List<Object> expected = t.getValue().get(position);
+          if (expected != null && !expected.equals(key)) {
+            throw new IllegalStateException(
+                "key index of Delta table at "
+                    + table.location()
+                    + " is out of step with data file "
+                    + add.path()
+                    + ": row "
+                    + position
+                    + " holds key "
+                    + key
+                    + ", not "
+                    + expected
+                    + "; nothing was committed. Retry the merge (a new table handle re-reads the"
+                    + " keys).");
+          }
+          if (!applied.containsKey(key)) {
+            super.write(row);
+            copied++;
+          }
+          position++;
+        }
+      }
+    }
+    return copied;
+  }
+
+  /** Whether the change is ordered and below the table row's sequence value. */
+  private boolean olderThanTable(Change change, long tableSequence) {
+    if (sequenceColumn < 0
+        || change.order() == Order.ALWAYS
+        || tableSequence == KeyIndex.NO_SEQUENCE) {
+      return false;
+    }
+    long own = KeyIndex.sequenceOf(change.row()[sequenceColumn]);
+    return own != KeyIndex.NO_SEQUENCE && own < tableSequence;
   }
 
   private List<Object> key(Object[] row) {
@@ -150,6 +298,67 @@ public final class MergeTransaction extends TableTransaction {
       removes.add(f.toRemove(now, true /* dataChange */));
     }
     return removes;
+  }
+
+  /**
+   * Delta's {@code operationParameters} and {@code operationMetrics} of a MERGE, as Spark writes
+   * them (string values), so {@code DESCRIBE HISTORY} shows what the merge did.
+   */
+  @Override
+  Map<String, Object> operationInfo(List<DataFile> added) {
+    long bytesAdded = added.stream().mapToLong(DataFile::size).sum();
+    metrics =
+        new MergeMetrics(
+            metrics.changes(),
+            metrics.inserted(),
+            metrics.updated(),
+            metrics.deleted(),
+            metrics.ignoredOlder(),
+            metrics.copied(),
+            metrics.filesRemoved(),
+            added.size(),
+            metrics.bytesRemoved(),
+            bytesAdded,
+            metrics.indexedRows());
+    StringBuilder predicate = new StringBuilder();
+    for (String k : spec.keyColumns()) {
+      predicate.append(predicate.length() == 0 ? "" : " AND ").append("target.").append(k);
+      predicate.append(" <=> source.").append(k);
+    }
+    Map<String, Object> parameters = new LinkedHashMap<>();
+    parameters.put("predicate", "[\"" + (predicate.length() == 0 ? "true" : predicate) + "\"]");
+    parameters.put(
+        "matchedPredicates",
+        spec.sequenceColumn()
+            .map(
+                s ->
+                    "[{\"predicate\":\"source."
+                        + s
+                        + " >= target."
+                        + s
+                        + "\",\"actionType\":\"update\"},{\"actionType\":\"delete\"}]")
+            .orElse("[{\"actionType\":\"update\"},{\"actionType\":\"delete\"}]"));
+    parameters.put("notMatchedPredicates", "[{\"actionType\":\"insert\"}]");
+    parameters.put("notMatchedBySourcePredicates", "[]");
+    Map<String, Object> operationMetrics = new LinkedHashMap<>();
+    operationMetrics.put("numSourceRows", Long.toString(metrics.changes()));
+    operationMetrics.put("numTargetRowsInserted", Long.toString(metrics.inserted()));
+    operationMetrics.put("numTargetRowsUpdated", Long.toString(metrics.updated()));
+    operationMetrics.put("numTargetRowsMatchedUpdated", Long.toString(metrics.updated()));
+    operationMetrics.put("numTargetRowsDeleted", Long.toString(metrics.deleted()));
+    operationMetrics.put("numTargetRowsMatchedDeleted", Long.toString(metrics.deleted()));
+    operationMetrics.put("numTargetRowsCopied", Long.toString(metrics.copied()));
+    operationMetrics.put(
+        "numOutputRows", Long.toString(metrics.inserted() + metrics.updated() + metrics.copied()));
+    operationMetrics.put("numTargetFilesAdded", Integer.toString(metrics.filesAdded()));
+    operationMetrics.put("numTargetFilesRemoved", Integer.toString(metrics.filesRemoved()));
+    operationMetrics.put("numTargetBytesAdded", Long.toString(metrics.bytesAdded()));
+    operationMetrics.put("numTargetBytesRemoved", Long.toString(metrics.bytesRemoved()));
+    operationMetrics.put("numTargetRowsIgnoredOlder", Long.toString(metrics.ignoredOlder()));
+    Map<String, Object> info = new LinkedHashMap<>();
+    info.put("operationParameters", parameters);
+    info.put("operationMetrics", operationMetrics);
+    return info;
   }
 
   @Override

@@ -14,6 +14,7 @@ import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -262,8 +263,10 @@ public abstract sealed class TableTransaction implements AutoCloseable
               StatsJson.toJson(f.stats(), statsSchema),
               Map.of()));
     }
+    Map<String, Object> info = new LinkedHashMap<>(commitInfoExtras);
+    info.putAll(operationInfo(files));
     return table.commit(
-        readSnapshot.state(), txn, fences, actions, operation(), commitInfoExtras, overwritesAll());
+        readSnapshot.state(), txn, fences, actions, operation(), info, overwritesAll());
   }
 
   /** Gives up: open data files are discarded, published ones stay as orphans for vacuum. */
@@ -281,6 +284,14 @@ public abstract sealed class TableTransaction implements AutoCloseable
   }
 
   abstract List<Action> removals(long now);
+
+  /**
+   * What the commit's {@code commitInfo} records about the operation beyond the caller's extras
+   * (Delta's {@code operationParameters}, {@code operationMetrics}), given the files it adds.
+   */
+  Map<String, Object> operationInfo(List<DataFile> added) {
+    return Map.of();
+  }
 
   abstract String operation();
 

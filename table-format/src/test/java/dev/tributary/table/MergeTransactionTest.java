@@ -82,6 +82,28 @@ class MergeTransactionTest {
   }
 
   @Test
+  void keysSpreadOverEveryFilesRangeStillRewriteOnlyTheFileThatHoldsThem() throws Exception {
+    // file f holds keys f, f + 10, f + 20, ...: every file's min/max range covers every key, so
+    // statistics alone would rewrite the whole table for one key (update mode before the index)
+    table.create(SCHEMA, List.of(), Map.of());
+    for (int f = 0; f < 10; f++) {
+      try (AppendTransaction tx = table.newAppend(new TransactionId("load", f))) {
+        for (long id = f; id < 1000; id += 10) {
+          tx.write(TestTables.row(id, "EU"));
+        }
+        tx.commit(Map.of());
+      }
+    }
+    try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", 0), List.of("id"))) {
+      tx.write(new Object[] {503L, "changed", null, "EU"});
+      CommitResult r = tx.commit(Map.of());
+      assertThat(r.filesRemoved()).isEqualTo(1);
+      assertThat(tx.metrics().copied()).isEqualTo(99);
+    }
+    assertThat(namesById()).hasSize(1000).containsEntry(503L, "changed");
+  }
+
+  @Test
   void replayedTransactionIsSkipped() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());
     for (int attempt = 0; attempt < 2; attempt++) {

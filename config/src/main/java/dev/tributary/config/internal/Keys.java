@@ -105,7 +105,19 @@ public final class Keys {
     s.put("aggregate", List.of("window", "group-by", "measures"));
     s.put("aggregate.window", List.of("column", "size", "slide", "session-gap"));
     s.put("sink", List.of("delta"));
-    s.put("sink.delta", List.of("path", "partition-by", "target-file-size", "compression"));
+    s.put(
+        "sink.delta",
+        List.of(
+            "path",
+            "partition-by",
+            "target-file-size",
+            "compression",
+            "write",
+            "key",
+            "sequence-by",
+            "delete-when",
+            "merge-strategy",
+            "history"));
     s.put("quarantine", List.of("delta", "max-fraction"));
     s.put("schema-evolution", List.of("mode", "rescue"));
     s.put("quarantine.delta", List.of("path"));

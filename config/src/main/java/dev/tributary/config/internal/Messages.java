@@ -524,4 +524,64 @@ final class Messages {
         + ", or, if no batch or read ever takes longer than the"
         + " retention, set maintenance.vacuum.retention-check: false";
   }
+
+  // --- write: upsert (issue 22) ---
+
+  static String upsertKeyOnAppend(String key) {
+    return key
+        + " applies to write: upsert, but this sink appends (write: append is the default), where it"
+        + " would be ignored; add write: upsert with key: [<key columns>], or remove "
+        + key;
+  }
+
+  static String upsertWithState(String pipeline, String part) {
+    return "pipeline "
+        + pipeline
+        + " declares "
+        + part
+        + ", but write: upsert is for stateless pipelines (each row is the new value of its key);"
+        + " an aggregation already merges its results by key with output-mode: update, so remove"
+        + " write: upsert (and its keys) or the "
+        + part
+        + " section";
+  }
+
+  static String upsertWithOutputMode(String mode) {
+    return "output-mode "
+        + mode
+        + " is for aggregations; write: upsert merges the rows of a stateless pipeline by key."
+        + " Remove output-mode (or set it to append)";
+  }
+
+  static String upsertInGroupMode(String pipeline) {
+    return "pipeline "
+        + pipeline
+        + " shares its partitions (assignment: group), but write: upsert needs one writer per table:"
+        + " two instances merging into one table would rewrite each other's files. Use assignment:"
+        + " exclusive, or write: append";
+  }
+
+  static String upsertWithEvolution() {
+    return "schema-evolution is not available with write: upsert yet; declare every column in the"
+        + " format's schema, or write: append";
+  }
+
+  static String unorderableSequence(String column, String type) {
+    return "sequence-by column '"
+        + column
+        + "' is a "
+        + type
+        + ", which cannot order the changes of a key; use an int, long, timestamp or date column"
+        + " (derive one, e.g. derive: { version: \"CAST(version_text AS long)\" })";
+  }
+
+  static String nestedUpsertKey(String role, String column) {
+    return role
+        + " '"
+        + column
+        + "' is a nested field; a key or sequence column must be a top-level column (derive one,"
+        + " e.g. derive: { id: \""
+        + column
+        + "\" })";
+  }
 }

@@ -7,6 +7,7 @@ import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.Size;
 import dev.tributary.config.StorageSpec;
+import dev.tributary.config.UpsertSpec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
@@ -59,11 +60,16 @@ final class OutputReader {
                     Compression.values(),
                     Compression::keyword),
             Compression.SNAPPY);
+    Optional<UpsertSpec> upsert = new UpsertReader(nodes).read(delta);
     delta.finish();
-    if (path == null || partitionBy == null || target == null || compression == null) {
+    if (path == null
+        || partitionBy == null
+        || target == null
+        || compression == null
+        || upsert == null) {
       return null;
     }
-    return new DeltaSinkSpec(path, partitionBy, target, compression);
+    return new DeltaSinkSpec(path, partitionBy, target, compression, upsert);
   }
 
   /** Returns the declared side table, or null when absent or invalid. */

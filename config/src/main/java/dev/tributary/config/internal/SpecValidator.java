@@ -48,6 +48,7 @@ final class SpecValidator {
       checkAggregate(joined);
       checkPartitionBy(columns);
     }
+    new UpsertChecks(problems, draft).check(columns);
     checkOutputMode();
     checkAssignment();
     checkLocations();

@@ -13,6 +13,7 @@ import dev.tributary.config.ProtobufFormatSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.config.UpsertSpec;
 import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
@@ -206,6 +207,20 @@ final class ValidateCommand {
             + spec.sink().targetFileSize()
             + ", "
             + spec.sink().compression().keyword());
+    spec.sink()
+        .upsert()
+        .ifPresent(
+            u ->
+                line(
+                    b,
+                    "write",
+                    "upsert by "
+                        + u.key()
+                        + u.sequenceBy().map(s -> ", latest " + s + " wins").orElse("")
+                        + u.deleteWhen().map(d -> ", deletes where " + d).orElse("")
+                        + ", "
+                        + u.mergeStrategy().keyword()
+                        + (u.history() == UpsertSpec.History.SCD2 ? ", history scd2" : "")));
     line(
         b,
         "quarantine",

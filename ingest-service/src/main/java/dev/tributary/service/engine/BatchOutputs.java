@@ -65,6 +65,16 @@ public final class BatchOutputs implements AutoCloseable {
   }
 
   /**
+   * A row that deletes its key from a sink that merges by key ({@code write: upsert}): a row
+   * matching {@code delete-when}, or a tombstone's key.
+   *
+   * @throws UnsupportedOperationException if the sink does not merge by key
+   */
+  public void delete(Object[] row) throws IOException {
+    main.delete(row);
+  }
+
+  /**
    * Adds nullable columns to the sink table in this batch's commit (schema evolution, see {@link
    * EvolvingLayout}).
    */

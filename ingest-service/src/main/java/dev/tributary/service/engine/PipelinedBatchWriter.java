@@ -56,9 +56,11 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
     this.writer.start();
   }
 
-  /** Wraps the writer unless there is nothing to write. */
+  /** Wraps the writer unless there is nothing to write, or it only buffers rows until commit. */
   static TableSink.BatchWriter wrap(TableSink.BatchWriter writer, String name) {
-    return writer.alreadyCommitted() ? writer : new PipelinedBatchWriter(writer, name);
+    return writer.alreadyCommitted() || writer.buffersUntilCommit()
+        ? writer
+        : new PipelinedBatchWriter(writer, name);
   }
 
   private void drain() {
@@ -70,6 +72,10 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
         }
         if (item instanceof ColumnsAdded added) {
           delegate.addColumns(added.columns());
+          continue;
+        }
+        if (item instanceof Deleted deleted) {
+          delegate.delete(deleted.row());
           continue;
         }
         for (Object[] row : (Object[][]) item) {
@@ -119,6 +125,18 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
       handOver();
     }
     enqueue(new ColumnsAdded(List.copyOf(columns)));
+  }
+
+  /** A row deleting its key, between two rows: the writer thread passes it on in order. */
+  private record Deleted(Object[] row) {}
+
+  @Override
+  public void delete(Object[] row) throws IOException {
+    if (filled > 0) {
+      handOver();
+    }
+    enqueue(new Deleted(row));
+    rows++;
   }
 
   private void handOver() throws IOException {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -63,6 +64,11 @@ public final class StatelessProcessor implements RecordProcessor {
    * they are.
    */
   private final EvolvingLayout layout;
+
+  /** How rows become changes of a sink that merges by key, or null: rows are appended. */
+  private final ChangeRules changes;
+
+  private final List<String> partitionColumns;
 
   private long batchId;
   private Instant batchStartedAt;
@@ -174,6 +180,7 @@ public final class StatelessProcessor implements RecordProcessor {
         partitionColumns,
         sinkRows,
         joins,
+        null,
         null);
   }
 
@@ -197,7 +204,29 @@ public final class StatelessProcessor implements RecordProcessor {
         partitionColumns,
         true,
         joins,
-        layout);
+        layout,
+        null);
+  }
+
+  /**
+   * This processor writing to a sink that merges by key ({@code write: upsert}): each row is
+   * checked by {@code rules} (a row without its whole key is quarantined) and goes to the sink as
+   * an upsert or, when it matches {@code delete-when}, a delete ({@link BatchOutputs#delete}); a
+   * tombstone (a null value) whose key gives the key columns deletes its key. For the rows of a
+   * stateless pipeline.
+   */
+  public StatelessProcessor withChanges(ChangeRules rules) {
+    return new StatelessProcessor(
+        pipelineId,
+        parser,
+        rowSource,
+        rowSchema,
+        transforms,
+        partitionColumns,
+        sinkChecks != null,
+        joins,
+        layout,
+        Objects.requireNonNull(rules, "rules"));
   }
 
   private StatelessProcessor(
@@ -209,8 +238,11 @@ public final class StatelessProcessor implements RecordProcessor {
       List<String> partitionColumns,
       boolean sinkRows,
       StreamJoins joins,
-      EvolvingLayout layout) {
+      EvolvingLayout layout,
+      ChangeRules changes) {
     this.layout = layout;
+    this.changes = changes;
+    this.partitionColumns = List.copyOf(partitionColumns);
     this.pipelineId = pipelineId;
     this.parser = parser;
     this.rowSource = rowSource;
@@ -296,6 +328,10 @@ public final class StatelessProcessor implements RecordProcessor {
       processEvolving(record, outputs);
       return;
     }
+    if (changes != null && record.value() == null && parser != null) {
+      processTombstone(record, outputs);
+      return;
+    }
     Object[] row = toRow(record, outputs);
     String problem = row == null ? null : emit(row, outputs);
     if (problem != null) {
@@ -379,10 +415,78 @@ public final class StatelessProcessor implements RecordProcessor {
         return problem;
       }
     }
+    if (changes != null) {
+      for (Object[] out : rows) {
+        String problem = changes.problem(out);
+        if (problem != null) {
+          return problem;
+        }
+      }
+      for (Object[] out : rows) {
+        if (changes.deletes(out)) {
+          outputs.delete(out);
+        } else {
+          outputs.output(out);
+        }
+      }
+      return null;
+    }
     for (Object[] out : rows) {
       outputs.output(out);
     }
     return null;
+  }
+
+  /**
+   * A tombstone of a sink that merges by key: its key is decoded into the columns of the same
+   * names, the Kafka columns are set, every other column is null, and the row deletes its key. It
+   * skips the transforms (a filter on the value's columns would drop it) and the joins: the key
+   * columns must come from the record key.
+   */
+  private void processTombstone(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
+      throws IOException {
+    outputs.countInput();
+    ParseResult result =
+        parser.decodeKey(
+            record.topic(),
+            record.partition(),
+            record.offset(),
+            record.key(),
+            changes.keyColumns());
+    if (result instanceof ParseResult.Failure failure) {
+      quarantine(record, failure.error(), outputs);
+      return;
+    }
+    Object[] decoded = ((ParseResult.Success) result).row();
+    StructType decodedSchema = parser.schema();
+    Object[] row = new Object[outputSchema.size()];
+    for (int i = 0; i < row.length; i++) {
+      String name = outputSchema.fields().get(i).name();
+      int from = decodedSchema.indexOf(name);
+      if (from >= 0) {
+        row[i] = decoded[from];
+      }
+    }
+    setIfPresent(row, "_kafka_topic", record.topic());
+    setIfPresent(row, "_kafka_partition", record.partition());
+    setIfPresent(row, "_kafka_offset", record.offset());
+    setIfPresent(row, "_kafka_timestamp", Instant.ofEpochMilli(record.timestamp()));
+    String problem = changes.tombstoneProblem(row);
+    if (problem == null && sinkChecks != null) {
+      problem = sinkChecks.problem(row);
+    }
+    if (problem != null) {
+      quarantine(record, problem, outputs);
+      return;
+    }
+    outputs.delete(row);
+  }
+
+  private void setIfPresent(Object[] row, String column, Object value) {
+    int i = outputSchema.indexOf(column);
+    if (i >= 0) {
+      row[i] = value;
+    }
   }
 
   /**

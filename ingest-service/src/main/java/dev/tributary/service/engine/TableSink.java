@@ -95,6 +95,17 @@ public interface TableSink {
     void write(Object[] row) throws IOException;
 
     /**
+     * Deletes the row's key (a table that merges by key; the row holds at least the key columns,
+     * and the sequence column when it has one: null for a tombstone). Ignored if {@link
+     * #alreadyCommitted()}. Default: this table only takes rows.
+     *
+     * @throws UnsupportedOperationException for a table that does not merge by key
+     */
+    default void delete(Object[] row) throws IOException {
+      throw new UnsupportedOperationException("this table does not delete by key");
+    }
+
+    /**
      * Adds nullable columns after the table's current ones, in this batch's commit (a {@code
      * metaData} action with the whole wider schema): rows written after this call carry them at the
      * end. Ignored if {@link #alreadyCommitted()}. Default: this table's schema does not evolve.
@@ -107,6 +118,14 @@ public interface TableSink {
 
     /** Rows written so far. */
     long rows();
+
+    /**
+     * Whether this writer only keeps rows in memory until {@link #commit} (a merge): then the
+     * engine writes to it directly, not through a Parquet encoding thread.
+     */
+    default boolean buffersUntilCommit() {
+      return false;
+    }
 
     /**
      * Commits everything written, atomically, with the batch's {@link BatchTag}.

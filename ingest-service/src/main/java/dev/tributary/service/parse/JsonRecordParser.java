@@ -6,7 +6,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -121,6 +124,57 @@ public final class JsonRecordParser implements RecordDecoder {
   @Override
   public ParseResult decode(String topic, int partition, long offset, byte[] key, byte[] value) {
     return value == null ? ParseResult.failure(RecordErrors.tombstone()) : parse(value);
+  }
+
+  /**
+   * Decodes a tombstone's key: a JSON object is read like a value (its fields that are declared
+   * columns are set); a bare JSON value (a number, a string) or text that is not JSON becomes the
+   * one key column, when there is one.
+   */
+  @Override
+  public ParseResult decodeKey(
+      String topic, int partition, long offset, byte[] key, List<String> keyColumns) {
+    if (key == null) {
+      return ParseResult.failure(RecordErrors.nullKey());
+    }
+    int start = 0;
+    while (start < key.length && Character.isWhitespace(key[start])) {
+      start++;
+    }
+    if (start < key.length && key[start] == '{') {
+      return parse(key);
+    }
+    if (keyColumns.size() != 1 || schema.indexOf(keyColumns.get(0)) < 0) {
+      return ParseResult.failure(RecordErrors.keyNotAnObject(keyColumns.size()));
+    }
+    String text = new String(key, StandardCharsets.UTF_8).strip();
+    String value = isJsonScalar(text) ? text : quoted(text);
+    return parse(
+        ("{" + quoted(keyColumns.get(0)) + ":" + value + "}").getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static boolean isJsonScalar(String text) {
+    try (JsonParser p = FACTORY.createParser(text)) {
+      JsonToken token = p.nextToken();
+      return token != null && token.isScalarValue() && p.nextToken() == null;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static String quoted(String text) {
+    StringBuilder b = new StringBuilder("\"");
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (c < 0x20) {
+        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.append('"').toString();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.tributary.service.parse;
 
 import dev.tributary.table.types.StructType;
+import java.util.List;
 
 /**
  * Turns one Kafka record (key and value bytes, with its provenance for messages) into a row of the
@@ -39,6 +40,20 @@ public interface RecordDecoder {
    * @throws DecoderUnavailableException when the outcome cannot be known now (retry later)
    */
   ParseResult decode(String topic, int partition, long offset, byte[] key, byte[] value);
+
+  /**
+   * Decodes only the key of a record, for a tombstone (a null value) that deletes its key in an
+   * upsert: a row aligned with {@link #schema()} in which only the columns the key gives are set.
+   * Never throws for any bytes; a key that cannot be decoded is a failure naming it.
+   *
+   * @param keyColumns the columns the caller needs from the key: a format whose keys may be a bare
+   *     value (a JSON number or text) gives it to the one column when there is one
+   * @throws DecoderUnavailableException when the outcome cannot be known now (retry later)
+   */
+  default ParseResult decodeKey(
+      String topic, int partition, long offset, byte[] key, List<String> keyColumns) {
+    return ParseResult.failure(RecordErrors.keyNotDecoded());
+  }
 
   /**
    * This decoder reporting, with each row, what a record carries beyond the declared columns

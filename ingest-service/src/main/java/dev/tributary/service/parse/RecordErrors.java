@@ -165,6 +165,22 @@ final class RecordErrors {
             + quote(text, true));
   }
 
+  static String keyNotDecoded() {
+    return "record value is null (a tombstone) and this format does not decode the record key;"
+        + " declare the key's columns (format.avro.key or format.protobuf.key) so that a tombstone"
+        + " deletes its key";
+  }
+
+  static String nullKey() {
+    return "record value is null (a tombstone) and so is its key: there is no key to delete";
+  }
+
+  static String keyNotAnObject(int columns) {
+    return "record value is null (a tombstone) and its key is not a JSON object; a key of "
+        + columns
+        + " columns must be a JSON object with them, like {\"id\": 42}";
+  }
+
   static String tombstone() {
     return "record value is null (a tombstone)";
   }

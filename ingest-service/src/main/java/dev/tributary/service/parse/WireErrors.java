@@ -13,6 +13,18 @@ public final class WireErrors {
     return topic + "/" + partition + " offset " + offset + ": " + part + ": ";
   }
 
+  /** A tombstone cannot delete its key: the format does not decode keys. */
+  public static String keyNotDeclared(String format) {
+    return "the record key is not decoded; declare its columns in format."
+        + format
+        + ".key so that a tombstone deletes its key";
+  }
+
+  /** A tombstone without a key. */
+  public static String tombstoneWithoutKey() {
+    return "record value is null (a tombstone) and so is its key: there is no key to delete";
+  }
+
   public static String tombstone() {
     return "record value is null (a tombstone)";
   }

@@ -11,6 +11,7 @@ import dev.tributary.config.StartingVersion;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
 import dev.tributary.config.TransformStep;
+import dev.tributary.service.engine.ChangeRules;
 import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.EvolvingLayout;
 import dev.tributary.service.engine.QuarantineRows;
@@ -28,6 +29,8 @@ import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.stateful.StatefulProcessor;
+import dev.tributary.service.upsert.UpsertRules;
+import dev.tributary.service.upsert.UpsertSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.storage.S3Settings;
@@ -170,6 +173,10 @@ public final class PipelineFactory {
         }
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
+      if (spec.sink().upsert().isPresent() && stateful.isEmpty() && spec.joins().isEmpty()) {
+        // with joins, the sink's columns are known once the dimensions are read (changeRules)
+        UpsertRules.compile(spec.sink().upsert().get(), output, problems);
+      }
       for (String p : spec.sink().partitionBy()) {
         // a join adds columns known once its table is read: bindJoins checks them then
         if (output.indexOf(p) < 0 && spec.joins().isEmpty()) {
@@ -417,6 +424,15 @@ public final class PipelineFactory {
   public static TableSink modeSink(CompiledPipeline pipeline, ObjectStore store)
       throws IOException {
     PipelineSpec spec = pipeline.spec();
+    if (spec.sink().upsert().isPresent() && pipeline.stateful().isEmpty()) {
+      return new UpsertSink(
+          spec.id(),
+          store,
+          DeltaTable.open(store, tableOptions(spec)),
+          pipeline.outputSchema(),
+          spec.sink().partitionBy(),
+          UpsertRules.mergeSpec(spec.sink().upsert().get()));
+    }
     if (pipeline.stateful().isEmpty()
         || !pipeline.stateful().get().aggregates()
         || spec.outputMode() == OutputMode.APPEND) {
@@ -480,6 +496,9 @@ public final class PipelineFactory {
   public static RecordProcessor processor(
       CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
     if (pipeline.stateful().isEmpty()) {
+      if (pipeline.spec().sink().upsert().isPresent()) {
+        return pipeline.processor().withChanges(changeRules(pipeline));
+      }
       if (sink instanceof DeltaTableSink delta && delta.layout().isPresent()) {
         return pipeline
             .processor()
@@ -494,6 +513,23 @@ public final class PipelineFactory {
         pipeline.stateful().get(),
         checkpointStore,
         localDir);
+  }
+
+  /**
+   * The rules that turn the sink rows of an upserting pipeline into changes, compiled against its
+   * output columns (the joined ones, once the dimensions are read).
+   *
+   * @throws PipelineDefinitionException naming the key, the column and the output columns
+   */
+  public static ChangeRules changeRules(CompiledPipeline pipeline) {
+    List<String> problems = new ArrayList<>();
+    Optional<ChangeRules> rules =
+        UpsertRules.compile(
+            pipeline.spec().sink().upsert().orElseThrow(), pipeline.outputSchema(), problems);
+    if (rules.isEmpty()) {
+      throw new PipelineDefinitionException(pipeline.spec().id(), problems);
+    }
+    return rules.get();
   }
 
   /**

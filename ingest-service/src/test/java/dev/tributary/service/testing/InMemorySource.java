@@ -32,11 +32,13 @@ public final class InMemorySource implements Source {
   public static final class Log {
     private final String topic;
     private final Map<Integer, List<byte[]>> partitions = new ConcurrentHashMap<>();
+    private final Map<Integer, List<byte[]>> keys = new ConcurrentHashMap<>();
 
     public Log(String topic, int partitions) {
       this.topic = topic;
       for (int p = 0; p < partitions; p++) {
         this.partitions.put(p, Collections.synchronizedList(new ArrayList<>()));
+        this.keys.put(p, Collections.synchronizedList(new ArrayList<>()));
       }
     }
 
@@ -44,10 +46,16 @@ public final class InMemorySource implements Source {
       return topic;
     }
 
-    /** Appends a value to a partition; returns its offset. */
+    /** Appends a value (null: a tombstone) to a partition; returns its offset. */
     public long append(int partition, String value) {
+      return append(partition, null, value);
+    }
+
+    /** Appends a record with a key (may be null) to a partition; returns its offset. */
+    public long append(int partition, String key, String value) {
       List<byte[]> values = partitions.get(partition);
       synchronized (values) {
+        keys.get(partition).add(key == null ? null : key.getBytes(StandardCharsets.UTF_8));
         values.add(value == null ? null : value.getBytes(StandardCharsets.UTF_8));
         return values.size() - 1;
       }
@@ -67,6 +75,13 @@ public final class InMemorySource implements Source {
 
     byte[] value(int partition, long offset) {
       return partitions.get(partition).get((int) offset);
+    }
+
+    byte[] key(int partition, long offset) {
+      List<byte[]> values = partitions.get(partition);
+      synchronized (values) {
+        return keys.get(partition).get((int) offset);
+      }
     }
   }
 
@@ -133,7 +148,12 @@ public final class InMemorySource implements Source {
           throw new RangeRevokedException(p + " was revoked while batch read it");
         }
         input.record(
-            new ConsumerRecord<>(p.topic(), p.partition(), o, null, log.value(p.partition(), o)));
+            new ConsumerRecord<>(
+                p.topic(),
+                p.partition(),
+                o,
+                log.key(p.partition(), o),
+                log.value(p.partition(), o)));
       }
     }
     return List.of();

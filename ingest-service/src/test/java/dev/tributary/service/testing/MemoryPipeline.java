@@ -74,6 +74,16 @@ public final class MemoryPipeline {
         localDir);
   }
 
+  /**
+   * A pipeline of {@code yaml}, whose sink, quarantine and checkpoint live in memory whatever paths
+   * it declares.
+   *
+   * @param localDir where a stateful processor's working copies go (a test's temp directory)
+   */
+  public static MemoryPipeline declared(String yaml, Path localDir) {
+    return new MemoryPipeline(yaml, localDir);
+  }
+
   /** The pipeline's declaration. */
   public PipelineSpec spec() {
     return spec;

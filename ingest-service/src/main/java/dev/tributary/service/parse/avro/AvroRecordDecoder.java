@@ -7,6 +7,7 @@ import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.SchemaIdCache;
+import dev.tributary.service.parse.WireErrors;
 import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.registry.RegisteredSchema;
 import dev.tributary.service.registry.UnknownSchemaException;
@@ -141,6 +142,24 @@ public final class AvroRecordDecoder implements RecordDecoder {
       return FramedDecoding.failure(topic, partition, offset, "key", e.getMessage());
     }
     return new ParseResult.Success(FramedDecoding.join(valueRow, keyRow), extras);
+  }
+
+  /** Decodes a tombstone's key into the key's declared columns; the value's columns are null. */
+  @Override
+  public ParseResult decodeKey(
+      String topic, int partition, long offset, byte[] keyBytes, List<String> keyColumns) {
+    if (key == null) {
+      return ParseResult.failure(WireErrors.tombstone() + "; " + WireErrors.keyNotDeclared("avro"));
+    }
+    if (keyBytes == null) {
+      return ParseResult.failure(WireErrors.tombstoneWithoutKey());
+    }
+    try {
+      return ParseResult.success(
+          FramedDecoding.join(new Object[value.declared.size()], key.read(keyBytes)));
+    } catch (AvroMisfit e) {
+      return FramedDecoding.failure(topic, partition, offset, "key", e.getMessage());
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.ParseResult;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.SchemaIdCache;
+import dev.tributary.service.parse.WireErrors;
 import dev.tributary.service.parse.avro.SchemaSource;
 import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.registry.RegisteredSchema;
@@ -13,6 +14,7 @@ import dev.tributary.service.registry.UnknownSchemaException;
 import dev.tributary.table.types.StructType;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -139,6 +141,25 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       keyRow = s.row();
     }
     return new ParseResult.Success(FramedDecoding.join(valueRow.row(), keyRow), valueRow.extras());
+  }
+
+  /** Decodes a tombstone's key into the key's declared columns; the value's columns are null. */
+  @Override
+  public ParseResult decodeKey(
+      String topic, int partition, long offset, byte[] keyBytes, List<String> keyColumns) {
+    if (key == null) {
+      return ParseResult.failure(
+          WireErrors.tombstone() + "; " + WireErrors.keyNotDeclared("protobuf"));
+    }
+    if (keyBytes == null) {
+      return ParseResult.failure(WireErrors.tombstoneWithoutKey());
+    }
+    ParseResult k = key.read(keyBytes, false, false);
+    if (!(k instanceof ParseResult.Success s)) {
+      return FramedDecoding.failure(
+          topic, partition, offset, "key", ((ParseResult.Failure) k).error());
+    }
+    return ParseResult.success(FramedDecoding.join(new Object[value.declared.size()], s.row()));
   }
 
   /** A schema id bound to the declared columns, or why its records are quarantined. */

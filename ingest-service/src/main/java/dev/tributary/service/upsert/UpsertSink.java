@@ -1,0 +1,224 @@
+package dev.tributary.service.upsert;
+
+import dev.tributary.service.engine.BatchTag;
+import dev.tributary.service.engine.CrashPoints;
+import dev.tributary.service.engine.DeltaTableSink;
+import dev.tributary.service.engine.TableSink;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.retry.RetryPolicy;
+import dev.tributary.table.CommitConflictException;
+import dev.tributary.table.CommitCounters;
+import dev.tributary.table.CommitResult;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.MergeMetrics;
+import dev.tributary.table.MergeSpec;
+import dev.tributary.table.MergeTransaction;
+import dev.tributary.table.Snapshot;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Delta table that each batch merges its changes into by key ({@code write: upsert},
+ * docs/DESIGN.md "Upsert"): the batch's rows (upserts) and deletes are collapsed to one change per
+ * key in memory ({@link ChangeBuffer}), then merged in one commit carrying the batch's {@link
+ * BatchTag}, so a replayed batch is skipped like any other. A commit that conflicts with a
+ * concurrent one (a compaction removed a file the merge rewrites) is planned again on the table as
+ * it is now, with the same changes.
+ */
+public final class UpsertSink implements TableSink {
+  private static final Logger LOG = LoggerFactory.getLogger(UpsertSink.class);
+
+  /** A merge planned again after a conflict, at once: the table moved under it. */
+  private static final RetryPolicy REPLAN =
+      RetryPolicy.named("delta.merge")
+          .withMaxAttempts(10)
+          .retryingOn(CommitConflictException.class::isInstance);
+
+  private final String pipelineId;
+  private final ObjectStore store;
+  private final DeltaTable table;
+  private final StructType schema;
+  private final MergeSpec spec;
+
+  /**
+   * Opens the table, creating it with {@code schema} if it does not exist yet.
+   *
+   * @param spec the key columns and the sequence column the merges use
+   * @throws IllegalStateException if the table exists with a different schema or partitioning
+   */
+  public UpsertSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      MergeSpec spec)
+      throws IOException {
+    this.pipelineId = pipelineId;
+    this.store = store;
+    this.table = table;
+    this.schema = schema;
+    this.spec = Objects.requireNonNull(spec, "spec");
+    DeltaTableSink.createOrCheck(pipelineId, store, table, schema, List.copyOf(partitionColumns));
+  }
+
+  @Override
+  public String location() {
+    return store.location();
+  }
+
+  @Override
+  public CommitCounters commitCounters() {
+    return table.counters();
+  }
+
+  @Override
+  public Snapshot snapshot() throws IOException {
+    return table.snapshot();
+  }
+
+  @Override
+  public Optional<TableFacts> facts(String batchAppId, long sinceVersion) throws IOException {
+    return Optional.of(DeltaTableSink.facts(table, batchAppId, sinceVersion));
+  }
+
+  @Override
+  public BatchWriter begin(BatchTag tag) throws IOException {
+    long committed = table.latestTransactionVersion(tag.batch().appId()).orElse(-1);
+    return committed >= tag.batchId() ? new Skipped() : new ChangeWriter(tag);
+  }
+
+  /** The changes of one batch, kept in memory and merged at commit. */
+  private final class ChangeWriter implements BatchWriter {
+    private final BatchTag tag;
+    private final ChangeBuffer changes;
+
+    ChangeWriter(BatchTag tag) {
+      this.tag = tag;
+      this.changes =
+          new ChangeBuffer(schema, spec.keyColumns(), spec.sequenceColumn().orElse(null));
+    }
+
+    @Override
+    public boolean alreadyCommitted() {
+      return false;
+    }
+
+    @Override
+    public boolean buffersUntilCommit() {
+      return true;
+    }
+
+    @Override
+    public void write(Object[] row) {
+      changes.upsert(row);
+    }
+
+    @Override
+    public void delete(Object[] row) {
+      changes.delete(row);
+    }
+
+    @Override
+    public long rows() {
+      return changes.received();
+    }
+
+    @Override
+    public long commit(Map<String, String> commitInfo) throws IOException {
+      List<MergeTransaction.Change> collapsed = changes.changes();
+      return REPLAN.call(
+          attempt -> {
+            if (attempt > 1) {
+              LOG.info(
+                  "Pipeline {}: the merge into {} conflicted with a concurrent commit; planning it"
+                      + " again on the table as it is now (attempt {})",
+                  pipelineId,
+                  location(),
+                  attempt);
+            }
+            return mergeOnce(collapsed, commitInfo);
+          });
+    }
+
+    private long mergeOnce(List<MergeTransaction.Change> collapsed, Map<String, String> commitInfo)
+        throws IOException {
+      try (MergeTransaction txn = table.newMerge(tag.batch(), spec)) {
+        txn.alsoRecord(tag.sourcePositions());
+        collapsed.forEach(txn::apply);
+        txn.prepare();
+        CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
+        CommitResult result = txn.commit(commitInfo);
+        report(txn.metrics(), result);
+        return result.committed() ? result.tableVersion() : -1;
+      }
+    }
+
+    private void report(MergeMetrics m, CommitResult result) {
+      long older = m.ignoredOlder() + changes.olderInBatch();
+      if (result.committed() && older > 0) {
+        LOG.info(
+            "Pipeline {} batch {}: {} change(s) older than their key's latest row were ignored"
+                + " (sequence-by {}); table {} version {}",
+            pipelineId,
+            tag.batchId(),
+            older,
+            spec.sequenceColumn().orElse("-"),
+            location(),
+            result.tableVersion());
+      }
+      if (result.committed()) {
+        LOG.debug(
+            "Pipeline {} batch {}: merged {} keys into {} (inserted {}, updated {}, deleted {},"
+                + " copied {}, files -{} +{}, keys read {})",
+            pipelineId,
+            tag.batchId(),
+            m.changes(),
+            location(),
+            m.inserted(),
+            m.updated(),
+            m.deleted(),
+            m.copied(),
+            m.filesRemoved(),
+            m.filesAdded(),
+            m.indexedRows());
+      }
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** The table held the batch before it started: nothing to write, nothing to commit. */
+  private static final class Skipped implements BatchWriter {
+    @Override
+    public boolean alreadyCommitted() {
+      return true;
+    }
+
+    @Override
+    public void write(Object[] row) {}
+
+    @Override
+    public void delete(Object[] row) {}
+
+    @Override
+    public long rows() {
+      return 0;
+    }
+
+    @Override
+    public long commit(Map<String, String> commitInfo) {
+      return -1;
+    }
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,406 @@
+package dev.tributary.table;
+
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.data.CloseableIterator;
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.log.AddFile;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where each key of a table lives: key fingerprint ({@link KeyFingerprint}) to (data file, row
+ * position in the file), plus the row's {@code sequence-by} value when the merge has one. A merge
+ * finds the files and rows its changes touch with one lookup per change, whatever the table's size:
+ * this is what keeps a batch's cost proportional to the change (docs/DESIGN.md, "Upsert").
+ *
+ * <p>The index lives in memory, with the {@link DeltaTable} handle, and follows the table by files:
+ * {@link #sync} drops the files a snapshot no longer holds and reads the key (and sequence) columns
+ * of the files it has not seen, so the first sync reads the key columns of the whole table once,
+ * and every later one only the files committed since (a batch's own new files, compaction's
+ * output). Data files are immutable, so a file read once never needs reading again.
+ *
+ * <p>Storage: open addressing with linear probing over parallel arrays (fingerprint high and low
+ * halves, location, sequence), about 40 bytes per key at the average load (a 10 M-key table takes
+ * about 400 MB). A file dropped from the index is only marked dead; its slots are reused by later
+ * inserts and reclaimed by the next rehash. A key held by more than one row (a table written by
+ * another tool, or appended before it was upserted) keeps its other rows in a side map, so a merge
+ * replaces every copy.
+ *
+ * <p>Thread-safety: every method is synchronized (a table handle may be shared by threads).
+ */
+final class KeyIndex {
+  /** The value of {@link Found#sequence} when no row of the key has a sequence value. */
+  static final long NO_SEQUENCE = Long.MIN_VALUE;
+
+  private static final long EMPTY = -1;
+  private static final long TOMBSTONE = -2;
+  private static final int ROW_BITS = 40;
+  private static final long ROW_MASK = (1L << ROW_BITS) - 1;
+  private static final int MAX_FILE_ID = (1 << (63 - ROW_BITS)) - 1;
+  private static final int MIN_CAPACITY = 1024;
+
+  private final List<String> keyColumns;
+  private final String sequenceColumn;
+
+  private long[] his;
+  private long[] los;
+  private long[] locs;
+  private long[] seqs;
+  private int mask;
+
+  /** Slots holding an entry or a tombstone: what decides when to rehash. */
+  private int occupied;
+
+  /** More rows of a key than the slot holds: fingerprint to extra (location, sequence) pairs. */
+  private final Map<Fingerprint, List<long[]>> duplicates = new HashMap<>();
+
+  private final Map<String, FileEntry> files = new HashMap<>();
+  private final List<String> pathsById = new ArrayList<>();
+  private final BitSet alive = new BitSet();
+  private String tableId;
+
+  /** A data file the index holds: its id in locations, its rows, its deletion vector's id. */
+  private record FileEntry(int id, String dvId) {}
+
+  /** A key's fingerprint, as a map key for duplicates. */
+  private record Fingerprint(long hi, long lo) {}
+
+  /**
+   * The rows of one key: their locations ({@link #path}, {@link #row}) and the highest sequence
+   * value among them ({@link #NO_SEQUENCE} if none).
+   */
+  record Found(long[] locations, long sequence) {}
+
+  KeyIndex(List<String> keyColumns, String sequenceColumn) {
+    this.keyColumns = List.copyOf(keyColumns);
+    this.sequenceColumn = sequenceColumn;
+    clear();
+  }
+
+  /** The key columns, in fingerprint order. */
+  List<String> keyColumns() {
+    return keyColumns;
+  }
+
+  /** The sequence column, or null. */
+  String sequenceColumn() {
+    return sequenceColumn;
+  }
+
+  /** A fingerprinter of rows laid out as {@code schema} (the key columns at their positions). */
+  KeyFingerprint fingerprinter(StructType schema) {
+    int[] columns = new int[keyColumns.size()];
+    boolean integral = true;
+    for (int i = 0; i < columns.length; i++) {
+      columns[i] = schema.indexOf(keyColumns.get(i));
+      if (columns[i] < 0) {
+        throw new IllegalArgumentException(
+            "key column '" + keyColumns.get(i) + "' is not among " + schema.fieldNames());
+      }
+      integral &= exactType(schema.fields().get(columns[i]).type());
+    }
+    return new KeyFingerprint(columns, integral);
+  }
+
+  private static boolean exactType(DataType type) {
+    return type == PrimitiveType.LONG
+        || type == PrimitiveType.INTEGER
+        || type == PrimitiveType.DATE
+        || type == PrimitiveType.TIMESTAMP;
+  }
+
+  /** The sequence value of a row's sequence column: integral, timestamp micros, date days. */
+  static long sequenceOf(Object value) {
+    if (value == null) {
+      return NO_SEQUENCE;
+    }
+    if (value instanceof Number n) {
+      return n.longValue();
+    }
+    if (value instanceof Instant t) {
+      return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
+    }
+    if (value instanceof LocalDate d) {
+      return d.toEpochDay();
+    }
+    throw new IllegalArgumentException(
+        "a sequence value must be an integer, a timestamp or a date, not " + value.getClass());
+  }
+
+  /**
+   * Brings the index to {@code snapshot}: drops the files it no longer holds (or holds with another
+   * deletion vector) and reads the key columns of those it has not seen. Returns how many rows it
+   * read.
+   *
+   * @param deletedRows the rows of a live file its deletion vector marks deleted (not indexed)
+   */
+  synchronized long sync(ObjectStore store, Snapshot snapshot, DeletedRows deletedRows)
+      throws IOException {
+    if (!snapshot.tableId().equals(tableId)) {
+      clear();
+      tableId = snapshot.tableId();
+    }
+    Map<String, AddFile> current = snapshot.state().files();
+    for (Iterator<Map.Entry<String, FileEntry>> it = files.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, FileEntry> e = it.next();
+      AddFile now = current.get(e.getKey());
+      if (now == null || !deletionVectorId(now).equals(e.getValue().dvId())) {
+        alive.clear(e.getValue().id());
+        it.remove();
+      }
+    }
+    StructType projection = projection(snapshot);
+    KeyFingerprint fingerprint = fingerprinter(projection);
+    int sequence = sequenceColumn == null ? -1 : projection.indexOf(sequenceColumn);
+    long read = 0;
+    for (AddFile add : current.values()) {
+      if (files.containsKey(add.path())) {
+        continue;
+      }
+      if (pathsById.size() > MAX_FILE_ID) {
+        // ids are never reused: start over (once per 8 million files)
+        clear();
+        tableId = snapshot.tableId();
+        return sync(store, snapshot, deletedRows);
+      }
+      int id = pathsById.size();
+      pathsById.add(add.path());
+      alive.set(id);
+      files.put(add.path(), new FileEntry(id, deletionVectorId(add)));
+      DataFile file = snapshot.toDataFile(add);
+      DeletedRows.Rows deleted = deletedRows.of(add);
+      long row = 0;
+      try (CloseableIterator<Object[]> rows = DataFiles.read(store, file, projection)) {
+        while (rows.hasNext()) {
+          Object[] values = rows.next();
+          if (!deleted.contains(row)) {
+            fingerprint.of(values);
+            insert(
+                fingerprint.hi,
+                fingerprint.lo,
+                ((long) id << ROW_BITS) | row,
+                sequence < 0 ? NO_SEQUENCE : sequenceOf(values[sequence]));
+          }
+          row++;
+          read++;
+        }
+      }
+      if (row > ROW_MASK) {
+        throw new IllegalStateException("data file " + add.path() + " has over 2^40 rows");
+      }
+    }
+    return read;
+  }
+
+  /** The id of the file's deletion vector, "" for none (a file re-added with one is another). */
+  static String deletionVectorId(AddFile add) {
+    return DeletedRows.id(add);
+  }
+
+  /**
+   * The columns read to index a file: the key columns and the sequence column, plus one stored
+   * column when all of them are partition columns (Parquet returns no rows for an empty
+   * projection).
+   */
+  private StructType projection(Snapshot snapshot) {
+    List<StructField> fields = new ArrayList<>();
+    boolean stored = false;
+    List<String> wanted = new ArrayList<>(keyColumns);
+    if (sequenceColumn != null && !keyColumns.contains(sequenceColumn)) {
+      wanted.add(sequenceColumn);
+    }
+    for (String name : wanted) {
+      StructField f =
+          snapshot
+              .schema()
+              .field(name)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "column '"
+                              + name
+                              + "' is not a column of table "
+                              + snapshot.location()
+                              + "; columns are "
+                              + snapshot.schema().fieldNames()));
+      fields.add(f);
+      stored |= !snapshot.partitionColumns().contains(name);
+    }
+    if (!stored && !snapshot.dataSchema().fields().isEmpty()) {
+      fields.add(snapshot.dataSchema().fields().get(0));
+    }
+    return new StructType(fields);
+  }
+
+  /** The rows holding the key with this fingerprint, or null. */
+  synchronized Found find(long hi, long lo) {
+    int slot = slotOf(hi, lo);
+    if (slot < 0) {
+      return null;
+    }
+    List<long[]> more = duplicates.isEmpty() ? null : duplicates.get(new Fingerprint(hi, lo));
+    if (more == null) {
+      return new Found(new long[] {locs[slot]}, seqs == null ? NO_SEQUENCE : seqs[slot]);
+    }
+    List<Long> found = new ArrayList<>();
+    long sequence = seqs == null ? NO_SEQUENCE : seqs[slot];
+    found.add(locs[slot]);
+    for (long[] extra : more) {
+      if (alive.get(fileOf(extra[0]))) {
+        found.add(extra[0]);
+        sequence = Math.max(sequence, extra[1]);
+      }
+    }
+    return new Found(found.stream().mapToLong(Long::longValue).toArray(), sequence);
+  }
+
+  /** The path of the file a location is in. */
+  synchronized String path(long location) {
+    return pathsById.get(fileOf(location));
+  }
+
+  /** The row position a location is at, in its file. */
+  static long row(long location) {
+    return location & ROW_MASK;
+  }
+
+  /** The number of rows indexed in live files (a scan: for tests and metrics). */
+  synchronized long size() {
+    long count = 0;
+    for (long loc : locs) {
+      if (loc >= 0 && alive.get(fileOf(loc))) {
+        count++;
+      }
+    }
+    for (List<long[]> more : duplicates.values()) {
+      for (long[] d : more) {
+        count += alive.get(fileOf(d[0])) ? 1 : 0;
+      }
+    }
+    return count;
+  }
+
+  /** The number of files indexed. */
+  synchronized int fileCount() {
+    return files.size();
+  }
+
+  private static int fileOf(long location) {
+    return (int) (location >>> ROW_BITS);
+  }
+
+  private int slotOf(long hi, long lo) {
+    for (int i = hash(hi, lo) & mask; ; i = (i + 1) & mask) {
+      long loc = locs[i];
+      if (loc == EMPTY) {
+        return -1;
+      }
+      if (loc != TOMBSTONE && his[i] == hi && los[i] == lo && alive.get(fileOf(loc))) {
+        return i;
+      }
+    }
+  }
+
+  private void insert(long hi, long lo, long location, long sequence) {
+    int existing = slotOf(hi, lo);
+    if (existing >= 0) {
+      duplicates
+          .computeIfAbsent(new Fingerprint(hi, lo), k -> new ArrayList<>())
+          .add(new long[] {location, sequence});
+      return;
+    }
+    if (occupied + 1 > (mask + 1) * 3L / 4) {
+      rehash();
+    }
+    for (int i = hash(hi, lo) & mask; ; i = (i + 1) & mask) {
+      long loc = locs[i];
+      if (loc == EMPTY || loc == TOMBSTONE || !alive.get(fileOf(loc))) {
+        if (loc == EMPTY) {
+          occupied++;
+        }
+        his[i] = hi;
+        los[i] = lo;
+        locs[i] = location;
+        if (seqs != null) {
+          seqs[i] = sequence;
+        }
+        return;
+      }
+    }
+  }
+
+  /** Rebuilds the table with only the live entries, at a capacity with room to grow. */
+  private void rehash() {
+    long[] oldHi = his;
+    long[] oldLo = los;
+    long[] oldLoc = locs;
+    long[] oldSeq = seqs;
+    int count = 0;
+    for (long loc : oldLoc) {
+      if (loc >= 0 && alive.get(fileOf(loc))) {
+        count++;
+      }
+    }
+    int capacity = MIN_CAPACITY;
+    while (capacity * 0.6 < count + 1) {
+      capacity <<= 1; // at most 60% full after a rehash, so the next one is far off
+    }
+    allocate(capacity);
+    for (int i = 0; i < oldLoc.length; i++) {
+      long loc = oldLoc[i];
+      if (loc >= 0 && alive.get(fileOf(loc))) {
+        for (int j = hash(oldHi[i], oldLo[i]) & mask; ; j = (j + 1) & mask) {
+          if (locs[j] == EMPTY) {
+            his[j] = oldHi[i];
+            los[j] = oldLo[i];
+            locs[j] = loc;
+            if (seqs != null) {
+              seqs[j] = oldSeq[i];
+            }
+            occupied++;
+            break;
+          }
+        }
+      }
+    }
+    duplicates.values().forEach(list -> list.removeIf(d -> !alive.get(fileOf(d[0]))));
+    duplicates.values().removeIf(List::isEmpty);
+  }
+
+  private void allocate(int capacity) {
+    his = new long[capacity];
+    los = new long[capacity];
+    locs = new long[capacity];
+    Arrays.fill(locs, EMPTY);
+    seqs = sequenceColumn == null ? null : new long[capacity];
+    mask = capacity - 1;
+    occupied = 0;
+  }
+
+  private void clear() {
+    allocate(MIN_CAPACITY);
+    duplicates.clear();
+    files.clear();
+    pathsById.clear();
+    alive.clear();
+    tableId = null;
+  }
+
+  private static int hash(long hi, long lo) {
+    long h = KeyFingerprint.fmix(hi * 0x9e3779b9_7f4a7c15L ^ lo);
+    return (int) (h ^ (h >>> 32));
+  }
+}
