@@ -54,6 +54,27 @@ class ExactlyOnceCrashIT {
     CrashPoints.AFTER_COMMITS_LOG
   };
 
+  /** The append pipelines' transform and sink (the sink's path follows). */
+  private static final String APPEND =
+      """
+      transform:
+        - derive: { doubled: "id * 2" }
+      sink:
+        delta:
+      """;
+
+  /** The upsert pipeline: 50 keys, each record a new version of its key, ordered by its id. */
+  private static final String UPSERT =
+      """
+      transform:
+        - derive: { k: "id % 50" }
+      sink:
+        delta:
+          write: upsert
+          key: [k]
+          sequence-by: id
+      """;
+
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
 
@@ -112,6 +133,47 @@ class ExactlyOnceCrashIT {
     }
   }
 
+  /**
+   * {@code write: upsert} under the same kills: every batch is one MERGE commit with the batch's
+   * txn, so a replayed batch must be skipped, not merged again, and a batch must never be half
+   * merged. Records spread over three partitions and are ordered by {@code sequence-by}, so the
+   * table must end with exactly one row per key: the valid record with the highest id.
+   */
+  @Test
+  void upsertTableHoldsTheLatestVersionOfEveryKeyAfterRepeatedKills() throws Exception {
+    Path work = dir.resolve("upsert");
+    Files.createDirectories(work);
+    Fixture fixture =
+        new Fixture(
+            "orders-upsert",
+            work,
+            work.resolve("tables/orders").toString(),
+            work.resolve("tables/orders-quarantine").toString(),
+            work.resolve("checkpoint").toString(),
+            "",
+            UPSERT);
+    fixture.runWithKills(14, new Random(20261202L));
+    Map<Long, Long> latest = new HashMap<>();
+    for (long id : fixture.validIds) {
+      latest.merge(id % 50, id, Math::max);
+    }
+    Map<Long, Long> held = new HashMap<>();
+    try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null);
+        ObjectStore quarantine = ObjectStores.open(fixture.quarantinePath, null)) {
+      for (Object[] row : TableContents.rows(sink)) {
+        // columns: id, name, k, _kafka_topic, _kafka_partition, _kafka_offset, _kafka_timestamp
+        assertThat(held.put((Long) row[2], (Long) row[0])).as("key %s held once", row[2]).isNull();
+      }
+      assertThat(held).as("the latest valid version of every key").isEqualTo(latest);
+      Map<String, Integer> quarantined = new HashMap<>();
+      for (Object[] row : TableContents.rows(quarantine)) {
+        quarantined.merge(row[1] + "/" + row[2], 1, Integer::sum);
+      }
+      assertThat(quarantined.values()).as("no offset twice in quarantine").allMatch(c -> c == 1);
+      assertThat(quarantined.keySet()).isEqualTo(fixture.malformedOffsets);
+    }
+  }
+
   /** One topic, one pipeline declaration, and the record of what was produced. */
   private static final class Fixture {
     final String topic;
@@ -121,6 +183,7 @@ class ExactlyOnceCrashIT {
     final Path pipelineFile;
     final Set<String> validOffsets = new HashSet<>();
     final Set<String> malformedOffsets = new HashSet<>();
+    final Set<Long> validIds = new HashSet<>();
     int produced;
 
     Fixture(
@@ -130,6 +193,18 @@ class ExactlyOnceCrashIT {
         String quarantinePath,
         String checkpoint,
         String storage)
+        throws Exception {
+      this(topicPrefix, work, sinkPath, quarantinePath, checkpoint, storage, APPEND);
+    }
+
+    Fixture(
+        String topicPrefix,
+        Path work,
+        String sinkPath,
+        String quarantinePath,
+        String checkpoint,
+        String storage,
+        String transformAndWrite)
         throws Exception {
       this.topic = broker.newTopic(topicPrefix, PARTITIONS);
       this.work = work;
@@ -150,10 +225,7 @@ class ExactlyOnceCrashIT {
               schema:
                 id: long
                 name: string
-          transform:
-            - derive: { doubled: "id * 2" }
-          sink:
-            delta:
+          %s
               path: %s
           quarantine:
             delta: { path: "%s" }
@@ -164,6 +236,7 @@ class ExactlyOnceCrashIT {
                   broker.bootstrapServers(),
                   topic,
                   MAX_OFFSETS,
+                  transformAndWrite.strip(),
                   sinkPath,
                   quarantinePath,
                   checkpoint,
@@ -182,6 +255,9 @@ class ExactlyOnceCrashIT {
         List<Boolean> malformed = new ArrayList<>();
         for (int i = 0; i < count; i++) {
           boolean bad = random.nextInt(20) == 0;
+          if (!bad) {
+            validIds.add((long) produced);
+          }
           String value =
               bad
                   ? "{\"id\": " + produced + ", \"name\": "
