@@ -10,8 +10,6 @@ import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
-import java.time.Instant;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -43,7 +41,7 @@ import java.util.Map;
  */
 final class KeyIndex {
   /** The value of {@link Found#sequence} when no row of the key has a sequence value. */
-  static final long NO_SEQUENCE = Long.MIN_VALUE;
+  static final long NO_SEQUENCE = MergeSpec.NO_SEQUENCE;
 
   private static final long EMPTY = -1;
   private static final long TOMBSTONE = -2;
@@ -122,22 +120,9 @@ final class KeyIndex {
         || type == PrimitiveType.TIMESTAMP;
   }
 
-  /** The sequence value of a row's sequence column: integral, timestamp micros, date days. */
+  /** The sequence value of a row's sequence column ({@link MergeSpec#sequenceValue}). */
   static long sequenceOf(Object value) {
-    if (value == null) {
-      return NO_SEQUENCE;
-    }
-    if (value instanceof Number n) {
-      return n.longValue();
-    }
-    if (value instanceof Instant t) {
-      return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
-    }
-    if (value instanceof LocalDate d) {
-      return d.toEpochDay();
-    }
-    throw new IllegalArgumentException(
-        "a sequence value must be an integer, a timestamp or a date, not " + value.getClass());
+    return MergeSpec.sequenceValue(value);
   }
 
   /**

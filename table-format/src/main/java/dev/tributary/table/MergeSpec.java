@@ -1,5 +1,7 @@
 package dev.tributary.table;
 
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,6 +19,33 @@ public record MergeSpec(List<String> keyColumns, Optional<String> sequenceColumn
   public MergeSpec {
     keyColumns = List.copyOf(keyColumns);
     Objects.requireNonNull(sequenceColumn, "sequenceColumn");
+  }
+
+  /** {@link #sequenceValue} of a null: no sequence value. */
+  public static final long NO_SEQUENCE = Long.MIN_VALUE;
+
+  /**
+   * The order of a sequence column's value as one long: an integer as itself, a timestamp in
+   * microseconds, a date in days; {@link #NO_SEQUENCE} for null. A batch's changes and the table's
+   * rows are compared by it.
+   *
+   * @throws IllegalArgumentException for a value of another type
+   */
+  public static long sequenceValue(Object value) {
+    if (value == null) {
+      return NO_SEQUENCE;
+    }
+    if (value instanceof Number n) {
+      return n.longValue();
+    }
+    if (value instanceof Instant t) {
+      return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
+    }
+    if (value instanceof LocalDate d) {
+      return d.toEpochDay();
+    }
+    throw new IllegalArgumentException(
+        "a sequence-by value must be an integer, a timestamp or a date, not " + value.getClass());
   }
 
   /** A merge by {@code keyColumns} whose last change per key wins, whatever the table holds. */

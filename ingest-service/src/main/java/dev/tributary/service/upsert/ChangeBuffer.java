@@ -1,10 +1,9 @@
 package dev.tributary.service.upsert;
 
+import dev.tributary.table.MergeSpec;
 import dev.tributary.table.MergeTransaction;
 import dev.tributary.table.types.StructType;
 import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -29,7 +28,7 @@ import java.util.Map;
  * columns (a Delta source), the arrival order is the position. Not thread-safe.
  */
 final class ChangeBuffer {
-  private static final long NONE = Long.MIN_VALUE;
+  private static final long NONE = MergeSpec.NO_SEQUENCE;
 
   private final int[] keys;
   private final int sequence;
@@ -163,19 +162,6 @@ final class ChangeBuffer {
   }
 
   private static long sequenceOf(Object value) {
-    if (value == null) {
-      return NONE;
-    }
-    if (value instanceof Number n) {
-      return n.longValue();
-    }
-    if (value instanceof Instant t) {
-      return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
-    }
-    if (value instanceof LocalDate d) {
-      return d.toEpochDay();
-    }
-    throw new IllegalArgumentException(
-        "a sequence-by value must be an integer, a timestamp or a date, not " + value.getClass());
+    return MergeSpec.sequenceValue(value);
   }
 }
