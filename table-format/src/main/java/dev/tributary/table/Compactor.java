@@ -198,10 +198,10 @@ final class Compactor {
     long in = 0;
     long out = 0;
     for (DataFile f : inputs) {
-      if (f.stats().numRecords() < 0) {
+      if (f.liveRows() < 0) {
         return; // an input without stats: nothing to compare against
       }
-      in += f.stats().numRecords();
+      in += f.liveRows(); // the rows its deletion vector deletes are not rewritten
     }
     for (DataFile f : outputs) {
       out += f.stats().numRecords();

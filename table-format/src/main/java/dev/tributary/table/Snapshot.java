@@ -123,7 +123,8 @@ public final class Snapshot {
         a.stats() == null
             ? new FileStats(-1, Map.of(), Map.of(), Map.of())
             : StatsJson.parse(a.stats(), dataSchema);
-    return new DataFile(a.path(), a.partitionValues(), a.size(), a.modificationTime(), stats);
+    return new DataFile(
+        a.path(), a.partitionValues(), a.size(), a.modificationTime(), stats, a.deletionVector());
   }
 
   @Override

@@ -1,6 +1,8 @@
 package dev.tributary.table.data;
 
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.dv.DeletionVectors;
+import dev.tributary.table.dv.RoaringBitmapArray;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
@@ -57,15 +59,28 @@ public final class DataFiles {
    * {@link DataFile#partitionValues()}, columns missing from the file (added to the schema after
    * the file was written) are null, and columns of the file not in the schema are skipped. The
    * caller closes the iterator. The object's size comes from the store (not from {@link
-   * DataFile#size()}), and bytes are fetched with ranged reads.
+   * DataFile#size()}), and bytes are fetched with ranged reads. The rows the file's {@link
+   * DataFile#deletionVector() deletion vector} names are skipped (the vector is read first: inline
+   * from the log, else with one ranged read of its file, checked against its checksum).
    *
-   * @throws IOException if the object is missing or cannot be read
+   * @throws IOException if the object or its deletion vector file is missing or cannot be read
+   * @throws IllegalStateException if the deletion vector is corrupt
    * @throws IllegalArgumentException if a partition value cannot be parsed as its column's type
    * @throws IllegalStateException (from iteration) if the file stores a column in a type that
    *     cannot be read as the schema's type
    */
-  public static CloseableIterator<Object[]> read(
-      ObjectStore tableStore, DataFile file, StructType schema) throws IOException {
+  public static RowIterator read(ObjectStore tableStore, DataFile file, StructType schema)
+      throws IOException {
+    RoaringBitmapArray deleted = null;
+    if (file.deletionVector() != null) {
+      try {
+        deleted = DeletionVectors.load(tableStore, file.deletionVector());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(
+            DataErrors.corruptDeletionVector(tableStore.location(), file.path(), e.getMessage()),
+            e);
+      }
+    }
     Object[] template = new Object[schema.size()];
     for (Map.Entry<String, String> entry : file.partitionValues().entrySet()) {
       int index = schema.indexOf(entry.getKey());
@@ -79,7 +94,8 @@ public final class DataFiles {
     InputFile input = new StoreInputFile(tableStore, file.path());
     ParquetReader<Object[]> reader =
         new ReaderBuilder(input, new PlainParquetConfiguration(), support).build();
-    return new ParquetRowIterator(reader, tableStore.location(), file.path());
+    RowIterator rows = new ParquetRowIterator(reader, tableStore.location(), file.path());
+    return deleted == null || deleted.isEmpty() ? rows : new LiveRowIterator(rows, deleted);
   }
 
   /** Reads a whole (small) data file into memory; see {@link #read} for the row contents. */

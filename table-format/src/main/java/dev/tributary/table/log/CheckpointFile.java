@@ -1,5 +1,6 @@
 package dev.tributary.table.log;
 
+import dev.tributary.table.dv.DeletionVectorDescriptor;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -42,6 +43,14 @@ final class CheckpointFile {
           + " required binary key (STRING); optional binary value (STRING); } }";
   private static final String LIST =
       "group %s (LIST) { repeated group list {" + " optional binary element (STRING); } }";
+
+  /** The fields add and remove share: the deletion vector and row tracking. */
+  private static final String FILE_EXTRAS =
+      " optional group deletionVector { optional binary storageType (STRING);"
+          + " optional binary pathOrInlineDv (STRING); optional int32 offset;"
+          + " optional int32 sizeInBytes; optional int64 cardinality; }"
+          + " optional int64 baseRowId; optional int64 defaultRowCommitVersion;";
+
   static final MessageType SCHEMA =
       MessageTypeParser.parseMessageType(
           "message checkpoint {"
@@ -52,12 +61,16 @@ final class CheckpointFile {
               + " optional int64 size; optional int64 modificationTime; optional boolean dataChange;"
               + "   optional "
               + map("tags")
-              + " optional binary stats (STRING); }"
+              + " optional binary stats (STRING);"
+              + FILE_EXTRAS
+              + " }"
               + " optional group remove { optional binary path (STRING); optional int64 deletionTimestamp;"
               + "   optional boolean dataChange; optional boolean extendedFileMetadata;"
               + "   optional "
               + map("partitionValues")
-              + " optional int64 size; }"
+              + " optional int64 size;"
+              + FILE_EXTRAS
+              + " }"
               + " optional group metaData { optional binary id (STRING); optional binary name (STRING);"
               + "   optional binary description (STRING);"
               + "   optional group format { optional binary provider (STRING); optional "
@@ -128,6 +141,7 @@ final class CheckpointFile {
         if (a.stats() != null) {
           g.append("stats", a.stats());
         }
+        putFileExtras(g, a.deletionVector(), a.baseRowId(), a.defaultRowCommitVersion());
         writer.write(row);
         count++;
       }
@@ -143,6 +157,7 @@ final class CheckpointFile {
         if (r.size() != null) {
           g.append("size", r.size());
         }
+        putFileExtras(g, r.deletionVector(), r.baseRowId(), r.defaultRowCommitVersion());
         writer.write(row);
         count++;
       }
@@ -187,6 +202,43 @@ final class CheckpointFile {
     return row;
   }
 
+  private static void putFileExtras(
+      Group g, DeletionVectorDescriptor dv, Long baseRowId, Long defaultRowCommitVersion) {
+    if (dv != null) {
+      Group d = g.addGroup("deletionVector");
+      d.append("storageType", dv.storageType().code())
+          .append("pathOrInlineDv", dv.pathOrInlineDv());
+      if (dv.offset() != null) {
+        d.append("offset", dv.offset());
+      }
+      d.append("sizeInBytes", dv.sizeInBytes()).append("cardinality", dv.cardinality());
+    }
+    if (baseRowId != null) {
+      g.append("baseRowId", baseRowId);
+    }
+    if (defaultRowCommitVersion != null) {
+      g.append("defaultRowCommitVersion", defaultRowCommitVersion);
+    }
+  }
+
+  /** A checkpoint row's deletion vector, or null. */
+  private static DeletionVectorDescriptor deletionVector(Group file) {
+    if (!has(file, "deletionVector")) {
+      return null;
+    }
+    Group d = file.getGroup("deletionVector", 0);
+    return new DeletionVectorDescriptor(
+        DeletionVectorDescriptor.StorageType.ofCode(d.getString("storageType", 0)),
+        d.getString("pathOrInlineDv", 0),
+        has(d, "offset") ? d.getInteger("offset", 0) : null,
+        d.getInteger("sizeInBytes", 0),
+        d.getLong("cardinality", 0));
+  }
+
+  private static Long optLong(Group g, String field) {
+    return has(g, field) ? g.getLong(field, 0) : null;
+  }
+
   private static void putMap(Group parent, String field, Map<String, String> map) {
     Group g = parent.addGroup(field);
     for (Map.Entry<String, String> e : map.entrySet()) {
@@ -229,7 +281,10 @@ final class CheckpointFile {
           g.getLong("modificationTime", 0),
           false,
           has(g, "stats") ? g.getString("stats", 0) : null,
-          readMap(g, "tags"));
+          readMap(g, "tags"),
+          deletionVector(g),
+          optLong(g, "baseRowId"),
+          optLong(g, "defaultRowCommitVersion"));
     }
     if (has(row, "remove")) {
       Group g = row.getGroup("remove", 0);
@@ -239,7 +294,10 @@ final class CheckpointFile {
           false,
           has(g, "extendedFileMetadata") && g.getBoolean("extendedFileMetadata", 0),
           readMap(g, "partitionValues"),
-          has(g, "size") ? g.getLong("size", 0) : null);
+          has(g, "size") ? g.getLong("size", 0) : null,
+          deletionVector(g),
+          optLong(g, "baseRowId"),
+          optLong(g, "defaultRowCommitVersion"));
     }
     if (has(row, "txn")) {
       Group g = row.getGroup("txn", 0);

@@ -18,11 +18,12 @@ import java.util.TreeSet;
  */
 public final class ProtocolSupport {
   /** Reader features that do not change what a reader must do to read rows. */
-  static final Set<String> READER_FEATURES = Set.of("vacuumProtocolCheck", "typeWidening");
+  static final Set<String> READER_FEATURES =
+      Set.of("vacuumProtocolCheck", "typeWidening", "deletionVectors");
 
   /** Writer features we honour. */
   static final Set<String> WRITER_FEATURES =
-      Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening");
+      Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening", "deletionVectors");
 
   private ProtocolSupport() {}
 

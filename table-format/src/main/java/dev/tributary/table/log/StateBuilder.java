@@ -28,20 +28,39 @@ final class StateBuilder {
     transactions.putAll(from.transactions());
   }
 
+  /**
+   * Applies one commit. Delta does not order the actions within a commit, so the removes are
+   * applied before the adds: a commit that replaces a file's deletion vector ({@code remove} of the
+   * path with the old vector, {@code add} with the new one) leaves the new one live in any order.
+   */
   void apply(long commitVersion, List<Action> actions) {
     for (Action a : actions) {
-      apply(a);
+      if (a instanceof RemoveFile) {
+        apply(a);
+      }
+    }
+    for (Action a : actions) {
+      if (!(a instanceof RemoveFile)) {
+        apply(a);
+      }
     }
     version = commitVersion;
   }
 
+  /**
+   * Applies one action. Logical files are keyed by {@code (path, deletion vector)}: a remove takes
+   * a live file out only if it names the same deletion vector (or none, as the live file).
+   */
   void apply(Action a) {
     if (a instanceof AddFile add) {
       files.put(add.path(), add);
-      tombstones.remove(add.path());
+      tombstones.remove(add.logicalKey());
     } else if (a instanceof RemoveFile remove) {
-      files.remove(remove.path());
-      tombstones.put(remove.path(), remove);
+      AddFile live = files.get(remove.path());
+      if (live != null && live.logicalKey().equals(remove.logicalKey())) {
+        files.remove(remove.path());
+      }
+      tombstones.put(remove.logicalKey(), remove);
     } else if (a instanceof SetTransaction txn) {
       transactions.put(txn.appId(), txn);
     } else if (a instanceof Metadata m) {

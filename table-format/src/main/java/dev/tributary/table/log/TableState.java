@@ -14,8 +14,9 @@ import java.util.OptionalLong;
  * @param version the table version this state reflects
  * @param protocol the latest protocol action
  * @param metadata the latest metaData action
- * @param files live files by path (decoded)
- * @param tombstones removed files by path, with the remove that tombstoned them
+ * @param files live files by path (decoded); a path is live with at most one deletion vector
+ * @param tombstones removed logical files by {@link RemoveFile#logicalKey()} (the path, and the
+ *     deletion vector if any), with the remove that tombstoned them
  * @param transactions latest txn per appId
  */
 public record TableState(
