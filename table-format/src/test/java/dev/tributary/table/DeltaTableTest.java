@@ -462,12 +462,12 @@ class DeltaTableTest {
     store.put(
         LogFiles.commit(1),
         ActionCodec.encodeCommit(
-            List.of(new Protocol(3, 7, Set.of("deletionVectors"), Set.of("deletionVectors")))));
+            List.of(new Protocol(3, 7, Set.of("catalogManaged"), Set.of("catalogManaged")))));
 
     assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
         .isInstanceOf(TableException.class)
         .hasMessageContaining(
-            "(version 1): it requires reader version 3 with features [deletionVectors]");
+            "(version 1): it requires reader version 3 with features [catalogManaged]");
   }
 
   @Test
