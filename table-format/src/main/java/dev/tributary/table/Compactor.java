@@ -143,7 +143,7 @@ final class Compactor {
               table.store(), snapshot.schema(), snapshot.partitionColumns(), writeOptions)) {
         for (DataFile f : bin) {
           try (CloseableIterator<Object[]> rows =
-              DataFiles.read(table.store(), f, snapshot.schema())) {
+              DataFiles.read(table.store(), f, snapshot.schema(), snapshot.columnMapping())) {
             while (rows.hasNext()) {
               writer.write(rows.next());
             }

@@ -75,7 +75,8 @@ public final class MergeTransaction extends TableTransaction {
           continue;
         }
         rewritten.add(live.get(file.path()));
-        try (CloseableIterator<Object[]> rows = DataFiles.read(table.store(), file, schema)) {
+        try (CloseableIterator<Object[]> rows =
+            DataFiles.read(table.store(), file, schema, readSnapshot.columnMapping())) {
           while (rows.hasNext()) {
             Object[] row = rows.next();
             if (!upserts.containsKey(key(row))) {

@@ -3,12 +3,16 @@ package dev.tributary.table.data;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.dv.DeletionVectors;
 import dev.tributary.table.dv.RoaringBitmapArray;
+import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -71,6 +75,18 @@ public final class DataFiles {
    */
   public static RowIterator read(ObjectStore tableStore, DataFile file, StructType schema)
       throws IOException {
+    return read(tableStore, file, schema, ColumnMappingMode.NONE);
+  }
+
+  /**
+   * {@link #read(ObjectStore, DataFile, StructType)} for a table with column mapping: the columns
+   * are found in the file, and the partition values in {@link DataFile#partitionValues()}, by the
+   * names {@code mode} gives them; the rows are in the order of {@code schema}, whatever its
+   * (logical) names.
+   */
+  public static RowIterator read(
+      ObjectStore tableStore, DataFile file, StructType schema, ColumnMappingMode mode)
+      throws IOException {
     RoaringBitmapArray deleted = null;
     if (file.deletionVector() != null) {
       try {
@@ -82,15 +98,16 @@ public final class DataFiles {
       }
     }
     Object[] template = new Object[schema.size()];
-    for (Map.Entry<String, String> entry : file.partitionValues().entrySet()) {
-      int index = schema.indexOf(entry.getKey());
-      if (index >= 0) {
-        template[index] =
-            PartitionValues.parse(entry.getValue(), schema.fields().get(index).type());
+    Set<String> partitionKeys = new HashSet<>();
+    for (int i = 0; i < schema.size(); i++) {
+      StructField field = schema.fields().get(i);
+      String key = mode.physicalName(field);
+      if (file.partitionValues().containsKey(key)) {
+        partitionKeys.add(key);
+        template[i] = PartitionValues.parse(file.partitionValues().get(key), field.type());
       }
     }
-    RowReadSupport support =
-        new RowReadSupport(file.path(), schema, file.partitionValues().keySet(), template);
+    RowReadSupport support = new RowReadSupport(file.path(), schema, mode, partitionKeys, template);
     InputFile input = new StoreInputFile(tableStore, file.path());
     ParquetReader<Object[]> reader =
         new ReaderBuilder(input, new PlainParquetConfiguration(), support).build();

@@ -1,28 +1,31 @@
 package dev.tributary.table.log;
 
 import dev.tributary.table.TableErrors;
+import dev.tributary.table.types.ColumnMappingMode;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Which protocols we read and write. We read reader versions 1..3 as long as the table uses no
- * feature that changes how files or rows are read in a way we do not implement (column mapping,
- * deletion vectors, v2 checkpoints...). {@code typeWidening} we read: a data file that stores a
- * column in a narrower type than the table's is converted on read (see the row converters). We
- * write reader 1 / writer 2 tables, and tables whose writer features we honour: {@code appendOnly}
- * (we refuse data-changing removes on such tables), {@code typeWidening} (we record every change in
- * {@code delta.typeChanges} and write the wide type) and {@code invariants}. Column invariants
- * (implied by legacy writer 2, and named once a table moves to table features) we do not evaluate,
- * so a schema declaring {@code delta.invariants} is refused for writing.
+ * reader feature we do not implement. We implement {@code typeWidening} (a data file that stores a
+ * column in a narrower type than the table's is converted on read, see the row converters), {@code
+ * deletionVectors} (every reader skips the rows a file's deletion vector names) and {@code
+ * columnMapping} (reader 2, or the feature: columns, partition values and statistics are found by
+ * physical name or field id, see {@link ColumnMappingMode}). We write reader 1 / writer 2 tables,
+ * and tables whose writer features we honour: {@code appendOnly} (we refuse data-changing removes
+ * on such tables), {@code typeWidening} (we record every change in {@code delta.typeChanges} and
+ * write the wide type) and {@code invariants}. Column invariants (implied by legacy writer 2, and
+ * named once a table moves to table features) we do not evaluate, so a schema declaring {@code
+ * delta.invariants} is refused for writing.
  */
 public final class ProtocolSupport {
-  /** Reader features that do not change what a reader must do to read rows. */
-  static final Set<String> READER_FEATURES =
-      Set.of("vacuumProtocolCheck", "typeWidening", "deletionVectors");
+  /** Reader features (reader version 3) we implement. */
+  public static final Set<String> READER_FEATURES =
+      Set.of("vacuumProtocolCheck", "typeWidening", "deletionVectors", "columnMapping");
 
-  /** Writer features we honour. */
-  static final Set<String> WRITER_FEATURES =
+  /** Writer features (writer version 7) we honour when we commit. */
+  public static final Set<String> WRITER_FEATURES =
       Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening", "deletionVectors");
 
   private ProtocolSupport() {}
@@ -33,10 +36,12 @@ public final class ProtocolSupport {
     if (reader < 1 || reader > 3) {
       throw TableErrors.unsupportedReader(location, version, reader, List.of());
     }
-    if (reader == 2) {
-      String mode = m.configuration().getOrDefault("delta.columnMapping.mode", "none");
-      if (!mode.equals("none")) {
-        throw TableErrors.unsupportedReader(location, version, reader, List.of("columnMapping"));
+    if (supportsColumnMapping(p)) {
+      try {
+        ColumnMappingMode.of(m.configuration());
+      } catch (IllegalArgumentException e) {
+        throw TableErrors.unsupported(
+            location, "the table at version " + version + " (" + e.getMessage() + ")", "");
       }
     }
     if (reader == 3) {
@@ -72,6 +77,22 @@ public final class ProtocolSupport {
     if (invariants && m.schemaString().contains("delta.invariants")) {
       throw TableErrors.unsupportedWriter(location, version, writer, List.of("invariants"));
     }
+  }
+
+  /**
+   * The column mapping mode readers honour: the table property, if the protocol supports column
+   * mapping (reader 2, or reader 3 with the {@code columnMapping} feature), else {@link
+   * ColumnMappingMode#NONE}, as PROTOCOL.md says.
+   */
+  public static ColumnMappingMode columnMapping(Protocol p, Metadata m) {
+    return supportsColumnMapping(p)
+        ? ColumnMappingMode.of(m.configuration())
+        : ColumnMappingMode.NONE;
+  }
+
+  private static boolean supportsColumnMapping(Protocol p) {
+    return p.minReaderVersion() == 2
+        || (p.minReaderVersion() == 3 && p.readerFeatures().contains("columnMapping"));
   }
 
   /** True if the table forbids removing rows ({@code delta.appendOnly=true}). */
