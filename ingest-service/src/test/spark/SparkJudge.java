@@ -57,6 +57,11 @@ import org.apache.spark.sql.streaming.Trigger;
  * written before the cases run; each leaves {@code <path>.ids.json}, the ids Spark reads from the
  * final table, sorted.
  *
+ * <p>Optional {@code sqlTables}, each with {@code path} and {@code statements} (Spark SQL,
+ * {@code {path}} standing for the path), make tables with whatever table features the statements
+ * turn on (deletion vectors, column mapping, ...); each leaves {@code <path>.spark.json}, the rows
+ * Spark reads (JSON lines ordered by the first column), and {@code <path>.version}.
+ *
  * <p>A third job kind reads tables Tributary wrote: optional {@code reads}, each with {@code path} and
  * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
  * null columns left out), ordered by the first column, and its column names to {@code out.columns}.
@@ -93,6 +98,9 @@ public class SparkJudge {
     try {
       for (JsonNode t : job.path("tables")) {
         writeTable(spark, t);
+      }
+      for (JsonNode t : job.path("sqlTables")) {
+        sqlTable(spark, t);
       }
       for (JsonNode r : job.path("reads")) {
         Dataset<Row> table = spark.read().format("delta").load(r.get("path").asText());
@@ -225,6 +233,24 @@ public class SparkJudge {
     Files.writeString(Path.of(path + ".ids.json"), JSON.writeValueAsString(ids));
     System.out.printf("table %s: version %d, %d rows%n", path,
         DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0), ids.size());
+  }
+
+  /**
+   * A table made by SQL statements ({@code {path}} in them stands for the table's path), then its
+   * rows as Spark reads them written to {@code <path>.spark.json} (JSON lines ordered by the first
+   * column, nulls kept) and its last version to {@code <path>.version}.
+   */
+  private static void sqlTable(SparkSession spark, JsonNode t) throws Exception {
+    String path = t.get("path").asText();
+    for (JsonNode statement : t.get("statements")) {
+      spark.sql(statement.asText().replace("{path}", path));
+    }
+    Dataset<Row> table = spark.read().format("delta").load(path);
+    Files.write(Path.of(path + ".spark.json"),
+        table.orderBy(table.columns()[0]).toJSON().collectAsList());
+    long version = DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0);
+    Files.writeString(Path.of(path + ".version"), Long.toString(version));
+    System.out.printf("sql table %s: version %d, %d rows%n", path, version, table.count());
   }
 
   private static String summary(ArrayNode rounds) {

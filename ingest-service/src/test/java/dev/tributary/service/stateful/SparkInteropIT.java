@@ -38,7 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * whole partition only removes files) and not (the DELETE rewrites files). Spark writes both in one
  * child JVM ({@link SparkReference}, the {@code tables} job of SparkJudge.java) and reports the ids
  * of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark} and
- * {@link AvroEvolvedTableForSpark} (a Spark start costs ~30-40 s, so one start serves all).
+ * {@link AvroEvolvedTableForSpark}, and makes the tables of {@link SparkFeatureTables} (deletion
+ * vectors, column mapping) for the Delta source to read (a Spark start costs ~30-40 s, so one start
+ * serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -52,6 +54,7 @@ class SparkInteropIT {
 
   static EvolvedTablesForSpark evolved;
   static AvroEvolvedTableForSpark avroEvolved;
+  static SparkFeatureTables features;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -61,6 +64,7 @@ class SparkInteropIT {
     evolved = new EvolvedTablesForSpark(Files.createDirectories(dir.resolve("evolved")));
     avroEvolved =
         new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
+    features = new SparkFeatureTables(Files.createDirectories(dir.resolve("features")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
     SparkReference.run(
@@ -69,9 +73,28 @@ class SparkInteropIT {
             work.resolve("warehouse").toString(),
             "tables",
             List.of(table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")),
+            "sqlTables",
+            features.jobTables(),
             "reads",
             reads),
         work);
+  }
+
+  @Test
+  void deletionVectorsAfterDeleteUpdateAndMergeAreReadAsSparkAndKernelReadThem() throws Exception {
+    assertThat(features.check("dv")).isGreaterThan(100);
+    assertThat(features.check("dv-partitioned")).isGreaterThan(100);
+  }
+
+  @Test
+  void columnMappingByNameAndByIdWithARenameAndADropIsReadAsKernelReadsIt() throws Exception {
+    assertThat(features.check("columnmapping-name")).isEqualTo(40);
+    assertThat(features.check("columnmapping-id")).isEqualTo(40);
+  }
+
+  @Test
+  void deletionVectorsWithColumnMappingAreReadAsKernelReadsThem() throws Exception {
+    assertThat(features.check("dv-columnmapping")).isEqualTo(150);
   }
 
   @Test
@@ -88,6 +111,9 @@ class SparkInteropIT {
   static void closeStores() throws IOException {
     for (ObjectStore s : stores) {
       s.close();
+    }
+    if (features != null) {
+      features.close();
     }
   }
 

@@ -22,11 +22,24 @@ import java.util.TreeSet;
 public final class ProtocolSupport {
   /** Reader features (reader version 3) we implement. */
   public static final Set<String> READER_FEATURES =
-      Set.of("vacuumProtocolCheck", "typeWidening", "deletionVectors", "columnMapping");
+      Set.of(
+          "vacuumProtocolCheck",
+          "typeWidening",
+          "typeWidening-preview",
+          "deletionVectors",
+          "columnMapping");
 
   /** Writer features (writer version 7) we honour when we commit. */
   public static final Set<String> WRITER_FEATURES =
       Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening", "deletionVectors");
+
+  /**
+   * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
+   * widens, with the {@code appendOnly} and {@code invariants} that the move from writer 2 to
+   * writer 7 names.
+   */
+  public static final Set<String> CREATED_FEATURES =
+      Set.of("typeWidening", "appendOnly", "invariants");
 
   private ProtocolSupport() {}
 
