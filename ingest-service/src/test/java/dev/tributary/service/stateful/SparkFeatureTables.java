@@ -31,10 +31,11 @@ import java.util.Map;
 /**
  * Tables Spark 4 + Delta 4 makes with the table features Databricks turns on (issue 23): deletion
  * vectors after DELETE, UPDATE and MERGE (with a log checkpoint holding vectors), column mapping by
- * name and by id with a rename and a drop, and both together. {@link SparkInteropIT} has Spark make
- * them in its one Spark run (the {@code sqlTables} job of SparkJudge.java); then each is read by
- * the Delta source's planner (what {@code source.delta} reads with) from {@code earliest} and
- * compared with Delta Kernel's read, row for row, and with the ids Spark reads.
+ * name and by id with a rename and a drop, both together, and V2 checkpoints (Parquet and JSON,
+ * with sidecars). {@link SparkInteropIT} has Spark make them in its one Spark run (the {@code
+ * sqlTables} job of SparkJudge.java); then each is read by the Delta source's planner (what {@code
+ * source.delta} reads with) from {@code earliest} and compared with Delta Kernel's read, row for
+ * row, and with the ids Spark reads.
  */
 final class SparkFeatureTables {
   private static final String INSERT_IDS =
@@ -83,6 +84,17 @@ final class SparkFeatureTables {
               "ALTER TABLE delta.`{path}` RENAME COLUMN `first name` TO label",
               "ALTER TABLE delta.`{path}` DROP COLUMN extra",
               "INSERT INTO delta.`{path}` SELECT id, concat('g', id), 'EU' FROM range(30, 40)"));
+    }
+    for (String format : List.of("parquet", "json")) {
+      List<String> sql = new ArrayList<>();
+      sql.add("SET spark.databricks.delta.checkpointV2.topLevelFileFormat = " + format);
+      sql.add(
+          "CREATE TABLE delta.`{path}` (id BIGINT, name STRING, region STRING) USING delta"
+              + " TBLPROPERTIES ('delta.checkpointPolicy' = 'v2',"
+              + " 'delta.checkpointInterval' = '2', 'delta.enableDeletionVectors' = 'true')");
+      sql.addAll(DML);
+      sql.add("RESET spark.databricks.delta.checkpointV2.topLevelFileFormat");
+      TABLES.put("v2checkpoint-" + format, sql);
     }
     TABLES.put(
         "dv-columnmapping",

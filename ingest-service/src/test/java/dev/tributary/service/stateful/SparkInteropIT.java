@@ -93,6 +93,19 @@ class SparkInteropIT {
   }
 
   @Test
+  void v2CheckpointsInParquetAndJsonWithSidecarsAreRead() throws Exception {
+    for (String format : List.of("parquet", "json")) {
+      Path log = dir.resolve("features/v2checkpoint-" + format + "/_delta_log");
+      try (var files = Files.list(log)) {
+        assertThat(files.map(f -> f.getFileName().toString()))
+            .as("Spark wrote a UUID-named V2 checkpoint in %s", format)
+            .anyMatch(n -> n.matches("\\d{20}\\.checkpoint\\.[0-9a-f-]{36}\\." + format));
+      }
+      assertThat(features.check("v2checkpoint-" + format)).isGreaterThan(100);
+    }
+  }
+
+  @Test
   void deletionVectorsWithColumnMappingAreReadAsKernelReadsThem() throws Exception {
     assertThat(features.check("dv-columnmapping")).isEqualTo(150);
   }

@@ -67,6 +67,10 @@ public final class ActionCodec {
         writeMetadata(g, m);
       } else if (action instanceof Protocol p) {
         writeProtocol(g, p);
+      } else if (action instanceof DomainMetadata d) {
+        g.writeStringField("domain", d.domain());
+        g.writeStringField("configuration", d.configuration());
+        g.writeBooleanField("removed", d.removed());
       } else if (action instanceof CommitInfo c) {
         for (Map.Entry<String, Object> e : c.values().entrySet()) {
           g.writeFieldName(e.getKey());
@@ -250,6 +254,23 @@ public final class ActionCodec {
     return actions;
   }
 
+  /**
+   * The sidecar files a V2 checkpoint in JSON names ({@code {"sidecar":{"path":...}}} lines), as
+   * their paths relative to {@code _delta_log/_sidecars/}.
+   */
+  static List<String> sidecars(byte[] content) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
+      if (line.contains("\"sidecar\"")) {
+        JsonNode sidecar = MAPPER.readTree(line).get("sidecar");
+        if (sidecar != null && sidecar.isObject()) {
+          out.add(requiredText(sidecar, "path"));
+        }
+      }
+    }
+    return out;
+  }
+
   /** One action from its JSON body; null for a kind we skip. */
   static Action decode(String kind, JsonNode b, String location, String where) {
     try {
@@ -283,7 +304,12 @@ public final class ActionCodec {
                     MAPPER
                         .getTypeFactory()
                         .constructMapType(LinkedHashMap.class, String.class, Object.class)));
-        default -> null; // cdc, domainMetadata, checkpointMetadata...: no effect on live files
+        case "domainMetadata" ->
+            new DomainMetadata(
+                requiredText(b, "domain"),
+                requiredText(b, "configuration"),
+                b.path("removed").asBoolean(false));
+        default -> null; // cdc, checkpointMetadata, sidecar...: no effect on live files
       };
     } catch (IllegalArgumentException e) {
       throw TableErrors.badAction(location, where, kind + ": " + e.getMessage());

@@ -29,10 +29,13 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
 /**
- * A classic single-file V1 checkpoint: one Parquet row per action, each row with exactly one of the
- * struct columns {@code txn, add, remove, metaData, protocol} set (the protocol's checkpoint
- * schema; readers select the columns they need by name). Paths are URL-encoded as in JSON commits;
- * maps are Parquet MAP groups ({@code key_value}), lists are 3-level LIST groups.
+ * A checkpoint in Parquet: one row per action, each row with exactly one of the struct columns
+ * {@code txn, add, remove, metaData, protocol, domainMetadata} set (the protocol's checkpoint
+ * schema; readers select the columns they need by name). We write classic single-file V1
+ * checkpoints; we read those, V2 checkpoints in Parquet (whose {@code sidecar} rows name files of
+ * further add and remove rows, and whose {@code checkpointMetadata} row we do not need) and their
+ * sidecars. Paths are URL-encoded as in JSON commits; maps are Parquet MAP groups ({@code
+ * key_value}), lists are 3-level LIST groups.
  *
  * <p>Checkpoints are small next to data files, so they are built in memory and stored with one
  * atomic {@code put}: a reader never sees half a checkpoint.
@@ -86,6 +89,8 @@ final class CheckpointFile {
               + " optional "
               + list("writerFeatures")
               + " }"
+              + " optional group domainMetadata { optional binary domain (STRING);"
+              + "   optional binary configuration (STRING); optional boolean removed; }"
               + "}");
 
   private CheckpointFile() {}
@@ -124,6 +129,15 @@ final class CheckpointFile {
         if (t.lastUpdated() != null) {
           g.append("lastUpdated", t.lastUpdated());
         }
+        writer.write(row);
+        count++;
+      }
+      for (DomainMetadata d : state.domains().values()) {
+        Group row = rows.newGroup();
+        row.addGroup("domainMetadata")
+            .append("domain", d.domain())
+            .append("configuration", d.configuration())
+            .append("removed", false);
         writer.write(row);
         count++;
       }
@@ -257,21 +271,39 @@ final class CheckpointFile {
     }
   }
 
-  /** Reads every action of a checkpoint, in file order. */
-  static List<Action> decode(byte[] bytes, String location, String file) throws IOException {
+  /**
+   * The actions of a checkpoint (or of a V2 checkpoint's sidecar), in file order, and the sidecar
+   * files a V2 checkpoint names (paths relative to {@code _delta_log/_sidecars/}).
+   */
+  record Decoded(List<Action> actions, List<String> sidecars) {}
+
+  /** Reads every action of a Parquet checkpoint or sidecar, in file order. */
+  static Decoded decode(byte[] bytes, String location, String file) throws IOException {
     List<Action> actions = new ArrayList<>();
+    List<String> sidecars = new ArrayList<>();
     try (ParquetReader<Group> reader = new GroupReaderBuilder(new BufferInputFile(bytes)).build()) {
       for (Group row = reader.read(); row != null; row = reader.read()) {
+        if (has(row, "sidecar")) {
+          sidecars.add(row.getGroup("sidecar", 0).getString("path", 0));
+          continue;
+        }
         Action a = decodeRow(row, location, file);
         if (a != null) {
           actions.add(a);
         }
       }
     }
-    return actions;
+    return new Decoded(actions, sidecars);
   }
 
   private static Action decodeRow(Group row, String location, String file) {
+    if (has(row, "domainMetadata")) {
+      Group g = row.getGroup("domainMetadata", 0);
+      return new DomainMetadata(
+          g.getString("domain", 0),
+          g.getString("configuration", 0),
+          has(g, "removed") && g.getBoolean("removed", 0));
+    }
     if (has(row, "add")) {
       Group g = row.getGroup("add", 0);
       return new AddFile(

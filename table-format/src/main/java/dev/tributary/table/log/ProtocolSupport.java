@@ -27,11 +27,19 @@ public final class ProtocolSupport {
           "typeWidening",
           "typeWidening-preview",
           "deletionVectors",
-          "columnMapping");
+          "columnMapping",
+          "v2Checkpoint");
 
   /** Writer features (writer version 7) we honour when we commit. */
   public static final Set<String> WRITER_FEATURES =
-      Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening", "deletionVectors");
+      Set.of(
+          "appendOnly",
+          "invariants",
+          "vacuumProtocolCheck",
+          "typeWidening",
+          "deletionVectors",
+          // we write classic V1 checkpoints, which the protocol allows on such tables too
+          "v2Checkpoint");
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column

@@ -16,6 +16,7 @@ final class StateBuilder {
   private final Map<String, AddFile> files = new LinkedHashMap<>();
   private final Map<String, RemoveFile> tombstones = new LinkedHashMap<>();
   private final Map<String, SetTransaction> transactions = new LinkedHashMap<>();
+  private final Map<String, DomainMetadata> domains = new LinkedHashMap<>();
 
   StateBuilder() {}
 
@@ -26,6 +27,7 @@ final class StateBuilder {
     files.putAll(from.files());
     tombstones.putAll(from.tombstones());
     transactions.putAll(from.transactions());
+    domains.putAll(from.domains());
   }
 
   /**
@@ -67,6 +69,12 @@ final class StateBuilder {
       metadata = m;
     } else if (a instanceof Protocol p) {
       protocol = p;
+    } else if (a instanceof DomainMetadata d) {
+      if (d.removed()) {
+        domains.remove(d.domain());
+      } else {
+        domains.put(d.domain(), d);
+      }
     }
   }
 
@@ -79,6 +87,6 @@ final class StateBuilder {
   }
 
   TableState build() {
-    return new TableState(version, protocol, metadata, files, tombstones, transactions);
+    return new TableState(version, protocol, metadata, files, tombstones, transactions, domains);
   }
 }
