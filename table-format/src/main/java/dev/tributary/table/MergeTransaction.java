@@ -39,6 +39,14 @@ public final class MergeTransaction extends TableTransaction {
               + table.location()
               + ": it is append-only (delta.appendOnly=true). Append instead, or write to another table.");
     }
+    if (RowTracking.supported(readSnapshot.state())) {
+      throw new TableException(
+          "Cannot merge into Delta table at "
+              + table.location()
+              + ": it tracks row ids (table feature rowTracking), which a merge would have to keep"
+              + " for the rows it rewrites; Tributary does not. Append instead, or write to another"
+              + " table.");
+    }
     StructType schema = readSnapshot.schema();
     this.keyColumns = new int[keyColumns.size()];
     for (int i = 0; i < this.keyColumns.length; i++) {

@@ -81,6 +81,18 @@ public final class Snapshot {
     return dataSchema;
   }
 
+  /**
+   * The partition columns as data files, partition values and statistics name them: their physical
+   * names under column mapping, else the same as {@link #partitionColumns()}.
+   */
+  public List<String> physicalPartitionColumns() {
+    List<String> out = new ArrayList<>();
+    for (String c : partitionColumns()) {
+      out.add(schema.field(c).map(columnMapping::physicalName).orElse(c));
+    }
+    return out;
+  }
+
   /** Partition columns, outermost first; empty for an unpartitioned table. */
   public List<String> partitionColumns() {
     return state.metadata().partitionColumns();

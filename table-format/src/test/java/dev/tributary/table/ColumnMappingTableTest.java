@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.storage.testing.InMemoryObjectStore;
 import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.interop.KernelReader;
 import dev.tributary.table.log.Action;
+import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.CommitInfo;
 import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.log.Metadata;
@@ -172,11 +174,57 @@ class ColumnMappingTableTest {
   }
 
   @Test
-  void appendingToAColumnMappedTableIsRefusedByName() throws IOException {
+  void appendsWritePhysicalNamesAndIdsAndNewColumnsGetBoth() throws IOException {
     mappedTable();
-    assertThatThrownBy(() -> TestTables.append(table, "q", 0, 0, 1))
-        .isInstanceOf(TableException.class)
-        .hasMessageContaining("columnMapping");
+    var before = table.snapshot().state().files().keySet();
+    TestTables.append(table, "q", 0, 20, 25);
+    Snapshot snapshot = table.snapshot();
+    AddFile appended =
+        snapshot.state().files().values().stream()
+            .filter(a -> !before.contains(a.path()))
+            .findFirst()
+            .orElseThrow();
+    assertThat(appended.stats()).contains("\"col-1\"").doesNotContain("\"id\"");
+    assertThat(appended.partitionValues()).containsOnlyKeys("col-4");
+    List<Object[]> physical =
+        DataFiles.readAll(
+            store,
+            new DataFile(
+                appended.path(),
+                Map.of(),
+                appended.size(),
+                appended.modificationTime(),
+                new dev.tributary.table.data.FileStats(-1, Map.of(), Map.of(), Map.of())),
+            StructType.of(
+                StructField.nullable("col-1", dev.tributary.table.types.PrimitiveType.LONG)));
+    assertThat(physical).extracting(r -> r[0]).isNotEmpty().allMatch(id -> (Long) id >= 20);
+
+    table.addColumns(
+        List.of(StructField.nullable("extra", dev.tributary.table.types.PrimitiveType.LONG)));
+    Snapshot wider = table.snapshot();
+    StructField extra = wider.schema().field("extra").orElseThrow();
+    assertThat(extra.columnId()).isEqualTo(5);
+    assertThat(extra.physicalName()).startsWith("col-").isNotEqualTo("col-5");
+    assertThat(wider.properties()).containsEntry(ColumnMappingMode.MAX_COLUMN_ID, "5");
+    try (AppendTransaction tx = table.newAppend(new TransactionId("q", 1))) {
+      tx.write(
+          new Object[] {25L, "name-25", Instant.ofEpochSecond(1_700_000_025L, 123_000), "US", 7L});
+      tx.commit(Map.of());
+    }
+
+    KernelReader kernel = new KernelReader(store);
+    assertThat(kernel.columnNames()).containsExactly("id", "name", "ts", "region", "extra");
+    List<Object[]> rows = kernel.rows();
+    assertThat(rows).hasSize(26);
+    for (Object[] row : rows) {
+      long id = (Long) row[0];
+      Object[] expected = TestTables.row(id, id % 3 == 0 ? "EU" : id % 3 == 1 ? "US" : null);
+      if (id == 25) {
+        expected[3] = "US";
+      }
+      assertThat(java.util.Arrays.copyOf(row, 4)).as("row %d", id).containsExactly(expected);
+      assertThat(row[4]).isEqualTo(id == 25 ? 7L : null);
+    }
   }
 
   private List<Object[]> readAll(

@@ -186,6 +186,13 @@ public final class DeltaTableSink implements TableSink {
         throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
       }
     }
+    try {
+      // a table another engine made may use a writer feature we do not honour: refuse it now,
+      // by name, rather than at the first commit
+      table.checkAppendable();
+    } catch (TableException e) {
+      throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
+    }
     var snapshot = widenDeclared(pipelineId, table, schema);
     if (!snapshot.schema().equals(schema)
         || !snapshot.partitionColumns().equals(partitionColumns)) {

@@ -55,6 +55,7 @@ class SparkInteropIT {
   static EvolvedTablesForSpark evolved;
   static AvroEvolvedTableForSpark avroEvolved;
   static SparkFeatureTables features;
+  static SparkAppendTables appends;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -65,19 +66,43 @@ class SparkInteropIT {
     avroEvolved =
         new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
     features = new SparkFeatureTables(Files.createDirectories(dir.resolve("features")));
+    appends = new SparkAppendTables(Files.createDirectories(dir.resolve("appends")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
-    SparkReference.run(
-        Map.of(
-            "warehouse",
-            work.resolve("warehouse").toString(),
-            "tables",
-            List.of(table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")),
-            "sqlTables",
-            features.jobTables(),
-            "reads",
-            reads),
-        work);
+    List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
+    sqlTables.addAll(appends.jobTables());
+    Path ready = work.resolve("ready");
+    Path resume = work.resolve("resume.json");
+    SparkReference.Running spark =
+        SparkReference.start(
+            Map.of(
+                "warehouse",
+                work.resolve("warehouse").toString(),
+                "tables",
+                List.of(
+                    table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")),
+                "sqlTables",
+                sqlTables,
+                "reads",
+                reads,
+                "pause",
+                Map.of("ready", ready.toString(), "resume", resume.toString())),
+            work);
+    try {
+      spark.awaitReady(ready);
+      // the same Spark reads back what our pipelines appended to the tables it made
+      spark.resume(resume, appends.appendAndListReads());
+    } catch (Exception | AssertionError e) {
+      spark.kill();
+      throw e;
+    }
+    spark.await();
+  }
+
+  @Test
+  void aKafkaPipelineAppendsToASparkTableWithColumnMappingVectorsRowTrackingAndClustering()
+      throws Exception {
+    appends.check();
   }
 
   @Test

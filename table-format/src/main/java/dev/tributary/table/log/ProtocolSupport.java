@@ -39,7 +39,19 @@ public final class ProtocolSupport {
           "typeWidening",
           "deletionVectors",
           // we write classic V1 checkpoints, which the protocol allows on such tables too
-          "v2Checkpoint");
+          "v2Checkpoint",
+          // data files, partition values and statistics by physical name, ids in the files, new
+          // columns get a physical name and an id
+          "columnMapping",
+          // every domain is kept in our checkpoints; we change none
+          "domainMetadata",
+          // appends are unclustered files with statistics; the clustering domain is kept
+          "clustering",
+          // new files get fresh row ids after the high-water mark, which the commit moves;
+          // compaction and merge, which would have to keep row ids, refuse such tables
+          "rowTracking",
+          // our commitInfo comes first and carries a timestamp later than the previous commit's
+          "inCommitTimestamp");
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
@@ -80,24 +92,76 @@ public final class ProtocolSupport {
     }
   }
 
-  /** Throws a {@link dev.tributary.table.TableException} unless we may commit to this table. */
+  /**
+   * Throws a {@link dev.tributary.table.TableException} unless we may commit to this table: every
+   * writer feature its protocol supports (named at writer 7, implied by writers 2..6) is one we
+   * honour ({@link #WRITER_FEATURES}), or one that is not active on the table ({@link #inactive}):
+   * a feature supported but unused asks nothing of an appender.
+   */
   public static void checkWritable(String location, long version, Protocol p, Metadata m) {
     checkReadable(location, version, p, m);
     int writer = p.minWriterVersion();
-    if (writer > 7 || (writer > 2 && writer < 7)) {
+    if (writer < 1 || writer > 7) {
       throw TableErrors.unsupportedWriter(location, version, writer, List.of());
     }
-    if (writer == 7) {
-      Set<String> unsupported = new TreeSet<>(p.writerFeatures());
-      unsupported.removeAll(WRITER_FEATURES);
-      if (!unsupported.isEmpty()) {
-        throw TableErrors.unsupportedWriter(location, version, writer, unsupported);
+    Set<String> features = writer == 7 ? p.writerFeatures() : impliedWriterFeatures(writer);
+    Set<String> unsupported = new TreeSet<>();
+    for (String feature : features) {
+      if (!WRITER_FEATURES.contains(feature) && !inactive(feature, m)) {
+        unsupported.add(feature);
       }
     }
-    boolean invariants = writer == 2 || (writer == 7 && p.writerFeatures().contains("invariants"));
-    if (invariants && m.schemaString().contains("delta.invariants")) {
-      throw TableErrors.unsupportedWriter(location, version, writer, List.of("invariants"));
+    if (features.contains("invariants") && m.schemaString().contains("delta.invariants")) {
+      unsupported.add("invariants");
     }
+    if (!unsupported.isEmpty()) {
+      throw TableErrors.unsupportedWriter(location, version, writer, unsupported);
+    }
+  }
+
+  /**
+   * The writer features a legacy writer version implies (PROTOCOL.md, "Writer Version
+   * Requirements").
+   */
+  static Set<String> impliedWriterFeatures(int writerVersion) {
+    Set<String> out = new TreeSet<>();
+    if (writerVersion >= 2) {
+      out.addAll(List.of("appendOnly", "invariants"));
+    }
+    if (writerVersion >= 3) {
+      out.add("checkConstraints");
+    }
+    if (writerVersion >= 4) {
+      out.addAll(List.of("changeDataFeed", "generatedColumns"));
+    }
+    if (writerVersion >= 5) {
+      out.add("columnMapping");
+    }
+    if (writerVersion >= 6) {
+      out.add("identityColumns");
+    }
+    return out;
+  }
+
+  /**
+   * Writer features that ask nothing of an append while the table does not use them, with the test
+   * of use: CHECK constraints ({@code delta.constraints.*} properties), the change data feed
+   * ({@code delta.enableChangeDataFeed}), generated and identity columns (their field metadata),
+   * column defaults (an appender that writes every column never needs one), and {@code
+   * timestampNtz} (a column of that type is refused when the schema is read).
+   */
+  static boolean inactive(String feature, Metadata m) {
+    return switch (feature) {
+      case "checkConstraints" ->
+          m.configuration().keySet().stream().noneMatch(k -> k.startsWith("delta.constraints."));
+      case "changeDataFeed" ->
+          !Boolean.parseBoolean(
+              m.configuration().getOrDefault("delta.enableChangeDataFeed", "false"));
+      case "generatedColumns" -> !m.schemaString().contains("delta.generationExpression");
+      case "identityColumns" -> !m.schemaString().contains("delta.identity.");
+      case "allowColumnDefaults", "timestampNtz" -> true;
+      default -> false;
+    };
   }
 
   /**

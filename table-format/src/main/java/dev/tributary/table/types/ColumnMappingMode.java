@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * How a table's columns are found in its data files (Delta's {@code delta.columnMapping.mode}):
@@ -41,6 +42,56 @@ public enum ColumnMappingMode {
           throw new IllegalArgumentException(
               "unknown column mapping mode '" + value + "' in table property " + PROPERTY);
     };
+  }
+
+  /** The table property holding the largest column id assigned so far. */
+  public static final String MAX_COLUMN_ID = "delta.columnMapping.maxColumnId";
+
+  /**
+   * Columns added to a table under this mode: each field (nested ones too) without a physical name
+   * gets {@code col-<uuid>} and the next id after {@code maxColumnId}, as Delta's writers assign
+   * them. The result's last id is the new {@code maxColumnId}.
+   */
+  public Assigned assign(List<StructField> columns, long maxColumnId) {
+    if (this == NONE) {
+      return new Assigned(columns, maxColumnId);
+    }
+    long[] max = {maxColumnId};
+    List<StructField> out = new ArrayList<>(columns.size());
+    for (StructField f : columns) {
+      out.add(assign(f, max));
+    }
+    return new Assigned(out, max[0]);
+  }
+
+  private static StructField assign(StructField f, long[] max) {
+    StructField result = f;
+    if (!f.metadata().containsKey(StructField.PHYSICAL_NAME)) {
+      max[0]++;
+      result =
+          f.withMetadata(StructField.COLUMN_ID, (int) max[0])
+              .withMetadata(StructField.PHYSICAL_NAME, "col-" + UUID.randomUUID());
+    }
+    if (f.type() instanceof StructType nested) {
+      List<StructField> children = new ArrayList<>();
+      for (StructField c : nested.fields()) {
+        children.add(assign(c, max));
+      }
+      result = result.withType(new StructType(children));
+    }
+    return result;
+  }
+
+  /**
+   * Columns with their physical names and ids assigned, and the table's new largest id.
+   *
+   * @param columns the columns
+   * @param maxColumnId the value of {@link #MAX_COLUMN_ID} after them
+   */
+  public record Assigned(List<StructField> columns, long maxColumnId) {
+    public Assigned {
+      columns = List.copyOf(columns);
+    }
   }
 
   /** The name a field has in data files, partition values and statistics under this mode. */

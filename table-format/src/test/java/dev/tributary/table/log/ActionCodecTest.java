@@ -75,7 +75,9 @@ class ActionCodecTest {
     List<Action> actions =
         ActionCodec.decodeCommit("loc", "f", commit.getBytes(StandardCharsets.UTF_8));
 
-    assertThat(actions).containsExactly(new SetTransaction("a", 1, null));
+    assertThat(actions)
+        .as("domains are kept (every writer must), cdc files skipped")
+        .containsExactly(new DomainMetadata("d", "{}", false), new SetTransaction("a", 1, null));
   }
 
   @Test

@@ -59,7 +59,8 @@ class V2CheckpointTest {
     Protocol v2 = new Protocol(3, 7, Set.of("v2Checkpoint"), Set.of("v2Checkpoint"));
 
     String sidecar = UUID.randomUUID() + ".parquet";
-    store.put(LogFiles.SIDECAR_DIR + sidecar, sidecar(new ArrayList<>(state.files().values())));
+    byte[] sidecarBytes = sidecar(new ArrayList<>(state.files().values()));
+    store.put(LogFiles.SIDECAR_DIR + sidecar, sidecarBytes);
     StringBuilder json = new StringBuilder();
     json.append("{\"checkpointMetadata\":{\"version\":3,\"tags\":{}}}\n");
     json.append(ActionCodec.encode(v2)).append('\n');
@@ -71,7 +72,9 @@ class V2CheckpointTest {
         .append('\n');
     json.append("{\"sidecar\":{\"path\":\"")
         .append(sidecar)
-        .append("\",\"sizeInBytes\":1,\"modificationTime\":1,\"tags\":{}}}\n");
+        .append("\",\"sizeInBytes\":")
+        .append(sidecarBytes.length)
+        .append(",\"modificationTime\":1,\"tags\":{}}}\n");
     String checkpoint = String.format("_delta_log/%020d.checkpoint.%s.json", 3, UUID.randomUUID());
     store.put(checkpoint, json.toString().getBytes(StandardCharsets.UTF_8));
     assertThat(LogFiles.checkpointVersion(checkpoint)).isEqualTo(3);
