@@ -57,6 +57,16 @@ import org.apache.spark.sql.streaming.Trigger;
  * written before the cases run; each leaves {@code <path>.ids.json}, the ids Spark reads from the
  * final table, sorted.
  *
+ * <p>Optional {@code sqlTables}, each with {@code path} and {@code statements} (Spark SQL,
+ * {@code {path}} standing for the path), make tables with whatever table features the statements
+ * turn on (deletion vectors, column mapping, ...); each leaves {@code <path>.spark.json}, the rows
+ * Spark reads (JSON lines ordered by the first column), and {@code <path>.version}.
+ *
+ * <p>Optional {@code pause} ({@code ready}, {@code resume}: two file paths): after the tables and
+ * the reads, the judge writes {@code ready} and waits (5 minutes at most) for {@code resume}, a JSON
+ * object whose {@code reads} it then does too, so that a test can write to the tables Spark made
+ * and have the same Spark read the result back.
+ *
  * <p>A third job kind reads tables Tributary wrote: optional {@code reads}, each with {@code path} and
  * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
  * null columns left out), ordered by the first column, and its column names to {@code out.columns}.
@@ -94,11 +104,27 @@ public class SparkJudge {
       for (JsonNode t : job.path("tables")) {
         writeTable(spark, t);
       }
+      for (JsonNode t : job.path("sqlTables")) {
+        sqlTable(spark, t);
+      }
       for (JsonNode r : job.path("reads")) {
-        Dataset<Row> table = spark.read().format("delta").load(r.get("path").asText());
-        Files.write(Path.of(r.get("out").asText()),
-            table.orderBy(table.columns()[0]).toJSON().collectAsList());
-        Files.writeString(Path.of(r.get("out").asText() + ".columns"), String.join(",", table.columns()));
+        read(spark, r);
+      }
+      if (job.has("pause")) {
+        // the test writes to the tables made above, then lists what to read back in the resume file
+        Path ready = Path.of(job.get("pause").get("ready").asText());
+        Path resume = Path.of(job.get("pause").get("resume").asText());
+        Files.writeString(ready, "ready");
+        long deadline = System.currentTimeMillis() + 5 * 60_000;
+        while (!Files.exists(resume)) {
+          if (System.currentTimeMillis() > deadline) {
+            throw new IllegalStateException("no " + resume + " within 5 minutes");
+          }
+          Thread.sleep(100);
+        }
+        for (JsonNode r : JSON.readTree(resume.toFile()).path("reads")) {
+          read(spark, r);
+        }
       }
       for (JsonNode c : job.path("cases")) {
         runCase(spark, job, c);
@@ -106,6 +132,13 @@ public class SparkJudge {
     } finally {
       spark.stop();
     }
+  }
+
+  private static void read(SparkSession spark, JsonNode r) throws Exception {
+    Dataset<Row> table = spark.read().format("delta").load(r.get("path").asText());
+    Files.write(Path.of(r.get("out").asText()),
+        table.orderBy(table.columns()[0]).toJSON().collectAsList());
+    Files.writeString(Path.of(r.get("out").asText() + ".columns"), String.join(",", table.columns()));
   }
 
   private static void runCase(SparkSession spark, JsonNode job, JsonNode c) throws Exception {
@@ -225,6 +258,24 @@ public class SparkJudge {
     Files.writeString(Path.of(path + ".ids.json"), JSON.writeValueAsString(ids));
     System.out.printf("table %s: version %d, %d rows%n", path,
         DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0), ids.size());
+  }
+
+  /**
+   * A table made by SQL statements ({@code {path}} in them stands for the table's path), then its
+   * rows as Spark reads them written to {@code <path>.spark.json} (JSON lines ordered by the first
+   * column, nulls kept) and its last version to {@code <path>.version}.
+   */
+  private static void sqlTable(SparkSession spark, JsonNode t) throws Exception {
+    String path = t.get("path").asText();
+    for (JsonNode statement : t.get("statements")) {
+      spark.sql(statement.asText().replace("{path}", path));
+    }
+    Dataset<Row> table = spark.read().format("delta").load(path);
+    Files.write(Path.of(path + ".spark.json"),
+        table.orderBy(table.columns()[0]).toJSON().collectAsList());
+    long version = DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0);
+    Files.writeString(Path.of(path + ".version"), Long.toString(version));
+    System.out.printf("sql table %s: version %d, %d rows%n", path, version, table.count());
   }
 
   private static String summary(ArrayNode rounds) {

@@ -5,6 +5,7 @@ import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.CommitInfo;
 import dev.tributary.table.log.DeltaLog;
+import dev.tributary.table.log.DomainMetadata;
 import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.log.RemoveFile;
 import dev.tributary.table.log.SetTransaction;
@@ -169,7 +170,14 @@ final class Committer {
           log.location(), state.version(), state.protocol(), state.metadata());
       long version = state.version() + 1;
       List<Action> actions =
-          actions(txnId, readState.version(), txn, operation, extras, fileActions);
+          actions(
+              txnId,
+              readState.version(),
+              txn,
+              operation,
+              extras,
+              RowTracking.assign(state, version, fileActions),
+              inCommitTimestamp(state));
       counters.attempts.increment();
       if (attempt > 1) {
         counters.retries.increment();
@@ -274,13 +282,20 @@ final class Committer {
       TransactionId txn,
       String operation,
       Map<String, ?> extras,
-      List<Action> fileActions) {
+      List<Action> fileActions,
+      long previousInCommitTimestamp) {
     long now = options.clock().millis();
     Map<String, Object> info = new LinkedHashMap<>();
+    if (previousInCommitTimestamp != NO_IN_COMMIT_TIMESTAMP) {
+      // first field of the first action, later than the previous commit's (PROTOCOL.md)
+      info.put("inCommitTimestamp", Math.max(now, previousInCommitTimestamp + 1));
+    }
     info.put("timestamp", now);
     info.put("operation", operation);
     info.put("readVersion", readVersion);
-    info.put("isBlindAppend", fileActions.stream().allMatch(a -> a instanceof AddFile));
+    info.put(
+        "isBlindAppend",
+        fileActions.stream().allMatch(a -> a instanceof AddFile || a instanceof DomainMetadata));
     info.put("engineInfo", "Tributary");
     info.put(CommitInfo.TXN_ID, txnId);
     extras.forEach(info::putIfAbsent);
@@ -291,6 +306,37 @@ final class Committer {
     }
     actions.addAll(fileActions);
     return actions;
+  }
+
+  private static final long NO_IN_COMMIT_TIMESTAMP = Long.MIN_VALUE;
+
+  /**
+   * With in-commit timestamps enabled, the {@code inCommitTimestamp} of the commit at the state's
+   * version (read from its commit file; 0 if it has none); else {@link #NO_IN_COMMIT_TIMESTAMP}.
+   */
+  private long inCommitTimestamp(TableState state) {
+    boolean enabled =
+        state.protocol().writerFeatures().contains("inCommitTimestamp")
+            && Boolean.parseBoolean(
+                state
+                    .metadata()
+                    .configuration()
+                    .getOrDefault("delta.enableInCommitTimestamps", "false"));
+    if (!enabled) {
+      return NO_IN_COMMIT_TIMESTAMP;
+    }
+    try {
+      for (Action a : log.readCommit(state.version())) {
+        if (a instanceof CommitInfo info
+            && info.values().get("inCommitTimestamp") instanceof Number ict) {
+          return ict.longValue();
+        }
+      }
+    } catch (IOException e) {
+      // the commit of a checkpointed version may be cleaned up; our clock then decides
+      LOG.debug("No in-commit timestamp of version {}: {}", state.version(), e.toString());
+    }
+    return 0;
   }
 
   static TableState apply(TableState state, long version, List<Action> actions) {

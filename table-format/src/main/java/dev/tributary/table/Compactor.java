@@ -54,6 +54,13 @@ final class Compactor {
     return replan.call(
         attempt -> {
           Snapshot snapshot = table.snapshot();
+          if (RowTracking.supported(snapshot.state())) {
+            throw new TableException(
+                "Cannot compact Delta table at "
+                    + table.location()
+                    + ": it tracks row ids (table feature rowTracking), which rewritten files"
+                    + " would have to keep; Tributary does not. Compact it with Delta's OPTIMIZE.");
+          }
           List<List<DataFile>> bins = plan(snapshot, options);
           if (bins.isEmpty()) {
             return new CompactionResult(snapshot.version(), 0, 0, 0, 0, 0, attempt);
@@ -140,10 +147,13 @@ final class Compactor {
       // One writer per bin: each bin becomes about one target-size file.
       try (PartitionedDataWriter writer =
           DataFiles.newWriter(
-              table.store(), snapshot.schema(), snapshot.partitionColumns(), writeOptions)) {
+              table.store(),
+              snapshot.columnMapping().physicalSchema(snapshot.schema()),
+              snapshot.physicalPartitionColumns(),
+              writeOptions)) {
         for (DataFile f : bin) {
           try (CloseableIterator<Object[]> rows =
-              DataFiles.read(table.store(), f, snapshot.schema())) {
+              DataFiles.read(table.store(), f, snapshot.schema(), snapshot.columnMapping())) {
             while (rows.hasNext()) {
               writer.write(rows.next());
             }
@@ -171,7 +181,8 @@ final class Compactor {
               f.size(),
               f.modificationTime(),
               false /* dataChange */,
-              StatsJson.toJson(f.stats(), snapshot.dataSchema()),
+              StatsJson.toJson(
+                  f.stats(), snapshot.columnMapping().physicalSchema(snapshot.dataSchema())),
               Map.of()));
       bytesAdded += f.size();
     }
@@ -198,10 +209,10 @@ final class Compactor {
     long in = 0;
     long out = 0;
     for (DataFile f : inputs) {
-      if (f.stats().numRecords() < 0) {
+      if (f.liveRows() < 0) {
         return; // an input without stats: nothing to compare against
       }
-      in += f.stats().numRecords();
+      in += f.liveRows(); // the rows its deletion vector deletes are not rewritten
     }
     for (DataFile f : outputs) {
       out += f.stats().numRecords();

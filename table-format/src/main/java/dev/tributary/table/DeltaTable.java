@@ -10,9 +10,11 @@ import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.log.LogFiles;
 import dev.tributary.table.log.Metadata;
 import dev.tributary.table.log.Protocol;
+import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.TableState;
+import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -193,6 +195,7 @@ public final class DeltaTable {
   public Snapshot addColumns(List<StructField> columns) throws IOException {
     Snapshot current = snapshot();
     List<StructField> fields = new ArrayList<>(current.schema().fields());
+    List<StructField> added = new ArrayList<>();
     boolean changed = false;
     for (StructField c : columns) {
       if (!c.nullable()) {
@@ -216,12 +219,16 @@ public final class DeltaTable {
         }
         continue;
       }
-      fields.add(c);
+      added.add(c);
       changed = true;
     }
     if (!changed) {
       return current;
     }
+    // under column mapping each new column gets a physical name and an id
+    ColumnMappingMode.Assigned assigned =
+        current.columnMapping().assign(added, TableTransaction.maxColumnId(current));
+    fields.addAll(assigned.columns());
     Metadata old = current.state().metadata();
     Metadata wider =
         new Metadata(
@@ -231,7 +238,12 @@ public final class DeltaTable {
             old.format(),
             SchemaJson.toJson(new StructType(fields)),
             old.partitionColumns(),
-            old.configuration(),
+            current.columnMapping() == ColumnMappingMode.NONE
+                ? old.configuration()
+                : TableTransaction.withProperty(
+                    old.configuration(),
+                    ColumnMappingMode.MAX_COLUMN_ID,
+                    Long.toString(assigned.maxColumnId())),
             old.createdTime());
     commit(current.state(), null, List.of(wider), "ADD COLUMNS", Map.of(), false);
     LOG.info(
@@ -421,6 +433,18 @@ public final class DeltaTable {
       }
     }
     return out;
+  }
+
+  /**
+   * Checks that Tributary may append to the table as it is now: its protocol and the features it
+   * uses are ones we honour when we commit (docs/PROTOCOL_SUPPORT.md). A sink calls it when it
+   * opens the table, so an unsupported feature is refused at start, by name, never at commit.
+   *
+   * @throws TableException naming the table, the protocol and each feature we lack
+   */
+  public void checkAppendable() throws IOException {
+    TableState state = latestState();
+    ProtocolSupport.checkWritable(location(), state.version(), state.protocol(), state.metadata());
   }
 
   /** The latest version {@code appId} committed, or empty if it never did. */

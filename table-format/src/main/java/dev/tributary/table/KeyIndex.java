@@ -1,9 +1,9 @@
 package dev.tributary.table;
 
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.data.RowIterator;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.PrimitiveType;
@@ -127,13 +127,11 @@ final class KeyIndex {
 
   /**
    * Brings the index to {@code snapshot}: drops the files it no longer holds (or holds with another
-   * deletion vector) and reads the key columns of those it has not seen. Returns how many rows it
-   * read.
-   *
-   * @param deletedRows the rows of a live file its deletion vector marks deleted (not indexed)
+   * deletion vector) and reads the key columns of those it has not seen. Rows a file's deletion
+   * vector deletes are not read (DataFiles skips them), and a row's position is its physical index
+   * in the file, the one a deletion vector names. Returns how many rows it read.
    */
-  synchronized long sync(ObjectStore store, Snapshot snapshot, DeletedRows deletedRows)
-      throws IOException {
+  synchronized long sync(ObjectStore store, Snapshot snapshot) throws IOException {
     if (!snapshot.tableId().equals(tableId)) {
       clear();
       tableId = snapshot.tableId();
@@ -159,27 +157,27 @@ final class KeyIndex {
         // ids are never reused: start over (once per 8 million files)
         clear();
         tableId = snapshot.tableId();
-        return sync(store, snapshot, deletedRows);
+        return sync(store, snapshot);
       }
       int id = pathsById.size();
       pathsById.add(add.path());
       alive.set(id);
       files.put(add.path(), new FileEntry(id, deletionVectorId(add)));
       DataFile file = snapshot.toDataFile(add);
-      DeletedRows.Rows deleted = deletedRows.of(add);
       long row = 0;
-      try (CloseableIterator<Object[]> rows = DataFiles.read(store, file, projection)) {
+      try (RowIterator rows = DataFiles.read(store, file, projection, snapshot.columnMapping())) {
         while (rows.hasNext()) {
           Object[] values = rows.next();
-          if (!deleted.contains(row)) {
-            fingerprint.of(values);
-            insert(
-                fingerprint.hi,
-                fingerprint.lo,
-                ((long) id << ROW_BITS) | row,
-                sequence < 0 ? NO_SEQUENCE : sequenceOf(values[sequence]));
+          row = rows.rowIndex();
+          if (row > ROW_MASK) {
+            break;
           }
-          row++;
+          fingerprint.of(values);
+          insert(
+              fingerprint.hi,
+              fingerprint.lo,
+              ((long) id << ROW_BITS) | row,
+              sequence < 0 ? NO_SEQUENCE : sequenceOf(values[sequence]));
           read++;
         }
       }
@@ -192,7 +190,7 @@ final class KeyIndex {
 
   /** The id of the file's deletion vector, "" for none (a file re-added with one is another). */
   static String deletionVectorId(AddFile add) {
-    return DeletedRows.id(add);
+    return add.deletionVector() == null ? "" : add.deletionVector().uniqueId();
   }
 
   /**

@@ -1,8 +1,8 @@
 package dev.tributary.table;
 
-import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.data.RowIterator;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.ProtocolSupport;
@@ -87,6 +87,14 @@ public final class MergeTransaction extends TableTransaction {
               + ": it is append-only (delta.appendOnly=true). Append instead, or write to another table.");
     }
     this.spec = spec;
+    if (RowTracking.supported(readSnapshot.state())) {
+      throw new TableException(
+          "Cannot merge into Delta table at "
+              + table.location()
+              + ": it tracks row ids (table feature rowTracking), which a merge would have to keep"
+              + " for the rows it rewrites; Tributary does not. Append instead, or write to another"
+              + " table.");
+    }
     StructType schema = readSnapshot.schema();
     this.keyColumns = new int[spec.keyColumns().size()];
     for (int i = 0; i < keyColumns.length; i++) {
@@ -168,7 +176,7 @@ public final class MergeTransaction extends TableTransaction {
 
   private void rewrite() throws IOException {
     KeyIndex index = table.keyIndex(spec);
-    long indexed = index.sync(table.store(), readSnapshot, DeletedRows.NONE);
+    long indexed = index.sync(table.store(), readSnapshot);
     KeyFingerprint fingerprint = index.fingerprinter(readSnapshot.schema());
     // per touched file, the replaced rows' positions and their keys
     Map<String, Map<Long, List<Object>>> touched = new TreeMap<>();
@@ -239,10 +247,11 @@ public final class MergeTransaction extends TableTransaction {
       AddFile add = live.get(t.getKey());
       DataFile file = readSnapshot.toDataFile(add);
       rewritten.add(add);
-      long position = 0;
-      try (CloseableIterator<Object[]> rows = DataFiles.read(table.store(), file, schema)) {
+      try (RowIterator rows =
+          DataFiles.read(table.store(), file, schema, readSnapshot.columnMapping())) {
         while (rows.hasNext()) {
           Object[] row = rows.next();
+          long position = rows.rowIndex(); // physical: the index's positions count deleted rows
           List<Object> key = key(row);
           List<Object> expected = t.getValue().get(position);
           if (expected != null && !expected.equals(key)) {
@@ -264,7 +273,6 @@ public final class MergeTransaction extends TableTransaction {
             super.write(row);
             copied++;
           }
-          position++;
         }
       }
     }

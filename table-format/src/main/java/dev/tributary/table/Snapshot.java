@@ -3,13 +3,16 @@ package dev.tributary.table;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.FileStats;
 import dev.tributary.table.log.AddFile;
+import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.log.RemoveFile;
 import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.StatsJson;
 import dev.tributary.table.log.TableState;
+import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -24,6 +27,8 @@ public final class Snapshot {
   private final TableState state;
   private final StructType schema;
   private final StructType dataSchema;
+  private final ColumnMappingMode columnMapping;
+  private final StructType physicalDataSchema;
 
   Snapshot(String location, TableState state) {
     this.location = location;
@@ -43,6 +48,22 @@ public final class Snapshot {
       }
     }
     this.dataSchema = new StructType(dataFields);
+    try {
+      this.columnMapping = ProtocolSupport.columnMapping(state.protocol(), state.metadata());
+    } catch (IllegalArgumentException e) {
+      throw TableErrors.unsupported(
+          location, "the table at version " + state.version() + " (" + e.getMessage() + ")", "");
+    }
+    this.physicalDataSchema = columnMapping.physicalSchema(dataSchema);
+  }
+
+  /**
+   * How the columns are found in the data files ({@code delta.columnMapping.mode}); pass it to
+   * {@link dev.tributary.table.data.DataFiles#read(dev.tributary.storage.ObjectStore, DataFile,
+   * StructType, ColumnMappingMode)} with {@link #schema()}.
+   */
+  public ColumnMappingMode columnMapping() {
+    return columnMapping;
   }
 
   /** The table version this snapshot reflects. */
@@ -58,6 +79,18 @@ public final class Snapshot {
   /** The columns stored in data files: the schema without the partition columns. */
   public StructType dataSchema() {
     return dataSchema;
+  }
+
+  /**
+   * The partition columns as data files, partition values and statistics name them: their physical
+   * names under column mapping, else the same as {@link #partitionColumns()}.
+   */
+  public List<String> physicalPartitionColumns() {
+    List<String> out = new ArrayList<>();
+    for (String c : partitionColumns()) {
+      out.add(schema.field(c).map(columnMapping::physicalName).orElse(c));
+    }
+    return out;
   }
 
   /** Partition columns, outermost first; empty for an unpartitioned table. */
@@ -122,8 +155,33 @@ public final class Snapshot {
     FileStats stats =
         a.stats() == null
             ? new FileStats(-1, Map.of(), Map.of(), Map.of())
-            : StatsJson.parse(a.stats(), dataSchema);
-    return new DataFile(a.path(), a.partitionValues(), a.size(), a.modificationTime(), stats);
+            : logicalNames(StatsJson.parse(a.stats(), physicalDataSchema));
+    return new DataFile(
+        a.path(), a.partitionValues(), a.size(), a.modificationTime(), stats, a.deletionVector());
+  }
+
+  /** Statistics keyed by column name: the log keys them by physical name under column mapping. */
+  private FileStats logicalNames(FileStats physical) {
+    if (columnMapping == ColumnMappingMode.NONE) {
+      return physical;
+    }
+    Map<String, Object> min = new LinkedHashMap<>();
+    Map<String, Object> max = new LinkedHashMap<>();
+    Map<String, Object> nulls = new LinkedHashMap<>();
+    for (int i = 0; i < dataSchema.size(); i++) {
+      String name = dataSchema.fields().get(i).name();
+      String key = physicalDataSchema.fields().get(i).name();
+      copy(physical.minValues(), key, min, name);
+      copy(physical.maxValues(), key, max, name);
+      copy(physical.nullCount(), key, nulls, name);
+    }
+    return new FileStats(physical.numRecords(), min, max, nulls);
+  }
+
+  private static <V> void copy(Map<String, V> from, String key, Map<String, V> to, String name) {
+    if (from.containsKey(key)) {
+      to.put(name, from.get(key));
+    }
   }
 
   @Override

@@ -137,8 +137,9 @@ public final class TableErrors {
             + " reader version "
             + readerVersion
             + (unsupportedFeatures.isEmpty() ? "" : " with features " + unsupportedFeatures)
-            + ", we support reader versions 1-3 without those features. Read it with a newer Delta"
-            + " client, or write the data to a table created by Tributary (reader 1 / writer 2).");
+            + ", which Tributary does not implement (it reads reader versions 1-3 with the features"
+            + " listed in docs/PROTOCOL_SUPPORT.md). Read it with another Delta client, or have"
+            + " the table's writer drop the feature (Delta: ALTER TABLE ... DROP FEATURE).");
   }
 
   /** Protocol needs a writer we are not. */
@@ -153,8 +154,9 @@ public final class TableErrors {
             + " writer version "
             + writerVersion
             + (unsupportedFeatures.isEmpty() ? "" : " with features " + unsupportedFeatures)
-            + ", we write protocol writer version 2 (features appendOnly, invariants without"
-            + " constraints). Write to a table created by Tributary, or use a newer Delta writer.");
+            + ", which Tributary does not honour when it commits (the writer features it honours are"
+            + " listed in docs/PROTOCOL_SUPPORT.md). Write to a table created by Tributary, or have"
+            + " the table's writer drop the feature (Delta: ALTER TABLE ... DROP FEATURE).");
   }
 
   /** A feature of a table we read is not supported (e.g. a column type, a format). */

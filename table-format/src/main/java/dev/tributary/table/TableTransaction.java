@@ -9,6 +9,7 @@ import dev.tributary.table.log.Metadata;
 import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.StatsJson;
+import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
@@ -44,6 +45,9 @@ public abstract sealed class TableTransaction implements AutoCloseable
 
   /** The schema this commit gives the table ({@link #addColumns}), or null: unchanged. */
   private StructType newSchema;
+
+  /** The column mapping's largest id after {@link #addColumns}, or -1: unchanged. */
+  private long newMaxColumnId = -1;
 
   private boolean done;
 
@@ -100,11 +104,15 @@ public abstract sealed class TableTransaction implements AutoCloseable
       return;
     }
     if (writer == null) {
+      // Under column mapping the files, partition values and statistics use the physical names
+      // (and the files carry the column ids); the rows are positional, so nothing else changes.
       writer =
           DataFiles.newWriter(
               table.store(),
-              newSchema != null ? newSchema : readSnapshot.schema(),
-              readSnapshot.partitionColumns(),
+              readSnapshot
+                  .columnMapping()
+                  .physicalSchema(newSchema != null ? newSchema : readSnapshot.schema()),
+              readSnapshot.physicalPartitionColumns(),
               table.options().dataWriteOptions());
     }
     writer.write(row);
@@ -118,7 +126,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
    */
   public void addFiles(List<DataFile> newFiles) {
     checkOpen();
-    var expected = new HashSet<>(readSnapshot.partitionColumns());
+    var expected = new HashSet<>(readSnapshot.physicalPartitionColumns());
     for (DataFile f : newFiles) {
       if (!f.partitionValues().keySet().equals(expected)) {
         throw new IllegalArgumentException(
@@ -168,6 +176,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
     checkOpen();
     StructType current = newSchema != null ? newSchema : readSnapshot.schema();
     List<StructField> fields = new ArrayList<>(current.fields());
+    List<StructField> added = new ArrayList<>();
     for (StructField c : columns) {
       if (!c.nullable()) {
         throw new IllegalArgumentException(
@@ -190,7 +199,14 @@ public abstract sealed class TableTransaction implements AutoCloseable
         }
         continue;
       }
-      fields.add(c);
+      added.add(c);
+    }
+    ColumnMappingMode mode = readSnapshot.columnMapping();
+    long max = newMaxColumnId >= 0 ? newMaxColumnId : maxColumnId(readSnapshot);
+    ColumnMappingMode.Assigned assigned = mode.assign(added, max);
+    fields.addAll(assigned.columns());
+    if (mode != ColumnMappingMode.NONE && !added.isEmpty()) {
+      newMaxColumnId = assigned.maxColumnId();
     }
     if (fields.size() > current.size()) {
       newSchema = new StructType(fields);
@@ -224,7 +240,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
     }
     long now = table.options().clock().millis();
     List<Action> actions = new ArrayList<>();
-    StructType statsSchema = readSnapshot.dataSchema();
+    StructType statsSchema = readSnapshot.columnMapping().physicalSchema(readSnapshot.dataSchema());
     if (newSchema != null) {
       Metadata old = readSnapshot.state().metadata();
       actions.add(
@@ -235,7 +251,12 @@ public abstract sealed class TableTransaction implements AutoCloseable
               old.format(),
               SchemaJson.toJson(newSchema),
               old.partitionColumns(),
-              old.configuration(),
+              newMaxColumnId < 0
+                  ? old.configuration()
+                  : withProperty(
+                      old.configuration(),
+                      ColumnMappingMode.MAX_COLUMN_ID,
+                      Long.toString(newMaxColumnId)),
               old.createdTime()));
       List<StructField> data = new ArrayList<>();
       for (StructField f : newSchema.fields()) {
@@ -243,7 +264,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
           data.add(f);
         }
       }
-      statsSchema = new StructType(data);
+      statsSchema = readSnapshot.columnMapping().physicalSchema(new StructType(data));
     }
     actions.addAll(removals(now));
     for (TransactionId t : alsoRecorded) {
@@ -281,6 +302,33 @@ public abstract sealed class TableTransaction implements AutoCloseable
     if (!done) {
       abort();
     }
+  }
+
+  /** The table's {@code delta.columnMapping.maxColumnId}, or the largest id in its schema. */
+  static long maxColumnId(Snapshot snapshot) {
+    String declared = snapshot.properties().get(ColumnMappingMode.MAX_COLUMN_ID);
+    long max = declared == null ? 0 : Long.parseLong(declared);
+    return Math.max(max, largestId(snapshot.schema()));
+  }
+
+  private static long largestId(StructType schema) {
+    long max = 0;
+    for (StructField f : schema.fields()) {
+      if (f.columnId() != null) {
+        max = Math.max(max, f.columnId());
+      }
+      if (f.type() instanceof StructType nested) {
+        max = Math.max(max, largestId(nested));
+      }
+    }
+    return max;
+  }
+
+  static Map<String, String> withProperty(
+      Map<String, String> properties, String key, String value) {
+    Map<String, String> out = new LinkedHashMap<>(properties);
+    out.put(key, value);
+    return out;
   }
 
   abstract List<Action> removals(long now);

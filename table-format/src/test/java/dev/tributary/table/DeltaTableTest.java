@@ -462,12 +462,12 @@ class DeltaTableTest {
     store.put(
         LogFiles.commit(1),
         ActionCodec.encodeCommit(
-            List.of(new Protocol(3, 7, Set.of("deletionVectors"), Set.of("deletionVectors")))));
+            List.of(new Protocol(3, 7, Set.of("catalogManaged"), Set.of("catalogManaged")))));
 
     assertThatThrownBy(() -> DeltaTable.open(store, TableOptions.defaults()).snapshot())
         .isInstanceOf(TableException.class)
         .hasMessageContaining(
-            "(version 1): it requires reader version 3 with features [deletionVectors]");
+            "(version 1): it requires reader version 3 with features [catalogManaged]");
   }
 
   @Test
@@ -476,7 +476,7 @@ class DeltaTableTest {
     store.put(
         LogFiles.commit(1),
         ActionCodec.encodeCommit(
-            List.of(new Protocol(1, 7, Set.of(), Set.of("appendOnly", "checkConstraints")))));
+            List.of(new Protocol(1, 7, Set.of(), Set.of("appendOnly", "icebergCompatV2")))));
     DeltaTable fresh = DeltaTable.open(store, TableOptions.defaults());
     assertThat(fresh.snapshot().version()).isEqualTo(1); // still readable
 
@@ -485,7 +485,7 @@ class DeltaTableTest {
         .hasMessageContaining(
             "Cannot write to Delta table at "
                 + store.location()
-                + " (version 1): it requires writer version 7 with features [checkConstraints]");
+                + " (version 1): it requires writer version 7 with features [icebergCompatV2]");
   }
 
   @Test

@@ -234,8 +234,8 @@ class TypeWideningTest {
     assertThat(SchemaJson.toJson(parsed))
         .isEqualTo(
             "{\"type\":\"struct\",\"fields\":["
-                + "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
-                + "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}]}");
+                + "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"comment\":\"x\","
+                + "\"delta.typeChanges\":[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}]}");
   }
 
   @Test

@@ -17,6 +17,7 @@ import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.DataWriteOptions;
 import dev.tributary.table.data.PartitionedDataWriter;
+import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -24,6 +25,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -186,6 +188,13 @@ public final class DeltaTableSink implements TableSink {
         throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
       }
     }
+    try {
+      // a table another engine made may use a writer feature we do not honour: refuse it now,
+      // by name, rather than at the first commit
+      table.checkAppendable();
+    } catch (TableException e) {
+      throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
+    }
     var snapshot = widenDeclared(pipelineId, table, schema);
     if (!snapshot.schema().equals(schema)
         || !snapshot.partitionColumns().equals(partitionColumns)) {
@@ -347,8 +356,27 @@ public final class DeltaTableSink implements TableSink {
   }
 
   private Writer newWriter(TransactionOpener opener) throws IOException {
+    Snapshot latest = table.snapshot();
+    ColumnMappingMode mapping = latest.columnMapping();
+    if (mapping != ColumnMappingMode.NONE) {
+      if (layout != null) {
+        throw new IllegalStateException(
+            "the table at "
+                + location()
+                + " maps its columns to physical names (delta.columnMapping.mode = "
+                + mapping.name().toLowerCase(Locale.ROOT)
+                + "); schema evolution cannot add columns to such a table yet. Remove"
+                + " schema-evolution from the pipeline, or write to another table. Nothing was"
+                + " written.");
+      }
+      // Spark finds a column-mapped table's columns in its files by physical name (or field id):
+      // the files are written with the table's physical schema; the rows stay positional (the
+      // table's columns are the pipeline's, checked at start).
+      return new Writer(
+          opener, mapping.physicalSchema(latest.schema()), latest.physicalPartitionColumns());
+    }
     if (layout == null) {
-      return new Writer(opener, schema);
+      return new Writer(opener, schema, partitionColumns);
     }
     // Under evolution the table may have gained columns in an earlier batch of this run. The writer
     // starts from the table's schema, and any column the layout holds beyond it (one a replay of an
@@ -357,7 +385,7 @@ public final class DeltaTableSink implements TableSink {
     // never written with a column the table's schema lacks.
     StructType tableSchema = table.snapshot().schema();
     StructType wanted = layout.tableSchema();
-    Writer writer = new Writer(opener, tableSchema);
+    Writer writer = new Writer(opener, tableSchema, partitionColumns);
     if (wanted.size() > tableSchema.size()) {
       writer.addColumns(wanted.fields().subList(tableSchema.size(), wanted.size()));
     }
@@ -373,15 +401,21 @@ public final class DeltaTableSink implements TableSink {
     private final TransactionOpener opener;
     private final List<DataFile> finished = new ArrayList<>();
     private final List<StructField> added = new ArrayList<>();
+    private final List<String> filePartitionColumns;
     private StructType current;
     private PartitionedDataWriter files;
     private long rows;
     private boolean done;
 
-    Writer(TransactionOpener opener, StructType schema) {
+    /**
+     * @param schema the files' schema: the table's, in physical names under column mapping
+     * @param filePartitionColumns the partition columns as the files name them
+     */
+    Writer(TransactionOpener opener, StructType schema, List<String> filePartitionColumns) {
       this.opener = opener;
       this.current = schema;
-      this.files = DataFiles.newWriter(store, schema, partitionColumns, writeOptions);
+      this.filePartitionColumns = List.copyOf(filePartitionColumns);
+      this.files = DataFiles.newWriter(store, schema, this.filePartitionColumns, writeOptions);
     }
 
     /**
@@ -396,7 +430,7 @@ public final class DeltaTableSink implements TableSink {
       wider.addAll(columns);
       current = new StructType(wider);
       added.addAll(columns);
-      files = DataFiles.newWriter(store, current, partitionColumns, writeOptions);
+      files = DataFiles.newWriter(store, current, filePartitionColumns, writeOptions);
     }
 
     @Override

@@ -181,7 +181,8 @@ final class StreamJoin {
           if (!files.hasNext()) {
             return false;
           }
-          current = DataFiles.read(store, files.next(), snapshot.schema());
+          current =
+              DataFiles.read(store, files.next(), snapshot.schema(), snapshot.columnMapping());
         }
         return true;
       } catch (IOException e) {

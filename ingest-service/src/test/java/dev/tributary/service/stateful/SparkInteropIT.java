@@ -38,7 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * whole partition only removes files) and not (the DELETE rewrites files). Spark writes both in one
  * child JVM ({@link SparkReference}, the {@code tables} job of SparkJudge.java) and reports the ids
  * of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark} and
- * {@link AvroEvolvedTableForSpark} (a Spark start costs ~30-40 s, so one start serves all).
+ * {@link AvroEvolvedTableForSpark}, and makes the tables of {@link SparkFeatureTables} (deletion
+ * vectors, column mapping) for the Delta source to read (a Spark start costs ~30-40 s, so one start
+ * serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -52,6 +54,8 @@ class SparkInteropIT {
 
   static EvolvedTablesForSpark evolved;
   static AvroEvolvedTableForSpark avroEvolved;
+  static SparkFeatureTables features;
+  static SparkAppendTables appends;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -61,17 +65,74 @@ class SparkInteropIT {
     evolved = new EvolvedTablesForSpark(Files.createDirectories(dir.resolve("evolved")));
     avroEvolved =
         new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
+    features = new SparkFeatureTables(Files.createDirectories(dir.resolve("features")));
+    appends = new SparkAppendTables(Files.createDirectories(dir.resolve("appends")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
-    SparkReference.run(
-        Map.of(
-            "warehouse",
-            work.resolve("warehouse").toString(),
-            "tables",
-            List.of(table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")),
-            "reads",
-            reads),
-        work);
+    List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
+    sqlTables.addAll(appends.jobTables());
+    Path ready = work.resolve("ready");
+    Path resume = work.resolve("resume.json");
+    SparkReference.Running spark =
+        SparkReference.start(
+            Map.of(
+                "warehouse",
+                work.resolve("warehouse").toString(),
+                "tables",
+                List.of(
+                    table(partitioned, "region", "region = 'EU'"), table(flat, "", "id % 10 = 0")),
+                "sqlTables",
+                sqlTables,
+                "reads",
+                reads,
+                "pause",
+                Map.of("ready", ready.toString(), "resume", resume.toString())),
+            work);
+    try {
+      spark.awaitReady(ready);
+      // the same Spark reads back what our pipelines appended to the tables it made
+      spark.resume(resume, appends.appendAndListReads());
+    } catch (Exception | AssertionError e) {
+      spark.kill();
+      throw e;
+    }
+    spark.await();
+  }
+
+  @Test
+  void aKafkaPipelineAppendsToASparkTableWithColumnMappingVectorsRowTrackingAndClustering()
+      throws Exception {
+    appends.check();
+  }
+
+  @Test
+  void deletionVectorsAfterDeleteUpdateAndMergeAreReadAsSparkAndKernelReadThem() throws Exception {
+    assertThat(features.check("dv")).isGreaterThan(100);
+    assertThat(features.check("dv-partitioned")).isGreaterThan(100);
+  }
+
+  @Test
+  void columnMappingByNameAndByIdWithARenameAndADropIsReadAsKernelReadsIt() throws Exception {
+    assertThat(features.check("columnmapping-name")).isEqualTo(40);
+    assertThat(features.check("columnmapping-id")).isEqualTo(40);
+  }
+
+  @Test
+  void v2CheckpointsInParquetAndJsonWithSidecarsAreRead() throws Exception {
+    for (String format : List.of("parquet", "json")) {
+      Path log = dir.resolve("features/v2checkpoint-" + format + "/_delta_log");
+      try (var files = Files.list(log)) {
+        assertThat(files.map(f -> f.getFileName().toString()))
+            .as("Spark wrote a UUID-named V2 checkpoint in %s", format)
+            .anyMatch(n -> n.matches("\\d{20}\\.checkpoint\\.[0-9a-f-]{36}\\." + format));
+      }
+      assertThat(features.check("v2checkpoint-" + format)).isGreaterThan(100);
+    }
+  }
+
+  @Test
+  void deletionVectorsWithColumnMappingAreReadAsKernelReadsThem() throws Exception {
+    assertThat(features.check("dv-columnmapping")).isEqualTo(150);
   }
 
   @Test
@@ -88,6 +149,9 @@ class SparkInteropIT {
   static void closeStores() throws IOException {
     for (ObjectStore s : stores) {
       s.close();
+    }
+    if (features != null) {
+      features.close();
     }
   }
 

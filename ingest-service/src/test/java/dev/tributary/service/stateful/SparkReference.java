@@ -11,12 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -160,6 +162,15 @@ final class SparkReference {
    * {@code target/spark-judge/last-spark.log}.
    */
   static void run(Map<String, Object> job, Path work) throws Exception {
+    start(job, work).await();
+  }
+
+  /**
+   * Starts the judge over {@code job} in a child JVM and returns at once; {@link Running#await}
+   * waits for it. With a {@code pause} in the job, {@link Running#awaitReady} waits until Spark
+   * made its tables and {@link Running#resume} lets it read more.
+   */
+  static Running start(Map<String, Object> job, Path work) throws Exception {
     String classpath = classpath();
     Path jobFile = work.resolve("spark-job.json");
     Files.writeString(
@@ -187,29 +198,71 @@ final class SparkReference {
     // loopback only: Spark would otherwise look up the host's own address
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().put("SPARK_LOCAL_HOSTNAME", "localhost");
-    Process spark = pb.start();
-    boolean exited = spark.waitFor(8, TimeUnit.MINUTES);
-    if (!exited) {
+    return new Running(pb.start(), log);
+  }
+
+  /** A running judge. */
+  static final class Running {
+    private final Process spark;
+    private final Path log;
+
+    Running(Process spark, Path log) {
+      this.spark = spark;
+      this.log = log;
+    }
+
+    /** Waits for the {@code ready} file of the job's {@code pause}; fails if Spark ends first. */
+    void awaitReady(Path ready) throws Exception {
+      Awaitility.await("Spark made its tables")
+          .atMost(Duration.ofMinutes(8))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                if (!spark.isAlive() && !Files.exists(ready)) {
+                  await(); // fails with the log
+                  throw new IllegalStateException("Spark ended without pausing; log: " + log);
+                }
+                return Files.exists(ready);
+              });
+    }
+
+    /** Lets a paused judge go on: writes the {@code resume} file with more of its job. */
+    void resume(Path resume, Map<String, Object> more) throws IOException {
+      Path partial = resume.resolveSibling(resume.getFileName() + ".tmp");
+      Files.writeString(partial, new ObjectMapper().writeValueAsString(more));
+      Files.move(partial, resume, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Waits for the judge to end; fails with its log if it failed or took over 8 minutes. */
+    void await() throws Exception {
+      boolean exited = spark.waitFor(8, TimeUnit.MINUTES);
+      if (!exited) {
+        spark.destroyForcibly().waitFor();
+      }
+      // the temporary directory goes with the test: keep the last log where a developer looks
+      Files.createDirectories(CACHE);
+      Path kept = CACHE.resolve("last-spark.log").toAbsolutePath();
+      // copied, then renamed: another test JVM may keep its own last log at the same moment
+      Path copy = CACHE.resolve("last-spark." + ProcessHandle.current().pid() + ".tmp");
+      Files.copy(log, copy, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(copy, kept, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      if (!exited) {
+        throw new IllegalStateException(
+            "Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
+      }
+      if (spark.exitValue() != 0) {
+        throw new IllegalStateException(
+            "Spark failed (exit " + spark.exitValue() + "); log: " + kept + "\n" + tail(log));
+      }
+      Files.readAllLines(log).stream()
+          .filter(l -> l.startsWith("case "))
+          .forEach(l -> System.out.println("Spark " + l));
+    }
+
+    /** Ends the judge (a test that failed before resuming it). */
+    void kill() throws InterruptedException {
       spark.destroyForcibly().waitFor();
     }
-    // the temporary directory goes with the test: keep the last log where a developer looks
-    Files.createDirectories(CACHE);
-    Path kept = CACHE.resolve("last-spark.log").toAbsolutePath();
-    // copied, then renamed: another test JVM may keep its own last log at the same moment
-    Path copy = CACHE.resolve("last-spark." + ProcessHandle.current().pid() + ".tmp");
-    Files.copy(log, copy, StandardCopyOption.REPLACE_EXISTING);
-    Files.move(copy, kept, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    if (!exited) {
-      throw new IllegalStateException(
-          "Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
-    }
-    if (spark.exitValue() != 0) {
-      throw new IllegalStateException(
-          "Spark failed (exit " + spark.exitValue() + "); log: " + kept + "\n" + tail(log));
-    }
-    Files.readAllLines(log).stream()
-        .filter(l -> l.startsWith("case "))
-        .forEach(l -> System.out.println("Spark " + l));
   }
 
   private static String tail(Path log) throws IOException {

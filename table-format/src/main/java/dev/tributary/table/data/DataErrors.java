@@ -117,6 +117,17 @@ final class DataErrors {
     return "Could not read data file '" + key + "' in " + storeLocation + ": " + cause.getMessage();
   }
 
+  static String corruptDeletionVector(String storeLocation, String key, String why) {
+    return "Cannot read data file '"
+        + key
+        + "' of the Delta table at "
+        + storeLocation
+        + ": its deletion vector is unusable ("
+        + why
+        + "). Its deleted rows cannot be told apart, so the file is not read; restore the"
+        + " deletion vector file, or rewrite the file's rows with the writer that deleted them";
+  }
+
   static String incompatibleColumn(String key, String fieldPath, DataType type, String fileType) {
     return "Data file '"
         + key

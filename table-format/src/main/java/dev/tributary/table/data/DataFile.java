@@ -1,5 +1,6 @@
 package dev.tributary.table.data;
 
+import dev.tributary.table.dv.DeletionVectorDescriptor;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,18 +16,38 @@ import java.util.Objects;
  *     (null value = null partition); empty for an unpartitioned table
  * @param size file size in bytes
  * @param modificationTime epoch milliseconds when the file was written
- * @param stats column statistics of the rows in the file
+ * @param stats column statistics of the rows in the file (all of them: deleted rows included)
+ * @param deletionVector the rows of the file that are deleted (never read), or null for none
  */
 public record DataFile(
     String path,
     Map<String, String> partitionValues,
     long size,
     long modificationTime,
-    FileStats stats) {
+    FileStats stats,
+    DeletionVectorDescriptor deletionVector) {
   public DataFile {
     Objects.requireNonNull(path, "path");
     // Map.copyOf rejects null values, and a null partition value is legal.
     partitionValues = Collections.unmodifiableMap(new LinkedHashMap<>(partitionValues));
     Objects.requireNonNull(stats, "stats");
+  }
+
+  /** A file without deleted rows: what a writer produces. */
+  public DataFile(
+      String path,
+      Map<String, String> partitionValues,
+      long size,
+      long modificationTime,
+      FileStats stats) {
+    this(path, partitionValues, size, modificationTime, stats, null);
+  }
+
+  /** The rows a reader returns: the file's rows less the deleted ones; -1 if unknown. */
+  public long liveRows() {
+    if (stats.numRecords() < 0) {
+      return -1;
+    }
+    return stats.numRecords() - (deletionVector == null ? 0 : deletionVector.cardinality());
   }
 }

@@ -1,12 +1,18 @@
 package dev.tributary.table.data;
 
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.dv.DeletionVectors;
+import dev.tributary.table.dv.RoaringBitmapArray;
+import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -57,29 +63,56 @@ public final class DataFiles {
    * {@link DataFile#partitionValues()}, columns missing from the file (added to the schema after
    * the file was written) are null, and columns of the file not in the schema are skipped. The
    * caller closes the iterator. The object's size comes from the store (not from {@link
-   * DataFile#size()}), and bytes are fetched with ranged reads.
+   * DataFile#size()}), and bytes are fetched with ranged reads. The rows the file's {@link
+   * DataFile#deletionVector() deletion vector} names are skipped (the vector is read first: inline
+   * from the log, else with one ranged read of its file, checked against its checksum).
    *
-   * @throws IOException if the object is missing or cannot be read
+   * @throws IOException if the object or its deletion vector file is missing or cannot be read
+   * @throws IllegalStateException if the deletion vector is corrupt
    * @throws IllegalArgumentException if a partition value cannot be parsed as its column's type
    * @throws IllegalStateException (from iteration) if the file stores a column in a type that
    *     cannot be read as the schema's type
    */
-  public static CloseableIterator<Object[]> read(
-      ObjectStore tableStore, DataFile file, StructType schema) throws IOException {
-    Object[] template = new Object[schema.size()];
-    for (Map.Entry<String, String> entry : file.partitionValues().entrySet()) {
-      int index = schema.indexOf(entry.getKey());
-      if (index >= 0) {
-        template[index] =
-            PartitionValues.parse(entry.getValue(), schema.fields().get(index).type());
+  public static RowIterator read(ObjectStore tableStore, DataFile file, StructType schema)
+      throws IOException {
+    return read(tableStore, file, schema, ColumnMappingMode.NONE);
+  }
+
+  /**
+   * {@link #read(ObjectStore, DataFile, StructType)} for a table with column mapping: the columns
+   * are found in the file, and the partition values in {@link DataFile#partitionValues()}, by the
+   * names {@code mode} gives them; the rows are in the order of {@code schema}, whatever its
+   * (logical) names.
+   */
+  public static RowIterator read(
+      ObjectStore tableStore, DataFile file, StructType schema, ColumnMappingMode mode)
+      throws IOException {
+    RoaringBitmapArray deleted = null;
+    if (file.deletionVector() != null) {
+      try {
+        deleted = DeletionVectors.load(tableStore, file.deletionVector());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(
+            DataErrors.corruptDeletionVector(tableStore.location(), file.path(), e.getMessage()),
+            e);
       }
     }
-    RowReadSupport support =
-        new RowReadSupport(file.path(), schema, file.partitionValues().keySet(), template);
+    Object[] template = new Object[schema.size()];
+    Set<String> partitionKeys = new HashSet<>();
+    for (int i = 0; i < schema.size(); i++) {
+      StructField field = schema.fields().get(i);
+      String key = mode.physicalName(field);
+      if (file.partitionValues().containsKey(key)) {
+        partitionKeys.add(key);
+        template[i] = PartitionValues.parse(file.partitionValues().get(key), field.type());
+      }
+    }
+    RowReadSupport support = new RowReadSupport(file.path(), schema, mode, partitionKeys, template);
     InputFile input = new StoreInputFile(tableStore, file.path());
     ParquetReader<Object[]> reader =
         new ReaderBuilder(input, new PlainParquetConfiguration(), support).build();
-    return new ParquetRowIterator(reader, tableStore.location(), file.path());
+    RowIterator rows = new ParquetRowIterator(reader, tableStore.location(), file.path());
+    return deleted == null || deleted.isEmpty() ? rows : new LiveRowIterator(rows, deleted);
   }
 
   /** Reads a whole (small) data file into memory; see {@link #read} for the row contents. */

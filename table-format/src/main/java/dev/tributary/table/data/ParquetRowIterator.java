@@ -6,13 +6,14 @@ import java.util.NoSuchElementException;
 import org.apache.parquet.hadoop.ParquetReader;
 
 /** Iterates the rows of one Parquet reader, reading one row ahead. */
-final class ParquetRowIterator implements CloseableIterator<Object[]> {
+final class ParquetRowIterator implements RowIterator {
   private final ParquetReader<Object[]> reader;
   private final String location;
   private final String key;
   private Object[] next;
   private boolean done;
   private boolean closed;
+  private long index = -1;
 
   ParquetRowIterator(ParquetReader<Object[]> reader, String location, String key) {
     this.reader = reader;
@@ -43,7 +44,16 @@ final class ParquetRowIterator implements CloseableIterator<Object[]> {
     }
     Object[] row = next;
     next = null;
+    index++; // no filter and no skipped row group: the n-th row read is row n of the file
     return row;
+  }
+
+  @Override
+  public long rowIndex() {
+    if (index < 0) {
+      throw new IllegalStateException("no row of '" + key + "' was returned yet");
+    }
+    return index;
   }
 
   @Override

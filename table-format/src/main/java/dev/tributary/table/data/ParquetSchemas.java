@@ -37,7 +37,15 @@ final class ParquetSchemas {
     return new MessageType(ROOT_NAME, fields);
   }
 
+  /**
+   * A field as a Parquet type, with its column mapping id as the Parquet field id if it has one.
+   */
   static Type toParquet(StructField field) {
+    Type type = build(field);
+    return field.columnId() == null ? type : type.withId(field.columnId());
+  }
+
+  private static Type build(StructField field) {
     Type.Repetition repetition =
         field.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
     DataType type = field.type();

@@ -1,9 +1,11 @@
 package dev.tributary.table.data;
 
+import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,20 +22,33 @@ import org.apache.parquet.schema.Type;
 /**
  * Reads a data file into rows of the full table schema. Only columns that are both in the table
  * schema and in the file are read; partition columns come from the file's partition values, and
- * columns the file does not have (added to the table later) are null.
+ * columns the file does not have (added to the table later) are null. Columns are found in the file
+ * as the column mapping mode says ({@link ColumnMappingMode}): by name, by physical name, or by
+ * Parquet field id.
  */
 final class RowReadSupport extends ReadSupport<Object[]> {
   private final String key;
-  private final StructType tableSchema;
+  private final StructType logicalSchema;
+  private final ColumnMappingMode mode;
   private final Set<String> partitionColumns;
   private final Object[] template;
 
+  /** The table schema with each field named as the file names it; set by {@link #init}. */
+  private StructType tableSchema;
+
   /**
+   * @param partitionColumns the physical names of the partition columns
    * @param template a row holding the partition values in their columns and null elsewhere
    */
   RowReadSupport(
-      String key, StructType tableSchema, Set<String> partitionColumns, Object[] template) {
+      String key,
+      StructType tableSchema,
+      ColumnMappingMode mode,
+      Set<String> partitionColumns,
+      Object[] template) {
     this.key = key;
+    this.logicalSchema = tableSchema;
+    this.mode = mode;
     this.tableSchema = tableSchema;
     this.partitionColumns = Set.copyOf(partitionColumns);
     this.template = template.clone();
@@ -42,6 +57,7 @@ final class RowReadSupport extends ReadSupport<Object[]> {
   @Override
   public ReadContext init(InitContext context) {
     MessageType file = context.getFileSchema();
+    tableSchema = resolve(logicalSchema, file);
     List<Type> fields = new ArrayList<>();
     for (StructField field : tableSchema.fields()) {
       if (!partitionColumns.contains(field.name()) && file.containsField(field.name())) {
@@ -52,6 +68,38 @@ final class RowReadSupport extends ReadSupport<Object[]> {
       }
     }
     return new ReadContext(new MessageType(file.getName(), fields));
+  }
+
+  /**
+   * The schema with each field named as {@code group} names it: its physical name, or under {@link
+   * ColumnMappingMode#ID} the name of the file field with its id (a file written without ids is
+   * read by physical name). A field the file lacks keeps a name the file does not have.
+   */
+  private StructType resolve(StructType schema, GroupType group) {
+    if (mode == ColumnMappingMode.NONE) {
+      return schema;
+    }
+    Map<Integer, String> byId = new HashMap<>();
+    for (Type t : group.getFields()) {
+      if (t.getId() != null) {
+        byId.put(t.getId().intValue(), t.getName());
+      }
+    }
+    List<StructField> fields = new ArrayList<>(schema.size());
+    for (StructField f : schema.fields()) {
+      String name = f.physicalName();
+      if (mode == ColumnMappingMode.ID && f.columnId() != null && !byId.isEmpty()) {
+        name = byId.getOrDefault(f.columnId(), "\u0000missing " + f.columnId());
+      }
+      StructField renamed = f.withName(name);
+      if (f.type() instanceof StructType nested
+          && group.containsField(name)
+          && !group.getType(name).isPrimitive()) {
+        renamed = renamed.withType(resolve(nested, group.getType(name).asGroupType()));
+      }
+      fields.add(renamed);
+    }
+    return new StructType(fields);
   }
 
   /** The part of a file field that the table type reads, or null if nothing of it is read. */

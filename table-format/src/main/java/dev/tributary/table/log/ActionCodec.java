@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.table.TableErrors;
+import dev.tributary.table.dv.DeletionVectorDescriptor;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -27,7 +28,7 @@ import java.util.Set;
  *
  * <p>Reading is lenient where the protocol allows it (unknown fields and unknown action kinds are
  * skipped) and strict where a wrong guess would corrupt the table (a missing path, size or version;
- * an {@code add} with a deletion vector).
+ * a deletion vector without its location, size or cardinality).
  */
 public final class ActionCodec {
   // Decimal statistics must keep all their digits: never parse JSON fractions as doubles.
@@ -66,6 +67,10 @@ public final class ActionCodec {
         writeMetadata(g, m);
       } else if (action instanceof Protocol p) {
         writeProtocol(g, p);
+      } else if (action instanceof DomainMetadata d) {
+        g.writeStringField("domain", d.domain());
+        g.writeStringField("configuration", d.configuration());
+        g.writeBooleanField("removed", d.removed());
       } else if (action instanceof CommitInfo c) {
         for (Map.Entry<String, Object> e : c.values().entrySet()) {
           g.writeFieldName(e.getKey());
@@ -92,6 +97,30 @@ public final class ActionCodec {
     if (!a.tags().isEmpty()) {
       writeStringMap(g, "tags", a.tags());
     }
+    writeFileExtras(g, a.deletionVector(), a.baseRowId(), a.defaultRowCommitVersion());
+  }
+
+  /** The optional fields add and remove share: deletion vector and row tracking. */
+  private static void writeFileExtras(
+      JsonGenerator g, DeletionVectorDescriptor dv, Long baseRowId, Long defaultRowCommitVersion)
+      throws IOException {
+    if (dv != null) {
+      g.writeObjectFieldStart("deletionVector");
+      g.writeStringField("storageType", dv.storageType().code());
+      g.writeStringField("pathOrInlineDv", dv.pathOrInlineDv());
+      if (dv.offset() != null) {
+        g.writeNumberField("offset", dv.offset());
+      }
+      g.writeNumberField("sizeInBytes", dv.sizeInBytes());
+      g.writeNumberField("cardinality", dv.cardinality());
+      g.writeEndObject();
+    }
+    if (baseRowId != null) {
+      g.writeNumberField("baseRowId", baseRowId);
+    }
+    if (defaultRowCommitVersion != null) {
+      g.writeNumberField("defaultRowCommitVersion", defaultRowCommitVersion);
+    }
   }
 
   private static void writeRemove(JsonGenerator g, RemoveFile r) throws IOException {
@@ -107,6 +136,7 @@ public final class ActionCodec {
         g.writeNumberField("size", r.size());
       }
     }
+    writeFileExtras(g, r.deletionVector(), r.baseRowId(), r.defaultRowCommitVersion());
   }
 
   private static void writeTxn(JsonGenerator g, SetTransaction t) throws IOException {
@@ -224,6 +254,23 @@ public final class ActionCodec {
     return actions;
   }
 
+  /**
+   * The sidecar files a V2 checkpoint in JSON names ({@code {"sidecar":{"path":...}}} lines), as
+   * their paths relative to {@code _delta_log/_sidecars/}.
+   */
+  static List<String> sidecars(byte[] content) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
+      if (line.contains("\"sidecar\"")) {
+        JsonNode sidecar = MAPPER.readTree(line).get("sidecar");
+        if (sidecar != null && sidecar.isObject()) {
+          out.add(requiredText(sidecar, "path"));
+        }
+      }
+    }
+    return out;
+  }
+
   /** One action from its JSON body; null for a kind we skip. */
   static Action decode(String kind, JsonNode b, String location, String where) {
     try {
@@ -236,7 +283,10 @@ public final class ActionCodec {
                 b.path("dataChange").asBoolean(true),
                 b.path("extendedFileMetadata").asBoolean(false),
                 stringMap(b.get("partitionValues")),
-                optLong(b, "size"));
+                optLong(b, "size"),
+                deletionVector(b.get("deletionVector")),
+                optLong(b, "baseRowId"),
+                optLong(b, "defaultRowCommitVersion"));
         case "txn" ->
             new SetTransaction(
                 requiredText(b, "appId"), requiredLong(b, "version"), optLong(b, "lastUpdated"));
@@ -254,7 +304,12 @@ public final class ActionCodec {
                     MAPPER
                         .getTypeFactory()
                         .constructMapType(LinkedHashMap.class, String.class, Object.class)));
-        default -> null; // cdc, domainMetadata, checkpointMetadata...: no effect on live files
+        case "domainMetadata" ->
+            new DomainMetadata(
+                requiredText(b, "domain"),
+                requiredText(b, "configuration"),
+                b.path("removed").asBoolean(false));
+        default -> null; // cdc, checkpointMetadata, sidecar...: no effect on live files
       };
     } catch (IllegalArgumentException e) {
       throw TableErrors.badAction(location, where, kind + ": " + e.getMessage());
@@ -262,13 +317,6 @@ public final class ActionCodec {
   }
 
   private static AddFile decodeAdd(JsonNode b, String location, String where) {
-    JsonNode dv = b.get("deletionVector");
-    if (dv != null && !dv.isNull()) {
-      throw TableErrors.unsupported(
-          location,
-          "the deletion vector on a file in " + where,
-          "Rewrite the table without deletion vectors (Delta: REORG TABLE ... APPLY (PURGE)).");
-    }
     JsonNode stats = b.get("stats");
     return new AddFile(
         path(b, location, where),
@@ -277,7 +325,27 @@ public final class ActionCodec {
         requiredLong(b, "modificationTime"),
         b.path("dataChange").asBoolean(true),
         stats == null || stats.isNull() ? null : stats.asText(),
-        stringMap(b.get("tags")));
+        stringMap(b.get("tags")),
+        deletionVector(b.get("deletionVector")),
+        optLong(b, "baseRowId"),
+        optLong(b, "defaultRowCommitVersion"));
+  }
+
+  /** A {@code deletionVector} object, or null when absent or null. */
+  static DeletionVectorDescriptor deletionVector(JsonNode dv) {
+    if (dv == null || dv.isNull()) {
+      return null;
+    }
+    if (!dv.isObject()) {
+      throw new IllegalArgumentException("field 'deletionVector' is not an object");
+    }
+    Long offset = optLong(dv, "offset");
+    return new DeletionVectorDescriptor(
+        DeletionVectorDescriptor.StorageType.ofCode(requiredText(dv, "storageType")),
+        requiredText(dv, "pathOrInlineDv"),
+        offset == null ? null : Math.toIntExact(offset),
+        Math.toIntExact(requiredLong(dv, "sizeInBytes")),
+        requiredLong(dv, "cardinality"));
   }
 
   private static Metadata decodeMetadata(JsonNode b) {

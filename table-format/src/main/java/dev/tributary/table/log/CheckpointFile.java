@@ -1,5 +1,6 @@
 package dev.tributary.table.log;
 
+import dev.tributary.table.dv.DeletionVectorDescriptor;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -28,10 +29,13 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
 /**
- * A classic single-file V1 checkpoint: one Parquet row per action, each row with exactly one of the
- * struct columns {@code txn, add, remove, metaData, protocol} set (the protocol's checkpoint
- * schema; readers select the columns they need by name). Paths are URL-encoded as in JSON commits;
- * maps are Parquet MAP groups ({@code key_value}), lists are 3-level LIST groups.
+ * A checkpoint in Parquet: one row per action, each row with exactly one of the struct columns
+ * {@code txn, add, remove, metaData, protocol, domainMetadata} set (the protocol's checkpoint
+ * schema; readers select the columns they need by name). We write classic single-file V1
+ * checkpoints; we read those, V2 checkpoints in Parquet (whose {@code sidecar} rows name files of
+ * further add and remove rows, and whose {@code checkpointMetadata} row we do not need) and their
+ * sidecars. Paths are URL-encoded as in JSON commits; maps are Parquet MAP groups ({@code
+ * key_value}), lists are 3-level LIST groups.
  *
  * <p>Checkpoints are small next to data files, so they are built in memory and stored with one
  * atomic {@code put}: a reader never sees half a checkpoint.
@@ -42,6 +46,14 @@ final class CheckpointFile {
           + " required binary key (STRING); optional binary value (STRING); } }";
   private static final String LIST =
       "group %s (LIST) { repeated group list {" + " optional binary element (STRING); } }";
+
+  /** The fields add and remove share: the deletion vector and row tracking. */
+  private static final String FILE_EXTRAS =
+      " optional group deletionVector { optional binary storageType (STRING);"
+          + " optional binary pathOrInlineDv (STRING); optional int32 offset;"
+          + " optional int32 sizeInBytes; optional int64 cardinality; }"
+          + " optional int64 baseRowId; optional int64 defaultRowCommitVersion;";
+
   static final MessageType SCHEMA =
       MessageTypeParser.parseMessageType(
           "message checkpoint {"
@@ -52,12 +64,16 @@ final class CheckpointFile {
               + " optional int64 size; optional int64 modificationTime; optional boolean dataChange;"
               + "   optional "
               + map("tags")
-              + " optional binary stats (STRING); }"
+              + " optional binary stats (STRING);"
+              + FILE_EXTRAS
+              + " }"
               + " optional group remove { optional binary path (STRING); optional int64 deletionTimestamp;"
               + "   optional boolean dataChange; optional boolean extendedFileMetadata;"
               + "   optional "
               + map("partitionValues")
-              + " optional int64 size; }"
+              + " optional int64 size;"
+              + FILE_EXTRAS
+              + " }"
               + " optional group metaData { optional binary id (STRING); optional binary name (STRING);"
               + "   optional binary description (STRING);"
               + "   optional group format { optional binary provider (STRING); optional "
@@ -73,6 +89,8 @@ final class CheckpointFile {
               + " optional "
               + list("writerFeatures")
               + " }"
+              + " optional group domainMetadata { optional binary domain (STRING);"
+              + "   optional binary configuration (STRING); optional boolean removed; }"
               + "}");
 
   private CheckpointFile() {}
@@ -114,6 +132,15 @@ final class CheckpointFile {
         writer.write(row);
         count++;
       }
+      for (DomainMetadata d : state.domains().values()) {
+        Group row = rows.newGroup();
+        row.addGroup("domainMetadata")
+            .append("domain", d.domain())
+            .append("configuration", d.configuration())
+            .append("removed", false);
+        writer.write(row);
+        count++;
+      }
       for (AddFile a : state.files().values()) {
         Group row = rows.newGroup();
         Group g = row.addGroup("add");
@@ -128,6 +155,7 @@ final class CheckpointFile {
         if (a.stats() != null) {
           g.append("stats", a.stats());
         }
+        putFileExtras(g, a.deletionVector(), a.baseRowId(), a.defaultRowCommitVersion());
         writer.write(row);
         count++;
       }
@@ -143,6 +171,7 @@ final class CheckpointFile {
         if (r.size() != null) {
           g.append("size", r.size());
         }
+        putFileExtras(g, r.deletionVector(), r.baseRowId(), r.defaultRowCommitVersion());
         writer.write(row);
         count++;
       }
@@ -187,6 +216,43 @@ final class CheckpointFile {
     return row;
   }
 
+  private static void putFileExtras(
+      Group g, DeletionVectorDescriptor dv, Long baseRowId, Long defaultRowCommitVersion) {
+    if (dv != null) {
+      Group d = g.addGroup("deletionVector");
+      d.append("storageType", dv.storageType().code())
+          .append("pathOrInlineDv", dv.pathOrInlineDv());
+      if (dv.offset() != null) {
+        d.append("offset", dv.offset());
+      }
+      d.append("sizeInBytes", dv.sizeInBytes()).append("cardinality", dv.cardinality());
+    }
+    if (baseRowId != null) {
+      g.append("baseRowId", baseRowId);
+    }
+    if (defaultRowCommitVersion != null) {
+      g.append("defaultRowCommitVersion", defaultRowCommitVersion);
+    }
+  }
+
+  /** A checkpoint row's deletion vector, or null. */
+  private static DeletionVectorDescriptor deletionVector(Group file) {
+    if (!has(file, "deletionVector")) {
+      return null;
+    }
+    Group d = file.getGroup("deletionVector", 0);
+    return new DeletionVectorDescriptor(
+        DeletionVectorDescriptor.StorageType.ofCode(d.getString("storageType", 0)),
+        d.getString("pathOrInlineDv", 0),
+        has(d, "offset") ? d.getInteger("offset", 0) : null,
+        d.getInteger("sizeInBytes", 0),
+        d.getLong("cardinality", 0));
+  }
+
+  private static Long optLong(Group g, String field) {
+    return has(g, field) ? g.getLong(field, 0) : null;
+  }
+
   private static void putMap(Group parent, String field, Map<String, String> map) {
     Group g = parent.addGroup(field);
     for (Map.Entry<String, String> e : map.entrySet()) {
@@ -205,21 +271,39 @@ final class CheckpointFile {
     }
   }
 
-  /** Reads every action of a checkpoint, in file order. */
-  static List<Action> decode(byte[] bytes, String location, String file) throws IOException {
+  /**
+   * The actions of a checkpoint (or of a V2 checkpoint's sidecar), in file order, and the sidecar
+   * files a V2 checkpoint names (paths relative to {@code _delta_log/_sidecars/}).
+   */
+  record Decoded(List<Action> actions, List<String> sidecars) {}
+
+  /** Reads every action of a Parquet checkpoint or sidecar, in file order. */
+  static Decoded decode(byte[] bytes, String location, String file) throws IOException {
     List<Action> actions = new ArrayList<>();
+    List<String> sidecars = new ArrayList<>();
     try (ParquetReader<Group> reader = new GroupReaderBuilder(new BufferInputFile(bytes)).build()) {
       for (Group row = reader.read(); row != null; row = reader.read()) {
+        if (has(row, "sidecar")) {
+          sidecars.add(row.getGroup("sidecar", 0).getString("path", 0));
+          continue;
+        }
         Action a = decodeRow(row, location, file);
         if (a != null) {
           actions.add(a);
         }
       }
     }
-    return actions;
+    return new Decoded(actions, sidecars);
   }
 
   private static Action decodeRow(Group row, String location, String file) {
+    if (has(row, "domainMetadata")) {
+      Group g = row.getGroup("domainMetadata", 0);
+      return new DomainMetadata(
+          g.getString("domain", 0),
+          g.getString("configuration", 0),
+          has(g, "removed") && g.getBoolean("removed", 0));
+    }
     if (has(row, "add")) {
       Group g = row.getGroup("add", 0);
       return new AddFile(
@@ -229,7 +313,10 @@ final class CheckpointFile {
           g.getLong("modificationTime", 0),
           false,
           has(g, "stats") ? g.getString("stats", 0) : null,
-          readMap(g, "tags"));
+          readMap(g, "tags"),
+          deletionVector(g),
+          optLong(g, "baseRowId"),
+          optLong(g, "defaultRowCommitVersion"));
     }
     if (has(row, "remove")) {
       Group g = row.getGroup("remove", 0);
@@ -239,7 +326,10 @@ final class CheckpointFile {
           false,
           has(g, "extendedFileMetadata") && g.getBoolean("extendedFileMetadata", 0),
           readMap(g, "partitionValues"),
-          has(g, "size") ? g.getLong("size", 0) : null);
+          has(g, "size") ? g.getLong("size", 0) : null,
+          deletionVector(g),
+          optLong(g, "baseRowId"),
+          optLong(g, "defaultRowCommitVersion"));
     }
     if (has(row, "txn")) {
       Group g = row.getGroup("txn", 0);

@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Read {@code _last_checkpoint} if present; list {@code _delta_log/} from that version (or
  *       from the start) with a sorted listing.
- *   <li>Start from the newest classic checkpoint in the listing (if any), then apply every JSON
- *       commit after it in version order. Versions must be contiguous: from 0 without a checkpoint,
- *       from checkpoint + 1 with one; a gap is an error naming the missing file.
+ *   <li>Start from the newest checkpoint in the listing (if any: classic, or UUID-named V2 in JSON
+ *       or Parquet with its sidecars; multi-part ones are ignored), then apply every JSON commit
+ *       after it in version order. Versions must be contiguous: from 0 without a checkpoint, from
+ *       checkpoint + 1 with one; a gap is an error naming the missing file.
  *   <li>The result must hold a protocol and a metadata; the protocol must be one we read.
  * </ol>
  *
@@ -76,7 +77,7 @@ public final class DeltaLog {
     }
     StateBuilder builder = new StateBuilder();
     if (checkpoint >= 0) {
-      builder.apply(checkpoint, readCheckpoint(checkpoint));
+      builder.apply(checkpoint, readCheckpoint(checkpoint, listing));
     } else if (commits.get(0) != 0) {
       throw TableErrors.noStartingPoint(location(), commits.get(0));
     }
@@ -128,7 +129,7 @@ public final class DeltaLog {
     }
     StateBuilder builder = new StateBuilder();
     if (checkpoint >= 0) {
-      builder.apply(checkpoint, readCheckpoint(checkpoint));
+      builder.apply(checkpoint, readCheckpoint(checkpoint, listing));
     }
     replay(builder, commits);
     if (builder.version() != version) {
@@ -296,11 +297,39 @@ public final class DeltaLog {
     }
   }
 
-  private List<Action> readCheckpoint(long version) throws IOException {
-    String key = LogFiles.checkpoint(version);
-    byte[] bytes = store.read(key);
+  /**
+   * The actions of the checkpoint of {@code version} in the listing: the classic one if there is
+   * one, else the first UUID-named V2 checkpoint, with the add and remove actions of its sidecars.
+   */
+  private List<Action> readCheckpoint(long version, List<ObjectInfo> listing) throws IOException {
+    String key = null;
+    for (ObjectInfo o : listing) {
+      if (LogFiles.checkpointVersion(o.key()) == version
+          && (key == null || o.key().equals(LogFiles.checkpoint(version)))) {
+        key = o.key();
+      }
+    }
+    if (key == null) {
+      key = LogFiles.checkpoint(version);
+    }
     try {
-      return CheckpointFile.decode(bytes, location(), key);
+      byte[] bytes = store.read(key);
+      List<Action> actions = new ArrayList<>();
+      List<String> sidecars;
+      if (key.endsWith(".json")) {
+        actions.addAll(ActionCodec.decodeCommit(location(), key, bytes));
+        sidecars = ActionCodec.sidecars(bytes);
+      } else {
+        CheckpointFile.Decoded decoded = CheckpointFile.decode(bytes, location(), key);
+        actions.addAll(decoded.actions());
+        sidecars = decoded.sidecars();
+      }
+      for (String sidecar : sidecars) {
+        String sidecarKey = LogFiles.sidecar(sidecar);
+        actions.addAll(
+            CheckpointFile.decode(store.read(sidecarKey), location(), sidecarKey).actions());
+      }
+      return actions;
     } catch (IOException | RuntimeException e) {
       throw TableErrors.unreadableCheckpoint(location(), key, e);
     }

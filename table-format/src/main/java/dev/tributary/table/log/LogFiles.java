@@ -12,8 +12,19 @@ public final class LogFiles {
   public static final String LAST_CHECKPOINT = LOG_DIR + "_last_checkpoint";
 
   private static final Pattern COMMIT = Pattern.compile("_delta_log/(\\d{20})\\.json");
+
+  /** Where V2 checkpoints keep their sidecar files. */
+  public static final String SIDECAR_DIR = LOG_DIR + "_sidecars/";
+
+  /**
+   * A classic checkpoint ({@code n.checkpoint.parquet}) or a UUID-named V2 checkpoint ({@code
+   * n.checkpoint.<uuid>.json|parquet}); multi-part checkpoints do not match.
+   */
   private static final Pattern CHECKPOINT =
-      Pattern.compile("_delta_log/(\\d{20})\\.checkpoint\\.parquet");
+      Pattern.compile(
+          "_delta_log/(\\d{20})\\.checkpoint"
+              + "(\\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?"
+              + "\\.(parquet|json)");
 
   private LogFiles() {}
 
@@ -40,9 +51,18 @@ public final class LogFiles {
     return m.matches() ? Long.parseLong(m.group(1)) : -1;
   }
 
-  /** Version of a classic checkpoint key, or -1 if the key is not one. */
+  /** Version of a classic or UUID-named checkpoint key, or -1 if the key is not one. */
   static long checkpointVersion(String key) {
     Matcher m = CHECKPOINT.matcher(key);
-    return m.matches() ? Long.parseLong(m.group(1)) : -1;
+    // a JSON checkpoint is always UUID-named (V2); "n.checkpoint.json" is nothing
+    boolean valid = m.matches() && (m.group(2) != null || m.group(3).equals("parquet"));
+    return valid ? Long.parseLong(m.group(1)) : -1;
+  }
+
+  /** The key of a V2 checkpoint's sidecar, from the path its {@code sidecar} action holds. */
+  static String sidecar(String path) {
+    String decoded = PathCodec.decode(path);
+    int dir = decoded.lastIndexOf("_sidecars/");
+    return SIDECAR_DIR + (dir >= 0 ? decoded.substring(dir + "_sidecars/".length()) : decoded);
   }
 }

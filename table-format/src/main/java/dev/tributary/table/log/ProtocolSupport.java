@@ -1,28 +1,65 @@
 package dev.tributary.table.log;
 
 import dev.tributary.table.TableErrors;
+import dev.tributary.table.types.ColumnMappingMode;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Which protocols we read and write. We read reader versions 1..3 as long as the table uses no
- * feature that changes how files or rows are read in a way we do not implement (column mapping,
- * deletion vectors, v2 checkpoints...). {@code typeWidening} we read: a data file that stores a
- * column in a narrower type than the table's is converted on read (see the row converters). We
- * write reader 1 / writer 2 tables, and tables whose writer features we honour: {@code appendOnly}
- * (we refuse data-changing removes on such tables), {@code typeWidening} (we record every change in
- * {@code delta.typeChanges} and write the wide type) and {@code invariants}. Column invariants
- * (implied by legacy writer 2, and named once a table moves to table features) we do not evaluate,
- * so a schema declaring {@code delta.invariants} is refused for writing.
+ * reader feature we do not implement. We implement {@code typeWidening} (a data file that stores a
+ * column in a narrower type than the table's is converted on read, see the row converters), {@code
+ * deletionVectors} (every reader skips the rows a file's deletion vector names) and {@code
+ * columnMapping} (reader 2, or the feature: columns, partition values and statistics are found by
+ * physical name or field id, see {@link ColumnMappingMode}). We write reader 1 / writer 2 tables,
+ * and tables whose writer features we honour: {@code appendOnly} (we refuse data-changing removes
+ * on such tables), {@code typeWidening} (we record every change in {@code delta.typeChanges} and
+ * write the wide type) and {@code invariants}. Column invariants (implied by legacy writer 2, and
+ * named once a table moves to table features) we do not evaluate, so a schema declaring {@code
+ * delta.invariants} is refused for writing.
  */
 public final class ProtocolSupport {
-  /** Reader features that do not change what a reader must do to read rows. */
-  static final Set<String> READER_FEATURES = Set.of("vacuumProtocolCheck", "typeWidening");
+  /** Reader features (reader version 3) we implement. */
+  public static final Set<String> READER_FEATURES =
+      Set.of(
+          "vacuumProtocolCheck",
+          "typeWidening",
+          "typeWidening-preview",
+          "deletionVectors",
+          "columnMapping",
+          "v2Checkpoint");
 
-  /** Writer features we honour. */
-  static final Set<String> WRITER_FEATURES =
-      Set.of("appendOnly", "invariants", "vacuumProtocolCheck", "typeWidening");
+  /** Writer features (writer version 7) we honour when we commit. */
+  public static final Set<String> WRITER_FEATURES =
+      Set.of(
+          "appendOnly",
+          "invariants",
+          "vacuumProtocolCheck",
+          "typeWidening",
+          "deletionVectors",
+          // we write classic V1 checkpoints, which the protocol allows on such tables too
+          "v2Checkpoint",
+          // data files, partition values and statistics by physical name, ids in the files, new
+          // columns get a physical name and an id
+          "columnMapping",
+          // every domain is kept in our checkpoints; we change none
+          "domainMetadata",
+          // appends are unclustered files with statistics; the clustering domain is kept
+          "clustering",
+          // new files get fresh row ids after the high-water mark, which the commit moves;
+          // compaction and merge, which would have to keep row ids, refuse such tables
+          "rowTracking",
+          // our commitInfo comes first and carries a timestamp later than the previous commit's
+          "inCommitTimestamp");
+
+  /**
+   * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
+   * widens, with the {@code appendOnly} and {@code invariants} that the move from writer 2 to
+   * writer 7 names.
+   */
+  public static final Set<String> CREATED_FEATURES =
+      Set.of("typeWidening", "appendOnly", "invariants");
 
   private ProtocolSupport() {}
 
@@ -32,10 +69,12 @@ public final class ProtocolSupport {
     if (reader < 1 || reader > 3) {
       throw TableErrors.unsupportedReader(location, version, reader, List.of());
     }
-    if (reader == 2) {
-      String mode = m.configuration().getOrDefault("delta.columnMapping.mode", "none");
-      if (!mode.equals("none")) {
-        throw TableErrors.unsupportedReader(location, version, reader, List.of("columnMapping"));
+    if (supportsColumnMapping(p)) {
+      try {
+        ColumnMappingMode.of(m.configuration());
+      } catch (IllegalArgumentException e) {
+        throw TableErrors.unsupported(
+            location, "the table at version " + version + " (" + e.getMessage() + ")", "");
       }
     }
     if (reader == 3) {
@@ -53,24 +92,92 @@ public final class ProtocolSupport {
     }
   }
 
-  /** Throws a {@link dev.tributary.table.TableException} unless we may commit to this table. */
+  /**
+   * Throws a {@link dev.tributary.table.TableException} unless we may commit to this table: every
+   * writer feature its protocol supports (named at writer 7, implied by writers 2..6) is one we
+   * honour ({@link #WRITER_FEATURES}), or one that is not active on the table ({@link #inactive}):
+   * a feature supported but unused asks nothing of an appender.
+   */
   public static void checkWritable(String location, long version, Protocol p, Metadata m) {
     checkReadable(location, version, p, m);
     int writer = p.minWriterVersion();
-    if (writer > 7 || (writer > 2 && writer < 7)) {
+    if (writer < 1 || writer > 7) {
       throw TableErrors.unsupportedWriter(location, version, writer, List.of());
     }
-    if (writer == 7) {
-      Set<String> unsupported = new TreeSet<>(p.writerFeatures());
-      unsupported.removeAll(WRITER_FEATURES);
-      if (!unsupported.isEmpty()) {
-        throw TableErrors.unsupportedWriter(location, version, writer, unsupported);
+    Set<String> features = writer == 7 ? p.writerFeatures() : impliedWriterFeatures(writer);
+    Set<String> unsupported = new TreeSet<>();
+    for (String feature : features) {
+      if (!WRITER_FEATURES.contains(feature) && !inactive(feature, m)) {
+        unsupported.add(feature);
       }
     }
-    boolean invariants = writer == 2 || (writer == 7 && p.writerFeatures().contains("invariants"));
-    if (invariants && m.schemaString().contains("delta.invariants")) {
-      throw TableErrors.unsupportedWriter(location, version, writer, List.of("invariants"));
+    if (features.contains("invariants") && m.schemaString().contains("delta.invariants")) {
+      unsupported.add("invariants");
     }
+    if (!unsupported.isEmpty()) {
+      throw TableErrors.unsupportedWriter(location, version, writer, unsupported);
+    }
+  }
+
+  /**
+   * The writer features a legacy writer version implies (PROTOCOL.md, "Writer Version
+   * Requirements").
+   */
+  static Set<String> impliedWriterFeatures(int writerVersion) {
+    Set<String> out = new TreeSet<>();
+    if (writerVersion >= 2) {
+      out.addAll(List.of("appendOnly", "invariants"));
+    }
+    if (writerVersion >= 3) {
+      out.add("checkConstraints");
+    }
+    if (writerVersion >= 4) {
+      out.addAll(List.of("changeDataFeed", "generatedColumns"));
+    }
+    if (writerVersion >= 5) {
+      out.add("columnMapping");
+    }
+    if (writerVersion >= 6) {
+      out.add("identityColumns");
+    }
+    return out;
+  }
+
+  /**
+   * Writer features that ask nothing of an append while the table does not use them, with the test
+   * of use: CHECK constraints ({@code delta.constraints.*} properties), the change data feed
+   * ({@code delta.enableChangeDataFeed}), generated and identity columns (their field metadata),
+   * column defaults (an appender that writes every column never needs one), and {@code
+   * timestampNtz} (a column of that type is refused when the schema is read).
+   */
+  static boolean inactive(String feature, Metadata m) {
+    return switch (feature) {
+      case "checkConstraints" ->
+          m.configuration().keySet().stream().noneMatch(k -> k.startsWith("delta.constraints."));
+      case "changeDataFeed" ->
+          !Boolean.parseBoolean(
+              m.configuration().getOrDefault("delta.enableChangeDataFeed", "false"));
+      case "generatedColumns" -> !m.schemaString().contains("delta.generationExpression");
+      case "identityColumns" -> !m.schemaString().contains("delta.identity.");
+      case "allowColumnDefaults", "timestampNtz" -> true;
+      default -> false;
+    };
+  }
+
+  /**
+   * The column mapping mode readers honour: the table property, if the protocol supports column
+   * mapping (reader 2, or reader 3 with the {@code columnMapping} feature), else {@link
+   * ColumnMappingMode#NONE}, as PROTOCOL.md says.
+   */
+  public static ColumnMappingMode columnMapping(Protocol p, Metadata m) {
+    return supportsColumnMapping(p)
+        ? ColumnMappingMode.of(m.configuration())
+        : ColumnMappingMode.NONE;
+  }
+
+  private static boolean supportsColumnMapping(Protocol p) {
+    return p.minReaderVersion() == 2
+        || (p.minReaderVersion() == 3 && p.readerFeatures().contains("columnMapping"));
   }
 
   /** True if the table forbids removing rows ({@code delta.appendOnly=true}). */

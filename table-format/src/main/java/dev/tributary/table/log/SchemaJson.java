@@ -11,7 +11,9 @@ import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import dev.tributary.table.types.TypeChange;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,7 +27,9 @@ import java.util.regex.Pattern;
  * </pre>
  *
  * <p>Primitive types are their Delta name; a nested struct is an object. Types our model lacks
- * (array, map, byte, short, float, timestamp_ntz, variant...) are refused on parse.
+ * (array, map, byte, short, float, timestamp_ntz, variant...) are refused on parse. Field metadata
+ * is kept verbatim ({@link StructField#metadata()}, {@link StructField#typeChanges()}), so a schema
+ * parsed and written again keeps column mapping, identity and generation annotations.
  */
 public final class SchemaJson {
   /** The field metadata key holding a column's type-widening history. */
@@ -55,6 +59,9 @@ public final class SchemaJson {
       }
       field.put("nullable", f.nullable());
       ObjectNode metadata = field.putObject("metadata");
+      for (var e : f.metadata().entrySet()) {
+        metadata.set(e.getKey(), ActionCodec.MAPPER.valueToTree(e.getValue()));
+      }
       if (!f.typeChanges().isEmpty()) {
         // Delta 4's shape: fromType and toType only (tableVersion was written by the preview).
         ArrayNode changes = metadata.putArray(TYPE_CHANGES);
@@ -92,17 +99,31 @@ public final class SchemaJson {
     for (JsonNode f : node.get("fields")) {
       String name = f.path("name").asText();
       String path = prefix.isEmpty() ? name : prefix + "." + name;
-      if (f.path("metadata").has("delta.columnMapping.physicalName")) {
-        throw new IllegalArgumentException("column '" + path + "' uses column mapping");
-      }
       fields.add(
           new StructField(
               name,
               parseType(f.get("type"), path),
               f.path("nullable").asBoolean(true),
-              typeChanges(f.path("metadata").path(TYPE_CHANGES), path)));
+              typeChanges(f.path("metadata").path(TYPE_CHANGES), path),
+              otherMetadata(f.path("metadata"))));
     }
     return new StructType(fields);
+  }
+
+  /** A field's metadata but its type changes, as plain Java values, in the log's order. */
+  private static Map<String, Object> otherMetadata(JsonNode metadata) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    if (metadata.isObject()) {
+      metadata
+          .fields()
+          .forEachRemaining(
+              e -> {
+                if (!e.getKey().equals(TYPE_CHANGES)) {
+                  out.put(e.getKey(), ActionCodec.MAPPER.convertValue(e.getValue(), Object.class));
+                }
+              });
+    }
+    return out;
   }
 
   /** A field's recorded type changes; keys we do not use (tableVersion) are ignored. */

@@ -16,6 +16,7 @@ final class StateBuilder {
   private final Map<String, AddFile> files = new LinkedHashMap<>();
   private final Map<String, RemoveFile> tombstones = new LinkedHashMap<>();
   private final Map<String, SetTransaction> transactions = new LinkedHashMap<>();
+  private final Map<String, DomainMetadata> domains = new LinkedHashMap<>();
 
   StateBuilder() {}
 
@@ -26,28 +27,54 @@ final class StateBuilder {
     files.putAll(from.files());
     tombstones.putAll(from.tombstones());
     transactions.putAll(from.transactions());
+    domains.putAll(from.domains());
   }
 
+  /**
+   * Applies one commit. Delta does not order the actions within a commit, so the removes are
+   * applied before the adds: a commit that replaces a file's deletion vector ({@code remove} of the
+   * path with the old vector, {@code add} with the new one) leaves the new one live in any order.
+   */
   void apply(long commitVersion, List<Action> actions) {
     for (Action a : actions) {
-      apply(a);
+      if (a instanceof RemoveFile) {
+        apply(a);
+      }
+    }
+    for (Action a : actions) {
+      if (!(a instanceof RemoveFile)) {
+        apply(a);
+      }
     }
     version = commitVersion;
   }
 
+  /**
+   * Applies one action. Logical files are keyed by {@code (path, deletion vector)}: a remove takes
+   * a live file out only if it names the same deletion vector (or none, as the live file).
+   */
   void apply(Action a) {
     if (a instanceof AddFile add) {
       files.put(add.path(), add);
-      tombstones.remove(add.path());
+      tombstones.remove(add.logicalKey());
     } else if (a instanceof RemoveFile remove) {
-      files.remove(remove.path());
-      tombstones.put(remove.path(), remove);
+      AddFile live = files.get(remove.path());
+      if (live != null && live.logicalKey().equals(remove.logicalKey())) {
+        files.remove(remove.path());
+      }
+      tombstones.put(remove.logicalKey(), remove);
     } else if (a instanceof SetTransaction txn) {
       transactions.put(txn.appId(), txn);
     } else if (a instanceof Metadata m) {
       metadata = m;
     } else if (a instanceof Protocol p) {
       protocol = p;
+    } else if (a instanceof DomainMetadata d) {
+      if (d.removed()) {
+        domains.remove(d.domain());
+      } else {
+        domains.put(d.domain(), d);
+      }
     }
   }
 
@@ -60,6 +87,6 @@ final class StateBuilder {
   }
 
   TableState build() {
-    return new TableState(version, protocol, metadata, files, tombstones, transactions);
+    return new TableState(version, protocol, metadata, files, tombstones, transactions, domains);
   }
 }

@@ -14,9 +14,11 @@ import java.util.OptionalLong;
  * @param version the table version this state reflects
  * @param protocol the latest protocol action
  * @param metadata the latest metaData action
- * @param files live files by path (decoded)
- * @param tombstones removed files by path, with the remove that tombstoned them
+ * @param files live files by path (decoded); a path is live with at most one deletion vector
+ * @param tombstones removed logical files by {@link RemoveFile#logicalKey()} (the path, and the
+ *     deletion vector if any), with the remove that tombstoned them
  * @param transactions latest txn per appId
+ * @param domains the live metadata domains by name (tombstoned ones are gone)
  */
 public record TableState(
     long version,
@@ -24,13 +26,16 @@ public record TableState(
     Metadata metadata,
     Map<String, AddFile> files,
     Map<String, RemoveFile> tombstones,
-    Map<String, SetTransaction> transactions) {
+    Map<String, SetTransaction> transactions,
+    Map<String, DomainMetadata> domains) {
   public TableState {
     Objects.requireNonNull(protocol, "protocol");
     Objects.requireNonNull(metadata, "metadata");
     files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
     tombstones = Collections.unmodifiableMap(new LinkedHashMap<>(tombstones));
     transactions = Collections.unmodifiableMap(new LinkedHashMap<>(transactions));
+    domains =
+        Collections.unmodifiableMap(new LinkedHashMap<>(domains == null ? Map.of() : domains));
   }
 
   /** The latest version committed by {@code appId}, or empty if it never committed. */

@@ -203,7 +203,8 @@ public final class DeltaSourcePlanner {
   public CloseableIterator<SourceRow> read(SourceFile file) throws IOException {
     try {
       return new SourceRowIterator(
-          file, DataFiles.read(table.store(), file.toDataFile(), readSchema()));
+          file,
+          DataFiles.read(table.store(), file.toDataFile(), readSchema(), opened.columnMapping()));
     } catch (ObjectNotFoundException e) {
       // A planned file that is gone is a vacuum that outran the stream: fail, never skip its rows.
       throw SourceErrors.fileGone(table.location(), file, e);

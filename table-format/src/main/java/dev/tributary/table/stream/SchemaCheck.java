@@ -16,10 +16,21 @@ import java.util.Optional;
  * with the same type, and a column nullable there is nullable in the read schema, or a type the
  * column has widened from since (Delta's type widening: the files' narrower values are converted on
  * read; a widening committed after the read schema stops the stream like any other change). Columns
- * the read schema has in addition are null in the older files.
+ * the read schema has in addition are null in the older files. Under column mapping an older
+ * schema's columns are matched by physical name: a column renamed or dropped since does not stop a
+ * restarted stream (the files are read by physical name), while a rename or drop after the read
+ * schema stops it like any other change, naming the new name.
  */
 final class SchemaCheck {
   private SchemaCheck() {}
+
+  private static boolean mapped(StructField f) {
+    return f.metadata().containsKey(StructField.PHYSICAL_NAME);
+  }
+
+  private static Optional<StructField> byPhysicalName(StructType schema, String physical) {
+    return schema.fields().stream().filter(f -> f.physicalName().equals(physical)).findFirst();
+  }
 
   /** What differs, or empty if {@code committed} may be read with {@code read}. */
   static Optional<String> problem(StructType read, StructType committed, boolean older) {
@@ -29,6 +40,16 @@ final class SchemaCheck {
     List<String> changes = new ArrayList<>();
     for (StructField c : committed.fields()) {
       Optional<StructField> r = read.field(c.name());
+      if (older && mapped(c)) {
+        // Under column mapping the files of an older schema are read by physical name: a column
+        // renamed since is the same column, and one dropped since is simply not read.
+        r = byPhysicalName(read, c.physicalName());
+        if (r.isEmpty()) {
+          continue;
+        }
+      } else if (r.isEmpty() && mapped(c) && byPhysicalName(read, c.physicalName()).isPresent()) {
+        continue; // a rename, reported below under the old name
+      }
       if (r.isEmpty()) {
         changes.add(
             older
@@ -50,7 +71,12 @@ final class SchemaCheck {
     }
     for (StructField r : read.fields()) {
       if (committed.field(r.name()).isEmpty() && !older) {
-        changes.add("column " + r.name() + " was dropped or renamed");
+        Optional<StructField> renamed =
+            mapped(r) ? byPhysicalName(committed, r.physicalName()) : Optional.empty();
+        changes.add(
+            renamed.isPresent()
+                ? "column " + r.name() + " was renamed to " + renamed.get().name()
+                : "column " + r.name() + " was dropped or renamed");
       }
     }
     if (changes.isEmpty() && !older) {

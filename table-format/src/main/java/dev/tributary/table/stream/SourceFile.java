@@ -41,7 +41,8 @@ public record SourceFile(long version, long index, boolean initialSnapshot, AddF
         add.partitionValues(),
         add.size(),
         add.modificationTime(),
-        new FileStats(-1, Map.of(), Map.of(), Map.of()));
+        new FileStats(-1, Map.of(), Map.of(), Map.of()),
+        add.deletionVector());
   }
 
   @Override

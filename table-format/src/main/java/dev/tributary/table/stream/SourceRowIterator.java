@@ -1,15 +1,18 @@
 package dev.tributary.table.stream;
 
 import dev.tributary.table.data.CloseableIterator;
+import dev.tributary.table.data.RowIterator;
 import java.io.IOException;
 
-/** The rows of one source file, numbered from 0, each with its file. */
+/**
+ * The rows of one source file, each with its file and its index in the file (from 0; rows its
+ * deletion vector deletes are skipped and keep their index).
+ */
 final class SourceRowIterator implements CloseableIterator<SourceRow> {
   private final SourceFile file;
-  private final CloseableIterator<Object[]> rows;
-  private long index;
+  private final RowIterator rows;
 
-  SourceRowIterator(SourceFile file, CloseableIterator<Object[]> rows) {
+  SourceRowIterator(SourceFile file, RowIterator rows) {
     this.file = file;
     this.rows = rows;
   }
@@ -21,7 +24,8 @@ final class SourceRowIterator implements CloseableIterator<SourceRow> {
 
   @Override
   public SourceRow next() {
-    return new SourceRow(file, index++, rows.next());
+    Object[] values = rows.next();
+    return new SourceRow(file, rows.rowIndex(), values);
   }
 
   @Override

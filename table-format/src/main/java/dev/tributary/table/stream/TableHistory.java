@@ -86,7 +86,7 @@ final class TableHistory {
    * The add as a stream reads it: without statistics (Delta's source drops them too, they are not
    * needed to read rows) and as data (a checkpoint stores snapshot files with {@code dataChange:
    * false}), so a file is the same value whether the snapshot was rebuilt from commits or from a
-   * checkpoint.
+   * checkpoint. The deletion vector stays: it is part of the logical file.
    */
   static AddFile forReading(AddFile add) {
     return new AddFile(
@@ -96,7 +96,10 @@ final class TableHistory {
         add.modificationTime(),
         true,
         null,
-        add.tags());
+        add.tags(),
+        add.deletionVector(),
+        add.baseRowId(),
+        add.defaultRowCommitVersion());
   }
 
   /** Checks that commit {@code version} (at most {@code latest}) is still in the log. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.table.TableException;
+import dev.tributary.table.dv.DeletionVectorDescriptor;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
@@ -74,7 +75,9 @@ class ActionCodecTest {
     List<Action> actions =
         ActionCodec.decodeCommit("loc", "f", commit.getBytes(StandardCharsets.UTF_8));
 
-    assertThat(actions).containsExactly(new SetTransaction("a", 1, null));
+    assertThat(actions)
+        .as("domains are kept (every writer must), cdc files skipped")
+        .containsExactly(new DomainMetadata("d", "{}", false), new SetTransaction("a", 1, null));
   }
 
   @Test
@@ -106,7 +109,27 @@ class ActionCodecTest {
   }
 
   @Test
-  void deletionVectorsAreRefused() {
+  void deletionVectorsAndRowTrackingFieldsRoundTrip() {
+    DeletionVectorDescriptor dv =
+        new DeletionVectorDescriptor(
+            DeletionVectorDescriptor.StorageType.RELATIVE, "ab^-aqEH.-t@S}K{vb[*k^", 4, 40, 6);
+    AddFile add = new AddFile("p", Map.of(), 10, 20, true, null, Map.of(), dv, 4071L, 41L);
+    String line = ActionCodec.encode(add);
+    assertThat(line)
+        .contains(
+            "\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"ab^-aqEH.-t@S}K{vb[*k^\","
+                + "\"offset\":4,\"sizeInBytes\":40,\"cardinality\":6}")
+        .contains("\"baseRowId\":4071,\"defaultRowCommitVersion\":41");
+    RemoveFile remove = add.toRemove(30, true);
+    List<Action> read =
+        ActionCodec.decodeCommit("loc", "f.json", ActionCodec.encodeCommit(List.of(add, remove)));
+    assertThat(read).containsExactly(add, remove);
+    assertThat(((RemoveFile) read.get(1)).logicalKey()).isEqualTo(add.logicalKey());
+    assertThat(add.logicalKey()).isNotEqualTo("p").startsWith("p");
+  }
+
+  @Test
+  void anIncompleteDeletionVectorIsRefused() {
     String commit =
         "{\"add\":{\"path\":\"x\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,"
             + "\"dataChange\":true,\"deletionVector\":{\"storageType\":\"u\"}}}";
@@ -115,8 +138,8 @@ class ActionCodecTest {
             () ->
                 ActionCodec.decodeCommit("loc", "f.json", commit.getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("deletion vector")
-        .hasMessageContaining("not supported");
+        .hasMessageContaining("f.json line 1")
+        .hasMessageContaining("field 'pathOrInlineDv' is missing");
   }
 
   @Test

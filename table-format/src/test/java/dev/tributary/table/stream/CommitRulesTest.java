@@ -275,11 +275,11 @@ class CommitRulesTest {
     commitByHand(
         table,
         "UPGRADE PROTOCOL",
-        List.of(new Protocol(3, 7, Set.of("deletionVectors"), Set.of("deletionVectors"))));
+        List.of(new Protocol(3, 7, Set.of("catalogManaged"), Set.of("catalogManaged"))));
 
     assertThatThrownBy(() -> planner.plan(start, SourceLimits.defaults()))
         .isInstanceOf(TableException.class)
-        .hasMessageContaining("deletionVectors");
+        .hasMessageContaining("catalogManaged");
   }
 
   private Metadata withSchema(StructType schema, List<String> partitionBy) throws IOException {
