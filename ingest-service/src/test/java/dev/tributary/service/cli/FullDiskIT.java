@@ -8,8 +8,6 @@ import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaTestBroker;
-import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectStores;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -125,7 +123,7 @@ class FullDiskIT {
         "every record of batch 1 in the table once space is back",
         log,
         () -> Files.exists(commitsEntry(checkpoint, 1)));
-    assertThat(ids(table)).as("every record once").isEqualTo(range(0, 2 * BATCH));
+    assertThat(TableContents.ids(table)).as("every record once").isEqualTo(range(0, 2 * BATCH));
     assertThat(failures(log))
         .as("every failed attempt names what it could not write")
         .allSatisfy(line -> assertThat(line).contains(mountPoint.toString()));
@@ -138,7 +136,7 @@ class FullDiskIT {
 
     child.destroy(); // SIGTERM
     assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("stopped").isTrue();
-    assertThat(child.exitValue()).as("a graceful stop; log:%n%s", tail(log)).isZero();
+    assertThat(child.exitValue()).as("a graceful stop; log:%n%s", ChildJvm.tail(log)).isZero();
   }
 
   /** Waits for {@code condition} while the run lives; its log is shown if it exits. */
@@ -149,7 +147,7 @@ class FullDiskIT {
         .failFast(
             () -> {
               if (!child.isAlive()) {
-                throw new AssertionError("the run exited; its log:\n" + tail(log));
+                throw new AssertionError("the run exited; its log:\n" + ChildJvm.tail(log));
               }
             })
         .until(condition);
@@ -227,27 +225,6 @@ class FullDiskIT {
           .filter(name -> name.endsWith(".json"))
           .sorted()
           .toList();
-    }
-  }
-
-  /** The ids in the table, sorted; a record written twice shows twice. */
-  private static List<Long> ids(Path table) throws IOException {
-    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
-      List<Long> ids = new ArrayList<>();
-      for (Object[] row : TableContents.rows(store)) {
-        ids.add((Long) row[0]);
-      }
-      ids.sort(null);
-      return ids;
-    }
-  }
-
-  private static String tail(Path log) {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())) + "\n";
-    } catch (IOException e) {
-      return "(no log: " + e + ")\n";
     }
   }
 

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
-import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectStores;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +72,7 @@ class RunRidesOutBrokerOutageIT {
         .atMost(SLOW)
         .pollInterval(Duration.ofMillis(300))
         .failFast(
-            "a run exited:\n" + tail(patientLog) + tail(hastyLog),
+            "a run exited:\n" + ChildJvm.tail(patientLog) + ChildJvm.tail(hastyLog),
             () -> !patient.isAlive() || !hasty.isAlive())
         .until(() -> ids("patient").size() >= BEFORE && ids("hasty").size() >= BEFORE);
 
@@ -82,9 +80,9 @@ class RunRidesOutBrokerOutageIT {
     broker.kill();
 
     assertThat(hasty.waitFor(60, TimeUnit.SECONDS))
-        .as("hasty gave up; log:%n%s", tail(hastyLog))
+        .as("hasty gave up; log:%n%s", ChildJvm.tail(hastyLog))
         .isTrue();
-    assertThat(hasty.exitValue()).as(tail(hastyLog)).isEqualTo(1);
+    assertThat(hasty.exitValue()).as(ChildJvm.tail(hastyLog)).isEqualTo(1);
     assertThat(Files.readString(hastyLog))
         .contains("Pipeline hasty DEGRADED: cannot reach Kafka at " + broker.bootstrapServers())
         .contains("tributary: Pipeline hasty gave up after an outage of")
@@ -94,7 +92,7 @@ class RunRidesOutBrokerOutageIT {
     await("the patient run's first failed attempt, ridden out")
         .atMost(SLOW)
         .pollInterval(Duration.ofMillis(500))
-        .failFast("the patient run exited:\n" + tail(patientLog), () -> !patient.isAlive())
+        .failFast("the patient run exited:\n" + ChildJvm.tail(patientLog), () -> !patient.isAlive())
         .until(
             () ->
                 Files.readString(patientLog)
@@ -108,7 +106,7 @@ class RunRidesOutBrokerOutageIT {
     await("every record in the patient run's table")
         .atMost(SLOW)
         .pollInterval(Duration.ofMillis(500))
-        .failFast("the patient run exited:\n" + tail(patientLog), () -> !patient.isAlive())
+        .failFast("the patient run exited:\n" + ChildJvm.tail(patientLog), () -> !patient.isAlive())
         .until(() -> ids("patient").size() >= BEFORE + AFTER);
     assertThat(ids("patient"))
         .as("every record once")
@@ -122,7 +120,9 @@ class RunRidesOutBrokerOutageIT {
 
     patient.destroy(); // SIGTERM
     assertThat(patient.waitFor(60, TimeUnit.SECONDS)).as("stopped").isTrue();
-    assertThat(patient.exitValue()).as("a graceful stop; log:%n%s", tail(patientLog)).isZero();
+    assertThat(patient.exitValue())
+        .as("a graceful stop; log:%n%s", ChildJvm.tail(patientLog))
+        .isZero();
     assertThat(Files.readString(patientLog))
         .contains("tributary: SIGTERM received: stopping after the batch in progress");
   }
@@ -187,25 +187,9 @@ class RunRidesOutBrokerOutageIT {
   /** The ids in a pipeline's table, sorted; a record written twice shows twice. */
   private List<Long> ids(String pipeline) throws Exception {
     Path table = table(pipeline);
-    List<Long> ids = new ArrayList<>();
     if (!Files.exists(table.resolve("_delta_log/00000000000000000000.json"))) {
-      return ids;
+      return List.of(); // the run has not committed its first batch yet
     }
-    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
-      for (Object[] row : TableContents.rows(store)) {
-        ids.add((Long) row[0]);
-      }
-    }
-    ids.sort(null);
-    return ids;
-  }
-
-  private static String tail(Path log) {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())) + "\n";
-    } catch (IOException e) {
-      return "(no log: " + e + ")\n";
-    }
+    return TableContents.ids(table);
   }
 }

@@ -7,8 +7,6 @@ import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaTestBroker;
-import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectStores;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -87,14 +85,20 @@ class SigtermMidBatchIT {
 
     child.destroy(); // SIGTERM
     awaitLog(log, "tributary: SIGTERM received: stopping after the batch in progress");
-    assertThat(child.isAlive()).as("waits for the held batch; log:%n%s", tail(log)).isTrue();
+    assertThat(child.isAlive())
+        .as("waits for the held batch; log:%n%s", ChildJvm.tail(log))
+        .isTrue();
     Files.createFile(release);
 
-    assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("stopped; log:%n%s", tail(log)).isTrue();
-    assertThat(child.exitValue()).as("a graceful stop; log:%n%s", tail(log)).isZero();
+    assertThat(child.waitFor(60, TimeUnit.SECONDS))
+        .as("stopped; log:%n%s", ChildJvm.tail(log))
+        .isTrue();
+    assertThat(child.exitValue()).as("a graceful stop; log:%n%s", ChildJvm.tail(log)).isZero();
     assertThat(entry("commits", 0)).as("the held batch committed").exists();
     assertThat(entry("offsets", 1)).as("no batch after the stop").doesNotExist();
-    assertThat(ids()).as("the held batch, whole").isEqualTo(range(0, BATCH));
+    assertThat(TableContents.ids(dir.resolve("table")))
+        .as("the held batch, whole")
+        .isEqualTo(range(0, BATCH));
 
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -110,7 +114,9 @@ class SigtermMidBatchIT {
         .contains("\"batchId\":1,\"replayed\":false")
         .doesNotContain("\"batchId\":0")
         .doesNotContain("\"replayed\":true");
-    assertThat(ids()).as("every record once").isEqualTo(range(0, BATCH + REST));
+    assertThat(TableContents.ids(dir.resolve("table")))
+        .as("every record once")
+        .isEqualTo(range(0, BATCH + REST));
   }
 
   private Path pipeline(String topic) throws IOException {
@@ -146,7 +152,7 @@ class SigtermMidBatchIT {
         .failFast(
             () -> {
               if (!child.isAlive()) {
-                throw new AssertionError("the run exited; its log:\n" + tail(log));
+                throw new AssertionError("the run exited; its log:\n" + ChildJvm.tail(log));
               }
             })
         .until(() -> Files.readString(log).contains(line));
@@ -166,26 +172,5 @@ class SigtermMidBatchIT {
 
   private static List<Long> range(int from, int to) {
     return LongStream.range(from, to).boxed().toList();
-  }
-
-  /** The ids in the table, sorted; a record written twice shows twice. */
-  private List<Long> ids() throws IOException {
-    try (ObjectStore store = ObjectStores.open(dir.resolve("table").toString(), null)) {
-      List<Long> ids = new ArrayList<>();
-      for (Object[] row : TableContents.rows(store)) {
-        ids.add((Long) row[0]);
-      }
-      ids.sort(null);
-      return ids;
-    }
-  }
-
-  private static String tail(Path log) {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())) + "\n";
-    } catch (IOException e) {
-      return "(no log: " + e + ")\n";
-    }
   }
 }

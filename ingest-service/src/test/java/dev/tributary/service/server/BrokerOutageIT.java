@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
-import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectStores;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -188,7 +186,7 @@ class BrokerOutageIT {
                     && status(http).get("state").asText().equals("RUNNING"));
     step("RUNNING again, every record in the table");
     assertThat(status(http).get("reason").isNull()).isTrue();
-    assertThat(ids(table))
+    assertThat(TableContents.ids(table))
         .as("every record once")
         .isEqualTo(LongStream.range(0, BEFORE + AFTER).boxed().toList());
     assertThat(Files.readString(serveLog))
@@ -231,20 +229,8 @@ class BrokerOutageIT {
 
   private static long rowCount(Path table) throws Exception {
     return Files.exists(table.resolve("_delta_log/00000000000000000000.json"))
-        ? ids(table).size()
+        ? TableContents.ids(table).size()
         : 0;
-  }
-
-  /** The ids in the table, sorted; a record written twice shows twice. */
-  private static List<Long> ids(Path table) throws Exception {
-    List<Long> ids = new ArrayList<>();
-    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
-      for (Object[] row : TableContents.rows(store)) {
-        ids.add((Long) row[0]);
-      }
-    }
-    ids.sort(null);
-    return ids;
   }
 
   private String tail() {

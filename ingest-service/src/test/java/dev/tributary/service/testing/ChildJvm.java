@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,6 +72,16 @@ public final class ChildJvm {
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);
     return pb.start();
+  }
+
+  /** The last 40 lines of a child's log, for a failure message; says so when there is none. */
+  public static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())) + "\n";
+    } catch (IOException e) {
+      return "(no log: " + e + ")\n";
+    }
   }
 
   /** A free TCP port on 127.0.0.1 (racy by nature, fine for tests). */

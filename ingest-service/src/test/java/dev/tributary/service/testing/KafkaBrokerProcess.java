@@ -118,7 +118,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
       format.destroyForcibly();
       throw new IllegalStateException(
-          "formatting Kafka storage failed; see " + log + ":\n" + tail(log));
+          "formatting Kafka storage failed; see " + log + ":\n" + ChildJvm.tail(log));
     }
     Process broker = launch(config, log, dir);
     KafkaBrokerProcess started = new KafkaBrokerProcess(dir, port, config, log, broker, isShared);
@@ -178,7 +178,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     while (Instant.now().isBefore(deadline)) {
       if (!process.isAlive()) {
         throw new IllegalStateException(
-            "Kafka broker exited with " + process.exitValue() + ":\n" + tail(log));
+            "Kafka broker exited with " + process.exitValue() + ":\n" + ChildJvm.tail(log));
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress("127.0.0.1", port), 500);
@@ -188,16 +188,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
       }
     }
     process.destroyForcibly();
-    throw new IllegalStateException("Kafka broker not ready after " + timeout + ":\n" + tail(log));
-  }
-
-  static String tail(Path log) {
-    try {
-      List<String> lines = Files.readAllLines(log);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-    } catch (IOException e) {
-      return "(no log: " + e + ")";
-    }
+    throw new IllegalStateException(
+        "Kafka broker not ready after " + timeout + ":\n" + ChildJvm.tail(log));
   }
 
   public String bootstrapServers() {
