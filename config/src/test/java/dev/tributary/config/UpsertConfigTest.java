@@ -62,8 +62,8 @@ class UpsertConfigTest {
                         key: [customer_id, name]
                         sequence-by: updated_at
                         delete-when: "op = 'd'"
-                        merge-strategy: deletion-vectors
-                        history: scd2
+                        merge-strategy: copy-on-write
+                        history: none
                     """))
             .sink();
     assertThat(full.upsert())
@@ -72,8 +72,25 @@ class UpsertConfigTest {
                 List.of("customer_id", "name"),
                 Optional.of("updated_at"),
                 Optional.of("op = 'd'"),
-                UpsertSpec.MergeStrategy.DELETION_VECTORS,
-                UpsertSpec.History.SCD2));
+                UpsertSpec.MergeStrategy.COPY_ON_WRITE,
+                UpsertSpec.History.NONE));
+  }
+
+  @Test
+  void strategiesNotBuiltYetAreRefusedNotIgnored() {
+    assertThat(
+            errors(
+                sink(
+                    """
+                        write: upsert
+                        key: [customer_id]
+                        merge-strategy: deletion-vectors
+                        history: scd2
+                    """)))
+        .hasSize(2)
+        .allMatch(e -> e.contains("is not available yet"))
+        .anyMatch(e -> e.contains("sink.delta.merge-strategy: merge-strategy: deletion-vectors"))
+        .anyMatch(e -> e.contains("sink.delta.history: history: scd2"));
   }
 
   @Test

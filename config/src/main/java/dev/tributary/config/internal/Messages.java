@@ -561,6 +561,12 @@ final class Messages {
         + " exclusive, or write: append";
   }
 
+  static String upsertNotYet(String setting) {
+    return setting
+        + " is not available yet; remove it (write: upsert then keeps one current row per key,"
+        + " rewriting files copy-on-write)";
+  }
+
   static String upsertWithEvolution() {
     return "schema-evolution is not available with write: upsert yet; declare every column in the"
         + " format's schema, or write: append";

@@ -67,6 +67,16 @@ final class UpsertChecks {
         && !draft.schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT)) {
       problems.atKey("schema-evolution", Messages.upsertWithEvolution());
     }
+    // accepted keys of PIPELINES.md v3 whose behaviour is not built yet: refused rather than run
+    // as copy-on-write with one current row per key, which is not what the file asks for
+    if (upsert.mergeStrategy() != UpsertSpec.MergeStrategy.COPY_ON_WRITE) {
+      problems.atValue(
+          "sink.delta.merge-strategy",
+          Messages.upsertNotYet("merge-strategy: " + upsert.mergeStrategy().keyword()));
+    }
+    if (upsert.history() != UpsertSpec.History.NONE) {
+      problems.atValue("sink.delta.history", Messages.upsertNotYet("history: scd2"));
+    }
     Map<String, ColumnType> available = sinkColumns(input);
     if (available == null) {
       return;
