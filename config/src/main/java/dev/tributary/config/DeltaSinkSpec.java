@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param compression the Parquet codec (default snappy)
  */
 public record DeltaSinkSpec(
-    String path, List<String> partitionBy, Size targetFileSize, Compression compression) {
+    String path, List<String> partitionBy, Size targetFileSize, Compression compression)
+    implements SinkSpec {
 
   /** The default of {@code target-file-size}. */
   public static final Size DEFAULT_TARGET_FILE_SIZE = Size.ofMegabytes(128);
@@ -25,5 +26,15 @@ public record DeltaSinkSpec(
     partitionBy = List.copyOf(partitionBy);
     Objects.requireNonNull(targetFileSize, "targetFileSize");
     Objects.requireNonNull(compression, "compression");
+  }
+
+  @Override
+  public String keyword() {
+    return "delta";
+  }
+
+  @Override
+  public String location() {
+    return path;
   }
 }

@@ -23,6 +23,7 @@ import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.sink.Sinks;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.stateful.LateEvents;
@@ -164,13 +165,16 @@ public final class PipelineFactory {
       queryProblems.forEach(p -> problems.add(p + where));
       if (stateful.isEmpty() && partitionColumnsExist(spec, processor.outputSchema())) {
         try {
-          processor = processor.rebuild(spec.sink().partitionBy(), null);
+          processor = processor.rebuild(spec.partitionBy(), null);
         } catch (IllegalArgumentException e) {
           problems.add("sink.delta.partition-by: " + e.getMessage()); // e.g. a struct column
         }
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
-      for (String p : spec.sink().partitionBy()) {
+      if (spec.joins().isEmpty()) {
+        problems.addAll(Sinks.problems(spec, output));
+      }
+      for (String p : spec.partitionBy()) {
         // a join adds columns known once its table is read: bindJoins checks them then
         if (output.indexOf(p) < 0 && spec.joins().isEmpty()) {
           problems.add(
@@ -222,7 +226,7 @@ public final class PipelineFactory {
         }
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(joins.outputSchema());
-      for (String p : spec.sink().partitionBy()) {
+      for (String p : spec.partitionBy()) {
         if (output.indexOf(p) < 0) {
           throw new PipelineDefinitionException(
               spec.id(),
@@ -234,9 +238,7 @@ public final class PipelineFactory {
         }
       }
       StatelessProcessor processor =
-          pipeline
-              .processor()
-              .rebuild(stateful.isPresent() ? null : spec.sink().partitionBy(), joins);
+          pipeline.processor().rebuild(stateful.isPresent() ? null : spec.partitionBy(), joins);
       return new CompiledPipeline(
           spec, pipeline.parser(), pipeline.transforms(), processor, stateful);
     } catch (RuntimeException e) {
@@ -259,7 +261,7 @@ public final class PipelineFactory {
   }
 
   private static boolean partitionColumnsExist(PipelineSpec spec, StructType output) {
-    return spec.sink().partitionBy().stream().allMatch(p -> output.indexOf(p) >= 0);
+    return spec.partitionBy().stream().allMatch(p -> output.indexOf(p) >= 0);
   }
 
   private static List<Step> steps(List<TransformStep> declared) {
@@ -380,9 +382,11 @@ public final class PipelineFactory {
   }
 
   public static TableOptions tableOptions(PipelineSpec spec) {
-    return TableOptions.defaults()
-        .withLogCheckpointInterval(spec.maintenance().logCheckpointInterval())
-        .withDataWriteOptions(writeOptions(spec.sink()));
+    TableOptions options =
+        TableOptions.defaults()
+            .withLogCheckpointInterval(spec.maintenance().logCheckpointInterval());
+    // without a Delta sink the side tables keep the defaults
+    return spec.deltaSink().map(d -> options.withDataWriteOptions(writeOptions(d))).orElse(options);
   }
 
   /** Opens the sink table (creating it on first use) for the compiled pipeline. */
@@ -481,9 +485,7 @@ public final class PipelineFactory {
       CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
     if (pipeline.stateful().isEmpty()) {
       if (sink instanceof DeltaTableSink delta && delta.layout().isPresent()) {
-        return pipeline
-            .processor()
-            .evolving(delta.layout().get(), pipeline.spec().sink().partitionBy());
+        return pipeline.processor().evolving(delta.layout().get(), pipeline.spec().partitionBy());
       }
       return pipeline.processor();
     }
