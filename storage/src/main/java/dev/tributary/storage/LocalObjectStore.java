@@ -235,6 +235,8 @@ final class LocalObjectStore implements ObjectStore {
     Path target = resolve(key);
     Path temp = newTemp(key, target);
     return new LocalObjectWriter(
+        key,
+        location,
         FileChannel.open(temp, StandardOpenOption.WRITE),
         () -> {
           try {
@@ -298,7 +300,11 @@ final class LocalObjectStore implements ObjectStore {
         channel.write(buffer);
       }
       channel.force(true);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
+      Files.deleteIfExists(temp);
+      // The JDK's message is only the errno text ("No space left on device"): name the object.
+      throw new IOException(StorageErrors.localIo("write", key, location, e), e);
+    } catch (RuntimeException e) {
       Files.deleteIfExists(temp);
       throw e;
     }

@@ -13,6 +13,8 @@ import java.util.Objects;
 final class LocalObjectWriter extends ObjectWriter {
   private static final int BUFFER_SIZE = 64 * 1024;
 
+  private final String key;
+  private final String location;
   private final FileChannel channel;
   private final LocalObjectStore.IoAction publish;
   private final LocalObjectStore.IoAction discard;
@@ -21,8 +23,17 @@ final class LocalObjectWriter extends ObjectWriter {
   private boolean finished;
   private IOException failure;
 
+  /**
+   * @param key the object's key and {@code location} its store's root, which the errors name
+   */
   LocalObjectWriter(
-      FileChannel channel, LocalObjectStore.IoAction publish, LocalObjectStore.IoAction discard) {
+      String key,
+      String location,
+      FileChannel channel,
+      LocalObjectStore.IoAction publish,
+      LocalObjectStore.IoAction discard) {
+    this.key = key;
+    this.location = location;
     this.channel = channel;
     this.publish = publish;
     this.discard = discard;
@@ -35,8 +46,8 @@ final class LocalObjectWriter extends ObjectWriter {
       try {
         flushBuffer();
       } catch (IOException e) {
-        failure = e;
-        throw e;
+        failure = named(e);
+        throw failure;
       }
     }
     buffer.put((byte) b);
@@ -50,8 +61,8 @@ final class LocalObjectWriter extends ObjectWriter {
     try {
       writeChecked(bytes, offset, length);
     } catch (IOException e) {
-      failure = e;
-      throw e;
+      failure = named(e);
+      throw failure;
     }
     position += length;
   }
@@ -101,8 +112,12 @@ final class LocalObjectWriter extends ObjectWriter {
             "Object was not written: an earlier write failed (" + failure.getMessage() + ")",
             failure);
       }
-      flushBuffer();
-      channel.force(true);
+      try {
+        flushBuffer();
+        channel.force(true);
+      } catch (IOException e) {
+        throw named(e);
+      }
       channel.close();
       publish.run();
     } catch (IOException | RuntimeException e) {
@@ -114,6 +129,14 @@ final class LocalObjectWriter extends ObjectWriter {
       }
       throw e;
     }
+  }
+
+  /**
+   * The failure of a write to the file, naming the object: the JDK's message is only the errno text
+   * ("No space left on device").
+   */
+  private IOException named(IOException e) {
+    return new IOException(StorageErrors.localIo("write", key, location, e), e);
   }
 
   private void flushBuffer() throws IOException {

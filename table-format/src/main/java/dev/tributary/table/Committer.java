@@ -92,7 +92,11 @@ final class Committer {
               + (e.unknown
                   ? "; the last attempt's outcome is UNKNOWN (the commit may exist): do not"
                       + " delete its data files, retry with the same transaction id to resolve it"
-                  : " (concurrent writers kept taking the next version); retry later")
+                  : e.writeFailed
+                      ? "; the last attempt's write failed and is not in the log (the store"
+                          + " refused it, see the last error); retry once the store accepts"
+                          + " writes again"
+                      : " (concurrent writers kept taking the next version); retry later")
               + (e.lastError == null ? "" : ". Last error: " + e.lastError),
           e.unknown,
           e.lastError);
@@ -115,6 +119,9 @@ final class Committer {
     private final int removes;
     private TableState state;
     private boolean unknown;
+    // The last attempt's put threw rather than losing a race: a failing store (a full disk, a
+    // refused request), not a concurrent writer, kept the commit out.
+    private boolean writeFailed;
     private IOException lastError;
 
     Attempts(
@@ -167,6 +174,7 @@ final class Committer {
       if (attempt > 1) {
         counters.retries.increment();
       }
+      writeFailed = false;
       try {
         if (log.tryCommit(version, actions)) {
           counters.commits.increment();
@@ -178,6 +186,7 @@ final class Committer {
       } catch (IOException e) {
         counters.unknownStates.increment();
         unknown = true;
+        writeFailed = true;
         lastError = e;
         LOG.warn(
             "Commit {} of {} ended in an I/O error of unknown outcome; resolving by reading"
@@ -199,7 +208,7 @@ final class Committer {
         counters.conflicts.increment();
         throw e;
       }
-      throw new NotCommittedYet(attempt, unknown, lastError);
+      throw new NotCommittedYet(attempt, unknown, writeFailed, lastError);
     }
   }
 
@@ -215,12 +224,14 @@ final class Committer {
 
     private final int attempt;
     private final boolean unknown;
+    private final boolean writeFailed;
     private final transient IOException lastError;
 
-    NotCommittedYet(int attempt, boolean unknown, IOException lastError) {
+    NotCommittedYet(int attempt, boolean unknown, boolean writeFailed, IOException lastError) {
       super("commit attempt " + attempt + " did not commit", null, false, false);
       this.attempt = attempt;
       this.unknown = unknown;
+      this.writeFailed = writeFailed;
       this.lastError = lastError;
     }
   }

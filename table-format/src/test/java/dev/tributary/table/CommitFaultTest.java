@@ -135,6 +135,33 @@ class CommitFaultTest {
   }
 
   @Test
+  void exhaustedRetriesOfRefusedWritesBlameTheStoreNotConcurrentWriters() throws Exception {
+    DeltaTable impatient =
+        DeltaTable.open(
+            store,
+            TestTables.fastOptions(clock)
+                .withCommitRetry(
+                    TableOptions.DEFAULT_COMMIT_RETRY
+                        .withMaxAttempts(2)
+                        .withBackoff(Duration.ZERO, Duration.ZERO)));
+    impatient.create(SCHEMA, List.of(), Map.of());
+    AppendTransaction tx = impatient.newAppend(new TransactionId("p", 0));
+    // A full disk: every put fails, and reading the log back shows it did not land.
+    store.failNext(Operation.PUT_IF_ABSENT, 2);
+
+    assertThatThrownBy(() -> tx.commit(Map.of()))
+        .isInstanceOfSatisfying(
+            CommitFailedException.class, e -> assertThat(e.stateUnknown()).isFalse())
+        .hasMessageContaining("for transaction p/0 did not succeed in 2 attempts")
+        .hasMessageContaining("the last attempt's write failed and is not in the log")
+        .hasMessageContaining("retry once the store accepts writes again")
+        .hasMessageContaining(
+            "Last error: java.io.IOException: " + FaultInjectingObjectStore.MESSAGE_PREFIX)
+        .hasMessageNotContaining("concurrent writers");
+    assertThat(new DeltaLog(memory).commitsAfter(-1)).containsExactly(0L);
+  }
+
+  @Test
   void checkpointFailureNeverFailsTheCommit() throws Exception {
     DeltaTable t =
         DeltaTable.open(store, TestTables.fastOptions(clock).withLogCheckpointInterval(2));

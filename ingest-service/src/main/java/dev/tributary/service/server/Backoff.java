@@ -1,11 +1,13 @@
 package dev.tributary.service.server;
 
+import dev.tributary.storage.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Exponential backoff between restarts of a pipeline after transient failures: the first retry
- * waits {@code initial}, each further one twice as long, never more than {@code max}.
+ * waits {@code initial}, each further one twice as long, never more than {@code max} — the shared
+ * {@link RetryPolicy}'s schedule, for the supervisor's own restart loop.
  *
  * @param initial delay before the first retry, positive
  * @param max the longest delay, at least {@code initial}
@@ -25,14 +27,17 @@ public record Backoff(Duration initial, Duration max) {
     }
   }
 
-  /** The delay before retry number {@code attempt} (1 = the first retry). */
+  /**
+   * The delay before retry number {@code attempt} (1 = the first retry): the shared retry policy's
+   * backoff ({@link RetryPolicy#delayBeforeRetry}), so restarts back off by the same rule as every
+   * other retry in the code base.
+   */
   public Duration delay(int attempt) {
     if (attempt < 1) {
       throw new IllegalArgumentException("retry attempts count from 1, was " + attempt);
     }
-    // Doubling past 2^30 overflows long nanos long before it matters: cap the exponent.
-    int exponent = Math.min(attempt - 1, 30);
-    Duration d = initial.multipliedBy(1L << exponent);
-    return d.compareTo(max) > 0 || d.isNegative() ? max : d;
+    return RetryPolicy.named("pipeline.restart")
+        .withBackoff(initial, max)
+        .delayBeforeRetry(attempt);
   }
 }

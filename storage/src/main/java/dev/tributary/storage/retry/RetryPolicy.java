@@ -139,6 +139,35 @@ public record RetryPolicy(
     return call(attempt, Sleeper.THREAD, System::nanoTime);
   }
 
+  /**
+   * The wait before retry {@code retry} (1 = the first) on this policy's backoff, without jitter:
+   * the schedule of a caller that runs its own loop between attempts (the supervisor that restarts
+   * a pipeline after a transient failure), so that it backs off by the same rule as every other
+   * retry. The attempt limit does not apply.
+   */
+  public Duration delayBeforeRetry(int retry) {
+    if (retry < 1) {
+      throw new IllegalArgumentException("retries count from 1, was " + retry);
+    }
+    if (initialDelay.isZero()) {
+      return Duration.ZERO;
+    }
+    RetryPolicyBuilder<Object> schedule =
+        dev.failsafe.RetryPolicy.builder().withMaxRetries(-1).handleIf((Throwable t) -> true);
+    if (initialDelay.compareTo(maxDelay) < 0) {
+      schedule.withBackoff(initialDelay, maxDelay);
+    } else {
+      schedule.withDelay(initialDelay);
+    }
+    Execution<Object> execution = Execution.of(schedule.build());
+    RuntimeException failed = new RuntimeException("attempt failed");
+    for (int n = 1; n < retry && n < 64; n++) { // past 64 doublings every delay is the maximum
+      execution.recordException(failed);
+    }
+    execution.recordException(failed);
+    return execution.getDelay();
+  }
+
   /** {@link #call} with its waits and time taken from the given sleeper and nano clock. */
   <T, E extends Exception> T call(Attempt<T, E> attempt, Sleeper sleeper, LongSupplier nanoTime)
       throws E {

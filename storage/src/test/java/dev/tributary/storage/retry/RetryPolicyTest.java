@@ -329,4 +329,20 @@ class RetryPolicyTest {
       Thread.interrupted();
     }
   }
+
+  @Test
+  void aCallerWithItsOwnLoopWaitsByTheSameSchedule() {
+    RetryPolicy restarts =
+        RetryPolicy.named("test.restart")
+            .withBackoff(Duration.ofSeconds(1), Duration.ofSeconds(30));
+    assertThat(restarts.delayBeforeRetry(1)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(restarts.delayBeforeRetry(2)).isEqualTo(Duration.ofSeconds(2));
+    assertThat(restarts.delayBeforeRetry(5)).isEqualTo(Duration.ofSeconds(16));
+    assertThat(restarts.delayBeforeRetry(6)).isEqualTo(Duration.ofSeconds(30));
+    assertThat(restarts.delayBeforeRetry(1000)).isEqualTo(Duration.ofSeconds(30));
+    assertThat(RetryPolicy.named("test.none").delayBeforeRetry(3)).isZero();
+    assertThatThrownBy(() -> restarts.delayBeforeRetry(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("retries count from 1, was 0");
+  }
 }
