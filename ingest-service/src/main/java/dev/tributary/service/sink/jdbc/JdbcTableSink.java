@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.config.JdbcSinkSpec;
 import dev.tributary.service.engine.BatchTag;
+import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.sink.AlreadyHeld;
@@ -489,6 +490,8 @@ public final class JdbcTableSink implements TableSink, AutoCloseable {
       } catch (SQLException e) {
         throw failed(e);
       }
+      // the rows and the progress row are in the open transaction, not yet committed
+      CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
       try {
         c.commit();
         c.setAutoCommit(true);

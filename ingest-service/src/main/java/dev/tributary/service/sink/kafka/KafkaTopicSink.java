@@ -3,6 +3,7 @@ package dev.tributary.service.sink.kafka;
 import dev.tributary.config.KafkaSinkSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.BatchTag;
+import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
@@ -407,6 +408,8 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
               new OffsetAndMetadata(tag.batchId() + 1, "tributary batch " + tag.batchId()));
       try {
         out.sendOffsetsToTransaction(marker, new ConsumerGroupMetadata(group));
+        // the records and the marker are in the open transaction, not yet committed
+        CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
         out.commitTransaction();
       } catch (RuntimeException e) {
         errors.addTo(e);
