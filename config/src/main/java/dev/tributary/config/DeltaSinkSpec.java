@@ -19,7 +19,8 @@ public record DeltaSinkSpec(
     List<String> partitionBy,
     Size targetFileSize,
     Compression compression,
-    Optional<UpsertSpec> upsert) {
+    Optional<UpsertSpec> upsert)
+    implements SinkSpec {
 
   /** The default of {@code target-file-size}. */
   public static final Size DEFAULT_TARGET_FILE_SIZE = Size.ofMegabytes(128);
@@ -39,5 +40,15 @@ public record DeltaSinkSpec(
   public DeltaSinkSpec(
       String path, List<String> partitionBy, Size targetFileSize, Compression compression) {
     this(path, partitionBy, targetFileSize, compression, Optional.empty());
+  }
+
+  @Override
+  public String keyword() {
+    return "delta";
+  }
+
+  @Override
+  public String location() {
+    return path;
   }
 }

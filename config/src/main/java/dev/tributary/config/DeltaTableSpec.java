@@ -28,4 +28,26 @@ public record DeltaTableSpec(String path) {
     }
     return new DeltaTableSpec(base + "-quarantine");
   }
+
+  /**
+   * Returns the default quarantine table of a pipeline without a Delta sink: a sibling of the
+   * checkpoint at its location plus {@code -quarantine}.
+   */
+  public static DeltaTableSpec quarantineBeside(String checkpoint) {
+    String base = checkpoint;
+    while (base.length() > 1 && base.endsWith("/")) {
+      base = base.substring(0, base.length() - 1);
+    }
+    return new DeltaTableSpec(base + "-quarantine");
+  }
+
+  /** The default quarantine table: beside the Delta sink, or beside the checkpoint without one. */
+  public static DeltaTableSpec quarantineFor(java.util.List<SinkSpec> sinks, String checkpoint) {
+    for (SinkSpec sink : sinks) {
+      if (sink instanceof DeltaSinkSpec delta) {
+        return quarantineFor(delta);
+      }
+    }
+    return quarantineBeside(checkpoint);
+  }
 }

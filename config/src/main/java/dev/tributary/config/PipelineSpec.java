@@ -27,9 +27,10 @@ import java.util.stream.Collectors;
  * @param deduplicate the deduplication, if declared
  * @param aggregate the aggregation (windowed, or running without a window), if declared
  * @param outputMode append (default), update or complete
- * @param sink the Delta table results go to
- * @param quarantine the Delta table unparseable records go to (default: the sink path + {@code
- *     -quarantine})
+ * @param sinks where results go, in the declared order: {@code sink} (one sink) or {@code sinks}
+ *     (several, fed by the same batch); at most one Delta table among them
+ * @param quarantine the Delta table unparseable records go to (default: the Delta sink's path +
+ *     {@code -quarantine}, or without a Delta sink the checkpoint location + {@code -quarantine})
  * @param lateEvents the Delta table events behind the watermark go to, if declared (else they are
  *     dropped and counted)
  * @param checkpoint the checkpoint location ({@code s3://bucket/prefix} or a local path)
@@ -55,7 +56,7 @@ public record PipelineSpec(
     Optional<DeduplicateSpec> deduplicate,
     Optional<AggregateSpec> aggregate,
     OutputMode outputMode,
-    DeltaSinkSpec sink,
+    List<SinkSpec> sinks,
     DeltaTableSpec quarantine,
     Optional<DeltaTableSpec> lateEvents,
     String checkpoint,
@@ -88,7 +89,10 @@ public record PipelineSpec(
     Objects.requireNonNull(deduplicate, "deduplicate");
     Objects.requireNonNull(aggregate, "aggregate");
     Objects.requireNonNull(outputMode, "outputMode");
-    Objects.requireNonNull(sink, "sink");
+    sinks = List.copyOf(sinks);
+    if (sinks.isEmpty()) {
+      throw new IllegalArgumentException("a pipeline needs at least one sink");
+    }
     Objects.requireNonNull(quarantine, "quarantine");
     Objects.requireNonNull(lateEvents, "lateEvents");
     Objects.requireNonNull(checkpoint, "checkpoint");
@@ -160,6 +164,42 @@ public record PipelineSpec(
           "join", joins.stream().map(JoinSpec::canonical).collect(Collectors.joining("; ")));
     }
     return Collections.unmodifiableMap(identity);
+  }
+
+  /** Returns the Delta table among the sinks, if the pipeline writes one. */
+  public Optional<DeltaSinkSpec> deltaSink() {
+    return sinks.stream()
+        .filter(DeltaSinkSpec.class::isInstance)
+        .map(DeltaSinkSpec.class::cast)
+        .findFirst();
+  }
+
+  /**
+   * Returns the Delta sink table, for what only a Delta table has (compaction, vacuum, partitions,
+   * Parquet options).
+   *
+   * @throws IllegalStateException if the pipeline writes no Delta table ({@link #deltaSink} tells)
+   */
+  public DeltaSinkSpec sink() {
+    return deltaSink()
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "Pipeline "
+                        + id
+                        + " writes no Delta table (its sinks: "
+                        + sinkLocations()
+                        + ")"));
+  }
+
+  /** The Delta sink's partition columns; none without a Delta sink. */
+  public List<String> partitionBy() {
+    return deltaSink().map(DeltaSinkSpec::partitionBy).orElse(List.of());
+  }
+
+  /** Where each sink writes ({@link SinkSpec#location}), in the declared order. */
+  public List<String> sinkLocations() {
+    return sinks.stream().map(SinkSpec::location).toList();
   }
 
   /** Returns the Kafka source, if the pipeline reads Kafka. */

@@ -175,8 +175,9 @@ public final class Secrets {
    * Returns whether the value at a key path of a pipeline file is secret: a storage section's
    * {@code access-key} and {@code secret-key} (its {@code endpoint}, {@code region} and {@code
    * path-style} are not; a single value in place of the section or of its {@code s3} is), a
-   * registry's {@code basic-auth} and {@code bearer-token}, and the Kafka consumer properties
-   * {@link #isSecretProperty} names.
+   * registry's {@code basic-auth} and {@code bearer-token}, a JDBC sink's {@code password}, the
+   * properties of a JDBC or Kafka sink and the Kafka consumer properties {@link #isSecretProperty}
+   * names.
    */
   public static boolean isSecretPath(String keyPath) {
     String properties = "source.kafka.properties.";
@@ -189,8 +190,24 @@ public final class Secrets {
         || keyPath.endsWith("s3.secret-key")
         || keyPath.endsWith(".registry.basic-auth")
         || keyPath.endsWith(".registry.bearer-token")
+        || keyPath.endsWith("jdbc.password")
         || (keyPath.startsWith(properties)
-            && isSecretProperty(keyPath.substring(properties.length())));
+            && isSecretProperty(keyPath.substring(properties.length())))
+        || secretSinkProperty(keyPath);
+  }
+
+  /**
+   * A pass-through property of a JDBC or Kafka sink ({@code sink.jdbc.properties.password}, {@code
+   * sinks[1].kafka.properties.sasl.jaas.config}) whose name {@link #isSecretProperty} names.
+   */
+  private static boolean secretSinkProperty(String keyPath) {
+    for (String section : List.of("jdbc.properties.", "kafka.properties.")) {
+      int at = keyPath.indexOf(section);
+      if (keyPath.startsWith("sink") && at >= 0) {
+        return isSecretProperty(keyPath.substring(at + section.length()));
+      }
+    }
+    return false;
   }
 
   /** Renders properties sorted by name with secret values replaced by {@link #MASK}. */

@@ -78,7 +78,7 @@ class PipelineParserErrorsTest {
         .containsExactly(
             "orders.yaml:15:1: colour: unknown key 'colour';"
                 + " valid keys here are pipeline, source, format, transform, join, watermark, deduplicate, aggregate,"
-                + " output-mode, sink, quarantine, late-events, checkpoint, trigger, maintenance, backfill,"
+                + " output-mode, sink, sinks, quarantine, late-events, checkpoint, trigger, maintenance, backfill,"
                 + " schema-evolution, storage");
   }
 

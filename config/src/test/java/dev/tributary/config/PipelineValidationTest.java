@@ -675,8 +675,8 @@ class PipelineValidationTest {
   void checksTriggersAndStorage() {
     assertThat(errors(BASE + "trigger: { once: true, available-now: true }\n"))
         .containsExactly(
-            "orders.yaml:19:10: trigger: declare exactly one trigger: { processing-time: 30s }, { available-now: true }"
-                + " or { once: true }; found once, available-now");
+            "orders.yaml:19:10: trigger: declare exactly one trigger: { processing-time: 30s }, { available-now: true },"
+                + " { once: true } or { continuous: 1s }; found once, available-now");
     assertThat(errors(BASE + "trigger: { available-now: false }\n"))
         .containsExactly(
             "orders.yaml:19:27: trigger.available-now: available-now: false selects no trigger; remove the trigger"

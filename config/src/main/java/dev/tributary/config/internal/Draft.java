@@ -11,6 +11,7 @@ import dev.tributary.config.MaintenanceSpec;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.QuarantineLimit;
 import dev.tributary.config.SchemaEvolutionSpec;
+import dev.tributary.config.SinkSpec;
 import dev.tributary.config.SourceSpec;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TransformStep;
@@ -33,7 +34,7 @@ record Draft(
     DeduplicateSpec deduplicate,
     AggregateSpec aggregate,
     OutputMode outputMode,
-    DeltaSinkSpec sink,
+    List<SinkSpec> sinks,
     DeltaTableSpec quarantine,
     DeltaTableSpec lateEvents,
     String checkpoint,
@@ -42,4 +43,17 @@ record Draft(
     BackfillSpec backfill,
     StorageSpec storage,
     SchemaEvolutionSpec schemaEvolution,
-    QuarantineLimit quarantineLimit) {}
+    QuarantineLimit quarantineLimit) {
+
+  /** The Delta table among the sinks, or null (none, or the sinks could not be read). */
+  DeltaSinkSpec sink() {
+    if (sinks == null) {
+      return null;
+    }
+    return sinks.stream()
+        .filter(DeltaSinkSpec.class::isInstance)
+        .map(DeltaSinkSpec.class::cast)
+        .findFirst()
+        .orElse(null);
+  }
+}

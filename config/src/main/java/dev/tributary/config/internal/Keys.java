@@ -18,6 +18,32 @@ public final class Keys {
   /** The root section. */
   public static final String ROOT = "";
 
+  // before SECTIONS: sections() reads them while the class initialises
+  private static final List<String> DELTA_SINK =
+      List.of(
+          "path",
+          "partition-by",
+          "target-file-size",
+          "compression",
+          "write",
+          "key",
+          "sequence-by",
+          "delete-when",
+          "merge-strategy",
+          "history");
+  private static final List<String> JDBC_SINK =
+      List.of("url", "table", "user", "password", "write", "key", "create-table", "properties");
+
+  private static final List<String> KAFKA_SINK =
+      List.of(
+          "bootstrap-servers",
+          "topic",
+          "key",
+          "value",
+          "delivery",
+          "provenance-headers",
+          "properties");
+
   /** Accepted keys per section, in documentation order. */
   public static final Map<String, List<String>> SECTIONS = sections();
 
@@ -25,6 +51,10 @@ public final class Keys {
   public static final Set<String> FREE_FORM =
       Set.of(
           "source.kafka.properties",
+          "sink.jdbc.properties",
+          "sink.kafka.properties",
+          "sinks[].jdbc.properties",
+          "sinks[].kafka.properties",
           "format.json.schema",
           "format.avro.schema",
           "format.avro.key",
@@ -50,6 +80,7 @@ public final class Keys {
             "aggregate",
             "output-mode",
             "sink",
+            "sinks",
             "quarantine",
             "late-events",
             "checkpoint",
@@ -104,26 +135,20 @@ public final class Keys {
     s.put("deduplicate", List.of("keys", "within-watermark"));
     s.put("aggregate", List.of("window", "group-by", "measures"));
     s.put("aggregate.window", List.of("column", "size", "slide", "session-gap"));
-    s.put("sink", List.of("delta"));
-    s.put(
-        "sink.delta",
-        List.of(
-            "path",
-            "partition-by",
-            "target-file-size",
-            "compression",
-            "write",
-            "key",
-            "sequence-by",
-            "delete-when",
-            "merge-strategy",
-            "history"));
+    s.put("sink", List.of("delta", "jdbc", "kafka"));
+    s.put("sink.delta", DELTA_SINK);
+    s.put("sink.jdbc", JDBC_SINK);
+    s.put("sink.kafka", KAFKA_SINK);
+    s.put("sinks[]", List.of("delta", "jdbc", "kafka"));
+    s.put("sinks[].delta", DELTA_SINK);
+    s.put("sinks[].jdbc", JDBC_SINK);
+    s.put("sinks[].kafka", KAFKA_SINK);
     s.put("quarantine", List.of("delta", "max-fraction"));
     s.put("schema-evolution", List.of("mode", "rescue"));
     s.put("quarantine.delta", List.of("path"));
     s.put("late-events", List.of("delta"));
     s.put("late-events.delta", List.of("path"));
-    s.put("trigger", List.of("processing-time", "available-now", "once"));
+    s.put("trigger", List.of("processing-time", "available-now", "once", "continuous"));
     s.put("maintenance", List.of("compaction", "vacuum", "log-checkpoint-interval"));
     s.put("maintenance.compaction", List.of("schedule", "min-files"));
     s.put("maintenance.vacuum", List.of("schedule", "retention", "retention-check"));

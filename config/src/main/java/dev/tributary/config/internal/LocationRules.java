@@ -106,7 +106,7 @@ public final class LocationRules {
   /** The locations a parsed pipeline owns, by key, in {@link #KEYS} order. */
   static Map<String, String> locations(PipelineSpec spec) {
     Map<String, String> out = new LinkedHashMap<>();
-    out.put("sink.delta.path", spec.sink().path());
+    spec.deltaSink().ifPresent(delta -> out.put("sink.delta.path", delta.path()));
     out.put("quarantine.delta.path", spec.quarantine().path());
     spec.lateEvents().ifPresent(l -> out.put("late-events.delta.path", l.path()));
     out.put("checkpoint", spec.checkpoint());

@@ -286,8 +286,8 @@ final class Messages {
   }
 
   static String triggerKind(Collection<String> found) {
-    return "declare exactly one trigger: { processing-time: 30s }, { available-now: true } or"
-        + " { once: true }; found "
+    return "declare exactly one trigger: { processing-time: 30s }, { available-now: true },"
+        + " { once: true } or { continuous: 1s }; found "
         + (found.isEmpty() ? "none" : String.join(", ", found));
   }
 

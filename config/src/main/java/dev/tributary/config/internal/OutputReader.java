@@ -36,18 +36,20 @@ final class OutputReader {
         OutputMode.APPEND);
   }
 
-  DeltaSinkSpec sink(YamlMap root) {
-    YamlMap delta = deltaSection(root, "sink", true);
-    if (delta == null) {
-      return null;
-    }
-    String path = path(delta);
+  /**
+   * Reads a Delta sink's mapping ({@code sink.delta}, or {@code sinks[i].delta}) and finishes it;
+   * null when invalid.
+   *
+   * @param path the mapping's key path, as errors show it
+   */
+  DeltaSinkSpec deltaSink(YamlMap delta, String path) {
+    String tablePath = path(delta);
     List<String> partitionBy =
-        delta.read("partition-by", n -> nodes.textList(n, "sink.delta.partition-by"), List.of());
+        delta.read("partition-by", n -> nodes.textList(n, path + ".partition-by"), List.of());
     Size target =
         delta.read(
             "target-file-size",
-            n -> sizes.positiveSize(n, "sink.delta.target-file-size"),
+            n -> sizes.positiveSize(n, path + ".target-file-size"),
             DeltaSinkSpec.DEFAULT_TARGET_FILE_SIZE);
     Compression compression =
         delta.read(
@@ -55,21 +57,21 @@ final class OutputReader {
             n ->
                 keyword(
                     n,
-                    "sink.delta.compression",
+                    path + ".compression",
                     "compression",
                     Compression.values(),
                     Compression::keyword),
             Compression.SNAPPY);
     Optional<UpsertSpec> upsert = new UpsertReader(nodes).read(delta);
     delta.finish();
-    if (path == null
+    if (tablePath == null
         || partitionBy == null
         || target == null
         || compression == null
         || upsert == null) {
       return null;
     }
-    return new DeltaSinkSpec(path, partitionBy, target, compression, upsert);
+    return new DeltaSinkSpec(tablePath, partitionBy, target, compression, upsert);
   }
 
   /** Returns the declared side table, or null when absent or invalid. */

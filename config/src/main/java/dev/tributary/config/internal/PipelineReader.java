@@ -134,7 +134,7 @@ public final class PipelineReader {
             query.deduplicate(root),
             query.aggregate(root),
             output.outputMode(root),
-            output.sink(root),
+            new SinkReader(nodes, output).sinks(root, sourceSpec),
             quarantine.table(),
             output.sideTable(root, "late-events"),
             output.checkpoint(root),
@@ -159,8 +159,10 @@ public final class PipelineReader {
         Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()),
         d.outputMode(),
-        d.sink(),
-        d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),
+        SinkRules.withDefaults(d.sinks(), d.outputMode(), d.aggregate()),
+        d.quarantine() != null
+            ? d.quarantine()
+            : DeltaTableSpec.quarantineFor(d.sinks(), d.checkpoint()),
         Optional.ofNullable(d.lateEvents()),
         d.checkpoint(),
         d.trigger() != null ? d.trigger() : TriggerSpec.DEFAULT,

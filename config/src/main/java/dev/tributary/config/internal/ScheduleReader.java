@@ -35,6 +35,7 @@ final class ScheduleReader {
     Node interval = map.optional("processing-time").orElse(null);
     Node availableNow = map.optional("available-now").orElse(null);
     Node once = map.optional("once").orElse(null);
+    Node continuous = map.optional("continuous").orElse(null);
     map.finish();
     if (kinds.isEmpty() && map.hasOtherKeys(kinds)) {
       return null; // only unknown keys, reported by finish() with a suggestion
@@ -46,6 +47,10 @@ final class ScheduleReader {
     if (interval != null) {
       Duration duration = durations.positiveDuration(interval, "trigger.processing-time");
       return duration == null ? null : new TriggerSpec.ProcessingTime(duration);
+    }
+    if (continuous != null) {
+      Duration duration = durations.positiveDuration(continuous, "trigger.continuous");
+      return duration == null ? null : new TriggerSpec.Continuous(duration);
     }
     Node flag = availableNow != null ? availableNow : once;
     if (flag == null) {

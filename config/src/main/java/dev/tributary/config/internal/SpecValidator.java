@@ -53,6 +53,7 @@ final class SpecValidator {
     checkAssignment();
     checkLocations();
     checkSchemaEvolution();
+    new SinkRules(problems, draft).check();
   }
 
   /**
@@ -304,12 +305,14 @@ final class SpecValidator {
     Map<String, String> locations = new LinkedHashMap<>();
     if (draft.sink() != null) {
       locations.put("sink.delta.path", draft.sink().path());
+    }
+    if (draft.sinks() != null && (draft.sink() != null || draft.checkpoint() != null)) {
       DeltaTableSpec quarantine =
           draft.quarantine() != null
               ? draft.quarantine()
               : problems.declared("quarantine.delta")
                   ? null
-                  : DeltaTableSpec.quarantineFor(draft.sink());
+                  : DeltaTableSpec.quarantineFor(draft.sinks(), draft.checkpoint());
       if (quarantine != null) {
         locations.put("quarantine.delta.path", quarantine.path());
       }

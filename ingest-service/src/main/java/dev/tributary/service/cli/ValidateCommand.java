@@ -3,21 +3,26 @@ package dev.tributary.service.cli;
 import dev.tributary.config.AggregateSpec;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.AvroFormatSpec;
+import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.Durations;
+import dev.tributary.config.JdbcSinkSpec;
 import dev.tributary.config.JoinSpec;
+import dev.tributary.config.KafkaSinkSpec;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.ProtobufFormatSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.Secrets;
+import dev.tributary.config.SinkSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.UpsertSpec;
 import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.sink.jdbc.JdbcTableSink;
 import dev.tributary.service.stateful.ExchangeRecords;
 import java.io.PrintStream;
 import java.math.BigDecimal;
@@ -195,20 +200,11 @@ final class ValidateCommand {
               + (spec.schemaEvolution().rescue() ? ", _rescued_data string" : "")
               + (spec.schemaEvolution().addsColumns() ? ", then the columns new fields add" : ""));
     }
-    line(
-        b,
-        "sink",
-        "delta "
-            + spec.sink().path()
-            + (spec.sink().partitionBy().isEmpty()
-                ? ""
-                : " partitioned by " + spec.sink().partitionBy())
-            + ", files of "
-            + spec.sink().targetFileSize()
-            + ", "
-            + spec.sink().compression().keyword());
-    spec.sink()
-        .upsert()
+    for (SinkSpec sink : spec.sinks()) {
+      line(b, spec.sinks().size() == 1 ? "sink" : "sinks", describe(sink));
+    }
+    spec.deltaSink()
+        .flatMap(DeltaSinkSpec::upsert)
         .ifPresent(
             u ->
                 line(
@@ -355,9 +351,44 @@ final class ValidateCommand {
             + " keys (the watermark does not evict a running aggregation)";
   }
 
+  /** One sink as the plan shows it; credentials are left out (and masked anyway). */
+  private static String describe(SinkSpec sink) {
+    if (sink instanceof DeltaSinkSpec delta) {
+      return "delta "
+          + delta.path()
+          + (delta.partitionBy().isEmpty() ? "" : " partitioned by " + delta.partitionBy())
+          + ", files of "
+          + delta.targetFileSize()
+          + ", "
+          + delta.compression().keyword();
+    }
+    if (sink instanceof JdbcSinkSpec jdbc) {
+      return "jdbc "
+          + jdbc.location()
+          + (jdbc.user().isPresent() ? " as " + jdbc.user().get() : "")
+          + ", "
+          + jdbc.write().keyword()
+          + (jdbc.key().isEmpty() ? "" : " by " + jdbc.key())
+          + (jdbc.createTable() ? ", created if missing" : "")
+          + ", exactly once by the progress table "
+          + JdbcTableSink.PROGRESS_TABLE;
+    }
+    KafkaSinkSpec kafka = (KafkaSinkSpec) sink;
+    return kafka.location()
+        + ", value "
+        + kafka.value().keyword()
+        + kafka.key().map(k -> ", key " + k).orElse("")
+        + (kafka.provenanceHeaders() ? ", provenance headers" : "")
+        + ", "
+        + kafka.delivery().keyword();
+  }
+
   private static String trigger(TriggerSpec trigger) {
     if (trigger instanceof TriggerSpec.ProcessingTime p) {
       return "processing-time " + Durations.format(p.interval());
+    }
+    if (trigger instanceof TriggerSpec.Continuous c) {
+      return "continuous, progress every " + Durations.format(c.interval());
     }
     return trigger instanceof TriggerSpec.Once ? "once" : "available-now";
   }

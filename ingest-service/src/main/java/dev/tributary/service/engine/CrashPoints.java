@@ -32,6 +32,19 @@ public final class CrashPoints {
   public static final String AFTER_DATA_FILES = "after-data-files";
   public static final String AFTER_QUARANTINE_COMMIT = "after-quarantine-commit";
   public static final String AFTER_SINK_COMMIT = "after-sink-commit";
+
+  /**
+   * Several sinks ({@code sinks:}): one of them committed the batch, the ones after it in the list
+   * did not (reached after every sink but the last, before {@link #AFTER_SINK_COMMIT}).
+   */
+  public static final String AFTER_SINK_PART_COMMIT = "after-sink-part-commit";
+
+  /**
+   * The continuous trigger: an interval's records were read and sent (in an open transaction with
+   * exactly-once delivery), its range is not yet in the offsets log.
+   */
+  public static final String AFTER_CONTINUOUS_READ = "after-continuous-read";
+
   public static final String AFTER_STATE_COMMIT = "after-state-commit";
   public static final String AFTER_COMMITS_LOG = "after-commits-log";
 

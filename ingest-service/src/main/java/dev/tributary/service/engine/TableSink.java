@@ -7,23 +7,59 @@ import dev.tributary.table.types.StructField;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * A table the engine writes one batch at a time, idempotently by batch: the sink remembers (in the
- * table itself, as a Delta {@code txn} action keyed by the pipeline and checkpoint, see {@link
- * TableTxns}) the last batch it committed, so a batch replayed after a crash is never written
- * twice.
+ * A table the engine writes one batch at a time, idempotently by batch: the sink remembers, in the
+ * place it writes and atomically with the batch's rows, the last batch of the checkpoint it
+ * committed ({@link BatchTag#batch()}: a Delta {@code txn} action, a progress row in the database,
+ * a marker in the Kafka transaction), so a batch replayed after a crash is never written twice.
+ *
+ * <p>Implementations: {@link DeltaTableSink}; {@code sink.jdbc.JdbcTableSink}, {@code
+ * sink.kafka.KafkaTopicSink}, and {@code sink.FanOutSink} for several sinks fed by one batch. The
+ * methods with defaults are capabilities a Delta table has and others may lack: a snapshot with
+ * {@code txn} actions (consumer-group mode, {@code starting-offsets: table}), commit counters,
+ * facts for the {@link TableGuard}, fenced appends.
  */
 public interface TableSink {
 
   /** Where the table lives, for messages. */
   String location();
 
-  /** Cumulative commit counters of the table (attempts, retries, conflicts), for metrics. */
-  CommitCounters commitCounters();
+  /**
+   * Cumulative commit counters of the table (attempts, retries, conflicts), for metrics. Default:
+   * none counted.
+   */
+  default CommitCounters commitCounters() {
+    return new CommitCounters(0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
 
-  /** The table's latest snapshot (what it holds, its txn actions). */
-  Snapshot snapshot() throws IOException;
+  /**
+   * The table's latest snapshot (what it holds, its txn actions): a Delta table's.
+   *
+   * @throws UnsupportedOperationException for a sink that is not a Delta table
+   */
+  default Snapshot snapshot() throws IOException {
+    throw new UnsupportedOperationException("the sink " + location() + " is not a Delta table");
+  }
+
+  /**
+   * What the sink holds of {@code txns}' pipeline apart from that checkpoint's own batches (the
+   * batch keys of other checkpoints, the source positions it recorded), so that a new checkpoint
+   * does not start silently where another one wrote. Default: read from the Delta {@link
+   * #snapshot}.
+   */
+  default TableTxns.TableHistory history(TableTxns txns) throws IOException {
+    return txns.historyIn(snapshot());
+  }
+
+  /**
+   * The sinks this one writes, each guarded and checked on its own: itself, or the parts of a sink
+   * that fans a batch out to several.
+   */
+  default List<TableSink> parts() {
+    return List.of(this);
+  }
 
   /**
    * What the table holds now, for a checkpoint that keeps its progress outside the table and must
@@ -35,9 +71,8 @@ public interface TableSink {
    * @return the facts ({@link TableFacts#missing} for a table that does not exist); empty for a
    *     sink that cannot tell
    */
-  default java.util.Optional<TableFacts> facts(String batchAppId, long sinceVersion)
-      throws IOException {
-    return java.util.Optional.empty();
+  default Optional<TableFacts> facts(String batchAppId, long sinceVersion) throws IOException {
+    return Optional.empty();
   }
 
   /**

@@ -119,11 +119,23 @@ public final class WriteAheadLog implements ProgressModel {
     this.watermarks = Objects.requireNonNull(watermarks, "watermarks");
     this.clock = Objects.requireNonNull(clock, "clock");
     Map<String, TableSink> byRole = new LinkedHashMap<>();
-    byRole.put(SINK, tables.sink());
+    List<TableSink> sinks = tables.sink().parts();
+    for (int i = 0; i < sinks.size(); i++) {
+      byRole.put(sinkRole(i), sinks.get(i));
+    }
     byRole.put(QUARANTINE, tables.quarantine());
     tables.late().ifPresent(late -> byRole.put(LATE_EVENTS, late));
     this.guard =
         new TableGuard(txns.pipelineId(), checkpoint.location(), txns.batchAppId(), byRole);
+  }
+
+  /**
+   * The role of the {@code index}-th sink ({@link TableSink#parts}) in the table guard and the
+   * commits entry: {@code sink} for the first, so a pipeline that adds sinks keeps its mark, then
+   * {@code sink-2}, {@code sink-3}, ….
+   */
+  public static String sinkRole(int index) {
+    return index == 0 ? SINK : SINK + "-" + (index + 1);
   }
 
   @Override

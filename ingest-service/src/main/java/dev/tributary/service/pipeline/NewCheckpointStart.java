@@ -47,7 +47,7 @@ final class NewCheckpointStart {
       return Map.of();
     }
     if (declared instanceof StartingOffsets.FromTable) {
-      TableHistory history = txns.historyIn(sink.snapshot());
+      TableHistory history = sink.history(txns);
       if (history.writtenByAnotherCheckpoint() && history.positions().isEmpty()) {
         throw TableWrittenByAnotherCheckpointException.withoutPositions(
             pipelineId, checkpoint.location(), history);
@@ -64,7 +64,7 @@ final class NewCheckpointStart {
       return history.positions();
     }
     for (TableSink table : tables) {
-      TableHistory history = txns.historyIn(table.snapshot());
+      TableHistory history = table.history(txns);
       if (history.writtenByAnotherCheckpoint()) {
         throw TableWrittenByAnotherCheckpointException.refused(
             pipelineId, checkpoint.location(), declared, history);
@@ -98,7 +98,7 @@ final class NewCheckpointStart {
       return;
     }
     for (TableSink table : tables) {
-      TableHistory history = txns.historyIn(table.snapshot());
+      TableHistory history = table.history(txns);
       if (history.writtenByAnotherCheckpoint()) {
         throw TableWrittenByAnotherCheckpointException.refused(
             pipelineId, checkpoint.location(), declared, history);

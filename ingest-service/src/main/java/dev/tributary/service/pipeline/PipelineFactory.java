@@ -11,6 +11,7 @@ import dev.tributary.config.StartingVersion;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
 import dev.tributary.config.TransformStep;
+import dev.tributary.config.UpsertSpec;
 import dev.tributary.service.engine.ChangeRules;
 import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.EvolvingLayout;
@@ -24,6 +25,7 @@ import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.sink.Sinks;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.stateful.LateEvents;
@@ -167,17 +169,21 @@ public final class PipelineFactory {
       queryProblems.forEach(p -> problems.add(p + where));
       if (stateful.isEmpty() && partitionColumnsExist(spec, processor.outputSchema())) {
         try {
-          processor = processor.rebuild(spec.sink().partitionBy(), null);
+          processor = processor.rebuild(spec.partitionBy(), null);
         } catch (IllegalArgumentException e) {
           problems.add("sink.delta.partition-by: " + e.getMessage()); // e.g. a struct column
         }
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
-      if (spec.sink().upsert().isPresent() && stateful.isEmpty() && spec.joins().isEmpty()) {
+      Optional<UpsertSpec> upsert = spec.deltaSink().flatMap(DeltaSinkSpec::upsert);
+      if (upsert.isPresent() && stateful.isEmpty() && spec.joins().isEmpty()) {
         // with joins, the sink's columns are known once the dimensions are read (changeRules)
-        UpsertRules.compile(spec.sink().upsert().get(), output, problems);
+        UpsertRules.compile(upsert.get(), output, problems);
       }
-      for (String p : spec.sink().partitionBy()) {
+      if (spec.joins().isEmpty()) {
+        problems.addAll(Sinks.problems(spec, output));
+      }
+      for (String p : spec.partitionBy()) {
         // a join adds columns known once its table is read: bindJoins checks them then
         if (output.indexOf(p) < 0 && spec.joins().isEmpty()) {
           problems.add(
@@ -229,7 +235,7 @@ public final class PipelineFactory {
         }
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(joins.outputSchema());
-      for (String p : spec.sink().partitionBy()) {
+      for (String p : spec.partitionBy()) {
         if (output.indexOf(p) < 0) {
           throw new PipelineDefinitionException(
               spec.id(),
@@ -241,9 +247,7 @@ public final class PipelineFactory {
         }
       }
       StatelessProcessor processor =
-          pipeline
-              .processor()
-              .rebuild(stateful.isPresent() ? null : spec.sink().partitionBy(), joins);
+          pipeline.processor().rebuild(stateful.isPresent() ? null : spec.partitionBy(), joins);
       return new CompiledPipeline(
           spec, pipeline.parser(), pipeline.transforms(), processor, stateful);
     } catch (RuntimeException e) {
@@ -266,7 +270,7 @@ public final class PipelineFactory {
   }
 
   private static boolean partitionColumnsExist(PipelineSpec spec, StructType output) {
-    return spec.sink().partitionBy().stream().allMatch(p -> output.indexOf(p) >= 0);
+    return spec.partitionBy().stream().allMatch(p -> output.indexOf(p) >= 0);
   }
 
   private static List<Step> steps(List<TransformStep> declared) {
@@ -387,9 +391,11 @@ public final class PipelineFactory {
   }
 
   public static TableOptions tableOptions(PipelineSpec spec) {
-    return TableOptions.defaults()
-        .withLogCheckpointInterval(spec.maintenance().logCheckpointInterval())
-        .withDataWriteOptions(writeOptions(spec.sink()));
+    TableOptions options =
+        TableOptions.defaults()
+            .withLogCheckpointInterval(spec.maintenance().logCheckpointInterval());
+    // without a Delta sink the side tables keep the defaults
+    return spec.deltaSink().map(d -> options.withDataWriteOptions(writeOptions(d))).orElse(options);
   }
 
   /** Opens the sink table (creating it on first use) for the compiled pipeline. */
@@ -496,13 +502,11 @@ public final class PipelineFactory {
   public static RecordProcessor processor(
       CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
     if (pipeline.stateful().isEmpty()) {
-      if (pipeline.spec().sink().upsert().isPresent()) {
+      if (pipeline.spec().deltaSink().flatMap(DeltaSinkSpec::upsert).isPresent()) {
         return pipeline.processor().withChanges(changeRules(pipeline));
       }
       if (sink instanceof DeltaTableSink delta && delta.layout().isPresent()) {
-        return pipeline
-            .processor()
-            .evolving(delta.layout().get(), pipeline.spec().sink().partitionBy());
+        return pipeline.processor().evolving(delta.layout().get(), pipeline.spec().partitionBy());
       }
       return pipeline.processor();
     }

@@ -9,6 +9,7 @@ import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchBody;
+import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
@@ -23,6 +24,7 @@ import dev.tributary.service.exchange.ExchangeProgress;
 import dev.tributary.service.exchange.ExchangeTopic;
 import dev.tributary.service.exchange.GroupStatefulRounds;
 import dev.tributary.service.exchange.PartitionPipelines;
+import dev.tributary.service.sink.Sinks;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.stateful.ExchangeFront;
@@ -86,7 +88,8 @@ public final class PipelineRun implements AutoCloseable {
       CompiledPipeline compiled, TriggerSpec trigger, ProgressLog progress) throws IOException {
     PipelineSpec spec = compiled.spec();
     // While the run connects and reads its first batch, not when it writes its first file.
-    WarmUp.startInBackground(PipelineFactory.writeOptions(spec.sink()).codec());
+    spec.deltaSink()
+        .ifPresent(d -> WarmUp.startInBackground(PipelineFactory.writeOptions(d).codec()));
     List<AutoCloseable> resources = new ArrayList<>();
     try {
       // First the sources' schemas: a Delta source's table's is the input schema, and the sink's
@@ -119,8 +122,12 @@ public final class PipelineRun implements AutoCloseable {
       }
       Checkpoint opened = PipelineFactory.checkpoint(spec, checkpointStore);
       Checkpoint checkpoint = lease.map(opened::fencedBy).orElse(opened);
-      ObjectStore sinkStore = PipelineFactory.store(spec, spec.sink().path());
-      resources.add(sinkStore);
+      // a Delta sink table's store; the other sinks connect themselves (Sinks.open)
+      Optional<ObjectStore> sinkStore = Optional.empty();
+      if (spec.deltaSink().isPresent()) {
+        sinkStore = Optional.of(PipelineFactory.store(spec, spec.sink().path()));
+        resources.add(sinkStore.get());
+      }
       ObjectStore quarantineStore = PipelineFactory.store(spec, spec.quarantine().path());
       resources.add(quarantineStore);
       Optional<ObjectStore> lateStore = Optional.empty();
@@ -133,14 +140,18 @@ public final class PipelineRun implements AutoCloseable {
         // table that lost committed batches"): the engine would then go on after them.
         refuseMissingTables(spec, checkpoint, sinkStore, quarantineStore, lateStore);
       }
-      TableSink sink = PipelineFactory.modeSink(pipeline, sinkStore);
+      TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
+      TableSink sink = Sinks.open(pipeline, txns, sinkStore, trigger);
+      if (sink instanceof AutoCloseable closeable) {
+        resources.add(0, closeable); // a producer, a database connection
+      }
       TableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
       Optional<TableSink> late = Optional.empty();
       if (lateStore.isPresent()) {
         late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore.get()));
       }
-      TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
-      List<TableSink> tables = new ArrayList<>(List.of(sink, quarantine));
+      List<TableSink> tables = new ArrayList<>(sink.parts());
+      tables.add(quarantine);
       late.ifPresent(tables::add);
       // starting-offsets: table is Kafka's; a Delta source starts at its starting-version
       Map<SourcePartition, Long> startAfter = Map.of();
@@ -154,7 +165,11 @@ public final class PipelineRun implements AutoCloseable {
                 spec.kafkaSource().get().startingOffsets(),
                 checkpoint,
                 txns,
-                sink,
+                // starting-offsets: table continues after the Delta sink (validate requires one)
+                sink.parts().stream()
+                    .filter(DeltaTableSink.class::isInstance)
+                    .findFirst()
+                    .orElse(sink),
                 tables);
       }
       List<GroupMember> groups = new ArrayList<>();
@@ -320,7 +335,7 @@ public final class PipelineRun implements AutoCloseable {
   private static void refuseMissingTables(
       PipelineSpec spec,
       Checkpoint checkpoint,
-      ObjectStore sink,
+      Optional<ObjectStore> sink,
       ObjectStore quarantine,
       Optional<ObjectStore> late)
       throws IOException {
@@ -329,7 +344,11 @@ public final class PipelineRun implements AutoCloseable {
       return;
     }
     Map<String, ObjectStore> tables = new LinkedHashMap<>();
-    tables.put("sink", sink);
+    if (sink.isPresent()) {
+      // the Delta sink's role is its place among the sinks (WriteAheadLog.sinkRole)
+      tables.put(
+          WriteAheadLog.sinkRole(spec.sinks().indexOf(spec.deltaSink().orElseThrow())), sink.get());
+    }
     tables.put("quarantine", quarantine);
     late.ifPresent(l -> tables.put("late-events", l));
     for (Map.Entry<String, ObjectStore> t : tables.entrySet()) {

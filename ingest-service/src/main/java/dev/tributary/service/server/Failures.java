@@ -11,6 +11,7 @@ import dev.tributary.service.engine.TableLostException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.registry.SchemaRegistryException;
+import dev.tributary.service.sink.SinkRefusedException;
 import dev.tributary.service.source.DataLossException;
 import dev.tributary.service.source.NoSuchTopicException;
 import dev.tributary.table.CommitConflictException;
@@ -33,6 +34,8 @@ final class Failures {
           TableWrittenByAnotherCheckpointException.class,
           // a table lost the batches the checkpoint committed: restarting would refuse it again
           TableLostException.class,
+          // a database or topic refused the sink: a missing table, a row it cannot hold, a login
+          SinkRefusedException.class,
           // 401/403, another 4xx, an answer that is not the registry API, an untrusted certificate:
           // the registry settings are wrong and a restart would ask the same question again.
           SchemaRegistryException.class);

@@ -15,6 +15,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,7 +161,10 @@ final class HealthChecks implements AutoCloseable {
           continue;
         }
         PipelineSpec spec = p.spec().get();
-        for (String location : new String[] {spec.sink().path(), spec.checkpoint()}) {
+        List<String> locations = new ArrayList<>();
+        spec.deltaSink().ifPresent(d -> locations.add(d.path()));
+        locations.add(spec.checkpoint());
+        for (String location : locations) {
           String shown = p.mask(location);
           if (details.containsKey(shown)) {
             continue;

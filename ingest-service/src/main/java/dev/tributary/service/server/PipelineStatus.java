@@ -81,7 +81,7 @@ public record PipelineStatus(
         life.since(),
         life.restarts(),
         trigger == null ? null : ServerMessages.trigger(trigger),
-        p.spec().map(s -> p.mask(s.sink().path())).orElse(null),
+        p.spec().map(s -> p.mask(String.join(", ", s.sinkLocations()))).orElse(null),
         p.spec().map(PipelineStatus::schedules).orElse(Map.of()),
         last,
         last == null ? null : last.lag(),

@@ -113,7 +113,10 @@ public final class PipelineSupervisor {
     this.activity = progress.activity();
     this.secrets = spec.secrets();
     this.outage =
-        new Outage(ServerMessages.source(spec), spec.sink().path(), settings.stallAfter());
+        new Outage(
+            ServerMessages.source(spec),
+            String.join(", ", spec.sinkLocations()),
+            settings.stallAfter());
     this.clock = clock;
     this.observer = observer;
   }
@@ -238,11 +241,7 @@ public final class PipelineSupervisor {
         throw new OutageLimitException(gaveUp);
       }
       stopped = stopRequested;
-      end(
-          stopped || trigger instanceof TriggerSpec.ProcessingTime
-              ? PipelineState.STOPPED
-              : PipelineState.IDLE,
-          null);
+      end(stopped || trigger.unbounded() ? PipelineState.STOPPED : PipelineState.IDLE, null);
     }
     LOG.info("Pipeline {} {}", id, stopped ? "stopped" : "finished its run");
     return stopped ? Ending.STOPPED : Ending.FINISHED;

@@ -103,7 +103,10 @@ class PipelinesController {
       throw new ApiException(
           HttpStatus.INTERNAL_SERVER_ERROR,
           ServerMessages.maintenanceFailed(
-              id, Maintenance.COMPACTION, p.mask(p.spec().get().sink().path()), p.describe(e)));
+              id,
+              Maintenance.COMPACTION,
+              p.mask(String.join(", ", p.spec().get().sinkLocations())),
+              p.describe(e)));
     }
   }
 
@@ -121,7 +124,10 @@ class PipelinesController {
       throw new ApiException(
           HttpStatus.INTERNAL_SERVER_ERROR,
           ServerMessages.maintenanceFailed(
-              id, Maintenance.VACUUM, p.mask(p.spec().get().sink().path()), p.describe(e)));
+              id,
+              Maintenance.VACUUM,
+              p.mask(String.join(", ", p.spec().get().sinkLocations())),
+              p.describe(e)));
     }
   }
 

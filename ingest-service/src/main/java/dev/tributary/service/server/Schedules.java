@@ -80,7 +80,10 @@ final class Schedules {
     } catch (Exception e) {
       LOG.error(
           ServerMessages.maintenanceFailed(
-              p.id(), Maintenance.COMPACTION, p.mask(p.spec().get().sink().path()), p.describe(e)));
+              p.id(),
+              Maintenance.COMPACTION,
+              p.mask(String.join(", ", p.spec().get().sinkLocations())),
+              p.describe(e)));
     }
   }
 
@@ -92,7 +95,10 @@ final class Schedules {
     } catch (Exception e) {
       LOG.error(
           ServerMessages.maintenanceFailed(
-              p.id(), Maintenance.VACUUM, p.mask(p.spec().get().sink().path()), p.describe(e)));
+              p.id(),
+              Maintenance.VACUUM,
+              p.mask(String.join(", ", p.spec().get().sinkLocations())),
+              p.describe(e)));
     }
   }
 

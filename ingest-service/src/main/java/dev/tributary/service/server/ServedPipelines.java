@@ -105,7 +105,11 @@ final class ServedPipelines implements SmartLifecycle {
         // The table tag is the sink location, which may hold a secret reference's value.
         PipelineMetrics m =
             new PipelineMetrics(
-                registry, p.id(), p.mask(p.spec().get().sink().path()), p::state, clock);
+                registry,
+                p.id(),
+                p.mask(String.join(", ", p.spec().get().sinkLocations())),
+                p::state,
+                clock);
         if (p.spec()
             .get()
             .kafkaSource()

@@ -17,6 +17,9 @@ final class ServerMessages {
     if (trigger instanceof TriggerSpec.ProcessingTime p) {
       return "processing-time " + p.interval().toString().substring(2).toLowerCase(Locale.ROOT);
     }
+    if (trigger instanceof TriggerSpec.Continuous c) {
+      return "continuous " + c.interval().toString().substring(2).toLowerCase(Locale.ROOT);
+    }
     return trigger instanceof TriggerSpec.AvailableNow ? "available-now" : "once";
   }
 

@@ -42,7 +42,7 @@ public final class StatefulPlan {
       PipelineSpec spec, StructType input, Predicate<String> later, List<String> problems) {
     this.provisional = later != NONE_LATER;
     this.pipelineId = spec.id();
-    this.partitionColumns = List.copyOf(spec.sink().partitionBy());
+    this.partitionColumns = List.copyOf(spec.partitionBy());
     this.input = input;
     this.mode = spec.outputMode();
     Optional<WatermarkSpec> wm = spec.watermark();

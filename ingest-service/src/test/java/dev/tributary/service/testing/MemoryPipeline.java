@@ -84,6 +84,11 @@ public final class MemoryPipeline {
     return new MemoryPipeline(yaml, localDir);
   }
 
+  /** The compiled declaration (its output schema is the sink's). */
+  public CompiledPipeline compiled() {
+    return compiled;
+  }
+
   /** The pipeline's declaration. */
   public PipelineSpec spec() {
     return spec;
@@ -94,8 +99,24 @@ public final class MemoryPipeline {
    * restart would, with a processor of its own.
    */
   public Process open(InMemorySource source, Model model) throws IOException {
+    return open(source, model, (pipeline, txns) -> PipelineFactory.modeSink(pipeline, sinkStore));
+  }
+
+  /** Opens a pipeline's sink for a "process" (a real database table or Kafka topic, say). */
+  @FunctionalInterface
+  public interface SinkOpener {
+    TableSink open(CompiledPipeline pipeline, TableTxns txns) throws IOException;
+  }
+
+  /**
+   * {@link #open(InMemorySource, Model)} writing to the sink {@code sinks} opens instead of the
+   * in-memory Delta table: the checkpoint, the quarantine table and the source stay in memory. The
+   * sink is closed with the process ({@link Process#close}) if it holds resources.
+   */
+  public Process open(InMemorySource source, Model model, SinkOpener sinks) throws IOException {
     Checkpoint checkpoint = PipelineFactory.checkpoint(spec, checkpointStore);
-    TableSink sink = PipelineFactory.modeSink(compiled, sinkStore);
+    TableSink sink =
+        sinks.open(compiled, new TableTxns(spec.id(), checkpoint.metadata().checkpointId()));
     TableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
     RecordProcessor processor =
         PipelineFactory.processor(
@@ -121,7 +142,7 @@ public final class MemoryPipeline {
           case TABLE_POSITIONS ->
               TriggerLoop.Batches.tablePositions(settings, txns, sink, quarantine);
         };
-    return new Process(loop, processor, progress);
+    return new Process(loop, processor, progress, sink);
   }
 
   /** Every row of the sink table now. */
@@ -147,6 +168,22 @@ public final class MemoryPipeline {
    * @param processor its processor, whose state a crash leaves open (closing it releases the
    *     working copies' locks, as the operating system does for a killed process)
    * @param progress its batches' progress records
+   * @param sink its sink
    */
-  public record Process(TriggerLoop loop, RecordProcessor processor, ProgressLog progress) {}
+  public record Process(
+      TriggerLoop loop, RecordProcessor processor, ProgressLog progress, TableSink sink)
+      implements AutoCloseable {
+
+    /**
+     * What the operating system does for a process that ended, killed or not: its processor's files
+     * and locks are released, its sink's connections closed.
+     */
+    @Override
+    public void close() throws Exception {
+      processor.close();
+      if (sink instanceof AutoCloseable closeable) {
+        closeable.close();
+      }
+    }
+  }
 }

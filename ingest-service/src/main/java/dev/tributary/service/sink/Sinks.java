@@ -1,0 +1,110 @@
+package dev.tributary.service.sink;
+
+import dev.tributary.config.DeltaSinkSpec;
+import dev.tributary.config.JdbcSinkSpec;
+import dev.tributary.config.KafkaSinkSpec;
+import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.SinkSpec;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.TableSink;
+import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.expr.ExpressionCompiler;
+import dev.tributary.service.expr.ExpressionException;
+import dev.tributary.service.pipeline.CompiledPipeline;
+import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.sink.jdbc.JdbcTableSink;
+import dev.tributary.service.sink.jdbc.PostgresDialect;
+import dev.tributary.service.sink.kafka.KafkaTopicSink;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Opens the sinks a declaration names: one {@link TableSink}, a {@link FanOutSink} for several. */
+public final class Sinks {
+  private Sinks() {}
+
+  /**
+   * Opens every sink of the pipeline in the declared order (creating a Delta table or a database
+   * table on first use where allowed, checking a topic exists).
+   *
+   * @param txns the checkpoint's batch keys (a Kafka sink's transactional id derives from them)
+   * @param deltaStore the Delta sink table's store, present exactly when the pipeline has one
+   * @param trigger the run's trigger: a continuous one sends Kafka records at once
+   * @return the sink, or a {@link FanOutSink} of the sinks; close it if it is {@link AutoCloseable}
+   */
+  public static TableSink open(
+      CompiledPipeline pipeline,
+      TableTxns txns,
+      Optional<ObjectStore> deltaStore,
+      TriggerSpec trigger)
+      throws IOException {
+    PipelineSpec spec = pipeline.spec();
+    List<TableSink> opened = new ArrayList<>();
+    try {
+      for (SinkSpec sink : spec.sinks()) {
+        opened.add(open(pipeline, sink, txns, deltaStore, trigger));
+      }
+    } catch (IOException | RuntimeException e) {
+      opened.forEach(Sinks::closeQuietly);
+      throw e;
+    }
+    return opened.size() == 1 ? opened.get(0) : new FanOutSink(opened);
+  }
+
+  private static TableSink open(
+      CompiledPipeline pipeline,
+      SinkSpec sink,
+      TableTxns txns,
+      Optional<ObjectStore> deltaStore,
+      TriggerSpec trigger)
+      throws IOException {
+    String id = pipeline.spec().id();
+    if (sink instanceof DeltaSinkSpec) {
+      return PipelineFactory.modeSink(pipeline, deltaStore.orElseThrow());
+    }
+    if (sink instanceof JdbcSinkSpec jdbc) {
+      return new JdbcTableSink(
+          id, jdbc, pipeline.outputSchema(), new PostgresDialect(), JdbcTableSink.RETRY);
+    }
+    return new KafkaTopicSink(
+        id,
+        (KafkaSinkSpec) sink,
+        pipeline.outputSchema(),
+        txns,
+        trigger instanceof TriggerSpec.Continuous
+            ? KafkaTopicSink.Latency.IMMEDIATE
+            : KafkaTopicSink.Latency.BATCHED);
+  }
+
+  /**
+   * The problems of the sinks' expressions against the output columns (a Kafka key that names an
+   * unknown column, or does not compile), for {@code validate}.
+   */
+  public static List<String> problems(PipelineSpec spec, StructType output) {
+    List<String> problems = new ArrayList<>();
+    for (int i = 0; i < spec.sinks().size(); i++) {
+      if (spec.sinks().get(i) instanceof KafkaSinkSpec kafka && kafka.key().isPresent()) {
+        String at = (spec.sinks().size() == 1 ? "sink" : "sinks[" + i + "]") + ".kafka.key: ";
+        try {
+          ExpressionCompiler.compile(kafka.key().get(), output);
+        } catch (ExpressionException e) {
+          problems.add(at + e.getMessage() + " (the output columns: " + output.fieldNames() + ")");
+        }
+      }
+    }
+    return problems;
+  }
+
+  private static void closeQuietly(TableSink sink) {
+    if (sink instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception ignored) {
+        // best effort
+      }
+    }
+  }
+}

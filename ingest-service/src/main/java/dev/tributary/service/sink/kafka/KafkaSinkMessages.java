@@ -1,0 +1,83 @@
+package dev.tributary.service.sink.kafka;
+
+import dev.tributary.config.KafkaSinkSpec;
+
+/** The Kafka sink's messages: what failed, where, and what to do. */
+final class KafkaSinkMessages {
+  private KafkaSinkMessages() {}
+
+  static String missingTopic(String pipeline, KafkaSinkSpec spec) {
+    return "Pipeline "
+        + pipeline
+        + ": the sink topic "
+        + spec.topic()
+        + " does not exist on "
+        + spec.bootstrapServers()
+        + ". Create it (kafka-topics.sh --create --topic "
+        + spec.topic()
+        + " --partitions N), or correct sink.kafka.topic";
+  }
+
+  static String unreachable(String pipeline, KafkaSinkSpec spec, Throwable cause) {
+    return "Pipeline "
+        + pipeline
+        + ": cannot reach the sink brokers "
+        + spec.bootstrapServers()
+        + " to describe topic "
+        + spec.topic()
+        + ": "
+        + cause
+        + ". Check sink.kafka.bootstrap-servers and the network";
+  }
+
+  static String markerUnreadable(
+      String pipeline, KafkaSinkSpec spec, String group, Throwable cause) {
+    return "Pipeline "
+        + pipeline
+        + ": cannot read which batches the topic "
+        + spec.topic()
+        + " holds (the committed offsets of consumer group "
+        + group
+        + " on "
+        + spec.bootstrapServers()
+        + "): "
+        + cause
+        + ". The principal needs Describe and Read on that group (docs/OPERATIONS.md, \"The Kafka"
+        + " sink\")";
+  }
+
+  static String fenced(String pipeline, KafkaSinkSpec spec, long batch, String transactionalId) {
+    return "Pipeline "
+        + pipeline
+        + ": batch "
+        + batch
+        + " to topic "
+        + spec.topic()
+        + " was fenced off: another run of the same checkpoint took the transactional id "
+        + transactionalId
+        + " over, so this run stops (nothing of its open transaction becomes visible)";
+  }
+
+  static String notAuthorized(String pipeline, KafkaSinkSpec spec, String transactionalId) {
+    return "Pipeline "
+        + pipeline
+        + ": the brokers "
+        + spec.bootstrapServers()
+        + " refuse the transactional id "
+        + transactionalId
+        + ". Grant the principal Write and Describe on it (a prefixed ACL on tributary-), or use"
+        + " sink.kafka.delivery: at-least-once";
+  }
+
+  static String sendFailed(String pipeline, KafkaSinkSpec spec, long batch, Throwable cause) {
+    return "Pipeline "
+        + pipeline
+        + ": sending batch "
+        + batch
+        + " to topic "
+        + spec.topic()
+        + " failed: "
+        + cause
+        + "; the batch is sent again when the run restarts";
+  }
+}

@@ -1,0 +1,268 @@
+package dev.tributary.service.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tributary.config.JdbcSinkSpec;
+import dev.tributary.config.KafkaSinkSpec;
+import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.engine.CrashPoints;
+import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.sink.jdbc.JdbcTableSink;
+import dev.tributary.service.sink.jdbc.PostgresDialect;
+import dev.tributary.service.sink.kafka.KafkaTopicSink;
+import dev.tributary.service.testing.CrashAt;
+import dev.tributary.service.testing.InMemorySource;
+import dev.tributary.service.testing.KafkaTestBroker;
+import dev.tributary.service.testing.MemoryPipeline;
+import dev.tributary.service.testing.MemoryPipeline.Model;
+import dev.tributary.service.testing.PostgresTestServer;
+import dev.tributary.service.testing.TopicContents;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The JDBC sink, the Kafka sink and a fan-out to a Delta table, a database table and a topic, each
+ * attacked at every crash point of the write-ahead log in process (the checkpoint, the quarantine
+ * table and the source in memory, the sinks real: {@link PostgresTestServer}, {@link
+ * KafkaTestBroker}): a "process" dies at the n-th time it reaches a point ({@link CrashAt}), more
+ * records arrive, the next process drains the topic, and then the database table and the {@code
+ * read_committed} topic hold every valid record exactly once. Each crash is asserted to have
+ * happened. {@code SinkKillIT} does the same with kill -9 in a child JVM.
+ */
+class SinkCrashIT {
+  private static final int PARTITIONS = 3;
+  private static final int BAD_EVERY = 7;
+  private static final AtomicInteger TABLES = new AtomicInteger();
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static String database;
+
+  @TempDir Path dir;
+
+  static Stream<CrashAt> points() {
+    List<CrashAt> out = new ArrayList<>();
+    for (String point :
+        List.of(
+            CrashPoints.AFTER_PLAN,
+            CrashPoints.AFTER_OFFSETS_LOG,
+            CrashPoints.AFTER_DATA_FILES,
+            CrashPoints.AFTER_QUARANTINE_COMMIT,
+            CrashPoints.AFTER_SINK_COMMIT,
+            CrashPoints.AFTER_COMMITS_LOG)) {
+      for (int n = 1; n <= 2; n++) {
+        out.add(new CrashAt(point, n));
+      }
+    }
+    out.add(new CrashAt(CrashPoints.MID_BATCH, 1));
+    out.add(new CrashAt(CrashPoints.MID_BATCH, 50));
+    return out.stream();
+  }
+
+  /** The fan-out's own point between two of its sinks, and a few of the others. */
+  static Stream<CrashAt> fanOutPoints() {
+    return Stream.of(
+        new CrashAt(CrashPoints.AFTER_SINK_PART_COMMIT, 1),
+        new CrashAt(CrashPoints.AFTER_SINK_PART_COMMIT, 2),
+        new CrashAt(CrashPoints.AFTER_SINK_PART_COMMIT, 4),
+        new CrashAt(CrashPoints.AFTER_DATA_FILES, 3),
+        new CrashAt(CrashPoints.AFTER_SINK_COMMIT, 2),
+        new CrashAt(CrashPoints.MID_BATCH, 40));
+  }
+
+  private static synchronized String database() {
+    if (database == null) {
+      database = PostgresTestServer.shared().createDatabase();
+    }
+    return database;
+  }
+
+  private static JdbcSinkSpec jdbc(String table) {
+    return new JdbcSinkSpec(
+        database(),
+        table,
+        Optional.of(PostgresTestServer.USER),
+        Optional.of(PostgresTestServer.PASSWORD),
+        JdbcSinkSpec.Write.APPEND,
+        List.of(),
+        true,
+        Map.of());
+  }
+
+  private static KafkaSinkSpec kafka(String topic) {
+    return new KafkaSinkSpec(
+        KafkaTestBroker.shared().bootstrapServers(),
+        topic,
+        Optional.of("v"),
+        KafkaSinkSpec.Value.JSON,
+        KafkaSinkSpec.Delivery.EXACTLY_ONCE,
+        false,
+        Map.of());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("points")
+  void theDatabaseTableHoldsEveryRecordOnceAfterACrash(CrashAt crash) throws Exception {
+    String table = "events_" + TABLES.incrementAndGet();
+    MemoryPipeline pipeline = MemoryPipeline.of(false, dir);
+    MemoryPipeline.SinkOpener sinks =
+        (compiled, txns) ->
+            new JdbcTableSink(
+                "memory",
+                jdbc(table),
+                compiled.outputSchema(),
+                new PostgresDialect(),
+                JdbcTableSink.RETRY);
+    InMemorySource.Log topic = crashThenDrain(pipeline, sinks, crash);
+    assertThat(tableIds(table)).containsExactlyInAnyOrderElementsOf(expectedIds(topic));
+    assertQuarantinedOnce(pipeline, topic);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("points")
+  void theReadCommittedTopicHoldsEveryRecordOnceAfterACrash(CrashAt crash) throws Exception {
+    String out = KafkaTestBroker.shared().createTopic("crash-out", 2);
+    MemoryPipeline pipeline = MemoryPipeline.of(false, dir);
+    MemoryPipeline.SinkOpener sinks =
+        (compiled, txns) ->
+            new KafkaTopicSink(
+                "memory",
+                kafka(out),
+                compiled.outputSchema(),
+                txns,
+                KafkaTopicSink.Latency.BATCHED);
+    InMemorySource.Log topic = crashThenDrain(pipeline, sinks, crash);
+    assertThat(topicIds(out)).containsExactlyInAnyOrderElementsOf(expectedIds(topic));
+    assertQuarantinedOnce(pipeline, topic);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fanOutPoints")
+  void everySinkOfAFanOutHoldsEveryRecordOnceAfterACrash(CrashAt crash) throws Exception {
+    String table = "fan_" + TABLES.incrementAndGet();
+    String out = KafkaTestBroker.shared().createTopic("crash-fan", 2);
+    MemoryPipeline pipeline = MemoryPipeline.of(false, dir);
+    MemoryPipeline.SinkOpener sinks =
+        (compiled, txns) ->
+            new FanOutSink(
+                List.of(
+                    PipelineFactory.modeSink(compiled, pipeline.sinkStore),
+                    new JdbcTableSink(
+                        "memory",
+                        jdbc(table),
+                        compiled.outputSchema(),
+                        new PostgresDialect(),
+                        JdbcTableSink.RETRY),
+                    new KafkaTopicSink(
+                        "memory",
+                        kafka(out),
+                        compiled.outputSchema(),
+                        txns,
+                        KafkaTopicSink.Latency.BATCHED)));
+    InMemorySource.Log topic = crashThenDrain(pipeline, sinks, crash);
+    List<Long> expected = expectedIds(topic);
+    assertThat(pipeline.sinkRows().stream().map(r -> (Long) r[0]).toList())
+        .as("the Delta table")
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(tableIds(table))
+        .as("the database table")
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(topicIds(out)).as("the topic").containsExactlyInAnyOrderElementsOf(expected);
+    assertQuarantinedOnce(pipeline, topic);
+  }
+
+  private InMemorySource.Log crashThenDrain(
+      MemoryPipeline pipeline, MemoryPipeline.SinkOpener sinks, CrashAt crash) throws Exception {
+    InMemorySource.Log topic = new InMemorySource.Log("events", PARTITIONS);
+    append(topic, 0, 30);
+    try (MemoryPipeline.Process first =
+        pipeline.open(InMemorySource.of(topic, 10), Model.WRITE_AHEAD_LOG, sinks)) {
+      assertThat(crash.runCrashing(() -> runToEnd(first))).as("crashed at " + crash).isTrue();
+    }
+    append(topic, 30, 45);
+    try (MemoryPipeline.Process last =
+        pipeline.open(InMemorySource.of(topic, 10), Model.WRITE_AHEAD_LOG, sinks)) {
+      runToEnd(last);
+    }
+    return topic;
+  }
+
+  private static Void runToEnd(MemoryPipeline.Process process) throws Exception {
+    process.loop().run(new TriggerSpec.AvailableNow());
+    return null;
+  }
+
+  private static List<Long> expectedIds(InMemorySource.Log topic) {
+    List<Long> ids = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long o = 0; o < topic.end(p); o++) {
+        if (o % BAD_EVERY != 3) {
+          ids.add(id(p, o));
+        }
+      }
+    }
+    return ids;
+  }
+
+  private static void assertQuarantinedOnce(MemoryPipeline pipeline, InMemorySource.Log topic)
+      throws Exception {
+    List<String> bad = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long o = 0; o < topic.end(p); o++) {
+        if (o % BAD_EVERY == 3) {
+          bad.add(p + "/" + o);
+        }
+      }
+    }
+    assertThat(pipeline.quarantineRows().stream().map(r -> r[1] + "/" + r[2]).toList())
+        .as("quarantined partition/offset")
+        .containsExactlyInAnyOrderElementsOf(bad);
+  }
+
+  private static List<Long> tableIds(String table) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    try (Connection c = PostgresTestServer.connect(database());
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT id FROM " + table)) {
+      while (r.next()) {
+        ids.add(r.getLong(1));
+      }
+    }
+    return ids;
+  }
+
+  private static List<Long> topicIds(String topic) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (var record :
+        TopicContents.readCommitted(KafkaTestBroker.shared().bootstrapServers(), topic)) {
+      ids.add(JSON.readTree(record.value()).get("id").asLong());
+    }
+    return ids;
+  }
+
+  private static void append(InMemorySource.Log topic, int from, int to) {
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long o = from; o < to; o++) {
+        topic.append(
+            p,
+            o % BAD_EVERY == 3
+                ? "not json " + o
+                : "{\"id\":" + id(p, o) + ",\"v\":\"" + p + "-" + o + "\"}");
+      }
+    }
+  }
+
+  private static long id(int partition, long offset) {
+    return partition * 1000L + offset;
+  }
+}
