@@ -12,12 +12,14 @@ import dev.tributary.service.expr.ExpressionCompiler;
 import dev.tributary.service.sink.AlreadyHeld;
 import dev.tributary.service.sink.RowJson;
 import dev.tributary.service.sink.SinkRefusedException;
+import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupListing;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -210,9 +213,59 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     }
   }
 
+  /**
+   * The pipeline's other checkpoints that wrote this topic exactly once: the marker groups of the
+   * same pipeline and topic under another checkpoint's batch key, each with its last batch, so that
+   * a new checkpoint does not silently send the same input again. The topic records no source
+   * positions ({@code starting-offsets: table} needs a Delta sink). An at-least-once sink keeps no
+   * markers and cannot tell.
+   */
+  @Override
+  public TableTxns.TableHistory history(TableTxns txns) throws IOException {
+    if (!exactlyOnce()) {
+      return new TableTxns.TableHistory(location(), -1, List.of(), Map.of());
+    }
+    String prefix = "tributary-" + txns.pipelineId();
+    String suffix = "-sink-" + spec.topic();
+    List<SetTransaction> others = new ArrayList<>();
+    try {
+      for (ConsumerGroupListing listing :
+          admin.listConsumerGroups().all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        String group = listing.groupId();
+        if (!group.startsWith(prefix) || !group.endsWith(suffix)) {
+          continue;
+        }
+        // the batch key between: the pipeline alone (old checkpoints) or pipeline@checkpoint
+        String appId = group.substring("tributary-".length(), group.length() - suffix.length());
+        boolean samePipeline =
+            appId.equals(txns.pipelineId()) || appId.startsWith(txns.pipelineId() + "@");
+        if (samePipeline && !appId.equals(batchAppId)) {
+          long held = heldBatch(group);
+          if (held >= 0) {
+            others.add(new SetTransaction(appId, held, null));
+          }
+        }
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException(
+          KafkaSinkMessages.markerUnreadable(
+              pipelineId, spec, prefix + "…" + suffix, e.getCause() == null ? e : e.getCause()),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(
+          "interrupted while listing the marker groups of " + spec.topic());
+    }
+    return new TableTxns.TableHistory(location(), -1, others, Map.of());
+  }
+
   /** The last batch the topic holds by the marker, or -1. */
   long heldBatch() throws IOException {
-    String group = markerGroup(batchAppId, spec);
+    return heldBatch(markerGroup(batchAppId, spec));
+  }
+
+  /** The last batch the topic holds by the marker of {@code group}, or -1. */
+  private long heldBatch(String group) throws IOException {
     try {
       Map<TopicPartition, OffsetAndMetadata> offsets =
           admin

@@ -1,0 +1,77 @@
+package dev.tributary.service.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code validate} on pipelines with the sinks beyond Delta: the plan names each sink, a Kafka key
+ * over an unknown column is named with its key, and the continuous trigger, declared but not built
+ * yet, exits 1 instead of running as something else.
+ */
+class SinksValidateTest {
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private static final String BASE =
+      """
+      pipeline: clean-events
+      source: { kafka: { bootstrap-servers: localhost:9092, topics: [events] } }
+      format: { json: { schema: { event_id: string, user_id: string, amount: long } } }
+      sinks:
+        - jdbc: { url: "jdbc:postgresql://localhost:5432/shop", table: events }
+        - kafka: { bootstrap-servers: localhost:9092, topic: clean-events, key: "user_id" }
+      checkpoint: /tmp/checkpoints/clean-events
+      """;
+
+  private int validate(String yaml) throws Exception {
+    Path file = dir.resolve("clean-events.yaml");
+    Files.writeString(file, yaml);
+    out.reset();
+    err.reset();
+    return Main.run(
+        new String[] {"validate", file.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void thePlanNamesEverySink() throws Exception {
+    assertThat(validate(BASE)).as(err()).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("jdbc ")
+        .contains("append")
+        .contains("clean-events")
+        .contains("key user_id")
+        .contains("exactly-once");
+  }
+
+  @Test
+  void aKafkaKeyOverAnUnknownColumnIsNamed() throws Exception {
+    assertThat(validate(BASE.replace("key: \"user_id\"", "key: \"customer\""))).isEqualTo(1);
+    assertThat(err()).contains("sinks[1].kafka.key: ").contains("customer");
+  }
+
+  @Test
+  void theContinuousTriggerIsRefusedUntilItIsBuilt() throws Exception {
+    String continuous =
+        BASE.replace(
+                "  - jdbc: { url: \"jdbc:postgresql://localhost:5432/shop\", table: events }\n", "")
+            + "trigger: { continuous: 1s }\n";
+    assertThat(validate(continuous)).isEqualTo(1);
+    assertThat(err())
+        .contains("trigger.continuous: the continuous trigger is not available yet")
+        .contains("processing-time: 1s");
+  }
+}
