@@ -1,8 +1,10 @@
 package dev.tributary.service.engine;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -20,6 +22,9 @@ import java.util.OptionalLong;
  * @param lateWatermarkMicros the watermark the batch judges late rows against
  * @param extras facts of the batch beyond its offsets (the range's facts, the dimension versions a
  *     join reads), handed to the processor and recorded in the tables' commitInfo
+ * @param readFor present for a batch of the continuous trigger that is not fixed yet: it reads from
+ *     the starts of {@code plan}'s range as records arrive, for this long, and is fixed ({@link
+ *     ProgressModel#fix}) to what it read before anything commits
  */
 public record Batch(
     long id,
@@ -28,13 +33,35 @@ public record Batch(
     Instant startedAt,
     OptionalLong watermarkMicros,
     OptionalLong lateWatermarkMicros,
-    Map<String, String> extras) {
+    Map<String, String> extras,
+    Optional<Duration> readFor) {
   public Batch {
     Objects.requireNonNull(plan, "plan");
     Objects.requireNonNull(startedAt, "startedAt");
     Objects.requireNonNull(watermarkMicros, "watermarkMicros");
     Objects.requireNonNull(lateWatermarkMicros, "lateWatermarkMicros");
     extras = Map.copyOf(extras);
+    Objects.requireNonNull(readFor, "readFor");
+  }
+
+  /** A batch fixed before anything is read. */
+  public Batch(
+      long id,
+      PlannedBatch plan,
+      boolean replayed,
+      Instant startedAt,
+      OptionalLong watermarkMicros,
+      OptionalLong lateWatermarkMicros,
+      Map<String, String> extras) {
+    this(
+        id,
+        plan,
+        replayed,
+        startedAt,
+        watermarkMicros,
+        lateWatermarkMicros,
+        extras,
+        Optional.empty());
   }
 
   /** The range the batch reads. */

@@ -93,6 +93,8 @@ public final class BatchBody {
    * Runs {@code batch} from the opening of its writers to its progress record.
    *
    * @param timer started when the batch was planned; the body marks its phases
+   * @return what the batch did; empty for a batch of the continuous trigger that read no record
+   *     (nothing committed)
    * @throws PartitionMovedException if another process took the batch's input over (nothing of the
    *     batch is visible where that was detected)
    * @throws QuarantineLimitExceededException if the batch quarantined too much (nothing committed)
@@ -101,7 +103,7 @@ public final class BatchBody {
    * @throws SourceStoppedException if a stop interrupted the read
    * @throws BatchFailedException for any other failure, naming the batch
    */
-  public Result run(Batch batch, ProgressModel model, PhaseTimer timer) throws Exception {
+  public Optional<Result> run(Batch batch, ProgressModel model, PhaseTimer timer) throws Exception {
     try {
       return runSteps(batch, model, timer);
     } catch (SourceStoppedException
@@ -118,21 +120,28 @@ public final class BatchBody {
     }
   }
 
-  private Result runSteps(Batch batch, ProgressModel model, PhaseTimer timer) throws Exception {
+  private Optional<Result> runSteps(Batch batch, ProgressModel model, PhaseTimer timer)
+      throws Exception {
     RecordProcessor processor = settings.processor();
     CrashPoints.Names points = model.crashPoints();
     try (BatchOutputs outputs = model.open(batch)) {
       // Even when every table already holds the batch, a stateful processor must replay it to
       // rebuild the state version it commits; a stateless one could skip the read.
       processor.beginBatch(batch.context());
-      List<String> readGaps =
-          settings
-              .source()
-              .read(
-                  batch.range(),
-                  processor.dependsOnRecordOrder(),
-                  new ProcessorInput(
-                      processor, outputs, points.midBatch(), settings.progress().activity()));
+      ProcessorInput input =
+          new ProcessorInput(processor, outputs, points.midBatch(), settings.progress().activity());
+      List<String> readGaps = List.of();
+      if (batch.readFor().isPresent()) {
+        // the continuous trigger: read as records arrive, then fix the batch before any commit
+        BatchRange read = settings.source().readFor(batch.range(), batch.readFor().get(), input);
+        Optional<Batch> fixed = model.fix(batch, read);
+        if (fixed.isEmpty()) {
+          return Optional.empty(); // nothing arrived: the writers close without a commit
+        }
+        batch = fixed.get();
+      } else {
+        readGaps = settings.source().read(batch.range(), processor.dependsOnRecordOrder(), input);
+      }
       processor.endBatch(outputs);
       OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
@@ -169,7 +178,7 @@ public final class BatchBody {
               readGaps,
               tally);
       settings.progress().add(done);
-      return new Result(batch.id(), nextWatermark, sinkVersion, done);
+      return Optional.of(new Result(batch.id(), nextWatermark, sinkVersion, done));
     }
   }
 

@@ -45,6 +45,19 @@ public interface ProgressModel {
    */
   Optional<Batch> next(PhaseTimer timer) throws IOException;
 
+  /**
+   * A batch of the continuous trigger ({@link Batch#readFor}) read {@code read}: records that range
+   * where the model keeps it before any table commits (the write-ahead log's offsets entry) and
+   * returns the batch fixed to it, as a replay would run it. A range without records is not
+   * recorded: the next batch starts where this one did.
+   *
+   * @return the fixed batch, or empty when {@code read} holds no record (nothing to commit)
+   * @throws UnsupportedOperationException for a model whose batches are fixed before they are read
+   */
+  default Optional<Batch> fix(Batch open, BatchRange read) throws IOException {
+    throw new UnsupportedOperationException("this progress model fixes batches before reading");
+  }
+
   /** Opens the writers of {@code batch}: a table that already holds it returns a no-op writer. */
   BatchOutputs open(Batch batch) throws IOException;
 

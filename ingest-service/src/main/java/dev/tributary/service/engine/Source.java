@@ -57,6 +57,21 @@ public interface Source extends AutoCloseable {
    */
   List<String> read(BatchRange range, boolean inFixedOrder, SourceInput input) throws Exception;
 
+  /**
+   * Reads for the continuous trigger: from the start of each partition of {@code planned} (the
+   * ranges' ends say nothing), hands records to {@code input} as they arrive, for {@code interval}.
+   * The engine then records the returned range ahead of any commit, so a replay reads exactly what
+   * this read.
+   *
+   * @return per partition of {@code planned}, the range from its start to the offset after the last
+   *     record handed over (empty when none arrived), with {@code planned}'s facts
+   * @throws UnsupportedOperationException for a source that only reads planned ranges
+   */
+  default BatchRange readFor(BatchRange planned, Duration interval, SourceInput input)
+      throws Exception {
+    throw new UnsupportedOperationException("this source reads planned ranges only");
+  }
+
   /** What a table's commit records about the range (e.g. {@code offsets}), for table history. */
   Map<String, String> commitInfo(BatchRange range);
 

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  *       consumer-group member keeps its membership while it waits);
  *   <li>{@code available-now} and {@code once}: steps until the step says the bounded run is over
  *       ({@link Step#finished}); a step that did nothing waits {@value #IDLE_MS} ms before the
- *       next, so a run that waits for other instances does not spin.
+ *       next, so a run that waits for other instances does not spin;
+ *   <li>{@code continuous}: steps one after the other without a wait, each reading records as they
+ *       arrive for the interval (the write-ahead log's continuous batches, {@link Batch#readFor}).
  * </ul>
  *
  * <p>A {@link PartitionMovedException} is handled here and only here: a pipeline that shares its
@@ -116,7 +118,7 @@ public final class TriggerLoop {
 
   private void runSteps(TriggerSpec trigger) throws Exception {
     step.start(trigger);
-    boolean bounded = !(trigger instanceof TriggerSpec.ProcessingTime);
+    boolean bounded = !trigger.unbounded();
     while (!stopRequested.get()) {
       Instant started = clock.instant();
       boolean didWork;
@@ -140,7 +142,8 @@ public final class TriggerLoop {
       if (trigger instanceof TriggerSpec.ProcessingTime p) {
         activity.enter(RunActivity.Phase.WAITING);
         idleUntil(started.plus(p.interval()));
-      } else if (!didWork) {
+      } else if (!didWork && !(trigger instanceof TriggerSpec.Continuous)) {
+        // a continuous step reads for its interval itself: the next one starts at once
         activity.enter(RunActivity.Phase.WAITING);
         step.idle(Duration.ofMillis(IDLE_MS));
       }
@@ -232,6 +235,32 @@ public final class TriggerLoop {
     }
 
     /**
+     * The loop of a stateless pipeline on the continuous trigger ({@code trigger: continuous}):
+     * progress in the checkpoint's write-ahead log, each batch reading records as they arrive for
+     * {@code interval} and written ahead once read, before its commits.
+     */
+    public static TriggerLoop continuous(
+        BatchBody.Settings settings,
+        Checkpoint checkpoint,
+        TableTxns txns,
+        Map<SourcePartition, Long> startAfter,
+        WriteAheadLog.Tables tables,
+        Duration interval) {
+      WriteAheadLog model =
+          new WriteAheadLog(
+              checkpoint,
+              txns,
+              startAfter,
+              tables,
+              settings.source(),
+              settings.processor(),
+              WatermarkPolicy.OWN,
+              settings.clock(),
+              Optional.of(interval));
+      return loop(model, new BatchBody(settings), OnMoved.END_RUN);
+    }
+
+    /**
      * The loop of one instance of a stateless pipeline in consumer-group mode: progress is the sink
      * table's positions, and a batch another instance got to first is dropped.
      */
@@ -251,7 +280,7 @@ public final class TriggerLoop {
         activity().enter(RunActivity.Phase.READING);
         run(replay.get(), timer);
       }
-      if (!(trigger instanceof TriggerSpec.ProcessingTime)) {
+      if (!trigger.unbounded()) {
         body.settings().source().boundToAvailableNow();
       }
     }
@@ -266,18 +295,18 @@ public final class TriggerLoop {
         return false;
       }
       activity().enter(RunActivity.Phase.READING);
-      run(next.get(), timer);
-      return true;
+      return run(next.get(), timer);
     }
 
     private RunActivity activity() {
       return body.settings().progress().activity();
     }
 
-    private void run(Batch batch, PhaseTimer timer) throws Exception {
+    /** Runs a batch; false for a continuous batch that read nothing. */
+    private boolean run(Batch batch, PhaseTimer timer) throws Exception {
       inBatch = true;
       try {
-        body.run(batch, model, timer);
+        return body.run(batch, model, timer).isPresent();
       } finally {
         inBatch = false;
       }

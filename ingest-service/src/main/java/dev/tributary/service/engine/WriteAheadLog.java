@@ -8,6 +8,7 @@ import dev.tributary.checkpoint.RecoveryPlan;
 import dev.tributary.checkpoint.SourcePartition;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +61,7 @@ public final class WriteAheadLog implements ProgressModel {
   private final WatermarkPolicy watermarks;
   private final Clock clock;
   private final TableGuard guard;
+  private final Optional<Duration> readFor;
 
   private BatchRange previous;
   private long nextBatchId;
@@ -110,6 +113,33 @@ public final class WriteAheadLog implements ProgressModel {
       RecordProcessor processor,
       WatermarkPolicy watermarks,
       Clock clock) {
+    this(
+        checkpoint,
+        txns,
+        startAfter,
+        tables,
+        source,
+        processor,
+        watermarks,
+        clock,
+        Optional.empty());
+  }
+
+  /**
+   * @param readFor present for the continuous trigger: each batch reads as records arrive for this
+   *     long and is written ahead once read, before any commit ({@link #fix})
+   */
+  WriteAheadLog(
+      Checkpoint checkpoint,
+      TableTxns txns,
+      Map<SourcePartition, Long> startAfter,
+      Tables tables,
+      Source source,
+      RecordProcessor processor,
+      WatermarkPolicy watermarks,
+      Clock clock,
+      Optional<Duration> readFor) {
+    this.readFor = Objects.requireNonNull(readFor, "readFor");
     this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");
     this.txns = Objects.requireNonNull(txns, "txns");
     this.startAfter = Map.copyOf(startAfter);
@@ -182,6 +212,9 @@ public final class WriteAheadLog implements ProgressModel {
   public Optional<Batch> next(PhaseTimer timer) throws IOException {
     PlannedBatch plan = source.plan(previous, first);
     OptionalLong applies = watermarks.next(watermark, lateWatermark);
+    if (readFor.isPresent()) {
+      return Optional.of(openBatch(plan, applies, timer));
+    }
     // The very first batch is written even when empty: it pins the starting point (latest,
     // timestamp) so that a restart does not recompute it and skip what arrived meanwhile.
     boolean hasWork =
@@ -213,10 +246,72 @@ public final class WriteAheadLog implements ProgressModel {
         new Batch(batchId, recorded, false, started, applies, lateWatermark, entry.extras()));
   }
 
+  /**
+   * A continuous batch: only where it starts is known (the plan's range starts); nothing is written
+   * ahead until it was read ({@link #fix}).
+   */
+  private Batch openBatch(PlannedBatch plan, OptionalLong applies, PhaseTimer timer)
+      throws IOException {
+    timer.mark("plan");
+    CrashPoints.reached(CrashPoints.AFTER_PLAN);
+    Map<String, String> extras = new LinkedHashMap<>(plan.range().facts());
+    extras.remove(BatchRange.BACKLOGGED); // the plan's end is not the batch's
+    extras.putAll(processor.planBatch(nextBatchId));
+    return new Batch(
+        nextBatchId, plan, false, timer.startedAt(), applies, lateWatermark, extras, readFor);
+  }
+
+  /**
+   * Writes the range a continuous batch read ahead of its commits, as {@link #next} writes a
+   * planned one. A batch that read no record and skipped no deleted input is not written: the next
+   * one starts where it did (kept in memory, so a first batch's {@code latest} is not computed
+   * again after records arrived).
+   */
+  @Override
+  public Optional<Batch> fix(Batch open, BatchRange read) throws IOException {
+    boolean records = read.offsets().values().stream().anyMatch(r -> !r.isEmpty());
+    if (!records && !open.extras().containsKey(BatchRange.DATA_LOSS)) {
+      Map<SourcePartition, Long> starts = new TreeMap<>();
+      read.offsets().forEach((p, r) -> starts.put(p, r.start()));
+      Map<String, String> facts = new LinkedHashMap<>(read.facts());
+      facts.remove(BatchRange.BACKLOGGED);
+      previous = new BatchRange(BatchRange.startingAt(starts).offsets(), facts);
+      first = false;
+      return Optional.empty();
+    }
+    OffsetsEntry entry =
+        new OffsetsEntry(
+            open.id(),
+            read.offsets(),
+            open.watermarkMicros(),
+            open.lateWatermarkMicros(),
+            open.startedAt(),
+            open.extras());
+    try {
+      checkpoint.writeOffsets(entry);
+    } catch (ConcurrentPipelineException e) {
+      throw moved(open.id(), e);
+    }
+    CrashPoints.reached(CrashPoints.AFTER_OFFSETS_LOG);
+    ownBefore = watermark;
+    return Optional.of(
+        new Batch(
+            open.id(),
+            source.replayed(BatchRange.of(entry)),
+            false,
+            open.startedAt(),
+            open.watermarkMicros(),
+            open.lateWatermarkMicros(),
+            entry.extras()));
+  }
+
   @Override
   public BatchOutputs open(Batch batch) throws IOException {
     guard.verify(batch.id() - 1); // batches run in order: the one before is committed
-    BatchTag tag = txns.tag(batch.id(), batch.range().offsets());
+    // a continuous batch's end is not known yet: its tables record no positions (a Kafka topic
+    // keeps none; the validate rules allow no table that would need them)
+    BatchTag tag =
+        txns.tag(batch.id(), batch.readFor().isPresent() ? Map.of() : batch.range().offsets());
     List<TableSink.BatchWriter> opened = new ArrayList<>();
     try {
       TableSink.BatchWriter sink =

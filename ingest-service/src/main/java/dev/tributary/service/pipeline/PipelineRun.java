@@ -202,16 +202,19 @@ public final class PipelineRun implements AutoCloseable {
       BatchBody.Settings batches =
           new BatchBody.Settings(
               spec.id(), source, processor, progress, Clock.systemUTC(), spec.quarantineLimit());
-      TriggerLoop engine =
-          group
-              ? TriggerLoop.Batches.tablePositions(batches, txns, sink, quarantine)
-              : TriggerLoop.Batches.writeAheadLog(
-                  batches,
-                  checkpoint,
-                  txns,
-                  startAfter,
-                  new WriteAheadLog.Tables(sink, quarantine, late),
-                  WatermarkPolicy.OWN);
+      WriteAheadLog.Tables logged = new WriteAheadLog.Tables(sink, quarantine, late);
+      TriggerLoop engine;
+      if (group) {
+        engine = TriggerLoop.Batches.tablePositions(batches, txns, sink, quarantine);
+      } else if (trigger instanceof TriggerSpec.Continuous continuous) {
+        engine =
+            TriggerLoop.Batches.continuous(
+                batches, checkpoint, txns, startAfter, logged, continuous.interval());
+      } else {
+        engine =
+            TriggerLoop.Batches.writeAheadLog(
+                batches, checkpoint, txns, startAfter, logged, WatermarkPolicy.OWN);
+      }
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);

@@ -79,22 +79,12 @@ public final class Sinks {
             : KafkaTopicSink.Latency.BATCHED);
   }
 
-  /** Why {@code trigger: continuous} is refused in this release. */
-  static final String CONTINUOUS_NOT_YET =
-      "trigger.continuous: the continuous trigger is not available yet in this release; use"
-          + " trigger: { processing-time: 1s } (with a Kafka sink, records then reach"
-          + " read_committed consumers about one interval after they arrive)";
-
   /**
    * The problems of the sinks' expressions against the output columns (a Kafka key that names an
    * unknown column, or does not compile) and a trigger not built yet, for {@code validate}.
    */
   public static List<String> problems(PipelineSpec spec, StructType output) {
     List<String> problems = new ArrayList<>();
-    if (spec.trigger() instanceof TriggerSpec.Continuous) {
-      // accepted by the declaration's rules, not built yet: refused rather than run as batches
-      problems.add(CONTINUOUS_NOT_YET);
-    }
     for (int i = 0; i < spec.sinks().size(); i++) {
       if (spec.sinks().get(i) instanceof KafkaSinkSpec kafka && kafka.key().isPresent()) {
         String at = (spec.sinks().size() == 1 ? "sink" : "sinks[" + i + "]") + ".kafka.key: ";

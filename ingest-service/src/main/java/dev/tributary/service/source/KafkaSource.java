@@ -1,6 +1,7 @@
 package dev.tributary.service.source;
 
 import dev.tributary.checkpoint.OffsetRange;
+import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.PlannedBatch;
@@ -16,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -268,6 +270,28 @@ public final class KafkaSource implements Source {
       throw new SourceStoppedException(e);
     }
     return gaps.stream().map(DataGap::toJson).toList();
+  }
+
+  /**
+   * Reads from the starts of {@code planned} as records arrive, for {@code interval} (the
+   * continuous trigger); the range returned keeps {@code planned}'s facts (topic ids, planned
+   * gaps).
+   */
+  @Override
+  public BatchRange readFor(BatchRange planned, Duration interval, SourceInput input)
+      throws Exception {
+    Map<TopicPartition, Long> starts = new HashMap<>();
+    KafkaRanges.offsets(planned).forEach((tp, r) -> starts.put(tp, r.start()));
+    Map<TopicPartition, Long> ends;
+    try {
+      ends = reader.readFor(starts, interval, input::record);
+    } catch (WakeupException e) {
+      throw new SourceStoppedException(e);
+    }
+    Map<SourcePartition, OffsetRange> read = new TreeMap<>();
+    ends.forEach(
+        (tp, end) -> read.put(KafkaRanges.partition(tp), new OffsetRange(starts.get(tp), end)));
+    return new BatchRange(read, planned.facts());
   }
 
   /**

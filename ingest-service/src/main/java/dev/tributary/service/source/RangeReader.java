@@ -121,6 +121,41 @@ final class RangeReader {
     return gaps;
   }
 
+  /**
+   * Hands records over as they arrive, from {@code starts}, until {@code interval} has passed (the
+   * continuous trigger). Exclusive assignment only.
+   *
+   * @return per partition of {@code starts}, the offset after the last record handed over (the
+   *     start where none arrived)
+   * @throws OffsetOutOfRangeException if a start vanished meanwhile (the batch fails before it is
+   *     recorded; the next plan handles the loss as planning always does)
+   */
+  Map<TopicPartition, Long> readFor(
+      Map<TopicPartition, Long> starts, Duration interval, SourceRecordHandler handler)
+      throws Exception {
+    if (membership.isPresent()) {
+      throw new IllegalStateException("the continuous trigger reads with exclusive assignment");
+    }
+    Map<TopicPartition, Long> next = new TreeMap<>(BrokerMetadata.ORDER);
+    next.putAll(starts);
+    long deadline = System.nanoTime() + interval.toNanos();
+    consumer.assign(next.keySet());
+    try {
+      next.forEach(consumer::seek);
+      for (long left = interval.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+        ConsumerRecords<byte[], byte[]> records =
+            consumer.poll(Duration.ofNanos(Math.min(left, POLL.toNanos())));
+        for (ConsumerRecord<byte[], byte[]> rec : records) {
+          handler.accept(rec);
+          next.put(new TopicPartition(rec.topic(), rec.partition()), rec.offset() + 1);
+        }
+      }
+    } finally {
+      consumer.assign(List.of());
+    }
+    return next;
+  }
+
   private void readPending(
       Map<TopicPartition, OffsetRange> pending,
       SourceRecordHandler handler,

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code validate} on pipelines with the sinks beyond Delta: the plan names each sink, a Kafka key
- * over an unknown column is named with its key, and the continuous trigger, declared but not built
- * yet, exits 1 instead of running as something else.
+ * over an unknown column is named with its key, and the continuous trigger is planned for a Kafka
+ * to Kafka pipeline and refused with a JDBC sink.
  */
 class SinksValidateTest {
   @TempDir Path dir;
@@ -64,14 +64,15 @@ class SinksValidateTest {
   }
 
   @Test
-  void theContinuousTriggerIsRefusedUntilItIsBuilt() throws Exception {
+  void theContinuousTriggerIsPlannedForAKafkaToKafkaPipeline() throws Exception {
     String continuous =
         BASE.replace(
                 "  - jdbc: { url: \"jdbc:postgresql://localhost:5432/shop\", table: events }\n", "")
             + "trigger: { continuous: 1s }\n";
-    assertThat(validate(continuous)).isEqualTo(1);
-    assertThat(err())
-        .contains("trigger.continuous: the continuous trigger is not available yet")
-        .contains("processing-time: 1s");
+    assertThat(validate(continuous)).as(err()).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("trigger:     continuous, progress every 1 second");
+    assertThat(validate(BASE + "trigger: { continuous: 1s }\n")).isEqualTo(1);
+    assertThat(err()).contains("trigger.continuous: ").contains("a jdbc sink commits per batch");
   }
 }

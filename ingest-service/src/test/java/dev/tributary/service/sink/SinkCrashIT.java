@@ -147,6 +147,65 @@ class SinkCrashIT {
   }
 
   @ParameterizedTest(name = "{0}")
+  @MethodSource("points")
+  void theContinuousTriggerSendsEveryRecordOnceAfterACrash(CrashAt crash) throws Exception {
+    String out = KafkaTestBroker.shared().createTopic("crash-live", 2);
+    MemoryPipeline pipeline = MemoryPipeline.of(false, dir);
+    MemoryPipeline.SinkOpener sinks =
+        (compiled, txns) ->
+            new KafkaTopicSink(
+                "memory",
+                kafka(out),
+                compiled.outputSchema(),
+                txns,
+                KafkaTopicSink.Latency.IMMEDIATE);
+    InMemorySource.Log topic = new InMemorySource.Log("events", PARTITIONS);
+    append(topic, 0, 30);
+    InMemorySource firstSource = InMemorySource.of(topic, 10);
+    try (MemoryPipeline.Process first = pipeline.open(firstSource, Model.CONTINUOUS, sinks)) {
+      assertThat(crash.runCrashing(() -> runUntilCaughtUp(first, firstSource)))
+          .as("crashed at " + crash)
+          .isTrue();
+    }
+    append(topic, 30, 45);
+    InMemorySource lastSource = InMemorySource.of(topic, 10);
+    try (MemoryPipeline.Process last = pipeline.open(lastSource, Model.CONTINUOUS, sinks)) {
+      runUntilCaughtUp(last, lastSource);
+    }
+    assertThat(topicIds(out)).containsExactlyInAnyOrderElementsOf(expectedIds(topic));
+    assertQuarantinedOnce(pipeline, topic);
+  }
+
+  /**
+   * Runs a continuous process on this thread (where the crash hook is) until its source caught up,
+   * which a watcher thread sees and stops it for.
+   */
+  private static Void runUntilCaughtUp(MemoryPipeline.Process process, InMemorySource source)
+      throws Exception {
+    Thread watcher =
+        new Thread(
+            () -> {
+              try {
+                while (!source.caughtUp()) {
+                  Thread.sleep(5);
+                }
+                process.loop().stop();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the run ended first (a crash)
+              }
+            },
+            "caught-up-watcher");
+    watcher.setDaemon(true);
+    watcher.start();
+    try {
+      process.loop().run(new TriggerSpec.Continuous(MemoryPipeline.CONTINUOUS_INTERVAL));
+    } finally {
+      watcher.interrupt();
+    }
+    return null;
+  }
+
+  @ParameterizedTest(name = "{0}")
   @MethodSource("fanOutPoints")
   void everySinkOfAFanOutHoldsEveryRecordOnceAfterACrash(CrashAt crash) throws Exception {
     String table = "fan_" + TABLES.incrementAndGet();

@@ -9,6 +9,7 @@ import dev.tributary.service.engine.RangeRevokedException;
 import dev.tributary.service.engine.Source;
 import dev.tributary.service.engine.SourceInput;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -90,6 +91,7 @@ public final class InMemorySource implements Source {
   private final Supplier<Set<SourcePartition>> owned;
   private final boolean shared;
   private Map<SourcePartition, Long> ceiling = Map.of();
+  private volatile boolean caughtUp;
 
   private InMemorySource(
       Log log, long maxPerPartition, Supplier<Set<SourcePartition>> owned, boolean shared) {
@@ -157,6 +159,40 @@ public final class InMemorySource implements Source {
       }
     }
     return List.of();
+  }
+
+  /**
+   * The continuous trigger's read: what the log holds from each start (at most {@code
+   * maxPerPartition} offsets), at once; when nothing is there, waits the interval and says so
+   * ({@link #caughtUp}).
+   */
+  @Override
+  public BatchRange readFor(BatchRange planned, Duration interval, SourceInput input)
+      throws Exception {
+    Map<SourcePartition, OffsetRange> ranges = new TreeMap<>();
+    boolean any = false;
+    for (Map.Entry<SourcePartition, OffsetRange> e : planned.offsets().entrySet()) {
+      long start = e.getValue().start();
+      long end =
+          Math.max(start, Math.min(log.end(e.getKey().partition()), start + maxPerPartition));
+      ranges.put(e.getKey(), new OffsetRange(start, end));
+      any |= end > start;
+    }
+    if (!any) {
+      caughtUp = true;
+      Thread.sleep(interval.toMillis());
+    }
+    BatchRange read = new BatchRange(ranges, planned.facts());
+    read(read, false, input);
+    return read;
+  }
+
+  /**
+   * Whether a continuous read found nothing after the starts it was given: every batch before it
+   * committed, and the log held nothing more.
+   */
+  public boolean caughtUp() {
+    return caughtUp;
   }
 
   @Override

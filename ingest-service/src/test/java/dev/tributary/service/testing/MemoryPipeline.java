@@ -19,6 +19,7 @@ import dev.tributary.storage.testing.InMemoryObjectStore;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -141,6 +142,14 @@ public final class MemoryPipeline {
                   WatermarkPolicy.OWN);
           case TABLE_POSITIONS ->
               TriggerLoop.Batches.tablePositions(settings, txns, sink, quarantine);
+          case CONTINUOUS ->
+              TriggerLoop.Batches.continuous(
+                  settings,
+                  checkpoint,
+                  txns,
+                  Map.of(),
+                  new WriteAheadLog.Tables(sink, quarantine, Optional.empty()),
+                  CONTINUOUS_INTERVAL);
         };
     return new Process(loop, processor, progress, sink);
   }
@@ -158,8 +167,13 @@ public final class MemoryPipeline {
   /** Which progress model a process runs. */
   public enum Model {
     WRITE_AHEAD_LOG,
-    TABLE_POSITIONS
+    TABLE_POSITIONS,
+    /** The write-ahead log with batches of the continuous trigger, {@link #CONTINUOUS_INTERVAL}. */
+    CONTINUOUS
   }
+
+  /** The interval of {@link Model#CONTINUOUS}: short, the in-memory source waits it when idle. */
+  public static final Duration CONTINUOUS_INTERVAL = Duration.ofMillis(20);
 
   /**
    * One "process" of the pipeline.
