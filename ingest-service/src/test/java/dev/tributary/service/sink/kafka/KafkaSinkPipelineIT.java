@@ -1,6 +1,7 @@
 package dev.tributary.service.sink.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,9 +18,11 @@ import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -148,5 +151,73 @@ class KafkaSinkPipelineIT {
     }
     assertThat(table).containsExactlyInAnyOrderElementsOf(expected(90));
     assertThat(topic).containsExactlyInAnyOrderElementsOf(expected(90));
+  }
+
+  @Test
+  void aContinuousRunSendsRecordsAsTheyArriveEachOnceAcrossARestart() throws Exception {
+    String in = broker.createTopic("events-live", 2);
+    String out = broker.createTopic("clean-events-live", 2);
+    PipelineSpec spec = spec(in, "sink: { kafka: { topic: " + out + ", key: \"user_id\" } }");
+    try (Continuously first = new Continuously(spec)) {
+      broker.send(in, 0, events(0, 40));
+      // the run never ends by itself: the records reach the topic while it runs
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(() -> assertThat(sentIds(out)).hasSameSizeAs(expected(40)));
+      broker.send(in, 1, events(40, 60));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(() -> assertThat(sentIds(out)).hasSameSizeAs(expected(60)));
+    }
+    try (Continuously second = new Continuously(spec)) {
+      broker.send(in, 0, events(60, 80));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(() -> assertThat(sentIds(out)).hasSameSizeAs(expected(80)));
+    }
+    assertThat(sentIds(out)).containsExactlyInAnyOrderElementsOf(expected(80));
+  }
+
+  private static List<Long> sentIds(String topic) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (var r : TopicContents.readCommitted(KafkaTestBroker.shared().bootstrapServers(), topic)) {
+      ids.add(JSON.readTree(r.value()).get("event_id").asLong());
+    }
+    return ids;
+  }
+
+  /** A run on the continuous trigger in a thread of its own, stopped and closed at close. */
+  private static final class Continuously implements AutoCloseable {
+    private final PipelineRun run;
+    private final Thread thread;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    Continuously(PipelineSpec spec) throws Exception {
+      run =
+          PipelineRun.open(
+              PipelineFactory.compile(spec),
+              new TriggerSpec.Continuous(Duration.ofMillis(300)),
+              new ProgressLog(100));
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  run.run();
+                } catch (Throwable t) {
+                  failure.set(t);
+                }
+              },
+              "continuous-run");
+      thread.start();
+    }
+
+    @Override
+    public void close() throws Exception {
+      run.stop();
+      thread.join(30_000);
+      run.close();
+      assertThat(failure.get()).as("the run's failure").isNull();
+      assertThat(thread.isAlive()).as("the run stopped").isFalse();
+    }
   }
 }
