@@ -86,7 +86,8 @@ public final class JdbcTableSink implements TableSink, AutoCloseable {
   /**
    * Connects (retrying), creates the table if it is missing and {@code create-table} says so,
    * checks that it can take every output column (and, for an upsert, has a unique index on the
-   * key), and creates the progress table if it is missing.
+   * key), and creates the progress table if it is missing (an existing one needs no CREATE
+   * privilege).
    *
    * @param schema the pipeline's output columns
    * @throws SinkRefusedException if the table is missing, cannot take a column, or the database
@@ -195,7 +196,11 @@ public final class JdbcTableSink implements TableSink, AutoCloseable {
     if (!problems.isEmpty()) {
       throw new SinkRefusedException(JdbcMessages.tableMismatch(pipelineId, spec, problems));
     }
-    dialect.createProgressTable(c, progressName);
+    if (dialect.describe(c, progressName).isEmpty()) {
+      // only when missing: PostgreSQL's CREATE TABLE IF NOT EXISTS needs CREATE on the schema even
+      // when the table exists, and a login without it may write a progress table made beforehand
+      dialect.createProgressTable(c, progressName);
+    }
   }
 
   /** The last batch of {@code batchAppId} the table holds, or -1. */

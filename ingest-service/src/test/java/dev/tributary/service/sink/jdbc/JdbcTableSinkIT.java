@@ -354,6 +354,40 @@ class JdbcTableSinkIT {
   }
 
   @Test
+  void aLoginWithoutCreateWritesIntoTablesMadeBeforehand() throws Exception {
+    // the owner makes the table and the progress table once (a DBA, or a first run)
+    execute("CREATE SCHEMA shop");
+    try (JdbcTableSink first =
+        sink(spec("shop.events", JdbcSinkSpec.Write.APPEND, List.of(), true), EVENTS)) {
+      assertThat(first.location()).contains("shop.events");
+    }
+    String writer = "writer_" + Long.toHexString(System.nanoTime());
+    String database = url.substring(url.lastIndexOf('/') + 1);
+    try (Connection c = pg.superuser(database);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE ROLE " + writer + " LOGIN PASSWORD 'writer-pw-4411'");
+      s.execute("GRANT USAGE ON SCHEMA shop TO " + writer);
+      s.execute("GRANT SELECT, INSERT ON shop.events TO " + writer);
+      s.execute("GRANT SELECT, INSERT, UPDATE ON shop.tributary_progress TO " + writer);
+    }
+    JdbcSinkSpec limited =
+        new JdbcSinkSpec(
+            url,
+            "shop.events",
+            Optional.of(writer),
+            Optional.of("writer-pw-4411"),
+            JdbcSinkSpec.Write.APPEND,
+            List.of(),
+            false,
+            Map.of());
+    try (JdbcTableSink sink = sink(limited, EVENTS)) {
+      assertThat(write(sink, tag(0, 2), event(1, 0), event(2, 1))).isZero();
+    }
+    assertThat(query("SELECT count(*) FROM shop.events").get(0).get(0)).isEqualTo(2L);
+    assertThat(query("SELECT batch_id FROM shop.tributary_progress").get(0).get(0)).isEqualTo(0L);
+  }
+
+  @Test
   void factsAndHistoryTellTheTableAndTheOtherCheckpoints() throws Exception {
     JdbcSinkSpec spec = spec("events", JdbcSinkSpec.Write.APPEND, List.of(), true);
     try (JdbcTableSink sink = sink(spec, EVENTS)) {
