@@ -159,7 +159,7 @@ public final class PipelineReader {
         Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()),
         d.outputMode(),
-        d.sink(),
+        EnvelopeReader.withDefaults(d.sink(), d.format()),
         d.quarantine() != null ? d.quarantine() : DeltaTableSpec.quarantineFor(d.sink()),
         Optional.ofNullable(d.lateEvents()),
         d.checkpoint(),
