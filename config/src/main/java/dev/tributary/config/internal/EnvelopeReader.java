@@ -128,12 +128,24 @@ final class EnvelopeReader {
                 upsert.history())));
   }
 
-  /** Refuses {@code envelope} and {@code on-truncate} in a format that cannot unwrap events. */
-  void refuse(YamlMap section, String path) {
-    for (String key : List.of("envelope", "on-truncate")) {
-      section
-          .optional(key)
-          .ifPresent(n -> nodes.fail(n, section.child(key), Messages.envelopeOnProtobuf(key)));
+  /**
+   * Reads {@code envelope} of a format that cannot unwrap events: {@code none} is accepted, {@code
+   * debezium} refused at its line.
+   */
+  void refuse(YamlMap section) {
+    Optional<Node> node = section.optional("envelope");
+    if (node.isEmpty()) {
+      return;
+    }
+    EnvelopeSpec.Kind kind =
+        nodes.keyword(
+            node.get(),
+            section.child("envelope"),
+            "envelope",
+            EnvelopeSpec.Kind.values(),
+            EnvelopeSpec.Kind::keyword);
+    if (kind == EnvelopeSpec.Kind.DEBEZIUM) {
+      nodes.fail(node.get(), section.child("envelope"), Messages.envelopeOnProtobuf());
     }
   }
 }

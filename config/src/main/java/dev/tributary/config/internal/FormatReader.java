@@ -134,7 +134,7 @@ final class FormatReader {
         schemaNode == null ? null : columns(schemaNode, "format.protobuf.schema");
     List<ColumnSpec> keys = keyColumns(protobuf, "format.protobuf", values);
     Size maxRecordSize = maxRecordSize(protobuf, "format.protobuf");
-    envelopes.refuse(protobuf, "format.protobuf");
+    envelopes.refuse(protobuf);
     protobuf.finish();
     if (message == null
         || registry == null

@@ -589,12 +589,10 @@ final class Messages {
         + "'";
   }
 
-  static String envelopeOnProtobuf(String key) {
-    return key
-        + " is not available for protobuf: Debezium change events are read from JSON (format.json)"
-        + " or Avro (format.avro); configure the connector with the JSON or Avro converter, or"
-        + " remove "
-        + key;
+  static String envelopeOnProtobuf() {
+    return "envelope: debezium is not available for protobuf: Debezium change events are read from"
+        + " JSON (format.json) or Avro (format.avro); configure the connector with the JSON or Avro"
+        + " converter, or remove envelope";
   }
 
   static String envelopeWithEvolution() {
