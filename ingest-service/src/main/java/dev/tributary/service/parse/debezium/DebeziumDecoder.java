@@ -6,11 +6,14 @@ import dev.tributary.service.parse.ParseResult;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.avro.AvroRecordDecoder;
 import dev.tributary.service.parse.avro.SchemaSource;
+import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
@@ -34,6 +37,8 @@ import org.slf4j.LoggerFactory;
  *                 skipped (counted as filtered); anything else is quarantined
  *   null value  → skipped: a tombstone (an upsert sees it first and deletes its key)
  * </pre>
+ *
+ * <p>A {@code date} column is read as Debezium writes it, an int of days since 1970-01-01.
  *
  * <p>Rows are the declared columns, then the key's declared columns (Avro {@code key}), then {@code
  * _op} and {@code _source_ts}. JSON values may come with the JSON converter's schema ({@code
@@ -61,6 +66,7 @@ public final class DebeziumDecoder implements RecordDecoder {
   private final int rowWidth;
   private final int keyWidth;
   private final int eventWidth;
+  private final List<int[]> datePaths;
   private final StructType schema;
   private final Set<String> announced = ConcurrentHashMap.newKeySet();
 
@@ -72,6 +78,7 @@ public final class DebeziumDecoder implements RecordDecoder {
     this.rowKeys = b.rowKeys;
     this.rowKeyOffset = b.rowKeyOffset;
     this.rowWidth = b.row.size();
+    this.datePaths = datePaths(b.row, new int[0]);
     this.keyWidth = b.key == null ? 0 : b.key.size();
     StructType eventSchema = events.schema();
     this.eventWidth = eventSchema.size() - keyWidth;
@@ -107,10 +114,11 @@ public final class DebeziumDecoder implements RecordDecoder {
     columns.put("schema.type", "string"); // tells the converter's wrapper of a null payload
     // A key is read like a row: bare ({"id": 1}) or in the converter's wrapper, unless a row
     // column is itself named payload (then only bare keys).
-    LinkedHashMap<String, String> keyColumns = new LinkedHashMap<>(rowColumns);
+    LinkedHashMap<String, String> wire = wireTypes(rowColumns);
+    LinkedHashMap<String, String> keyColumns = new LinkedHashMap<>(wire);
     boolean payloadColumn = rowColumns.keySet().stream().anyMatch(DebeziumDecoder::isPayload);
     if (!payloadColumn) {
-      rowColumns.forEach((name, type) -> keyColumns.put(PAYLOAD + "." + name, type));
+      wire.forEach((name, type) -> keyColumns.put(PAYLOAD + "." + name, type));
     }
     Builder b = new Builder(pipelineId, "format.json", onTruncate);
     b.row = JsonRecordParser.schemaOf(rowColumns);
@@ -142,7 +150,7 @@ public final class DebeziumDecoder implements RecordDecoder {
     LinkedHashMap<String, String> columns = eventColumns("", rowColumns);
     b.events = new AvroRecordDecoder(schemas, columns, keyColumns, maxRecordBytes);
     // The key record read with the row's columns: its fields (the primary key) fill them.
-    b.rowKeys = new AvroRecordDecoder(schemas, columns, rowColumns, maxRecordBytes);
+    b.rowKeys = new AvroRecordDecoder(schemas, columns, wireTypes(rowColumns), maxRecordBytes);
     b.rowKeyOffset = JsonRecordParser.schemaOf(columns).size();
     b.wrapped = false;
     return new DebeziumDecoder(b);
@@ -158,9 +166,51 @@ public final class DebeziumDecoder implements RecordDecoder {
     columns.put(prefix + "ddl", "string");
     columns.put(prefix + "source.ts_ms", "long");
     columns.put(prefix + "source.ts_us", "long");
-    rowColumns.forEach((name, type) -> columns.put(prefix + "before." + name, type));
-    rowColumns.forEach((name, type) -> columns.put(prefix + "after." + name, type));
+    LinkedHashMap<String, String> wire = wireTypes(rowColumns);
+    wire.forEach((name, type) -> columns.put(prefix + "before." + name, type));
+    wire.forEach((name, type) -> columns.put(prefix + "after." + name, type));
     return columns;
+  }
+
+  /**
+   * The row's columns with the types Debezium writes them in: a {@code date} is an int, the days
+   * since 1970-01-01 ({@code io.debezium.time.Date}, and Kafka Connect's {@code Date}), turned into
+   * a date by {@link #dates}.
+   */
+  private static LinkedHashMap<String, String> wireTypes(LinkedHashMap<String, String> rowColumns) {
+    LinkedHashMap<String, String> wire = new LinkedHashMap<>();
+    rowColumns.forEach(
+        (name, type) -> wire.put(name, "date".equalsIgnoreCase(type.strip()) ? "int" : type));
+    return wire;
+  }
+
+  /** The index paths of the row's date fields (nested structs included). */
+  private static List<int[]> datePaths(StructType struct, int[] parent) {
+    List<int[]> paths = new ArrayList<>();
+    for (int i = 0; i < struct.size(); i++) {
+      int[] path = Arrays.copyOf(parent, parent.length + 1);
+      path[parent.length] = i;
+      DataType type = struct.fields().get(i).type();
+      if (type == PrimitiveType.DATE) {
+        paths.add(path);
+      } else if (type instanceof StructType nested) {
+        paths.addAll(datePaths(nested, path));
+      }
+    }
+    return paths;
+  }
+
+  /** Turns the days read for the row's date fields into dates, in place. */
+  private void dates(Object[] row) {
+    for (int[] path : datePaths) {
+      Object[] struct = row;
+      for (int i = 0; i < path.length - 1 && struct != null; i++) {
+        struct = (Object[]) struct[path[i]];
+      }
+      if (struct != null && struct[path[path.length - 1]] instanceof Integer days) {
+        struct[path[path.length - 1]] = LocalDate.ofEpochDay(days);
+      }
+    }
   }
 
   private static boolean isPayload(String column) {
@@ -240,6 +290,7 @@ public final class DebeziumDecoder implements RecordDecoder {
     } else {
       System.arraycopy(decoded, rowKeyOffset, out, 0, rowWidth);
     }
+    dates(out);
     if (keyWidth > 0) {
       ParseResult declared = events.decodeKey(topic, partition, offset, key, keyColumns);
       if (!(declared instanceof ParseResult.Success keys)) {
@@ -254,6 +305,7 @@ public final class DebeziumDecoder implements RecordDecoder {
       Object[] values, Object[] decoded, Object[] event, EventFields fields, String op) {
     Object[] out = new Object[schema.size()];
     System.arraycopy(values, 0, out, 0, rowWidth);
+    dates(out);
     if (keyWidth > 0) {
       System.arraycopy(decoded, eventWidth, out, rowWidth, keyWidth);
     }

@@ -9,8 +9,10 @@ import dev.tributary.service.parse.avro.AvroWire;
 import dev.tributary.service.parse.avro.SchemaSource;
 import dev.tributary.service.registry.RegisteredSchema;
 import dev.tributary.service.registry.UnknownSchemaException;
+import dev.tributary.table.types.PrimitiveType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -214,6 +216,32 @@ class DebeziumDecoderTest {
         .containsExactly(9L, null, null, null, null);
   }
 
+  @Test
+  void aDateIsReadAsDebeziumWritesItInDaysSinceTheEpoch() {
+    LinkedHashMap<String, String> columns = new LinkedHashMap<>();
+    columns.put("id", "long");
+    columns.put("born", "date");
+    columns.put("address.since", "date");
+    DebeziumDecoder decoder =
+        DebeziumDecoder.json("customers", columns, 1 << 20, EnvelopeSpec.OnTruncate.FAIL);
+    assertThat(decoder.schema().fields().get(1).type()).isEqualTo(PrimitiveType.DATE);
+    Object[] row =
+        rowOf(
+            decode(
+                decoder,
+                event("c", "null", "{\"id\":1,\"born\":19723,\"address\":{\"since\":-1}}")));
+    assertThat(row)
+        .containsExactly(
+            1L,
+            LocalDate.parse("2024-01-01"),
+            new Object[] {LocalDate.parse("1969-12-31")},
+            "c",
+            Instant.ofEpochMilli(TS));
+    assertThat(decode(decoder, event("c", "null", "{\"id\":1,\"born\":\"2024-01-01\"}")))
+        .asString()
+        .contains("after.born");
+  }
+
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
@@ -224,7 +252,8 @@ class DebeziumDecoderTest {
       """
       {"type": "record", "name": "Value", "namespace": "db.public.customers", "fields": [
         {"name": "id", "type": "long"},
-        {"name": "name", "type": ["null", "string"], "default": null}]}""";
+        {"name": "name", "type": ["null", "string"], "default": null},
+        {"name": "born", "type": {"type": "int", "connect.name": "io.debezium.time.Date"}}]}""";
 
   private static final String ENVELOPE =
       """
@@ -277,6 +306,7 @@ class DebeziumDecoderTest {
     LinkedHashMap<String, String> columns = new LinkedHashMap<>();
     columns.put("id", "long");
     columns.put("name", "string");
+    columns.put("born", "date");
     return DebeziumDecoder.avro(
         "customers", source(), columns, new LinkedHashMap<>(), 1 << 20, onTruncate);
   }
@@ -306,22 +336,25 @@ class DebeziumDecoderTest {
     GenericRecord r = new GenericData.Record(value);
     r.put("id", id);
     r.put("name", name);
+    r.put("born", 19723);
     return r;
   }
 
   @Test
   void readsAvroEnvelopesOfEveryOperation() {
     DebeziumDecoder decoder = avro(EnvelopeSpec.OnTruncate.FAIL);
-    assertThat(decoder.schema().fieldNames()).containsExactly("id", "name", "_op", "_source_ts");
+    assertThat(decoder.schema().fieldNames())
+        .containsExactly("id", "name", "born", "_op", "_source_ts");
     Instant at = Instant.ofEpochMilli(TS);
+    LocalDate born = LocalDate.parse("2024-01-01");
     assertThat(rowOf(decoder.decode("t", 0, 1, null, avroEvent("c", null, 5L))))
-        .containsExactly(5L, "new", "c", at);
+        .containsExactly(5L, "new", born, "c", at);
     assertThat(rowOf(decoder.decode("t", 0, 2, null, avroEvent("r", null, 5L))))
-        .containsExactly(5L, "new", "r", at);
+        .containsExactly(5L, "new", born, "r", at);
     assertThat(rowOf(decoder.decode("t", 0, 3, null, avroEvent("u", 5L, 5L))))
-        .containsExactly(5L, "new", "u", at);
+        .containsExactly(5L, "new", born, "u", at);
     assertThat(rowOf(decoder.decode("t", 0, 4, null, avroEvent("d", 5L, null))))
-        .containsExactly(5L, "old", "d", at);
+        .containsExactly(5L, "old", born, "d", at);
     assertThat(decoder.decode("t", 0, 5, null, avroEvent("c", null, null)))
         .asString()
         .contains("after is missing or null for op 'c'");
@@ -347,6 +380,6 @@ class DebeziumDecoderTest {
     GenericRecord k = new GenericData.Record(key);
     k.put("id", 5L);
     assertThat(rowOf(decoder.decodeKey("t", 0, 7, AvroWire.encode(12, key, k), List.of("id"))))
-        .containsExactly(5L, null, null, null);
+        .containsExactly(5L, null, null, null, null);
   }
 }
