@@ -217,11 +217,12 @@ class DebeziumDecoderTest {
   }
 
   @Test
-  void aDateIsReadAsDebeziumWritesItInDaysSinceTheEpoch() {
+  void aDateIsReadAsDebeziumWritesItAndTimestampsKeepTheirEpochUnit() {
     LinkedHashMap<String, String> columns = new LinkedHashMap<>();
     columns.put("id", "long");
     columns.put("born", "date");
     columns.put("address.since", "date");
+    columns.put("updated_at", "timestamp(micros)");
     DebeziumDecoder decoder =
         DebeziumDecoder.json("customers", columns, 1 << 20, EnvelopeSpec.OnTruncate.FAIL);
     assertThat(decoder.schema().fields().get(1).type()).isEqualTo(PrimitiveType.DATE);
@@ -229,12 +230,17 @@ class DebeziumDecoderTest {
         rowOf(
             decode(
                 decoder,
-                event("c", "null", "{\"id\":1,\"born\":19723,\"address\":{\"since\":-1}}")));
+                event(
+                    "c",
+                    "null",
+                    "{\"id\":1,\"born\":19723,\"address\":{\"since\":-1},"
+                        + "\"updated_at\":1704067200000001}")));
     assertThat(row)
         .containsExactly(
             1L,
             LocalDate.parse("2024-01-01"),
             new Object[] {LocalDate.parse("1969-12-31")},
+            Instant.parse("2024-01-01T00:00:00.000001Z"),
             "c",
             Instant.ofEpochMilli(TS));
     assertThat(decode(decoder, event("c", "null", "{\"id\":1,\"born\":\"2024-01-01\"}")))
