@@ -1,6 +1,8 @@
 package dev.tributary.config;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The {@code format.avro} section: record values (and optionally keys) are Avro in the Confluent
@@ -12,12 +14,16 @@ import java.util.List;
  * @param valueColumns the value's columns ({@code schema}), at least one
  * @param keyColumns the key's columns ({@code key}); empty when the key is not decoded
  * @param maxRecordSize records with a larger value go to quarantine instead of being decoded
+ * @param envelope what wraps the row in a value ({@link EnvelopeSpec#NONE}: nothing; with {@code
+ *     debezium}, {@code valueColumns} are the fields of the event's {@code after} or {@code before}
+ *     record)
  */
 public record AvroFormatSpec(
     RegistrySpec registry,
     List<ColumnSpec> valueColumns,
     List<ColumnSpec> keyColumns,
-    Size maxRecordSize)
+    Size maxRecordSize,
+    EnvelopeSpec envelope)
     implements FormatSpec {
 
   /** Copies the columns and checks there is at least one value column. */
@@ -26,12 +32,24 @@ public record AvroFormatSpec(
     keyColumns = List.copyOf(keyColumns);
     RegistryFormats.check(
         registry, valueColumns, maxRecordSize, "an Avro schema needs at least one column");
+    Objects.requireNonNull(envelope, "envelope");
   }
 
-  /** The value's columns, then the key's. */
+  /** A format whose values are the rows themselves (no envelope). */
+  public AvroFormatSpec(
+      RegistrySpec registry,
+      List<ColumnSpec> valueColumns,
+      List<ColumnSpec> keyColumns,
+      Size maxRecordSize) {
+    this(registry, valueColumns, keyColumns, maxRecordSize, EnvelopeSpec.NONE);
+  }
+
+  /** The value's columns, then the key's, then the envelope's ({@code _op, _source_ts}). */
   @Override
   public List<ColumnSpec> columns() {
-    return RegistryFormats.valueThenKey(valueColumns, keyColumns);
+    List<ColumnSpec> all = new ArrayList<>(RegistryFormats.valueThenKey(valueColumns, keyColumns));
+    all.addAll(envelope.columns());
+    return List.copyOf(all);
   }
 
   @Override

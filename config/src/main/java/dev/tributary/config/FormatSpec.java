@@ -12,7 +12,8 @@ public sealed interface FormatSpec permits JsonFormatSpec, AvroFormatSpec, Proto
 
   /**
    * Every column a decoded record yields, in row order: the value's declared columns, then, for a
-   * format that decodes the key, the key's declared columns.
+   * format that decodes the key, the key's declared columns, then the envelope's ({@link
+   * EnvelopeSpec#columns}).
    */
   List<ColumnSpec> columns();
 
@@ -21,6 +22,14 @@ public sealed interface FormatSpec permits JsonFormatSpec, AvroFormatSpec, Proto
 
   /** The section's name under {@code format}: {@code json}, {@code avro} or {@code protobuf}. */
   String keyword();
+
+  /**
+   * What wraps the row in a record value: {@link EnvelopeSpec#NONE} unless the format declares
+   * {@code envelope}.
+   */
+  default EnvelopeSpec envelope() {
+    return EnvelopeSpec.NONE;
+  }
 
   /** Returns the declared column with this name (as written, e.g. {@code customer.id}), if any. */
   default Optional<ColumnSpec> column(String name) {

@@ -5,6 +5,7 @@ import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.Durations;
+import dev.tributary.config.EnvelopeSpec;
 import dev.tributary.config.FormatSpec;
 import dev.tributary.config.JsonFormatSpec;
 import dev.tributary.config.ProtobufFormatSpec;
@@ -34,10 +35,12 @@ final class FormatReader {
 
   private final YamlNodes nodes;
   private final SourceReader source;
+  private final EnvelopeReader envelopes;
 
   FormatReader(YamlNodes nodes, SourceReader source) {
     this.nodes = nodes;
     this.source = source;
+    this.envelopes = new EnvelopeReader(nodes);
   }
 
   /**
@@ -91,11 +94,12 @@ final class FormatReader {
     List<ColumnSpec> columns =
         schemaNode == null ? null : columns(schemaNode, "format.json.schema");
     Size maxRecordSize = maxRecordSize(json, "format.json");
+    EnvelopeSpec envelope = envelopes.envelope(json, "format.json", columns, List.of());
     json.finish();
-    if (columns == null || maxRecordSize == null) {
+    if (columns == null || maxRecordSize == null || envelope == null) {
       return null;
     }
-    return new JsonFormatSpec(columns, maxRecordSize);
+    return new JsonFormatSpec(columns, maxRecordSize, envelope);
   }
 
   private AvroFormatSpec avro(YamlMap avro) {
@@ -105,11 +109,16 @@ final class FormatReader {
     List<ColumnSpec> values = schemaNode == null ? null : columns(schemaNode, "format.avro.schema");
     List<ColumnSpec> keys = keyColumns(avro, "format.avro", values);
     Size maxRecordSize = maxRecordSize(avro, "format.avro");
+    EnvelopeSpec envelope = envelopes.envelope(avro, "format.avro", values, keys);
     avro.finish();
-    if (registry == null || values == null || keys == null || maxRecordSize == null) {
+    if (registry == null
+        || values == null
+        || keys == null
+        || maxRecordSize == null
+        || envelope == null) {
       return null;
     }
-    return new AvroFormatSpec(registry, values, keys, maxRecordSize);
+    return new AvroFormatSpec(registry, values, keys, maxRecordSize, envelope);
   }
 
   private ProtobufFormatSpec protobuf(YamlMap protobuf) {
@@ -125,6 +134,7 @@ final class FormatReader {
         schemaNode == null ? null : columns(schemaNode, "format.protobuf.schema");
     List<ColumnSpec> keys = keyColumns(protobuf, "format.protobuf", values);
     Size maxRecordSize = maxRecordSize(protobuf, "format.protobuf");
+    envelopes.refuse(protobuf);
     protobuf.finish();
     if (message == null
         || registry == null

@@ -116,11 +116,15 @@ public final class Keys {
         "source.delta.storage.s3",
         List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
     s.put("format", List.of("json", "avro", "protobuf"));
-    s.put("format.json", List.of("schema", "max-record-size"));
-    s.put("format.avro", List.of("registry", "schema", "key", "max-record-size"));
+    s.put("format.json", List.of("schema", "max-record-size", "envelope", "on-truncate"));
+    s.put(
+        "format.avro",
+        List.of("registry", "schema", "key", "max-record-size", "envelope", "on-truncate"));
     s.put("format.avro.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
     s.put("format.avro.registry.tls", List.of("ca-file"));
-    s.put("format.protobuf", List.of("message", "registry", "schema", "key", "max-record-size"));
+    s.put(
+        "format.protobuf",
+        List.of("message", "registry", "schema", "key", "max-record-size", "envelope"));
     s.put(
         "format.protobuf.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
     s.put("format.protobuf.registry.tls", List.of("ca-file"));

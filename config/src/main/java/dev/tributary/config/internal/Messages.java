@@ -567,6 +567,39 @@ final class Messages {
         + " rewriting files copy-on-write)";
   }
 
+  static String truncateWithoutEnvelope() {
+    return "on-truncate applies to envelope: debezium, but this format has no envelope (envelope:"
+        + " none is the default), where it would be ignored; add envelope: debezium, or remove"
+        + " on-truncate";
+  }
+
+  static String envelopeColumnTaken(String column) {
+    return "column '"
+        + column
+        + "' is added by envelope: debezium (_op: the operation c/u/d/r, _source_ts: the time of"
+        + " the change in the database); rename the declared column";
+  }
+
+  static String envelopeFieldDeclared(String column, String rowColumn) {
+    return "with envelope: debezium the schema declares the row's columns, which are read from the"
+        + " event's after (before for a delete), not the event's fields; declare '"
+        + rowColumn
+        + "' instead of '"
+        + column
+        + "'";
+  }
+
+  static String envelopeOnProtobuf() {
+    return "envelope: debezium is not available for protobuf: Debezium change events are read from"
+        + " JSON (format.json) or Avro (format.avro); configure the connector with the JSON or Avro"
+        + " converter, or remove envelope";
+  }
+
+  static String envelopeWithEvolution() {
+    return "schema-evolution is not available with envelope: debezium yet; declare every column of"
+        + " the table in the format's schema";
+  }
+
   static String upsertWithEvolution() {
     return "schema-evolution is not available with write: upsert yet; declare every column in the"
         + " format's schema, or write: append";

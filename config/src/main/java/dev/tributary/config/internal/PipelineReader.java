@@ -159,7 +159,8 @@ public final class PipelineReader {
         Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()),
         d.outputMode(),
-        SinkRules.withDefaults(d.sinks(), d.outputMode(), d.aggregate()),
+        EnvelopeReader.withDefaults(
+            SinkRules.withDefaults(d.sinks(), d.outputMode(), d.aggregate()), d.format()),
         d.quarantine() != null
             ? d.quarantine()
             : DeltaTableSpec.quarantineFor(d.sinks(), d.checkpoint()),

@@ -69,6 +69,10 @@ final class SpecValidator {
       problems.atKey("schema-evolution", Messages.evolutionNeedsRecords());
       return;
     }
+    if (draft.format() != null && draft.format().envelope().isDebezium()) {
+      problems.atKey("schema-evolution", Messages.envelopeWithEvolution());
+      return;
+    }
     String stateful =
         problems.declared("aggregate")
             ? "aggregate"

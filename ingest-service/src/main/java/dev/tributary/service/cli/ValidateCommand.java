@@ -125,6 +125,11 @@ final class ValidateCommand {
           "records",
           format.keyword()
               + registry
+              + (format.envelope().isDebezium()
+                  ? ", Debezium change events (truncates: "
+                      + format.envelope().onTruncate().keyword()
+                      + ")"
+                  : "")
               + ", "
               + format.columns().size()
               + " columns, at most "

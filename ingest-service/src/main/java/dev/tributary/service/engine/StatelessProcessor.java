@@ -367,6 +367,10 @@ public final class StatelessProcessor implements RecordProcessor {
       quarantine(record, failure.error(), outputs);
       return;
     }
+    if (result instanceof ParseResult.Skipped) {
+      outputs.countFiltered(); // a record without a row (an envelope's control event)
+      return;
+    }
     ParseResult.Success success = (ParseResult.Success) result;
     Object[] row = afterParse(record, success.row(), outputs);
     if (row == null) {
@@ -558,6 +562,10 @@ public final class StatelessProcessor implements RecordProcessor {
             record.topic(), record.partition(), record.offset(), record.key(), record.value());
     if (result instanceof ParseResult.Failure failure) {
       quarantine(record, failure.error(), outputs);
+      return null;
+    }
+    if (result instanceof ParseResult.Skipped) {
+      outputs.countFiltered(); // a record without a row (an envelope's control event)
       return null;
     }
     return afterParse(record, ((ParseResult.Success) result).row(), outputs);

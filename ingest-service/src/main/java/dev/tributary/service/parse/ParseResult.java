@@ -3,11 +3,14 @@ package dev.tributary.service.parse;
 import java.util.Objects;
 
 /**
- * The outcome of parsing one record: either a {@link Success} holding the row, or a {@link Failure}
+ * The outcome of parsing one record: either a {@link Success} holding the row, a {@link Failure}
  * holding a message that names the field and the problem (it becomes the {@code error} column of
- * the quarantine table).
+ * the quarantine table), or a {@link Skipped} record that is well formed but carries no row (a
+ * Debezium transaction boundary or heartbeat): counted as filtered, neither written nor
+ * quarantined.
  */
-public sealed interface ParseResult permits ParseResult.Success, ParseResult.Failure {
+public sealed interface ParseResult
+    permits ParseResult.Success, ParseResult.Failure, ParseResult.Skipped {
 
   /** A parsed row. */
   static ParseResult success(Object[] row) {
@@ -17,6 +20,11 @@ public sealed interface ParseResult permits ParseResult.Success, ParseResult.Fai
   /** A record that could not be parsed, with a message for humans. */
   static ParseResult failure(String error) {
     return new Failure(error);
+  }
+
+  /** A record that is well formed but holds no row, with what it is (for logs). */
+  static ParseResult skipped(String reason) {
+    return new Skipped(reason);
   }
 
   /** True for a {@link Success}. */
@@ -49,6 +57,22 @@ public sealed interface ParseResult permits ParseResult.Success, ParseResult.Fai
   record Failure(String error) implements ParseResult {
     public Failure {
       Objects.requireNonNull(error, "error");
+    }
+
+    @Override
+    public boolean isSuccess() {
+      return false;
+    }
+  }
+
+  /**
+   * A well-formed record that holds no row (only decoders of an envelope return it: a Debezium
+   * transaction boundary, heartbeat or schema change, a skipped truncate, a tombstone of an
+   * appending pipeline); {@code reason} says what it was.
+   */
+  record Skipped(String reason) implements ParseResult {
+    public Skipped {
+      Objects.requireNonNull(reason, "reason");
     }
 
     @Override

@@ -20,6 +20,9 @@ import java.util.List;
  *       dev.tributary.table.types.DataType} (String, Integer, Long, Double, Boolean, {@code
  *       Instant} truncated to microseconds, {@code LocalDate}, {@code BigDecimal} at the declared
  *       scale), exactly as {@link JsonRecordParser} produces them;
+ *   <li>a decoder of an envelope may return {@link ParseResult.Skipped} for a well-formed record
+ *       that holds no row (counted as filtered), or throw an exception that names the record for
+ *       one the pipeline must not pass (a Debezium truncate): that fails the batch;
  *   <li>it throws {@link DecoderUnavailableException} only when it cannot decide now (a schema
  *       registry that is down): that is not the record's fault, so the batch fails and is replayed,
  *       and nothing is quarantined.
@@ -44,7 +47,8 @@ public interface RecordDecoder {
   /**
    * Decodes only the key of a record, for a tombstone (a null value) that deletes its key in an
    * upsert: a row aligned with {@link #schema()} in which only the columns the key gives are set.
-   * Never throws for any bytes; a key that cannot be decoded is a failure naming it.
+   * Never throws for any bytes; a key that cannot be decoded is a failure naming it (never a {@link
+   * ParseResult.Skipped}).
    *
    * @param keyColumns the columns the caller needs from the key: a format whose keys may be a bare
    *     value (a JSON number or text) gives it to the one column when there is one

@@ -2,7 +2,8 @@
  * Record parsing: turns one Kafka record value into a row aligned with the pipeline's declared
  * {@link dev.tributary.table.types.StructType}, or into a failure message for the quarantine table.
  * {@link dev.tributary.service.parse.RecordDecoder} is the format SPI; this package holds the JSON
- * implementation, {@code parse.avro} the Avro one, {@code parse.protobuf} the Protobuf one; {@link
+ * implementation, {@code parse.avro} the Avro one, {@code parse.protobuf} the Protobuf one, {@code
+ * parse.debezium} the Debezium envelope over the JSON and Avro ones; {@link
  * dev.tributary.service.parse.FramedDecoding}, {@link dev.tributary.service.parse.SchemaIdCache}
  * and {@link dev.tributary.service.parse.WireErrors} are what the two Confluent-framed decoders
  * share. This is the hot path of every pipeline, so it streams tokens with Jackson's {@code

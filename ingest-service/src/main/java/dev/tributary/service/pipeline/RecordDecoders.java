@@ -9,6 +9,7 @@ import dev.tributary.config.Secrets;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.avro.AvroRecordDecoder;
+import dev.tributary.service.parse.debezium.DebeziumDecoder;
 import dev.tributary.service.parse.protobuf.ProtobufWireDecoder;
 import dev.tributary.service.registry.SchemaRegistryClient;
 import java.util.LinkedHashMap;
@@ -30,13 +31,29 @@ public final class RecordDecoders {
   public static RecordDecoder forFormat(String pipelineId, FormatSpec format, Secrets secrets) {
     String at = "format." + format.keyword();
     try {
+      if (format instanceof JsonFormatSpec json && json.envelope().isDebezium()) {
+        return DebeziumDecoder.json(
+            pipelineId,
+            types(json.schema()),
+            json.maxRecordSize().bytes(),
+            json.envelope().onTruncate());
+      }
       if (format instanceof JsonFormatSpec json) {
-        return JsonRecordParser.forColumns(types(json.columns()), json.maxRecordSize().bytes());
+        return JsonRecordParser.forColumns(types(json.schema()), json.maxRecordSize().bytes());
       }
       if (format instanceof AvroFormatSpec avro) {
         SchemaRegistryClient registry =
             new SchemaRegistryClient(
                 pipelineId, avro.registry(), secrets, SchemaRegistryClient.DEFAULT_RETRY);
+        if (avro.envelope().isDebezium()) {
+          return DebeziumDecoder.avro(
+              pipelineId,
+              registry::schemaById,
+              types(avro.valueColumns()),
+              types(avro.keyColumns()),
+              avro.maxRecordSize().bytes(),
+              avro.envelope().onTruncate());
+        }
         return new AvroRecordDecoder(
             registry::schemaById,
             types(avro.valueColumns()),

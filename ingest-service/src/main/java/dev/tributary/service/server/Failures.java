@@ -8,6 +8,7 @@ import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.QuarantineLimitExceededException;
 import dev.tributary.service.engine.TableLostException;
+import dev.tributary.service.parse.debezium.TruncateEventException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.TableWrittenByAnotherCheckpointException;
 import dev.tributary.service.registry.SchemaRegistryException;
@@ -38,7 +39,9 @@ final class Failures {
           SinkRefusedException.class,
           // 401/403, another 4xx, an answer that is not the registry API, an untrusted certificate:
           // the registry settings are wrong and a restart would ask the same question again.
-          SchemaRegistryException.class);
+          SchemaRegistryException.class,
+          // a Debezium truncate with on-truncate: fail: every replay meets the same event
+          TruncateEventException.class);
 
   private Failures() {}
 

@@ -12,6 +12,7 @@ import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.BatchFailedException;
+import dev.tributary.service.parse.debezium.TruncateEventException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.source.DataLossException;
 import dev.tributary.table.CommitConflictException;
@@ -50,6 +51,12 @@ class FailuresTest {
         new BatchFailedException(
             "p", 2, ranges, new DataLossException("p", new TopicPartition("t", 0), 5, 10));
     assertThat(Failures.permanent(loss)).isTrue();
+    // a Debezium truncate with on-truncate: fail: every replay would meet it again
+    assertThat(
+            Failures.permanent(
+                new BatchFailedException(
+                    "p", 2, ranges, new TruncateEventException("p: t/0 offset 7 is a truncate"))))
+        .isTrue();
     var storage = new BatchFailedException("p", 2, ranges, new IOException("disk full"));
     assertThat(Failures.permanent(storage)).isFalse();
     assertThat(Failures.describe(storage, Secrets.NONE))
