@@ -124,7 +124,13 @@ final class TableGuard {
       String lost = lost(facts, mark, mark != null || unmarked ? lastCommitted : -1);
       if (lost != null) {
         throw TableLostException.of(
-            pipelineId, role, table.location(), lastCommitted, lost, checkpointLocation);
+            pipelineId,
+            role,
+            table.location(),
+            lastCommitted,
+            lost,
+            checkpointLocation,
+            table.waysOnAfterLoss(lastCommitted));
       }
       if (facts.exists()) {
         marks.put(role, new Mark(facts.tableId(), facts.version()));

@@ -22,9 +22,16 @@ public final class TableLostException extends RuntimeException {
    * @param batch the checkpoint's last committed batch the table should hold
    * @param what what happened to the table, as found
    * @param checkpoint the checkpoint's location
+   * @param waysOn the safe ways on for this kind of table ({@link TableSink#waysOnAfterLoss})
    */
   public static TableLostException of(
-      String pipelineId, String role, String location, long batch, String what, String checkpoint) {
+      String pipelineId,
+      String role,
+      String location,
+      long batch,
+      String what,
+      String checkpoint,
+      String waysOn) {
     return new TableLostException(
         "Pipeline "
             + pipelineId
@@ -38,14 +45,19 @@ public final class TableLostException extends RuntimeException {
             + checkpoint
             + " has batch "
             + batch
-            + " committed), so nothing is written over it. The ways on: restore the table (a backup,"
-            + " or Delta's RESTORE to the version of batch "
-            + batch
-            + " or later), then start again; or continue from what the table holds now with a new"
-            + " checkpoint location and source.kafka.starting-offsets: table (the records after the"
-            + " table's last batch are read again, the rows it lost are not); or deliberately start"
-            + " over by deleting the checkpoint too, and the pipeline's other tables (quarantine,"
-            + " late events), which hold the same batches: every record still in the source is"
-            + " then read again into all of them.");
+            + " committed), so nothing is written over it. The ways on: "
+            + waysOn);
+  }
+
+  /** The ways on after a Delta table lost batches ({@link TableSink#waysOnAfterLoss}'s default). */
+  public static String deltaWaysOn(long batch) {
+    return "restore the table (a backup, or Delta's RESTORE to the version of batch "
+        + batch
+        + " or later), then start again; or continue from what the table holds now with a new"
+        + " checkpoint location and source.kafka.starting-offsets: table (the records after the"
+        + " table's last batch are read again, the rows it lost are not); or deliberately start"
+        + " over by deleting the checkpoint too, and the pipeline's other tables (quarantine,"
+        + " late events), which hold the same batches: every record still in the source is"
+        + " then read again into all of them.";
   }
 }

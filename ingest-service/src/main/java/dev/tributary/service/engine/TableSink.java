@@ -76,6 +76,15 @@ public interface TableSink {
   }
 
   /**
+   * The safe ways on, in a sentence for an operator, when the table no longer holds the batches up
+   * to {@code batch} that the checkpoint committed ({@link TableLostException}). Default: a Delta
+   * table's (RESTORE, {@code starting-offsets: table}, or starting over).
+   */
+  default String waysOnAfterLoss(long batch) {
+    return TableLostException.deltaWaysOn(batch);
+  }
+
+  /**
    * What a table holds now.
    *
    * @param exists whether the table exists (false: the other fields say nothing)

@@ -366,7 +366,8 @@ public final class PipelineRun implements AutoCloseable {
             t.getValue().location(),
             last.get().batchId(),
             "it does not exist any more: deleted",
-            checkpoint.location());
+            checkpoint.location(),
+            TableLostException.deltaWaysOn(last.get().batchId()));
       }
     }
   }

@@ -21,6 +21,9 @@ import org.springframework.scheduling.support.CronTrigger;
 final class Schedules {
   private static final Logger LOG = LoggerFactory.getLogger(Schedules.class);
 
+  /** How long a stop waits for a maintenance run in progress to end before it goes on. */
+  private static final int STOP_WAIT_SECONDS = 30;
+
   private final Collection<ManagedPipeline> pipelines;
   private final Function<ManagedPipeline, PipelineMetrics> metrics;
   private final Maintenance maintenance;
@@ -41,6 +44,10 @@ final class Schedules {
     scheduler.setPoolSize(2);
     scheduler.setThreadNamePrefix("tributary-schedule-");
     scheduler.setDaemon(true);
+    // Spring's default shutdown interrupts running tasks: a compaction cut short at stop would be
+    // logged and counted as failed (harmless, it commits optimistically, but untrue). Let it end.
+    scheduler.setWaitForTasksToCompleteOnShutdown(true);
+    scheduler.setAwaitTerminationSeconds(STOP_WAIT_SECONDS);
     scheduler.initialize();
     for (ManagedPipeline p : pipelines) {
       if (!p.runnable()) {
@@ -57,6 +64,7 @@ final class Schedules {
     }
   }
 
+  /** Cancels the schedules; a run in progress may end (up to {@value #STOP_WAIT_SECONDS} s). */
   void stop() {
     scheduled.forEach(f -> f.cancel(false));
     scheduled.clear();

@@ -262,6 +262,22 @@ public final class JdbcTableSink implements TableSink, AutoCloseable {
   }
 
   /**
+   * A database table has no RESTORE of its own and {@code starting-offsets: table} needs a Delta
+   * sink: the ways on are a backup of both tables, or starting over.
+   */
+  @Override
+  public String waysOnAfterLoss(long batch) {
+    return "restore the table and its progress table ("
+        + progress
+        + ") from a backup taken at batch "
+        + batch
+        + " or later, then start again; or deliberately start over: delete the checkpoint, this"
+        + " pipeline's rows of the progress table and of the table (and the pipeline's quarantine"
+        + " and late-events tables), and every record still in the source is read again into"
+        + " them (docs/OPERATIONS.md, \"The JDBC sink\").";
+  }
+
+  /**
    * The other checkpoints of the pipeline in the progress table (their last batch, newest last) and
    * the source positions the latest batch of any of them recorded.
    */

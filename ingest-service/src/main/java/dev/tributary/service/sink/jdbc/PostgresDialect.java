@@ -28,11 +28,11 @@ import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
 /**
- * PostgreSQL (tested with 15): {@code COPY … FROM STDIN} in text format streams a batch's rows
- * (measured: several times the rows per second of batched {@code INSERT}s, see bench/README.md), an
- * upsert stages them in a temporary table and moves them with {@code INSERT … SELECT DISTINCT ON
- * (key) … ON CONFLICT (key) DO UPDATE}, and the progress row is one {@code INSERT … ON CONFLICT DO
- * UPDATE … WHERE batch_id < excluded.batch_id}.
+ * PostgreSQL (tested with 15): {@code COPY … FROM STDIN} in text format streams a batch's rows (as
+ * fast as a plain {@code COPY} of the same rows: {@code bench/run-sink-bench}, README
+ * "Benchmarks"), an upsert stages them in a temporary table and moves them with {@code INSERT …
+ * SELECT DISTINCT ON (key) … ON CONFLICT (key) DO UPDATE}, and the progress row is one {@code
+ * INSERT … ON CONFLICT DO UPDATE … WHERE batch_id < excluded.batch_id}.
  *
  * <p>Type mapping ({@code create-table}), and the existing column types that take each type:
  *

@@ -411,6 +411,13 @@ class JdbcTableSinkIT {
       assertThat(sink.facts(TXNS.batchAppId(), -1).orElseThrow().tableId())
           .as("a re-created table is another table")
           .isNotEqualTo(facts.tableId());
+      assertThat(sink.waysOnAfterLoss(3))
+          .as("the ways on a lost database table offers, without Delta's")
+          .contains("its progress table (")
+          .contains("tributary_progress")
+          .contains("backup taken at batch 3")
+          .doesNotContain("RESTORE")
+          .doesNotContain("starting-offsets");
     }
   }
 }
