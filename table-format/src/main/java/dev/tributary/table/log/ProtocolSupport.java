@@ -12,12 +12,13 @@ import java.util.TreeSet;
  * column in a narrower type than the table's is converted on read, see the row converters), {@code
  * deletionVectors} (every reader skips the rows a file's deletion vector names) and {@code
  * columnMapping} (reader 2, or the feature: columns, partition values and statistics are found by
- * physical name or field id, see {@link ColumnMappingMode}). We write reader 1 / writer 2 tables,
- * and tables whose writer features we honour: {@code appendOnly} (we refuse data-changing removes
- * on such tables), {@code typeWidening} (we record every change in {@code delta.typeChanges} and
- * write the wide type) and {@code invariants}. Column invariants (implied by legacy writer 2, and
- * named once a table moves to table features) we do not evaluate, so a schema declaring {@code
- * delta.invariants} is refused for writing.
+ * physical name or field id, see {@link ColumnMappingMode}) and {@code timestampNtz} (the column
+ * type, read and written). We write reader 1 / writer 2 tables, and tables whose writer features we
+ * honour: {@code appendOnly} (we refuse data-changing removes on such tables), {@code typeWidening}
+ * (we record every change in {@code delta.typeChanges} and write the wide type) and {@code
+ * invariants}. Column invariants (implied by legacy writer 2, and named once a table moves to table
+ * features) we do not evaluate, so a schema declaring {@code delta.invariants} is refused for
+ * writing.
  */
 public final class ProtocolSupport {
   /** Reader features (reader version 3) we implement. */
@@ -28,7 +29,9 @@ public final class ProtocolSupport {
           "typeWidening-preview",
           "deletionVectors",
           "columnMapping",
-          "v2Checkpoint");
+          "v2Checkpoint",
+          // timestamp_ntz columns are read as LocalDateTime (INT64 TIMESTAMP, not adjusted to UTC)
+          "timestampNtz");
 
   /** Writer features (writer version 7) we honour when we commit. */
   public static final Set<String> WRITER_FEATURES =
@@ -51,7 +54,9 @@ public final class ProtocolSupport {
           // compaction and merge, which would have to keep row ids, refuse such tables
           "rowTracking",
           // our commitInfo comes first and carries a timestamp later than the previous commit's
-          "inCommitTimestamp");
+          "inCommitTimestamp",
+          // timestamp_ntz columns are written as Spark writes them
+          "timestampNtz");
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
@@ -147,8 +152,7 @@ public final class ProtocolSupport {
    * Writer features that ask nothing of an append while the table does not use them, with the test
    * of use: CHECK constraints ({@code delta.constraints.*} properties), the change data feed
    * ({@code delta.enableChangeDataFeed}), generated and identity columns (their field metadata),
-   * column defaults (an appender that writes every column never needs one), and {@code
-   * timestampNtz} (a column of that type is refused when the schema is read).
+   * and column defaults (an appender that writes every column never needs one).
    */
   static boolean inactive(String feature, Metadata m) {
     return switch (feature) {
@@ -159,7 +163,7 @@ public final class ProtocolSupport {
               m.configuration().getOrDefault("delta.enableChangeDataFeed", "false"));
       case "generatedColumns" -> !m.schemaString().contains("delta.generationExpression");
       case "identityColumns" -> !m.schemaString().contains("delta.identity.");
-      case "allowColumnDefaults", "timestampNtz" -> true;
+      case "allowColumnDefaults" -> true;
       default -> false;
     };
   }
