@@ -222,6 +222,26 @@ class NestedAndSmallTypesTest {
         .hasMessageContaining("array");
   }
 
+  @Test
+  void rowChecksLookInsideArraysAndMaps() {
+    assertThat(
+            RowChecks.valueProblem(
+                "tags", new ArrayType(PrimitiveType.STRING, false), Arrays.asList("a", null)))
+        .contains("tags.element");
+    Map<String, String> broken = new LinkedHashMap<>();
+    broken.put("k", "bad \uD800 text");
+    assertThat(
+            RowChecks.valueProblem(
+                "m", new MapType(PrimitiveType.STRING, PrimitiveType.STRING, true), broken))
+        .contains("m.value");
+    assertThat(
+            RowChecks.valueProblem(
+                "m",
+                new MapType(PrimitiveType.STRING, PrimitiveType.STRING, true),
+                Map.of("k", "v")))
+        .isNull();
+  }
+
   /** One row filled by {@code fill} and one all-null row. */
   private void write(MessageType file, Consumer<Group> fill) throws IOException {
     SimpleGroupFactory rows = new SimpleGroupFactory(file);
