@@ -60,24 +60,27 @@ final class SparkTypedTables {
    */
   private static final List<String> ROWS =
       List.of(
-          "INSERT INTO delta.`{path}` SELECT /*+ REPARTITION(2) */ id,"
-              + " CAST(id * 6 - 128 AS TINYINT), CAST(id * 1500 - 32768 AS SMALLINT),"
-              + " CAST(id / 4.0 - 3 AS FLOAT), CAST(concat('bin', id) AS BINARY),"
-              + " CAST(id * 1.25 - 20 AS DECIMAL(5,2)),"
-              + " CAST(id * 123456789.125 - 1000 AS DECIMAL(18,3)),"
-              + " CAST(id * 12345678901234567.0123456789 - 7 AS DECIMAL(38,10)),"
-              + " timestamp_micros(-150000000000000 + id * 86400123457),"
-              + " CAST(timestamp_micros(1774747800000000 + id * 3600000001) AS TIMESTAMP_NTZ),"
-              + " date_add(DATE'1965-06-01', CAST(id * 400 AS INT)),"
-              + " CASE WHEN id % 6 = 5 THEN NULL"
-              + "   ELSE named_struct('x', CAST(id AS INT), 'tags', array(concat('t', id), NULL)) END,"
-              + " CASE WHEN id % 5 = 0 THEN NULL WHEN id % 5 = 1 THEN CAST(array() AS ARRAY<BIGINT>)"
-              + "   ELSE sequence(0L, id % 4 + 1) END,"
-              + " array(named_struct('k', 'a', 'v', id * 0.5D),"
-              + "   CASE WHEN id % 2 = 0 THEN NULL ELSE named_struct('k', NULL, 'v', NULL) END),"
-              + " CASE WHEN id % 7 = 0 THEN map() WHEN id % 7 = 1 THEN NULL"
-              + "   ELSE map('a', array(1, NULL), concat('k', id), CAST(NULL AS ARRAY<INT>)) END"
-              + " FROM range(0, 40)",
+          """
+          INSERT INTO delta.`{path}` SELECT /*+ REPARTITION(2) */ id,
+            CAST(id * 6 - 128 AS TINYINT), CAST(id * 1500 - 32768 AS SMALLINT),
+            CAST(id / 4.0 - 3 AS FLOAT), CAST(concat('bin', id) AS BINARY),
+            CAST(id * 1.25 - 20 AS DECIMAL(5,2)),
+            CAST(id * 123456789.125 - 1000 AS DECIMAL(18,3)),
+            CAST(id * 12345678901234567.0123456789 - 7 AS DECIMAL(38,10)),
+            timestamp_micros(-150000000000000 + id * 86400123457),
+            CAST(timestamp_micros(1774747800000000 + id * 3600000001) AS TIMESTAMP_NTZ),
+            date_add(DATE'1965-06-01', CAST(id * 400 AS INT)),
+            CASE WHEN id % 6 = 5 THEN NULL
+              ELSE named_struct('x', CAST(id AS INT), 'tags', array(concat('t', id), NULL)) END,
+            CASE WHEN id % 5 = 0 THEN NULL WHEN id % 5 = 1 THEN CAST(array() AS ARRAY<BIGINT>)
+              ELSE sequence(0L, id % 4 + 1) END,
+            array(named_struct('k', 'a', 'v', id * 0.5D), CASE WHEN id % 2 = 0 THEN NULL
+              ELSE named_struct('k', CAST(NULL AS STRING), 'v', CAST(NULL AS DOUBLE)) END),
+            CASE WHEN id % 7 = 0 THEN CAST(map() AS MAP<STRING, ARRAY<INT>>)
+              WHEN id % 7 = 1 THEN NULL
+              ELSE map('a', array(1, NULL), concat('k', id), CAST(NULL AS ARRAY<INT>)) END
+          FROM range(0, 40)
+          """,
           "INSERT INTO delta.`{path}` (id) VALUES (1000)");
 
   /** Table name to its SQL. */

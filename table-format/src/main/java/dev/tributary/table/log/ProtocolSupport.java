@@ -1,7 +1,12 @@
 package dev.tributary.table.log;
 
 import dev.tributary.table.TableErrors;
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.ColumnMappingMode;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.MapType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructType;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -60,11 +65,32 @@ public final class ProtocolSupport {
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
-   * widens, with the {@code appendOnly} and {@code invariants} that the move from writer 2 to
-   * writer 7 names.
+   * widens, {@code timestampNtz} when a table is created with a {@code timestamp_ntz} column, with
+   * the {@code appendOnly} and {@code invariants} that the move from writer 2 to writer 7 names.
    */
   public static final Set<String> CREATED_FEATURES =
-      Set.of("typeWidening", "appendOnly", "invariants");
+      Set.of("typeWidening", "appendOnly", "invariants", "timestampNtz");
+
+  /** The reader-writer feature a table with a {@code timestamp_ntz} column must support. */
+  public static final String TIMESTAMP_NTZ = "timestampNtz";
+
+  /**
+   * True if a column of the schema, or a field nested in one (structs, arrays, maps), is a {@code
+   * timestamp_ntz}: the table then needs the {@value #TIMESTAMP_NTZ} feature.
+   */
+  public static boolean needsTimestampNtz(DataType type) {
+    if (type == PrimitiveType.TIMESTAMP_NTZ) {
+      return true;
+    }
+    if (type instanceof StructType struct) {
+      return struct.fields().stream().anyMatch(f -> needsTimestampNtz(f.type()));
+    }
+    if (type instanceof ArrayType array) {
+      return needsTimestampNtz(array.elementType());
+    }
+    return type instanceof MapType map
+        && (needsTimestampNtz(map.keyType()) || needsTimestampNtz(map.valueType()));
+  }
 
   private ProtocolSupport() {}
 

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -95,7 +96,7 @@ class GoldenTablesTest {
     return rows;
   }
 
-  /** Rows as comparable lists (binary as its text), in a fixed order. */
+  /** Rows as comparable lists (binary as its text, structs, arrays and maps deeply), sorted. */
   private static List<List<Object>> normalize(List<Object[]> rows) {
     List<List<Object>> out = new ArrayList<>();
     for (Object[] row : rows) {
@@ -111,6 +112,14 @@ class GoldenTablesTest {
     }
     if (value instanceof Object[] nested) {
       return Arrays.stream(nested).map(GoldenTablesTest::comparable).toList();
+    }
+    if (value instanceof List<?> list) {
+      return list.stream().map(GoldenTablesTest::comparable).toList();
+    }
+    if (value instanceof Map<?, ?> map) {
+      Map<Object, Object> out = new LinkedHashMap<>();
+      map.forEach((k, v) -> out.put(comparable(k), comparable(v)));
+      return out;
     }
     return value == null ? "null" : value;
   }
