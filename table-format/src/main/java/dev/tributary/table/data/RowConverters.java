@@ -32,9 +32,11 @@ import org.apache.parquet.schema.Type;
 
 /**
  * Parquet converters that assemble rows as {@code Object[]} of the table schema, the inverse of the
- * field writers. Each converter checks on creation that the file stores its column in the physical
- * type our writer uses for the table type, so a foreign file fails with a clear message instead of
- * producing wrong values.
+ * field writers. Each converter checks on creation that the file stores its column in a physical
+ * type it can read exactly: the one our writer uses, or what other writers use for the same table
+ * type (Spark's INT96 and TIMESTAMP(MILLIS) timestamps, decimals in any of the four physical types,
+ * the legacy two-level lists and MAP_KEY_VALUE maps) or an older, narrower type the column was
+ * widened from. Anything else fails with a clear message instead of producing wrong values.
  */
 final class RowConverters {
   private RowConverters() {}
