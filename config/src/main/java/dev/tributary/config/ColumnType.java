@@ -6,9 +6,10 @@ import java.util.regex.Pattern;
 
 /**
  * The type of a declared column: one of the {@link Primitive} types, a {@link Decimal} or an {@link
- * EpochTimestamp}. Written in files as {@code string}, {@code int}, {@code long}, {@code double},
- * {@code boolean}, {@code timestamp}, {@code timestamp(seconds)}, {@code timestamp(micros)}, {@code
- * timestamp(nanos)}, {@code date} or {@code decimal(p,s)}.
+ * EpochTimestamp}. Written in files as {@code string}, {@code byte}, {@code short}, {@code int},
+ * {@code long}, {@code float}, {@code double}, {@code boolean}, {@code timestamp}, {@code
+ * timestamp(seconds)}, {@code timestamp(micros)}, {@code timestamp(nanos)}, {@code timestamp_ntz},
+ * {@code date} or {@code decimal(p,s)}.
  */
 public sealed interface ColumnType
     permits ColumnType.Primitive, ColumnType.Decimal, ColumnType.EpochTimestamp {
@@ -62,10 +63,16 @@ public sealed interface ColumnType
   enum Primitive implements ColumnType {
     /** UTF-8 text. */
     STRING,
+    /** 8-bit signed integer (Delta's byte, Spark's TINYINT). */
+    BYTE,
+    /** 16-bit signed integer (Delta's short, Spark's SMALLINT). */
+    SHORT,
     /** 32-bit signed integer. */
     INT,
     /** 64-bit signed integer. */
     LONG,
+    /** 32-bit floating point. */
+    FLOAT,
     /** 64-bit floating point. */
     DOUBLE,
     /** true or false. */
@@ -75,6 +82,11 @@ public sealed interface ColumnType
      * other units).
      */
     TIMESTAMP,
+    /**
+     * A wall-clock date and time without a time zone (Delta's timestamp_ntz), from an ISO-8601
+     * local date-time string like {@code 2026-01-01T10:00:00}.
+     */
+    TIMESTAMP_NTZ,
     /** A calendar date, from an ISO-8601 date string. */
     DATE;
 
@@ -141,7 +153,8 @@ public sealed interface ColumnType
     throw new IllegalArgumentException(
         "unknown column type '"
             + text
-            + "'; use string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date"
+            + "'; use string, byte, short, int, long, float, double, boolean, timestamp,"
+            + " timestamp(seconds|micros|nanos), timestamp_ntz, date"
             + " or decimal(p,s) like decimal(10,2)");
   }
 }

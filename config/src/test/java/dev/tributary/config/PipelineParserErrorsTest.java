@@ -55,8 +55,9 @@ class PipelineParserErrorsTest {
         .containsExactly(
             "orders.yaml:6:30: source.kafka.max-offsets-per-trigger: cannot parse 'lots' as a whole number;"
                 + " write digits only, like 500000",
-            "orders.yaml:11:11: format.json.schema.at: unknown column type 'instant'; use string, int, long,"
-                + " double, boolean, timestamp, timestamp(seconds|micros|nanos), date or decimal(p,s) like decimal(10,2)",
+            "orders.yaml:11:11: format.json.schema.at: unknown column type 'instant'; use string, byte,"
+                + " short, int, long, float, double, boolean, timestamp, timestamp(seconds|micros|nanos),"
+                + " timestamp_ntz, date or decimal(p,s) like decimal(10,2)",
             "orders.yaml:16:29: trigger.processing-time: cannot parse 'soon' as a duration; write a number and a"
                 + " unit like 500ms, 30s, 10 minutes, 1 hour or 7 days");
   }

@@ -130,7 +130,9 @@ public final class DeltaTable {
           List.of(
               new CommitInfo(
                   Map.of("timestamp", now, "operation", "CREATE TABLE", "engineInfo", "Tributary")),
-              Protocol.ours(),
+              ProtocolSupport.needsTimestampNtz(schema)
+                  ? Protocol.ours().withReaderWriterFeature(ProtocolSupport.TIMESTAMP_NTZ)
+                  : Protocol.ours(),
               metadata);
       try {
         if (log.tryCommit(0, actions)) {

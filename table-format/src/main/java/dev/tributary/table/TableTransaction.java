@@ -6,6 +6,7 @@ import dev.tributary.table.data.PartitionedDataWriter;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.Metadata;
+import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.StatsJson;
@@ -185,6 +186,17 @@ public abstract sealed class TableTransaction implements AutoCloseable
                 + "' to the Delta table at "
                 + table.location()
                 + ": an added column must be nullable (the files written before hold no value for it)");
+      }
+      if (ProtocolSupport.needsTimestampNtz(c.type())
+          && !readSnapshot.state().protocol().supports(ProtocolSupport.TIMESTAMP_NTZ)) {
+        throw new IllegalArgumentException(
+            "Cannot add column '"
+                + c.name()
+                + "' to the Delta table at "
+                + table.location()
+                + ": it is a timestamp_ntz, which needs the table feature timestampNtz the table"
+                + " does not support; declare it as a timestamp, or enable the feature"
+                + " (ALTER TABLE ... SET TBLPROPERTIES ('delta.feature.timestampNtz' = 'supported'))");
       }
       int existing = current.indexOf(c.name());
       if (existing >= 0) {

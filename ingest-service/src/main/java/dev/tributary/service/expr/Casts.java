@@ -9,7 +9,9 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
@@ -46,6 +48,10 @@ final class Casts {
     if (from.equals(to)) {
       return v -> v;
     }
+    Conversion widened = viaWiderType(from, to);
+    if (widened != null) {
+      return widened;
+    }
     if (to == PrimitiveType.STRING) {
       return from instanceof StructType || from == PrimitiveType.BINARY ? null : Casts::toText;
     }
@@ -64,6 +70,34 @@ final class Casts {
       case DATE -> toDate(from);
       default -> null;
     };
+  }
+
+  /**
+   * CAST from the types a Delta source may carry but expressions do not compute with: byte and
+   * short go through int, float through double, timestamp_ntz through the timestamp of its
+   * wall-clock time in UTC (the session zone of the language) or, to string, its ISO-8601 local
+   * text. Null when {@code from} is none of them, or the cast is not allowed.
+   */
+  private static Conversion viaWiderType(DataType from, DataType to) {
+    DataType wider;
+    Conversion widen;
+    if (from == PrimitiveType.BYTE || from == PrimitiveType.SHORT) {
+      wider = PrimitiveType.INTEGER;
+      widen = v -> ((Number) v).intValue();
+    } else if (from == PrimitiveType.FLOAT) {
+      wider = PrimitiveType.DOUBLE;
+      widen = v -> ((Float) v).doubleValue();
+    } else if (from == PrimitiveType.TIMESTAMP_NTZ) {
+      if (to == PrimitiveType.STRING) {
+        return v -> DateTimeFormatter.ISO_LOCAL_DATE_TIME.format((LocalDateTime) v);
+      }
+      wider = PrimitiveType.TIMESTAMP;
+      widen = v -> ((LocalDateTime) v).toInstant(ZoneOffset.UTC);
+    } else {
+      return null;
+    }
+    Conversion rest = explicit(wider, to);
+    return rest == null ? null : v -> rest.apply(widen.apply(v));
   }
 
   /** The text form of a value, as CAST(x AS string) and concatenation produce it. */

@@ -1,7 +1,9 @@
 package dev.tributary.service.expr;
 
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.math.BigDecimal;
@@ -69,6 +71,8 @@ final class Functions {
     FUNCTIONS.put("upper", new Spec(1, 1, c -> stringToString(c, s -> s.toUpperCase(Locale.ROOT))));
     FUNCTIONS.put("trim", new Spec(1, 1, c -> stringToString(c, Functions::trimSpaces)));
     FUNCTIONS.put("length", new Spec(1, 1, Functions::length));
+    FUNCTIONS.put("size", new Spec(1, 1, Functions::size));
+    FUNCTIONS.put("element_at", new Spec(2, 2, Functions::elementAt));
     FUNCTIONS.put("substring", new Spec(2, 3, Functions::substring));
     FUNCTIONS.put("concat", new Spec(1, Integer.MAX_VALUE, Functions::concat));
     FUNCTIONS.put(
@@ -198,6 +202,62 @@ final class Functions {
           String s = (String) v;
           return s.codePointCount(0, s.length());
         });
+  }
+
+  /** {@code size(array or map)}: the number of elements or entries. */
+  private static Node size(Call c) {
+    DataType t = c.arg(0).type();
+    expect(c, 0, t instanceof ArrayType || t instanceof MapType, "an array or a map");
+    return unary(
+        c, PrimitiveType.INTEGER, v -> v instanceof List<?> l ? l.size() : ((Map<?, ?>) v).size());
+  }
+
+  /**
+   * {@code element_at(array, i)}: the i-th element, 1-based, a negative i counting from the end;
+   * null when i is 0 or beyond the array (as Spark's try_element_at). {@code element_at(map, key)}:
+   * the key's value, or null.
+   */
+  private static Node elementAt(Call c) {
+    DataType t = c.arg(0).type();
+    if (t == null) {
+      throw c.error(
+          c.arg(0).position(), "function element_at expects an array or a map as argument 1");
+    }
+    Evaluator container = c.arg(0).eval();
+    if (t instanceof ArrayType array) {
+      expect(c, 1, Types.isIntegral(c.arg(1).type()), "an integer index");
+      Evaluator index = c.arg(1).eval();
+      Evaluator eval =
+          row -> {
+            Object a = container.eval(row);
+            Object i = index.eval(row);
+            if (a == null || i == null) {
+              return null;
+            }
+            List<?> list = (List<?>) a;
+            long at = ((Number) i).longValue();
+            long zeroBased = at > 0 ? at - 1 : list.size() + at;
+            return at == 0 || zeroBased < 0 || zeroBased >= list.size()
+                ? null
+                : list.get((int) zeroBased);
+          };
+      return Node.of(array.elementType(), eval, c.args(), c.label(), c.position());
+    }
+    expect(c, 0, t instanceof MapType, "an array or a map");
+    MapType map = (MapType) t;
+    expect(
+        c,
+        1,
+        c.arg(1).isNullLiteral() || map.keyType().equals(c.arg(1).type()),
+        "a key of type " + Types.name(map.keyType()));
+    Evaluator key = c.arg(1).eval();
+    Evaluator eval =
+        row -> {
+          Object m = container.eval(row);
+          Object k = key.eval(row);
+          return m == null || k == null ? null : ((Map<?, ?>) m).get(k);
+        };
+    return Node.of(map.valueType(), eval, c.args(), c.label(), c.position());
   }
 
   /**

@@ -1,7 +1,9 @@
 package dev.tributary.service.expr;
 
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 
@@ -26,6 +28,12 @@ final class Types {
     }
     if (t instanceof StructType) {
       return "struct";
+    }
+    if (t instanceof ArrayType a) {
+      return "array<" + name(a.elementType()) + ">";
+    }
+    if (t instanceof MapType m) {
+      return "map<" + name(m.keyType()) + "," + name(m.valueType()) + ">";
     }
     return t == PrimitiveType.INTEGER ? "int" : t.deltaName();
   }

@@ -10,6 +10,9 @@ import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 
 /**
@@ -39,8 +42,16 @@ abstract class FieldReader {
     if (type instanceof DecimalType d) {
       return new DecimalReader(path, d);
     }
-    return switch ((PrimitiveType) type) {
+    if (!(type instanceof PrimitiveType primitive)) {
+      throw new IllegalArgumentException(
+          "field '" + path + "': " + type.deltaName() + " columns cannot be parsed from JSON");
+    }
+    return switch (primitive) {
       case STRING -> new StringReader(path);
+      case BYTE -> new SmallIntReader(path, PrimitiveType.BYTE, Byte.MIN_VALUE, Byte.MAX_VALUE);
+      case SHORT -> new SmallIntReader(path, PrimitiveType.SHORT, Short.MIN_VALUE, Short.MAX_VALUE);
+      case FLOAT -> new FloatReader(path);
+      case TIMESTAMP_NTZ -> new TimestampNtzReader(path);
       case INTEGER -> new IntReader(path);
       case LONG -> new LongReader(path);
       case DOUBLE -> new DoubleReader(path);
@@ -86,6 +97,81 @@ abstract class FieldReader {
         return (int) v;
       }
       throw RecordErrors.wrongType(path, type, p, t);
+    }
+  }
+
+  /** byte and short: JSON whole numbers in the type's range, as Byte and Short. */
+  private static final class SmallIntReader extends FieldReader {
+    private final long min;
+    private final long max;
+
+    SmallIntReader(String path, PrimitiveType type, long min, long max) {
+      super(path, type);
+      this.min = min;
+      this.max = max;
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      long v;
+      if (t == JsonToken.VALUE_NUMBER_INT) {
+        if (p.getNumberType() != JsonParser.NumberType.INT
+            || p.getIntValue() < min
+            || p.getIntValue() > max) {
+          throw RecordErrors.outOfRange(path, type, p);
+        }
+        v = p.getIntValue();
+      } else if (t == JsonToken.VALUE_NUMBER_FLOAT) {
+        v = integralValue(p, this, min, max);
+      } else {
+        throw RecordErrors.wrongType(path, type, p, t);
+      }
+      return type == PrimitiveType.BYTE ? (Object) (byte) v : (Object) (short) v;
+    }
+  }
+
+  private static final class FloatReader extends FieldReader {
+    FloatReader(String path) {
+      super(path, PrimitiveType.FLOAT);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+        float v = p.getFloatValue();
+        if (Float.isInfinite(v)) {
+          throw RecordErrors.outOfRange(path, type, p);
+        }
+        return v;
+      }
+      throw RecordErrors.wrongType(path, type, p, t);
+    }
+  }
+
+  /**
+   * timestamp_ntz: an ISO-8601 local date-time string ({@code 2026-01-01T10:00:00.123456}, or with
+   * a space for the T), no zone: the wall-clock time as written, like Spark's TIMESTAMP_NTZ.
+   */
+  private static final class TimestampNtzReader extends FieldReader {
+    TimestampNtzReader(String path) {
+      super(path, PrimitiveType.TIMESTAMP_NTZ);
+    }
+
+    @Override
+    Object read(JsonParser p, JsonToken t) throws IOException {
+      if (t != JsonToken.VALUE_STRING) {
+        throw RecordErrors.wrongType(path, type, p, t);
+      }
+      String text = p.getText();
+      try {
+        LocalDateTime v = LocalDateTime.parse(text.replace(' ', 'T'));
+        if (v.getYear() < 1 || v.getYear() > 9999) {
+          throw RecordErrors.timestampTextOutOfRange(path, text);
+        }
+        return v.truncatedTo(ChronoUnit.MICROS);
+      } catch (DateTimeParseException e) {
+        throw RecordErrors.wrongType(path, type, p, t);
+      }
     }
   }
 

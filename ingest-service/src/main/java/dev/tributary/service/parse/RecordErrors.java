@@ -228,7 +228,14 @@ final class RecordErrors {
     if (type instanceof StructType) {
       return "an object";
     }
-    return switch ((PrimitiveType) type) {
+    if (!(type instanceof PrimitiveType primitive)) {
+      return "a " + type.deltaName();
+    }
+    return switch (primitive) {
+      case BYTE -> "a byte (-128 to 127)";
+      case SHORT -> "a short (-32768 to 32767)";
+      case FLOAT -> "a float";
+      case TIMESTAMP_NTZ -> "a timestamp_ntz (ISO-8601 local date-time like 2026-01-01T10:00:00)";
       case INTEGER -> "an int";
       case LONG -> "a long";
       case DOUBLE -> "a double";

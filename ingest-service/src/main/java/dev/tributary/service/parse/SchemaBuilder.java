@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  */
 final class SchemaBuilder {
   static final String KNOWN_TYPES =
-      "string, int, long, double, boolean, timestamp, timestamp(seconds|micros|nanos), date, decimal(p,s)";
+      "string, byte, short, int, long, float, double, boolean, timestamp,"
+          + " timestamp(seconds|micros|nanos), timestamp_ntz, date, decimal(p,s)";
 
   private static final Pattern EPOCH_TIMESTAMP =
       Pattern.compile("timestamp\\s*\\(\\s*([a-z]+)\\s*\\)");
@@ -88,6 +89,14 @@ final class SchemaBuilder {
     switch (t) {
       case "string":
         return PrimitiveType.STRING;
+      case "byte":
+        return PrimitiveType.BYTE;
+      case "short":
+        return PrimitiveType.SHORT;
+      case "float":
+        return PrimitiveType.FLOAT;
+      case "timestamp_ntz":
+        return PrimitiveType.TIMESTAMP_NTZ;
       case "int":
         return PrimitiveType.INTEGER;
       case "long":

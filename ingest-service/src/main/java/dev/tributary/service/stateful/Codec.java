@@ -9,7 +9,14 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Binary encoding of row values for state keys and values. Every value is a type tag followed by a
@@ -33,6 +40,19 @@ final class Codec {
    * A struct value ({@code Object[]}, e.g. a nested Avro record): its field count, then its values.
    */
   private static final byte STRUCT = 10;
+
+  /** The column types a Delta source may carry (issue 23): byte, short, float, timestamp_ntz. */
+  private static final byte BYTE = 11;
+
+  private static final byte SHORT = 12;
+  private static final byte FLOAT = 13;
+  private static final byte TIMESTAMP_NTZ = 14;
+
+  /** An array value ({@code List}): its size, then its elements. */
+  private static final byte LIST = 15;
+
+  /** A map value ({@code Map}): its size, then key and value of each entry, in its order. */
+  private static final byte MAP = 16;
 
   private Codec() {}
 
@@ -84,6 +104,26 @@ final class Codec {
         for (Object field : struct) {
           value(field);
         }
+        return this;
+      } else if (v instanceof Byte b) {
+        return raw(BYTE).raw(b);
+      } else if (v instanceof Short sh) {
+        return raw(SHORT).putInt(sh);
+      } else if (v instanceof Float f) {
+        return raw(FLOAT).putInt(Float.floatToIntBits(f));
+      } else if (v instanceof LocalDateTime t) {
+        return raw(TIMESTAMP_NTZ).putLong(Times.micros(t.toInstant(ZoneOffset.UTC)));
+      } else if (v instanceof List<?> list) {
+        raw(LIST).putInt(list.size());
+        list.forEach(this::value);
+        return this;
+      } else if (v instanceof Map<?, ?> map) {
+        raw(MAP).putInt(map.size());
+        map.forEach(
+            (k, x) -> {
+              value(k);
+              value(x);
+            });
         return this;
       }
       throw new IllegalArgumentException("cannot keep a " + v.getClass().getName() + " in state");
@@ -170,6 +210,33 @@ final class Codec {
                 struct[i] = value();
               }
               return struct;
+            }
+          case BYTE:
+            return in.readByte();
+          case SHORT:
+            return (short) in.readInt();
+          case FLOAT:
+            return Float.intBitsToFloat(in.readInt());
+          case TIMESTAMP_NTZ:
+            return LocalDateTime.ofInstant(Times.instant(in.readLong()), ZoneOffset.UTC);
+          case LIST:
+            {
+              int n = in.readInt();
+              List<Object> list = new ArrayList<>(n);
+              for (int i = 0; i < n; i++) {
+                list.add(value());
+              }
+              return Collections.unmodifiableList(list);
+            }
+          case MAP:
+            {
+              int n = in.readInt();
+              Map<Object, Object> map = new LinkedHashMap<>();
+              for (int i = 0; i < n; i++) {
+                Object key = value();
+                map.put(key, value());
+              }
+              return Collections.unmodifiableMap(map);
             }
           default:
             throw new IllegalStateException(

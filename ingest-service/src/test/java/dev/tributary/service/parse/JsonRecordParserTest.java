@@ -11,6 +11,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.LinkedHashMap;
 import org.junit.jupiter.api.Test;
 
@@ -72,12 +73,31 @@ class JsonRecordParserTest {
   }
 
   @Test
+  void byteShortFloatAndTimestampNtzAreReadInRangeAndRefusedOutOfIt() {
+    JsonRecordParser p = parser("b", "byte", "s", "short", "f", "float", "t", "timestamp_ntz");
+
+    assertThat(
+            ok(p, "{\"b\":-128,\"s\":32767,\"f\":1.5," + "\"t\":\"2026-03-29T02:30:00.1234567\"}"))
+        .containsExactly(
+            (byte) -128, (short) 32767, 1.5f, LocalDateTime.parse("2026-03-29T02:30:00.123456"));
+    assertThat(ok(p, "{\"b\":3.0,\"t\":\"1969-07-20 20:17:40\"}"))
+        .containsExactly((byte) 3, null, null, LocalDateTime.parse("1969-07-20T20:17:40"));
+    assertThat(error(p, "{\"b\":128}")).contains("field 'b'").contains("byte");
+    assertThat(error(p, "{\"s\":-32769}")).contains("field 's'").contains("short");
+    assertThat(error(p, "{\"t\":\"2026-01-01T00:00:00Z\"}"))
+        .contains("field 't'")
+        .contains("timestamp_ntz");
+    assertThat(error(p, "{\"t\":1767225600000}")).contains("field 't'");
+  }
+
+  @Test
   void schemaOfRejectsBadDeclarationsNamingTheColumn() {
     assertThatThrownBy(() -> schema("a", "string", "amount", "bigint"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "column 'amount': unknown type 'bigint'; expected one of string, int, long,"
-                + " double, boolean, timestamp, timestamp(seconds|micros|nanos), date, decimal(p,s)");
+            "column 'amount': unknown type 'bigint'; expected one of string, byte, short, int,"
+                + " long, float, double, boolean, timestamp, timestamp(seconds|micros|nanos),"
+                + " timestamp_ntz, date, decimal(p,s)");
     assertThatThrownBy(() -> schema("price", "decimal(40,2)"))
         .hasMessage(
             "column 'price': invalid type 'decimal(40,2)': decimal precision must be 1..38,"

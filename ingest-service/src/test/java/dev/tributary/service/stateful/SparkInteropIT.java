@@ -23,9 +23,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,8 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * child JVM ({@link SparkReference}, the {@code tables} job of SparkJudge.java) and reports the ids
  * of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark} and
  * {@link AvroEvolvedTableForSpark}, and makes the tables of {@link SparkFeatureTables} (deletion
- * vectors, column mapping) for the Delta source to read (a Spark start costs ~30-40 s, so one start
- * serves all).
+ * vectors, column mapping) and the typed tables of {@link SparkTypedTables} (every column type,
+ * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read (a
+ * Spark start costs ~30-40 s, so one start serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -56,6 +61,7 @@ class SparkInteropIT {
   static AvroEvolvedTableForSpark avroEvolved;
   static SparkFeatureTables features;
   static SparkAppendTables appends;
+  static SparkTypedTables typed;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -67,10 +73,12 @@ class SparkInteropIT {
         new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
     features = new SparkFeatureTables(Files.createDirectories(dir.resolve("features")));
     appends = new SparkAppendTables(Files.createDirectories(dir.resolve("appends")));
+    typed = new SparkTypedTables(Files.createDirectories(dir.resolve("typed")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
     List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
     sqlTables.addAll(appends.jobTables());
+    sqlTables.addAll(typed.jobTables());
     Path ready = work.resolve("ready");
     Path resume = work.resolve("resume.json");
     SparkReference.Running spark =
@@ -91,7 +99,11 @@ class SparkInteropIT {
     try {
       spark.awaitReady(ready);
       // the same Spark reads back what our pipelines appended to the tables it made
-      spark.resume(resume, appends.appendAndListReads());
+      Map<String, Object> readBack = new LinkedHashMap<>(appends.appendAndListReads());
+      List<Object> readsBack = new ArrayList<>((List<?>) readBack.get("reads"));
+      readsBack.addAll(typed.appendAndListReads());
+      readBack.put("reads", readsBack);
+      spark.resume(resume, readBack);
     } catch (Exception | AssertionError e) {
       spark.kill();
       throw e;
@@ -103,6 +115,36 @@ class SparkInteropIT {
   void aKafkaPipelineAppendsToASparkTableWithColumnMappingVectorsRowTrackingAndClustering()
       throws Exception {
     appends.check();
+  }
+
+  @Test
+  void everyColumnTypeSparkWritesIsReadAsKernelReadsItInEachParquetShape() throws Exception {
+    for (String name : List.of("types-default", "types-int96", "types-millis", "types-legacy")) {
+      assertThat(typed.check(name)).as(name).isEqualTo(41);
+    }
+    assertThat(typed.check("types-partitioned")).isEqualTo(12);
+    // the settings took: each table holds the physical shape its case is about
+    MessageType int96 = typed.fileSchema("types-int96");
+    SparkTypedTables.assertPhysical(int96, "ts", PrimitiveTypeName.INT96);
+    MessageType millis = typed.fileSchema("types-millis");
+    assertThat(millis.getType("ts").getLogicalTypeAnnotation())
+        .isEqualTo(
+            LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MILLIS));
+    MessageType plain = typed.fileSchema("types-default");
+    SparkTypedTables.assertPhysical(plain, "d5", PrimitiveTypeName.INT32);
+    SparkTypedTables.assertPhysical(plain, "d18", PrimitiveTypeName.INT64);
+    SparkTypedTables.assertPhysical(plain, "d38", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY);
+    MessageType legacy = typed.fileSchema("types-legacy");
+    SparkTypedTables.assertPhysical(legacy, "d5", PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY);
+    assertThat(legacy.getType("arr").asGroupType().getType(0).getName())
+        .as("a two-level list")
+        .isNotEqualTo("list");
+  }
+
+  @Test
+  void aKafkaPipelineAppendsTimestampNtzByteShortAndFloatToASparkTableAndSparkReadsThem()
+      throws Exception {
+    typed.checkAppend();
   }
 
   @Test

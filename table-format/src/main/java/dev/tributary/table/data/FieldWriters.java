@@ -1,7 +1,9 @@
 package dev.tributary.table.data;
 
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -35,6 +37,12 @@ final class FieldWriters {
     if (type instanceof StructType struct) {
       return new StructWriter(name, path, struct, fieldIndex, valueIndex, required);
     }
+    if (type instanceof ArrayType array) {
+      return new ArrayWriter(name, path, array, fieldIndex, valueIndex, required);
+    }
+    if (type instanceof MapType map) {
+      return new MapWriter(name, path, map, fieldIndex, valueIndex, required);
+    }
     if (type instanceof DecimalType decimal) {
       return decimal.precision() <= 18
           ? new DecimalFieldWriters.UnscaledLongWriter(
@@ -46,8 +54,13 @@ final class FieldWriters {
       case STRING ->
           new PrimitiveFieldWriters.StringWriter(
               name, path, type, fieldIndex, valueIndex, required);
+      case BYTE, SHORT ->
+          new PrimitiveFieldWriters.SmallIntWriter(
+              name, path, type, fieldIndex, valueIndex, required);
       case INTEGER ->
           new PrimitiveFieldWriters.IntWriter(name, path, type, fieldIndex, valueIndex, required);
+      case FLOAT ->
+          new PrimitiveFieldWriters.FloatWriter(name, path, type, fieldIndex, valueIndex, required);
       case LONG ->
           new PrimitiveFieldWriters.LongWriter(name, path, type, fieldIndex, valueIndex, required);
       case DOUBLE ->
@@ -58,6 +71,9 @@ final class FieldWriters {
               name, path, type, fieldIndex, valueIndex, required);
       case TIMESTAMP ->
           new PrimitiveFieldWriters.TimestampWriter(
+              name, path, type, fieldIndex, valueIndex, required);
+      case TIMESTAMP_NTZ ->
+          new PrimitiveFieldWriters.TimestampNtzWriter(
               name, path, type, fieldIndex, valueIndex, required);
       case DATE ->
           new PrimitiveFieldWriters.DateWriter(name, path, type, fieldIndex, valueIndex, required);
@@ -128,6 +144,101 @@ final class FieldWriters {
       if (!childMax.isEmpty()) {
         max.put(name, Collections.unmodifiableMap(childMax));
       }
+    }
+  }
+
+  /**
+   * An array column: the three-level LIST group of {@link ParquetSchemas}, one repeated {@code
+   * list} group per element. Like Delta, no statistics but the column's null count.
+   */
+  static final class ArrayWriter extends FieldWriter {
+    private final FieldWriter[] element;
+
+    ArrayWriter(
+        String name,
+        String path,
+        ArrayType type,
+        int fieldIndex,
+        int valueIndex,
+        boolean required) {
+      super(name, path, type, fieldIndex, valueIndex, required);
+      element =
+          new FieldWriter[] {
+            create(
+                new StructField(ParquetSchemas.ELEMENT, type.elementType(), type.containsNull()),
+                0,
+                0,
+                path + ".element")
+          };
+    }
+
+    @Override
+    void write(RecordConsumer consumer, Object value) {
+      List<?> values = (List<?>) value;
+      consumer.startGroup();
+      if (!values.isEmpty()) {
+        consumer.startField(ParquetSchemas.LIST, 0);
+        Object[] slot = new Object[1];
+        for (Object v : values) {
+          slot[0] = v;
+          consumer.startGroup();
+          writeFields(consumer, element, slot);
+          consumer.endGroup();
+        }
+        consumer.endField(ParquetSchemas.LIST, 0);
+      }
+      consumer.endGroup();
+    }
+
+    @Override
+    void addStats(Map<String, Object> min, Map<String, Object> max, Map<String, Object> nulls) {
+      nulls.put(name, nullCount);
+    }
+  }
+
+  /**
+   * A map column: the MAP group of {@link ParquetSchemas}, one repeated {@code key_value} group per
+   * entry. Like Delta, no statistics but the column's null count.
+   */
+  static final class MapWriter extends FieldWriter {
+    private final FieldWriter[] entry;
+
+    MapWriter(
+        String name, String path, MapType type, int fieldIndex, int valueIndex, boolean required) {
+      super(name, path, type, fieldIndex, valueIndex, required);
+      entry =
+          new FieldWriter[] {
+            create(new StructField(ParquetSchemas.KEY, type.keyType(), false), 0, 0, path + ".key"),
+            create(
+                new StructField(ParquetSchemas.VALUE, type.valueType(), type.valueContainsNull()),
+                1,
+                1,
+                path + ".value")
+          };
+    }
+
+    @Override
+    void write(RecordConsumer consumer, Object value) {
+      Map<?, ?> values = (Map<?, ?>) value;
+      consumer.startGroup();
+      if (!values.isEmpty()) {
+        consumer.startField(ParquetSchemas.KEY_VALUE, 0);
+        Object[] slots = new Object[2];
+        for (Map.Entry<?, ?> e : values.entrySet()) {
+          slots[0] = e.getKey();
+          slots[1] = e.getValue();
+          consumer.startGroup();
+          writeFields(consumer, entry, slots);
+          consumer.endGroup();
+        }
+        consumer.endField(ParquetSchemas.KEY_VALUE, 0);
+      }
+      consumer.endGroup();
+    }
+
+    @Override
+    void addStats(Map<String, Object> min, Map<String, Object> max, Map<String, Object> nulls) {
+      nulls.put(name, nullCount);
     }
   }
 }

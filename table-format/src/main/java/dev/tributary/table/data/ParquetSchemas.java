@@ -1,7 +1,9 @@
 package dev.tributary.table.data;
 
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -16,13 +18,24 @@ import org.apache.parquet.schema.Types;
 /**
  * Maps table types to Parquet types the way Spark and Delta write them, so every Delta reader
  * understands our files: string = BINARY (STRING), integer = INT32, long = INT64, double = DOUBLE,
- * boolean = BOOLEAN, timestamp = INT64 TIMESTAMP(MICROS, UTC), date = INT32 DATE, binary = BINARY,
- * decimal = INT32 up to precision 9, INT64 up to 18, else FIXED_LEN_BYTE_ARRAY of the minimum width
- * (all with the DECIMAL annotation), struct = group. Nullable fields are OPTIONAL, others REQUIRED.
+ * boolean = BOOLEAN, timestamp = INT64 TIMESTAMP(MICROS, UTC), timestamp_ntz = INT64
+ * TIMESTAMP(MICROS, not UTC), byte = INT32 INT(8), short = INT32 INT(16), float = FLOAT, date =
+ * INT32 DATE, binary = BINARY, decimal = INT32 up to precision 9, INT64 up to 18, else
+ * FIXED_LEN_BYTE_ARRAY of the minimum width (all with the DECIMAL annotation), struct = group,
+ * array = the three-level LIST group ({@code list} / {@code element}), map = the MAP group ({@code
+ * key_value} / {@code key}, {@code value}). Nullable fields are OPTIONAL, others REQUIRED.
  */
 final class ParquetSchemas {
   /** Spark names the root group of the files it writes this way; we follow. */
   static final String ROOT_NAME = "spark_schema";
+
+  /** The names of the repeated groups and fields of lists and maps, as Spark writes them. */
+  static final String LIST = "list";
+
+  static final String ELEMENT = "element";
+  static final String KEY_VALUE = "key_value";
+  static final String KEY = "key";
+  static final String VALUE = "value";
 
   private ParquetSchemas() {}
 
@@ -46,8 +59,41 @@ final class ParquetSchemas {
   }
 
   private static Type build(StructField field) {
-    Type.Repetition repetition =
-        field.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
+    return build(
+        field.name(),
+        field.type(),
+        field.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED);
+  }
+
+  private static Type build(String name, DataType type, Type.Repetition repetition) {
+    if (type instanceof ArrayType array) {
+      // the three-level LIST of the Parquet spec, with Spark's names (list, element)
+      return Types.buildGroup(repetition)
+          .as(LogicalTypeAnnotation.listType())
+          .addField(
+              Types.repeatedGroup()
+                  .addField(build(ELEMENT, array.elementType(), repetition(array.containsNull())))
+                  .named(LIST))
+          .named(name);
+    }
+    if (type instanceof MapType map) {
+      return Types.buildGroup(repetition)
+          .as(LogicalTypeAnnotation.mapType())
+          .addField(
+              Types.repeatedGroup()
+                  .addField(build(KEY, map.keyType(), Type.Repetition.REQUIRED))
+                  .addField(build(VALUE, map.valueType(), repetition(map.valueContainsNull())))
+                  .named(KEY_VALUE))
+          .named(name);
+    }
+    return build(new StructField(name, type, repetition == Type.Repetition.OPTIONAL), repetition);
+  }
+
+  private static Type.Repetition repetition(boolean nullable) {
+    return nullable ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
+  }
+
+  private static Type build(StructField field, Type.Repetition repetition) {
     DataType type = field.type();
     if (type instanceof StructType struct) {
       List<Type> children = new ArrayList<>();
@@ -82,13 +128,28 @@ final class ParquetSchemas {
           Types.primitive(PrimitiveTypeName.BINARY, repetition)
               .as(LogicalTypeAnnotation.stringType())
               .named(field.name());
+      case BYTE ->
+          Types.primitive(PrimitiveTypeName.INT32, repetition)
+              .as(LogicalTypeAnnotation.intType(8, true))
+              .named(field.name());
+      case SHORT ->
+          Types.primitive(PrimitiveTypeName.INT32, repetition)
+              .as(LogicalTypeAnnotation.intType(16, true))
+              .named(field.name());
       case INTEGER -> Types.primitive(PrimitiveTypeName.INT32, repetition).named(field.name());
+      case FLOAT -> Types.primitive(PrimitiveTypeName.FLOAT, repetition).named(field.name());
       case LONG -> Types.primitive(PrimitiveTypeName.INT64, repetition).named(field.name());
       case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, repetition).named(field.name());
       case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, repetition).named(field.name());
       case TIMESTAMP ->
           Types.primitive(PrimitiveTypeName.INT64, repetition)
               .as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MICROS))
+              .named(field.name());
+      case TIMESTAMP_NTZ ->
+          Types.primitive(PrimitiveTypeName.INT64, repetition)
+              .as(
+                  LogicalTypeAnnotation.timestampType(
+                      false /* isAdjustedToUTC */, LogicalTypeAnnotation.TimeUnit.MICROS))
               .named(field.name());
       case DATE ->
           Types.primitive(PrimitiveTypeName.INT32, repetition)

@@ -29,8 +29,9 @@ import java.util.Map;
  * the reader's session time zone, so a zone-less value would mean a different instant to a reader
  * outside UTC. Reading also accepts the zone-less form {@code yyyy-MM-dd HH:mm:ss[.fraction]} that
  * older versions of this writer produced (always in UTC, so it is read as UTC) and any ISO-8601
- * offset. An empty string is null for every type, as the protocol says, so an empty string value is
- * written as null.
+ * offset. A timestamp_ntz is its wall-clock time without a zone ({@code 2026-01-01
+ * 00:00:00.000000}), as Spark writes it. An empty string is null for every type, as the protocol
+ * says, so an empty string value is written as null.
  *
  * <p>A value can make a directory name no file system or object store accepts: a NUL character
  * (which Spark does not escape either), or a {@code column=value} segment longer than {@value
@@ -48,6 +49,10 @@ final class PartitionValues {
 
   private static final DateTimeFormatter TIMESTAMP_WRITE =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
+
+  /** A timestamp_ntz as Spark writes it: the wall-clock time, no zone, microseconds. */
+  private static final DateTimeFormatter TIMESTAMP_NTZ_WRITE =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS");
 
   private static final DateTimeFormatter TIMESTAMP_READ =
       new DateTimeFormatterBuilder()
@@ -99,7 +104,8 @@ final class PartitionValues {
 
   /** Checks that a column can be a partition column; throws with a message naming it if not. */
   static void checkPartitionable(String column, DataType type) {
-    if (type instanceof StructType || type == PrimitiveType.BINARY) {
+    if (!(type instanceof PrimitiveType || type instanceof DecimalType)
+        || type == PrimitiveType.BINARY) {
       throw new IllegalArgumentException(DataErrors.unsupportedPartitionType(column, type));
     }
   }
@@ -120,12 +126,16 @@ final class PartitionValues {
         String s = (String) value;
         yield s.isEmpty() ? null : s;
       }
+      case BYTE -> Byte.toString((Byte) value);
+      case SHORT -> Short.toString((Short) value);
       case INTEGER -> Integer.toString((Integer) value);
       case LONG -> Long.toString((Long) value);
+      case FLOAT -> Float.toString((Float) value);
       case DOUBLE -> Double.toString((Double) value);
       case BOOLEAN -> Boolean.toString((Boolean) value);
       case DATE -> ((LocalDate) value).toString();
       case TIMESTAMP -> serializeTimestamp((Instant) value);
+      case TIMESTAMP_NTZ -> TIMESTAMP_NTZ_WRITE.format((LocalDateTime) value);
       case BINARY ->
           throw new IllegalArgumentException(DataErrors.unsupportedPartitionType("?", type));
     };
@@ -155,12 +165,19 @@ final class PartitionValues {
       }
       return switch (primitive) {
         case STRING -> text;
+        case BYTE -> Byte.parseByte(text);
+        case SHORT -> Short.parseShort(text);
         case INTEGER -> Integer.parseInt(text);
         case LONG -> Long.parseLong(text);
+        case FLOAT -> Float.parseFloat(text);
         case DOUBLE -> Double.parseDouble(text);
         case BOOLEAN -> parseBoolean(text, type);
         case DATE -> LocalDate.parse(text);
         case TIMESTAMP -> parseTimestamp(text);
+        case TIMESTAMP_NTZ ->
+            text.indexOf('T') > 0
+                ? LocalDateTime.parse(text)
+                : LocalDateTime.parse(text, TIMESTAMP_READ);
         case BINARY ->
             throw new IllegalArgumentException(
                 DataErrors.badPartitionValue(

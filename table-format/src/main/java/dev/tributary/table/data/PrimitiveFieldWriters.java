@@ -1,9 +1,12 @@
 package dev.tributary.table.data;
 
 import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.PrimitiveType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
@@ -253,6 +256,102 @@ final class PrimitiveFieldWriters {
     void write(RecordConsumer consumer, Object value) {
       // "Reused": the caller may change its array later, so Parquet copies what it keeps.
       consumer.addBinary(Binary.fromReusedByteArray((byte[]) value));
+    }
+  }
+
+  /** byte and short (INT32 with the INT(8) and INT(16) annotations); values Byte and Short. */
+  static final class SmallIntWriter extends FieldWriter {
+    private int min = Integer.MAX_VALUE;
+    private int max = Integer.MIN_VALUE;
+    private boolean seen;
+
+    SmallIntWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+      super(name, path, type, fieldIndex, valueIndex, required);
+    }
+
+    @Override
+    void write(RecordConsumer consumer, Object value) {
+      // the cast checks the class: an Integer in a byte column is a caller's error, not a wrap
+      int v = type == PrimitiveType.BYTE ? (Byte) value : (Short) value;
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+      seen = true;
+      consumer.addInteger(v);
+    }
+
+    private Object boxed(int v) {
+      return type == PrimitiveType.BYTE ? (Object) (byte) v : (Object) (short) v;
+    }
+
+    @Override
+    Object minValue() {
+      return seen ? boxed(min) : null;
+    }
+
+    @Override
+    Object maxValue() {
+      return seen ? boxed(max) : null;
+    }
+  }
+
+  /** float (FLOAT); like double, no min/max once a NaN is written. */
+  static final class FloatWriter extends FieldWriter {
+    private float min = Float.POSITIVE_INFINITY;
+    private float max = Float.NEGATIVE_INFINITY;
+    private boolean seen;
+    private boolean sawNaN;
+
+    FloatWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+      super(name, path, type, fieldIndex, valueIndex, required);
+    }
+
+    @Override
+    void write(RecordConsumer consumer, Object value) {
+      float v = (Float) value;
+      if (Float.isNaN(v)) {
+        sawNaN = true;
+      } else {
+        min = Math.min(min, v);
+        max = Math.max(max, v);
+        seen = true;
+      }
+      consumer.addFloat(v);
+    }
+
+    @Override
+    Object minValue() {
+      return seen && !sawNaN ? min : null;
+    }
+
+    @Override
+    Object maxValue() {
+      return seen && !sawNaN ? max : null;
+    }
+  }
+
+  /**
+   * timestamp_ntz (INT64 microseconds of the wall-clock time counted as if it were UTC, as Spark
+   * stores it). No min/max: readers take the absence as "unknown".
+   */
+  static final class TimestampNtzWriter extends FieldWriter {
+    TimestampNtzWriter(
+        String name, String path, DataType type, int fieldIndex, int valueIndex, boolean required) {
+      super(name, path, type, fieldIndex, valueIndex, required);
+    }
+
+    @Override
+    void write(RecordConsumer consumer, Object value) {
+      consumer.addLong(toMicros((LocalDateTime) value));
+    }
+
+    static long toMicros(LocalDateTime time) {
+      return TimestampWriter.toMicros(time.toInstant(ZoneOffset.UTC));
+    }
+
+    static LocalDateTime fromMicros(long micros) {
+      return LocalDateTime.ofInstant(TimestampWriter.fromMicros(micros), ZoneOffset.UTC);
     }
   }
 }

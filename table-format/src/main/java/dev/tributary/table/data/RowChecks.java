@@ -1,7 +1,9 @@
 package dev.tributary.table.data;
 
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -9,7 +11,9 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Tells whether a row can be written to a table, before it is handed to a writer: a row the writer
@@ -90,7 +94,9 @@ public final class RowChecks {
         || t == PrimitiveType.TIMESTAMP
         || t == PrimitiveType.DATE
         || t instanceof DecimalType
-        || t instanceof StructType;
+        || t instanceof StructType
+        || t instanceof ArrayType
+        || t instanceof MapType;
   }
 
   /**
@@ -162,6 +168,16 @@ public final class RowChecks {
     if (type instanceof DecimalType d && value instanceof BigDecimal v) {
       return DecimalFieldWriters.fits(v, d) ? null : DataErrors.decimalDoesNotFitColumn(path, d, v);
     }
+    if (type instanceof ArrayType array && value instanceof List<?> values) {
+      return elementsProblem(path + ".element", array.elementType(), array.containsNull(), values);
+    }
+    if (type instanceof MapType map && value instanceof Map<?, ?> entries) {
+      String problem = elementsProblem(path + ".key", map.keyType(), false, entries.keySet());
+      return problem != null
+          ? problem
+          : elementsProblem(
+              path + ".value", map.valueType(), map.valueContainsNull(), entries.values());
+    }
     if (type instanceof StructType struct
         && value instanceof Object[] values
         && values.length == struct.size()) {
@@ -175,6 +191,21 @@ public final class RowChecks {
         if (problem != null) {
           return problem;
         }
+      }
+    }
+    return null;
+  }
+
+  /** The first problem of the elements (keys, values) of a list or map, or null. */
+  private static String elementsProblem(
+      String path, DataType type, boolean nullable, Collection<?> values) {
+    for (Object v : values) {
+      String problem =
+          v == null && !nullable
+              ? DataErrors.nullInRequiredColumn(path)
+              : valueProblem(path, type, v);
+      if (problem != null) {
+        return problem;
       }
     }
     return null;

@@ -1,7 +1,9 @@
 package dev.tributary.table.data;
 
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
@@ -92,14 +94,43 @@ final class RowReadSupport extends ReadSupport<Object[]> {
         name = byId.getOrDefault(f.columnId(), "\u0000missing " + f.columnId());
       }
       StructField renamed = f.withName(name);
-      if (f.type() instanceof StructType nested
-          && group.containsField(name)
-          && !group.getType(name).isPrimitive()) {
-        renamed = renamed.withType(resolve(nested, group.getType(name).asGroupType()));
+      if (group.containsField(name)) {
+        renamed = renamed.withType(resolveType(f.type(), group.getType(name)));
       }
       fields.add(renamed);
     }
     return new StructType(fields);
+  }
+
+  /** A type with the structs in it (in lists and maps too) named as {@code file} names them. */
+  private DataType resolveType(DataType type, Type file) {
+    if (file.isPrimitive()) {
+      return type;
+    }
+    GroupType group = file.asGroupType();
+    if (type instanceof StructType nested) {
+      return resolve(nested, group);
+    }
+    if (type instanceof ArrayType array
+        && group.getFieldCount() == 1
+        && group.getType(0).isRepetition(Type.Repetition.REPEATED)) {
+      Type element =
+          RowConverters.elementIsRepeated(group)
+              ? group.getType(0)
+              : group.getType(0).asGroupType().getType(0);
+      return new ArrayType(resolveType(array.elementType(), element), array.containsNull());
+    }
+    if (type instanceof MapType map
+        && group.getFieldCount() == 1
+        && !group.getType(0).isPrimitive()
+        && group.getType(0).asGroupType().getFieldCount() == 2) {
+      GroupType entry = group.getType(0).asGroupType();
+      return new MapType(
+          resolveType(map.keyType(), entry.getType(0)),
+          resolveType(map.valueType(), entry.getType(1)),
+          map.valueContainsNull());
+    }
+    return type;
   }
 
   /** The part of a file field that the table type reads, or null if nothing of it is read. */

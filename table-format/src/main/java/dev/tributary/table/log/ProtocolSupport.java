@@ -1,7 +1,12 @@
 package dev.tributary.table.log;
 
 import dev.tributary.table.TableErrors;
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.ColumnMappingMode;
+import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.MapType;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructType;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -12,12 +17,13 @@ import java.util.TreeSet;
  * column in a narrower type than the table's is converted on read, see the row converters), {@code
  * deletionVectors} (every reader skips the rows a file's deletion vector names) and {@code
  * columnMapping} (reader 2, or the feature: columns, partition values and statistics are found by
- * physical name or field id, see {@link ColumnMappingMode}). We write reader 1 / writer 2 tables,
- * and tables whose writer features we honour: {@code appendOnly} (we refuse data-changing removes
- * on such tables), {@code typeWidening} (we record every change in {@code delta.typeChanges} and
- * write the wide type) and {@code invariants}. Column invariants (implied by legacy writer 2, and
- * named once a table moves to table features) we do not evaluate, so a schema declaring {@code
- * delta.invariants} is refused for writing.
+ * physical name or field id, see {@link ColumnMappingMode}) and {@code timestampNtz} (the column
+ * type, read and written). We write reader 1 / writer 2 tables, and tables whose writer features we
+ * honour: {@code appendOnly} (we refuse data-changing removes on such tables), {@code typeWidening}
+ * (we record every change in {@code delta.typeChanges} and write the wide type) and {@code
+ * invariants}. Column invariants (implied by legacy writer 2, and named once a table moves to table
+ * features) we do not evaluate, so a schema declaring {@code delta.invariants} is refused for
+ * writing.
  */
 public final class ProtocolSupport {
   /** Reader features (reader version 3) we implement. */
@@ -28,7 +34,9 @@ public final class ProtocolSupport {
           "typeWidening-preview",
           "deletionVectors",
           "columnMapping",
-          "v2Checkpoint");
+          "v2Checkpoint",
+          // timestamp_ntz columns are read as LocalDateTime (INT64 TIMESTAMP, not adjusted to UTC)
+          "timestampNtz");
 
   /** Writer features (writer version 7) we honour when we commit. */
   public static final Set<String> WRITER_FEATURES =
@@ -51,15 +59,38 @@ public final class ProtocolSupport {
           // compaction and merge, which would have to keep row ids, refuse such tables
           "rowTracking",
           // our commitInfo comes first and carries a timestamp later than the previous commit's
-          "inCommitTimestamp");
+          "inCommitTimestamp",
+          // timestamp_ntz columns are written as Spark writes them
+          "timestampNtz");
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
-   * widens, with the {@code appendOnly} and {@code invariants} that the move from writer 2 to
-   * writer 7 names.
+   * widens, {@code timestampNtz} when a table is created with a {@code timestamp_ntz} column, with
+   * the {@code appendOnly} and {@code invariants} that the move from writer 2 to writer 7 names.
    */
   public static final Set<String> CREATED_FEATURES =
-      Set.of("typeWidening", "appendOnly", "invariants");
+      Set.of("typeWidening", "appendOnly", "invariants", "timestampNtz");
+
+  /** The reader-writer feature a table with a {@code timestamp_ntz} column must support. */
+  public static final String TIMESTAMP_NTZ = "timestampNtz";
+
+  /**
+   * True if a column of the schema, or a field nested in one (structs, arrays, maps), is a {@code
+   * timestamp_ntz}: the table then needs the {@value #TIMESTAMP_NTZ} feature.
+   */
+  public static boolean needsTimestampNtz(DataType type) {
+    if (type == PrimitiveType.TIMESTAMP_NTZ) {
+      return true;
+    }
+    if (type instanceof StructType struct) {
+      return struct.fields().stream().anyMatch(f -> needsTimestampNtz(f.type()));
+    }
+    if (type instanceof ArrayType array) {
+      return needsTimestampNtz(array.elementType());
+    }
+    return type instanceof MapType map
+        && (needsTimestampNtz(map.keyType()) || needsTimestampNtz(map.valueType()));
+  }
 
   private ProtocolSupport() {}
 
@@ -147,8 +178,7 @@ public final class ProtocolSupport {
    * Writer features that ask nothing of an append while the table does not use them, with the test
    * of use: CHECK constraints ({@code delta.constraints.*} properties), the change data feed
    * ({@code delta.enableChangeDataFeed}), generated and identity columns (their field metadata),
-   * column defaults (an appender that writes every column never needs one), and {@code
-   * timestampNtz} (a column of that type is refused when the schema is read).
+   * and column defaults (an appender that writes every column never needs one).
    */
   static boolean inactive(String feature, Metadata m) {
     return switch (feature) {
@@ -159,7 +189,7 @@ public final class ProtocolSupport {
               m.configuration().getOrDefault("delta.enableChangeDataFeed", "false"));
       case "generatedColumns" -> !m.schemaString().contains("delta.generationExpression");
       case "identityColumns" -> !m.schemaString().contains("delta.identity.");
-      case "allowColumnDefaults", "timestampNtz" -> true;
+      case "allowColumnDefaults" -> true;
       default -> false;
     };
   }

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -26,9 +28,11 @@ import java.util.regex.Pattern;
  *   {"name":"address","type":{"type":"struct","fields":[...]},"nullable":true,"metadata":{}}]}
  * </pre>
  *
- * <p>Primitive types are their Delta name; a nested struct is an object. Types our model lacks
- * (array, map, byte, short, float, timestamp_ntz, variant...) are refused on parse. Field metadata
- * is kept verbatim ({@link StructField#metadata()}, {@link StructField#typeChanges()}), so a schema
+ * <p>Primitive types are their Delta name; a nested struct, an array ({@code
+ * {"type":"array","elementType":...,"containsNull":true}}) and a map ({@code
+ * {"type":"map","keyType":...,"valueType":...,"valueContainsNull":true}}) are objects. Types our
+ * model lacks (variant, interval, the collated strings...) are refused on parse. Field metadata is
+ * kept verbatim ({@link StructField#metadata()}, {@link StructField#typeChanges()}), so a schema
  * parsed and written again keeps column mapping, identity and generation annotations.
  */
 public final class SchemaJson {
@@ -52,11 +56,7 @@ public final class SchemaJson {
     for (StructField f : schema.fields()) {
       ObjectNode field = fields.addObject();
       field.put("name", f.name());
-      if (f.type() instanceof StructType nested) {
-        field.set("type", struct(nested));
-      } else {
-        field.put("type", f.type().deltaName());
-      }
+      field.set("type", type(f.type()));
       field.put("nullable", f.nullable());
       ObjectNode metadata = field.putObject("metadata");
       for (var e : f.metadata().entrySet()) {
@@ -74,6 +74,29 @@ public final class SchemaJson {
       }
     }
     return node;
+  }
+
+  /** A type as the schema JSON holds it: a name, or an object for struct, array and map. */
+  private static JsonNode type(DataType type) {
+    if (type instanceof StructType nested) {
+      return struct(nested);
+    }
+    if (type instanceof ArrayType array) {
+      ObjectNode node = ActionCodec.MAPPER.createObjectNode();
+      node.put("type", "array");
+      node.set("elementType", type(array.elementType()));
+      node.put("containsNull", array.containsNull());
+      return node;
+    }
+    if (type instanceof MapType map) {
+      ObjectNode node = ActionCodec.MAPPER.createObjectNode();
+      node.put("type", "map");
+      node.set("keyType", type(map.keyType()));
+      node.set("valueType", type(map.valueType()));
+      node.put("valueContainsNull", map.valueContainsNull());
+      return node;
+    }
+    return ActionCodec.MAPPER.getNodeFactory().textNode(type.deltaName());
   }
 
   /**
@@ -149,8 +172,20 @@ public final class SchemaJson {
     }
     if (type.isObject()) {
       String kind = type.path("type").asText();
-      if (kind.equals("struct")) {
-        return parseStruct(type, path);
+      switch (kind) {
+        case "struct":
+          return parseStruct(type, path);
+        case "array":
+          return new ArrayType(
+              parseType(type.get("elementType"), path + ".element"),
+              type.path("containsNull").asBoolean(true));
+        case "map":
+          return new MapType(
+              parseType(type.get("keyType"), path + ".key"),
+              parseType(type.get("valueType"), path + ".value"),
+              type.path("valueContainsNull").asBoolean(true));
+        default:
+          break;
       }
       throw new IllegalArgumentException(
           "column '" + path + "' has type " + kind + ", which Tributary does not support");

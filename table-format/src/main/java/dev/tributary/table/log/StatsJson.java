@@ -13,8 +13,10 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -22,8 +24,9 @@ import java.util.Map;
  * The {@code add.stats} JSON string: {@code {"numRecords":3,"minValues":{...},"maxValues":{...},
  * "nullCount":{...}}}, nested structs as nested objects. Values by type: numbers as JSON numbers
  * (decimals exactly), strings as strings, dates {@code yyyy-MM-dd}, timestamps ISO-8601 UTC with
- * microseconds ({@code 2024-05-01T12:00:00.123456Z}). NaN and infinite doubles and binary values
- * have no JSON form and are left out, which readers take as "unknown", never as a bound.
+ * microseconds ({@code 2024-05-01T12:00:00.123456Z}); timestamp_ntz bounds are read ({@code
+ * 2024-05-01T12:00:00.123456}) but not written. NaN and infinite doubles and binary values have no
+ * JSON form and are left out, which readers take as "unknown", never as a bound.
  */
 public final class StatsJson {
   private static final DateTimeFormatter MICROS =
@@ -73,6 +76,10 @@ public final class StatsJson {
         node.put(f.name(), l);
       } else if (v instanceof Integer i) {
         node.put(f.name(), i);
+      } else if (v instanceof Short i) {
+        node.put(f.name(), i);
+      } else if (v instanceof Byte i) {
+        node.put(f.name(), i.shortValue());
       } else if (v instanceof Boolean b) {
         node.put(f.name(), b);
       } else if (v instanceof String str) {
@@ -143,16 +150,36 @@ public final class StatsJson {
         return null; // more digits than the column holds: no usable bound
       }
     }
-    return switch ((PrimitiveType) type) {
+    if (!(type instanceof PrimitiveType primitive)) {
+      return null; // arrays and maps have no bounds
+    }
+    return switch (primitive) {
       case STRING -> v.asText();
+      case BYTE -> v.canConvertToInt() ? (byte) v.asInt() : null;
+      case SHORT -> v.canConvertToInt() ? (short) v.asInt() : null;
       case INTEGER -> v.asInt();
       case LONG -> v.asLong();
+      case FLOAT -> v.isNumber() ? v.floatValue() : null;
       case DOUBLE -> v.asDouble();
       case BOOLEAN -> v.asBoolean();
       case TIMESTAMP -> Instant.parse(v.asText());
+      case TIMESTAMP_NTZ -> localDateTime(v.asText());
       case DATE -> LocalDate.parse(v.asText());
       case BINARY -> null;
     };
+  }
+
+  /**
+   * A timestamp_ntz bound as Spark writes it ({@code 2024-05-01T12:00:00.123456}, some writers add
+   * a {@code Z}), or null (no bound) for any other form.
+   */
+  private static LocalDateTime localDateTime(String text) {
+    String local = text.endsWith("Z") ? text.substring(0, text.length() - 1) : text;
+    try {
+      return LocalDateTime.parse(local);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
   }
 
   private static Map<String, Object> parseCounts(JsonNode node, StructType schema) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /**
  * How a table's columns are found in its data files (Delta's {@code delta.columnMapping.mode}):
@@ -72,14 +73,31 @@ public enum ColumnMappingMode {
           f.withMetadata(StructField.COLUMN_ID, (int) max[0])
               .withMetadata(StructField.PHYSICAL_NAME, "col-" + UUID.randomUUID());
     }
-    if (f.type() instanceof StructType nested) {
-      List<StructField> children = new ArrayList<>();
-      for (StructField c : nested.fields()) {
-        children.add(assign(c, max));
-      }
-      result = result.withType(new StructType(children));
+    return result.withType(
+        mapStructs(
+            f.type(),
+            nested -> {
+              List<StructField> children = new ArrayList<>();
+              for (StructField c : nested.fields()) {
+                children.add(assign(c, max));
+              }
+              return new StructType(children);
+            }));
+  }
+
+  /** The type with each struct in it (itself, or in an array or map) replaced by {@code f}. */
+  private static DataType mapStructs(DataType type, UnaryOperator<StructType> f) {
+    if (type instanceof StructType struct) {
+      return f.apply(struct);
     }
-    return result;
+    if (type instanceof ArrayType array) {
+      return new ArrayType(mapStructs(array.elementType(), f), array.containsNull());
+    }
+    if (type instanceof MapType map) {
+      return new MapType(
+          mapStructs(map.keyType(), f), mapStructs(map.valueType(), f), map.valueContainsNull());
+    }
+    return type;
   }
 
   /**
@@ -100,8 +118,8 @@ public enum ColumnMappingMode {
   }
 
   /**
-   * The schema with every field (nested ones too) renamed to its {@link #physicalName}: the shape
-   * of the data files and of the statistics.
+   * The schema with every field (nested ones too, in arrays and maps as well) renamed to its {@link
+   * #physicalName}: the shape of the data files and of the statistics.
    */
   public StructType physicalSchema(StructType schema) {
     if (this == NONE) {
@@ -109,11 +127,7 @@ public enum ColumnMappingMode {
     }
     List<StructField> fields = new ArrayList<>(schema.size());
     for (StructField f : schema.fields()) {
-      StructField renamed = f.withName(physicalName(f));
-      fields.add(
-          f.type() instanceof StructType nested
-              ? renamed.withType(physicalSchema(nested))
-              : renamed);
+      fields.add(f.withName(physicalName(f)).withType(mapStructs(f.type(), this::physicalSchema)));
     }
     return new StructType(fields);
   }

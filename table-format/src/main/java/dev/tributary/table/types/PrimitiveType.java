@@ -3,11 +3,15 @@ package dev.tributary.table.types;
 /** The non-parameterized column types; see {@link DataType} for their Java value classes. */
 public enum PrimitiveType implements DataType {
   STRING("string"),
+  BYTE("byte"),
+  SHORT("short"),
   INTEGER("integer"),
   LONG("long"),
+  FLOAT("float"),
   DOUBLE("double"),
   BOOLEAN("boolean"),
   TIMESTAMP("timestamp"),
+  TIMESTAMP_NTZ("timestamp_ntz"),
   DATE("date"),
   BINARY("binary");
 

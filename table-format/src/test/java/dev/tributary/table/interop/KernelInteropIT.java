@@ -12,7 +12,9 @@ import dev.tributary.table.OverwriteTransaction;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
 import dev.tributary.table.log.LogFiles;
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -23,11 +25,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -99,7 +104,31 @@ class KernelInteropIT {
   private static List<String> normalized(List<Object[]> rows) {
     List<Object[]> sorted = new ArrayList<>(rows);
     sorted.sort(Comparator.comparingLong(r -> (Long) r[0]));
-    return sorted.stream().map(Arrays::deepToString).toList();
+    return sorted.stream().map(r -> Arrays.deepToString(deep(r))).toList();
+  }
+
+  /** Lists and maps holding structs as arrays, so deepToString prints their contents. */
+  private static Object[] deep(Object[] row) {
+    Object[] out = new Object[row.length];
+    for (int i = 0; i < row.length; i++) {
+      out[i] = deepValue(row[i]);
+    }
+    return out;
+  }
+
+  private static Object deepValue(Object v) {
+    if (v instanceof Object[] struct) {
+      return deep(struct);
+    }
+    if (v instanceof List<?> list) {
+      return list.stream().map(KernelInteropIT::deepValue).toArray();
+    }
+    if (v instanceof Map<?, ?> map) {
+      List<Object> entries = new ArrayList<>();
+      map.forEach((k, x) -> entries.add(new Object[] {deepValue(k), deepValue(x)}));
+      return entries.toArray();
+    }
+    return v;
   }
 
   @ParameterizedTest
@@ -168,6 +197,55 @@ class KernelInteropIT {
 
       KernelReader kernel = new KernelReader(store);
       assertThat(kernel.snapshot.getPartitionColumnNames()).containsExactly("ts");
+      assertThat(normalized(kernel.rows())).isEqualTo(normalized(written));
+    }
+  }
+
+  @Test
+  void byteShortFloatTimestampNtzArraysAndMapsWrittenByUsAreReadByKernel() throws Exception {
+    StructType schema =
+        StructType.of(
+            new StructField("id", PrimitiveType.LONG, false),
+            StructField.nullable("b", PrimitiveType.BYTE),
+            StructField.nullable("sh", PrimitiveType.SHORT),
+            StructField.nullable("f", PrimitiveType.FLOAT),
+            StructField.nullable("t", PrimitiveType.TIMESTAMP_NTZ),
+            StructField.nullable("tags", new ArrayType(PrimitiveType.STRING, true)),
+            StructField.nullable("pts", new ArrayType(ADDRESS, true)),
+            StructField.nullable(
+                "m",
+                new MapType(PrimitiveType.STRING, new ArrayType(PrimitiveType.LONG, true), true)),
+            StructField.nullable("pb", PrimitiveType.BYTE));
+    List<Object[]> written = new ArrayList<>();
+    for (long id = 0; id < 12; id++) {
+      boolean nulls = id % 5 == 4;
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("k" + id, id % 2 == 0 ? Arrays.asList(id, null) : null);
+      written.add(
+          new Object[] {
+            id,
+            nulls ? null : (byte) (id * 20 - 120),
+            nulls ? null : (short) (id * 5000 - 30000),
+            nulls ? null : id / 3f,
+            nulls ? null : LocalDateTime.parse("1969-12-31T23:00:00.000001").plusHours(id * 7),
+            nulls ? null : id % 3 == 0 ? List.of() : Arrays.asList("t" + id, null),
+            nulls ? null : Arrays.asList(new Object[] {"c" + id, (int) id}, null),
+            nulls ? null : id % 3 == 0 ? Map.of() : m,
+            id % 4 == 0 ? null : (byte) (id % 2)
+          });
+    }
+    try (ObjectStore store = store("local")) {
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      table.create(schema, List.of("pb"), Map.of());
+      try (AppendTransaction tx = table.newAppend(new TransactionId("pipe", 0))) {
+        for (Object[] r : written) {
+          tx.write(r);
+        }
+        tx.commit(Map.of());
+      }
+      assertThat(table.snapshot().state().protocol().supports("timestampNtz")).isTrue();
+
+      KernelReader kernel = new KernelReader(store);
       assertThat(normalized(kernel.rows())).isEqualTo(normalized(written));
     }
   }

@@ -4,33 +4,46 @@ import dev.tributary.storage.ObjectStore;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.Table;
+import io.delta.kernel.data.ArrayValue;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.data.MapValue;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.data.ScanStateRow;
 import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.ArrayType;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.BooleanType;
+import io.delta.kernel.types.ByteType;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.DateType;
 import io.delta.kernel.types.DecimalType;
 import io.delta.kernel.types.DoubleType;
+import io.delta.kernel.types.FloatType;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.MapType;
+import io.delta.kernel.types.ShortType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TimestampNTZType;
 import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -59,7 +72,10 @@ public final class KernelReader {
     return snapshot.getSchema().fieldNames();
   }
 
-  /** Every row, as Java values of our type model (nested structs as Object[]). */
+  /**
+   * Every row, as Java values of our type model (nested structs as Object[], arrays as lists, maps
+   * as insertion-ordered maps).
+   */
   public List<Object[]> rows() throws IOException {
     Scan scan = snapshot.getScanBuilder().build();
     Row scanState = scan.getScanState(engine);
@@ -131,6 +147,32 @@ public final class KernelReader {
       return v.getBinary(r);
     } else if (t instanceof DecimalType) {
       return v.getDecimal(r);
+    } else if (t instanceof ByteType) {
+      return v.getByte(r);
+    } else if (t instanceof ShortType) {
+      return v.getShort(r);
+    } else if (t instanceof FloatType) {
+      return v.getFloat(r);
+    } else if (t instanceof TimestampNTZType) {
+      long micros = v.getLong(r);
+      return LocalDateTime.ofEpochSecond(
+          Math.floorDiv(micros, 1_000_000L),
+          (int) Math.floorMod(micros, 1_000_000L) * 1000,
+          ZoneOffset.UTC);
+    } else if (t instanceof ArrayType) {
+      ArrayValue array = v.getArray(r);
+      List<Object> out = new ArrayList<>();
+      for (int i = 0; i < array.getSize(); i++) {
+        out.add(value(array.getElements(), i));
+      }
+      return Collections.unmodifiableList(out);
+    } else if (t instanceof MapType) {
+      MapValue map = v.getMap(r);
+      Map<Object, Object> out = new LinkedHashMap<>();
+      for (int i = 0; i < map.getSize(); i++) {
+        out.put(value(map.getKeys(), i), value(map.getValues(), i));
+      }
+      return Collections.unmodifiableMap(out);
     } else if (t instanceof StructType s) {
       Object[] nested = new Object[s.length()];
       for (int i = 0; i < nested.length; i++) {

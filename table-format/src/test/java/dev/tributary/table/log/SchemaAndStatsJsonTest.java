@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.table.data.FileStats;
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -53,11 +55,46 @@ class SchemaAndStatsJsonTest {
   void unsupportedTypesAreRefusedNamingTheColumn() {
     String schema =
         "{\"type\":\"struct\",\"fields\":[{\"name\":\"tags\",\"type\":{\"type\":\"array\","
-            + "\"elementType\":\"string\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
+            + "\"elementType\":\"variant\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
 
     assertThatThrownBy(() -> SchemaJson.parse(schema))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("column 'tags' has type array, which Tributary does not support");
+        .hasMessage("column 'tags.element' has type variant, which Tributary does not support");
+  }
+
+  @Test
+  void arraysMapsAndTheSmallAndZonelessTypesRoundTripInSparksShape() {
+    String schema =
+        "{\"type\":\"struct\",\"fields\":["
+            + "{\"name\":\"b\",\"type\":\"byte\",\"nullable\":true,\"metadata\":{}},"
+            + "{\"name\":\"s\",\"type\":\"short\",\"nullable\":true,\"metadata\":{}},"
+            + "{\"name\":\"f\",\"type\":\"float\",\"nullable\":true,\"metadata\":{}},"
+            + "{\"name\":\"t\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{}},"
+            + "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"elementType\":\"string\","
+            + "\"containsNull\":false},\"nullable\":true,\"metadata\":{}},"
+            + "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"keyType\":\"string\","
+            + "\"valueType\":{\"type\":\"array\",\"elementType\":{\"type\":\"struct\","
+            + "\"fields\":[{\"name\":\"x\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]},"
+            + "\"containsNull\":true},\"valueContainsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
+
+    StructType parsed = SchemaJson.parse(schema);
+
+    assertThat(parsed)
+        .isEqualTo(
+            StructType.of(
+                StructField.nullable("b", PrimitiveType.BYTE),
+                StructField.nullable("s", PrimitiveType.SHORT),
+                StructField.nullable("f", PrimitiveType.FLOAT),
+                StructField.nullable("t", PrimitiveType.TIMESTAMP_NTZ),
+                StructField.nullable("tags", new ArrayType(PrimitiveType.STRING, false)),
+                StructField.nullable(
+                    "m",
+                    new MapType(
+                        PrimitiveType.STRING,
+                        new ArrayType(
+                            StructType.of(StructField.nullable("x", PrimitiveType.LONG)), true),
+                        true))));
+    assertThat(SchemaJson.toJson(parsed)).isEqualTo(schema);
   }
 
   @Test

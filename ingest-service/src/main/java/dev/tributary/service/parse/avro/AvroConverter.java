@@ -80,9 +80,15 @@ abstract class AvroConverter {
     if (declared instanceof DecimalType d) {
       return decimal(id, path, s, d);
     }
+    if (!(declared instanceof PrimitiveType primitive)) {
+      return misfit(id, path, s, declared);
+    }
     LogicalType logical = s.getLogicalType();
     Schema.Type t = s.getType();
-    return switch ((PrimitiveType) declared) {
+    return switch (primitive) {
+      case FLOAT ->
+          t == Schema.Type.FLOAT ? new Converter(path, v -> v) : misfit(id, path, s, declared);
+      case BYTE, SHORT, TIMESTAMP_NTZ -> misfit(id, path, s, declared);
       case STRING ->
           switch (t) {
             case STRING, ENUM -> new Converter(path, v -> v.toString());

@@ -113,7 +113,10 @@ final class AvroErrors {
     if (type instanceof DecimalType d) {
       return d.deltaName();
     }
-    return switch ((PrimitiveType) type) {
+    if (!(type instanceof PrimitiveType primitive)) {
+      return type.deltaName();
+    }
+    return switch (primitive) {
       case INTEGER -> "int";
       default -> type.deltaName().toLowerCase(Locale.ROOT);
     };

@@ -310,7 +310,14 @@ final class ProtobufErrors {
     if (type instanceof StructType) {
       return "a struct (nested columns)";
     }
-    return switch ((PrimitiveType) type) {
+    if (!(type instanceof PrimitiveType primitive)) {
+      return type.deltaName();
+    }
+    return switch (primitive) {
+      case BYTE -> "byte";
+      case SHORT -> "short";
+      case FLOAT -> "float";
+      case TIMESTAMP_NTZ -> "timestamp_ntz";
       case INTEGER -> "int";
       case LONG -> "long";
       case DOUBLE -> "double";
