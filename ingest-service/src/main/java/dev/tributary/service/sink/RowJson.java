@@ -3,7 +3,9 @@ package dev.tributary.service.sink;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.StructType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,6 +15,8 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 
 /**
  * A row as a JSON object by column name, the value of a Kafka sink's records and a {@code jsonb}
@@ -69,12 +73,32 @@ public final class RowJson {
       g.writeNull();
     } else if (type instanceof StructType struct) {
       writeStruct(g, struct, (Object[]) v);
+    } else if (type instanceof ArrayType array && v instanceof List<?> list) {
+      g.writeStartArray();
+      for (Object element : list) {
+        writeValue(g, array.elementType(), element);
+      }
+      g.writeEndArray();
+    } else if (type instanceof MapType map && v instanceof Map<?, ?> entries) {
+      // JSON names are text: a map's keys as their text (numbers, dates in ISO form)
+      g.writeStartObject();
+      for (Map.Entry<?, ?> e : entries.entrySet()) {
+        g.writeFieldName(String.valueOf(e.getKey()));
+        writeValue(g, map.valueType(), e.getValue());
+      }
+      g.writeEndObject();
     } else if (v instanceof String s) {
       g.writeString(s);
     } else if (v instanceof Long l) {
       g.writeNumber(l);
-    } else if (v instanceof Integer n) {
-      g.writeNumber(n);
+    } else if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      g.writeNumber(((Number) v).intValue());
+    } else if (v instanceof Float f) {
+      if (f.isNaN() || f.isInfinite()) {
+        g.writeString(f.toString());
+      } else {
+        g.writeNumber(f);
+      }
     } else if (v instanceof Double d) {
       if (d.isNaN() || d.isInfinite()) {
         g.writeString(d.toString());

@@ -1,8 +1,10 @@
 package dev.tributary.service.sink.jdbc;
 
 import dev.tributary.service.sink.RowJson;
+import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.DecimalType;
+import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.math.BigDecimal;
@@ -55,15 +57,19 @@ public final class PostgresDialect implements SqlDialect {
   private static final Pattern COPY_LINE = Pattern.compile("COPY [^,]+, line (\\d+)");
 
   private static final Map<PrimitiveType, Set<String>> ACCEPTED =
-      Map.of(
-          PrimitiveType.STRING, Set.of("text", "varchar", "bpchar", "citext"),
-          PrimitiveType.INTEGER, Set.of("int4", "int8", "numeric", "float8"),
-          PrimitiveType.LONG, Set.of("int8", "numeric"),
-          PrimitiveType.DOUBLE, Set.of("float8", "numeric"),
-          PrimitiveType.BOOLEAN, Set.of("bool"),
-          PrimitiveType.TIMESTAMP, Set.of("timestamptz", "timestamp"),
-          PrimitiveType.DATE, Set.of("date", "timestamp", "timestamptz"),
-          PrimitiveType.BINARY, Set.of("bytea"));
+      Map.ofEntries(
+          Map.entry(PrimitiveType.STRING, Set.of("text", "varchar", "bpchar", "citext")),
+          Map.entry(PrimitiveType.BYTE, Set.of("int2", "int4", "int8", "numeric")),
+          Map.entry(PrimitiveType.SHORT, Set.of("int2", "int4", "int8", "numeric")),
+          Map.entry(PrimitiveType.FLOAT, Set.of("float4", "float8", "numeric")),
+          Map.entry(PrimitiveType.TIMESTAMP_NTZ, Set.of("timestamp")),
+          Map.entry(PrimitiveType.INTEGER, Set.of("int4", "int8", "numeric", "float8")),
+          Map.entry(PrimitiveType.LONG, Set.of("int8", "numeric")),
+          Map.entry(PrimitiveType.DOUBLE, Set.of("float8", "numeric")),
+          Map.entry(PrimitiveType.BOOLEAN, Set.of("bool")),
+          Map.entry(PrimitiveType.TIMESTAMP, Set.of("timestamptz", "timestamp")),
+          Map.entry(PrimitiveType.DATE, Set.of("date", "timestamp", "timestamptz")),
+          Map.entry(PrimitiveType.BINARY, Set.of("bytea")));
 
   @Override
   public String quote(String identifier) {
@@ -75,11 +81,14 @@ public final class PostgresDialect implements SqlDialect {
     if (type instanceof DecimalType d) {
       return "numeric(" + d.precision() + "," + d.scale() + ")";
     }
-    if (type instanceof StructType) {
+    if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType) {
       return "jsonb";
     }
     return switch ((PrimitiveType) type) {
       case STRING -> "text";
+      case BYTE, SHORT -> "smallint";
+      case FLOAT -> "real";
+      case TIMESTAMP_NTZ -> "timestamp without time zone";
       case INTEGER -> "integer";
       case LONG -> "bigint";
       case DOUBLE -> "double precision";
@@ -93,7 +102,7 @@ public final class PostgresDialect implements SqlDialect {
   @Override
   public Optional<String> cannotTake(DataType type, Column column) {
     String has = column.typeName();
-    if (type instanceof StructType) {
+    if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType) {
       return Set.of("jsonb", "json", "text").contains(has)
           ? Optional.empty()
           : Optional.of("a nested column needs jsonb, json or text");
@@ -399,7 +408,7 @@ public final class PostgresDialect implements SqlDialect {
     }
 
     private static void appendValue(StringBuilder out, DataType type, Object v) {
-      if (type instanceof StructType) {
+      if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType) {
         escape(out, RowJson.text(type, v));
       } else if (v instanceof String s) {
         escape(out, s);
@@ -414,7 +423,8 @@ public final class PostgresDialect implements SqlDialect {
       } else if (v instanceof BigDecimal d) {
         out.append(d.toPlainString());
       } else {
-        // numbers, Instant (ISO-8601 with Z), LocalDate (ISO): plain text PostgreSQL reads as is
+        // numbers, Instant (ISO-8601 with Z), LocalDate and LocalDateTime (ISO): plain text
+        // PostgreSQL reads as is
         out.append(v);
       }
     }
