@@ -41,15 +41,18 @@ import org.postgresql.util.ServerErrorMessage;
  * <table>
  *   <tr><th>output type</th><th>created as</th><th>also accepted</th></tr>
  *   <tr><td>string</td><td>text</td><td>varchar, char, citext</td></tr>
+ *   <tr><td>byte, short</td><td>smallint</td><td>integer, bigint, numeric</td></tr>
  *   <tr><td>integer</td><td>integer</td><td>bigint, numeric, double precision</td></tr>
  *   <tr><td>long</td><td>bigint</td><td>numeric</td></tr>
+ *   <tr><td>float</td><td>real</td><td>double precision, numeric</td></tr>
  *   <tr><td>double</td><td>double precision</td><td>numeric</td></tr>
  *   <tr><td>boolean</td><td>boolean</td><td></td></tr>
  *   <tr><td>timestamp</td><td>timestamp with time zone</td><td>timestamp (UTC wall time)</td></tr>
+ *   <tr><td>timestamp_ntz</td><td>timestamp without time zone</td><td></td></tr>
  *   <tr><td>date</td><td>date</td><td>timestamp, timestamp with time zone</td></tr>
  *   <tr><td>binary</td><td>bytea</td><td></td></tr>
  *   <tr><td>decimal(p,s)</td><td>numeric(p,s)</td><td>numeric, numeric(P,S) with S ≥ s and P − S ≥ p − s</td></tr>
- *   <tr><td>struct</td><td>jsonb</td><td>json, text</td></tr>
+ *   <tr><td>struct, array, map</td><td>jsonb</td><td>json, text</td></tr>
  * </table>
  */
 public final class PostgresDialect implements SqlDialect {
