@@ -114,6 +114,9 @@ class ContinuousKillIT {
     assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
     assertThat(drain.exitValue()).as("drain exit code; log:%n%s", ChildJvm.tail(log)).isZero();
 
+    // records arrived all along (about 100 a second for a minute or more): not a vacuous check
+    assertThat(valid).hasSizeGreaterThan(1000);
+    assertThat(malformed).hasSizeGreaterThan(20);
     assertThat(counts(topicKeys(out)))
         .as("every valid record once in the read_committed topic")
         .isEqualTo(once(valid));
