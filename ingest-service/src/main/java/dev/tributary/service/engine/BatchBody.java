@@ -134,6 +134,7 @@ public final class BatchBody {
       if (batch.readFor().isPresent()) {
         // the continuous trigger: read as records arrive, then fix the batch before any commit
         BatchRange read = settings.source().readFor(batch.range(), batch.readFor().get(), input);
+        CrashPoints.reached(CrashPoints.AFTER_CONTINUOUS_READ);
         Optional<Batch> fixed = model.fix(batch, read);
         if (fixed.isEmpty()) {
           return Optional.empty(); // nothing arrived: the writers close without a commit
