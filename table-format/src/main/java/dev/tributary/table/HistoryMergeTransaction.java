@@ -61,6 +61,18 @@ public final class HistoryMergeTransaction extends TableTransaction {
   private long changeCount;
   private boolean prepared;
 
+  /** Where a change's instant puts it in its key's history. */
+  public enum Placement {
+    /** At its instant, wherever that falls: a late change goes back into the history. */
+    AT,
+    /**
+     * At its instant, or at the latest instant the key's history holds if that is later: a Kafka
+     * tombstone, whose instant (the record's timestamp) comes from another clock than {@code
+     * sequence-by}'s and must not cut an earlier version.
+     */
+    NOT_BEFORE_LATEST
+  }
+
   /**
    * One change of a key.
    *
@@ -69,11 +81,18 @@ public final class HistoryMergeTransaction extends TableTransaction {
    * @param row the row, aligned with the table schema (its history columns are set by the merge);
    *     for a delete only the key columns are read
    * @param at the instant the change takes effect, in microseconds since the epoch
+   * @param placement whether the stored history can make the instant later
    */
-  public record Change(MergeTransaction.Kind kind, Object[] row, long at) {
+  public record Change(MergeTransaction.Kind kind, Object[] row, long at, Placement placement) {
     public Change {
       Objects.requireNonNull(kind, "kind");
       row = row.clone();
+      Objects.requireNonNull(placement, "placement");
+    }
+
+    /** A change at its instant ({@link Placement#AT}). */
+    public Change(MergeTransaction.Kind kind, Object[] row, long at) {
+      this(kind, row, at, Placement.AT);
     }
   }
 
@@ -158,7 +177,8 @@ public final class HistoryMergeTransaction extends TableTransaction {
     changeCount++;
     changes
         .computeIfAbsent(key(change.row()), k -> new ArrayList<>())
-        .add(new VersionHistory.Event(change.kind(), change.row(), change.at()));
+        .add(
+            new VersionHistory.Event(change.kind(), change.row(), change.at(), change.placement()));
   }
 
   /** What the commit did; {@link MergeMetrics#NONE} before it, or when it was a skip. */

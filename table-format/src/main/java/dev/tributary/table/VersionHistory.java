@@ -24,12 +24,19 @@ import java.util.TreeMap;
  * in a batch become a chain; a late change splits the version it falls into; a delete closes the
  * version it falls into without opening one.
  *
- * <p>Duplicates: an event at an instant where the stored timeline holds an event of the same kind
- * is ignored (a replay, or a re-emitted change: the version the table holds stands). Among the
- * batch's own events at one instant, the last given wins (the caller orders them by stream
- * position). An upsert at the instant of a stored delete replaces it (it came later in the stream),
- * and so does a delete at the instant of a stored upsert. A delete at an instant when the key holds
- * nothing changes nothing and is not kept.
+ * <p>Duplicates: an event at an instant where the timeline already holds an event of the same kind
+ * (stored, or earlier in the batch: the caller gives them in stream order) is ignored: a replay or
+ * a re-emitted change, and the first version at an instant stands, whether or not the two fell in
+ * one batch (so the history does not depend on where batches end). An event of the other kind at
+ * that instant replaces it: it came later in the stream (a delete at the instant of an upsert
+ * erases that version). A delete at an instant when the key holds nothing changes nothing and is
+ * not kept.
+ *
+ * <p>A delete placed {@code NOT_BEFORE_LATEST} (a Kafka tombstone, placed by its Kafka timestamp,
+ * which another clock than {@code sequence-by}'s sets) takes effect at the latest instant of the
+ * stored history if its own is earlier: it deletes what the key holds at its place in the stream,
+ * never an earlier version (lifted past the latest stored version's start, it ends that version one
+ * microsecond after it began rather than erase it).
  *
  * <p>Instants are microseconds since the epoch (a timestamp's {@link MergeSpec#sequenceValue}).
  */
@@ -48,8 +55,20 @@ final class VersionHistory {
     }
   }
 
-  /** One change of the batch: the key holds {@code row} from {@code at} on, or nothing (delete). */
-  record Event(MergeTransaction.Kind kind, Object[] row, long at) {}
+  /**
+   * One change of the batch: the key holds {@code row} from {@code at} on, or nothing (delete).
+   * With {@link HistoryMergeTransaction.Placement#NOT_BEFORE_LATEST} the event takes effect no
+   * earlier than the latest instant of the stored history.
+   */
+  record Event(
+      MergeTransaction.Kind kind,
+      Object[] row,
+      long at,
+      HistoryMergeTransaction.Placement placement) {
+    Event(MergeTransaction.Kind kind, Object[] row, long at) {
+      this(kind, row, at, HistoryMergeTransaction.Placement.AT);
+    }
+  }
 
   /**
    * What the batch does to the key's stored versions.
@@ -93,12 +112,18 @@ final class VersionHistory {
    */
   Plan plan(List<Version> stored, List<Event> events) {
     TreeMap<Long, Entry> timeline = decode(stored);
+    long floor = timeline.isEmpty() ? Long.MIN_VALUE : floor(timeline.lastEntry());
     int duplicates = 0;
-    List<Event> ordered = new ArrayList<>(events);
+    List<Event> ordered = new ArrayList<>(events.size());
+    for (Event e : events) {
+      boolean lifted =
+          e.placement() == HistoryMergeTransaction.Placement.NOT_BEFORE_LATEST && e.at() < floor;
+      ordered.add(lifted ? new Event(e.kind(), e.row(), floor, e.placement()) : e);
+    }
     ordered.sort(Comparator.comparingLong(Event::at)); // stable: stream order within an instant
     for (Event e : ordered) {
       Entry held = timeline.get(e.at());
-      if (held != null && held.stored() && held.kind() == e.kind()) {
+      if (held != null && held.kind() == e.kind()) {
         duplicates++;
       } else {
         timeline.put(e.at(), new Entry(e.kind(), e.row(), false));
@@ -128,6 +153,16 @@ final class VersionHistory {
       }
     }
     return new Plan(removed, added, opened, duplicates);
+  }
+
+  /**
+   * The earliest instant an event placed not before the latest one can take: just after the latest
+   * version's start (so that the version is not erased), or at the latest delete.
+   */
+  private static long floor(Map.Entry<Long, Entry> latest) {
+    return latest.getValue().kind() == MergeTransaction.Kind.UPSERT
+        ? latest.getKey() + 1
+        : latest.getKey();
   }
 
   /**

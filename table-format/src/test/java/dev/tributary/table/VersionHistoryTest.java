@@ -172,9 +172,10 @@ class VersionHistoryTest {
   }
 
   @Test
-  void ofTheBatchsChangesAtOneInstantTheLastInTheStreamWins() {
+  void ofTheBatchsChangesAtOneInstantTheFirstStandsAsItWouldAcrossBatches() {
     Plan plan = history.plan(List.of(), List.of(upsert("first", 5), upsert("second", 5)));
-    assertThat(added(plan)).containsExactly("second [5, -) current");
+    assertThat(added(plan)).containsExactly("first [5, -) current");
+    assertThat(plan.duplicates()).isEqualTo(1);
     Plan deleted = history.plan(List.of(), List.of(upsert("a", 5), delete(5)));
     assertThat(deleted.added()).isEmpty();
   }
@@ -198,5 +199,33 @@ class VersionHistoryTest {
     assertThat(again.removed()).isEmpty();
     assertThat(again.added()).isEmpty();
     assertThat(again.duplicates()).as("the delete at 25 is a stored end").isEqualTo(4);
+  }
+
+  static Event tombstone(long at) {
+    return new Event(
+        Kind.DELETE,
+        new Object[] {1L, null, null, null, null},
+        s(at),
+        HistoryMergeTransaction.Placement.NOT_BEFORE_LATEST);
+  }
+
+  @Test
+  void aTombstoneStampedBeforeTheLatestVersionClosesItNotAnEarlierOne() {
+    List<Version> stored = versions(stored("a", 5, 10L), stored("b", 10, null));
+    Plan early = history.plan(stored, List.of(tombstone(7)));
+    assertThat(early.removed()).as("a stays as it is").containsExactly(1);
+    assertThat(early.added())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r[1]).isEqualTo("b");
+              assertThat(r[3])
+                  .as("closed a microsecond after it started: not erased")
+                  .isEqualTo(Instant.ofEpochSecond(10, 1000));
+            });
+    Plan onTime = history.plan(stored, List.of(tombstone(15)));
+    assertThat(added(onTime)).containsExactly("b [10, 15)");
+    Plan afterDelete = history.plan(versions(stored("a", 5, 9L)), List.of(tombstone(3)));
+    assertThat(afterDelete.added()).as("the key holds nothing: nothing to close").isEmpty();
   }
 }
