@@ -178,4 +178,17 @@ class DebeziumConfigTest {
         .contains(
             "schema-evolution: schema-evolution is not available with envelope: debezium yet");
   }
+
+  @Test
+  void aDebeziumHistoryIsDatedByTheSourceTime() {
+    PipelineSpec spec =
+        parse(
+            pipeline(
+                "    envelope: debezium\n",
+                UPSERT + "    sequence-by: _source_ts\n    history: scd2\n"));
+    UpsertSpec upsert = spec.sink().upsert().orElseThrow();
+    assertThat(upsert.history()).isEqualTo(UpsertSpec.History.SCD2);
+    assertThat(upsert.sequenceBy()).contains("_source_ts");
+    assertThat(upsert.deleteWhen()).contains("_op = 'd'");
+  }
 }

@@ -77,7 +77,7 @@ class UpsertConfigTest {
   }
 
   @Test
-  void strategiesNotBuiltYetAreRefusedNotIgnored() {
+  void deletionVectorsAreRefusedNotIgnored() {
     assertThat(
             errors(
                 sink(
@@ -85,12 +85,78 @@ class UpsertConfigTest {
                         write: upsert
                         key: [customer_id]
                         merge-strategy: deletion-vectors
+                    """)))
+        .containsExactly(
+            "orders.yaml:23:21: sink.delta.merge-strategy: merge-strategy: deletion-vectors is not"
+                + " available yet; remove it (write: upsert then keeps one current row per key,"
+                + " rewriting files copy-on-write)");
+  }
+
+  @Test
+  void historyScd2IsReadWithATimestampSequence() {
+    DeltaSinkSpec scd2 =
+        parse(
+                sink(
+                    """
+                        write: upsert
+                        key: [customer_id]
+                        sequence-by: updated_at
+                        history: scd2
+                    """))
+            .sink();
+    assertThat(scd2.upsert().orElseThrow().history()).isEqualTo(UpsertSpec.History.SCD2);
+    DeltaSinkSpec byKafkaTime =
+        parse(
+                sink(
+                    """
+                        write: upsert
+                        key: [customer_id]
+                        sequence-by: _kafka_timestamp
+                        history: scd2
+                    """))
+            .sink();
+    assertThat(byKafkaTime.upsert().orElseThrow().sequenceBy())
+        .as("the Kafka timestamp is a timestamp column too")
+        .contains("_kafka_timestamp");
+  }
+
+  @Test
+  void historyScd2NeedsATimestampSequenceAndFreeColumnNames() {
+    assertThat(errors(sink("    write: upsert\n    key: [customer_id]\n    history: scd2\n")))
+        .containsExactly(
+            "orders.yaml:23:14: sink.delta.history: history: scd2 needs sequence-by naming a"
+                + " timestamp column: each version is valid from its change's sequence-by value"
+                + " (_valid_from) to the next change's (_valid_to); add e.g. sequence-by: _source_ts"
+                + " (envelope: debezium: the time of the change in the database) or sequence-by:"
+                + " _kafka_timestamp (the record's timestamp)");
+    assertThat(
+            errors(
+                sink(
+                    """
+                        write: upsert
+                        key: [customer_id]
+                        sequence-by: _kafka_offset
                         history: scd2
                     """)))
-        .hasSize(2)
-        .allMatch(e -> e.contains("is not available yet"))
-        .anyMatch(e -> e.contains("sink.delta.merge-strategy: merge-strategy: deletion-vectors"))
-        .anyMatch(e -> e.contains("sink.delta.history: history: scd2"));
+        .singleElement()
+        .asString()
+        .startsWith(
+            "orders.yaml:23:18: sink.delta.sequence-by: sequence-by column '_kafka_offset' is a"
+                + " long, but history: scd2 takes each version's _valid_from and _valid_to from it");
+    String taken =
+        sink("""
+                    write: upsert
+                    key: [customer_id]
+                    sequence-by: updated_at
+                    history: scd2
+                """)
+            .replace("derive: { op: \"'u'\" }", "derive: { op: \"'u'\", _is_current: \"true\" }");
+    assertThat(errors(taken))
+        .containsExactly(
+            "orders.yaml:24:14: sink.delta.history: history: scd2 adds the column '_is_current'"
+                + " (with _valid_from, _valid_to, _is_current), but the output already has a column"
+                + " of that name; rename it (select or derive another name), or remove history:"
+                + " scd2");
   }
 
   @Test

@@ -518,6 +518,18 @@ public final class DeltaTable {
     return new MergeTransaction(this, txn, new Snapshot(location(), latestState()), spec);
   }
 
+  /**
+   * Starts a transaction that merges changes by key into a table keeping every version of a key
+   * ({@code history: scd2}; see {@link HistoryMergeTransaction}). Same idempotency as {@link
+   * #newAppend}. The table must have the {@link HistoryMergeTransaction#HISTORY_COLUMNS}.
+   *
+   * @throws IllegalArgumentException if a key or history column is not a column of the table
+   */
+  public HistoryMergeTransaction newHistoryMerge(TransactionId txn, MergeSpec spec)
+      throws IOException {
+    return new HistoryMergeTransaction(this, txn, new Snapshot(location(), latestState()), spec);
+  }
+
   /** The key index of merges by {@code spec}'s columns, created empty on first use. */
   KeyIndex keyIndex(MergeSpec spec) {
     List<String> id = new ArrayList<>(spec.keyColumns());

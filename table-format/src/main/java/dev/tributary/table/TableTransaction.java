@@ -34,7 +34,7 @@ import java.util.OptionalLong;
  * as orphans for vacuum: they are never referenced, and deleting them is vacuum's job.
  */
 public abstract sealed class TableTransaction implements AutoCloseable
-    permits AppendTransaction, OverwriteTransaction, MergeTransaction {
+    permits AppendTransaction, OverwriteTransaction, MergeTransaction, HistoryMergeTransaction {
   final DeltaTable table;
   final TransactionId txn;
   final Snapshot readSnapshot;

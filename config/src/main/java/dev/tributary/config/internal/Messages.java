@@ -567,6 +567,31 @@ final class Messages {
         + " rewriting files copy-on-write)";
   }
 
+  static String historyWithoutSequence() {
+    return "history: scd2 needs sequence-by naming a timestamp column: each version is valid from"
+        + " its change's sequence-by value (_valid_from) to the next change's (_valid_to); add e.g."
+        + " sequence-by: _source_ts (envelope: debezium: the time of the change in the database)"
+        + " or sequence-by: _kafka_timestamp (the record's timestamp)";
+  }
+
+  static String historySequenceNotTimestamp(String column, String type) {
+    return "sequence-by column '"
+        + column
+        + "' is a "
+        + type
+        + ", but history: scd2 takes each version's _valid_from and _valid_to from it, which are"
+        + " timestamps; use a timestamp column (e.g. _source_ts with envelope: debezium, or"
+        + " _kafka_timestamp), or derive one (derive: { changed_at: \"CAST(changed_ms AS"
+        + " timestamp)\" })";
+  }
+
+  static String historyColumnTaken(String column) {
+    return "history: scd2 adds the column '"
+        + column
+        + "' (with _valid_from, _valid_to, _is_current), but the output already has a column of"
+        + " that name; rename it (select or derive another name), or remove history: scd2";
+  }
+
   static String truncateWithoutEnvelope() {
     return "on-truncate applies to envelope: debezium, but this format has no envelope (envelope:"
         + " none is the default), where it would be ignored; add envelope: debezium, or remove"

@@ -15,8 +15,10 @@ import java.util.Set;
 /**
  * The checks of {@code write: upsert} that relate it to other parts: a stateless pipeline only, one
  * writer per table, key and sequence columns that exist at the top level, a sequence column that
- * orders. Columns whose type is only known once the service compiles the expressions (derived
- * columns) or reads a dimension table are checked there too ({@code UpsertRules} in the service).
+ * orders; with {@code history: scd2}, a timestamp sequence column and no output column named like
+ * the history columns. Columns whose type is only known once the service compiles the expressions
+ * (derived columns) or reads a dimension table are checked there too ({@code UpsertRules} in the
+ * service).
  */
 final class UpsertChecks {
 
@@ -27,6 +29,13 @@ final class UpsertChecks {
           ColumnType.Primitive.LONG,
           ColumnType.Primitive.TIMESTAMP,
           ColumnType.Primitive.DATE);
+
+  /**
+   * The columns {@code history: scd2} adds to the table (the names of {@code
+   * HistoryMergeTransaction}'s, which this module cannot see).
+   */
+  private static final List<String> HISTORY_COLUMNS =
+      List.of("_valid_from", "_valid_to", "_is_current");
 
   private final Problems problems;
   private final Draft draft;
@@ -74,12 +83,20 @@ final class UpsertChecks {
           "sink.delta.merge-strategy",
           Messages.upsertNotYet("merge-strategy: " + upsert.mergeStrategy().keyword()));
     }
-    if (upsert.history() != UpsertSpec.History.NONE) {
-      problems.atValue("sink.delta.history", Messages.upsertNotYet("history: scd2"));
+    boolean history = upsert.history() == UpsertSpec.History.SCD2;
+    if (history && upsert.sequenceBy().isEmpty()) {
+      problems.atValue("sink.delta.history", Messages.historyWithoutSequence());
     }
     Map<String, ColumnType> available = sinkColumns(input);
     if (available == null) {
       return;
+    }
+    if (history) {
+      for (String taken : HISTORY_COLUMNS) {
+        if (available.containsKey(taken)) {
+          problems.atValue("sink.delta.history", Messages.historyColumnTaken(taken));
+        }
+      }
     }
     Set<String> seen = new HashSet<>();
     List<String> key = upsert.key();
@@ -101,6 +118,10 @@ final class UpsertChecks {
                   problems.atValue(
                       "sink.delta.sequence-by",
                       Messages.unorderableSequence(column, type.canonical()));
+                } else if (history && type != null && type != ColumnType.Primitive.TIMESTAMP) {
+                  problems.atValue(
+                      "sink.delta.sequence-by",
+                      Messages.historySequenceNotTimestamp(column, type.canonical()));
                 }
               }
             });

@@ -430,6 +430,17 @@ public final class PipelineFactory {
   public static TableSink modeSink(CompiledPipeline pipeline, ObjectStore store)
       throws IOException {
     PipelineSpec spec = pipeline.spec();
+    if (spec.sink().upsert().isPresent()
+        && pipeline.stateful().isEmpty()
+        && spec.sink().upsert().get().history() == UpsertSpec.History.SCD2) {
+      return UpsertSink.keepingHistory(
+          spec.id(),
+          store,
+          DeltaTable.open(store, tableOptions(spec)),
+          pipeline.outputSchema(),
+          spec.sink().partitionBy(),
+          UpsertRules.mergeSpec(spec.sink().upsert().get()));
+    }
     if (spec.sink().upsert().isPresent() && pipeline.stateful().isEmpty()) {
       return new UpsertSink(
           spec.id(),

@@ -10,6 +10,7 @@ import dev.tributary.table.CommitConflictException;
 import dev.tributary.table.CommitCounters;
 import dev.tributary.table.CommitResult;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.HistoryMergeTransaction;
 import dev.tributary.table.MergeMetrics;
 import dev.tributary.table.MergeSpec;
 import dev.tributary.table.MergeTransaction;
@@ -30,6 +31,10 @@ import org.slf4j.LoggerFactory;
  * BatchTag}, so a replayed batch is skipped like any other. A commit that conflicts with a
  * concurrent one (a compaction removed a file the merge rewrites) is planned again on the table as
  * it is now, with the same changes.
+ *
+ * <p>With {@code history: scd2} ({@link #keepingHistory}) the table has the history columns too,
+ * the batch keeps every change ({@link HistoryBuffer}), and the merge is a {@link
+ * HistoryMergeTransaction}: the same commit, txn, crash point and re-planning.
  */
 public final class UpsertSink implements TableSink {
   private static final Logger LOG = LoggerFactory.getLogger(UpsertSink.class);
@@ -45,6 +50,7 @@ public final class UpsertSink implements TableSink {
   private final DeltaTable table;
   private final StructType schema;
   private final MergeSpec spec;
+  private final boolean history;
 
   /**
    * Opens the table, creating it with {@code schema} if it does not exist yet.
@@ -60,12 +66,52 @@ public final class UpsertSink implements TableSink {
       List<String> partitionColumns,
       MergeSpec spec)
       throws IOException {
+    this(pipelineId, store, table, schema, partitionColumns, spec, false);
+  }
+
+  private UpsertSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      MergeSpec spec,
+      boolean history)
+      throws IOException {
     this.pipelineId = pipelineId;
     this.store = store;
     this.table = table;
     this.schema = schema;
     this.spec = Objects.requireNonNull(spec, "spec");
-    DeltaTableSink.createOrCheck(pipelineId, store, table, schema, List.copyOf(partitionColumns));
+    this.history = history;
+    DeltaTableSink.createOrCheck(
+        pipelineId,
+        store,
+        table,
+        history ? HistoryMergeTransaction.withHistoryColumns(schema) : schema,
+        List.copyOf(partitionColumns));
+  }
+
+  /**
+   * A sink keeping every version of a key ({@code history: scd2}): opens the table, creating it
+   * with {@code schema} and the history columns if it does not exist yet.
+   *
+   * @param spec the key columns and the sequence column (a timestamp: each version's start)
+   * @throws IllegalStateException if the table exists with a different schema or partitioning
+   */
+  public static UpsertSink keepingHistory(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      MergeSpec spec)
+      throws IOException {
+    if (spec.sequenceColumn().isEmpty()) {
+      throw new IllegalArgumentException(
+          "history: scd2 needs a sequence-by column (pipeline " + pipelineId + ")");
+    }
+    return new UpsertSink(pipelineId, store, table, schema, partitionColumns, spec, true);
   }
 
   @Override
@@ -91,7 +137,105 @@ public final class UpsertSink implements TableSink {
   @Override
   public BatchWriter begin(BatchTag tag) throws IOException {
     long committed = table.latestTransactionVersion(tag.batch().appId()).orElse(-1);
-    return committed >= tag.batchId() ? new Skipped() : new ChangeWriter(tag);
+    if (committed >= tag.batchId()) {
+      return new Skipped();
+    }
+    return history ? new HistoryWriter(tag) : new ChangeWriter(tag);
+  }
+
+  /** The changes of one batch for a table keeping history, kept in memory and merged at commit. */
+  private final class HistoryWriter implements BatchWriter {
+    private final BatchTag tag;
+    private final HistoryBuffer changes;
+
+    HistoryWriter(BatchTag tag) {
+      this.tag = tag;
+      this.changes =
+          new HistoryBuffer(
+              pipelineId, schema, spec.keyColumns(), spec.sequenceColumn().orElseThrow());
+    }
+
+    @Override
+    public boolean alreadyCommitted() {
+      return false;
+    }
+
+    @Override
+    public boolean buffersUntilCommit() {
+      return true;
+    }
+
+    @Override
+    public void write(Object[] row) {
+      changes.upsert(row);
+    }
+
+    @Override
+    public void delete(Object[] row) {
+      changes.delete(row);
+    }
+
+    @Override
+    public long rows() {
+      return changes.received();
+    }
+
+    @Override
+    public long commit(Map<String, String> commitInfo) throws IOException {
+      List<HistoryMergeTransaction.Change> all = changes.changes();
+      return REPLAN.call(
+          attempt -> {
+            if (attempt > 1) {
+              LOG.info(
+                  "Pipeline {}: the merge into {} conflicted with a concurrent commit; planning it"
+                      + " again on the table as it is now (attempt {})",
+                  pipelineId,
+                  location(),
+                  attempt);
+            }
+            try (HistoryMergeTransaction txn = table.newHistoryMerge(tag.batch(), spec)) {
+              txn.alsoRecord(tag.sourcePositions());
+              all.forEach(txn::apply);
+              txn.prepare();
+              CrashPoints.reached(CrashPoints.AFTER_DATA_FILES);
+              CommitResult result = txn.commit(commitInfo);
+              report(txn.metrics(), result);
+              return result.committed() ? result.tableVersion() : -1;
+            }
+          });
+    }
+
+    private void report(MergeMetrics m, CommitResult result) {
+      if (result.committed() && m.ignoredOlder() > 0) {
+        LOG.info(
+            "Pipeline {} batch {}: {} change(s) at an instant their key's history already holds"
+                + " were ignored as duplicates (sequence-by {}); table {} version {}",
+            pipelineId,
+            tag.batchId(),
+            m.ignoredOlder(),
+            spec.sequenceColumn().orElse("-"),
+            location(),
+            result.tableVersion());
+      }
+      if (result.committed()) {
+        LOG.debug(
+            "Pipeline {} batch {}: merged {} changes into the history in {} (versions opened {},"
+                + " rewritten {}, copied {}, files -{} +{}, keys read {})",
+            pipelineId,
+            tag.batchId(),
+            m.changes(),
+            location(),
+            m.inserted(),
+            m.updated(),
+            m.copied(),
+            m.filesRemoved(),
+            m.filesAdded(),
+            m.indexedRows());
+      }
+    }
+
+    @Override
+    public void close() {}
   }
 
   /** The changes of one batch, kept in memory and merged at commit. */
