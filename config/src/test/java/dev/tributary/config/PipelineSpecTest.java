@@ -135,8 +135,9 @@ class PipelineSpecTest {
             "decimal(5,6) is out of range; precision must be 1 to 38 and scale 0 to the precision");
     assertThatThrownBy(() -> ColumnType.parse("varchar"))
         .hasMessage(
-            "unknown column type 'varchar'; use string, int, long, double, boolean, timestamp,"
-                + " timestamp(seconds|micros|nanos), date or decimal(p,s) like decimal(10,2)");
+            "unknown column type 'varchar'; use string, byte, short, int, long, float, double,"
+                + " boolean, timestamp, timestamp(seconds|micros|nanos), timestamp_ntz, date or"
+                + " decimal(p,s) like decimal(10,2)");
   }
 
   @Test
