@@ -11,7 +11,6 @@ import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -336,21 +335,12 @@ public final class HistoryMergeTransaction extends TableTransaction {
   }
 
   private List<Object> key(Object[] row) {
-    List<Object> k = new ArrayList<>(keyColumns.length);
-    for (int c : keyColumns) {
-      Object v = row[c];
-      k.add(v instanceof byte[] b ? ByteBuffer.wrap(b) : v);
-    }
-    return k;
+    return MergeMetrics.key(row, keyColumns);
   }
 
   @Override
   List<Action> removals(long now) {
-    List<Action> removes = new ArrayList<>();
-    for (AddFile f : rewritten) {
-      removes.add(f.toRemove(now, true /* dataChange */));
-    }
-    return removes;
+    return MergeMetrics.removals(rewritten, now);
   }
 
   /**
@@ -360,41 +350,13 @@ public final class HistoryMergeTransaction extends TableTransaction {
    */
   @Override
   Map<String, Object> operationInfo(List<DataFile> added) {
-    long bytesAdded = added.stream().mapToLong(DataFile::size).sum();
-    metrics =
-        new MergeMetrics(
-            metrics.changes(),
-            metrics.inserted(),
-            metrics.updated(),
-            metrics.deleted(),
-            metrics.ignoredOlder(),
-            metrics.copied(),
-            metrics.filesRemoved(),
-            added.size(),
-            metrics.bytesRemoved(),
-            bytesAdded,
-            metrics.indexedRows());
-    StringBuilder predicate = new StringBuilder();
-    for (String k : spec.keyColumns()) {
-      predicate.append(predicate.length() == 0 ? "" : " AND ").append("target.").append(k);
-      predicate.append(" <=> source.").append(k);
-    }
+    metrics = metrics.withAdded(added);
     Map<String, Object> parameters = new LinkedHashMap<>();
-    parameters.put("predicate", "[\"" + (predicate.length() == 0 ? "true" : predicate) + "\"]");
+    parameters.put("predicate", MergeMetrics.keyPredicate(spec.keyColumns()));
     parameters.put("history", "scd2");
-    Map<String, Object> operationMetrics = new LinkedHashMap<>();
-    operationMetrics.put("numSourceRows", Long.toString(metrics.changes()));
-    operationMetrics.put("numTargetRowsInserted", Long.toString(metrics.inserted()));
-    operationMetrics.put("numTargetRowsUpdated", Long.toString(metrics.updated()));
-    operationMetrics.put("numTargetRowsMatchedUpdated", Long.toString(metrics.updated()));
+    Map<String, Object> operationMetrics = metrics.operationMetrics();
     operationMetrics.put("numTargetRowsDeleted", "0");
-    operationMetrics.put("numTargetRowsCopied", Long.toString(metrics.copied()));
-    operationMetrics.put(
-        "numOutputRows", Long.toString(metrics.inserted() + metrics.updated() + metrics.copied()));
-    operationMetrics.put("numTargetFilesAdded", Integer.toString(metrics.filesAdded()));
-    operationMetrics.put("numTargetFilesRemoved", Integer.toString(metrics.filesRemoved()));
-    operationMetrics.put("numTargetBytesAdded", Long.toString(metrics.bytesAdded()));
-    operationMetrics.put("numTargetBytesRemoved", Long.toString(metrics.bytesRemoved()));
+    metrics.putFileMetrics(operationMetrics);
     operationMetrics.put("numTargetRowsIgnoredDuplicate", Long.toString(metrics.ignoredOlder()));
     Map<String, Object> info = new LinkedHashMap<>();
     info.put("operationParameters", parameters);

@@ -1,5 +1,14 @@
 package dev.tributary.table;
 
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.AddFile;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * What a merge did, also recorded in its commit's {@code operationMetrics} under Delta's names.
  *
@@ -31,4 +40,72 @@ public record MergeMetrics(
 
   /** Nothing merged (an empty or skipped transaction). */
   public static final MergeMetrics NONE = new MergeMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** These metrics with the files a commit adds counted. */
+  MergeMetrics withAdded(List<DataFile> added) {
+    return new MergeMetrics(
+        changes,
+        inserted,
+        updated,
+        deleted,
+        ignoredOlder,
+        copied,
+        filesRemoved,
+        added.size(),
+        bytesRemoved,
+        added.stream().mapToLong(DataFile::size).sum(),
+        indexedRows);
+  }
+
+  /**
+   * The {@code operationMetrics} every MERGE commit records, under Spark's names (string values); a
+   * merge adds its own (deletes, ignored changes) after them.
+   */
+  Map<String, Object> operationMetrics() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("numSourceRows", Long.toString(changes));
+    m.put("numTargetRowsInserted", Long.toString(inserted));
+    m.put("numTargetRowsUpdated", Long.toString(updated));
+    m.put("numTargetRowsMatchedUpdated", Long.toString(updated));
+    return m;
+  }
+
+  /** The file and output counts of {@link #operationMetrics}, which follow the row counts. */
+  void putFileMetrics(Map<String, Object> m) {
+    m.put("numTargetRowsCopied", Long.toString(copied));
+    m.put("numOutputRows", Long.toString(inserted + updated + copied));
+    m.put("numTargetFilesAdded", Integer.toString(filesAdded));
+    m.put("numTargetFilesRemoved", Integer.toString(filesRemoved));
+    m.put("numTargetBytesAdded", Long.toString(bytesAdded));
+    m.put("numTargetBytesRemoved", Long.toString(bytesRemoved));
+  }
+
+  /** A merge's key condition as Spark records it: {@code target.k <=> source.k AND …}. */
+  static String keyPredicate(List<String> keyColumns) {
+    StringBuilder predicate = new StringBuilder();
+    for (String k : keyColumns) {
+      predicate.append(predicate.length() == 0 ? "" : " AND ").append("target.").append(k);
+      predicate.append(" <=> source.").append(k);
+    }
+    return "[\"" + (predicate.length() == 0 ? "true" : predicate) + "\"]";
+  }
+
+  /** The key of {@code row}: its {@code keyColumns} values, binary ones comparable by content. */
+  static List<Object> key(Object[] row, int[] keyColumns) {
+    List<Object> k = new ArrayList<>(keyColumns.length);
+    for (int c : keyColumns) {
+      Object v = row[c];
+      k.add(v instanceof byte[] b ? ByteBuffer.wrap(b) : v);
+    }
+    return k;
+  }
+
+  /** The remove actions of the files a merge rewrites. */
+  static List<Action> removals(List<AddFile> rewritten, long now) {
+    List<Action> removes = new ArrayList<>();
+    for (AddFile f : rewritten) {
+      removes.add(f.toRemove(now, true /* dataChange */));
+    }
+    return removes;
+  }
 }

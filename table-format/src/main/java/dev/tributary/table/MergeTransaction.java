@@ -8,7 +8,6 @@ import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -291,21 +290,12 @@ public final class MergeTransaction extends TableTransaction {
   }
 
   private List<Object> key(Object[] row) {
-    List<Object> k = new ArrayList<>(keyColumns.length);
-    for (int c : keyColumns) {
-      Object v = row[c];
-      k.add(v instanceof byte[] b ? ByteBuffer.wrap(b) : v);
-    }
-    return k;
+    return MergeMetrics.key(row, keyColumns);
   }
 
   @Override
   List<Action> removals(long now) {
-    List<Action> removes = new ArrayList<>();
-    for (AddFile f : rewritten) {
-      removes.add(f.toRemove(now, true /* dataChange */));
-    }
-    return removes;
+    return MergeMetrics.removals(rewritten, now);
   }
 
   /**
@@ -314,27 +304,9 @@ public final class MergeTransaction extends TableTransaction {
    */
   @Override
   Map<String, Object> operationInfo(List<DataFile> added) {
-    long bytesAdded = added.stream().mapToLong(DataFile::size).sum();
-    metrics =
-        new MergeMetrics(
-            metrics.changes(),
-            metrics.inserted(),
-            metrics.updated(),
-            metrics.deleted(),
-            metrics.ignoredOlder(),
-            metrics.copied(),
-            metrics.filesRemoved(),
-            added.size(),
-            metrics.bytesRemoved(),
-            bytesAdded,
-            metrics.indexedRows());
-    StringBuilder predicate = new StringBuilder();
-    for (String k : spec.keyColumns()) {
-      predicate.append(predicate.length() == 0 ? "" : " AND ").append("target.").append(k);
-      predicate.append(" <=> source.").append(k);
-    }
+    metrics = metrics.withAdded(added);
     Map<String, Object> parameters = new LinkedHashMap<>();
-    parameters.put("predicate", "[\"" + (predicate.length() == 0 ? "true" : predicate) + "\"]");
+    parameters.put("predicate", MergeMetrics.keyPredicate(spec.keyColumns()));
     parameters.put(
         "matchedPredicates",
         spec.sequenceColumn()
@@ -348,20 +320,10 @@ public final class MergeTransaction extends TableTransaction {
             .orElse("[{\"actionType\":\"update\"},{\"actionType\":\"delete\"}]"));
     parameters.put("notMatchedPredicates", "[{\"actionType\":\"insert\"}]");
     parameters.put("notMatchedBySourcePredicates", "[]");
-    Map<String, Object> operationMetrics = new LinkedHashMap<>();
-    operationMetrics.put("numSourceRows", Long.toString(metrics.changes()));
-    operationMetrics.put("numTargetRowsInserted", Long.toString(metrics.inserted()));
-    operationMetrics.put("numTargetRowsUpdated", Long.toString(metrics.updated()));
-    operationMetrics.put("numTargetRowsMatchedUpdated", Long.toString(metrics.updated()));
+    Map<String, Object> operationMetrics = metrics.operationMetrics();
     operationMetrics.put("numTargetRowsDeleted", Long.toString(metrics.deleted()));
     operationMetrics.put("numTargetRowsMatchedDeleted", Long.toString(metrics.deleted()));
-    operationMetrics.put("numTargetRowsCopied", Long.toString(metrics.copied()));
-    operationMetrics.put(
-        "numOutputRows", Long.toString(metrics.inserted() + metrics.updated() + metrics.copied()));
-    operationMetrics.put("numTargetFilesAdded", Integer.toString(metrics.filesAdded()));
-    operationMetrics.put("numTargetFilesRemoved", Integer.toString(metrics.filesRemoved()));
-    operationMetrics.put("numTargetBytesAdded", Long.toString(metrics.bytesAdded()));
-    operationMetrics.put("numTargetBytesRemoved", Long.toString(metrics.bytesRemoved()));
+    metrics.putFileMetrics(operationMetrics);
     operationMetrics.put("numTargetRowsIgnoredOlder", Long.toString(metrics.ignoredOlder()));
     Map<String, Object> info = new LinkedHashMap<>();
     info.put("operationParameters", parameters);

@@ -221,17 +221,7 @@ public final class TriggerLoop {
         Map<SourcePartition, Long> startAfter,
         WriteAheadLog.Tables tables,
         WatermarkPolicy watermarks) {
-      WriteAheadLog model =
-          new WriteAheadLog(
-              checkpoint,
-              txns,
-              startAfter,
-              tables,
-              settings.source(),
-              settings.processor(),
-              watermarks,
-              settings.clock());
-      return loop(model, new BatchBody(settings), OnMoved.END_RUN);
+      return logged(settings, checkpoint, txns, startAfter, tables, watermarks, Optional.empty());
     }
 
     /**
@@ -246,6 +236,24 @@ public final class TriggerLoop {
         Map<SourcePartition, Long> startAfter,
         WriteAheadLog.Tables tables,
         Duration interval) {
+      return logged(
+          settings,
+          checkpoint,
+          txns,
+          startAfter,
+          tables,
+          WatermarkPolicy.OWN,
+          Optional.of(interval));
+    }
+
+    private static TriggerLoop logged(
+        BatchBody.Settings settings,
+        Checkpoint checkpoint,
+        TableTxns txns,
+        Map<SourcePartition, Long> startAfter,
+        WriteAheadLog.Tables tables,
+        WatermarkPolicy watermarks,
+        Optional<Duration> readFor) {
       WriteAheadLog model =
           new WriteAheadLog(
               checkpoint,
@@ -254,9 +262,9 @@ public final class TriggerLoop {
               tables,
               settings.source(),
               settings.processor(),
-              WatermarkPolicy.OWN,
+              watermarks,
               settings.clock(),
-              Optional.of(interval));
+              readFor);
       return loop(model, new BatchBody(settings), OnMoved.END_RUN);
     }
 
