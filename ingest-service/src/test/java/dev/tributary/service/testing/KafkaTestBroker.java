@@ -163,6 +163,11 @@ public final class KafkaTestBroker {
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    // One request in flight: a first batch refused by a partition whose leader is still starting
+    // (NOT_LEADER_OR_FOLLOWER) could otherwise be overtaken by the next one, which the broker takes
+    // as the producer's first sequence there; the retried first batch is then out of order for
+    // good and the send times out after two minutes (seen in DebeziumUpsertIT, GroupScaleOutIT).
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     return new KafkaProducer<>(p);
   }
 }
