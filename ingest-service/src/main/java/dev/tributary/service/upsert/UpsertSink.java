@@ -143,6 +143,25 @@ public final class UpsertSink implements TableSink {
     return history ? new HistoryWriter(tag) : new ChangeWriter(tag);
   }
 
+  /**
+   * Runs one merge commit, planning it again on the table as it is now after a conflict with a
+   * concurrent commit (compaction, another writer), at most {@code REPLAN}'s attempts.
+   */
+  private long replanning(RetryPolicy.Attempt<Long, IOException> merge) throws IOException {
+    return REPLAN.call(
+        attempt -> {
+          if (attempt > 1) {
+            LOG.info(
+                "Pipeline {}: the merge into {} conflicted with a concurrent commit; planning it"
+                    + " again on the table as it is now (attempt {})",
+                pipelineId,
+                location(),
+                attempt);
+          }
+          return merge.run(attempt);
+        });
+  }
+
   /** The changes of one batch for a table keeping history, kept in memory and merged at commit. */
   private final class HistoryWriter implements BatchWriter {
     private final BatchTag tag;
@@ -183,16 +202,8 @@ public final class UpsertSink implements TableSink {
     @Override
     public long commit(Map<String, String> commitInfo) throws IOException {
       List<HistoryMergeTransaction.Change> all = changes.changes();
-      return REPLAN.call(
+      return replanning(
           attempt -> {
-            if (attempt > 1) {
-              LOG.info(
-                  "Pipeline {}: the merge into {} conflicted with a concurrent commit; planning it"
-                      + " again on the table as it is now (attempt {})",
-                  pipelineId,
-                  location(),
-                  attempt);
-            }
             try (HistoryMergeTransaction txn = table.newHistoryMerge(tag.batch(), spec)) {
               txn.alsoRecord(tag.sourcePositions());
               all.forEach(txn::apply);
@@ -277,18 +288,7 @@ public final class UpsertSink implements TableSink {
     @Override
     public long commit(Map<String, String> commitInfo) throws IOException {
       List<MergeTransaction.Change> collapsed = changes.changes();
-      return REPLAN.call(
-          attempt -> {
-            if (attempt > 1) {
-              LOG.info(
-                  "Pipeline {}: the merge into {} conflicted with a concurrent commit; planning it"
-                      + " again on the table as it is now (attempt {})",
-                  pipelineId,
-                  location(),
-                  attempt);
-            }
-            return mergeOnce(collapsed, commitInfo);
-          });
+      return replanning(attempt -> mergeOnce(collapsed, commitInfo));
     }
 
     private long mergeOnce(List<MergeTransaction.Change> collapsed, Map<String, String> commitInfo)
