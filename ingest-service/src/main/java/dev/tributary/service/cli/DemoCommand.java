@@ -60,11 +60,15 @@ final class DemoCommand {
     if (args.positional().equals(List.of("avro"))) {
       return new AvroDemo(out, this).run(events, dir);
     }
+    if (args.positional().equals(List.of("cdc"))) {
+      return new CdcDemo(out).run(Integer.parseInt(args.option("events").orElse("3000")), dir);
+    }
     if (!args.positional().isEmpty()) {
       throw new CliArguments.UsageException(
           "unknown demo '"
               + String.join(" ", args.positional())
-              + "'; the variants are: tributary demo, tributary demo avro, tributary demo medallion");
+              + "'; the variants are: tributary demo, tributary demo avro, tributary demo medallion,"
+              + " tributary demo cdc");
     }
     prepare(dir);
     out.println("Tributary demo: output in " + dir);

@@ -24,6 +24,7 @@ public final class Main {
         tributary demo [--events N]                       run the embedded end-to-end demo
         tributary demo avro [--events N]                  the demo with Avro values and a schema registry
         tributary demo medallion [--events N]             the demo as bronze -> silver -> gold
+        tributary demo cdc [--events N]                   Debezium changes -> current state + SCD2 history
         tributary validate PIPELINE.yaml                  parse + validate, print the plan
         tributary run --pipeline PIPELINE.yaml [--available-now | --once] [--max-outage 10m]
                                                           run until stopped (Ctrl-C = graceful stop);
