@@ -6,7 +6,9 @@ import io.delta.tables.DeltaTable;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -139,6 +141,15 @@ public class SparkJudge {
     Files.write(Path.of(r.get("out").asText()),
         table.orderBy(table.columns()[0]).toJSON().collectAsList());
     Files.writeString(Path.of(r.get("out").asText() + ".columns"), String.join(",", table.columns()));
+    if (r.has("history")) {
+      // DESCRIBE HISTORY's operation per version, oldest first
+      List<String> operations = new ArrayList<>();
+      for (Row h : DeltaTable.forPath(spark, r.get("path").asText()).history()
+          .orderBy("version").select("operation").collectAsList()) {
+        operations.add(h.getString(0));
+      }
+      Files.write(Path.of(r.get("history").asText()), operations);
+    }
   }
 
   private static void runCase(SparkSession spark, JsonNode job, JsonNode c) throws Exception {

@@ -11,6 +11,7 @@ import dev.tributary.storage.testing.S3TestServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,6 +20,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -73,6 +76,22 @@ class ExactlyOnceCrashIT {
           write: upsert
           key: [k]
           sequence-by: id
+      """;
+
+  /**
+   * The history pipeline: the upsert's keys, each record a version of its key dated by its id (in
+   * seconds), kept with {@code history: scd2}.
+   */
+  private static final String HISTORY =
+      """
+      transform:
+        - derive: { k: "id % 50", at: "CAST(id AS timestamp)" }
+      sink:
+        delta:
+          write: upsert
+          key: [k]
+          sequence-by: at
+          history: scd2
       """;
 
   @TempDir static Path dir;
@@ -171,6 +190,62 @@ class ExactlyOnceCrashIT {
       }
       assertThat(quarantined.values()).as("no offset twice in quarantine").allMatch(c -> c == 1);
       assertThat(quarantined.keySet()).isEqualTo(fixture.malformedOffsets);
+    }
+  }
+
+  /**
+   * {@code history: scd2} under the same kills: a batch closes and opens versions in one commit; a
+   * replayed batch must neither open a version twice nor close one at the wrong time. The table
+   * must end with every valid record as a version of its key, valid until the key's next record.
+   */
+  @Test
+  void historyTableHoldsEveryVersionOfEveryKeyAfterRepeatedKills() throws Exception {
+    Path work = dir.resolve("history");
+    Files.createDirectories(work);
+    Fixture fixture =
+        new Fixture(
+            "orders-history",
+            work,
+            work.resolve("tables/orders").toString(),
+            work.resolve("tables/orders-quarantine").toString(),
+            work.resolve("checkpoint").toString(),
+            "",
+            HISTORY);
+    fixture.runWithKills(14, new Random(20261203L));
+    Map<Long, TreeSet<Long>> idsByKey = new TreeMap<>();
+    for (long id : fixture.validIds) {
+      idsByKey.computeIfAbsent(id % 50, k -> new TreeSet<>()).add(id);
+    }
+    Set<String> expected = new TreeSet<>();
+    idsByKey.forEach(
+        (k, ids) -> {
+          Long previous = null;
+          for (long id : ids) {
+            if (previous != null) {
+              expected.add(k + " " + previous + " [" + previous + ", " + id + ")");
+            }
+            previous = id;
+          }
+          expected.add(k + " " + previous + " [" + previous + ", -) current");
+        });
+    try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null)) {
+      Set<String> held = new TreeSet<>();
+      for (Object[] row : TableContents.rows(sink)) {
+        // columns: id, name, k, at, _kafka_* (4), _valid_from, _valid_to, _is_current
+        Instant to = (Instant) row[9];
+        String version =
+            row[2]
+                + " "
+                + row[0]
+                + " ["
+                + ((Instant) row[8]).getEpochSecond()
+                + ", "
+                + (to == null ? "-" : Long.toString(to.getEpochSecond()))
+                + ")"
+                + (Boolean.TRUE.equals(row[10]) ? " current" : "");
+        assertThat(held.add(version)).as("%s held once", version).isTrue();
+      }
+      assertThat(held).as("every valid record as a version of its key").isEqualTo(expected);
     }
   }
 

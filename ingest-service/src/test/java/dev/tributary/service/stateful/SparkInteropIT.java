@@ -44,8 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  * of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark} and
  * {@link AvroEvolvedTableForSpark}, and makes the tables of {@link SparkFeatureTables} (deletion
  * vectors, column mapping) and the typed tables of {@link SparkTypedTables} (every column type,
- * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read (a
- * Spark start costs ~30-40 s, so one start serves all).
+ * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read, and
+ * applies the change stream of {@link SparkMergeTables} with {@code MERGE INTO} (a Spark start
+ * costs ~30-40 s, so one start serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -62,6 +63,7 @@ class SparkInteropIT {
   static SparkFeatureTables features;
   static SparkAppendTables appends;
   static SparkTypedTables typed;
+  static SparkMergeTables merges;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -74,11 +76,13 @@ class SparkInteropIT {
     features = new SparkFeatureTables(Files.createDirectories(dir.resolve("features")));
     appends = new SparkAppendTables(Files.createDirectories(dir.resolve("appends")));
     typed = new SparkTypedTables(Files.createDirectories(dir.resolve("typed")));
+    merges = new SparkMergeTables(Files.createDirectories(dir.resolve("merge")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
     List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
     sqlTables.addAll(appends.jobTables());
     sqlTables.addAll(typed.jobTables());
+    sqlTables.addAll(merges.jobTables());
     Path ready = work.resolve("ready");
     Path resume = work.resolve("resume.json");
     SparkReference.Running spark =
@@ -102,6 +106,7 @@ class SparkInteropIT {
       Map<String, Object> readBack = new LinkedHashMap<>(appends.appendAndListReads());
       List<Object> readsBack = new ArrayList<>((List<?>) readBack.get("reads"));
       readsBack.addAll(typed.appendAndListReads());
+      readsBack.addAll(merges.upsertAndListReads());
       readBack.put("reads", readsBack);
       spark.resume(resume, readBack);
     } catch (Exception | AssertionError e) {
@@ -145,6 +150,11 @@ class SparkInteropIT {
   void aKafkaPipelineAppendsTimestampNtzByteShortAndFloatToASparkTableAndSparkReadsThem()
       throws Exception {
     typed.checkAppend();
+  }
+
+  @Test
+  void anUpsertPipelineGivesTheTableSparksMergeIntoGivesBatchByBatch() throws Exception {
+    merges.check();
   }
 
   @Test

@@ -186,7 +186,7 @@ final class SparkTypedTables {
         0,
         List.of(
             // Spark's JSON shows milliseconds; Kernel's read below checks the microseconds
-            "{\"id\":\"k1\",\"b\":-128,\"s\":32767,\"t\":\"2026-03-29T02:30:00.123\",\"f\":1.5}",
+            "{\"id\":\"k1\",\"b\":-128,\"s\":32767,\"t\":\"2026-03-29T02:30:00.123456\",\"f\":1.5}",
             "{\"id\":\"k2\",\"b\":127,\"s\":-32768,\"t\":\"1969-07-20 20:17:40\",\"f\":-0.125}",
             "{\"id\":\"k3\"}"));
     PipelineSpec spec =
@@ -241,9 +241,7 @@ final class SparkTypedTables {
                           "k1",
                           (byte) -128,
                           (short) 32767,
-                          // TODO(#23): Kernel reads .123 for the .123456 we parsed; the cause
-                          // (our write of this Spark-made table, or Kernel's read) is open
-                          LocalDateTime.parse("2026-03-29T02:30:00.123"),
+                          LocalDateTime.parse("2026-03-29T02:30:00.123456"),
                           1.5f));
     }
   }
