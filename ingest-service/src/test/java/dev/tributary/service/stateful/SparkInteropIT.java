@@ -158,6 +158,11 @@ class SparkInteropIT {
   }
 
   @Test
+  void sparkReadsOurHistoryTableAsKernelReadsIt() throws Exception {
+    merges.checkHistory();
+  }
+
+  @Test
   void deletionVectorsAfterDeleteUpdateAndMergeAreReadAsSparkAndKernelReadThem() throws Exception {
     assertThat(features.check("dv")).isGreaterThan(100);
     assertThat(features.check("dv-partitioned")).isGreaterThan(100);

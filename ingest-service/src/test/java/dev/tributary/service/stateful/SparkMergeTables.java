@@ -18,6 +18,7 @@ import dev.tributary.table.interop.KernelReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ import java.util.TreeSet;
  * </ul>
  *
  * The two tables must hold the same rows; Spark reads ours and its {@code DESCRIBE HISTORY} shows
- * each of our upsert commits as a {@code MERGE}.
+ * each of our upsert commits as a {@code MERGE}. The same changes kept as a history ({@code
+ * history: scd2}) are read by Spark as by Kernel.
  */
 final class SparkMergeTables {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,6 +51,7 @@ final class SparkMergeTables {
   private static final int BATCH = 100;
   private static final String SPARK_TABLE = "merge-spark";
   private static final String OUR_TABLE = "merge-ours";
+  private static final String HISTORY_TABLE = "merge-history";
 
   private final Path dir;
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
@@ -150,6 +153,49 @@ final class SparkMergeTables {
                 .formatted(broker.bootstrapServers(), topic, BATCH, dir, OUR_TABLE, dir),
             "merge-differential.yaml",
             Map.of());
+    ourCommits = run(spec);
+    // the same changes as a history (scd2 needs a timestamp: seq as seconds)
+    run(
+        PipelineParser.parse(
+            """
+            pipeline: merge-history
+            source:
+              kafka: { bootstrap-servers: %s, topics: [%s], max-offsets-per-trigger: %d }
+            format:
+              json:
+                schema: { id: long, name: string, seq: long, op: string }
+            transform:
+              - derive: { at: "CAST(seq AS timestamp)" }
+            sink:
+              delta:
+                path: %s/%s
+                write: upsert
+                key: [id]
+                sequence-by: at
+                delete-when: "op = 'd'"
+                history: scd2
+            checkpoint: %s/merge-history-checkpoint
+            """
+                .formatted(broker.bootstrapServers(), topic, BATCH, dir, HISTORY_TABLE, dir),
+            "merge-history.yaml",
+            Map.of()));
+    return List.of(
+        Map.of(
+            "path",
+            dir.resolve(OUR_TABLE).toString(),
+            "out",
+            dir.resolve("merge-ours.spark.json").toString(),
+            "history",
+            dir.resolve("merge-ours.history.json").toString()),
+        Map.of(
+            "path",
+            dir.resolve(HISTORY_TABLE).toString(),
+            "out",
+            dir.resolve("merge-history.spark.json").toString()));
+  }
+
+  /** Runs a pipeline available-now; returns its number of batches. */
+  private static int run(PipelineSpec spec) throws Exception {
     ProgressLog progress = new ProgressLog(100);
     try (PipelineRun run =
         PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
@@ -157,16 +203,53 @@ final class SparkMergeTables {
     }
     List<BatchProgress> batches = progress.last(100);
     assertThat(batches).as("batches of the same offsets as Spark's").hasSize(CHANGES / BATCH);
-    ourCommits = batches.size();
-    Path ours = dir.resolve(OUR_TABLE);
-    return List.of(
-        Map.of(
-            "path",
-            ours.toString(),
-            "out",
-            dir.resolve("merge-ours.spark.json").toString(),
-            "history",
-            dir.resolve("merge-ours.history.json").toString()));
+    return batches.size();
+  }
+
+  /**
+   * Spark reads our history table (copy-on-write rewrites of closed versions) as Kernel does: the
+   * same versions, with the validity columns.
+   */
+  void checkHistory() throws Exception {
+    TreeSet<String> spark = new TreeSet<>();
+    for (String line : Files.readAllLines(dir.resolve("merge-history.spark.json"))) {
+      JsonNode r = JSON.readTree(line);
+      spark.add(
+          r.get("id").asLong()
+              + " "
+              + r.get("name").asText()
+              + " "
+              + Instant.parse(r.get("_valid_from").asText()).getEpochSecond()
+              + " "
+              + (r.hasNonNull("_valid_to")
+                  ? Instant.parse(r.get("_valid_to").asText()).getEpochSecond()
+                  : "-")
+              + " "
+              + r.get("_is_current").asBoolean());
+    }
+    TreeSet<String> kernel = new TreeSet<>();
+    try (ObjectStore store = ObjectStores.open(dir.resolve(HISTORY_TABLE).toString(), null)) {
+      KernelReader reader = new KernelReader(store);
+      List<String> columns = reader.columnNames();
+      int from = columns.indexOf("_valid_from");
+      for (Object[] r : reader.rows()) {
+        Instant to = (Instant) r[from + 1];
+        kernel.add(
+            r[0]
+                + " "
+                + r[1]
+                + " "
+                + ((Instant) r[from]).getEpochSecond()
+                + " "
+                + (to == null ? "-" : to.getEpochSecond())
+                + " "
+                + r[from + 2]);
+      }
+    }
+    assertThat(spark)
+        .as("versions (more than the changes that were not deletes)")
+        .hasSizeGreaterThan(CHANGES / 2);
+    assertThat(spark).isEqualTo(kernel);
   }
 
   /** Spark's MERGE table equals ours, read by Spark, by us through Kernel, with the same rows. */
