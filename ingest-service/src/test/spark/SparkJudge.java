@@ -131,6 +131,9 @@ public class SparkJudge {
       for (JsonNode c : job.path("cases")) {
         runCase(spark, job, c);
       }
+      for (JsonNode t : job.path("timed")) {
+        timed(spark, t);
+      }
     } finally {
       spark.stop();
     }
@@ -287,6 +290,43 @@ public class SparkJudge {
     long version = DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0);
     Files.writeString(Path.of(path + ".version"), Long.toString(version));
     System.out.printf("sql table %s: version %d, %d rows%n", path, version, table.count());
+  }
+
+  /**
+   * Statements timed one by one (benchmarks): per statement but {@code SET} a JSON line in {@code out} with its
+   * milliseconds and, for a SELECT, its rows, else the operationMetrics of the table's last commit
+   * ({@code path}).
+   */
+  private static void timed(SparkSession spark, JsonNode t) throws Exception {
+    String path = t.get("path").asText();
+    List<String> lines = new ArrayList<>();
+    for (JsonNode statement : t.get("statements")) {
+      String sql = statement.asText().replace("{path}", path);
+      if (sql.strip().toUpperCase().startsWith("SET ")) {
+        spark.sql(sql); // a setting: nothing to time or record
+        continue;
+      }
+      long start = System.nanoTime();
+      Dataset<Row> result = spark.sql(sql);
+      ObjectNode line = JSON.createObjectNode();
+      if (sql.strip().toUpperCase().startsWith("SELECT")) {
+        ArrayNode rows = line.putArray("rows");
+        result.toJSON().collectAsList().forEach(r -> rows.add(r));
+        line.put("ms", (System.nanoTime() - start) / 1_000_000);
+      } else {
+        result.collectAsList();
+        line.put("ms", (System.nanoTime() - start) / 1_000_000);
+        ObjectNode metrics = line.putObject("metrics");
+        Row last = DeltaTable.forPath(spark, path).history(1).select("operationMetrics").first();
+        if (!last.isNullAt(0)) {
+          java.util.Map<String, String> m = last.getJavaMap(0);
+          m.forEach(metrics::put);
+        }
+      }
+      lines.add(line.toString());
+      System.out.printf("timed %s: %s ms%n", path, line.get("ms"));
+    }
+    Files.write(Path.of(t.get("out").asText()), lines);
   }
 
   private static String summary(ArrayNode rounds) {

@@ -171,6 +171,15 @@ final class SparkReference {
    * made its tables and {@link Running#resume} lets it read more.
    */
   static Running start(Map<String, Object> job, Path work) throws Exception {
+    return start(job, work, "1g", Duration.ofMinutes(8));
+  }
+
+  /**
+   * {@link #start(Map, Path)} with another heap ({@code -Xmx}, e.g. {@code 4g}) and time limit, for
+   * benchmarks over large tables.
+   */
+  static Running start(Map<String, Object> job, Path work, String heap, Duration limit)
+      throws Exception {
     String classpath = classpath();
     Path jobFile = work.resolve("spark-job.json");
     Files.writeString(
@@ -182,7 +191,7 @@ final class SparkReference {
     command.addAll(moduleOptions(classpath));
     command.addAll(
         List.of(
-            "-Xmx1g",
+            "-Xmx" + heap,
             "-XX:+UseSerialGC",
             "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
             "-cp",
@@ -198,23 +207,25 @@ final class SparkReference {
     // loopback only: Spark would otherwise look up the host's own address
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().put("SPARK_LOCAL_HOSTNAME", "localhost");
-    return new Running(pb.start(), log);
+    return new Running(pb.start(), log, limit);
   }
 
   /** A running judge. */
   static final class Running {
     private final Process spark;
     private final Path log;
+    private final Duration limit;
 
-    Running(Process spark, Path log) {
+    Running(Process spark, Path log, Duration limit) {
       this.spark = spark;
       this.log = log;
+      this.limit = limit;
     }
 
     /** Waits for the {@code ready} file of the job's {@code pause}; fails if Spark ends first. */
     void awaitReady(Path ready) throws Exception {
       Awaitility.await("Spark made its tables")
-          .atMost(Duration.ofMinutes(8))
+          .atMost(limit)
           .pollInterval(Duration.ofMillis(200))
           .until(
               () -> {
@@ -233,9 +244,9 @@ final class SparkReference {
       Files.move(partial, resume, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    /** Waits for the judge to end; fails with its log if it failed or took over 8 minutes. */
+    /** Waits for the judge to end; fails with its log if it failed or took over its limit. */
     void await() throws Exception {
-      boolean exited = spark.waitFor(8, TimeUnit.MINUTES);
+      boolean exited = spark.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
       if (!exited) {
         spark.destroyForcibly().waitFor();
       }
@@ -248,7 +259,7 @@ final class SparkReference {
       Files.move(copy, kept, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       if (!exited) {
         throw new IllegalStateException(
-            "Spark did not finish in 8 minutes; log: " + kept + "\n" + tail(log));
+            "Spark did not finish in " + limit + "; log: " + kept + "\n" + tail(log));
       }
       if (spark.exitValue() != 0) {
         throw new IllegalStateException(
