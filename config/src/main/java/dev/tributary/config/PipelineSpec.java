@@ -45,6 +45,7 @@ import java.util.stream.Collectors;
  * @param schemaEvolution the {@code schema-evolution} section ({@link SchemaEvolutionSpec#DEFAULT}
  *     when absent)
  * @param quarantineLimit {@code quarantine.max-fraction}, if declared (else no limit)
+ * @param expectations the data-quality rules every transformed row is checked against, in order
  */
 public record PipelineSpec(
     String id,
@@ -66,7 +67,8 @@ public record PipelineSpec(
     Optional<StorageSpec> storage,
     Secrets secrets,
     SchemaEvolutionSpec schemaEvolution,
-    Optional<QuarantineLimit> quarantineLimit) {
+    Optional<QuarantineLimit> quarantineLimit,
+    List<ExpectationSpec> expectations) {
 
   /**
    * The longest pipeline id, in characters: the id names folders, the Kafka consumer group and
@@ -84,6 +86,7 @@ public record PipelineSpec(
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(format, "format");
     transforms = List.copyOf(transforms);
+    expectations = List.copyOf(expectations);
     joins = List.copyOf(joins);
     Objects.requireNonNull(watermark, "watermark");
     Objects.requireNonNull(deduplicate, "deduplicate");

@@ -5,6 +5,7 @@ import dev.tributary.config.BackfillSpec;
 import dev.tributary.config.DeduplicateSpec;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
+import dev.tributary.config.ExpectationSpec;
 import dev.tributary.config.FormatSpec;
 import dev.tributary.config.JoinSpec;
 import dev.tributary.config.MaintenanceSpec;
@@ -43,7 +44,8 @@ record Draft(
     BackfillSpec backfill,
     StorageSpec storage,
     SchemaEvolutionSpec schemaEvolution,
-    QuarantineLimit quarantineLimit) {
+    QuarantineLimit quarantineLimit,
+    List<ExpectationSpec> expectations) {
 
   /** The Delta table among the sinks, or null (none, or the sinks could not be read). */
   DeltaSinkSpec sink() {

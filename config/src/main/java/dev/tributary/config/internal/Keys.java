@@ -74,6 +74,7 @@ public final class Keys {
             "source",
             "format",
             "transform",
+            "expectations",
             "join",
             "watermark",
             "deduplicate",
@@ -129,6 +130,7 @@ public final class Keys {
         "format.protobuf.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
     s.put("format.protobuf.registry.tls", List.of("ca-file"));
     s.put("transform[]", List.of("filter", "derive"));
+    s.put("expectations[]", List.of("name", "check", "on-violation"));
     s.put("join[]", List.of("delta", "on", "type", "max-size", "columns"));
     s.put("join[].delta", List.of("path", "storage"));
     s.put("join[].delta.storage", List.of("s3"));

@@ -9,6 +9,7 @@ import dev.tributary.config.SourceSpec;
 import dev.tributary.config.TriggerSpec;
 import java.io.StringReader;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -143,7 +144,8 @@ public final class PipelineReader {
             schedules.backfill(root),
             output.storage(root),
             evolution.schemaEvolution(root),
-            quarantine.limit());
+            quarantine.limit(),
+            new ExpectationReader(nodes).expectations(root));
     root.finish();
     return draft;
   }
@@ -172,6 +174,7 @@ public final class PipelineReader {
         Optional.ofNullable(d.storage()),
         secrets,
         d.schemaEvolution() != null ? d.schemaEvolution() : SchemaEvolutionSpec.DEFAULT,
-        Optional.ofNullable(d.quarantineLimit()));
+        Optional.ofNullable(d.quarantineLimit()),
+        d.expectations() != null ? d.expectations() : List.of());
   }
 }

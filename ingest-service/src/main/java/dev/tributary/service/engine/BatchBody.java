@@ -15,6 +15,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The body of one batch, the same for every {@link ProgressModel} (docs/DESIGN.md, "The run loop").
@@ -39,6 +41,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * runs batches one after the other.
  */
 public final class BatchBody {
+  private static final Logger LOG = LoggerFactory.getLogger(BatchBody.class);
   private final Settings settings;
   private Instant previousBatchStart;
 
@@ -147,7 +150,8 @@ public final class BatchBody {
       OptionalLong nextWatermark = processor.nextWatermarkMicros();
       timer.mark("process");
       checkQuarantineLimit(batch, outputs);
-      Map<String, String> info = commitInfo(batch, readGaps);
+      Map<String, String> info = commitInfo(batch, readGaps, outputs.violations());
+      logViolations(batch, outputs.violations());
       CommitTally tally = new CommitTally(model.tables());
       settings.progress().activity().enter(RunActivity.Phase.COMMITTING);
       long quarantineVersion = outputs.quarantineWriter().commit(info);
@@ -207,7 +211,8 @@ public final class BatchBody {
    * What the tables' commits record: the batch's extras but planning details, the batch id, the
    * source's description of its range, and any input that vanished while it was read.
    */
-  private Map<String, String> commitInfo(Batch batch, List<String> readGaps) {
+  private Map<String, String> commitInfo(
+      Batch batch, List<String> readGaps, Map<String, Long> violations) {
     Map<String, String> info = new LinkedHashMap<>(batch.extras());
     info.remove(BatchRange.BACKLOGGED); // planning detail for the processor, not table history
     info.put("batchId", Long.toString(batch.id()));
@@ -216,7 +221,31 @@ public final class BatchBody {
       // each gap is a JSON object (the source's description): the value is a JSON array
       info.put("dataLossWhileReading", "[" + String.join(",", readGaps) + "]");
     }
+    if (!violations.isEmpty()) {
+      // rule names are identifiers: a JSON object by name needs no escaping
+      StringBuilder json = new StringBuilder("{");
+      violations.forEach(
+          (name, count) ->
+              json.append(json.length() > 1 ? "," : "")
+                  .append('"')
+                  .append(name)
+                  .append("\":")
+                  .append(count));
+      info.put("expectationViolations", json.append('}').toString());
+    }
     return info;
+  }
+
+  /** One WARN line per batch naming the rules some rows violated, with their counts. */
+  private void logViolations(Batch batch, Map<String, Long> violations) {
+    if (!violations.isEmpty()) {
+      LOG.warn(
+          "Pipeline {}: batch {}: rows violated expectations {} (counts per rule; each rule's"
+              + " on-violation decided what happened to them)",
+          settings.pipelineId(),
+          batch.id(),
+          violations);
+    }
   }
 
   private BatchProgress progress(
@@ -263,7 +292,8 @@ public final class BatchBody {
         settings.processor().stateMetrics(),
         tally.retries,
         tally.conflicts,
-        batch.plan().sourceLag());
+        batch.plan().sourceLag(),
+        outputs.violations());
   }
 
   private static Instant micros(long micros) {

@@ -2,7 +2,10 @@ package dev.tributary.service.engine;
 
 import dev.tributary.table.types.StructField;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -22,6 +25,7 @@ public final class BatchOutputs implements AutoCloseable {
   private long lateRows;
   private long quarantinedRows;
   private String firstQuarantineError;
+  private final Map<String, Long> violations = new LinkedHashMap<>();
 
   /**
    * @param late the late-events table's writer, or null when late events are only counted
@@ -139,5 +143,15 @@ public final class BatchOutputs implements AutoCloseable {
 
   public long lateRows() {
     return lateRows;
+  }
+
+  /** A row violated the expectation {@code name} (whatever its action). */
+  public void violated(String name) {
+    violations.merge(name, 1L, Long::sum);
+  }
+
+  /** Rows that violated each expectation in this batch, by name; rules without one are absent. */
+  public Map<String, Long> violations() {
+    return Collections.unmodifiableMap(violations);
   }
 }

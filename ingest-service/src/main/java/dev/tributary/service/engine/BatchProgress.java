@@ -34,6 +34,8 @@ import java.util.Map;
  * @param sourceLag the source's own lag measures after the batch ({@link PlannedBatch#sourceLag}):
  *     a Delta source's {@code versionsBehind}, {@code filesBehind}, {@code bytesBehind}; empty for
  *     Kafka
+ * @param expectations rows that violated each expectation in this batch, by rule name (only the
+ *     rules with violations), whatever the rule's action
  */
 public record BatchProgress(
     String pipeline,
@@ -56,9 +58,11 @@ public record BatchProgress(
     Map<String, Long> state,
     long commitRetries,
     long commitConflicts,
-    Map<String, Long> sourceLag) {
+    Map<String, Long> sourceLag,
+    Map<String, Long> expectations) {
 
   public BatchProgress {
+    expectations = Map.copyOf(expectations);
     phasesMs = Map.copyOf(phasesMs);
     partitions = List.copyOf(partitions);
     dataGaps = List.copyOf(dataGaps);
@@ -109,6 +113,7 @@ public record BatchProgress(
         state,
         commitRetries,
         commitConflicts,
+        Map.of(),
         Map.of());
   }
 
@@ -150,7 +155,8 @@ public record BatchProgress(
         state,
         commitRetries,
         commitConflicts,
-        sourceLag);
+        sourceLag,
+        expectations);
   }
 
   /**

@@ -70,6 +70,9 @@ public final class StatelessProcessor implements RecordProcessor {
 
   private final List<String> partitionColumns;
 
+  /** The data-quality rules each transformed row is checked against. */
+  private final Expectations expectations;
+
   private long batchId;
   private Instant batchStartedAt;
 
@@ -149,7 +152,30 @@ public final class StatelessProcessor implements RecordProcessor {
         transforms,
         partitionColumns == null ? List.of() : partitionColumns,
         partitionColumns != null,
-        joins);
+        joins,
+        null,
+        null,
+        expectations);
+  }
+
+  /**
+   * This processor checking every transformed row against {@code rules} ({@code expectations}),
+   * compiled over {@link #transformedSchema()}; kept by {@link #rebuild}, {@link #evolving} and
+   * {@link #withChanges}.
+   */
+  public StatelessProcessor withExpectations(Expectations rules) {
+    return new StatelessProcessor(
+        pipelineId,
+        parser,
+        rowSource,
+        rowSchema,
+        transforms,
+        partitionColumns,
+        sinkChecks != null,
+        joins,
+        layout,
+        changes,
+        Objects.requireNonNull(rules, "rules"));
   }
 
   private StatelessProcessor(
@@ -181,7 +207,8 @@ public final class StatelessProcessor implements RecordProcessor {
         sinkRows,
         joins,
         null,
-        null);
+        null,
+        Expectations.NONE);
   }
 
   /**
@@ -205,7 +232,8 @@ public final class StatelessProcessor implements RecordProcessor {
         true,
         joins,
         layout,
-        null);
+        null,
+        expectations);
   }
 
   /**
@@ -226,7 +254,8 @@ public final class StatelessProcessor implements RecordProcessor {
         sinkChecks != null,
         joins,
         layout,
-        Objects.requireNonNull(rules, "rules"));
+        Objects.requireNonNull(rules, "rules"),
+        expectations);
   }
 
   private StatelessProcessor(
@@ -239,8 +268,10 @@ public final class StatelessProcessor implements RecordProcessor {
       boolean sinkRows,
       StreamJoins joins,
       EvolvingLayout layout,
-      ChangeRules changes) {
+      ChangeRules changes,
+      Expectations expectations) {
     this.layout = layout;
+    this.expectations = expectations;
     this.changes = changes;
     this.partitionColumns = List.copyOf(partitionColumns);
     this.pipelineId = pipelineId;
@@ -534,7 +565,25 @@ public final class StatelessProcessor implements RecordProcessor {
       quarantine(source, "transform failed: " + e.getMessage(), outputs);
       return null;
     }
-    return project(transformed, outputs);
+    Object[] row = project(transformed, outputs);
+    Expectations.Rule violated = row == null ? null : expectations.check(row, outputs);
+    if (violated == null) {
+      return row;
+    }
+    return switch (violated.action()) {
+      case WARN -> row;
+      case DROP -> dropped(outputs);
+      case QUARANTINE -> {
+        quarantine(source, violated.describe(), outputs);
+        yield null;
+      }
+      case FAIL -> throw new ExpectationFailedException(pipelineId, violated, source.provenance());
+    };
+  }
+
+  private static Object[] dropped(BatchOutputs outputs) {
+    outputs.countFiltered(); // a dropped row is filtered: input = output + quarantined + filtered
+    return null;
   }
 
   private Object[] project(Object[] transformed, BatchOutputs outputs) {
@@ -592,7 +641,24 @@ public final class StatelessProcessor implements RecordProcessor {
       quarantine(record, "transform failed: " + e.getMessage(), outputs);
       return null;
     }
-    return project(transformed, outputs);
+    Object[] out = project(transformed, outputs);
+    Expectations.Rule violated = out == null ? null : expectations.check(out, outputs);
+    if (violated == null) {
+      return out;
+    }
+    return switch (violated.action()) {
+      case WARN -> out;
+      case DROP -> dropped(outputs);
+      case QUARANTINE -> {
+        quarantine(record, violated.describe(), outputs);
+        yield null;
+      }
+      case FAIL ->
+          throw new ExpectationFailedException(
+              pipelineId,
+              violated,
+              record.topic() + " partition " + record.partition() + " offset " + record.offset());
+    };
   }
 
   @Override

@@ -15,6 +15,7 @@ import dev.tributary.config.UpsertSpec;
 import dev.tributary.service.engine.ChangeRules;
 import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.EvolvingLayout;
+import dev.tributary.service.engine.Expectations;
 import dev.tributary.service.engine.QuarantineRows;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
@@ -158,6 +159,11 @@ public final class PipelineFactory {
     Optional<StatefulPlan> stateful = Optional.empty();
     if (transforms != null) {
       processor = steps.apply(transforms);
+      List<String> ruleProblems = new ArrayList<>();
+      Expectations expectations =
+          Expectations.compile(spec.expectations(), processor.transformedSchema(), ruleProblems);
+      ruleProblems.forEach(p -> problems.add(p + where));
+      processor = processor.withExpectations(expectations);
       List<String> queryProblems = new ArrayList<>();
       // With joins, the plan is compiled again at start against the joined rows (bindJoins); here
       // the columns a join may add are left to that check.

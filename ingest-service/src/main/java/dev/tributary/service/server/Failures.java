@@ -6,6 +6,7 @@ import dev.tributary.checkpoint.ConcurrentPipelineException;
 import dev.tributary.checkpoint.LeaseLostException;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.Secrets;
+import dev.tributary.service.engine.ExpectationFailedException;
 import dev.tributary.service.engine.QuarantineLimitExceededException;
 import dev.tributary.service.engine.TableLostException;
 import dev.tributary.service.parse.debezium.TruncateEventException;
@@ -32,6 +33,8 @@ final class Failures {
           ConcurrentPipelineException.class,
           DataLossException.class,
           QuarantineLimitExceededException.class,
+          // a row broke an expectation with on-violation: fail: every replay meets the same row
+          ExpectationFailedException.class,
           TableWrittenByAnotherCheckpointException.class,
           // a table lost the batches the checkpoint committed: restarting would refuse it again
           TableLostException.class,

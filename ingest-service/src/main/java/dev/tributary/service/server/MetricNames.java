@@ -32,6 +32,12 @@ public final class MetricNames {
   /** Rows removed by filters. Tags: pipeline. */
   public static final String RECORDS_FILTERED = "tributary.records.filtered";
 
+  /**
+   * Rows that violated an expectation, tagged {@code expectation} with the rule's name (whatever
+   * its on-violation did with them).
+   */
+  public static final String EXPECTATION_VIOLATIONS = "tributary.expectation.violations";
+
   /** Completed micro-batches. Tags: pipeline. */
   public static final String BATCHES = "tributary.batches";
 

@@ -116,6 +116,11 @@ final class PipelineMetrics {
     counter(MetricNames.RECORDS_LATE, tags).increment(p.lateRows());
     counter(MetricNames.RECORDS_FILTERED, tags).increment(p.filteredRows());
     counter(MetricNames.BATCHES, tags).increment();
+    p.expectations()
+        .forEach(
+            (rule, rows) ->
+                counter(MetricNames.EXPECTATION_VIOLATIONS, tags.and("expectation", rule))
+                    .increment(rows));
     timer("total").record(Duration.ofMillis(p.durationMs()));
     p.phasesMs().forEach((phase, ms) -> timer(phase).record(Duration.ofMillis(ms)));
     Map<String, Long> lag = new HashMap<>();

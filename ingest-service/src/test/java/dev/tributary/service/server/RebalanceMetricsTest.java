@@ -106,6 +106,7 @@ class RebalanceMetricsTest {
         Map.of(),
         0,
         0,
+        Map.of(),
         Map.of());
   }
 }

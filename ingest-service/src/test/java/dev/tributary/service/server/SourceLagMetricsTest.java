@@ -86,6 +86,7 @@ class SourceLagMetricsTest {
         Map.of(),
         0,
         0,
-        sourceLag);
+        sourceLag,
+        Map.of());
   }
 }
