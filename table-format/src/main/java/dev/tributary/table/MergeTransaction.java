@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -39,6 +40,10 @@ public final class MergeTransaction extends TableTransaction {
   private final int sequenceColumn;
   private final Map<List<Object>, Change> changes = new LinkedHashMap<>();
   private final List<AddFile> rewritten = new ArrayList<>();
+
+  /** Deletion vectors: the touched files re-added with their new vector. */
+  private final List<AddFile> readded = new ArrayList<>();
+
   private MergeMetrics metrics = MergeMetrics.NONE;
   private boolean prepared;
 
@@ -101,6 +106,9 @@ public final class MergeTransaction extends TableTransaction {
     }
     this.sequenceColumn =
         spec.sequenceColumn().map(c -> column(schema, "sequence column", c)).orElse(-1);
+    if (spec.strategy() == MergeSpec.Strategy.DELETION_VECTORS && !alreadyCommitted()) {
+      DeletionVectorMarks.enable(table.location(), readSnapshot.state(), this);
+    }
   }
 
   private int column(StructType schema, String role, String name) {
@@ -211,11 +219,25 @@ public final class MergeTransaction extends TableTransaction {
         newRows.add(change.row());
       }
     }
-    long copied = copyUntouchedRows(touched, applied);
+    long copied = 0;
+    int vectorsAdded = 0;
+    int vectorsUpdated = 0;
+    List<AddFile> gone = rewritten;
+    if (spec.strategy() == MergeSpec.Strategy.DELETION_VECTORS) {
+      Map<String, Set<Long>> positions = new TreeMap<>();
+      touched.forEach((path, rows) -> positions.put(path, rows.keySet()));
+      DeletionVectorMarks.Marked marked = DeletionVectorMarks.mark(table, readSnapshot, positions);
+      rewritten.addAll(marked.removed());
+      readded.addAll(marked.readded());
+      gone = marked.dropped();
+      vectorsAdded = marked.vectorsAdded();
+      vectorsUpdated = marked.vectorsUpdated();
+    } else {
+      copied = copyUntouchedRows(touched, applied);
+    }
     for (Object[] row : newRows) {
       super.write(row);
     }
-    long bytesRemoved = rewritten.stream().mapToLong(AddFile::size).sum();
     metrics =
         new MergeMetrics(
             changes.size(),
@@ -224,11 +246,13 @@ public final class MergeTransaction extends TableTransaction {
             deleted,
             ignored,
             copied,
-            rewritten.size(),
+            gone.size(),
             0,
-            bytesRemoved,
+            gone.stream().mapToLong(AddFile::size).sum(),
             0,
-            indexed);
+            indexed,
+            vectorsAdded,
+            vectorsUpdated);
   }
 
   /**
@@ -295,7 +319,9 @@ public final class MergeTransaction extends TableTransaction {
 
   @Override
   List<Action> removals(long now) {
-    return MergeMetrics.removals(rewritten, now);
+    List<Action> actions = MergeMetrics.removals(rewritten, now);
+    actions.addAll(readded); // deletion vectors: the same paths again, with their new vectors
+    return actions;
   }
 
   /**

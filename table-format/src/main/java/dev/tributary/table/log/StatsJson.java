@@ -105,6 +105,31 @@ public final class StatsJson {
   }
 
   /**
+   * The stats of a data file once a deletion vector hides some of its rows: the same numbers
+   * ({@code numRecords} still counts every row of the file, as PROTOCOL.md requires of a file with
+   * a deletion vector) with {@code "tightBounds":false}, since a minimum or maximum may now belong
+   * to a deleted row only. Null stays null (no stats).
+   *
+   * @throws IllegalArgumentException if the string is not a JSON object
+   */
+  public static String withWideBounds(String json) {
+    if (json == null) {
+      return null;
+    }
+    JsonNode root;
+    try {
+      root = ActionCodec.MAPPER.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("stats are not JSON: " + e.getOriginalMessage());
+    }
+    if (!(root instanceof ObjectNode object)) {
+      throw new IllegalArgumentException("stats are not a JSON object: " + json);
+    }
+    object.put("tightBounds", false);
+    return object.toString();
+  }
+
+  /**
    * Parses a stats string back into typed values; fields not in {@code schema} are ignored.
    *
    * @throws IllegalArgumentException if the string is not JSON or a value does not fit its type
