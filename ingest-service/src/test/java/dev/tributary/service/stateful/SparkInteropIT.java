@@ -45,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link AvroEvolvedTableForSpark}, and makes the tables of {@link SparkFeatureTables} (deletion
  * vectors, column mapping) and the typed tables of {@link SparkTypedTables} (every column type,
  * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read (a
- * Spark start costs ~30-40 s, so one start serves all).
+ * Spark start costs ~30-40 s, so one start serves all), and reads the table {@link
+ * UpsertedTableForSpark} upserted with deletion vectors.
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -62,6 +63,7 @@ class SparkInteropIT {
   static SparkFeatureTables features;
   static SparkAppendTables appends;
   static SparkTypedTables typed;
+  static UpsertedTableForSpark upserted;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -74,8 +76,10 @@ class SparkInteropIT {
     features = new SparkFeatureTables(Files.createDirectories(dir.resolve("features")));
     appends = new SparkAppendTables(Files.createDirectories(dir.resolve("appends")));
     typed = new SparkTypedTables(Files.createDirectories(dir.resolve("typed")));
+    upserted = new UpsertedTableForSpark(Files.createDirectories(dir.resolve("upserted")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
+    reads.add(upserted.prepare());
     List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
     sqlTables.addAll(appends.jobTables());
     sqlTables.addAll(typed.jobTables());
@@ -185,6 +189,11 @@ class SparkInteropIT {
   @Test
   void sparkReadsTheColumnsAddedFromAvroAndTheRescuedData() throws Exception {
     avroEvolved.check();
+  }
+
+  @Test
+  void sparkReadsATableUpsertedWithDeletionVectorsAsTheLastValueOfEveryKey() throws Exception {
+    upserted.check();
   }
 
   @AfterAll
