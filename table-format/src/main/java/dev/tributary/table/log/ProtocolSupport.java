@@ -66,11 +66,12 @@ public final class ProtocolSupport {
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
-   * widens, {@code timestampNtz} when a table is created with a {@code timestamp_ntz} column, with
-   * the {@code appendOnly} and {@code invariants} that the move from writer 2 to writer 7 names.
+   * widens, {@code timestampNtz} when a table is created with a {@code timestamp_ntz} column,
+   * {@code deletionVectors} for {@code merge-strategy: deletion-vectors}, with the {@code
+   * appendOnly} and {@code invariants} that the move from writer 2 to writer 7 names.
    */
   public static final Set<String> CREATED_FEATURES =
-      Set.of("typeWidening", "appendOnly", "invariants", "timestampNtz");
+      Set.of("typeWidening", "appendOnly", "invariants", "timestampNtz", "deletionVectors");
 
   /** The reader-writer feature a table with a {@code timestamp_ntz} column must support. */
   public static final String TIMESTAMP_NTZ = "timestampNtz";
