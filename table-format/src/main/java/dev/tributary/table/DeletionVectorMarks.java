@@ -1,5 +1,6 @@
 package dev.tributary.table;
 
+import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.dv.DeletionVectorDescriptor;
 import dev.tributary.table.dv.DeletionVectors;
 import dev.tributary.table.dv.RoaringBitmapArray;
@@ -68,6 +69,7 @@ final class DeletionVectorMarks {
     Map<String, AddFile> live = snapshot.state().files();
     List<AddFile> removed = new ArrayList<>();
     List<AddFile> keeping = new ArrayList<>();
+    List<Long> counts = new ArrayList<>(); // numRecords of each file in keeping
     List<AddFile> dropped = new ArrayList<>();
     List<RoaringBitmapArray> bitmaps = new ArrayList<>();
     int added = 0;
@@ -75,13 +77,17 @@ final class DeletionVectorMarks {
     long marked = 0;
     for (Map.Entry<String, ? extends Collection<Long>> e : positions.entrySet()) {
       AddFile add = live.get(e.getKey());
-      long records = snapshot.toDataFile(add).stats().numRecords();
+      // the protocol requires numRecords with a vector: from the stats, else from the footer
+      long records = StatsJson.numRecords(add.stats());
+      if (records < 0) {
+        records = DataFiles.rowCount(table.store(), add.path());
+      }
       RoaringBitmapArray rows =
           add.deletionVector() == null
               ? new RoaringBitmapArray()
               : DeletionVectors.load(table.store(), add.deletionVector());
       for (long position : e.getValue()) {
-        if (rows.contains(position) || (records >= 0 && position >= records)) {
+        if (rows.contains(position) || position >= records) {
           throw new IllegalStateException(
               "key index of Delta table at "
                   + table.location()
@@ -99,11 +105,12 @@ final class DeletionVectorMarks {
         marked++;
       }
       removed.add(add);
-      if (records >= 0 && rows.cardinality() >= records) {
+      if (rows.cardinality() >= records) {
         dropped.add(add); // no live row left: the file goes, no vector needed
         continue;
       }
       keeping.add(add);
+      counts.add(records);
       bitmaps.add(rows);
       if (add.deletionVector() == null) {
         added++;
@@ -124,7 +131,7 @@ final class DeletionVectorMarks {
                 old.size(),
                 old.modificationTime(),
                 true /* dataChange */,
-                StatsJson.withWideBounds(old.stats()),
+                StatsJson.withWideBounds(old.stats(), counts.get(i)),
                 old.tags(),
                 vectors.get(i),
                 old.baseRowId(),

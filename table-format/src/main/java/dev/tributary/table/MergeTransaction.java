@@ -28,11 +28,13 @@ import java.util.TreeMap;
  * whatever the table's size), a change older than the row it would replace is dropped ({@link
  * MergeSpec#sequenceColumn}), and the files holding replaced or deleted rows are rewritten without
  * them (copy-on-write: the commit removes each such file, {@code dataChange=true}, and adds the
- * copy of its other rows and the new rows). The commit conflicts with a concurrent one that removes
- * one of the rewritten files (a compaction, another merge): nothing is committed and the caller
- * plans again on a fresh snapshot. The changes are kept on the heap until commit (one batch's keys,
- * the last change per key). See {@link TableTransaction} for the lifecycle; obtain it from {@link
- * DeltaTable#newMerge}.
+ * copy of its other rows and the new rows), or, with {@link MergeSpec.Strategy#DELETION_VECTORS},
+ * those rows are marked in a deletion vector and the file re-added with it ({@link
+ * DeletionVectorMarks}; the first such merge also turns the table feature on). The commit conflicts
+ * with a concurrent one that removes one of the touched files (a compaction, another merge):
+ * nothing is committed and the caller plans again on a fresh snapshot. The changes are kept on the
+ * heap until commit (one batch's keys, the last change per key). See {@link TableTransaction} for
+ * the lifecycle; obtain it from {@link DeltaTable#newMerge}.
  */
 public final class MergeTransaction extends TableTransaction {
   private final MergeSpec spec;
@@ -155,8 +157,8 @@ public final class MergeTransaction extends TableTransaction {
   }
 
   /**
-   * Finds the rows the changes replace, rewrites their files, then commits the removes and adds
-   * with the txn.
+   * Finds the rows the changes replace, rewrites their files (or marks the rows), then commits the
+   * removes and adds with the txn.
    *
    * @throws IllegalStateException if a file no longer holds a key where the index says it does
    *     (nothing committed)
@@ -168,9 +170,10 @@ public final class MergeTransaction extends TableTransaction {
   }
 
   /**
-   * Plans the merge on the read snapshot and writes its data files (the copies of the touched files
-   * and the new rows), without committing; {@link #commit} does it first if not done. Files written
-   * and never committed are orphans for vacuum. Once prepared, no more changes are taken.
+   * Plans the merge on the read snapshot and writes its data files (the copies of the touched
+   * files, or their deletion vector file, and the new rows), without committing; {@link #commit}
+   * does it first if not done. Files written and never committed are orphans for vacuum. Once
+   * prepared, no more changes are taken.
    *
    * @throws IllegalStateException as {@link #commit}
    */

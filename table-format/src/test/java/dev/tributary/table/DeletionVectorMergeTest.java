@@ -187,6 +187,35 @@ class DeletionVectorMergeTest {
   }
 
   @Test
+  void aFileWithoutStatsGetsItsRowCountFromTheFooterForTheVector() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "load", 0, 0, 10);
+    AddFile loaded = table.snapshot().state().files().values().iterator().next();
+    // as another writer may leave it: the same file without stats
+    AddFile bare =
+        new AddFile(
+            loaded.path(),
+            loaded.partitionValues(),
+            loaded.size(),
+            loaded.modificationTime(),
+            false,
+            null,
+            Map.of());
+    table.commit(
+        table.snapshot().state(),
+        null,
+        List.of(loaded.toRemove(0, false), bare),
+        "WRITE",
+        Map.of(),
+        false);
+    merge(0, delete(row(4, null, LATER)));
+    AddFile marked = table.snapshot().state().files().get(loaded.path());
+    assertThat(marked.stats()).isEqualTo("{\"numRecords\":10,\"tightBounds\":false}");
+    assertThat(marked.deletionVector().cardinality()).isEqualTo(1);
+    assertThat(namesById(table)).hasSize(9).doesNotContainKey(4L);
+  }
+
+  @Test
   void aTableCreatedForDeletionVectorsHasTheFeatureFromItsFirstVersion() throws Exception {
     table.create(SCHEMA, List.of(), Map.of(ProtocolSupport.ENABLE_DELETION_VECTORS, "true"));
     Protocol protocol = table.snapshot().state().protocol();

@@ -331,7 +331,7 @@ public final class UpsertSink implements TableSink {
       if (result.committed()) {
         LOG.debug(
             "Pipeline {} batch {}: merged {} keys into {} (inserted {}, updated {}, deleted {},"
-                + " copied {}, files -{} +{}, keys read {})",
+                + " copied {}, files -{} +{}, deletion vectors new {} grown {}, keys read {})",
             pipelineId,
             tag.batchId(),
             m.changes(),
@@ -342,6 +342,8 @@ public final class UpsertSink implements TableSink {
             m.copied(),
             m.filesRemoved(),
             m.filesAdded(),
+            m.vectorsAdded(),
+            m.vectorsUpdated(),
             m.indexedRows());
       }
     }
