@@ -216,6 +216,33 @@ class DeletionVectorMergeTest {
   }
 
   @Test
+  void aCopyOnWriteMergeAfterwardsRewritesAMarkedFileWithoutItsMarkedRows() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "load", 0, 0, 10);
+    String loaded = table.snapshot().state().files().keySet().iterator().next();
+    merge(0, upsert(row(3, "three", LATER)), delete(row(5, null, LATER)));
+    try (MergeTransaction tx =
+        table.newMerge(new TransactionId("pipe", 1), dv.with(MergeSpec.Strategy.COPY_ON_WRITE))) {
+      tx.write(row(6, "six", LATER));
+      tx.commit(Map.of());
+      assertThat(tx.metrics().copied()).as("the file's live rows but 6").isEqualTo(7);
+    }
+    assertThat(table.snapshot().state().files()).doesNotContainKey(loaded);
+    RemoveFile removed =
+        lastCommit().stream()
+            .filter(a -> a instanceof RemoveFile r && r.path().equals(loaded))
+            .map(RemoveFile.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(removed.deletionVector()).as("removed with its vector").isNotNull();
+    assertThat(namesById(table))
+        .hasSize(9)
+        .containsEntry(3L, "three")
+        .containsEntry(6L, "six")
+        .doesNotContainKey(5L);
+  }
+
+  @Test
   void aTableCreatedForDeletionVectorsHasTheFeatureFromItsFirstVersion() throws Exception {
     table.create(SCHEMA, List.of(), Map.of(ProtocolSupport.ENABLE_DELETION_VECTORS, "true"));
     Protocol protocol = table.snapshot().state().protocol();
