@@ -71,7 +71,8 @@ import org.apache.spark.sql.streaming.Trigger;
  *
  * <p>A third job kind reads tables Tributary wrote: optional {@code reads}, each with {@code path} and
  * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
- * null columns left out), ordered by the first column, and its column names to {@code out.columns}.
+ * null columns left out), ordered by the first column, and its column names to {@code out.columns};
+ * with {@code history}, also the table's {@code DESCRIBE HISTORY} (version, operation) to that file.
  */
 public class SparkJudge {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -145,13 +146,10 @@ public class SparkJudge {
         table.orderBy(table.columns()[0]).toJSON().collectAsList());
     Files.writeString(Path.of(r.get("out").asText() + ".columns"), String.join(",", table.columns()));
     if (r.has("history")) {
-      // DESCRIBE HISTORY's operation per version, oldest first
-      List<String> operations = new ArrayList<>();
-      for (Row h : DeltaTable.forPath(spark, r.get("path").asText()).history()
-          .orderBy("version").select("operation").collectAsList()) {
-        operations.add(h.getString(0));
-      }
-      Files.write(Path.of(r.get("history").asText()), operations);
+      // DESCRIBE HISTORY as Spark shows it: the operation each commit's commitInfo names
+      Dataset<Row> history = spark.sql(
+          "DESCRIBE HISTORY delta.`" + r.get("path").asText() + "`").select("version", "operation");
+      Files.write(Path.of(r.get("history").asText()), history.orderBy("version").toJSON().collectAsList());
     }
   }
 

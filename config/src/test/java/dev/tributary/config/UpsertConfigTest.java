@@ -77,19 +77,35 @@ class UpsertConfigTest {
   }
 
   @Test
-  void deletionVectorsAreRefusedNotIgnored() {
+  void deletionVectorsAreAcceptedForOneRowPerKeyAndRefusedWithHistory() {
+    assertThat(
+            parse(
+                    sink(
+                        """
+                            write: upsert
+                            key: [customer_id]
+                            merge-strategy: deletion-vectors
+                        """))
+                .sink()
+                .upsert()
+                .orElseThrow()
+                .mergeStrategy())
+        .isEqualTo(UpsertSpec.MergeStrategy.DELETION_VECTORS);
     assertThat(
             errors(
                 sink(
                     """
                         write: upsert
                         key: [customer_id]
+                        sequence-by: updated_at
                         merge-strategy: deletion-vectors
+                        history: scd2
                     """)))
         .containsExactly(
-            "orders.yaml:23:21: sink.delta.merge-strategy: merge-strategy: deletion-vectors is not"
-                + " available yet; remove it (write: upsert then keeps one current row per key,"
-                + " rewriting files copy-on-write)");
+            "orders.yaml:24:21: sink.delta.merge-strategy: merge-strategy: deletion-vectors does"
+                + " not apply to history: scd2, whose merges close each replaced version by"
+                + " rewriting it; remove merge-strategy (copy-on-write), or remove history: scd2"
+                + " to keep one current row per key");
   }
 
   @Test

@@ -23,9 +23,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Bin-packing compaction. Per partition, the files smaller than the target size are, if there are
  * at least {@code minFiles} of them, sorted by size and packed greedily into bins of about the
- * target size; every bin of two or more files is rewritten. All rewritten files are replaced in ONE
- * commit of {@code remove} + {@code add} actions, both with {@code dataChange=false}: the live rows
- * do not change, so streaming readers skip the commit.
+ * target size; every bin of two or more files is rewritten. Files with a deletion vector are always
+ * candidates, whatever their size or number, and a bin holding one is rewritten even alone: the
+ * rewrite applies the vector (the deleted rows are not copied) and the new file has none, so the
+ * vector's file becomes unreferenced for vacuum. All rewritten files are replaced in ONE commit of
+ * {@code remove} + {@code add} actions, both with {@code dataChange=false}: the live rows do not
+ * change, so streaming readers skip the commit.
  *
  * <p>The commit conflicts only if a concurrent commit removed one of our inputs; then the work is
  * planned again from a fresh snapshot (retry site {@value #RETRY_SITE}, bounded by the commit retry
@@ -80,8 +83,13 @@ final class Compactor {
 
   static List<List<DataFile>> plan(Snapshot snapshot, CompactionOptions options) {
     Map<Map<String, String>, List<DataFile>> small = new LinkedHashMap<>();
+    Map<Map<String, String>, Boolean> withVectors = new LinkedHashMap<>();
     for (DataFile f : snapshot.files()) {
-      if (f.size() < options.targetFileSize()) {
+      boolean vector = f.deletionVector() != null;
+      if (vector) {
+        withVectors.put(normalized(f.partitionValues(), snapshot.schema()), true);
+      }
+      if (f.size() < options.targetFileSize() || vector) {
         small
             .computeIfAbsent(
                 normalized(f.partitionValues(), snapshot.schema()), k -> new ArrayList<>())
@@ -89,8 +97,9 @@ final class Compactor {
       }
     }
     List<List<DataFile>> bins = new ArrayList<>();
-    for (List<DataFile> files : small.values()) {
-      if (files.size() < options.minFiles()) {
+    for (Map.Entry<Map<String, String>, List<DataFile>> partition : small.entrySet()) {
+      List<DataFile> files = partition.getValue();
+      if (files.size() < options.minFiles() && !withVectors.containsKey(partition.getKey())) {
         continue;
       }
       files.sort(Comparator.comparingLong(DataFile::size).thenComparing(DataFile::path));
@@ -130,8 +139,9 @@ final class Compactor {
     return out;
   }
 
+  /** Two files or more become one; a file with a deletion vector alone is purged of its rows. */
   private static void addIfWorthIt(List<List<DataFile>> bins, List<DataFile> bin) {
-    if (bin.size() >= 2) {
+    if (bin.size() >= 2 || bin.stream().anyMatch(f -> f.deletionVector() != null)) {
       bins.add(bin);
     }
   }

@@ -21,7 +21,9 @@ import java.util.Set;
  *       we did not know) - we are committed at that version;
  *   <li>it records our appId at a version >= ours: our batch is already in the table - skip;
  *   <li>it changes metaData or protocol: conflict (our files may not fit the new schema);
- *   <li>it removes a file we remove: conflict (the rows were deleted or rewritten already);
+ *   <li>it removes a file we remove: conflict (the rows were deleted or rewritten already; a merge
+ *       with deletion vectors removes each path it re-adds with a new vector, so two merges marking
+ *       one file, or a compaction of it, conflict the same way);
  *   <li>it adds data while we overwrite the whole table: conflict (we would hide its rows);
  *   <li>it records one of our fenced positions ({@link PositionFence}): conflict, not retried
  *       (another writer moved the position: it owns that source partition now);

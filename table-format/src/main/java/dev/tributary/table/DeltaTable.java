@@ -96,7 +96,8 @@ public final class DeltaTable {
   }
 
   /**
-   * Creates the table (version 0: protocol reader 1 / writer 2 and metaData), or returns the
+   * Creates the table (version 0: protocol reader 1 / writer 2, plus the features the schema or the
+   * properties need ({@link ProtocolSupport#createdProtocol}), and metaData), or returns the
    * existing one if it has the same schema and partition columns (idempotent: several writers may
    * race to create it; properties of an existing table are left as they are). A write of version 0
    * whose outcome is unknown is resolved by reading the log, like a lost race.
@@ -130,9 +131,7 @@ public final class DeltaTable {
           List.of(
               new CommitInfo(
                   Map.of("timestamp", now, "operation", "CREATE TABLE", "engineInfo", "Tributary")),
-              ProtocolSupport.needsTimestampNtz(schema)
-                  ? Protocol.ours().withReaderWriterFeature(ProtocolSupport.TIMESTAMP_NTZ)
-                  : Protocol.ours(),
+              ProtocolSupport.createdProtocol(schema, properties),
               metadata);
       try {
         if (log.tryCommit(0, actions)) {

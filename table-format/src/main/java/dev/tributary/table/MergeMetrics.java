@@ -24,6 +24,8 @@ import java.util.Map;
  * @param bytesAdded the size of the files added
  * @param indexedRows rows whose keys were read to bring the key index up to date (the files
  *     committed since the previous merge; the whole table on the first merge of a handle)
+ * @param vectorsAdded deletion vectors: files that got their first deletion vector
+ * @param vectorsUpdated deletion vectors: files whose deletion vector was replaced by a larger one
  */
 public record MergeMetrics(
     long changes,
@@ -36,10 +38,41 @@ public record MergeMetrics(
     int filesAdded,
     long bytesRemoved,
     long bytesAdded,
-    long indexedRows) {
+    long indexedRows,
+    int vectorsAdded,
+    int vectorsUpdated) {
 
   /** Nothing merged (an empty or skipped transaction). */
-  public static final MergeMetrics NONE = new MergeMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  public static final MergeMetrics NONE = new MergeMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** A copy-on-write merge's metrics: no deletion vectors. */
+  MergeMetrics(
+      long changes,
+      long inserted,
+      long updated,
+      long deleted,
+      long ignoredOlder,
+      long copied,
+      int filesRemoved,
+      int filesAdded,
+      long bytesRemoved,
+      long bytesAdded,
+      long indexedRows) {
+    this(
+        changes,
+        inserted,
+        updated,
+        deleted,
+        ignoredOlder,
+        copied,
+        filesRemoved,
+        filesAdded,
+        bytesRemoved,
+        bytesAdded,
+        indexedRows,
+        0,
+        0);
+  }
 
   /** These metrics with the files a commit adds counted. */
   MergeMetrics withAdded(List<DataFile> added) {
@@ -54,7 +87,9 @@ public record MergeMetrics(
         added.size(),
         bytesRemoved,
         added.stream().mapToLong(DataFile::size).sum(),
-        indexedRows);
+        indexedRows,
+        vectorsAdded,
+        vectorsUpdated);
   }
 
   /**
@@ -78,6 +113,11 @@ public record MergeMetrics(
     m.put("numTargetFilesRemoved", Integer.toString(filesRemoved));
     m.put("numTargetBytesAdded", Long.toString(bytesAdded));
     m.put("numTargetBytesRemoved", Long.toString(bytesRemoved));
+    if (vectorsAdded + vectorsUpdated > 0) {
+      m.put("numTargetDeletionVectorsAdded", Integer.toString(vectorsAdded));
+      m.put("numTargetDeletionVectorsUpdated", Integer.toString(vectorsUpdated));
+      m.put("numTargetDeletionVectorsRemoved", "0");
+    }
   }
 
   /** A merge's key condition as Spark records it: {@code target.k <=> source.k AND …}. */

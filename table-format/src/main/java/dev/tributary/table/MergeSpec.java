@@ -13,12 +13,41 @@ import java.util.Optional;
  * @param sequenceColumn the column ordering the changes of a key (an integer, timestamp or date
  *     column), if any: a change whose value is below the table row's is ignored (ties apply the
  *     change, which comes later in the stream)
+ * @param strategy how a {@link MergeTransaction} changes the files holding replaced or deleted rows
  */
-public record MergeSpec(List<String> keyColumns, Optional<String> sequenceColumn) {
+public record MergeSpec(
+    List<String> keyColumns, Optional<String> sequenceColumn, Strategy strategy) {
   /** Copies the key columns. */
   public MergeSpec {
     keyColumns = List.copyOf(keyColumns);
     Objects.requireNonNull(sequenceColumn, "sequenceColumn");
+    Objects.requireNonNull(strategy, "strategy");
+  }
+
+  /** A copy-on-write merge by {@code keyColumns}, ordered by {@code sequenceColumn} if any. */
+  public MergeSpec(List<String> keyColumns, Optional<String> sequenceColumn) {
+    this(keyColumns, sequenceColumn, Strategy.COPY_ON_WRITE);
+  }
+
+  /** How a merge takes the replaced and deleted rows out of the files that hold them. */
+  public enum Strategy {
+    /**
+     * Rewrite each such file without them (remove the file, add the copy): every reader reads the
+     * result, and a batch costs the size of the files it touches.
+     */
+    COPY_ON_WRITE,
+    /**
+     * Mark them in deletion vectors (Delta's {@code deletionVectors} table feature): the file is
+     * re-added with the union of its old and new vector, nothing is copied; readers must support
+     * the feature (reader 3 / writer 7), and compaction later rewrites the files without the marked
+     * rows.
+     */
+    DELETION_VECTORS
+  }
+
+  /** This spec with another strategy. */
+  public MergeSpec with(Strategy newStrategy) {
+    return new MergeSpec(keyColumns, sequenceColumn, newStrategy);
   }
 
   /** {@link #sequenceValue} of a null: no sequence value. */

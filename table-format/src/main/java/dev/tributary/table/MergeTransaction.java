@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -27,11 +28,13 @@ import java.util.TreeMap;
  * whatever the table's size), a change older than the row it would replace is dropped ({@link
  * MergeSpec#sequenceColumn}), and the files holding replaced or deleted rows are rewritten without
  * them (copy-on-write: the commit removes each such file, {@code dataChange=true}, and adds the
- * copy of its other rows and the new rows). The commit conflicts with a concurrent one that removes
- * one of the rewritten files (a compaction, another merge): nothing is committed and the caller
- * plans again on a fresh snapshot. The changes are kept on the heap until commit (one batch's keys,
- * the last change per key). See {@link TableTransaction} for the lifecycle; obtain it from {@link
- * DeltaTable#newMerge}.
+ * copy of its other rows and the new rows), or, with {@link MergeSpec.Strategy#DELETION_VECTORS},
+ * those rows are marked in a deletion vector and the file re-added with it ({@link
+ * DeletionVectorMarks}; the first such merge also turns the table feature on). The commit conflicts
+ * with a concurrent one that removes one of the touched files (a compaction, another merge):
+ * nothing is committed and the caller plans again on a fresh snapshot. The changes are kept on the
+ * heap until commit (one batch's keys, the last change per key). See {@link TableTransaction} for
+ * the lifecycle; obtain it from {@link DeltaTable#newMerge}.
  */
 public final class MergeTransaction extends TableTransaction {
   private final MergeSpec spec;
@@ -39,6 +42,10 @@ public final class MergeTransaction extends TableTransaction {
   private final int sequenceColumn;
   private final Map<List<Object>, Change> changes = new LinkedHashMap<>();
   private final List<AddFile> rewritten = new ArrayList<>();
+
+  /** Deletion vectors: the touched files re-added with their new vector. */
+  private final List<AddFile> readded = new ArrayList<>();
+
   private MergeMetrics metrics = MergeMetrics.NONE;
   private boolean prepared;
 
@@ -101,6 +108,9 @@ public final class MergeTransaction extends TableTransaction {
     }
     this.sequenceColumn =
         spec.sequenceColumn().map(c -> column(schema, "sequence column", c)).orElse(-1);
+    if (spec.strategy() == MergeSpec.Strategy.DELETION_VECTORS && !alreadyCommitted()) {
+      DeletionVectorMarks.enable(table.location(), readSnapshot.state(), this);
+    }
   }
 
   private int column(StructType schema, String role, String name) {
@@ -147,8 +157,8 @@ public final class MergeTransaction extends TableTransaction {
   }
 
   /**
-   * Finds the rows the changes replace, rewrites their files, then commits the removes and adds
-   * with the txn.
+   * Finds the rows the changes replace, rewrites their files (or marks the rows), then commits the
+   * removes and adds with the txn.
    *
    * @throws IllegalStateException if a file no longer holds a key where the index says it does
    *     (nothing committed)
@@ -160,9 +170,10 @@ public final class MergeTransaction extends TableTransaction {
   }
 
   /**
-   * Plans the merge on the read snapshot and writes its data files (the copies of the touched files
-   * and the new rows), without committing; {@link #commit} does it first if not done. Files written
-   * and never committed are orphans for vacuum. Once prepared, no more changes are taken.
+   * Plans the merge on the read snapshot and writes its data files (the copies of the touched
+   * files, or their deletion vector file, and the new rows), without committing; {@link #commit}
+   * does it first if not done. Files written and never committed are orphans for vacuum. Once
+   * prepared, no more changes are taken.
    *
    * @throws IllegalStateException as {@link #commit}
    */
@@ -211,11 +222,25 @@ public final class MergeTransaction extends TableTransaction {
         newRows.add(change.row());
       }
     }
-    long copied = copyUntouchedRows(touched, applied);
+    long copied = 0;
+    int vectorsAdded = 0;
+    int vectorsUpdated = 0;
+    List<AddFile> gone = rewritten;
+    if (spec.strategy() == MergeSpec.Strategy.DELETION_VECTORS) {
+      Map<String, Set<Long>> positions = new TreeMap<>();
+      touched.forEach((path, rows) -> positions.put(path, rows.keySet()));
+      DeletionVectorMarks.Marked marked = DeletionVectorMarks.mark(table, readSnapshot, positions);
+      rewritten.addAll(marked.removed());
+      readded.addAll(marked.readded());
+      gone = marked.dropped();
+      vectorsAdded = marked.vectorsAdded();
+      vectorsUpdated = marked.vectorsUpdated();
+    } else {
+      copied = copyUntouchedRows(touched, applied);
+    }
     for (Object[] row : newRows) {
       super.write(row);
     }
-    long bytesRemoved = rewritten.stream().mapToLong(AddFile::size).sum();
     metrics =
         new MergeMetrics(
             changes.size(),
@@ -224,11 +249,13 @@ public final class MergeTransaction extends TableTransaction {
             deleted,
             ignored,
             copied,
-            rewritten.size(),
+            gone.size(),
             0,
-            bytesRemoved,
+            gone.stream().mapToLong(AddFile::size).sum(),
             0,
-            indexed);
+            indexed,
+            vectorsAdded,
+            vectorsUpdated);
   }
 
   /**
@@ -295,7 +322,9 @@ public final class MergeTransaction extends TableTransaction {
 
   @Override
   List<Action> removals(long now) {
-    return MergeMetrics.removals(rewritten, now);
+    List<Action> actions = MergeMetrics.removals(rewritten, now);
+    actions.addAll(readded); // deletion vectors: the same paths again, with their new vectors
+    return actions;
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.tributary.table.data.PartitionedDataWriter;
 import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.Metadata;
+import dev.tributary.table.log.Protocol;
 import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.log.SchemaJson;
 import dev.tributary.table.log.SetTransaction;
@@ -49,6 +50,12 @@ public abstract sealed class TableTransaction implements AutoCloseable
 
   /** The column mapping's largest id after {@link #addColumns}, or -1: unchanged. */
   private long newMaxColumnId = -1;
+
+  /** The protocol this commit gives the table ({@link #changeTable}), or null: unchanged. */
+  private Protocol newProtocol;
+
+  /** Table properties this commit sets ({@link #changeTable}). */
+  private final Map<String, String> newProperties = new LinkedHashMap<>();
 
   private boolean done;
 
@@ -226,6 +233,18 @@ public abstract sealed class TableTransaction implements AutoCloseable
   }
 
   /**
+   * Makes this commit also move the table to {@code protocol} (null: unchanged) and set {@code
+   * properties}, everything else of the metadata unchanged: how a merge turns on a table feature it
+   * is about to use. A concurrent commit that changes the protocol or metadata too makes this one a
+   * conflict.
+   */
+  void changeTable(Protocol protocol, Map<String, String> properties) {
+    checkOpen();
+    newProtocol = protocol;
+    newProperties.putAll(properties);
+  }
+
+  /**
    * Finishes the data files and commits them with this transaction's {@code txn} action.
    *
    * @param commitInfoExtras extra fields of the commit's {@code commitInfo} (e.g. offsets)
@@ -253,23 +272,34 @@ public abstract sealed class TableTransaction implements AutoCloseable
     long now = table.options().clock().millis();
     List<Action> actions = new ArrayList<>();
     StructType statsSchema = readSnapshot.columnMapping().physicalSchema(readSnapshot.dataSchema());
-    if (newSchema != null) {
+    if (newProtocol != null) {
+      actions.add(newProtocol);
+    }
+    if (newSchema != null || !newProperties.isEmpty()) {
       Metadata old = readSnapshot.state().metadata();
+      Map<String, String> configuration =
+          newMaxColumnId < 0
+              ? old.configuration()
+              : withProperty(
+                  old.configuration(),
+                  ColumnMappingMode.MAX_COLUMN_ID,
+                  Long.toString(newMaxColumnId));
+      if (!newProperties.isEmpty()) {
+        configuration = new LinkedHashMap<>(configuration);
+        configuration.putAll(newProperties);
+      }
       actions.add(
           new Metadata(
               old.id(),
               old.name(),
               old.description(),
               old.format(),
-              SchemaJson.toJson(newSchema),
+              newSchema != null ? SchemaJson.toJson(newSchema) : old.schemaString(),
               old.partitionColumns(),
-              newMaxColumnId < 0
-                  ? old.configuration()
-                  : withProperty(
-                      old.configuration(),
-                      ColumnMappingMode.MAX_COLUMN_ID,
-                      Long.toString(newMaxColumnId)),
+              configuration,
               old.createdTime()));
+    }
+    if (newSchema != null) {
       List<StructField> data = new ArrayList<>();
       for (StructField f : newSchema.fields()) {
         if (!readSnapshot.partitionColumns().contains(f.name())) {

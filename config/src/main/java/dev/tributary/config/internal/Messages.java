@@ -561,10 +561,10 @@ final class Messages {
         + " exclusive, or write: append";
   }
 
-  static String upsertNotYet(String setting) {
-    return setting
-        + " is not available yet; remove it (write: upsert then keeps one current row per key,"
-        + " rewriting files copy-on-write)";
+  static String historyWithDeletionVectors() {
+    return "merge-strategy: deletion-vectors does not apply to history: scd2, whose merges close"
+        + " each replaced version by rewriting it; remove merge-strategy (copy-on-write), or"
+        + " remove history: scd2 to keep one current row per key";
   }
 
   static String historyWithoutSequence() {

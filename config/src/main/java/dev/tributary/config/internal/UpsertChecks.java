@@ -76,14 +76,11 @@ final class UpsertChecks {
         && !draft.schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT)) {
       problems.atKey("schema-evolution", Messages.upsertWithEvolution());
     }
-    // accepted keys of PIPELINES.md v3 whose behaviour is not built yet: refused rather than run
-    // as copy-on-write with one current row per key, which is not what the file asks for
-    if (upsert.mergeStrategy() != UpsertSpec.MergeStrategy.COPY_ON_WRITE) {
-      problems.atValue(
-          "sink.delta.merge-strategy",
-          Messages.upsertNotYet("merge-strategy: " + upsert.mergeStrategy().keyword()));
-    }
     boolean history = upsert.history() == UpsertSpec.History.SCD2;
+    // a history merge closes versions by rewriting them; it has no deletion-vector form
+    if (history && upsert.mergeStrategy() == UpsertSpec.MergeStrategy.DELETION_VECTORS) {
+      problems.atValue("sink.delta.merge-strategy", Messages.historyWithDeletionVectors());
+    }
     if (history && upsert.sequenceBy().isEmpty()) {
       problems.atValue("sink.delta.history", Messages.historyWithoutSequence());
     }

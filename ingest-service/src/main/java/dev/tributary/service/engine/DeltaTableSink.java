@@ -179,9 +179,24 @@ public final class DeltaTableSink implements TableSink {
       StructType schema,
       List<String> partitionColumns)
       throws IOException {
+    createOrCheck(pipelineId, store, table, schema, partitionColumns, Map.of());
+  }
+
+  /**
+   * {@link #createOrCheck(String, ObjectStore, DeltaTable, StructType, List)}, creating a new table
+   * with {@code properties} (an existing table keeps its own).
+   */
+  public static void createOrCheck(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      Map<String, String> properties)
+      throws IOException {
     if (!table.exists()) {
       try {
-        table.create(schema, partitionColumns, Map.of());
+        table.create(schema, partitionColumns, properties);
       } catch (TableException e) {
         // A folder that holds files but no table, or a table another writer just created
         // differently.

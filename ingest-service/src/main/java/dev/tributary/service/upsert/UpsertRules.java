@@ -121,9 +121,14 @@ public final class UpsertRules {
     }
   }
 
-  /** How the table merges: by the key, ordered by the sequence column. */
+  /** How the table merges: by the key, ordered by the sequence column, with the strategy. */
   public static MergeSpec mergeSpec(UpsertSpec upsert) {
-    return new MergeSpec(upsert.key(), upsert.sequenceBy());
+    return new MergeSpec(
+        upsert.key(),
+        upsert.sequenceBy(),
+        upsert.mergeStrategy() == UpsertSpec.MergeStrategy.DELETION_VECTORS
+            ? MergeSpec.Strategy.DELETION_VECTORS
+            : MergeSpec.Strategy.COPY_ON_WRITE);
   }
 
   private static Optional<StructField> column(

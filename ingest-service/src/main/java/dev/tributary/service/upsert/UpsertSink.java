@@ -15,6 +15,7 @@ import dev.tributary.table.MergeMetrics;
 import dev.tributary.table.MergeSpec;
 import dev.tributary.table.MergeTransaction;
 import dev.tributary.table.Snapshot;
+import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.List;
@@ -31,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * BatchTag}, so a replayed batch is skipped like any other. A commit that conflicts with a
  * concurrent one (a compaction removed a file the merge rewrites) is planned again on the table as
  * it is now, with the same changes.
+ *
+ * <p>With {@code merge-strategy: deletion-vectors} ({@link MergeSpec.Strategy#DELETION_VECTORS})
+ * the merge marks the replaced and deleted rows in deletion vectors instead of rewriting their
+ * files: the same commit, txn, crash point and re-planning, and the table is created with the
+ * {@code deletionVectors} feature.
  *
  * <p>With {@code history: scd2} ({@link #keepingHistory}) the table has the history columns too,
  * the batch keeps every change ({@link HistoryBuffer}), and the merge is a {@link
@@ -89,7 +95,12 @@ public final class UpsertSink implements TableSink {
         store,
         table,
         history ? HistoryMergeTransaction.withHistoryColumns(schema) : schema,
-        List.copyOf(partitionColumns));
+        List.copyOf(partitionColumns),
+        // a new table supports deletion vectors from its first version; an existing one gets
+        // them in the first merge's commit (MergeTransaction)
+        spec.strategy() == MergeSpec.Strategy.DELETION_VECTORS
+            ? Map.of(ProtocolSupport.ENABLE_DELETION_VECTORS, "true")
+            : Map.of());
   }
 
   /**
@@ -320,7 +331,7 @@ public final class UpsertSink implements TableSink {
       if (result.committed()) {
         LOG.debug(
             "Pipeline {} batch {}: merged {} keys into {} (inserted {}, updated {}, deleted {},"
-                + " copied {}, files -{} +{}, keys read {})",
+                + " copied {}, files -{} +{}, deletion vectors new {} grown {}, keys read {})",
             pipelineId,
             tag.batchId(),
             m.changes(),
@@ -331,6 +342,8 @@ public final class UpsertSink implements TableSink {
             m.copied(),
             m.filesRemoved(),
             m.filesAdded(),
+            m.vectorsAdded(),
+            m.vectorsUpdated(),
             m.indexedRows());
       }
     }

@@ -44,9 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
  * of the final tables. The same Spark run reads the tables of {@link EvolvedTablesForSpark} and
  * {@link AvroEvolvedTableForSpark}, and makes the tables of {@link SparkFeatureTables} (deletion
  * vectors, column mapping) and the typed tables of {@link SparkTypedTables} (every column type,
- * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read, and
- * applies the change stream of {@link SparkMergeTables} with {@code MERGE INTO} (a Spark start
- * costs ~30-40 s, so one start serves all).
+ * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read,
+ * applies the change stream of {@link SparkMergeTables} with {@code MERGE INTO}, and reads the
+ * table {@link UpsertedTableForSpark} upserted with deletion vectors (a Spark start costs ~30-40 s,
+ * so one start serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -64,6 +65,7 @@ class SparkInteropIT {
   static SparkAppendTables appends;
   static SparkTypedTables typed;
   static SparkMergeTables merges;
+  static UpsertedTableForSpark upserted;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -77,8 +79,10 @@ class SparkInteropIT {
     appends = new SparkAppendTables(Files.createDirectories(dir.resolve("appends")));
     typed = new SparkTypedTables(Files.createDirectories(dir.resolve("typed")));
     merges = new SparkMergeTables(Files.createDirectories(dir.resolve("merge")));
+    upserted = new UpsertedTableForSpark(Files.createDirectories(dir.resolve("upserted")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
+    reads.add(upserted.prepare());
     List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
     sqlTables.addAll(appends.jobTables());
     sqlTables.addAll(typed.jobTables());
@@ -200,6 +204,11 @@ class SparkInteropIT {
   @Test
   void sparkReadsTheColumnsAddedFromAvroAndTheRescuedData() throws Exception {
     avroEvolved.check();
+  }
+
+  @Test
+  void sparkReadsATableUpsertedWithDeletionVectorsAsTheLastValueOfEveryKey() throws Exception {
+    upserted.check();
   }
 
   @AfterAll

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.parquet.io.InputFile;
@@ -113,6 +114,16 @@ public final class DataFiles {
         new ReaderBuilder(input, new PlainParquetConfiguration(), support).build();
     RowIterator rows = new ParquetRowIterator(reader, tableStore.location(), file.path());
     return deleted == null || deleted.isEmpty() ? rows : new LiveRowIterator(rows, deleted);
+  }
+
+  /**
+   * The number of rows a data file holds, deleted ones included: its Parquet footer's count (one
+   * ranged read of the footer), for a file whose stats do not say.
+   */
+  public static long rowCount(ObjectStore tableStore, String path) throws IOException {
+    try (ParquetFileReader reader = ParquetFileReader.open(new StoreInputFile(tableStore, path))) {
+      return reader.getRecordCount();
+    }
   }
 
   /** Reads a whole (small) data file into memory; see {@link #read} for the row contents. */

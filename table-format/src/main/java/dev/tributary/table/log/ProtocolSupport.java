@@ -8,6 +8,7 @@ import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -65,14 +66,50 @@ public final class ProtocolSupport {
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
-   * widens, {@code timestampNtz} when a table is created with a {@code timestamp_ntz} column, with
-   * the {@code appendOnly} and {@code invariants} that the move from writer 2 to writer 7 names.
+   * widens, {@code timestampNtz} when a table is created with a {@code timestamp_ntz} column,
+   * {@code deletionVectors} for {@code merge-strategy: deletion-vectors}, with the {@code
+   * appendOnly} and {@code invariants} that the move from writer 2 to writer 7 names.
    */
   public static final Set<String> CREATED_FEATURES =
-      Set.of("typeWidening", "appendOnly", "invariants", "timestampNtz");
+      Set.of("typeWidening", "appendOnly", "invariants", "timestampNtz", "deletionVectors");
 
   /** The reader-writer feature a table with a {@code timestamp_ntz} column must support. */
   public static final String TIMESTAMP_NTZ = "timestampNtz";
+
+  /**
+   * The reader-writer feature of deletion vectors: a table must support it before any {@code add}
+   * carries a {@code deletionVector}.
+   */
+  public static final String DELETION_VECTORS = "deletionVectors";
+
+  /**
+   * The table property that lets writers write new deletion vectors (PROTOCOL.md: "Writers must
+   * only write new Deletion Vectors when this property is set to true"); readers apply existing
+   * ones whatever it says.
+   */
+  public static final String ENABLE_DELETION_VECTORS = "delta.enableDeletionVectors";
+
+  /**
+   * The protocol a table created with {@code properties} starts with: reader 1 / writer 2, plus the
+   * reader-writer features its schema or properties need ({@value #TIMESTAMP_NTZ} for a {@code
+   * timestamp_ntz} column, {@value #DELETION_VECTORS} when {@value #ENABLE_DELETION_VECTORS} is
+   * true, as Delta does on {@code CREATE TABLE}).
+   */
+  public static Protocol createdProtocol(StructType schema, Map<String, String> properties) {
+    Protocol protocol = Protocol.ours();
+    if (needsTimestampNtz(schema)) {
+      protocol = protocol.withReaderWriterFeature(TIMESTAMP_NTZ);
+    }
+    if (deletionVectorsEnabled(properties)) {
+      protocol = protocol.withReaderWriterFeature(DELETION_VECTORS);
+    }
+    return protocol;
+  }
+
+  /** True if {@value #ENABLE_DELETION_VECTORS} is {@code true} in the properties. */
+  public static boolean deletionVectorsEnabled(Map<String, String> properties) {
+    return Boolean.parseBoolean(properties.getOrDefault(ENABLE_DELETION_VECTORS, "false"));
+  }
 
   /**
    * True if a column of the schema, or a field nested in one (structs, arrays, maps), is a {@code

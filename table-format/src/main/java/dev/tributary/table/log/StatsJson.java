@@ -105,6 +105,51 @@ public final class StatsJson {
   }
 
   /**
+   * The stats of a data file once a deletion vector hides some of its rows: the same numbers with
+   * {@code numRecords} counting every row of the data file, deleted ones included (PROTOCOL.md
+   * requires it of a file with a deletion vector: {@code numRecords} is set when the stats lack
+   * it), and {@code "tightBounds":false}, since a minimum or maximum may now belong to a deleted
+   * row only. Null stats become {@code {"numRecords":n,"tightBounds":false}}.
+   *
+   * @throws IllegalArgumentException if the string is not a JSON object
+   */
+  public static String withWideBounds(String json, long numRecords) {
+    ObjectNode object = json == null ? ActionCodec.MAPPER.createObjectNode() : object(json);
+    if (!object.has("numRecords")) {
+      object.put("numRecords", numRecords);
+    }
+    object.put("tightBounds", false);
+    return object.toString();
+  }
+
+  /**
+   * The {@code numRecords} of a stats string, or -1 if the string is null or lacks it (readers then
+   * count the file's rows themselves).
+   *
+   * @throws IllegalArgumentException if the string is not a JSON object
+   */
+  public static long numRecords(String json) {
+    if (json == null) {
+      return -1;
+    }
+    JsonNode n = object(json).get("numRecords");
+    return n != null && n.canConvertToLong() ? n.asLong() : -1;
+  }
+
+  private static ObjectNode object(String json) {
+    JsonNode root;
+    try {
+      root = ActionCodec.MAPPER.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("stats are not JSON: " + e.getOriginalMessage());
+    }
+    if (!(root instanceof ObjectNode object)) {
+      throw new IllegalArgumentException("stats are not a JSON object: " + json);
+    }
+    return object;
+  }
+
+  /**
    * Parses a stats string back into typed values; fields not in {@code schema} are ignored.
    *
    * @throws IllegalArgumentException if the string is not JSON or a value does not fit its type

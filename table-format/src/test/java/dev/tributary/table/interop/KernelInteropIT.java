@@ -8,6 +8,8 @@ import dev.tributary.storage.testing.S3TestServer;
 import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.CompactionOptions;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.MergeSpec;
+import dev.tributary.table.MergeTransaction;
 import dev.tributary.table.OverwriteTransaction;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
@@ -32,6 +34,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -179,6 +183,54 @@ class KernelInteropIT {
       assertThat(kernel.snapshot.getPartitionColumnNames()).containsExactly("region");
       assertThat(normalized(kernel.rows())).isEqualTo(normalized(written));
       assertThat(kernel.transactionVersion("pipe")).contains(10L);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local", "s3"})
+  void upsertsWithDeletionVectorsAreReadByKernelBeforeAndAfterCompaction(String kind)
+      throws Exception {
+    try (ObjectStore store = store(kind)) {
+      DeltaTable table =
+          DeltaTable.open(store, TableOptions.defaults().withLogCheckpointInterval(4));
+      table.create(ALL_TYPES, List.of("region"), Map.of());
+      List<Object[]> loaded = new ArrayList<>();
+      append(table, "load", 0, 0, 40, loaded);
+      Map<Long, Object[]> expected = new TreeMap<>();
+      loaded.forEach(r -> expected.put((Long) r[0], r));
+      MergeSpec spec =
+          new MergeSpec(List.of("id"), Optional.empty(), MergeSpec.Strategy.DELETION_VECTORS);
+      // batches 0-5 mark rows of the loaded files (several times each: vectors are united),
+      // batches 6 and 7 change keys again, in the merged files, and bring deleted keys back
+      for (int batch = 0; batch < 8; batch++) {
+        try (MergeTransaction tx = table.newMerge(new TransactionId("pipe", batch), spec)) {
+          for (long id = batch % 6; id < 40; id += 9) {
+            if (id % 4 == 0 && batch < 6) {
+              tx.delete(row(id));
+              expected.remove(id);
+            } else {
+              Object[] changed = row(id + 1000L * (batch + 1));
+              changed[0] = id; // the key stays, every other column changes
+              tx.write(changed);
+              expected.put(id, changed);
+            }
+          }
+          tx.commit(Map.of());
+        }
+      }
+      assertThat(store.stat(LogFiles.checkpoint(4))).as("a checkpoint holds vectors").isPresent();
+      assertThat(table.snapshot().files()).anyMatch(f -> f.deletionVector() != null);
+      KernelReader kernel = new KernelReader(store);
+      assertThat(table.snapshot().state().protocol().readerFeatures()).contains("deletionVectors");
+      assertThat(normalized(kernel.rows()))
+          .isEqualTo(normalized(new ArrayList<>(expected.values())));
+      assertThat(kernel.transactionVersion("pipe")).contains(7L);
+
+      table.compact(new CompactionOptions(2, 64L * 1024 * 1024));
+      assertThat(table.snapshot().files()).noneMatch(f -> f.deletionVector() != null);
+      table.vacuum(Duration.ZERO);
+      assertThat(normalized(new KernelReader(store).rows()))
+          .isEqualTo(normalized(new ArrayList<>(expected.values())));
     }
   }
 

@@ -148,4 +148,24 @@ class SchemaAndStatsJsonTest {
     assertThat(back.maxValues()).doesNotContainKeys("x", "raw").containsEntry("ok", true);
     assertThat(back.nullCount()).isEqualTo(stats.nullCount());
   }
+
+  @Test
+  void statsOfAFileWithADeletionVectorHaveWideBoundsAndAlwaysNumRecords() {
+    String stats = "{\"numRecords\":10,\"minValues\":{\"id\":1},\"maxValues\":{\"id\":9}}";
+    assertThat(StatsJson.withWideBounds(stats, 99))
+        .as("the stats' own count stands")
+        .isEqualTo(
+            "{\"numRecords\":10,\"minValues\":{\"id\":1},\"maxValues\":{\"id\":9},"
+                + "\"tightBounds\":false}");
+    assertThat(StatsJson.withWideBounds("{\"minValues\":{}}", 7))
+        .isEqualTo("{\"minValues\":{},\"numRecords\":7,\"tightBounds\":false}");
+    assertThat(StatsJson.withWideBounds(null, 7))
+        .isEqualTo("{\"numRecords\":7,\"tightBounds\":false}");
+    assertThat(StatsJson.numRecords(stats)).isEqualTo(10);
+    assertThat(StatsJson.numRecords("{\"minValues\":{}}")).isEqualTo(-1);
+    assertThat(StatsJson.numRecords(null)).isEqualTo(-1);
+    assertThatThrownBy(() -> StatsJson.numRecords("[1]"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("stats are not a JSON object: [1]");
+  }
 }
