@@ -99,22 +99,27 @@ public final class MergeBench {
       copy(dir.resolve("base"), dir.resolve("spark-cow"));
       copy(dir.resolve("base"), dir.resolve("spark-dv"));
       copy(dir.resolve("base"), dir.resolve("ours-cow"));
+      copy(dir.resolve("base"), dir.resolve("ours-dv"));
 
-      List<long[]> ours = mergeOurs(dir.resolve("ours-cow"), all);
+      List<long[]> ours = mergeOurs(dir.resolve("ours-cow"), all, MergeSpec.Strategy.COPY_ON_WRITE);
+      List<long[]> oursDv =
+          mergeOurs(dir.resolve("ours-dv"), all, MergeSpec.Strategy.DELETION_VECTORS);
 
       Map<String, Object> job = new LinkedHashMap<>();
       job.put("warehouse", dir.resolve("spark/warehouse").toString());
       List<Map<String, Object>> timed = new ArrayList<>();
       timed.add(sparkMerges("spark-cow", false));
       timed.add(sparkMerges("spark-dv", true));
-      timed.add(
-          Map.of(
-              "path",
-              dir.resolve("ours-cow").toString(),
-              "statements",
-              List.of(checkQuery()),
-              "out",
-              dir.resolve("ours-cow.check.json").toString()));
+      for (String ours : List.of("ours-cow", "ours-dv")) {
+        timed.add(
+            Map.of(
+                "path",
+                dir.resolve(ours).toString(),
+                "statements",
+                List.of(checkQuery()),
+                "out",
+                dir.resolve(ours + ".check.json").toString()));
+      }
       job.put("timed", timed);
       Path work = Files.createDirectories(dir.resolve("spark/work"));
       SparkReference.start(job, work, heap, Duration.ofMinutes(60)).await();
@@ -122,45 +127,55 @@ public final class MergeBench {
       List<JsonNode> cow = lines(dir.resolve("spark-cow.timed.json"));
       List<JsonNode> dv = lines(dir.resolve("spark-dv.timed.json"));
       System.out.printf(
-          "%-6s %14s %14s %14s %12s %12s%n",
-          "batch", "ours cow ms", "Spark cow ms", "Spark dv ms", "Spark cow/us", "Spark dv/us");
+          "%-6s %12s %12s %12s %12s %14s %14s%n",
+          "batch",
+          "ours cow ms",
+          "Spark cow ms",
+          "ours dv ms",
+          "Spark dv ms",
+          "Spark/us cow",
+          "Spark/us dv");
       for (int b = 0; b < batches; b++) {
-        JsonNode c = cow.get(b);
-        JsonNode d = dv.get(b + 1);
-        long ourMs = ours.get(b)[0];
+        long cowMs = cow.get(b).get("ms").asLong();
+        long dvMs = dv.get(b + 1).get("ms").asLong();
         System.out.printf(
-            "%-6d %14s %14s %14s %11.2fx %11.2fx%n",
+            "%-6d %,12d %,12d %,12d %,12d %13.2fx %13.2fx%n",
             b,
-            String.format("%,d", ourMs),
-            String.format("%,d", c.get("ms").asLong()),
-            String.format("%,d", d.get("ms").asLong()),
-            c.get("ms").asDouble() / ourMs,
-            d.get("ms").asDouble() / ourMs);
+            ours.get(b)[0],
+            cowMs,
+            oursDv.get(b)[0],
+            dvMs,
+            (double) cowMs / ours.get(b)[0],
+            (double) dvMs / oursDv.get(b)[0]);
       }
       System.out.printf(
-          "%-6s %16s %16s %16s%n", "batch", "ours cow MB", "Spark cow MB", "Spark dv MB");
+          "%-6s %20s %20s %20s %20s%n",
+          "batch", "ours cow MB", "Spark cow MB", "ours dv MB", "Spark dv MB");
       for (int b = 0; b < batches; b++) {
         JsonNode cm = cow.get(b).get("metrics");
         JsonNode dm = dv.get(b + 1).get("metrics");
         System.out.printf(
-            "%-6d %16s %16s %16s%n",
+            "%-6d %20s %20s %20s %20s%n",
             b,
             mb(ours.get(b)[1]) + " / " + mb(ours.get(b)[2]),
             mb(cm.path("numTargetBytesAdded").asLong())
                 + " / "
                 + mb(cm.path("numTargetBytesRemoved").asLong()),
+            mb(oursDv.get(b)[1]) + " / " + mb(oursDv.get(b)[2]),
             mb(dm.path("numTargetBytesAdded").asLong())
                 + " / "
                 + mb(dm.path("numTargetBytesRemoved").asLong()));
       }
       System.out.println("(MB written / MB removed from the table per batch)");
       String ourCheck = lines(dir.resolve("ours-cow.check.json")).get(0).get("rows").toString();
+      String ourDvCheck = lines(dir.resolve("ours-dv.check.json")).get(0).get("rows").toString();
       String cowCheck = cow.get(cow.size() - 1).get("rows").toString();
       String dvCheck = dv.get(dv.size() - 1).get("rows").toString();
       System.out.printf(
-          "rows, sum(amount), sum(seq): ours %s, Spark cow %s, Spark dv %s%n",
-          ourCheck, cowCheck, dvCheck);
-      if (!ourCheck.equals(cowCheck) || !ourCheck.equals(dvCheck)) {
+          "count, sum(amount), sum(seq) read by Spark: ours cow %s, ours dv %s, Spark cow %s,"
+              + " Spark dv %s%n",
+          ourCheck, ourDvCheck, cowCheck, dvCheck);
+      if (!ourCheck.equals(cowCheck) || !ourCheck.equals(dvCheck) || !ourCheck.equals(ourDvCheck)) {
         throw new IllegalStateException("the merged tables differ");
       }
     }
@@ -245,7 +260,8 @@ public final class MergeBench {
     }
 
     /** Our merges; per batch {ms, bytes written, bytes removed}. */
-    private static List<long[]> mergeOurs(Path path, List<List<Object[]>> all) throws IOException {
+    private static List<long[]> mergeOurs(
+        Path path, List<List<Object[]>> all, MergeSpec.Strategy strategy) throws IOException {
       List<long[]> out = new ArrayList<>();
       try (ObjectStore store = ObjectStores.open(path.toString(), null)) {
         DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
@@ -254,7 +270,7 @@ public final class MergeBench {
           MergeTransaction merge =
               table.newMerge(
                   new TransactionId("merge-bench", b),
-                  new MergeSpec(List.of("id"), Optional.of("seq")));
+                  new MergeSpec(List.of("id"), Optional.of("seq"), strategy));
           for (Object[] c : all.get(b)) {
             Object[] row = Arrays.copyOf(c, 4);
             if ("d".equals(c[4])) {
@@ -268,8 +284,8 @@ public final class MergeBench {
           long ms = (System.nanoTime() - start) / 1_000_000;
           out.add(new long[] {ms, m.bytesAdded(), m.bytesRemoved()});
           System.out.printf(
-              "ours batch %d: %,d ms (%,d keys indexed, %,d rows copied, %d files rewritten)%n",
-              b, ms, m.indexedRows(), m.copied(), m.filesRemoved());
+              "ours %s batch %d: %,d ms (%,d keys indexed, %,d rows copied, %d files removed)%n",
+              strategy, b, ms, m.indexedRows(), m.copied(), m.filesRemoved());
         }
       }
       return out;
