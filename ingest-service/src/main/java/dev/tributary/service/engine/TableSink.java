@@ -160,6 +160,19 @@ public interface TableSink {
       throw new UnsupportedOperationException("this table's schema does not evolve");
     }
 
+    /**
+     * Why this writer cannot take {@code row}, or null when it can. The engine asks before it
+     * writes or deletes a row, on its own thread, and quarantines a refused row's record with the
+     * reason instead: a refusal is part of the batch's outcome, so it must be a function of the
+     * batch's rows and what the table held when the batch began (a replay refuses the same rows).
+     * Default: every row is taken (the processor already checked what a table needs).
+     *
+     * @throws IOException if deciding needs the table and it cannot be read (fails the batch)
+     */
+    default String refusal(Object[] row) throws IOException {
+      return null;
+    }
+
     /** Rows written so far. */
     long rows();
 
