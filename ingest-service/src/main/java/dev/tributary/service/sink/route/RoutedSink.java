@@ -30,12 +30,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * holds the batch writes nothing ({@link TableSink#begin}), the others write it. The commits are
  * not atomic across tables (as for several sinks, docs/DESIGN.md "Several sinks").
  *
- * <p>The limit is deterministic, so a replay refuses the same rows: a route is admitted when its
- * table exists, or when fewer than {@code max-routes} tables exist or were admitted before it. The
- * tables that exist are listed once when the sink opens; admitted routes are added as they come.
- * After a crash the next process lists the tables the crashed batch created too, which are all
- * routes that batch admitted, so it admits exactly the same routes (docs/DESIGN.md, "Routing to
- * many tables").
+ * <p>The limit is deterministic, so a replay refuses the same rows: a route is admitted when it is
+ * known (its table exists or it was admitted before), or when fewer than {@code max-routes} routes
+ * are known. The tables that exist are listed once when the sink opens; an admitted route's table
+ * is created at once, before the batch commits anything. So once any table holds part of a batch,
+ * every route the batch admitted has its table, the next process lists them, and its replay admits
+ * exactly those routes whatever order the rows come in (docs/DESIGN.md, "Routing to many tables").
  *
  * <p>Threads: {@link Writer#refusal} runs on the engine's thread and opens the tables; {@link
  * Writer#write} may run on a Parquet encoding thread (rows reach it after their refusal was asked,
