@@ -99,15 +99,19 @@ class RouteConfigTest {
   }
 
   @Test
-  void maintenanceSchedulesAndListsOfSinksAreRefusedWithARoute() {
+  void maintenanceSchedulesAreAcceptedAndAListOfSinksIsRefusedWithARoute() {
     String maintenance =
         sink("s3://lake/silver/{route}", "    route: name\n")
-            + "maintenance:\n  compaction: { schedule: \"@hourly\" }\n";
-    assertThat(errors(maintenance))
-        .anyMatch(
-            e ->
-                e.contains(
-                    "maintenance.compaction: maintenance.compaction runs over one table, but this"
-                        + " pipeline routes rows to many tables"));
+            + "maintenance:\n  compaction: { schedule: \"0 0 * * * *\" }\n";
+    assertThat(parse(maintenance).maintenance().compaction()).isPresent();
+    String list =
+        HEAD
+            + "sinks:\n  - delta: { path: \"s3://lake/silver/{route}\", route: name }\n"
+            + "  - kafka: { topic: out }\n";
+    assertThat(errors(list))
+        .containsExactly(
+            "orders.yaml:13:1: sinks: route is not supported in a list of sinks yet; declare the"
+                + " routed Delta table as the only sink (sink: { delta: { path: …/{route}, route: …"
+                + " } })");
   }
 }

@@ -52,13 +52,5 @@ final class RouteChecks {
         && !draft.schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT)) {
       problems.atKey("schema-evolution", RouteMessages.routeWithEvolution());
     }
-    if (draft.maintenance() != null) {
-      if (draft.maintenance().compaction().isPresent()) {
-        problems.atKey("maintenance.compaction", RouteMessages.routeWithMaintenance("compaction"));
-      }
-      if (draft.maintenance().vacuum().isPresent()) {
-        problems.atKey("maintenance.vacuum", RouteMessages.routeWithMaintenance("vacuum"));
-      }
-    }
   }
 }

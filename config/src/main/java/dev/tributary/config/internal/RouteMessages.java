@@ -65,12 +65,4 @@ final class RouteMessages {
     return "route is not supported in a list of sinks yet; declare the routed Delta table as the"
         + " only sink (sink: { delta: { path: …/{route}, route: … } })";
   }
-
-  static String routeWithMaintenance(String kind) {
-    return "maintenance."
-        + kind
-        + " runs over one table, but this pipeline routes rows to many tables; schedules over"
-        + " routed tables are not built yet (issue #22): remove maintenance."
-        + kind;
-  }
 }
