@@ -10,8 +10,8 @@ import dev.tributary.config.StartingOffsets;
  * many tables"): a stateless pipeline only (a stateful query's state and its update or complete
  * writes belong to one table), one writer per checkpoint (no consumer-group mode: the routed tables
  * hold no shared positions), the only sink, declared columns (no schema evolution), no {@code
- * starting-offsets: table} and no maintenance schedule (both act on one table). The route
- * expression itself is compiled against the output columns by the service ({@code Sinks.problems}).
+ * starting-offsets: table} (it continues after one table's positions). The route expression itself
+ * is compiled against the output columns by the service ({@code Sinks.problems}).
  */
 final class RouteChecks {
   private final Problems problems;
