@@ -48,7 +48,8 @@ class RoutedPipelineTest {
   private static final String UPSERT =
       APPEND.replace(
           "route: \"t\", max-routes: 4 }",
-          "route: \"t\", max-routes: 4, write: upsert, key: [id] }");
+          "route: \"t\", max-routes: 4, write: upsert, key: [id],"
+              + " delete-when: \"v LIKE 'del%'\" }");
 
   /** The routes of valid rows: four fit max-routes; "e" comes later, when they exist. */
   private static final List<String> ROUTES = List.of("a", "b", "c", "d");
@@ -75,7 +76,7 @@ class RoutedPipelineTest {
         } else {
           route = ROUTES.get((i / 3) % 4);
         }
-        String v = "v" + i;
+        String v = (i % 11 == 5 ? "del" : "v") + i; // with upsert: deletes its key in its table
         String json =
             route == null
                 ? "{\"id\":%d,\"v\":\"%s\"}".formatted(id, v)
@@ -101,12 +102,20 @@ class RoutedPipelineTest {
       return out;
     }
 
-    /** Upsert: each table's last row per id (a key's records are in one partition, in order). */
+    /**
+     * Upsert: each table's last row per id (a key's records are in one partition, in order); a
+     * "del" row deletes its id from its table.
+     */
     Map<String, List<String>> upserted() {
       Map<String, Map<Long, String>> last = new TreeMap<>();
       for (Event e : events) {
         if (lands(e)) {
-          last.computeIfAbsent(e.route(), r -> new TreeMap<>()).put(e.id(), e.v());
+          Map<Long, String> table = last.computeIfAbsent(e.route(), r -> new TreeMap<>());
+          if (e.v().startsWith("del")) {
+            table.remove(e.id());
+          } else {
+            table.put(e.id(), e.v());
+          }
         }
       }
       Map<String, List<String>> out = new TreeMap<>();
