@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Routing by topic from a real broker: a {@code topic-pattern} pipeline with {@code route:
  * _kafka_topic} lands each topic in a table of its own, named by the topic, and a topic created
  * later gets its table at the next run; with {@code write: upsert}, each table holds the last value
- * of each key of its topic.
+ * of each key of its topic, and a tombstone deletes its key in its topic's table.
  */
 class RoutedSinkIT {
   private static final int PARTITIONS = 2;
@@ -67,11 +67,24 @@ class RoutedSinkIT {
                 new ProducerRecord<>(
                     topic,
                     (int) (r[0] % PARTITIONS),
-                    Long.toString(r[0]).getBytes(StandardCharsets.UTF_8),
+                    key(r[0]),
                     value.getBytes(StandardCharsets.UTF_8))));
       }
       for (Future<?> f : sent) {
         f.get();
+      }
+    }
+  }
+
+  private static byte[] key(long id) {
+    return ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Sends a tombstone (a null value) for each id, to the id's partition. */
+  private void tombstones(String topic, long... ids) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+      for (long id : ids) {
+        producer.send(new ProducerRecord<>(topic, (int) (id % PARTITIONS), key(id), null)).get();
       }
     }
   }
@@ -184,5 +197,17 @@ class RoutedSinkIT {
                 rows(customers, 4, 1, 2),
                 items,
                 rows(items, 3, 1, 2)));
+
+    // a tombstone deletes its key in its topic's table only (route: _kafka_topic holds for it)
+    tombstones(orders, 0, 3);
+    tombstones(items, 1);
+    run(spec(prefix, upsert));
+    List<String> ordersLeft = new ArrayList<>(rows(orders, 10, 4, 5));
+    ordersLeft.removeIf(r -> r.startsWith("0 ") || r.startsWith("3 "));
+    List<String> itemsLeft = new ArrayList<>(rows(items, 3, 1, 2));
+    itemsLeft.removeIf(r -> r.startsWith("1 "));
+    assertThat(tables())
+        .isEqualTo(
+            Map.of(orders, ordersLeft, customers, rows(customers, 4, 1, 2), items, itemsLeft));
   }
 }
