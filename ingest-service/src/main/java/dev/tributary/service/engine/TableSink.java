@@ -16,10 +16,11 @@ import java.util.Optional;
  * a marker in the Kafka transaction), so a batch replayed after a crash is never written twice.
  *
  * <p>Implementations: {@link DeltaTableSink}; {@code sink.jdbc.JdbcTableSink}, {@code
- * sink.kafka.KafkaTopicSink}, and {@code sink.FanOutSink} for several sinks fed by one batch. The
- * methods with defaults are capabilities a Delta table has and others may lack: a snapshot with
- * {@code txn} actions (consumer-group mode, {@code starting-offsets: table}), commit counters,
- * facts for the {@link TableGuard}, fenced appends.
+ * sink.kafka.KafkaTopicSink}, {@code sink.FanOutSink} for several sinks fed by one batch, and
+ * {@code sink.route.RoutedSink} for rows routed to many Delta tables. The methods with defaults are
+ * capabilities a Delta table has and others may lack: a snapshot with {@code txn} actions
+ * (consumer-group mode, {@code starting-offsets: table}), commit counters, facts for the {@link
+ * TableGuard}, fenced appends.
  */
 public interface TableSink {
 
