@@ -21,8 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A sink that routes each row to one of many Delta tables ({@code sink.delta.route}): the route
  * expression's value for the row names a folder under the sink's folder, and the table there gets
  * the row. A table is created (with the pipeline's output columns) on its route's first row; a
- * value that cannot name a folder ({@link RouteNames}), or a new route beyond {@code max-routes},
- * is refused ({@link BatchWriter#refusal}) and its record quarantined with the reason.
+ * value that cannot name a folder ({@link RouteNames}), a new route beyond {@code max-routes}, or a
+ * route whose folder holds a table that cannot take the rows (other columns) is refused ({@link
+ * BatchWriter#refusal}) and its record quarantined with the reason.
  *
  * <p>Exactly once, per table: a batch's commit commits each table it touched with its own {@code
  * txn(<pipeline>@<checkpoint id>, batch)}, in route order, with {@link
@@ -235,7 +236,20 @@ public final class RoutedSink implements TableSink {
           known.add(name);
         }
       }
-      writers.put(name, table(name).begin(tag)); // creates the table on the route's first row
+      TableSink table;
+      try {
+        table = table(name); // creates the table on the route's first row
+      } catch (IllegalStateException misfit) {
+        // a table there that cannot take the rows (other columns, a folder of other files, a
+        // writer feature not honoured): its route's rows wait in the quarantine, the others go on
+        return "route value '"
+            + name
+            + "' (of "
+            + route.text()
+            + ") names a table that cannot take the pipeline's rows: "
+            + misfit.getMessage();
+      }
+      writers.put(name, table.begin(tag));
       return null;
     }
 

@@ -11,6 +11,11 @@ import dev.tributary.service.testing.InMemorySource;
 import dev.tributary.service.testing.MemoryPipeline;
 import dev.tributary.service.testing.MemoryPipeline.Model;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -212,6 +217,34 @@ class RoutedPipelineTest {
     run(pipeline, stream.topic, 100);
     assertThat(tables(pipeline)).containsOnlyKeys(ROUTES);
     assertThat(quarantined(pipeline)).isEqualTo(stream.quarantined());
+  }
+
+  @Test
+  void aRouteWhoseTableHasOtherColumnsGoesToTheQuarantineAndTheOthersLand() throws Exception {
+    MemoryPipeline pipeline = MemoryPipeline.declared(APPEND, dir);
+    DeltaTable.open(ObjectStores.under(pipeline.sinkStore, "b"), TableOptions.defaults())
+        .create(
+            new StructType(List.of(StructField.nullable("other", PrimitiveType.STRING))),
+            List.of(),
+            Map.of());
+    Stream2 stream = new Stream2();
+    stream.append(0, 12);
+    run(pipeline, stream.topic, 100);
+
+    Map<String, List<String>> expected = new TreeMap<>(stream.appended());
+    expected.remove("b");
+    Map<String, List<String>> landed = tables(pipeline);
+    assertThat(TableContents.rows(ObjectStores.under(pipeline.sinkStore, "b"))).isEmpty();
+    landed.remove("b");
+    assertThat(landed).isEqualTo(expected);
+    List<String> errors =
+        pipeline.quarantineRows().stream().map(r -> (String) r[6]).distinct().toList();
+    assertThat(errors)
+        .anyMatch(
+            e ->
+                e.startsWith(
+                        "route value 'b' (of t) names a table that cannot take the pipeline's rows:")
+                    && e.contains("has schema [other string]"));
   }
 
   static Stream<CrashAt> crashPoints() {
