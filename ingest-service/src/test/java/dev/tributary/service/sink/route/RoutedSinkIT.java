@@ -14,6 +14,7 @@ import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -170,6 +172,44 @@ class RoutedSinkIT {
                 rows(customers, 4, 0, 1),
                 items,
                 rows(items, 3, 0, 1)));
+  }
+
+  @Test
+  void aTopicCreatedWhileThePipelineRunsGetsItsTableInThatRun() throws Exception {
+    String prefix = prefix();
+    String orders = broker.createTopic(prefix + "-orders", PARTITIONS);
+    send(orders, records(5, 1));
+    PipelineSpec spec = PipelineParser.parse(spec(prefix, ""), "routed.yaml", Map.of());
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(spec),
+            new TriggerSpec.ProcessingTime(Duration.ofMillis(100)),
+            new ProgressLog(100))) {
+      Thread runner =
+          new Thread(
+              () -> {
+                try {
+                  run.run();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      runner.start();
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> tables().equals(Map.of(orders, rows(orders, 5, 0, 1))));
+      String later = broker.createTopic(prefix + "-later", PARTITIONS);
+      send(later, records(4, 1));
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  tables()
+                      .equals(Map.of(orders, rows(orders, 5, 0, 1), later, rows(later, 4, 0, 1))));
+      run.stop();
+      runner.join(30_000);
+      assertThat(runner.isAlive()).isFalse();
+    }
   }
 
   @Test
