@@ -13,13 +13,16 @@ import java.util.Optional;
  * @param compression the Parquet codec (default snappy)
  * @param upsert {@code write: upsert} with its keys, or empty: batches append ({@code write:
  *     append}, the default)
+ * @param route {@code route} and {@code max-routes}, or empty: one table at {@code path}; when
+ *     present {@code path} ends with {@code /{route}} ({@link RouteSpec#PLACEHOLDER})
  */
 public record DeltaSinkSpec(
     String path,
     List<String> partitionBy,
     Size targetFileSize,
     Compression compression,
-    Optional<UpsertSpec> upsert)
+    Optional<UpsertSpec> upsert,
+    Optional<RouteSpec> route)
     implements SinkSpec {
 
   /** The default of {@code target-file-size}. */
@@ -34,12 +37,47 @@ public record DeltaSinkSpec(
     Objects.requireNonNull(targetFileSize, "targetFileSize");
     Objects.requireNonNull(compression, "compression");
     Objects.requireNonNull(upsert, "upsert");
+    Objects.requireNonNull(route, "route");
+    if (route.isPresent() && !path.endsWith("/" + RouteSpec.PLACEHOLDER)) {
+      throw new IllegalArgumentException(
+          "a routed sink's path must end with /" + RouteSpec.PLACEHOLDER + ", got " + path);
+    }
+  }
+
+  /** A sink that writes one table ({@code route} not declared). */
+  public DeltaSinkSpec(
+      String path,
+      List<String> partitionBy,
+      Size targetFileSize,
+      Compression compression,
+      Optional<UpsertSpec> upsert) {
+    this(path, partitionBy, targetFileSize, compression, upsert, Optional.empty());
   }
 
   /** A sink that appends ({@code write: append}). */
   public DeltaSinkSpec(
       String path, List<String> partitionBy, Size targetFileSize, Compression compression) {
     this(path, partitionBy, targetFileSize, compression, Optional.empty());
+  }
+
+  /** This sink with {@code upsert} instead of its own write keys. */
+  public DeltaSinkSpec withUpsert(Optional<UpsertSpec> upsert) {
+    return new DeltaSinkSpec(path, partitionBy, targetFileSize, compression, upsert, route);
+  }
+
+  /**
+   * The folder that holds the tables: the path without its {@code /{route}} segment for a routed
+   * sink, else the table's path.
+   */
+  public String tablesFolder() {
+    return route.isEmpty()
+        ? path
+        : path.substring(0, path.length() - RouteSpec.PLACEHOLDER.length() - 1);
+  }
+
+  /** The path of the table of route value {@code value} ({@code path} with it in place). */
+  public String tablePath(String value) {
+    return tablesFolder() + "/" + value;
   }
 
   @Override

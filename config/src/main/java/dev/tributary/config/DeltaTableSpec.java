@@ -18,11 +18,12 @@ public record DeltaTableSpec(String path) {
   }
 
   /**
-   * Returns the default quarantine table of a sink: a sibling at the sink path plus {@code
-   * -quarantine}.
+   * Returns the default quarantine table of a sink: a sibling at the sink path (a routed sink's
+   * folder of tables) plus {@code -quarantine}.
    */
   public static DeltaTableSpec quarantineFor(DeltaSinkSpec sink) {
-    String base = sink.path();
+    // a routed sink's quarantine is beside the folder of its tables, never one of them
+    String base = sink.tablesFolder();
     while (base.length() > 1 && base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
     }

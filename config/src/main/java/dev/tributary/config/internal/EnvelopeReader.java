@@ -127,11 +127,7 @@ final class EnvelopeReader {
       return sink;
     }
     UpsertSpec upsert = sink.upsert().get();
-    return new DeltaSinkSpec(
-        sink.path(),
-        sink.partitionBy(),
-        sink.targetFileSize(),
-        sink.compression(),
+    return sink.withUpsert(
         Optional.of(
             new UpsertSpec(
                 upsert.key(),

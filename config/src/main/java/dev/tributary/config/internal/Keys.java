@@ -30,7 +30,9 @@ public final class Keys {
           "sequence-by",
           "delete-when",
           "merge-strategy",
-          "history");
+          "history",
+          "route",
+          "max-routes");
   private static final List<String> JDBC_SINK =
       List.of("url", "table", "user", "password", "write", "key", "create-table", "properties");
 

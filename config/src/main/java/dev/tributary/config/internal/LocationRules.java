@@ -106,7 +106,8 @@ public final class LocationRules {
   /** The locations a parsed pipeline owns, by key, in {@link #KEYS} order. */
   static Map<String, String> locations(PipelineSpec spec) {
     Map<String, String> out = new LinkedHashMap<>();
-    spec.deltaSink().ifPresent(delta -> out.put("sink.delta.path", delta.path()));
+    // a routed sink owns the folder of its tables
+    spec.deltaSink().ifPresent(delta -> out.put("sink.delta.path", delta.tablesFolder()));
     out.put("quarantine.delta.path", spec.quarantine().path());
     spec.lateEvents().ifPresent(l -> out.put("late-events.delta.path", l.path()));
     out.put("checkpoint", spec.checkpoint());

@@ -5,6 +5,7 @@ import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.RouteSpec;
 import dev.tributary.config.Size;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.UpsertSpec;
@@ -63,15 +64,17 @@ final class OutputReader {
                     Compression::keyword),
             Compression.SNAPPY);
     Optional<UpsertSpec> upsert = new UpsertReader(nodes).read(delta);
+    Optional<RouteSpec> route = new RouteReader(nodes).read(delta, tablePath);
     delta.finish();
     if (tablePath == null
         || partitionBy == null
         || target == null
         || compression == null
-        || upsert == null) {
+        || upsert == null
+        || route == null) {
       return null;
     }
-    return new DeltaSinkSpec(tablePath, partitionBy, target, compression, upsert);
+    return new DeltaSinkSpec(tablePath, partitionBy, target, compression, upsert, route);
   }
 
   /** Returns the declared side table, or null when absent or invalid. */

@@ -49,6 +49,7 @@ final class SpecValidator {
       checkPartitionBy(columns);
     }
     new UpsertChecks(problems, draft).check(columns);
+    new RouteChecks(problems, draft).check();
     checkOutputMode();
     checkAssignment();
     checkLocations();
@@ -308,7 +309,7 @@ final class SpecValidator {
   private void checkLocations() {
     Map<String, String> locations = new LinkedHashMap<>();
     if (draft.sink() != null) {
-      locations.put("sink.delta.path", draft.sink().path());
+      locations.put("sink.delta.path", draft.sink().tablesFolder());
     }
     if (draft.sinks() != null && (draft.sink() != null || draft.checkpoint() != null)) {
       DeltaTableSpec quarantine =

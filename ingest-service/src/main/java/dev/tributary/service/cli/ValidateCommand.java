@@ -209,6 +209,19 @@ final class ValidateCommand {
       line(b, spec.sinks().size() == 1 ? "sink" : "sinks", describe(sink));
     }
     spec.deltaSink()
+        .flatMap(DeltaSinkSpec::route)
+        .ifPresent(
+            r ->
+                line(
+                    b,
+                    "route",
+                    "one table per value of "
+                        + r.expression()
+                        + " under "
+                        + spec.sink().tablesFolder()
+                        + ", at most "
+                        + r.maxRoutes()));
+    spec.deltaSink()
         .flatMap(DeltaSinkSpec::upsert)
         .ifPresent(
             u ->

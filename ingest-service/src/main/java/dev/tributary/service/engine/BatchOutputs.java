@@ -63,6 +63,14 @@ public final class BatchOutputs implements AutoCloseable {
     }
   }
 
+  /**
+   * Why the sink cannot take {@code row} (its record is then quarantined), or null: see {@link
+   * TableSink.BatchWriter#refusal}.
+   */
+  public String refusal(Object[] row) throws IOException {
+    return main.refusal(row);
+  }
+
   /** A result row for the sink table. */
   public void output(Object[] row) throws IOException {
     main.write(row);

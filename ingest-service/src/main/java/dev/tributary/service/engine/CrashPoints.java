@@ -40,6 +40,13 @@ public final class CrashPoints {
   public static final String AFTER_SINK_PART_COMMIT = "after-sink-part-commit";
 
   /**
+   * A routed sink ({@code sink.delta.route}): the tables of the batch's first routes (in route
+   * order) committed it, the ones after did not (reached after every table but the last, before
+   * {@link #AFTER_SINK_COMMIT}).
+   */
+  public static final String AFTER_ROUTE_COMMIT = "after-route-commit";
+
+  /**
    * The continuous trigger: an interval's records were read and sent (in an open transaction with
    * exactly-once delivery), its range is not yet in the offsets log.
    */

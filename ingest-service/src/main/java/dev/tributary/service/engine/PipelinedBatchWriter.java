@@ -105,6 +105,12 @@ final class PipelinedBatchWriter implements TableSink.BatchWriter {
     return false;
   }
 
+  /** Asked of the delegate on the caller's thread: the answer decides what is written. */
+  @Override
+  public String refusal(Object[] row) throws IOException {
+    return delegate.refusal(row);
+  }
+
   @Override
   public void write(Object[] row) throws IOException {
     chunk[filled++] = row;

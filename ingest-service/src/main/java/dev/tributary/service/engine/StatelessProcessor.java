@@ -457,6 +457,14 @@ public final class StatelessProcessor implements RecordProcessor {
           return problem;
         }
       }
+    }
+    for (Object[] out : rows) {
+      String refused = outputs.refusal(out); // e.g. a route that cannot name a table
+      if (refused != null) {
+        return refused;
+      }
+    }
+    if (changes != null) {
       for (Object[] out : rows) {
         if (changes.deletes(out)) {
           outputs.delete(out);
@@ -509,6 +517,9 @@ public final class StatelessProcessor implements RecordProcessor {
     String problem = changes.tombstoneProblem(row);
     if (problem == null && sinkChecks != null) {
       problem = sinkChecks.problem(row);
+    }
+    if (problem == null) {
+      problem = outputs.refusal(row);
     }
     if (problem != null) {
       quarantine(record, problem, outputs);

@@ -16,10 +16,11 @@ import java.util.Optional;
  * a marker in the Kafka transaction), so a batch replayed after a crash is never written twice.
  *
  * <p>Implementations: {@link DeltaTableSink}; {@code sink.jdbc.JdbcTableSink}, {@code
- * sink.kafka.KafkaTopicSink}, and {@code sink.FanOutSink} for several sinks fed by one batch. The
- * methods with defaults are capabilities a Delta table has and others may lack: a snapshot with
- * {@code txn} actions (consumer-group mode, {@code starting-offsets: table}), commit counters,
- * facts for the {@link TableGuard}, fenced appends.
+ * sink.kafka.KafkaTopicSink}, {@code sink.FanOutSink} for several sinks fed by one batch, and
+ * {@code sink.route.RoutedSink} for rows routed to many Delta tables. The methods with defaults are
+ * capabilities a Delta table has and others may lack: a snapshot with {@code txn} actions
+ * (consumer-group mode, {@code starting-offsets: table}), commit counters, facts for the {@link
+ * TableGuard}, fenced appends.
  */
 public interface TableSink {
 
@@ -158,6 +159,19 @@ public interface TableSink {
      */
     default void addColumns(List<StructField> columns) throws IOException {
       throw new UnsupportedOperationException("this table's schema does not evolve");
+    }
+
+    /**
+     * Why this writer cannot take {@code row}, or null when it can. The engine asks before it
+     * writes or deletes a row, on its own thread, and quarantines a refused row's record with the
+     * reason instead: a refusal is part of the batch's outcome, so it must be a function of the
+     * batch's rows and what the table held when the batch began (a replay refuses the same rows).
+     * Default: every row is taken (the processor already checked what a table needs).
+     *
+     * @throws IOException if deciding needs the table and it cannot be read (fails the batch)
+     */
+    default String refusal(Object[] row) throws IOException {
+      return null;
     }
 
     /** Rows written so far. */

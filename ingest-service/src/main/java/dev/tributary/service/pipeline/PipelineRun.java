@@ -125,7 +125,8 @@ public final class PipelineRun implements AutoCloseable {
       // a Delta sink table's store; the other sinks connect themselves (Sinks.open)
       Optional<ObjectStore> sinkStore = Optional.empty();
       if (spec.deltaSink().isPresent()) {
-        sinkStore = Optional.of(PipelineFactory.store(spec, spec.sink().path()));
+        // a routed sink's store is the folder of its tables
+        sinkStore = Optional.of(PipelineFactory.store(spec, spec.sink().tablesFolder()));
         resources.add(sinkStore.get());
       }
       ObjectStore quarantineStore = PipelineFactory.store(spec, spec.quarantine().path());
@@ -347,7 +348,8 @@ public final class PipelineRun implements AutoCloseable {
       return;
     }
     Map<String, ObjectStore> tables = new LinkedHashMap<>();
-    if (sink.isPresent()) {
+    // a routed sink's tables appear with their routes: which must exist is not known here
+    if (sink.isPresent() && spec.sink().route().isEmpty()) {
       // the Delta sink's role is its place among the sinks (WriteAheadLog.sinkRole)
       tables.put(
           WriteAheadLog.sinkRole(spec.sinks().indexOf(spec.deltaSink().orElseThrow())), sink.get());

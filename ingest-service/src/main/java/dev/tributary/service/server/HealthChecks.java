@@ -162,7 +162,8 @@ final class HealthChecks implements AutoCloseable {
         }
         PipelineSpec spec = p.spec().get();
         List<String> locations = new ArrayList<>();
-        spec.deltaSink().ifPresent(d -> locations.add(d.path()));
+        spec.deltaSink()
+            .ifPresent(d -> locations.add(d.tablesFolder())); // a routed sink: its folder
         locations.add(spec.checkpoint());
         for (String location : locations) {
           String shown = p.mask(location);

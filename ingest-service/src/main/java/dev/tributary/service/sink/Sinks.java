@@ -4,10 +4,12 @@ import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.JdbcSinkSpec;
 import dev.tributary.config.KafkaSinkSpec;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.RouteSpec;
 import dev.tributary.config.SinkSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
+import dev.tributary.service.expr.CompiledExpression;
 import dev.tributary.service.expr.ExpressionCompiler;
 import dev.tributary.service.expr.ExpressionException;
 import dev.tributary.service.pipeline.CompiledPipeline;
@@ -15,7 +17,10 @@ import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.sink.jdbc.JdbcTableSink;
 import dev.tributary.service.sink.jdbc.PostgresDialect;
 import dev.tributary.service.sink.kafka.KafkaTopicSink;
+import dev.tributary.service.sink.route.RoutedSink;
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -62,6 +67,9 @@ public final class Sinks {
       TriggerSpec trigger)
       throws IOException {
     String id = pipeline.spec().id();
+    if (sink instanceof DeltaSinkSpec delta && delta.route().isPresent()) {
+      return routed(pipeline, delta, deltaStore.orElseThrow());
+    }
     if (sink instanceof DeltaSinkSpec) {
       return PipelineFactory.modeSink(pipeline, deltaStore.orElseThrow());
     }
@@ -80,6 +88,21 @@ public final class Sinks {
   }
 
   /**
+   * A Delta sink routed to many tables under {@code folder} (the path before {@code /{route}}),
+   * each opened as the pipeline's one table would be (append or upsert).
+   */
+  private static RoutedSink routed(
+      CompiledPipeline pipeline, DeltaSinkSpec delta, ObjectStore folder) throws IOException {
+    RouteSpec route = delta.route().orElseThrow();
+    return RoutedSink.open(
+        folder,
+        ExpressionCompiler.compile(route.expression(), pipeline.outputSchema()),
+        route.maxRoutes(),
+        name -> PipelineFactory.modeSink(pipeline, ObjectStores.under(folder, name)),
+        delta.upsert().isPresent() ? RoutedSink.Writes.BUFFERED : RoutedSink.Writes.STREAMED);
+  }
+
+  /**
    * The problems of the sinks' expressions against the output columns (a Kafka key that names an
    * unknown column, or does not compile) and a trigger not built yet, for {@code validate}.
    */
@@ -94,8 +117,28 @@ public final class Sinks {
           problems.add(at + e.getMessage() + " (the output columns: " + output.fieldNames() + ")");
         }
       }
+      if (spec.sinks().get(i) instanceof DeltaSinkSpec delta && delta.route().isPresent()) {
+        routeProblem(delta.route().get(), output).ifPresent(problems::add);
+      }
     }
     return problems;
+  }
+
+  /** Why the route expression cannot name tables: it does not compile, or is not a scalar. */
+  private static Optional<String> routeProblem(RouteSpec route, StructType output) {
+    try {
+      CompiledExpression compiled = ExpressionCompiler.compile(route.expression(), output);
+      if (!(compiled.type() instanceof PrimitiveType)) {
+        return Optional.of(
+            "sink.delta.route: the route is a "
+                + compiled.type().deltaName()
+                + ", but its value names a table folder; route by a string or number column (e.g."
+                + " _kafka_topic)");
+      }
+      return Optional.empty();
+    } catch (ExpressionException e) {
+      return Optional.of("sink.delta.route: " + e.getMessage()); // names the output columns
+    }
   }
 
   private static void closeQuietly(TableSink sink) {

@@ -1,0 +1,195 @@
+package dev.tributary.service.sink.route;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.service.engine.CrashPoints;
+import dev.tributary.service.engine.TableContents;
+import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.KafkaTestBroker;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The end-to-end proof for routing: a pipeline from YAML routing each record to one of five tables
+ * by a column of the record ({@code route: name}) runs in a child JVM and is halted like kill -9
+ * ({@code tributary.test.crash-at}) at every crash point of a batch, including between two tables'
+ * commits ({@code after-route-commit}); every halt is asserted to have happened there. After a
+ * final available-now run, each table holds exactly the records of its route once, and the
+ * quarantine exactly the malformed records and those whose route cannot name a folder, once: the
+ * tables equal the batch computation of the stream.
+ */
+class RoutedKillIT {
+  private static final int PARTITIONS = 3;
+  private static final int MAX_OFFSETS = 100;
+
+  private static final String[] POINTS = {
+    CrashPoints.AFTER_PLAN,
+    CrashPoints.AFTER_OFFSETS_LOG,
+    CrashPoints.MID_BATCH,
+    CrashPoints.AFTER_DATA_FILES,
+    CrashPoints.AFTER_QUARANTINE_COMMIT,
+    CrashPoints.AFTER_ROUTE_COMMIT,
+    CrashPoints.AFTER_SINK_COMMIT,
+    CrashPoints.AFTER_COMMITS_LOG
+  };
+
+  @TempDir Path work;
+
+  private final KafkaTestBroker broker = KafkaTestBroker.shared();
+
+  /** Each table's expected records as "partition/offset", sorted once built. */
+  private final Map<String, List<String>> expected = new TreeMap<>();
+
+  private final List<String> quarantined = new ArrayList<>();
+  private String topic;
+  private int produced;
+
+  @Test
+  void everyTableHoldsItsRoutesRecordsOnceAfterAKillAtEveryPoint() throws Exception {
+    topic = broker.createTopic("route-kill", PARTITIONS);
+    Path file = work.resolve("pipeline.yaml");
+    Files.writeString(
+        file,
+        """
+        pipeline: route-kill
+        source:
+          kafka:
+            bootstrap-servers: %s
+            topics: [%s]
+            max-offsets-per-trigger: %d
+        format:
+          json:
+            schema: { id: long, name: string }
+        sink:
+          delta:
+            path: %s/silver/{route}
+            route: name
+        checkpoint: %s
+        trigger: { processing-time: 50ms }
+        """
+            .formatted(
+                broker.bootstrapServers(), topic, MAX_OFFSETS, work, work.resolve("checkpoint")));
+    Random random = new Random(22L);
+    produce(300, random);
+    for (String point : POINTS) {
+      int occurrence =
+          point.equals(CrashPoints.MID_BATCH) ? 1 + random.nextInt(150) : 1 + random.nextInt(3);
+      String crashAt = point + ":" + occurrence;
+      // enough fresh records that the run certainly reaches the occurrence: each new batch of at
+      // most MAX_OFFSETS records lands in all five tables (about 20 records each), so it passes
+      // every per-batch point, after-data-files and after-route-commit at least four times
+      produce(
+          point.equals(CrashPoints.MID_BATCH) ? occurrence + 50 : occurrence * MAX_OFFSETS + 50,
+          random);
+      Path log = work.resolve("run-" + point + ".log");
+      Process child =
+          ChildJvm.start(
+              List.of(
+                  "-Xmx256m",
+                  "-XX:+UseSerialGC",
+                  "-XX:TieredStopAtLevel=1",
+                  "-Dtributary.test.crash-at=" + crashAt),
+              "dev.tributary.service.cli.Main",
+              List.of("run", "--pipeline", file.toString()),
+              log,
+              work);
+      boolean exited = child.waitFor(120, TimeUnit.SECONDS);
+      if (!exited) {
+        child.destroyForcibly().waitFor();
+      }
+      assertThat(exited)
+          .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
+          .isTrue();
+      assertThat(Files.readString(log))
+          .as("the run halted at its crash point, not for another reason")
+          .contains("crash point " + crashAt + " reached");
+      assertThat(child.exitValue()).isEqualTo(137);
+    }
+    Path log = work.resolve("drain.log");
+    Process drain =
+        ChildJvm.start(
+            List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
+            "dev.tributary.service.cli.Main",
+            List.of("run", "--pipeline", file.toString(), "--available-now"),
+            log,
+            work);
+    assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
+    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+
+    expected.values().forEach(l -> l.sort(null));
+    Map<String, List<String>> tables = new TreeMap<>();
+    try (ObjectStore silver = ObjectStores.open(work.resolve("silver").toString(), null)) {
+      for (String route : RoutedSink.existingRoutes(silver)) {
+        List<String> rows = new ArrayList<>();
+        for (Object[] r : TableContents.rows(ObjectStores.under(silver, route))) {
+          rows.add(r[3] + "/" + r[4]); // _kafka_partition, _kafka_offset
+        }
+        rows.sort(null);
+        tables.put(route, rows);
+      }
+    }
+    assertThat(tables).as("every routed record once, in its table").isEqualTo(expected);
+    List<String> inQuarantine = new ArrayList<>();
+    try (ObjectStore q = ObjectStores.open(work.resolve("silver-quarantine").toString(), null)) {
+      TableContents.rows(q).forEach(r -> inQuarantine.add(r[1] + "/" + r[2]));
+    }
+    inQuarantine.sort(null);
+    quarantined.sort(null);
+    assertThat(inQuarantine)
+        .as("every malformed or unroutable record once in the quarantine")
+        .isEqualTo(quarantined);
+  }
+
+  /**
+   * Produces records over five routes; about one in twenty is malformed and one in twenty has a
+   * route that cannot name a folder: both must land in the quarantine.
+   */
+  private void produce(int count, Random random) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer = broker.producer()) {
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      List<String> routes = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        int dice = random.nextInt(20);
+        String route = dice == 0 ? null : dice == 1 ? "bad/" + produced : "t" + produced % 5;
+        String value =
+            route == null
+                ? "{\"id\": " + produced + ", \"name\": "
+                : "{\"id\":" + produced + ",\"name\":\"" + route + "\"}";
+        produced++;
+        sent.add(
+            producer.send(
+                new ProducerRecord<>(
+                    topic,
+                    random.nextInt(PARTITIONS),
+                    null,
+                    value.getBytes(StandardCharsets.UTF_8))));
+        routes.add(route);
+      }
+      for (int i = 0; i < sent.size(); i++) {
+        RecordMetadata m = sent.get(i).get();
+        String at = m.partition() + "/" + m.offset();
+        String route = routes.get(i);
+        if (route == null || route.startsWith("bad/")) {
+          quarantined.add(at);
+        } else {
+          expected.computeIfAbsent(route, r -> new ArrayList<>()).add(at);
+        }
+      }
+    }
+  }
+}
