@@ -190,7 +190,8 @@ class PipelineSchemaTest {
                     + "sink: { kafka: { topic: out, value: json, registry: { url: \"http://r\" } }"
                     + " }\n"))
         .isNotEmpty();
-    assertThat(validate(head + "sink: { kafka: { topic: out, registry: { url: \"http://r\" } } }\n"))
+    assertThat(
+            validate(head + "sink: { kafka: { topic: out, registry: { url: \"http://r\" } } }\n"))
         .isNotEmpty();
   }
 

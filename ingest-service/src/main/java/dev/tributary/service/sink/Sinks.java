@@ -14,6 +14,7 @@ import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.sink.jdbc.JdbcTableSink;
 import dev.tributary.service.sink.jdbc.PostgresDialect;
+import dev.tributary.service.sink.kafka.AvroRowSchema;
 import dev.tributary.service.sink.kafka.KafkaTopicSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.types.StructType;
@@ -76,18 +77,28 @@ public final class Sinks {
         txns,
         trigger instanceof TriggerSpec.Continuous
             ? KafkaTopicSink.Latency.IMMEDIATE
-            : KafkaTopicSink.Latency.BATCHED);
+            : KafkaTopicSink.Latency.BATCHED,
+        pipeline.spec().secrets());
   }
 
   /**
-   * The problems of the sinks' expressions against the output columns (a Kafka key that names an
-   * unknown column, or does not compile) and a trigger not built yet, for {@code validate}.
+   * The problems of the sinks against the output columns, for {@code validate}: a Kafka key that
+   * names an unknown column or does not compile, an Avro value whose columns are not all Avro
+   * names.
    */
   public static List<String> problems(PipelineSpec spec, StructType output) {
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < spec.sinks().size(); i++) {
-      if (spec.sinks().get(i) instanceof KafkaSinkSpec kafka && kafka.key().isPresent()) {
-        String at = (spec.sinks().size() == 1 ? "sink" : "sinks[" + i + "]") + ".kafka.key: ";
+      if (!(spec.sinks().get(i) instanceof KafkaSinkSpec kafka)) {
+        continue;
+      }
+      String sink = (spec.sinks().size() == 1 ? "sink" : "sinks[" + i + "]") + ".kafka";
+      if (kafka.value() == KafkaSinkSpec.Value.AVRO) {
+        AvroRowSchema.problems(output)
+            .forEach(p -> problems.add(sink + ".value: value: avro: " + p));
+      }
+      if (kafka.key().isPresent()) {
+        String at = sink + ".key: ";
         try {
           ExpressionCompiler.compile(kafka.key().get(), output);
         } catch (ExpressionException e) {

@@ -2,6 +2,7 @@ package dev.tributary.service.sink.kafka;
 
 import dev.tributary.config.KafkaSinkSpec;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.BatchTag;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.PartitionMovedException;
@@ -9,6 +10,7 @@ import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.expr.CompiledExpression;
 import dev.tributary.service.expr.ExpressionCompiler;
+import dev.tributary.service.registry.SchemaRegistryClient;
 import dev.tributary.service.sink.AlreadyHeld;
 import dev.tributary.service.sink.RowJson;
 import dev.tributary.service.sink.SinkRefusedException;
@@ -52,8 +54,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Kafka topic as a batch sink (docs/DESIGN.md, "The Kafka sink"): each output row is one record,
- * its value the row as JSON ({@link RowJson}), its key the value of {@code sink.kafka.key}, its
- * headers (on request) the pipeline, the batch and the source record.
+ * its value the row as JSON ({@link RowJson}) or, with {@code value: avro}, as Avro in the
+ * Confluent wire format ({@link AvroRowEncoder}) under a schema derived from the output columns
+ * ({@link AvroRowSchema}) and registered under {@code <topic>-value} at the first batch; its key
+ * the value of {@code sink.kafka.key}; its headers (on request) the pipeline, the batch and the
+ * source record.
  *
  * <p><b>Exactly once</b> ({@code delivery: exactly-once}): a batch's records are sent in one Kafka
  * transaction that also commits a <em>marker</em> of the batch: the offset {@code batch id + 1} of
@@ -94,7 +99,32 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
   private final Map<String, Object> producerConfig;
   private final Admin admin;
   private final int[] provenance;
+  private final Optional<AvroValues> avro;
   private Producer<byte[], byte[]> producer;
+
+  /**
+   * The registry and the schema of Avro values; the schema's id once registered (-1 before).
+   * Registration is idempotent, so registering again after a restart yields the same id.
+   */
+  private static final class AvroValues {
+    private final SchemaRegistryClient registry;
+    private final String subject;
+    private final String schema;
+    private int id = -1;
+
+    AvroValues(SchemaRegistryClient registry, String subject, String schema) {
+      this.registry = registry;
+      this.subject = subject;
+      this.schema = schema;
+    }
+
+    int id() {
+      if (id < 0) {
+        id = registry.register(subject, schema);
+      }
+      return id;
+    }
+  }
 
   /**
    * Checks that the topic exists; the producer is made at the first batch.
@@ -110,11 +140,43 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
   public KafkaTopicSink(
       String pipelineId, KafkaSinkSpec spec, StructType schema, TableTxns txns, Latency latency)
       throws IOException {
+    this(pipelineId, spec, schema, txns, latency, Secrets.NONE);
+  }
+
+  /**
+   * Checks that the topic exists; the producer is made, and an Avro value schema registered, at the
+   * first batch.
+   *
+   * @param secrets the pipeline's secrets, masked in the registry's messages
+   * @throws IllegalArgumentException with {@code value: avro}, if an output column name is not an
+   *     Avro name ({@code validate} reports it first)
+   */
+  public KafkaTopicSink(
+      String pipelineId,
+      KafkaSinkSpec spec,
+      StructType schema,
+      TableTxns txns,
+      Latency latency,
+      Secrets secrets)
+      throws IOException {
     this.pipelineId = Objects.requireNonNull(pipelineId, "pipelineId");
     this.spec = Objects.requireNonNull(spec, "spec");
     this.schema = Objects.requireNonNull(schema, "schema");
     this.batchAppId = txns.batchAppId();
     this.key = spec.key().map(text -> ExpressionCompiler.compile(text, schema));
+    this.avro =
+        spec.registry()
+            .map(
+                registry ->
+                    new AvroValues(
+                        new SchemaRegistryClient(
+                            pipelineId,
+                            registry,
+                            secrets,
+                            SchemaRegistryClient.DEFAULT_RETRY,
+                            "sink.kafka.registry"),
+                        spec.valueSubject(),
+                        AvroRowSchema.of(schema).toString()));
     this.producerConfig =
         producerConfig(spec, pipelineId, transactionalId(batchAppId, spec), latency);
     List<String> meta = PipelineSpec.KAFKA_METADATA_COLUMNS;
@@ -309,8 +371,22 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     return producer;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>With {@code value: avro}, the value schema is registered first (once per sink: the registry
+   * answers again with the same id).
+   *
+   * @throws dev.tributary.service.registry.SchemaRegistryException the registry refused the schema
+   *     (incompatible with the subject's versions): permanent
+   * @throws dev.tributary.service.registry.SchemaRegistryUnavailableException the registry did not
+   *     answer: transient, the batch is tried again
+   */
   @Override
   public BatchWriter begin(BatchTag tag) throws IOException {
+    if (avro.isPresent()) {
+      avro.get().id();
+    }
     if (!exactlyOnce()) {
       return new Writer(tag, producer());
     }
@@ -371,6 +447,8 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     private final BatchTag tag;
     private final Producer<byte[], byte[]> out;
     private final RowJson json = new RowJson(schema);
+    private final AvroRowEncoder avroValue =
+        avro.map(a -> new AvroRowEncoder(schema, a.id())).orElse(null);
     private final SendErrors errors = new SendErrors();
     private final byte[] batchHeader;
     private long rows;
@@ -400,7 +478,12 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
         addSource(headers, HEADER_SOURCE_OFFSET, row, provenance[2]);
       }
       ProducerRecord<byte[], byte[]> record =
-          new ProducerRecord<>(spec.topic(), null, keyOf(row), json.encode(row), headers);
+          new ProducerRecord<>(
+              spec.topic(),
+              null,
+              keyOf(row),
+              avroValue == null ? json.encode(row) : avroValue.encode(row),
+              headers);
       try {
         out.send(record, errors);
       } catch (RuntimeException e) {
