@@ -43,9 +43,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -100,6 +97,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
   private final Admin admin;
   private final int[] provenance;
   private final Optional<AvroValues> avro;
+  private final KafkaSinkFailures failures;
   private Producer<byte[], byte[]> producer;
 
   /**
@@ -163,6 +161,9 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     this.spec = Objects.requireNonNull(spec, "spec");
     this.schema = Objects.requireNonNull(schema, "schema");
     this.batchAppId = txns.batchAppId();
+    this.failures =
+        new KafkaSinkFailures(
+            pipelineId, spec, transactionalId(batchAppId, spec), markerGroup(batchAppId, spec));
     this.key = spec.key().map(text -> ExpressionCompiler.compile(text, schema));
     this.avro =
         spec.registry()
@@ -266,6 +267,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
       if (e.getCause() instanceof UnknownTopicOrPartitionException) {
         throw new SinkRefusedException(KafkaSinkMessages.missingTopic(pipelineId, spec));
       }
+      throwIfRefused(e.getCause());
       throw new IOException(KafkaSinkMessages.unreachable(pipelineId, spec, e.getCause()), e);
     } catch (TimeoutException e) {
       throw new IOException(KafkaSinkMessages.unreachable(pipelineId, spec, e), e);
@@ -309,6 +311,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
         }
       }
     } catch (ExecutionException | TimeoutException e) {
+      throwIfRefused(e.getCause());
       throw new IOException(
           KafkaSinkMessages.markerUnreadable(
               pipelineId, spec, prefix + "…" + suffix, e.getCause() == null ? e : e.getCause()),
@@ -338,6 +341,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
       OffsetAndMetadata marker = offsets.get(new TopicPartition(spec.topic(), 0));
       return marker == null ? -1 : marker.offset() - 1;
     } catch (ExecutionException | TimeoutException e) {
+      throwIfRefused(e.getCause());
       throw new IOException(
           KafkaSinkMessages.markerUnreadable(
               pipelineId, spec, group, e.getCause() == null ? e : e.getCause()),
@@ -404,24 +408,20 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     return new Writer(tag, p);
   }
 
-  /**
-   * Kafka's fencing of this producer as a {@link PartitionMovedException} (another run of the
-   * checkpoint took the transactional id over); other failures as they are.
-   */
+  /** A Kafka failure as {@link KafkaSinkFailures} translates it; other failures as they are. */
   private RuntimeException translate(RuntimeException e, long batch) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
-        return new PartitionMovedException(
-            KafkaSinkMessages.fenced(pipelineId, spec, batch, transactionalId(batchAppId, spec)),
-            e);
-      }
-      if (t instanceof TransactionalIdAuthorizationException) {
-        return new SinkRefusedException(
-            KafkaSinkMessages.notAuthorized(pipelineId, spec, transactionalId(batchAppId, spec)),
-            e);
-      }
+    return failures.translateOrKeep(e, batch);
+  }
+
+  /**
+   * The translation of an admin call's failure when it is an authorization refusal (permanent), to
+   * be thrown instead of the transient {@code IOException} the caller would make.
+   */
+  private void throwIfRefused(Throwable cause) {
+    RuntimeException translated = failures.translate(cause, -1);
+    if (translated != null) {
+      throw translated;
     }
-    return e;
   }
 
   /** Closes the producer (an open transaction is aborted by the next run's initTransactions). */
