@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /** Opens the sinks a declaration names: one {@link TableSink}, a {@link FanOutSink} for several. */
 public final class Sinks {
@@ -87,6 +88,17 @@ public final class Sinks {
    * names.
    */
   public static List<String> problems(PipelineSpec spec, StructType output) {
+    return problems(spec, output, name -> false);
+  }
+
+  /**
+   * The problems of the sinks against the output columns known before the joins are bound: a Kafka
+   * key naming a column that is not in {@code output} but for which {@code fromJoin} is true (a
+   * join's declared column, or any column when a join adds all its dimension's) is left to the
+   * check at start against the joined columns ({@code PipelineFactory.bindJoins}).
+   */
+  public static List<String> problems(
+      PipelineSpec spec, StructType output, Predicate<String> fromJoin) {
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < spec.sinks().size(); i++) {
       if (!(spec.sinks().get(i) instanceof KafkaSinkSpec kafka)) {
@@ -98,11 +110,18 @@ public final class Sinks {
             .forEach(p -> problems.add(sink + ".value: value: avro: " + p));
       }
       if (kafka.key().isPresent()) {
-        String at = sink + ".key: ";
         try {
           ExpressionCompiler.compile(kafka.key().get(), output);
         } catch (ExpressionException e) {
-          problems.add(at + e.getMessage() + " (the output columns: " + output.fieldNames() + ")");
+          if (e.unknownColumn().filter(fromJoin).isEmpty()) {
+            problems.add(
+                sink
+                    + ".key: "
+                    + e.getMessage()
+                    + " (the output columns: "
+                    + output.fieldNames()
+                    + ")");
+          }
         }
       }
     }
