@@ -75,8 +75,8 @@ public final class AvroRowSchema {
           problems.add(
               "column '"
                   + path
-                  + "' is not an Avro name (a letter or _, then letters, digits or _); rename it"
-                  + " with a derive step, or write value: json");
+                  + "' is not an Avro name (a letter or _, then letters, digits or _), so it cannot"
+                  + " be a field of the value's record; write value: json for this pipeline");
         }
         collectProblems(field.type(), path + ".", problems);
       }
