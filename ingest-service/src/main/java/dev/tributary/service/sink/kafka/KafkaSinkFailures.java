@@ -3,12 +3,14 @@ package dev.tributary.service.sink.kafka;
 import dev.tributary.config.KafkaSinkSpec;
 import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.sink.SinkRefusedException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The Kafka sink's failures translated once, where they leave the Kafka clients: fencing (another
@@ -42,7 +44,7 @@ public record KafkaSinkFailures(
         return new SinkRefusedException(
             KafkaSinkMessages.notAuthorized(pipelineId, spec, transactionalId), failure);
       }
-      if (t instanceof TopicAuthorizationException) {
+      if (t instanceof TopicAuthorizationException || isUntypedTopicRefusal(t)) {
         return new SinkRefusedException(
             KafkaSinkMessages.topicNotAuthorized(pipelineId, spec), failure);
       }
@@ -56,6 +58,17 @@ public record KafkaSinkFailures(
       }
     }
     return null;
+  }
+
+  /**
+   * The producer reports a topic refused while committing the batch marker ({@code
+   * TxnOffsetCommit}, which needs Read on the topic) as a bare {@link KafkaException} whose message
+   * ends with the broker's error text, not as a {@link TopicAuthorizationException}.
+   */
+  private static boolean isUntypedTopicRefusal(Throwable t) {
+    return t.getClass() == KafkaException.class
+        && t.getMessage() != null
+        && t.getMessage().endsWith(Errors.TOPIC_AUTHORIZATION_FAILED.message());
   }
 
   /** {@link #translate}, or {@code failure} itself when it is none of the kinds. */

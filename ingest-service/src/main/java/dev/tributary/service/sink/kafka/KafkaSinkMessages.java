@@ -80,9 +80,10 @@ final class KafkaSinkMessages {
         + spec.bootstrapServers()
         + " refuse the sink topic "
         + spec.topic()
-        + " to this principal (not authorized). Grant it Write and Describe on the topic"
+        + " to this principal (not authorized). Grant it Write and Describe on the topic, and"
+        + " Read with delivery: exactly-once (the batch marker is an offset committed on it)"
         + " (kafka-acls.sh --add --allow-principal User:<principal> --operation Write"
-        + " --operation Describe --topic "
+        + " --operation Describe --operation Read --topic "
         + spec.topic()
         + "; docs/OPERATIONS.md, \"The Kafka sink\")";
   }

@@ -44,11 +44,22 @@ class KafkaSinkFailuresTest {
         .isInstanceOf(SinkRefusedException.class)
         .hasMessage(
             "Pipeline clean-events: the brokers broker:9092 refuse the sink topic clean-events-out"
-                + " to this principal (not authorized). Grant it Write and Describe on the topic"
-                + " (kafka-acls.sh --add --allow-principal User:<principal> --operation Write"
-                + " --operation Describe --topic clean-events-out; docs/OPERATIONS.md, \"The Kafka"
-                + " sink\")")
+                + " to this principal (not authorized). Grant it Write and Describe on the topic,"
+                + " and Read with delivery: exactly-once (the batch marker is an offset committed"
+                + " on it) (kafka-acls.sh --add --allow-principal User:<principal> --operation"
+                + " Write --operation Describe --operation Read --topic clean-events-out;"
+                + " docs/OPERATIONS.md, \"The Kafka sink\")")
         .hasCauseInstanceOf(TopicAuthorizationException.class);
+    // committing the marker without Read on the topic: the producer's untyped report
+    assertThat(
+            FAILURES.translate(
+                new KafkaException(
+                    "Unexpected error in TxnOffsetCommitResponse: Topic authorization failed."),
+                4))
+        .isInstanceOf(SinkRefusedException.class)
+        .hasMessageContaining("refuse the sink topic clean-events-out");
+    assertThat(FAILURES.translate(new KafkaException("Unexpected error: something else"), 4))
+        .isNull();
   }
 
   @Test
