@@ -14,6 +14,8 @@ import java.util.Optional;
  * @param key a SQL expression over the output columns whose value is the record key (text as UTF-8,
  *     other values as their JSON text); empty: records without a key
  * @param value how a row becomes the record value
+ * @param registry where an Avro value's schema is registered (subject {@code <topic>-value});
+ *     present exactly when {@code value} is {@link Value#AVRO}
  * @param delivery exactly once with Kafka transactions, or at least once without
  * @param provenanceHeaders whether each record carries headers naming the pipeline, the batch and
  *     (for rows with Kafka metadata columns) the source record
@@ -25,6 +27,7 @@ public record KafkaSinkSpec(
     String topic,
     Optional<String> key,
     Value value,
+    Optional<RegistrySpec> registry,
     Delivery delivery,
     boolean provenanceHeaders,
     Map<String, String> properties)
@@ -33,7 +36,12 @@ public record KafkaSinkSpec(
   /** The record value's encoding ({@code value}). */
   public enum Value {
     /** The output row as a JSON object by column name. */
-    JSON;
+    JSON,
+    /**
+     * The output row as an Avro record in the Confluent wire format, its schema derived from the
+     * output columns and registered in the schema registry.
+     */
+    AVRO;
 
     /** The name as written in files. */
     public String keyword() {
@@ -66,14 +74,48 @@ public record KafkaSinkSpec(
     }
   }
 
-  /** Checks that no part is null and copies the properties. */
+  /**
+   * Checks that no part is null, that a registry comes with (and only with) Avro values, and copies
+   * the properties.
+   */
   public KafkaSinkSpec {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
+    Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(delivery, "delivery");
+    if (registry.isPresent() != (value == Value.AVRO)) {
+      throw new IllegalArgumentException("a registry is declared exactly with value: avro");
+    }
     properties = Map.copyOf(properties);
+  }
+
+  /** A sink whose values are JSON (no registry). */
+  public KafkaSinkSpec(
+      String bootstrapServers,
+      String topic,
+      Optional<String> key,
+      Value value,
+      Delivery delivery,
+      boolean provenanceHeaders,
+      Map<String, String> properties) {
+    this(
+        bootstrapServers,
+        topic,
+        key,
+        value,
+        Optional.empty(),
+        delivery,
+        provenanceHeaders,
+        properties);
+  }
+
+  /**
+   * The subject the value schema is registered under (TopicNameStrategy: {@code <topic>-value}).
+   */
+  public String valueSubject() {
+    return topic + "-value";
   }
 
   @Override
@@ -97,6 +139,7 @@ public record KafkaSinkSpec(
         + key.orElse("")
         + ", value="
         + value.keyword()
+        + registry.map(r -> ", registry=" + r.url()).orElse("")
         + ", delivery="
         + delivery.keyword()
         + ", provenanceHeaders="

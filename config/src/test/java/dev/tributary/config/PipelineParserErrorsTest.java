@@ -78,7 +78,8 @@ class PipelineParserErrorsTest {
     assertThat(errors(MINIMAL + "colour: blue\n"))
         .containsExactly(
             "orders.yaml:15:1: colour: unknown key 'colour';"
-                + " valid keys here are pipeline, source, format, transform, join, watermark, deduplicate, aggregate,"
+                + " valid keys here are pipeline, source, format, transform, expectations, join, watermark,"
+                + " deduplicate, aggregate,"
                 + " output-mode, sink, sinks, quarantine, late-events, checkpoint, trigger, maintenance, backfill,"
                 + " schema-evolution, storage");
   }

@@ -177,6 +177,25 @@ class PipelineSchemaTest {
   }
 
   @Test
+  void anAvroKafkaSinkNeedsARegistryAndOnlyItDoes() throws Exception {
+    String head =
+        PipelineParserTest.MINIMAL.substring(0, PipelineParserTest.MINIMAL.indexOf("sink:"))
+            + "checkpoint: /c\n";
+    String avro = "sink: { kafka: { topic: out, value: avro";
+    assertThat(validate(head + avro + ", registry: { url: \"http://r:8081\" } } }\n")).isEmpty();
+    assertThat(validate(head + avro + " } }\n")).isNotEmpty();
+    assertThat(
+            validate(
+                head
+                    + "sink: { kafka: { topic: out, value: json, registry: { url: \"http://r\" } }"
+                    + " }\n"))
+        .isNotEmpty();
+    assertThat(
+            validate(head + "sink: { kafka: { topic: out, registry: { url: \"http://r\" } } }\n"))
+        .isNotEmpty();
+  }
+
+  @Test
   void listsExactlyTheKeysTheParserAccepts() {
     Map<String, List<String>> schemaSections = new LinkedHashMap<>();
     List<String> freeForm = new ArrayList<>();

@@ -112,6 +112,75 @@ class SinkConfigTest {
   }
 
   @Test
+  void readsAnAvroKafkaSinkWithItsRegistryAndMasksTheRegistryPassword() {
+    PipelineSpec spec =
+        PipelineParser.parse(
+            HEAD
+                + KAFKA
+                + "    value: avro\n"
+                + "    registry: { url: \"http://registry:8081/\", basic-auth: \"${SR}\","
+                + " timeout: 3s }\n",
+            "orders.yaml",
+            Map.of("SR", "sr-user:sr-s3cret"));
+    KafkaSinkSpec kafka = (KafkaSinkSpec) spec.sinks().get(0);
+    assertThat(kafka.value()).isEqualTo(KafkaSinkSpec.Value.AVRO);
+    assertThat(kafka.valueSubject()).isEqualTo("clean-events-value");
+    RegistrySpec registry = kafka.registry().orElseThrow();
+    assertThat(registry.url()).isEqualTo("http://registry:8081");
+    assertThat(registry.basicAuth()).contains("sr-user:sr-s3cret");
+    assertThat(registry.timeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(kafka.toString()).doesNotContain("s3cret").contains("registry=http://registry:8081");
+    assertThat(spec.secrets().mask("auth sr-s3cret")).isEqualTo("auth ******");
+    KafkaSinkSpec inList =
+        (KafkaSinkSpec)
+            parse(
+                    HEAD
+                        + "sinks:\n"
+                        + "  - delta: { path: /t/a }\n"
+                        + "  - kafka:\n"
+                        + "      topic: out\n"
+                        + "      value: avro\n"
+                        + "      registry: { url: \"http://r:8081\", tls: { ca-file: /ca.pem } }\n")
+                .sinks()
+                .get(1);
+    assertThat(inList.registry().orElseThrow().caFile()).contains("/ca.pem");
+    assertThat(((KafkaSinkSpec) parse(HEAD + KAFKA).sinks().get(0)).registry()).isEmpty();
+  }
+
+  @Test
+  void refusesAvroWithoutARegistryAndARegistryWithoutAvroNamingTheLineAndKey() {
+    assertThat(errors(HEAD + KAFKA + "    value: avro\n"))
+        .singleElement()
+        .asString()
+        .startsWith("orders.yaml:15:")
+        .contains(
+            "sink.kafka.value: value: avro needs a schema registry to register the value schema"
+                + " in; add registry: { url: http://registry:8081 }");
+    assertThat(errors(HEAD + KAFKA + "    registry: { url: \"http://r:8081\" }\n"))
+        .singleElement()
+        .asString()
+        .startsWith("orders.yaml:15:")
+        .contains(
+            "sink.kafka.registry: registry is only used by value: avro (the schema of an Avro"
+                + " value is registered there); a json value has no schema to register");
+    assertThat(
+            errors(
+                HEAD
+                    + "sinks:\n"
+                    + "  - kafka:\n"
+                    + "      topic: out\n"
+                    + "      value: avro\n"
+                    + "      registry: { url: \"ftp://r\", timeot: 3s }\n"))
+        .hasSize(2)
+        .anySatisfy(e -> assertThat(e).contains("sinks[0].kafka.registry.url: "))
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .contains("sinks[0].kafka.registry.timeot: ")
+                    .contains("did you mean 'timeout'"));
+  }
+
+  @Test
   void readsSeveralSinksInOrderAndTheContinuousTrigger() {
     PipelineSpec spec =
         parse(
@@ -233,10 +302,6 @@ class SinkConfigTest {
         .singleElement()
         .asString()
         .contains("the JDBC sink supports PostgreSQL only for now");
-    assertThat(errors(HEAD + "sink: { kafka: { topic: x, value: avro } }\n"))
-        .singleElement()
-        .asString()
-        .contains("value: avro is not supported yet");
     assertThat(errors(HEAD + JDBC + "maintenance: { compaction: { schedule: \"0 0 * * * *\" } }\n"))
         .singleElement()
         .asString()

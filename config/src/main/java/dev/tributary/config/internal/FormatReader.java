@@ -4,7 +4,6 @@ import dev.tributary.config.AvroFormatSpec;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaSourceSpec;
-import dev.tributary.config.Durations;
 import dev.tributary.config.EnvelopeSpec;
 import dev.tributary.config.FormatSpec;
 import dev.tributary.config.JsonFormatSpec;
@@ -12,8 +11,6 @@ import dev.tributary.config.ProtobufFormatSpec;
 import dev.tributary.config.RegistrySpec;
 import dev.tributary.config.Size;
 import dev.tributary.config.SourceSpec;
-import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,11 +33,13 @@ final class FormatReader {
   private final YamlNodes nodes;
   private final SourceReader source;
   private final EnvelopeReader envelopes;
+  private final RegistryReader registries;
 
   FormatReader(YamlNodes nodes, SourceReader source) {
     this.nodes = nodes;
     this.source = source;
     this.envelopes = new EnvelopeReader(nodes);
+    this.registries = new RegistryReader(nodes);
   }
 
   /**
@@ -180,94 +179,7 @@ final class FormatReader {
 
   private RegistrySpec registry(YamlMap section, String path) {
     Node node = section.required("registry", "registry: { url: http://localhost:8081 }");
-    YamlMap registry =
-        node == null ? null : nodes.map(node, path + ".registry", path + ".registry");
-    if (registry == null) {
-      return null;
-    }
-    String at = path + ".registry";
-    Node urlNode = registry.required("url", "url: http://localhost:8081");
-    String url =
-        urlNode == null ? null : nodes.nonEmptyText(urlNode, at + ".url", "the registry URL");
-    if (url != null && !isHttpUrl(url.strip())) {
-      nodes.fail(urlNode, at + ".url", Messages.badRegistryUrl(url));
-      url = null;
-    }
-    Node basicNode = registry.optional("basic-auth").orElse(null);
-    String basic =
-        basicNode == null ? null : nodes.nonEmptyText(basicNode, at + ".basic-auth", "basic-auth");
-    boolean ok = basicNode == null || basic != null;
-    if (basic != null && basic.indexOf(':') > 0) {
-      nodes
-          .problems()
-          .secret(basic.substring(basic.indexOf(':') + 1)); // the password alone is a secret too
-    }
-    if (basic != null && basic.indexOf(':') <= 0) {
-      nodes.fail(basicNode, at + ".basic-auth", Messages.badBasicAuth());
-      ok = false;
-    }
-    Node bearerNode = registry.optional("bearer-token").orElse(null);
-    String bearer =
-        bearerNode == null
-            ? null
-            : nodes.nonEmptyText(bearerNode, at + ".bearer-token", "bearer-token");
-    ok &= bearerNode == null || bearer != null;
-    if (basic != null && bearer != null) {
-      nodes.fail(bearerNode, at + ".bearer-token", Messages.twoRegistryAuths());
-      ok = false;
-    }
-    String caFile = null;
-    Optional<Node> tlsNode = registry.optional("tls");
-    if (tlsNode.isPresent()) {
-      YamlMap tls = nodes.map(tlsNode.get(), at + ".tls", at + ".tls");
-      if (tls == null) {
-        ok = false;
-      } else {
-        Node caNode = tls.required("ca-file", "ca-file: /etc/ssl/registry-ca.pem");
-        caFile =
-            caNode == null ? null : nodes.nonEmptyText(caNode, at + ".tls.ca-file", "the CA file");
-        ok &= caFile != null;
-        tls.finish();
-      }
-    }
-    Duration timeout =
-        registry.read(
-            "timeout", n -> positiveDuration(n, at + ".timeout"), RegistrySpec.DEFAULT_TIMEOUT);
-    registry.finish();
-    if (url == null || !ok || timeout == null) {
-      return null;
-    }
-    return new RegistrySpec(
-        stripTrailingSlash(url.strip()),
-        Optional.ofNullable(basic),
-        Optional.ofNullable(bearer),
-        Optional.ofNullable(caFile),
-        timeout);
-  }
-
-  private Duration positiveDuration(Node node, String path) {
-    Duration d = nodes.convert(node, path, Durations::parse);
-    if (d != null && (d.isZero() || d.isNegative())) {
-      nodes.fail(node, path, Messages.notPositive("the timeout"));
-      return null;
-    }
-    return d;
-  }
-
-  private static boolean isHttpUrl(String url) {
-    try {
-      URI uri = URI.create(url);
-      return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
-          && uri.getHost() != null
-          && uri.getQuery() == null
-          && uri.getUserInfo() == null;
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-  }
-
-  private static String stripTrailingSlash(String url) {
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    return node == null ? null : registries.registry(node, path + ".registry", path + ".registry");
   }
 
   /** Reads a mapping of column names to types; null (with the problems recorded) when broken. */

@@ -42,6 +42,7 @@ public final class Keys {
           "topic",
           "key",
           "value",
+          "registry",
           "delivery",
           "provenance-headers",
           "properties");
@@ -147,10 +148,14 @@ public final class Keys {
     s.put("sink.delta", DELTA_SINK);
     s.put("sink.jdbc", JDBC_SINK);
     s.put("sink.kafka", KAFKA_SINK);
+    s.put("sink.kafka.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
+    s.put("sink.kafka.registry.tls", List.of("ca-file"));
     s.put("sinks[]", List.of("delta", "jdbc", "kafka"));
     s.put("sinks[].delta", DELTA_SINK);
     s.put("sinks[].jdbc", JDBC_SINK);
     s.put("sinks[].kafka", KAFKA_SINK);
+    s.put("sinks[].kafka.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
+    s.put("sinks[].kafka.registry.tls", List.of("ca-file"));
     s.put("quarantine", List.of("delta", "max-fraction"));
     s.put("schema-evolution", List.of("mode", "rescue"));
     s.put("quarantine.delta", List.of("path"));

@@ -44,9 +44,16 @@ final class SinkMessages {
         + " double quotes)";
   }
 
-  static String avroValueNotYet() {
-    return "value: avro is not supported yet; the Kafka sink writes the output row as JSON (value:"
-        + " json)";
+  static String avroWithoutRegistry() {
+    return "value: avro needs a schema registry to register the value schema in; add registry: {"
+        + " url: http://registry:8081 } beside it, or write value: json";
+  }
+
+  static String registryWithoutAvro(String value) {
+    return "registry is only used by value: avro (the schema of an Avro value is registered"
+        + " there); a "
+        + value
+        + " value has no schema to register: remove registry, or write value: avro";
   }
 
   static String twoDeltaSinks() {

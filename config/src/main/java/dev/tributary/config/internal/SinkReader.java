@@ -3,6 +3,7 @@ package dev.tributary.config.internal;
 import dev.tributary.config.JdbcSinkSpec;
 import dev.tributary.config.KafkaSinkSpec;
 import dev.tributary.config.KafkaSourceSpec;
+import dev.tributary.config.RegistrySpec;
 import dev.tributary.config.SinkSpec;
 import dev.tributary.config.SourceSpec;
 import java.util.ArrayList;
@@ -24,10 +25,12 @@ final class SinkReader {
 
   private final YamlNodes nodes;
   private final OutputReader output;
+  private final RegistryReader registries;
 
   SinkReader(YamlNodes nodes, OutputReader output) {
     this.nodes = nodes;
     this.output = output;
+    this.registries = new RegistryReader(nodes);
   }
 
   /**
@@ -187,23 +190,19 @@ final class SinkReader {
               return text == null ? null : Optional.of(text);
             },
             Optional.empty());
+    Node valueNode = map.optional("value").orElse(null);
     KafkaSinkSpec.Value value =
         map.read(
             "value",
-            n -> {
-              String text = nodes.text(n, path + ".value");
-              if (text != null && text.strip().equalsIgnoreCase("avro")) {
-                nodes.fail(n, path + ".value", SinkMessages.avroValueNotYet());
-                return null;
-              }
-              return nodes.keyword(
-                  n,
-                  path + ".value",
-                  "value",
-                  KafkaSinkSpec.Value.values(),
-                  KafkaSinkSpec.Value::keyword);
-            },
+            n ->
+                nodes.keyword(
+                    n,
+                    path + ".value",
+                    "value",
+                    KafkaSinkSpec.Value.values(),
+                    KafkaSinkSpec.Value::keyword),
             KafkaSinkSpec.Value.JSON);
+    Optional<RegistrySpec> registry = registry(map, path, valueNode, value);
     KafkaSinkSpec.Delivery delivery =
         map.read(
             "delivery",
@@ -223,12 +222,36 @@ final class SinkReader {
         || topic == null
         || key == null
         || value == null
+        || registry == null
         || delivery == null
         || headers == null
         || properties == null) {
       return null;
     }
-    return new KafkaSinkSpec(servers, topic, key, value, delivery, headers, properties);
+    return new KafkaSinkSpec(servers, topic, key, value, registry, delivery, headers, properties);
+  }
+
+  /**
+   * {@code registry}: required with {@code value: avro} (where the value schema is registered),
+   * refused otherwise (a JSON value has no schema to register). Null when broken.
+   */
+  private Optional<RegistrySpec> registry(
+      YamlMap map, String path, Node valueNode, KafkaSinkSpec.Value value) {
+    Node node = map.optional("registry").orElse(null);
+    String section = path.startsWith("sinks[") ? "sinks[].kafka.registry" : "sink.kafka.registry";
+    if (value == KafkaSinkSpec.Value.AVRO) {
+      if (node == null) {
+        nodes.fail(valueNode, path + ".value", SinkMessages.avroWithoutRegistry());
+        return null;
+      }
+      RegistrySpec spec = registries.registry(node, path + ".registry", section);
+      return spec == null ? null : Optional.of(spec);
+    }
+    if (node != null && value != null) {
+      nodes.fail(node, path + ".registry", SinkMessages.registryWithoutAvro(value.keyword()));
+      return null;
+    }
+    return Optional.empty();
   }
 
   /** A password written into the URL ({@code ?password=…}) is a secret like {@code password}. */

@@ -395,6 +395,10 @@ final class ValidateCommand {
     return kafka.location()
         + ", value "
         + kafka.value().keyword()
+        + kafka
+            .registry()
+            .map(r -> " (subject " + kafka.valueSubject() + " at " + r.url() + ")")
+            .orElse("")
         + kafka.key().map(k -> ", key " + k).orElse("")
         + (kafka.provenanceHeaders() ? ", provenance headers" : "")
         + ", "

@@ -15,6 +15,8 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -122,7 +124,19 @@ public final class LocalSchemaRegistry implements AutoCloseable {
       }
       String[] parts = path.substring(1).split("/");
       synchronized (this) {
-        if (method.equals("GET")
+        if (method.equals("PUT") && parts.length == 2 && parts[0].equals("config")) {
+          String subject = URLDecoder.decode(parts[1], StandardCharsets.UTF_8);
+          String level = JSON.readTree(exchange.getRequestBody()).path("compatibility").asText();
+          if (!Compatibility.LEVELS.contains(level)) {
+            answer(exchange, 422, error(42203, "Invalid compatibility level " + level));
+            return;
+          }
+          configs().put(subject, level);
+          save();
+          ObjectNode out = JSON.createObjectNode();
+          out.put("compatibility", level);
+          answer(exchange, 200, out);
+        } else if (method.equals("GET")
             && parts.length == 3
             && parts[0].equals("schemas")
             && parts[1].equals("ids")) {
@@ -164,6 +178,16 @@ public final class LocalSchemaRegistry implements AutoCloseable {
   private void register(HttpExchange exchange, String subject) throws IOException {
     JsonNode body = JSON.readTree(exchange.getRequestBody());
     JsonNode refs = body.has("references") ? body.get("references") : JSON.createArrayNode();
+    String type = body.path("schemaType").asText("AVRO");
+    String text = body.get("schema").asText();
+    if (type.equals("AVRO") && refs.isEmpty()) {
+      String problem = Compatibility.problem(text, earlierAvro(subject, text), level(subject));
+      if (problem != null) {
+        boolean invalid = problem.startsWith(Compatibility.INVALID);
+        answer(exchange, invalid ? 422 : 409, error(invalid ? 42201 : 409, problem));
+        return;
+      }
+    }
     ObjectNode out = JSON.createObjectNode();
     out.put(
         "id",
@@ -200,11 +224,48 @@ public final class LocalSchemaRegistry implements AutoCloseable {
     }
     if (!known) {
       versions.add(id);
-      if (stateFile != null) {
-        Files.writeString(stateFile, JSON.writeValueAsString(state));
-      }
+      save();
     }
     return id;
+  }
+
+  private void save() throws IOException {
+    if (stateFile != null) {
+      Files.writeString(stateFile, JSON.writeValueAsString(state));
+    }
+  }
+
+  private ObjectNode configs() {
+    if (!state.has("config")) {
+      state.set("config", JSON.createObjectNode());
+    }
+    return (ObjectNode) state.get("config");
+  }
+
+  private String level(String subject) {
+    return configs().path(subject).asText("NONE");
+  }
+
+  /**
+   * The subject's Avro versions, oldest first; empty when it already holds {@code text} (which
+   * registers again without a check, as Confluent does).
+   */
+  private List<String> earlierAvro(String subject, String text) {
+    List<String> earlier = new ArrayList<>();
+    JsonNode versions = state.get("subjects").get(subject);
+    if (versions == null) {
+      return earlier;
+    }
+    for (JsonNode v : versions) {
+      JsonNode s = state.get("schemas").get(v.asInt() - 1);
+      if (s.get("schema").asText().equals(text)) {
+        return List.of();
+      }
+      if (s.get("schemaType").asText().equals("AVRO")) {
+        earlier.add(s.get("schema").asText());
+      }
+    }
+    return earlier;
   }
 
   private void versions(HttpExchange exchange, String subject) throws IOException {

@@ -306,7 +306,10 @@ final class AstCompiler {
       }
       int i = indexOf(struct, parts.get(k));
       if (i < 0) {
-        throw error(pos, unknownColumn(String.join(".", parts), struct, resolved.toString()));
+        String reason = unknownColumn(String.join(".", parts), struct, resolved.toString());
+        throw k == 0
+            ? ExpressionException.unknownColumn(text, pos, reason, parts.get(0))
+            : error(pos, reason);
       }
       StructField f = struct.fields().get(i);
       path[k] = i;

@@ -186,9 +186,9 @@ public final class PipelineFactory {
         // with joins, the sink's columns are known once the dimensions are read (changeRules)
         UpsertRules.compile(upsert.get(), output, problems);
       }
-      if (spec.joins().isEmpty()) {
-        problems.addAll(Sinks.problems(spec, output));
-      }
+      // with joins, a key naming a column a join adds is checked again in bindJoins
+      problems.addAll(
+          Sinks.problems(spec, output, spec.joins().isEmpty() ? name -> false : fromJoin(spec)));
       for (String p : spec.partitionBy()) {
         // a join adds columns known once its table is read: bindJoins checks them then
         if (output.indexOf(p) < 0 && spec.joins().isEmpty()) {
@@ -213,7 +213,8 @@ public final class PipelineFactory {
    *
    * @throws dev.tributary.service.join.JoinException if a table cannot be read or does not fit its
    *     join
-   * @throws PipelineDefinitionException if a partition column is not among the joined columns
+   * @throws PipelineDefinitionException if a partition column is not among the joined columns, or a
+   *     sink does not fit them (a Kafka key over an unknown column, a column that is no Avro name)
    */
   public static CompiledPipeline bindJoins(CompiledPipeline pipeline) throws IOException {
     PipelineSpec spec = pipeline.spec();
@@ -241,6 +242,14 @@ public final class PipelineFactory {
         }
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(joins.outputSchema());
+      List<String> sinkProblems = Sinks.problems(spec, output);
+      if (!sinkProblems.isEmpty()) {
+        throw new PipelineDefinitionException(
+            spec.id(),
+            sinkProblems.stream()
+                .map(p -> p + " (the columns after the joins, read from their dimension tables)")
+                .toList());
+      }
       for (String p : spec.partitionBy()) {
         if (output.indexOf(p) < 0) {
           throw new PipelineDefinitionException(

@@ -47,6 +47,32 @@ final class RegistryMessages {
         + hint;
   }
 
+  static String schemaRefused(
+      String pipelineId, String url, String subject, int status, String message) {
+    String why =
+        status == 409
+            ? "the schema derived from the output columns is incompatible with the subject's"
+                + " earlier versions under its compatibility level. Make the change compatible"
+                + " (add or drop nullable columns only, for BACKWARD), relax the subject's level"
+                + " (PUT /config/"
+                + subject
+                + "), or write to a new topic"
+            : "the registry does not take the derived schema as valid Avro; report it with the"
+                + " pipeline's output columns";
+    return "Pipeline "
+        + pipelineId
+        + ": the schema registry at "
+        + url
+        + " refused the value schema for subject "
+        + subject
+        + " (HTTP "
+        + status
+        + ": "
+        + shorten(message)
+        + "): "
+        + why;
+  }
+
   static String untrusted(String pipelineId, String url, String what, String problem) {
     return "Pipeline "
         + pipelineId

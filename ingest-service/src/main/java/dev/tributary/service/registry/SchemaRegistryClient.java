@@ -2,6 +2,7 @@ package dev.tributary.service.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tributary.config.RegistrySpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.storage.retry.RetryPolicy;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.TrustManagerFactory;
@@ -34,7 +36,9 @@ import javax.net.ssl.TrustManagerFactory;
 /**
  * Looks up writer schemas by id in a registry speaking the Confluent Schema Registry REST API:
  * {@code GET /schemas/ids/{id}} ({@code schemaType}, {@code schema}, {@code references}), each
- * reference resolved with {@code GET /subjects/{subject}/versions/{version}}.
+ * reference resolved with {@code GET /subjects/{subject}/versions/{version}}; and registers the
+ * schema of an Avro Kafka sink's values ({@link #register}, {@code POST
+ * /subjects/{subject}/versions}).
  *
  * <p>Answers by id are cached for the client's life (an id never changes meaning), so a pipeline
  * asks once per writer schema. Failures are sorted: a 404 is {@link UnknownSchemaException} (the
@@ -60,22 +64,39 @@ public final class SchemaRegistryClient {
           .withMaxAttempts(5)
           .withBackoff(Duration.ofMillis(500), Duration.ofSeconds(4));
 
+  /** How the messages name the registry's keys by default (RegistryMessages). */
+  private static final String FORMAT_KEYS = "format.*.registry";
+
   private final String pipelineId;
   private final String url;
   private final Optional<String> authorization;
   private final Duration timeout;
   private final RetryPolicy retry;
   private final Secrets secrets;
+  private final String keyPath;
   private final HttpClient http;
   private final ConcurrentHashMap<Integer, RegisteredSchema> byId = new ConcurrentHashMap<>();
 
   /**
-   * A client for the registry of {@code spec}.
+   * A client for the registry of a format ({@code format.avro.registry}, {@code
+   * format.protobuf.registry}).
    *
    * @throws IllegalArgumentException when the TLS CA file cannot be read (message masked)
    */
   public SchemaRegistryClient(
       String pipelineId, RegistrySpec spec, Secrets secrets, RetryPolicy retry) {
+    this(pipelineId, spec, secrets, retry, FORMAT_KEYS);
+  }
+
+  /**
+   * A client for the registry declared at {@code keyPath} ({@code sink.kafka.registry}), which its
+   * messages name where they tell what to fix.
+   *
+   * @throws IllegalArgumentException when the TLS CA file cannot be read (message masked)
+   */
+  public SchemaRegistryClient(
+      String pipelineId, RegistrySpec spec, Secrets secrets, RetryPolicy retry, String keyPath) {
+    this.keyPath = keyPath;
     this.pipelineId = pipelineId;
     this.url = spec.url();
     this.timeout = spec.timeout();
@@ -115,7 +136,7 @@ public final class SchemaRegistryClient {
     String what = "schema id " + id;
     JsonNode answer = get("/schemas/ids/" + id, what);
     if (answer == null) {
-      throw new UnknownSchemaException(id, secrets.mask(RegistryMessages.unknownId(url, id)));
+      throw new UnknownSchemaException(id, masked(RegistryMessages.unknownId(url, id)));
     }
     List<RegisteredSchema.Reference> references = new ArrayList<>();
     resolve(answer.path("references"), references, new HashSet<>(), what);
@@ -150,7 +171,7 @@ public final class SchemaRegistryClient {
               refWhat);
       if (answer == null) {
         throw new UnknownSchemaException(
-            -1, secrets.mask("the schema registry at " + url + " has no " + refWhat + " (404)"));
+            -1, masked("the schema registry at " + url + " has no " + refWhat + " (404)"));
       }
       resolve(answer.path("references"), out, seen, refWhat);
       out.add(new RegisteredSchema.Reference(name, subject, version, text(answer, refWhat)));
@@ -159,23 +180,33 @@ public final class SchemaRegistryClient {
 
   /** GETs a path with retries; null for a 404. */
   private JsonNode get(String path, String what) {
+    HttpRequest.Builder request = request(path).GET();
+    return call(request, what, response -> getAnswer(response, what));
+  }
+
+  private HttpRequest.Builder request(String path) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(url + path))
             .timeout(timeout)
-            .GET()
             .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
     authorization.ifPresent(a -> request.header("Authorization", a));
+    return request;
+  }
+
+  /** Sends with retries; the answer as {@code read} takes it. */
+  private <T> T call(
+      HttpRequest.Builder request, String what, Function<HttpResponse<String>, T> read) {
     try {
-      return retry.call(attempt -> getOnce(request, what, attempt));
+      return retry.call(attempt -> read.apply(sendOnce(request, what, attempt)));
     } catch (Unanswered e) {
       throw new SchemaRegistryUnavailableException(
-          secrets.mask(RegistryMessages.unavailable(pipelineId, url, what, e.attempt, e.last)),
+          masked(RegistryMessages.unavailable(pipelineId, url, what, e.attempt, e.last)),
           e.lastError);
     }
   }
 
-  /** One try: the answer, null for a 404, or {@link Unanswered} when it is worth another. */
-  private JsonNode getOnce(HttpRequest.Builder request, String what, int attempt) {
+  /** One try: the answer, or {@link Unanswered} when it is worth another. */
+  private HttpResponse<String> sendOnce(HttpRequest.Builder request, String what, int attempt) {
     HttpResponse<String> response;
     try {
       response =
@@ -183,7 +214,7 @@ public final class SchemaRegistryClient {
     } catch (SSLHandshakeException e) {
       // An untrusted or mismatched certificate: the settings are wrong, retrying cannot help.
       throw new SchemaRegistryException(
-          secrets.mask(
+          masked(
               RegistryMessages.untrusted(pipelineId, url, what, String.valueOf(e.getMessage()))));
     } catch (IOException e) {
       throw new Unanswered(
@@ -193,31 +224,104 @@ public final class SchemaRegistryClient {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SchemaRegistryUnavailableException(
-          secrets.mask(RegistryMessages.unavailable(pipelineId, url, what, attempt, "interrupted")),
-          e);
+          masked(RegistryMessages.unavailable(pipelineId, url, what, attempt, "interrupted")), e);
     }
+    int status = response.statusCode();
+    if (status >= 500 || status == 429 || status == 408) {
+      throw new Unanswered(attempt, "HTTP " + status, null);
+    }
+    return response;
+  }
+
+  /** A GET's answer: its JSON, null for a 404. */
+  private JsonNode getAnswer(HttpResponse<String> response, String what) {
     int status = response.statusCode();
     if (status == 404) {
       return null;
     }
-    if (status >= 500 || status == 429 || status == 408) {
-      throw new Unanswered(attempt, "HTTP " + status, null);
-    }
     if (status != 200) {
       throw new SchemaRegistryException(
-          secrets.mask(RegistryMessages.refused(pipelineId, url, what, status, response.body())));
+          masked(RegistryMessages.refused(pipelineId, url, what, status, response.body())));
     }
+    return json(response, what);
+  }
+
+  private JsonNode json(HttpResponse<String> response, String what) {
     try {
       return JSON.readTree(response.body());
     } catch (IOException e) {
       throw new SchemaRegistryException(
-          secrets.mask(
+          masked(
               RegistryMessages.notTheApi(
                   pipelineId,
                   url,
                   what,
                   String.valueOf(e.getMessage()).lines().findFirst().orElse("unreadable JSON"))));
     }
+  }
+
+  /**
+   * Registers an Avro schema under {@code subject} ({@code POST /subjects/{subject}/versions}) and
+   * returns its id. Idempotent: a schema the subject already has (or the registry knows under
+   * another subject) keeps its id, so a restart asks again and gets the same answer. Retried like
+   * the lookups.
+   *
+   * @param schema the schema's JSON text
+   * @throws SchemaRegistryException the registry refused the schema: incompatible with the
+   *     subject's earlier versions under its compatibility level (409), not a valid schema (422),
+   *     or the request itself (401, 403, another 4xx); the message names the pipeline, the subject
+   *     and the registry's own message
+   * @throws SchemaRegistryUnavailableException the registry did not answer through every retry
+   */
+  public int register(String subject, String schema) {
+    String what = "the schema of subject " + subject;
+    ObjectNode body = JSON.createObjectNode();
+    body.put("schema", schema);
+    HttpRequest.Builder request =
+        request("/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions")
+            .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+    JsonNode answer =
+        call(
+            request,
+            what,
+            response -> {
+              int status = response.statusCode();
+              if (status == 409 || status == 422) {
+                throw new SchemaRegistryException(
+                    masked(
+                        RegistryMessages.schemaRefused(
+                            pipelineId, url, subject, status, registryMessage(response.body()))));
+              }
+              if (status != 200) {
+                throw new SchemaRegistryException(
+                    masked(
+                        RegistryMessages.refused(pipelineId, url, what, status, response.body())));
+              }
+              return json(response, what);
+            });
+    JsonNode id = answer.get("id");
+    if (id == null || !id.canConvertToInt()) {
+      throw new SchemaRegistryException(
+          masked(RegistryMessages.notTheApi(pipelineId, url, what, "no \"id\" in the answer")));
+    }
+    return id.asInt();
+  }
+
+  /**
+   * The {@code message} of an error answer ({@code {"error_code": …, "message": …}}), else the
+   * body.
+   */
+  private static String registryMessage(String body) {
+    try {
+      JsonNode message = JSON.readTree(body).get("message");
+      if (message != null && message.isTextual()) {
+        return message.asText();
+      }
+    } catch (IOException e) {
+      // not JSON: the body says it
+    }
+    return body == null ? "" : body.strip();
   }
 
   /**
@@ -243,7 +347,7 @@ public final class SchemaRegistryClient {
     JsonNode schema = answer.get("schema");
     if (schema == null || !schema.isTextual()) {
       throw new SchemaRegistryException(
-          secrets.mask(
+          masked(
               RegistryMessages.notTheApi(
                   pipelineId, url, what, "no \"schema\" text in the answer")));
     }
@@ -253,6 +357,11 @@ public final class SchemaRegistryClient {
   private static String type(JsonNode answer) {
     JsonNode type = answer.get("schemaType");
     return type == null || type.isNull() ? "AVRO" : type.asText();
+  }
+
+  /** A message with the registry's keys named as declared and the pipeline's secrets masked. */
+  private String masked(String message) {
+    return secrets.mask(message.replace(FORMAT_KEYS, keyPath));
   }
 
   private SSLContext sslContext(String file) {
@@ -274,7 +383,7 @@ public final class SchemaRegistryClient {
       return context;
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException(
-          secrets.mask(RegistryMessages.badCaFile(pipelineId, file, e.toString())), e);
+          masked(RegistryMessages.badCaFile(pipelineId, file, e.toString())), e);
     }
   }
 }

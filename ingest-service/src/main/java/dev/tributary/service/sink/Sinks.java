@@ -16,6 +16,7 @@ import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.sink.jdbc.JdbcTableSink;
 import dev.tributary.service.sink.jdbc.PostgresDialect;
+import dev.tributary.service.sink.kafka.AvroRowSchema;
 import dev.tributary.service.sink.kafka.KafkaTopicSink;
 import dev.tributary.service.sink.route.RoutedSink;
 import dev.tributary.storage.ObjectStore;
@@ -26,6 +27,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /** Opens the sinks a declaration names: one {@link TableSink}, a {@link FanOutSink} for several. */
 public final class Sinks {
@@ -84,7 +86,8 @@ public final class Sinks {
         txns,
         trigger instanceof TriggerSpec.Continuous
             ? KafkaTopicSink.Latency.IMMEDIATE
-            : KafkaTopicSink.Latency.BATCHED);
+            : KafkaTopicSink.Latency.BATCHED,
+        pipeline.spec().secrets());
   }
 
   /**
@@ -103,18 +106,45 @@ public final class Sinks {
   }
 
   /**
-   * The problems of the sinks' expressions against the output columns (a Kafka key that names an
-   * unknown column, or does not compile) and a trigger not built yet, for {@code validate}.
+   * The problems of the sinks against the output columns, for {@code validate}: a Kafka key that
+   * names an unknown column or does not compile, an Avro value whose columns are not all Avro
+   * names.
    */
   public static List<String> problems(PipelineSpec spec, StructType output) {
+    return problems(spec, output, name -> false);
+  }
+
+  /**
+   * The problems of the sinks against the output columns known before the joins are bound: a Kafka
+   * key naming a column that is not in {@code output} but for which {@code fromJoin} is true (a
+   * join's declared column, or any column when a join adds all its dimension's) is left to the
+   * check at start against the joined columns ({@code PipelineFactory.bindJoins}).
+   */
+  public static List<String> problems(
+      PipelineSpec spec, StructType output, Predicate<String> fromJoin) {
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < spec.sinks().size(); i++) {
-      if (spec.sinks().get(i) instanceof KafkaSinkSpec kafka && kafka.key().isPresent()) {
-        String at = (spec.sinks().size() == 1 ? "sink" : "sinks[" + i + "]") + ".kafka.key: ";
+      if (!(spec.sinks().get(i) instanceof KafkaSinkSpec kafka)) {
+        continue;
+      }
+      String sink = (spec.sinks().size() == 1 ? "sink" : "sinks[" + i + "]") + ".kafka";
+      if (kafka.value() == KafkaSinkSpec.Value.AVRO) {
+        AvroRowSchema.problems(output)
+            .forEach(p -> problems.add(sink + ".value: value: avro: " + p));
+      }
+      if (kafka.key().isPresent()) {
         try {
           ExpressionCompiler.compile(kafka.key().get(), output);
         } catch (ExpressionException e) {
-          problems.add(at + e.getMessage() + " (the output columns: " + output.fieldNames() + ")");
+          if (e.unknownColumn().filter(fromJoin).isEmpty()) {
+            problems.add(
+                sink
+                    + ".key: "
+                    + e.getMessage()
+                    + " (the output columns: "
+                    + output.fieldNames()
+                    + ")");
+          }
         }
       }
       if (spec.sinks().get(i) instanceof DeltaSinkSpec delta && delta.route().isPresent()) {

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code validate} on pipelines with the sinks beyond Delta: the plan names each sink, a Kafka key
- * over an unknown column is named with its key, and the continuous trigger is planned for a Kafka
- * to Kafka pipeline and refused with a JDBC sink.
+ * over an unknown column is named with its key, an Avro value is planned with its subject and
+ * checked (registry, Avro column names), and the continuous trigger is planned for a Kafka to Kafka
+ * pipeline and refused with a JDBC sink.
  */
 class SinksValidateTest {
   @TempDir Path dir;
@@ -74,5 +75,29 @@ class SinksValidateTest {
         .contains("trigger:     continuous, progress every 1 second");
     assertThat(validate(BASE + "trigger: { continuous: 1s }\n")).isEqualTo(1);
     assertThat(err()).contains("trigger.continuous: ").contains("a jdbc sink commits per batch");
+  }
+
+  @Test
+  void anAvroValueIsPlannedWithItsSubjectAndNeedsAvroNamesAndARegistry() throws Exception {
+    String avro =
+        BASE.replace(
+            "key: \"user_id\" }",
+            "key: \"user_id\", value: avro, registry: { url: \"http://localhost:8081\" } }");
+    assertThat(validate(avro)).as(err()).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("value avro (subject clean-events-value at http://localhost:8081), key user_id");
+
+    String badName = avro.replace("amount: long", "amount: long, \"amount-eur\": long");
+    assertThat(validate(badName)).isEqualTo(1);
+    assertThat(err())
+        .contains(
+            "sinks[1].kafka.value: value: avro: column 'amount-eur' is not an Avro name (a letter"
+                + " or _, then letters, digits or _), so it cannot be a field of the value's"
+                + " record; write value: json for this pipeline");
+
+    assertThat(validate(BASE.replace("key: \"user_id\" }", "value: avro }"))).isEqualTo(1);
+    assertThat(err())
+        .contains("clean-events.yaml:6:")
+        .contains("sinks[1].kafka.value: value: avro needs a schema registry");
   }
 }

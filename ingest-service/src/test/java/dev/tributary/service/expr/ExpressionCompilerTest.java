@@ -455,4 +455,22 @@ class ExpressionCompilerTest {
         .isEqualTo(4);
     assertThat(error("\ti >\r\n s").reason()).isEqualTo("cannot compare int 'i' with string 's'");
   }
+
+  @Test
+  void anUnknownTopLevelColumnIsNamedSoThatAJoinCanSupplyItLater() {
+    assertThatThrownBy(() -> ExpressionCompiler.compile("concat(s, segment)", SCHEMA))
+        .isInstanceOfSatisfying(
+            ExpressionException.class,
+            e -> {
+              assertThat(e.unknownColumn()).contains("segment");
+              assertThat(e.in("sink.kafka.key").unknownColumn()).contains("segment");
+            });
+    assertThatThrownBy(() -> ExpressionCompiler.compile("customer.name", SCHEMA))
+        .as("a missing field of a known struct: no new column fixes it")
+        .isInstanceOfSatisfying(
+            ExpressionException.class, e -> assertThat(e.unknownColumn()).isEmpty());
+    assertThatThrownBy(() -> ExpressionCompiler.compile("s +", SCHEMA))
+        .isInstanceOfSatisfying(
+            ExpressionException.class, e -> assertThat(e.unknownColumn()).isEmpty());
+  }
 }

@@ -106,6 +106,65 @@ class SchemaRegistryClientTest {
   }
 
   @Test
+  void registersASchemaIdempotentlyAndRefusesAnIncompatibleOneNamingTheSubject() throws Exception {
+    registry = TestSchemaRegistry.startWith(dir, List.of("basic=writer:s3cret-pw"));
+    RegistrySpec spec =
+        new RegistrySpec(
+            registry.url(),
+            Optional.of("writer:s3cret-pw"),
+            Optional.empty(),
+            Optional.empty(),
+            Duration.ofSeconds(5));
+    SchemaRegistryClient client =
+        new SchemaRegistryClient(
+            "orders", spec, Secrets.of(List.of("s3cret-pw")), FAST, "sink.kafka.registry");
+    String v1 =
+        "{\"type\":\"record\",\"name\":\"Row\",\"fields\":[{\"name\":\"a\",\"type\":\"long\"}]}";
+    String v2 =
+        v1.replace("}]}", "},{\"name\":\"b\",\"type\":[\"null\",\"string\"],\"default\":null}]}");
+    String breaking = v1.replace("\"long\"", "\"string\"");
+    registry.setCompatibility("out-value", "BACKWARD");
+
+    int id = client.register("out-value", v1);
+    assertThat(client.register("out-value", v1)).as("the same schema: the same id").isEqualTo(id);
+    assertThat(registry.schemaText(id)).isEqualTo(v1);
+    int id2 = client.register("out-value", v2);
+    assertThat(id2).as("a nullable column added: a new version").isNotEqualTo(id);
+    assertThat(registry.versionIds("out-value")).containsExactly(id, id2);
+
+    assertThatThrownBy(() -> client.register("out-value", breaking))
+        .isInstanceOf(SchemaRegistryException.class)
+        .hasMessageStartingWith(
+            "Pipeline orders: the schema registry at "
+                + registry.url()
+                + " refused the value schema for subject out-value (HTTP 409: Schema being"
+                + " registered is incompatible with an earlier schema for this subject"
+                + " (compatibility BACKWARD)): the schema derived from the output columns is"
+                + " incompatible")
+        .hasMessageContaining("PUT /config/out-value");
+    assertThat(registry.versionIds("out-value")).containsExactly(id, id2);
+
+    registry.failWith(503);
+    assertThatThrownBy(() -> client.register("out-value", v2))
+        .isInstanceOf(SchemaRegistryUnavailableException.class)
+        .hasMessage(
+            "Pipeline orders: the schema registry at "
+                + registry.url()
+                + " did not answer the schema of subject out-value after 3 attempts (last: HTTP"
+                + " 503); it is retried with the same offsets, nothing is quarantined. Check that"
+                + " the registry is up and sink.kafka.registry.url is right");
+    registry.failWith(0);
+
+    SchemaRegistryClient anonymous =
+        new SchemaRegistryClient(
+            "orders", RegistrySpec.at(registry.url()), Secrets.NONE, FAST, "sink.kafka.registry");
+    assertThatThrownBy(() -> anonymous.register("out-value", v1))
+        .isInstanceOf(SchemaRegistryException.class)
+        .hasMessageContaining("refused the schema of subject out-value with HTTP 401")
+        .hasMessageEndingWith("; check sink.kafka.registry.basic-auth / bearer-token");
+  }
+
+  @Test
   void answersFromTheCacheOnceFetched() throws Exception {
     registry = TestSchemaRegistry.start(dir);
     int id = registry.registerAvro("e", "\"long\"");

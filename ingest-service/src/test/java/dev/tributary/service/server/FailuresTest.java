@@ -1,6 +1,7 @@
 package dev.tributary.service.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.checkpoint.CheckpointInUseException;
 import dev.tributary.checkpoint.CheckpointMismatchException;
@@ -10,10 +11,16 @@ import dev.tributary.checkpoint.LeaseLostException;
 import dev.tributary.checkpoint.LeaseOwner;
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.SourcePartition;
+import dev.tributary.config.KafkaSinkSpec;
+import dev.tributary.config.RegistrySpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.BatchFailedException;
 import dev.tributary.service.parse.debezium.TruncateEventException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
+import dev.tributary.service.registry.SchemaRegistryClient;
+import dev.tributary.service.registry.SchemaRegistryUnavailableException;
+import dev.tributary.service.sink.kafka.KafkaSinkFailures;
+import dev.tributary.service.sink.kafka.KafkaTopicSink;
 import dev.tributary.service.source.DataLossException;
 import dev.tributary.table.CommitConflictException;
 import dev.tributary.table.CommitFailedException;
@@ -25,8 +32,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.junit.jupiter.api.Test;
 
 class FailuresTest {
@@ -107,6 +119,55 @@ class FailuresTest {
             Failures.permanent(
                 new BatchFailedException("p", 2, ranges, new LeaseLostException("lost"))))
         .isFalse();
+  }
+
+  @Test
+  void aKafkaSinkRefusedByAnAclIsPermanentAndOneWhoseBrokersAreAwayIsNot() {
+    var ranges = Map.of(new SourcePartition("t", 0), new OffsetRange(5, 10));
+    KafkaSinkSpec sink =
+        new KafkaSinkSpec(
+            "b:9092",
+            "out",
+            Optional.empty(),
+            KafkaSinkSpec.Value.JSON,
+            KafkaSinkSpec.Delivery.EXACTLY_ONCE,
+            false,
+            Map.of());
+    KafkaSinkFailures failures =
+        new KafkaSinkFailures(
+            "p",
+            sink,
+            KafkaTopicSink.transactionalId("p", sink),
+            KafkaTopicSink.markerGroup("p", sink));
+    for (RuntimeException refusal :
+        List.of(
+            new TopicAuthorizationException(Set.of("out")),
+            new GroupAuthorizationException("no", "tributary-p-sink-out"),
+            new TransactionalIdAuthorizationException("no"),
+            new ClusterAuthorizationException("no"))) {
+      var failed = new BatchFailedException("p", 2, ranges, failures.translateOrKeep(refusal, 2));
+      assertThat(Failures.permanent(failed)).as(refusal.getClass().getSimpleName()).isTrue();
+      assertThat(Failures.describe(failed, Secrets.NONE)).contains("not authorized");
+    }
+    var away =
+        new BatchFailedException(
+            "p",
+            2,
+            ranges,
+            failures.translateOrKeep(
+                new org.apache.kafka.common.errors.TimeoutException("no answer"), 2));
+    assertThat(Failures.permanent(away)).as("brokers away: retried, DEGRADED").isFalse();
+    // an Avro sink's registry that does not answer (nothing listens on port 1): retried
+    SchemaRegistryClient nowhere =
+        new SchemaRegistryClient(
+            "p",
+            RegistrySpec.at("http://127.0.0.1:1"),
+            Secrets.NONE,
+            SchemaRegistryClient.DEFAULT_RETRY.withMaxAttempts(1),
+            "sink.kafka.registry");
+    assertThatThrownBy(() -> nowhere.register("out-value", "\"string\""))
+        .isInstanceOf(SchemaRegistryUnavailableException.class)
+        .satisfies(e -> assertThat(Failures.permanent(e)).isFalse());
   }
 
   @Test

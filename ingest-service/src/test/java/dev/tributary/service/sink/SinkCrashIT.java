@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.config.JdbcSinkSpec;
 import dev.tributary.config.KafkaSinkSpec;
+import dev.tributary.config.RegistrySpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.sink.jdbc.JdbcTableSink;
 import dev.tributary.service.sink.jdbc.PostgresDialect;
 import dev.tributary.service.sink.kafka.KafkaTopicSink;
@@ -17,7 +20,9 @@ import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.service.testing.MemoryPipeline;
 import dev.tributary.service.testing.MemoryPipeline.Model;
 import dev.tributary.service.testing.PostgresTestServer;
+import dev.tributary.service.testing.TestSchemaRegistry;
 import dev.tributary.service.testing.TopicContents;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -28,18 +33,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.DecoderFactory;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The JDBC sink, the Kafka sink and a fan-out to a Delta table, a database table and a topic, each
- * attacked at every crash point of the write-ahead log in process (the checkpoint, the quarantine
- * table and the source in memory, the sinks real: {@link PostgresTestServer}, {@link
- * KafkaTestBroker}): a "process" dies at the n-th time it reaches a point ({@link CrashAt}), more
- * records arrive, the next process drains the topic, and then the database table and the {@code
- * read_committed} topic hold every valid record exactly once. Each crash is asserted to have
- * happened. {@code SinkKillIT} does the same with kill -9 in a child JVM.
+ * The JDBC sink, the Kafka sink (JSON and Avro values) and a fan-out to a Delta table, a database
+ * table and a topic, each attacked at every crash point of the write-ahead log in process (the
+ * checkpoint, the quarantine table and the source in memory, the sinks real: {@link
+ * PostgresTestServer}, {@link KafkaTestBroker}): a "process" dies at the n-th time it reaches a
+ * point ({@link CrashAt}), more records arrive, the next process drains the topic, and then the
+ * database table and the {@code read_committed} topic hold every valid record exactly once. Each
+ * crash is asserted to have happened. {@code SinkKillIT} does the same with kill -9 in a child JVM.
  */
 class SinkCrashIT {
   private static final int PARTITIONS = 3;
@@ -47,6 +57,7 @@ class SinkCrashIT {
   private static final AtomicInteger TABLES = new AtomicInteger();
   private static final ObjectMapper JSON = new ObjectMapper();
   private static String database;
+  private static TestSchemaRegistry registry;
 
   @TempDir Path dir;
 
@@ -99,6 +110,33 @@ class SinkCrashIT {
         Map.of());
   }
 
+  /** The registry of the Avro case, started at its first use. */
+  private static synchronized TestSchemaRegistry registry() throws Exception {
+    if (registry == null) {
+      registry = TestSchemaRegistry.start(Files.createTempDirectory("sink-crash-registry"));
+    }
+    return registry;
+  }
+
+  @AfterAll
+  static void stopRegistry() throws Exception {
+    if (registry != null) {
+      registry.close();
+    }
+  }
+
+  private static KafkaSinkSpec avroKafka(String topic) throws Exception {
+    return new KafkaSinkSpec(
+        KafkaTestBroker.shared().bootstrapServers(),
+        topic,
+        Optional.of("v"),
+        KafkaSinkSpec.Value.AVRO,
+        Optional.of(RegistrySpec.at(registry().url())),
+        KafkaSinkSpec.Delivery.EXACTLY_ONCE,
+        false,
+        Map.of());
+  }
+
   private static KafkaSinkSpec kafka(String topic) {
     return new KafkaSinkSpec(
         KafkaTestBroker.shared().bootstrapServers(),
@@ -144,6 +182,53 @@ class SinkCrashIT {
     InMemorySource.Log topic = crashThenDrain(pipeline, sinks, crash);
     assertThat(topicIds(out)).containsExactlyInAnyOrderElementsOf(expectedIds(topic));
     assertQuarantinedOnce(pipeline, topic);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("points")
+  void theReadCommittedAvroTopicHoldsEveryRecordOnceAfterACrash(CrashAt crash) throws Exception {
+    String out = KafkaTestBroker.shared().createTopic("crash-avro", 2);
+    KafkaSinkSpec spec = avroKafka(out);
+    MemoryPipeline pipeline = MemoryPipeline.of(false, dir);
+    MemoryPipeline.SinkOpener sinks =
+        (compiled, txns) ->
+            new KafkaTopicSink(
+                "memory",
+                spec,
+                compiled.outputSchema(),
+                txns,
+                KafkaTopicSink.Latency.BATCHED,
+                Secrets.NONE);
+    InMemorySource.Log topic = crashThenDrain(pipeline, sinks, crash);
+    assertThat(registry().versionIds(out + "-value"))
+        .as("registered once, whichever run registered it")
+        .hasSize(1);
+    assertThat(avroTopicIds(out)).containsExactlyInAnyOrderElementsOf(expectedIds(topic));
+    assertQuarantinedOnce(pipeline, topic);
+  }
+
+  /** The ids of the committed records of an Avro topic, each decoded with its registered schema. */
+  private static List<Long> avroTopicIds(String topic) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (var record :
+        TopicContents.readCommitted(KafkaTestBroker.shared().bootstrapServers(), topic)) {
+      byte[] v = record.value();
+      assertThat(ConfluentWireFormat.headerProblem(v, 0, v.length)).isNull();
+      Schema schema =
+          new Schema.Parser().parse(registry().schemaText(ConfluentWireFormat.schemaId(v, 0)));
+      GenericRecord row =
+          new GenericDatumReader<GenericRecord>(schema)
+              .read(
+                  null,
+                  DecoderFactory.get()
+                      .binaryDecoder(
+                          v,
+                          ConfluentWireFormat.HEADER_SIZE,
+                          v.length - ConfluentWireFormat.HEADER_SIZE,
+                          null));
+      ids.add((Long) row.get("id"));
+    }
+    return ids;
   }
 
   @ParameterizedTest(name = "{0}")

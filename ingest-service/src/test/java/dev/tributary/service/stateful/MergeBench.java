@@ -110,15 +110,15 @@ public final class MergeBench {
       List<Map<String, Object>> timed = new ArrayList<>();
       timed.add(sparkMerges("spark-cow", false));
       timed.add(sparkMerges("spark-dv", true));
-      for (String ours : List.of("ours-cow", "ours-dv")) {
+      for (String table : List.of("ours-cow", "ours-dv")) {
         timed.add(
             Map.of(
                 "path",
-                dir.resolve(ours).toString(),
+                dir.resolve(table).toString(),
                 "statements",
                 List.of(checkQuery()),
                 "out",
-                dir.resolve(ours + ".check.json").toString()));
+                dir.resolve(table + ".check.json").toString()));
       }
       job.put("timed", timed);
       Path work = Files.createDirectories(dir.resolve("spark/work"));

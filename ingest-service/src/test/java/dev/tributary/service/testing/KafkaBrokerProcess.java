@@ -36,6 +36,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   private final Path dir;
   private final int port;
+  private int saslPort = -1;
   private final Path config;
   private final Path log;
   private final boolean isShared;
@@ -77,12 +78,66 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     return start(dir, false /* isShared */);
   }
 
+  /**
+   * Starts a broker of the caller's own that enforces ACLs (KRaft's {@code StandardAuthorizer}):
+   * its PLAINTEXT listener ({@link #bootstrapServers()}) is a super user, for the test to create
+   * topics and grant ACLs; a second listener ({@link #saslBootstrapServers()}, SASL/PLAIN) knows
+   * the user {@code app} with password {@code app-secret}, who may do only what the test grants.
+   */
+  public static KafkaBrokerProcess startWithAcls(Path dir)
+      throws IOException, InterruptedException {
+    int saslPort = ChildJvm.freePorts(1)[0];
+    KafkaBrokerProcess broker = start(dir, false /* isShared */, saslPort);
+    broker.saslPort = saslPort;
+    return broker;
+  }
+
+  /** The SASL/PLAIN listener of a broker from {@link #startWithAcls}. */
+  public String saslBootstrapServers() {
+    if (saslPort < 0) {
+      throw new IllegalStateException("not started with ACLs: startWithAcls(dir)");
+    }
+    return "127.0.0.1:" + saslPort;
+  }
+
+  /** Producer/admin properties that log in as {@code app} on {@link #saslBootstrapServers()}. */
+  public static Map<String, String> appLogin() {
+    return Map.of(
+        "security.protocol",
+        "SASL_PLAINTEXT",
+        "sasl.mechanism",
+        "PLAIN",
+        "sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"app\""
+            + " password=\"app-secret\";");
+  }
+
   private static KafkaBrokerProcess start(Path dir, boolean isShared)
+      throws IOException, InterruptedException {
+    return start(dir, isShared, -1);
+  }
+
+  /**
+   * Starts a broker; with {@code saslPort} >= 0, one that enforces ACLs ({@link #startWithAcls}).
+   */
+  private static KafkaBrokerProcess start(Path dir, boolean isShared, int saslPort)
       throws IOException, InterruptedException {
     Files.createDirectories(dir);
     int[] ports = ChildJvm.freePorts(2);
     int port = ports[0];
     int controllerPort = ports[1];
+    String sasl = saslPort < 0 ? "" : ",SASL_PLAINTEXT://127.0.0.1:" + saslPort;
+    List<String> acls =
+        saslPort < 0
+            ? List.of()
+            : List.of(
+                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                // the test's own clients, the broker and the controller talk PLAINTEXT
+                "super.users=User:ANONYMOUS",
+                "sasl.enabled.mechanisms=PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config="
+                    + "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                    + " user_app=\"app-secret\";");
     Path config = dir.resolve("server.properties");
     Files.writeString(
         config,
@@ -91,10 +146,16 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             "process.roles=broker,controller",
             "node.id=1",
             "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-            "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-            "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+            "listeners=PLAINTEXT://127.0.0.1:"
+                + port
+                + sasl
+                + ",CONTROLLER://127.0.0.1:"
+                + controllerPort,
+            "advertised.listeners=PLAINTEXT://127.0.0.1:" + port + sasl,
             "controller.listener.names=CONTROLLER",
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+                + (saslPort < 0 ? "" : ",SASL_PLAINTEXT:SASL_PLAINTEXT"),
+            String.join("\n", acls),
             "inter.broker.listener.name=PLAINTEXT",
             "log.dirs=" + dir.resolve("data"),
             "num.partitions=1",

@@ -203,6 +203,36 @@ public final class TestSchemaRegistry implements AutoCloseable {
     send("POST", "/__fail/" + status, "{}", List.of());
   }
 
+  /**
+   * Sets the compatibility level of {@code subject} ({@code PUT /config/{subject}}: NONE, the
+   * default here, BACKWARD, FORWARD, FULL, or one of them _TRANSITIVE).
+   */
+  public void setCompatibility(String subject, String level)
+      throws IOException, InterruptedException {
+    send("PUT", "/config/" + subject, "{\"compatibility\": \"" + level + "\"}", authHeaders());
+  }
+
+  /** The text of the schema registered under {@code id} ({@code GET /schemas/ids/{id}}). */
+  public String schemaText(int id) throws IOException, InterruptedException {
+    return JSON.readTree(send("GET", "/schemas/ids/" + id, "", authHeaders()))
+        .get("schema")
+        .asText();
+  }
+
+  /** The ids of the versions of {@code subject}, oldest first. */
+  public List<Integer> versionIds(String subject) throws IOException, InterruptedException {
+    List<Integer> ids = new ArrayList<>();
+    int count =
+        JSON.readTree(send("GET", "/subjects/" + subject + "/versions", "", authHeaders())).size();
+    for (int v = 1; v <= count; v++) {
+      ids.add(
+          JSON.readTree(send("GET", "/subjects/" + subject + "/versions/" + v, "", authHeaders()))
+              .get("id")
+              .asInt());
+    }
+    return ids;
+  }
+
   /** Registers an Avro schema under {@code subject}; returns its id. */
   public int registerAvro(String subject, String schema) throws IOException, InterruptedException {
     return register(subject, "AVRO", schema, Map.of());

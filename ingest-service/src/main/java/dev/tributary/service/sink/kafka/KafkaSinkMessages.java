@@ -65,8 +65,55 @@ final class KafkaSinkMessages {
         + spec.bootstrapServers()
         + " refuse the transactional id "
         + transactionalId
-        + ". Grant the principal Write and Describe on it (a prefixed ACL on tributary-), or use"
+        + " (not authorized). Grant the principal Write and Describe on it, by prefix"
+        + " (kafka-acls.sh --add --allow-principal User:<principal> --operation Write --operation"
+        + " Describe --transactional-id tributary-"
+        + pipeline
+        + " --resource-pattern-type prefixed; docs/OPERATIONS.md, \"The Kafka sink\"), or use"
         + " sink.kafka.delivery: at-least-once";
+  }
+
+  static String topicNotAuthorized(String pipeline, KafkaSinkSpec spec) {
+    return "Pipeline "
+        + pipeline
+        + ": the brokers "
+        + spec.bootstrapServers()
+        + " refuse the sink topic "
+        + spec.topic()
+        + " to this principal (not authorized). Grant it Write and Describe on the topic, and"
+        + " Read with delivery: exactly-once (the batch marker is an offset committed on it)"
+        + " (kafka-acls.sh --add --allow-principal User:<principal> --operation Write"
+        + " --operation Describe --operation Read --topic "
+        + spec.topic()
+        + "; docs/OPERATIONS.md, \"The Kafka sink\")";
+  }
+
+  static String groupNotAuthorized(String pipeline, KafkaSinkSpec spec, String group) {
+    return "Pipeline "
+        + pipeline
+        + ": the brokers "
+        + spec.bootstrapServers()
+        + " refuse the consumer group "
+        + group
+        + ", where the sink records which batches topic "
+        + spec.topic()
+        + " holds (not authorized). Grant the principal Read and Describe on it, by prefix"
+        + " (kafka-acls.sh --add --allow-principal User:<principal> --operation Read --operation"
+        + " Describe --group tributary-"
+        + pipeline
+        + " --resource-pattern-type prefixed; docs/OPERATIONS.md, \"The Kafka sink\"), or use"
+        + " sink.kafka.delivery: at-least-once";
+  }
+
+  static String clusterNotAuthorized(String pipeline, KafkaSinkSpec spec) {
+    return "Pipeline "
+        + pipeline
+        + ": the brokers "
+        + spec.bootstrapServers()
+        + " refuse the sink's producer a cluster operation (not authorized): brokers older than"
+        + " 2.8 need IdempotentWrite on the cluster for an idempotent producer. Grant it"
+        + " (kafka-acls.sh --add --allow-principal User:<principal> --operation IdempotentWrite"
+        + " --cluster; docs/OPERATIONS.md, \"The Kafka sink\")";
   }
 
   static String sendFailed(String pipeline, KafkaSinkSpec spec, long batch, Throwable cause) {

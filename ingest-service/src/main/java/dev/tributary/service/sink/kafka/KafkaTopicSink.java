@@ -2,6 +2,7 @@ package dev.tributary.service.sink.kafka;
 
 import dev.tributary.config.KafkaSinkSpec;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.Secrets;
 import dev.tributary.service.engine.BatchTag;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.PartitionMovedException;
@@ -9,6 +10,7 @@ import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.expr.CompiledExpression;
 import dev.tributary.service.expr.ExpressionCompiler;
+import dev.tributary.service.registry.SchemaRegistryClient;
 import dev.tributary.service.sink.AlreadyHeld;
 import dev.tributary.service.sink.RowJson;
 import dev.tributary.service.sink.SinkRefusedException;
@@ -41,9 +43,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -52,8 +51,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Kafka topic as a batch sink (docs/DESIGN.md, "The Kafka sink"): each output row is one record,
- * its value the row as JSON ({@link RowJson}), its key the value of {@code sink.kafka.key}, its
- * headers (on request) the pipeline, the batch and the source record.
+ * its value the row as JSON ({@link RowJson}) or, with {@code value: avro}, as Avro in the
+ * Confluent wire format ({@link AvroRowEncoder}) under a schema derived from the output columns
+ * ({@link AvroRowSchema}) and registered under {@code <topic>-value} at the first batch; its key
+ * the value of {@code sink.kafka.key}; its headers (on request) the pipeline, the batch and the
+ * source record.
  *
  * <p><b>Exactly once</b> ({@code delivery: exactly-once}): a batch's records are sent in one Kafka
  * transaction that also commits a <em>marker</em> of the batch: the offset {@code batch id + 1} of
@@ -94,7 +96,33 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
   private final Map<String, Object> producerConfig;
   private final Admin admin;
   private final int[] provenance;
+  private final Optional<AvroValues> avro;
+  private final KafkaSinkFailures failures;
   private Producer<byte[], byte[]> producer;
+
+  /**
+   * The registry and the schema of Avro values; the schema's id once registered (-1 before).
+   * Registration is idempotent, so registering again after a restart yields the same id.
+   */
+  private static final class AvroValues {
+    private final SchemaRegistryClient registry;
+    private final String subject;
+    private final String schema;
+    private int id = -1;
+
+    AvroValues(SchemaRegistryClient registry, String subject, String schema) {
+      this.registry = registry;
+      this.subject = subject;
+      this.schema = schema;
+    }
+
+    int id() {
+      if (id < 0) {
+        id = registry.register(subject, schema);
+      }
+      return id;
+    }
+  }
 
   /**
    * Checks that the topic exists; the producer is made at the first batch.
@@ -110,11 +138,46 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
   public KafkaTopicSink(
       String pipelineId, KafkaSinkSpec spec, StructType schema, TableTxns txns, Latency latency)
       throws IOException {
+    this(pipelineId, spec, schema, txns, latency, Secrets.NONE);
+  }
+
+  /**
+   * Checks that the topic exists; the producer is made, and an Avro value schema registered, at the
+   * first batch.
+   *
+   * @param secrets the pipeline's secrets, masked in the registry's messages
+   * @throws IllegalArgumentException with {@code value: avro}, if an output column name is not an
+   *     Avro name ({@code validate} reports it first)
+   */
+  public KafkaTopicSink(
+      String pipelineId,
+      KafkaSinkSpec spec,
+      StructType schema,
+      TableTxns txns,
+      Latency latency,
+      Secrets secrets)
+      throws IOException {
     this.pipelineId = Objects.requireNonNull(pipelineId, "pipelineId");
     this.spec = Objects.requireNonNull(spec, "spec");
     this.schema = Objects.requireNonNull(schema, "schema");
     this.batchAppId = txns.batchAppId();
+    this.failures =
+        new KafkaSinkFailures(
+            pipelineId, spec, transactionalId(batchAppId, spec), markerGroup(batchAppId, spec));
     this.key = spec.key().map(text -> ExpressionCompiler.compile(text, schema));
+    this.avro =
+        spec.registry()
+            .map(
+                registry ->
+                    new AvroValues(
+                        new SchemaRegistryClient(
+                            pipelineId,
+                            registry,
+                            secrets,
+                            SchemaRegistryClient.DEFAULT_RETRY,
+                            "sink.kafka.registry"),
+                        spec.valueSubject(),
+                        AvroRowSchema.of(schema).toString()));
     this.producerConfig =
         producerConfig(spec, pipelineId, transactionalId(batchAppId, spec), latency);
     List<String> meta = PipelineSpec.KAFKA_METADATA_COLUMNS;
@@ -204,6 +267,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
       if (e.getCause() instanceof UnknownTopicOrPartitionException) {
         throw new SinkRefusedException(KafkaSinkMessages.missingTopic(pipelineId, spec));
       }
+      throwIfRefused(e.getCause());
       throw new IOException(KafkaSinkMessages.unreachable(pipelineId, spec, e.getCause()), e);
     } catch (TimeoutException e) {
       throw new IOException(KafkaSinkMessages.unreachable(pipelineId, spec, e), e);
@@ -247,6 +311,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
         }
       }
     } catch (ExecutionException | TimeoutException e) {
+      throwIfRefused(e.getCause());
       throw new IOException(
           KafkaSinkMessages.markerUnreadable(
               pipelineId, spec, prefix + "…" + suffix, e.getCause() == null ? e : e.getCause()),
@@ -276,6 +341,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
       OffsetAndMetadata marker = offsets.get(new TopicPartition(spec.topic(), 0));
       return marker == null ? -1 : marker.offset() - 1;
     } catch (ExecutionException | TimeoutException e) {
+      throwIfRefused(e.getCause());
       throw new IOException(
           KafkaSinkMessages.markerUnreadable(
               pipelineId, spec, group, e.getCause() == null ? e : e.getCause()),
@@ -309,8 +375,22 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     return producer;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>With {@code value: avro}, the value schema is registered first (once per sink: the registry
+   * answers again with the same id).
+   *
+   * @throws dev.tributary.service.registry.SchemaRegistryException the registry refused the schema
+   *     (incompatible with the subject's versions): permanent
+   * @throws dev.tributary.service.registry.SchemaRegistryUnavailableException the registry did not
+   *     answer: transient, the batch is tried again
+   */
   @Override
   public BatchWriter begin(BatchTag tag) throws IOException {
+    if (avro.isPresent()) {
+      avro.get().id();
+    }
     if (!exactlyOnce()) {
       return new Writer(tag, producer());
     }
@@ -328,24 +408,20 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     return new Writer(tag, p);
   }
 
-  /**
-   * Kafka's fencing of this producer as a {@link PartitionMovedException} (another run of the
-   * checkpoint took the transactional id over); other failures as they are.
-   */
+  /** A Kafka failure as {@link KafkaSinkFailures} translates it; other failures as they are. */
   private RuntimeException translate(RuntimeException e, long batch) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
-        return new PartitionMovedException(
-            KafkaSinkMessages.fenced(pipelineId, spec, batch, transactionalId(batchAppId, spec)),
-            e);
-      }
-      if (t instanceof TransactionalIdAuthorizationException) {
-        return new SinkRefusedException(
-            KafkaSinkMessages.notAuthorized(pipelineId, spec, transactionalId(batchAppId, spec)),
-            e);
-      }
+    return failures.translateOrKeep(e, batch);
+  }
+
+  /**
+   * The translation of an admin call's failure when it is an authorization refusal (permanent), to
+   * be thrown instead of the transient {@code IOException} the caller would make.
+   */
+  private void throwIfRefused(Throwable cause) {
+    RuntimeException translated = failures.translate(cause, -1);
+    if (translated != null) {
+      throw translated;
     }
-    return e;
   }
 
   /** Closes the producer (an open transaction is aborted by the next run's initTransactions). */
@@ -371,6 +447,8 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     private final BatchTag tag;
     private final Producer<byte[], byte[]> out;
     private final RowJson json = new RowJson(schema);
+    private final AvroRowEncoder avroValue =
+        avro.map(a -> new AvroRowEncoder(schema, a.id())).orElse(null);
     private final SendErrors errors = new SendErrors();
     private final byte[] batchHeader;
     private long rows;
@@ -400,7 +478,12 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
         addSource(headers, HEADER_SOURCE_OFFSET, row, provenance[2]);
       }
       ProducerRecord<byte[], byte[]> record =
-          new ProducerRecord<>(spec.topic(), null, keyOf(row), json.encode(row), headers);
+          new ProducerRecord<>(
+              spec.topic(),
+              null,
+              keyOf(row),
+              avroValue == null ? json.encode(row) : avroValue.encode(row),
+              headers);
       try {
         out.send(record, errors);
       } catch (RuntimeException e) {
