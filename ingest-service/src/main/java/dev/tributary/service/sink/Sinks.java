@@ -124,6 +124,9 @@ public final class Sinks {
       PipelineSpec spec, StructType output, Predicate<String> fromJoin) {
     List<String> problems = new ArrayList<>();
     for (int i = 0; i < spec.sinks().size(); i++) {
+      if (spec.sinks().get(i) instanceof DeltaSinkSpec delta && delta.route().isPresent()) {
+        routeProblem(delta.route().get(), output).ifPresent(problems::add);
+      }
       if (!(spec.sinks().get(i) instanceof KafkaSinkSpec kafka)) {
         continue;
       }
@@ -146,9 +149,6 @@ public final class Sinks {
                     + ")");
           }
         }
-      }
-      if (spec.sinks().get(i) instanceof DeltaSinkSpec delta && delta.route().isPresent()) {
-        routeProblem(delta.route().get(), output).ifPresent(problems::add);
       }
     }
     return problems;
