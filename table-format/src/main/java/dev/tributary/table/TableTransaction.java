@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * One idempotent write to a table: rows or finished data files, committed once.
@@ -51,6 +52,12 @@ public abstract sealed class TableTransaction implements AutoCloseable
   private long newMaxColumnId = -1;
 
   private boolean done;
+
+  /** The row rules the caller enforced on the rows ({@link AppendTransaction#enforce}), or null. */
+  TableRules enforced;
+
+  /** Identity high-water marks this commit moves ({@link AppendTransaction#moveIdentity}). */
+  final List<AppendTransaction.IdentityMark> identityMarks = new ArrayList<>();
 
   TableTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
     this.table = table;
@@ -250,18 +257,21 @@ public abstract sealed class TableTransaction implements AutoCloseable
         throw e;
       }
     }
+    checkRules();
     long now = table.options().clock().millis();
     List<Action> actions = new ArrayList<>();
     StructType statsSchema = readSnapshot.columnMapping().physicalSchema(readSnapshot.dataSchema());
-    if (newSchema != null) {
+    if (newSchema != null || !identityMarks.isEmpty()) {
       Metadata old = readSnapshot.state().metadata();
+      StructType committed =
+          withIdentityMarks(newSchema != null ? newSchema : readSnapshot.schema(), identityMarks);
       actions.add(
           new Metadata(
               old.id(),
               old.name(),
               old.description(),
               old.format(),
-              SchemaJson.toJson(newSchema),
+              SchemaJson.toJson(committed),
               old.partitionColumns(),
               newMaxColumnId < 0
                   ? old.configuration()
@@ -271,7 +281,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
                       Long.toString(newMaxColumnId)),
               old.createdTime()));
       List<StructField> data = new ArrayList<>();
-      for (StructField f : newSchema.fields()) {
+      for (StructField f : committed.fields()) {
         if (!readSnapshot.partitionColumns().contains(f.name())) {
           data.add(f);
         }
@@ -299,7 +309,73 @@ public abstract sealed class TableTransaction implements AutoCloseable
     Map<String, Object> info = new LinkedHashMap<>(commitInfoExtras);
     info.putAll(operationInfo(files));
     return table.commit(
-        readSnapshot.state(), txn, fences, actions, operation(), info, overwritesAll());
+        readSnapshot.state(),
+        txn,
+        fences,
+        actions,
+        operation(),
+        info,
+        overwritesAll(),
+        enforced == null ? Set.of() : ProtocolSupport.ROW_RULE_FEATURES);
+  }
+
+  /**
+   * Before a commit that enforced rules: the table must still declare the rules the rows were
+   * checked against, and every identity column it moves must still have the high-water mark its
+   * values were assigned after. A change between the batch's start and this transaction's read
+   * snapshot is caught here; one after the read snapshot is a metaData action in a concurrent
+   * commit, which {@link ConflictRules} refuses.
+   */
+  private void checkRules() {
+    if (enforced == null && identityMarks.isEmpty()) {
+      return;
+    }
+    TableRules now = TableRules.of(readSnapshot);
+    if (enforced != null && !enforced.sameRulesAs(now)) {
+      abortWriter();
+      throw new TableException(
+          "The constraints, generated or identity columns of the Delta table at "
+              + table.location()
+              + " changed (version "
+              + readSnapshot.version()
+              + ") after the rows of this commit were checked against them. Nothing was"
+              + " committed; restart the pipeline to check rows against the table's new rules.");
+    }
+    for (AppendTransaction.IdentityMark mark : identityMarks) {
+      TableRules.Identity identity = now.identity(mark.column());
+      if (identity == null || !Objects.equals(identity.highWaterMark(), mark.previous())) {
+        abortWriter();
+        throw new CommitConflictException(
+            "Commit to the Delta table at "
+                + table.location()
+                + " conflicts: another writer assigned values of identity column "
+                + mark.column()
+                + " (high-water mark "
+                + (identity == null ? "gone" : identity.highWaterMark())
+                + ", this commit's values follow "
+                + mark.previous()
+                + "). Nothing was committed; the batch is written again with fresh values.");
+      }
+    }
+  }
+
+  /** {@code schema} with each marked identity column's high-water mark moved. */
+  static StructType withIdentityMarks(
+      StructType schema, List<AppendTransaction.IdentityMark> marks) {
+    if (marks.isEmpty()) {
+      return schema;
+    }
+    List<StructField> fields = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      StructField out = f;
+      for (AppendTransaction.IdentityMark m : marks) {
+        if (m.column().equals(f.name())) {
+          out = out.withMetadata(TableRules.IDENTITY_HIGH_WATER_MARK, m.highWaterMark());
+        }
+      }
+      fields.add(out);
+    }
+    return new StructType(fields);
   }
 
   /** Gives up: open data files are discarded, published ones stay as orphans for vacuum. */
