@@ -70,6 +70,12 @@ public final class StatelessProcessor implements RecordProcessor {
 
   private final List<String> partitionColumns;
 
+  /**
+   * The sink table's row rules (constraints, generated and identity columns), or null: rows go to
+   * the sink in the output's column order.
+   */
+  private final TableRowRules tableRules;
+
   private long batchId;
   private Instant batchStartedAt;
 
@@ -181,6 +187,7 @@ public final class StatelessProcessor implements RecordProcessor {
         sinkRows,
         joins,
         null,
+        null,
         null);
   }
 
@@ -205,7 +212,8 @@ public final class StatelessProcessor implements RecordProcessor {
         true,
         joins,
         layout,
-        null);
+        null,
+        tableRules);
   }
 
   /**
@@ -226,6 +234,28 @@ public final class StatelessProcessor implements RecordProcessor {
         sinkChecks != null,
         joins,
         layout,
+        Objects.requireNonNull(rules, "rules"),
+        tableRules);
+  }
+
+  /**
+   * This processor writing to a table with row rules ({@link TableRowRules}: CHECK constraints,
+   * invariants, generated and identity columns): each row becomes the table's row and is
+   * quarantined, not written, when the table refuses it. For the rows of a stateless pipeline that
+   * appends.
+   */
+  public StatelessProcessor withTableRules(TableRowRules rules) {
+    return new StatelessProcessor(
+        pipelineId,
+        parser,
+        rowSource,
+        rowSchema,
+        transforms,
+        partitionColumns,
+        sinkChecks != null,
+        joins,
+        layout,
+        changes,
         Objects.requireNonNull(rules, "rules"));
   }
 
@@ -239,8 +269,10 @@ public final class StatelessProcessor implements RecordProcessor {
       boolean sinkRows,
       StreamJoins joins,
       EvolvingLayout layout,
-      ChangeRules changes) {
+      ChangeRules changes,
+      TableRowRules tableRules) {
     this.layout = layout;
+    this.tableRules = tableRules;
     this.changes = changes;
     this.partitionColumns = List.copyOf(partitionColumns);
     this.pipelineId = pipelineId;
@@ -434,6 +466,19 @@ public final class StatelessProcessor implements RecordProcessor {
         }
       }
       return null;
+    }
+    if (tableRules != null) {
+      // all or none of a record's rows: a refused one quarantines the record
+      List<Object[]> tableRows = new ArrayList<>(rows.size());
+      for (Object[] out : rows) {
+        Object[] tableRow = tableRules.tableRow(out);
+        String problem = tableRules.problem(tableRow);
+        if (problem != null) {
+          return problem;
+        }
+        tableRows.add(tableRow);
+      }
+      rows = tableRows;
     }
     for (Object[] out : rows) {
       outputs.output(out);
