@@ -72,6 +72,8 @@ import org.apache.spark.sql.streaming.Trigger;
  * <p>A third job kind reads tables Tributary wrote: optional {@code reads}, each with {@code path} and
  * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
  * null columns left out), ordered by the first column, and its column names to {@code out.columns}.
+ * A read's optional {@code statements} (Spark SQL, {@code {path}} standing for its path) run first:
+ * Spark writes to a table after Tributary did, then reads it.
  */
 public class SparkJudge {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -140,6 +142,10 @@ public class SparkJudge {
   }
 
   private static void read(SparkSession spark, JsonNode r) throws Exception {
+    // optional statements first: Spark writes to the table after the test did ({path} = its path)
+    for (JsonNode statement : r.path("statements")) {
+      spark.sql(statement.asText().replace("{path}", r.get("path").asText()));
+    }
     Dataset<Row> table = spark.read().format("delta").load(r.get("path").asText());
     Files.write(Path.of(r.get("out").asText()),
         table.orderBy(table.columns()[0]).toJSON().collectAsList());

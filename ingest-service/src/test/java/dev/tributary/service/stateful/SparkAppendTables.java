@@ -1,8 +1,9 @@
 package dev.tributary.service.stateful;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
@@ -13,19 +14,25 @@ import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
+import dev.tributary.table.TableRules;
 import dev.tributary.table.interop.KernelReader;
 import dev.tributary.table.log.AddFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * For {@link SparkInteropIT} (issue 23): a Kafka pipeline from YAML appends to tables Spark 4 +
  * Delta 4 made with the features Databricks turns on, and the same Spark reads them back. The
  * target has column mapping by name, deletion vectors (a DELETE before our append), row tracking
- * and liquid clustering (domain metadata); a second table has a CHECK constraint, which Tributary
- * does not evaluate: the pipeline refuses it at start, naming the feature, before any batch.
+ * and liquid clustering (domain metadata). A second table has the row rules Spark declares: a CHECK
+ * constraint, a generated column and an identity column GENERATED ALWAYS; the pipeline quarantines
+ * the row that breaks the constraint, computes the generated values, assigns identity values after
+ * Spark's and moves the high-water mark, and Spark's own INSERT afterwards continues after ours (no
+ * identity value twice).
  */
 final class SparkAppendTables {
   private static final String COLUMNS =
@@ -39,6 +46,8 @@ final class SparkAppendTables {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
   private final Path dir;
   private Path out;
+  private Path ruledOut;
+  private Long ourMark;
 
   SparkAppendTables(Path dir) {
     this.dir = dir;
@@ -61,12 +70,24 @@ final class SparkAppendTables {
                 "DELETE FROM delta.`{path}` WHERE id = 's2'")),
         Map.of(
             "path",
-            dir.resolve("constrained").toString(),
+            dir.resolve("ruled").toString(),
             "statements",
             List.of(
-                "CREATE TABLE delta.`{path}` " + COLUMNS + " USING delta",
-                "ALTER TABLE delta.`{path}` ADD CONSTRAINT positive CHECK (amount > 0)")));
+                "CREATE TABLE delta.`{path}` (seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH"
+                    + " 100 INCREMENT BY 10), id STRING, amount BIGINT, doubled BIGINT GENERATED"
+                    + " ALWAYS AS (amount * 2), _kafka_topic STRING, _kafka_partition INT,"
+                    + " _kafka_offset BIGINT, _kafka_timestamp TIMESTAMP) USING delta",
+                "ALTER TABLE delta.`{path}` ADD CONSTRAINT positive CHECK (amount > 0)",
+                "INSERT INTO delta.`{path}` "
+                    + RULED_INSERT
+                    + " VALUES ('s1', 1, 'spark', 0, 0,"
+                    + " TIMESTAMP'2026-01-01 00:00:00'), ('s2', 2, 'spark', 0, 1,"
+                    + " TIMESTAMP'2026-01-01 00:00:01')")));
   }
+
+  /** The columns an INSERT into the ruled table names: not the identity or generated ones. */
+  private static final String RULED_INSERT =
+      "(id, amount, _kafka_topic, _kafka_partition, _kafka_offset, _kafka_timestamp)";
 
   /** Appends with pipelines; returns the reads Spark does afterwards. */
   Map<String, Object> appendAndListReads() throws Exception {
@@ -82,14 +103,78 @@ final class SparkAppendTables {
     broker.send(topic, 0, List.of("{\"id\":\"k4\",\"amount\":40}"));
     run(pipeline("append-target", topic, "target")); // a second commit: fresh row ids again
 
-    assertThatThrownBy(() -> run(pipeline("append-constrained", topic, "constrained")))
-        .hasMessageContaining("append-constrained")
-        .hasMessageContaining("checkConstraints")
-        .hasMessageContaining("docs/PROTOCOL_SUPPORT.md");
+    String ruledTopic = broker.createTopic("append-to-spark-ruled", 1);
+    broker.send(
+        ruledTopic,
+        0,
+        List.of(
+            "{\"id\":\"k1\",\"amount\":10}",
+            "{\"id\":\"k2\",\"amount\":-5}",
+            "{\"id\":\"k3\",\"amount\":30}"));
+    run(pipeline("append-ruled", ruledTopic, "ruled"));
+    broker.send(ruledTopic, 0, List.of("{\"id\":\"k4\",\"amount\":40}"));
+    run(pipeline("append-ruled", ruledTopic, "ruled")); // a second commit moves the mark again
+    try (var store = ObjectStores.open(dir.resolve("ruled-quarantine").toString(), null)) {
+      List<Object[]> quarantined = new KernelReader(store).rows();
+      assertThat(quarantined).hasSize(1);
+      assertThat(new String((byte[]) quarantined.get(0)[5], StandardCharsets.UTF_8))
+          .isEqualTo("{\"id\":\"k2\",\"amount\":-5}");
+      assertThat((String) quarantined.get(0)[6])
+          .contains("violates the CHECK constraint positive (amount > 0)");
+    }
+    try (var store = ObjectStores.open(dir.resolve("ruled").toString(), null)) {
+      ourMark =
+          TableRules.of(DeltaTable.open(store, TableOptions.defaults()).snapshot())
+              .identity("seq")
+              .highWaterMark();
+    }
 
-    out = Files.createDirectories(dir.resolve("spark")).resolve("target.jsonl");
+    Path spark = Files.createDirectories(dir.resolve("spark"));
+    out = spark.resolve("target.jsonl");
+    ruledOut = spark.resolve("ruled.jsonl");
     return Map.of(
-        "reads", List.of(Map.of("path", dir.resolve("target").toString(), "out", out.toString())));
+        "reads",
+        List.of(
+            Map.of("path", dir.resolve("target").toString(), "out", out.toString()),
+            Map.of(
+                "path",
+                dir.resolve("ruled").toString(),
+                "out",
+                ruledOut.toString(),
+                // Spark appends after us: its identity values must follow our high-water mark
+                "statements",
+                List.of(
+                    "INSERT INTO delta.`{path}` "
+                        + RULED_INSERT
+                        + " VALUES ('s9', 9, 'spark', 0, 9, TIMESTAMP'2026-01-01 00:00:09')"))));
+  }
+
+  /**
+   * What Spark reads of the ruled table after its own INSERT that followed ours: every row but the
+   * quarantined one, generated values right, identity values unique, ours after Spark's first ones
+   * and Spark's last one after ours.
+   */
+  void checkRuled() throws Exception {
+    Map<String, JsonNode> byId = new TreeMap<>();
+    for (String line : Files.readAllLines(ruledOut)) {
+      JsonNode row = new ObjectMapper().readTree(line);
+      byId.put(row.get("id").asText(), row);
+    }
+    assertThat(byId.keySet()).containsExactly("k1", "k3", "k4", "s1", "s2", "s9");
+    byId.values()
+        .forEach(
+            r ->
+                assertThat(r.get("doubled").asLong())
+                    .as("doubled of %s", r)
+                    .isEqualTo(r.get("amount").asLong() * 2));
+    Map<String, Long> seq = new TreeMap<>();
+    byId.forEach((id, r) -> seq.put(id, r.get("seq").asLong()));
+    assertThat(seq.values()).doesNotHaveDuplicates().allMatch(v -> (v - 100) % 10 == 0);
+    long sparkFirst = Math.max(seq.get("s1"), seq.get("s2"));
+    assertThat(seq.get("k1")).isGreaterThan(sparkFirst);
+    assertThat(seq.get("k3")).isGreaterThan(seq.get("k1"));
+    assertThat(seq.get("k4")).isGreaterThan(seq.get("k3")).isEqualTo(ourMark);
+    assertThat(seq.get("s9")).isGreaterThan(ourMark);
   }
 
   /** What Spark and Kernel read back, and the row ids we assigned. */
