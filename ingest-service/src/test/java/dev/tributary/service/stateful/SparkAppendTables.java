@@ -73,17 +73,26 @@ final class SparkAppendTables {
             dir.resolve("ruled").toString(),
             "statements",
             List.of(
-                "CREATE TABLE delta.`{path}` (seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH"
+                // by name, with a location: Spark 4 refuses generated columns on a path-named
+                // table (UNSUPPORTED_FEATURE.TABLE_OPERATION)
+                "CREATE TABLE "
+                    + RULED
+                    + " (seq BIGINT GENERATED ALWAYS AS IDENTITY (START WITH"
                     + " 100 INCREMENT BY 10), id STRING, amount BIGINT, doubled BIGINT GENERATED"
                     + " ALWAYS AS (amount * 2), _kafka_topic STRING, _kafka_partition INT,"
-                    + " _kafka_offset BIGINT, _kafka_timestamp TIMESTAMP) USING delta",
-                "ALTER TABLE delta.`{path}` ADD CONSTRAINT positive CHECK (amount > 0)",
-                "INSERT INTO delta.`{path}` "
+                    + " _kafka_offset BIGINT, _kafka_timestamp TIMESTAMP) USING delta LOCATION '{path}'",
+                "ALTER TABLE " + RULED + " ADD CONSTRAINT positive CHECK (amount > 0)",
+                "INSERT INTO "
+                    + RULED
+                    + " "
                     + RULED_INSERT
                     + " VALUES ('s1', 1, 'spark', 0, 0,"
                     + " TIMESTAMP'2026-01-01 00:00:00'), ('s2', 2, 'spark', 0, 1,"
                     + " TIMESTAMP'2026-01-01 00:00:01')")));
   }
+
+  /** The ruled table's name in Spark's session catalog. */
+  private static final String RULED = "appends_ruled";
 
   /** The columns an INSERT into the ruled table names: not the identity or generated ones. */
   private static final String RULED_INSERT =
@@ -144,7 +153,9 @@ final class SparkAppendTables {
                 // Spark appends after us: its identity values must follow our high-water mark
                 "statements",
                 List.of(
-                    "INSERT INTO delta.`{path}` "
+                    "INSERT INTO "
+                        + RULED
+                        + " "
                         + RULED_INSERT
                         + " VALUES ('s9', 9, 'spark', 0, 9, TIMESTAMP'2026-01-01 00:00:09')"))));
   }
