@@ -2,7 +2,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delta.tables.DeltaColumnBuilder;
 import io.delta.tables.DeltaTable;
+import io.delta.tables.DeltaTableBuilder;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +61,8 @@ import org.apache.spark.sql.streaming.Trigger;
  * written before the cases run; each leaves {@code <path>.ids.json}, the ids Spark reads from the
  * final table, sorted.
  *
- * <p>Optional {@code sqlTables}, each with {@code path} and {@code statements} (Spark SQL,
+ * <p>Optional {@code sqlTables}, each with {@code path} and {@code statements} (Spark SQL, or an
+ * object for Delta's table builder, see {@link #createWithBuilder};
  * {@code {path}} standing for the path), make tables with whatever table features the statements
  * turn on (deletion vectors, column mapping, ...); each leaves {@code <path>.spark.json}, the rows
  * Spark reads (JSON lines ordered by the first column), and {@code <path>.version}.
@@ -288,7 +291,11 @@ public class SparkJudge {
   private static void sqlTable(SparkSession spark, JsonNode t) throws Exception {
     String path = t.get("path").asText();
     for (JsonNode statement : t.get("statements")) {
-      spark.sql(statement.asText().replace("{path}", path));
+      if (statement.isObject()) {
+        createWithBuilder(spark, path, statement);
+      } else {
+        spark.sql(statement.asText().replace("{path}", path));
+      }
     }
     Dataset<Row> table = spark.read().format("delta").load(path);
     Files.write(Path.of(path + ".spark.json"),
@@ -296,6 +303,30 @@ public class SparkJudge {
     long version = DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0);
     Files.writeString(Path.of(path + ".version"), Long.toString(version));
     System.out.printf("sql table %s: version %d, %d rows%n", path, version, table.count());
+  }
+
+  /**
+   * A table made with Delta's builder API, for what Delta 4.0's SQL cannot declare (generated and
+   * identity columns: UNSUPPORTED_FEATURE.TABLE_OPERATION on CREATE TABLE): {@code columns}, each
+   * with {@code name}, {@code type} and optionally {@code generatedAlwaysAs} (a SQL expression) or
+   * {@code identityStart} and {@code identityStep} (GENERATED ALWAYS AS IDENTITY).
+   */
+  private static void createWithBuilder(SparkSession spark, String path, JsonNode create) {
+    DeltaTableBuilder builder = DeltaTable.create(spark).location(path);
+    for (JsonNode c : create.get("columns")) {
+      DeltaColumnBuilder column =
+          DeltaTable.columnBuilder(spark, c.get("name").asText()).dataType(c.get("type").asText());
+      if (c.has("generatedAlwaysAs")) {
+        column = column.generatedAlwaysAs(c.get("generatedAlwaysAs").asText());
+      }
+      if (c.has("identityStart")) {
+        column =
+            column.generatedAlwaysAsIdentity(
+                c.get("identityStart").asLong(), c.get("identityStep").asLong());
+      }
+      builder = builder.addColumn(column.build());
+    }
+    builder.execute();
   }
 
   /**

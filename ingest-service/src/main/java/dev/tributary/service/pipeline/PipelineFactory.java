@@ -441,14 +441,16 @@ public final class PipelineFactory {
   /**
    * The row rules (CHECK constraints, invariants, generated and identity columns) of an existing
    * sink table that a stateless appending pipeline enforces, compiled against the table's columns;
-   * empty when the table declares none, does not exist yet, or the pipeline is stateful (its sink
-   * then refuses a table that uses them, by feature name).
+   * empty when the table declares none, does not exist yet, or the pipeline is stateful or fans out
+   * to more sinks (its sink then refuses a table that uses them, by feature name).
    *
    * @throws IllegalStateException naming each rule the pipeline cannot honour
    */
   static Optional<TableRowRules> rowRules(CompiledPipeline pipeline, DeltaTable table)
       throws IOException {
-    if (pipeline.stateful().isPresent() || !table.exists()) {
+    // the rows of a fan-out go to every sink as they are: only a pipeline whose one sink is this
+    // table can turn them into the table's rows
+    if (pipeline.stateful().isPresent() || pipeline.spec().sinks().size() != 1 || !table.exists()) {
       return Optional.empty();
     }
     Snapshot snapshot = table.snapshot();
