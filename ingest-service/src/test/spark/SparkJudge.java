@@ -76,7 +76,9 @@ import org.apache.spark.sql.streaming.Trigger;
  * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
  * null columns left out), ordered by the first column, and its column names to {@code out.columns}.
  * A read's optional {@code statements} (Spark SQL, {@code {path}} standing for its path) run first:
- * Spark writes to a table after Tributary did, then reads it.
+ * Spark writes to a table after Tributary did, then reads it; a statement given as an object
+ * ({@code sql}, {@code expectError}: a file) is one Spark should refuse, its error message written
+ * to that file ({@code no error} if it succeeded).
  */
 public class SparkJudge {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -147,7 +149,19 @@ public class SparkJudge {
   private static void read(SparkSession spark, JsonNode r) throws Exception {
     // optional statements first: Spark writes to the table after the test did ({path} = its path)
     for (JsonNode statement : r.path("statements")) {
-      spark.sql(statement.asText().replace("{path}", r.get("path").asText()));
+      if (statement.isObject()) {
+        // a statement Spark must refuse: its error (or "no error") goes to the file named
+        String outcome = "no error";
+        try {
+          spark.sql(statement.get("sql").asText().replace("{path}", r.get("path").asText()))
+              .collectAsList();
+        } catch (Exception e) {
+          outcome = String.valueOf(e.getMessage());
+        }
+        Files.writeString(Path.of(statement.get("expectError").asText()), outcome);
+      } else {
+        spark.sql(statement.asText().replace("{path}", r.get("path").asText()));
+      }
     }
     Dataset<Row> table = spark.read().format("delta").load(r.get("path").asText());
     Files.write(Path.of(r.get("out").asText()),

@@ -333,28 +333,14 @@ public abstract sealed class TableTransaction implements AutoCloseable
     TableRules now = TableRules.of(readSnapshot);
     if (enforced != null && !enforced.sameRulesAs(now)) {
       abortWriter();
-      throw new TableException(
-          "The constraints, generated or identity columns of the Delta table at "
-              + table.location()
-              + " changed (version "
-              + readSnapshot.version()
-              + ") after the rows of this commit were checked against them. Nothing was"
-              + " committed; restart the pipeline to check rows against the table's new rules.");
+      throw TableErrors.rulesChanged(table.location(), readSnapshot.version());
     }
     for (AppendTransaction.IdentityMark mark : identityMarks) {
       TableRules.Identity identity = now.identity(mark.column());
       if (identity == null || !Objects.equals(identity.highWaterMark(), mark.previous())) {
         abortWriter();
-        throw new CommitConflictException(
-            "Commit to the Delta table at "
-                + table.location()
-                + " conflicts: another writer assigned values of identity column "
-                + mark.column()
-                + " (high-water mark "
-                + (identity == null ? "gone" : identity.highWaterMark())
-                + ", this commit's values follow "
-                + mark.previous()
-                + "). Nothing was committed; the batch is written again with fresh values.");
+        throw TableErrors.identityMarkMoved(
+            table.location(), mark, identity == null ? null : identity.highWaterMark());
       }
     }
   }

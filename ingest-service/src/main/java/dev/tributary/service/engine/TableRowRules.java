@@ -119,7 +119,9 @@ public final class TableRowRules {
         problems.add("the pipeline writes column " + f.name() + ", which the table does not have");
       }
     }
-    // rules are evaluated before the sink assigns identity values: they must not read them
+    // Rules are evaluated before the sink assigns identity values, so they must not read them: the
+    // rules compile against the table's columns with each assigned identity renamed to a name no
+    // expression can spell (positions unchanged), and a rule naming it fails to compile.
     List<StructField> visible = new ArrayList<>();
     List<Assigned> assigned = new ArrayList<>();
     for (int i = 0; i < tableSchema.size(); i++) {

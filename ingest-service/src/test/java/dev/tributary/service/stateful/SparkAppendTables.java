@@ -47,6 +47,7 @@ final class SparkAppendTables {
   private final Path dir;
   private Path out;
   private Path ruledOut;
+  private Path sparkNullError;
   private Long ourMark;
 
   SparkAppendTables(Path dir) {
@@ -133,17 +134,23 @@ final class SparkAppendTables {
         List.of(
             "{\"id\":\"k1\",\"amount\":10}",
             "{\"id\":\"k2\",\"amount\":-5}",
-            "{\"id\":\"k3\",\"amount\":30}"));
+            "{\"id\":\"k3\",\"amount\":30}",
+            "{\"id\":\"k5\",\"amount\":null}"));
     run(pipeline("append-ruled", ruledTopic, "ruled"));
     broker.send(ruledTopic, 0, List.of("{\"id\":\"k4\",\"amount\":40}"));
     run(pipeline("append-ruled", ruledTopic, "ruled")); // a second commit moves the mark again
     try (var store = ObjectStores.open(dir.resolve("ruled-quarantine").toString(), null)) {
       List<Object[]> quarantined = new KernelReader(store).rows();
-      assertThat(quarantined).hasSize(1);
-      assertThat(new String((byte[]) quarantined.get(0)[5], StandardCharsets.UTF_8))
-          .isEqualTo("{\"id\":\"k2\",\"amount\":-5}");
-      assertThat((String) quarantined.get(0)[6])
-          .contains("violates the CHECK constraint positive (amount > 0)");
+      // k5: a null amount breaks the constraint too, as Spark says below
+      assertThat(quarantined)
+          .extracting(q -> new String((byte[]) q[5], StandardCharsets.UTF_8))
+          .containsExactlyInAnyOrder(
+              "{\"id\":\"k2\",\"amount\":-5}", "{\"id\":\"k5\",\"amount\":null}");
+      assertThat(quarantined)
+          .allSatisfy(
+              q ->
+                  assertThat((String) q[6])
+                      .contains("violates the CHECK constraint positive (amount > 0)"));
     }
     try (var store = ObjectStores.open(dir.resolve("ruled").toString(), null)) {
       ourMark =
@@ -155,6 +162,7 @@ final class SparkAppendTables {
     Path spark = Files.createDirectories(dir.resolve("spark"));
     out = spark.resolve("target.jsonl");
     ruledOut = spark.resolve("ruled.jsonl");
+    sparkNullError = spark.resolve("ruled-null.error");
     return Map.of(
         "reads",
         List.of(
@@ -164,9 +172,19 @@ final class SparkAppendTables {
                 dir.resolve("ruled").toString(),
                 "out",
                 ruledOut.toString(),
-                // Spark appends after us: its identity values must follow our high-water mark
+                // Spark appends after us: its identity values must follow our high-water mark;
+                // and it refuses a null amount as we do (Delta: a CHECK is broken by null too)
                 "statements",
                 List.of(
+                    Map.of(
+                        "sql",
+                        "INSERT INTO "
+                            + RULED
+                            + " "
+                            + RULED_INSERT
+                            + " VALUES ('s8', NULL, 'spark', 0, 8, TIMESTAMP'2026-01-01 00:00:08')",
+                        "expectError",
+                        sparkNullError.toString()),
                     "INSERT INTO "
                         + RULED
                         + " "
@@ -200,6 +218,11 @@ final class SparkAppendTables {
     assertThat(seq.get("k3")).isGreaterThan(seq.get("k1"));
     assertThat(seq.get("k4")).isGreaterThan(seq.get("k3")).isEqualTo(ourMark);
     assertThat(seq.get("s9")).isGreaterThan(ourMark);
+    // Delta's null semantics, which TableRowRules follows: Spark refuses the null amount too
+    assertThat(Files.readString(sparkNullError))
+        .contains("positive")
+        .containsIgnoringCase("amount > 0")
+        .doesNotContain("no error");
   }
 
   /** What Spark and Kernel read back, and the row ids we assigned. */
