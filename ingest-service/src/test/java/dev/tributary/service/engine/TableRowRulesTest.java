@@ -165,6 +165,11 @@ class TableRowRulesTest {
   }
 
   private void batch(Run run, long batchId, String... records) throws Exception {
+    batch(run, batchId, true, records);
+  }
+
+  /** One batch; commit false: a crash after the data files, before the commit. */
+  private void batch(Run run, long batchId, boolean commit, String... records) throws Exception {
     BatchTag tag = new BatchTag(new TransactionId("orders@c", batchId), List.of());
     try (TableSink.BatchWriter writer = run.sink().begin(tag)) {
       BatchOutputs outputs = new BatchOutputs(writer, quarantine, null);
@@ -174,7 +179,9 @@ class TableRowRulesTest {
       for (String r : records) {
         run.processor().process(record(r), outputs);
       }
-      writer.commit(Map.of());
+      if (commit) {
+        writer.commit(Map.of());
+      }
     }
   }
 
@@ -224,6 +231,36 @@ class TableRowRulesTest {
     // a restarted pipeline continues after the mark its last commit moved
     batch(start(declared("id", "amount")), 1, "{\"id\":\"f\",\"amount\":1}");
     assertThat(rows()).extracting(r -> r.get(0)).containsExactly(100L, 110L, 120L);
+    assertThat(
+            TableRules.of(DeltaTable.open(store, TableOptions.defaults()).snapshot())
+                .identity("seq")
+                .highWaterMark())
+        .isEqualTo(120L);
+  }
+
+  @Test
+  void aBatchReplayedAfterACrashBeforeItsCommitAssignsTheSameValuesOnce() throws Exception {
+    makeLikeSpark(Map.of());
+    batch(start(declared("id", "amount")), 0, "{\"id\":\"a\",\"amount\":1}");
+    // the crash: data files written with 110 and 120, never committed; the mark stays at 100
+    batch(
+        start(declared("id", "amount")),
+        1,
+        false,
+        "{\"id\":\"b\",\"amount\":2}",
+        "{\"id\":\"c\",\"amount\":3}");
+    assertThat(
+            TableRules.of(DeltaTable.open(store, TableOptions.defaults()).snapshot())
+                .identity("seq")
+                .highWaterMark())
+        .isEqualTo(100L);
+    // the restart replays batch 1, then batch 1 again is a skip (the table holds it)
+    Run restarted = start(declared("id", "amount"));
+    batch(restarted, 1, "{\"id\":\"b\",\"amount\":2}", "{\"id\":\"c\",\"amount\":3}");
+    batch(restarted, 1, "{\"id\":\"b\",\"amount\":2}", "{\"id\":\"c\",\"amount\":3}");
+    assertThat(rows())
+        .containsExactly(
+            List.of(100L, "a", 1L, 2L), List.of(110L, "b", 2L, 4L), List.of(120L, "c", 3L, 6L));
     assertThat(
             TableRules.of(DeltaTable.open(store, TableOptions.defaults()).snapshot())
                 .identity("seq")
