@@ -2,7 +2,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.delta.tables.DeltaColumnBuilder;
 import io.delta.tables.DeltaTable;
+import io.delta.tables.DeltaTableBuilder;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +61,8 @@ import org.apache.spark.sql.streaming.Trigger;
  * written before the cases run; each leaves {@code <path>.ids.json}, the ids Spark reads from the
  * final table, sorted.
  *
- * <p>Optional {@code sqlTables}, each with {@code path} and {@code statements} (Spark SQL,
+ * <p>Optional {@code sqlTables}, each with {@code path} and {@code statements} (Spark SQL, or an
+ * object for Delta's table builder, see {@link #createWithBuilder};
  * {@code {path}} standing for the path), make tables with whatever table features the statements
  * turn on (deletion vectors, column mapping, ...); each leaves {@code <path>.spark.json}, the rows
  * Spark reads (JSON lines ordered by the first column), and {@code <path>.version}.
@@ -73,6 +76,10 @@ import org.apache.spark.sql.streaming.Trigger;
  * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
  * null columns left out), ordered by the first column, and its column names to {@code out.columns};
  * with {@code history}, also the table's {@code DESCRIBE HISTORY} (version, operation) to that file.
+ * A read's optional {@code statements} (Spark SQL, {@code {path}} standing for its path) run first:
+ * Spark writes to a table after Tributary did, then reads it; a statement given as an object
+ * ({@code sql}, {@code expectError}: a file) is one Spark should refuse, its error message written
+ * to that file ({@code no error} if it succeeded).
  */
 public class SparkJudge {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -141,6 +148,22 @@ public class SparkJudge {
   }
 
   private static void read(SparkSession spark, JsonNode r) throws Exception {
+    // optional statements first: Spark writes to the table after the test did ({path} = its path)
+    for (JsonNode statement : r.path("statements")) {
+      if (statement.isObject()) {
+        // a statement Spark must refuse: its error (or "no error") goes to the file named
+        String outcome = "no error";
+        try {
+          spark.sql(statement.get("sql").asText().replace("{path}", r.get("path").asText()))
+              .collectAsList();
+        } catch (Exception e) {
+          outcome = String.valueOf(e.getMessage());
+        }
+        Files.writeString(Path.of(statement.get("expectError").asText()), outcome);
+      } else {
+        spark.sql(statement.asText().replace("{path}", r.get("path").asText()));
+      }
+    }
     Dataset<Row> table = spark.read().format("delta").load(r.get("path").asText());
     Files.write(Path.of(r.get("out").asText()),
         table.orderBy(table.columns()[0]).toJSON().collectAsList());
@@ -280,7 +303,11 @@ public class SparkJudge {
   private static void sqlTable(SparkSession spark, JsonNode t) throws Exception {
     String path = t.get("path").asText();
     for (JsonNode statement : t.get("statements")) {
-      spark.sql(statement.asText().replace("{path}", path));
+      if (statement.isObject()) {
+        createWithBuilder(spark, path, statement);
+      } else {
+        spark.sql(statement.asText().replace("{path}", path));
+      }
     }
     Dataset<Row> table = spark.read().format("delta").load(path);
     Files.write(Path.of(path + ".spark.json"),
@@ -288,6 +315,30 @@ public class SparkJudge {
     long version = DeltaTable.forPath(spark, path).history(1).select("version").first().getLong(0);
     Files.writeString(Path.of(path + ".version"), Long.toString(version));
     System.out.printf("sql table %s: version %d, %d rows%n", path, version, table.count());
+  }
+
+  /**
+   * A table made with Delta's builder API, for what Delta 4.0's SQL cannot declare (generated and
+   * identity columns: UNSUPPORTED_FEATURE.TABLE_OPERATION on CREATE TABLE): {@code columns}, each
+   * with {@code name}, {@code type} and optionally {@code generatedAlwaysAs} (a SQL expression) or
+   * {@code identityStart} and {@code identityStep} (GENERATED ALWAYS AS IDENTITY).
+   */
+  private static void createWithBuilder(SparkSession spark, String path, JsonNode create) {
+    DeltaTableBuilder builder = DeltaTable.create(spark).location(path);
+    for (JsonNode c : create.get("columns")) {
+      DeltaColumnBuilder column =
+          DeltaTable.columnBuilder(spark, c.get("name").asText()).dataType(c.get("type").asText());
+      if (c.has("generatedAlwaysAs")) {
+        column = column.generatedAlwaysAs(c.get("generatedAlwaysAs").asText());
+      }
+      if (c.has("identityStart")) {
+        column =
+            column.generatedAlwaysAsIdentity(
+                c.get("identityStart").asLong(), c.get("identityStep").asLong());
+      }
+      builder = builder.addColumn(column.build());
+    }
+    builder.execute();
   }
 
   /**

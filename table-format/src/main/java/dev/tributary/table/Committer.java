@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,7 +65,8 @@ final class Committer {
       List<Action> fileActions,
       String operation,
       Map<String, ?> extras,
-      boolean appendsConflict) {
+      boolean appendsConflict,
+      Set<String> enforced) {
     String txnId = UUID.randomUUID().toString();
     List<String> removed = new ArrayList<>();
     int adds = 0;
@@ -79,7 +81,16 @@ final class Committer {
         new ConflictRules(txnId, txn, new HashSet<>(removed), appendsConflict, fences);
     Attempts attempts =
         new Attempts(
-            readState, txn, txnId, rules, fileActions, operation, extras, adds, removed.size());
+            readState,
+            txn,
+            txnId,
+            rules,
+            fileActions,
+            operation,
+            extras,
+            adds,
+            removed.size(),
+            enforced);
     try {
       return options.commitRetry().retryingOn(NotCommittedYet.class::isInstance).call(attempts);
     } catch (NotCommittedYet e) {
@@ -118,6 +129,7 @@ final class Committer {
     private final Map<String, ?> extras;
     private final int adds;
     private final int removes;
+    private final Set<String> enforced;
     private TableState state;
     private boolean unknown;
     // The last attempt's put threw rather than losing a race: a failing store (a full disk, a
@@ -134,7 +146,8 @@ final class Committer {
         String operation,
         Map<String, ?> extras,
         int adds,
-        int removes) {
+        int removes,
+        Set<String> enforced) {
       this.readState = readState;
       this.txn = txn;
       this.txnId = txnId;
@@ -144,6 +157,7 @@ final class Committer {
       this.extras = extras;
       this.adds = adds;
       this.removes = removes;
+      this.enforced = enforced;
       this.state = readState;
     }
 
@@ -167,7 +181,7 @@ final class Committer {
         throw e;
       }
       ProtocolSupport.checkWritable(
-          log.location(), state.version(), state.protocol(), state.metadata());
+          log.location(), state.version(), state.protocol(), state.metadata(), enforced);
       long version = state.version() + 1;
       List<Action> actions =
           actions(

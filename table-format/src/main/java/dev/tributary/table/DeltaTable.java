@@ -444,8 +444,18 @@ public final class DeltaTable {
    * @throws TableException naming the table, the protocol and each feature we lack
    */
   public void checkAppendable() throws IOException {
+    checkAppendable(Set.of());
+  }
+
+  /**
+   * {@link #checkAppendable()} for a writer that enforces the row rules in {@code enforced} (of
+   * {@link ProtocolSupport#ROW_RULE_FEATURES}: it evaluates the table's {@link TableRules} on every
+   * row and declares them on its transactions with {@link AppendTransaction#enforce}).
+   */
+  public void checkAppendable(Set<String> enforced) throws IOException {
     TableState state = latestState();
-    ProtocolSupport.checkWritable(location(), state.version(), state.protocol(), state.metadata());
+    ProtocolSupport.checkWritable(
+        location(), state.version(), state.protocol(), state.metadata(), enforced);
   }
 
   /** The latest version {@code appId} committed, or empty if it never did. */
@@ -620,8 +630,23 @@ public final class DeltaTable {
       String operation,
       Map<String, ?> extras,
       boolean appendsConflict) {
+    return commit(
+        readState, txn, fences, fileActions, operation, extras, appendsConflict, Set.of());
+  }
+
+  /** A commit by a writer that enforces the row rules in {@code enforced} on the rows it adds. */
+  CommitResult commit(
+      TableState readState,
+      TransactionId txn,
+      List<PositionFence> fences,
+      List<Action> fileActions,
+      String operation,
+      Map<String, ?> extras,
+      boolean appendsConflict,
+      Set<String> enforced) {
     Committer.Outcome outcome =
-        committer.commit(readState, txn, fences, fileActions, operation, extras, appendsConflict);
+        committer.commit(
+            readState, txn, fences, fileActions, operation, extras, appendsConflict, enforced);
     remember(outcome.state());
     CommitResult result = outcome.result();
     if (result.committed()

@@ -185,4 +185,38 @@ public final class TableErrors {
   public static String commitFileName(long version) {
     return String.format("_delta_log/%020d.json", version);
   }
+
+  /**
+   * The row rules a commit's rows were checked against ({@link AppendTransaction#enforce}) are no
+   * longer the table's: not retryable, the caller compiles the new rules first.
+   */
+  public static TableException rulesChanged(String location, long version) {
+    return new TableException(
+        "The constraints, generated or identity columns of the Delta table at "
+            + location
+            + " changed (version "
+            + version
+            + ") after the rows of this commit were checked against them. Nothing was"
+            + " committed; restart the pipeline to check rows against the table's new rules.");
+  }
+
+  /**
+   * Another writer assigned identity values after the mark this commit's values follow ({@link
+   * AppendTransaction#moveIdentity}): a conflict, the batch is written again with fresh values.
+   *
+   * @param now the table's mark now, or null if the column is no longer an identity column
+   */
+  public static CommitConflictException identityMarkMoved(
+      String location, AppendTransaction.IdentityMark mark, Long now) {
+    return new CommitConflictException(
+        "Commit to the Delta table at "
+            + location
+            + " conflicts: another writer assigned values of identity column "
+            + mark.column()
+            + " (high-water mark "
+            + (now == null ? "gone" : now)
+            + ", this commit's values follow "
+            + mark.previous()
+            + "). Nothing was committed; the batch is written again with fresh values.");
+  }
 }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * One idempotent write to a table: rows or finished data files, committed once.
@@ -58,6 +59,12 @@ public abstract sealed class TableTransaction implements AutoCloseable
   private final Map<String, String> newProperties = new LinkedHashMap<>();
 
   private boolean done;
+
+  /** The row rules the caller enforced on the rows ({@link AppendTransaction#enforce}), or null. */
+  TableRules enforced;
+
+  /** Identity high-water marks this commit moves ({@link AppendTransaction#moveIdentity}). */
+  final List<AppendTransaction.IdentityMark> identityMarks = new ArrayList<>();
 
   TableTransaction(DeltaTable table, TransactionId txn, Snapshot readSnapshot) {
     this.table = table;
@@ -269,13 +276,15 @@ public abstract sealed class TableTransaction implements AutoCloseable
         throw e;
       }
     }
+    checkRules();
     long now = table.options().clock().millis();
     List<Action> actions = new ArrayList<>();
     StructType statsSchema = readSnapshot.columnMapping().physicalSchema(readSnapshot.dataSchema());
     if (newProtocol != null) {
       actions.add(newProtocol);
     }
-    if (newSchema != null || !newProperties.isEmpty()) {
+    boolean schemaChanges = newSchema != null || !identityMarks.isEmpty();
+    if (schemaChanges || !newProperties.isEmpty()) {
       Metadata old = readSnapshot.state().metadata();
       Map<String, String> configuration =
           newMaxColumnId < 0
@@ -288,25 +297,30 @@ public abstract sealed class TableTransaction implements AutoCloseable
         configuration = new LinkedHashMap<>(configuration);
         configuration.putAll(newProperties);
       }
+      StructType committed =
+          schemaChanges
+              ? withIdentityMarks(
+                  newSchema != null ? newSchema : readSnapshot.schema(), identityMarks)
+              : null;
       actions.add(
           new Metadata(
               old.id(),
               old.name(),
               old.description(),
               old.format(),
-              newSchema != null ? SchemaJson.toJson(newSchema) : old.schemaString(),
+              schemaChanges ? SchemaJson.toJson(committed) : old.schemaString(),
               old.partitionColumns(),
               configuration,
               old.createdTime()));
-    }
-    if (newSchema != null) {
-      List<StructField> data = new ArrayList<>();
-      for (StructField f : newSchema.fields()) {
-        if (!readSnapshot.partitionColumns().contains(f.name())) {
-          data.add(f);
+      if (schemaChanges) {
+        List<StructField> data = new ArrayList<>();
+        for (StructField f : committed.fields()) {
+          if (!readSnapshot.partitionColumns().contains(f.name())) {
+            data.add(f);
+          }
         }
+        statsSchema = readSnapshot.columnMapping().physicalSchema(new StructType(data));
       }
-      statsSchema = readSnapshot.columnMapping().physicalSchema(new StructType(data));
     }
     actions.addAll(removals(now));
     for (TransactionId t : alsoRecorded) {
@@ -329,7 +343,59 @@ public abstract sealed class TableTransaction implements AutoCloseable
     Map<String, Object> info = new LinkedHashMap<>(commitInfoExtras);
     info.putAll(operationInfo(files));
     return table.commit(
-        readSnapshot.state(), txn, fences, actions, operation(), info, overwritesAll());
+        readSnapshot.state(),
+        txn,
+        fences,
+        actions,
+        operation(),
+        info,
+        overwritesAll(),
+        enforced == null ? Set.of() : ProtocolSupport.ROW_RULE_FEATURES);
+  }
+
+  /**
+   * Before a commit that enforced rules: the table must still declare the rules the rows were
+   * checked against, and every identity column it moves must still have the high-water mark its
+   * values were assigned after. A change between the batch's start and this transaction's read
+   * snapshot is caught here; one after the read snapshot is a metaData action in a concurrent
+   * commit, which {@link ConflictRules} refuses.
+   */
+  private void checkRules() {
+    if (enforced == null && identityMarks.isEmpty()) {
+      return;
+    }
+    TableRules now = TableRules.of(readSnapshot);
+    if (enforced != null && !enforced.sameRulesAs(now)) {
+      abortWriter();
+      throw TableErrors.rulesChanged(table.location(), readSnapshot.version());
+    }
+    for (AppendTransaction.IdentityMark mark : identityMarks) {
+      TableRules.Identity identity = now.identity(mark.column());
+      if (identity == null || !Objects.equals(identity.highWaterMark(), mark.previous())) {
+        abortWriter();
+        throw TableErrors.identityMarkMoved(
+            table.location(), mark, identity == null ? null : identity.highWaterMark());
+      }
+    }
+  }
+
+  /** {@code schema} with each marked identity column's high-water mark moved. */
+  static StructType withIdentityMarks(
+      StructType schema, List<AppendTransaction.IdentityMark> marks) {
+    if (marks.isEmpty()) {
+      return schema;
+    }
+    List<StructField> fields = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      StructField out = f;
+      for (AppendTransaction.IdentityMark m : marks) {
+        if (m.column().equals(f.name())) {
+          out = out.withMetadata(TableRules.IDENTITY_HIGH_WATER_MARK, m.highWaterMark());
+        }
+      }
+      fields.add(out);
+    }
+    return new StructType(fields);
   }
 
   /** Gives up: open data files are discarded, published ones stay as orphans for vacuum. */

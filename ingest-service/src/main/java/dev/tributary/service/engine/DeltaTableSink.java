@@ -11,12 +11,14 @@ import dev.tributary.table.PositionConflictException;
 import dev.tributary.table.PositionFence;
 import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableException;
+import dev.tributary.table.TableRules;
 import dev.tributary.table.TableTransaction;
 import dev.tributary.table.TypeWidening;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.DataWriteOptions;
 import dev.tributary.table.data.PartitionedDataWriter;
+import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.StructField;
@@ -51,6 +53,9 @@ public final class DeltaTableSink implements TableSink {
   private final EvolvingLayout layout;
 
   private final Write write;
+
+  /** The table's row rules the processor enforces, or null: the table has none we honour. */
+  private final TableRowRules rowRules;
 
   /**
    * How a batch's rows go into the table: appended in new files (every stateless pipeline and
@@ -139,6 +144,33 @@ public final class DeltaTableSink implements TableSink {
         new Write.Append());
   }
 
+  /**
+   * An appending sink to a table with row rules (CHECK constraints, invariants, generated and
+   * identity columns) that the pipeline's processor enforces ({@link
+   * StatelessProcessor#withTableRules}): its rows are the table's ({@link
+   * TableRowRules#tableSchema}), each batch assigns the identity values the rows lack and its
+   * commit declares the rules and moves the identity high-water marks.
+   */
+  public DeltaTableSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      TableRowRules rowRules,
+      List<String> partitionColumns,
+      DataWriteOptions writeOptions)
+      throws IOException {
+    this(
+        pipelineId,
+        store,
+        table,
+        rowRules.tableSchema(),
+        partitionColumns,
+        writeOptions,
+        null,
+        new Write.Append(),
+        rowRules);
+  }
+
   private DeltaTableSink(
       String pipelineId,
       ObjectStore store,
@@ -149,6 +181,21 @@ public final class DeltaTableSink implements TableSink {
       EvolvingLayout layout,
       Write write)
       throws IOException {
+    this(pipelineId, store, table, schema, partitionColumns, writeOptions, layout, write, null);
+  }
+
+  private DeltaTableSink(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      DataWriteOptions writeOptions,
+      EvolvingLayout layout,
+      Write write,
+      TableRowRules rowRules)
+      throws IOException {
+    this.rowRules = rowRules;
     this.store = store;
     this.table = table;
     this.schema = schema;
@@ -156,7 +203,19 @@ public final class DeltaTableSink implements TableSink {
     this.writeOptions = writeOptions;
     this.layout = layout;
     this.write = Objects.requireNonNull(write, "write");
-    createOrCheck(pipelineId, store, table, schema, this.partitionColumns);
+    createOrCheck(
+        pipelineId,
+        store,
+        table,
+        schema,
+        this.partitionColumns,
+        Map.of(),
+        rowRules == null ? Set.of() : ProtocolSupport.ROW_RULE_FEATURES);
+  }
+
+  /** The row rules of this sink's table its processor must enforce, if it has any. */
+  public Optional<TableRowRules> rowRules() {
+    return Optional.ofNullable(rowRules);
   }
 
   /** The evolving layout of this sink's table, if it has one. */
@@ -179,7 +238,7 @@ public final class DeltaTableSink implements TableSink {
       StructType schema,
       List<String> partitionColumns)
       throws IOException {
-    createOrCheck(pipelineId, store, table, schema, partitionColumns, Map.of());
+    createOrCheck(pipelineId, store, table, schema, partitionColumns, Map.of(), Set.of());
   }
 
   /**
@@ -194,6 +253,23 @@ public final class DeltaTableSink implements TableSink {
       List<String> partitionColumns,
       Map<String, String> properties)
       throws IOException {
+    createOrCheck(pipelineId, store, table, schema, partitionColumns, properties, Set.of());
+  }
+
+  /**
+   * {@link #createOrCheck(String, ObjectStore, DeltaTable, StructType, List, Map)} for a sink whose
+   * rows are checked against the row rules in {@code enforced} ({@link
+   * ProtocolSupport#ROW_RULE_FEATURES}).
+   */
+  static void createOrCheck(
+      String pipelineId,
+      ObjectStore store,
+      DeltaTable table,
+      StructType schema,
+      List<String> partitionColumns,
+      Map<String, String> properties,
+      Set<String> enforced)
+      throws IOException {
     if (!table.exists()) {
       try {
         table.create(schema, partitionColumns, properties);
@@ -206,7 +282,7 @@ public final class DeltaTableSink implements TableSink {
     try {
       // a table another engine made may use a writer feature we do not honour: refuse it now,
       // by name, rather than at the first commit
-      table.checkAppendable();
+      table.checkAppendable(enforced);
     } catch (TableException e) {
       throw new IllegalStateException("Pipeline " + pipelineId + ": " + e.getMessage(), e);
     }
@@ -388,10 +464,13 @@ public final class DeltaTableSink implements TableSink {
       // the files are written with the table's physical schema; the rows stay positional (the
       // table's columns are the pipeline's, checked at start).
       return new Writer(
-          opener, mapping.physicalSchema(latest.schema()), latest.physicalPartitionColumns());
+          opener,
+          mapping.physicalSchema(latest.schema()),
+          latest.physicalPartitionColumns(),
+          identities(latest));
     }
     if (layout == null) {
-      return new Writer(opener, schema, partitionColumns);
+      return new Writer(opener, schema, partitionColumns, identities(latest));
     }
     // Under evolution the table may have gained columns in an earlier batch of this run. The writer
     // starts from the table's schema, and any column the layout holds beyond it (one a replay of an
@@ -400,11 +479,65 @@ public final class DeltaTableSink implements TableSink {
     // never written with a column the table's schema lacks.
     StructType tableSchema = table.snapshot().schema();
     StructType wanted = layout.tableSchema();
-    Writer writer = new Writer(opener, tableSchema, partitionColumns);
+    Writer writer = new Writer(opener, tableSchema, partitionColumns, List.of());
     if (wanted.size() > tableSchema.size()) {
       writer.addColumns(wanted.fields().subList(tableSchema.size(), wanted.size()));
     }
     return writer;
+  }
+
+  /**
+   * The identity columns this batch assigns, each counting from the high-water mark of {@code
+   * latest}, the snapshot the batch starts from; the commit checks the mark is still that.
+   */
+  private List<IdentityCounter> identities(Snapshot latest) {
+    if (rowRules == null || rowRules.assignedIdentities().isEmpty()) {
+      return List.of();
+    }
+    TableRules now = TableRules.of(latest);
+    List<IdentityCounter> out = new ArrayList<>();
+    for (TableRowRules.Assigned a : rowRules.assignedIdentities()) {
+      TableRules.Identity identity = now.identity(a.identity().column());
+      if (identity == null) {
+        throw new IllegalStateException(
+            "the table at "
+                + location()
+                + " no longer has identity column "
+                + a.identity().column()
+                + "; restart the pipeline to check rows against the table's new rules");
+      }
+      out.add(new IdentityCounter(identity, a.index()));
+    }
+    return out;
+  }
+
+  /**
+   * One identity column's values in a batch: {@link TableRules.Identity#next()} onwards, one step
+   * per row, in the order rows are written (unique and monotonic in the step's direction).
+   */
+  private static final class IdentityCounter {
+    private final TableRules.Identity identity;
+    private final int index;
+    private long next;
+    private long last;
+    private boolean used;
+
+    IdentityCounter(TableRules.Identity identity, int index) {
+      this.identity = identity;
+      this.index = index;
+      this.next = identity.next();
+    }
+
+    void assign(Object[] row) {
+      last = next;
+      row[index] = next;
+      next = Math.addExact(next, identity.step());
+      used = true;
+    }
+
+    AppendTransaction.IdentityMark mark() {
+      return new AppendTransaction.IdentityMark(identity.column(), identity.highWaterMark(), last);
+    }
   }
 
   /** Opens the batch's transaction on the table's latest snapshot, when the files are written. */
@@ -417,6 +550,7 @@ public final class DeltaTableSink implements TableSink {
     private final List<DataFile> finished = new ArrayList<>();
     private final List<StructField> added = new ArrayList<>();
     private final List<String> filePartitionColumns;
+    private final List<IdentityCounter> identities;
     private StructType current;
     private PartitionedDataWriter files;
     private long rows;
@@ -426,8 +560,13 @@ public final class DeltaTableSink implements TableSink {
      * @param schema the files' schema: the table's, in physical names under column mapping
      * @param filePartitionColumns the partition columns as the files name them
      */
-    Writer(TransactionOpener opener, StructType schema, List<String> filePartitionColumns) {
+    Writer(
+        TransactionOpener opener,
+        StructType schema,
+        List<String> filePartitionColumns,
+        List<IdentityCounter> identities) {
       this.opener = opener;
+      this.identities = identities;
       this.current = schema;
       this.filePartitionColumns = List.copyOf(filePartitionColumns);
       this.files = DataFiles.newWriter(store, schema, this.filePartitionColumns, writeOptions);
@@ -455,6 +594,9 @@ public final class DeltaTableSink implements TableSink {
 
     @Override
     public void write(Object[] row) throws IOException {
+      for (IdentityCounter identity : identities) {
+        identity.assign(row);
+      }
       files.write(row);
       rows++;
     }
@@ -476,6 +618,14 @@ public final class DeltaTableSink implements TableSink {
             added); // the metaData action rides in the commit of the first rows that carry them
       }
       txn.addFiles(written);
+      if (rowRules != null) {
+        txn.enforce(rowRules.rules());
+        for (IdentityCounter identity : identities) {
+          if (identity.used) {
+            txn.moveIdentity(identity.mark());
+          }
+        }
+      }
       CommitResult result;
       try {
         result = txn.commit(commitInfo);

@@ -73,6 +73,12 @@ public final class StatelessProcessor implements RecordProcessor {
   /** The data-quality rules each transformed row is checked against. */
   private final Expectations expectations;
 
+  /**
+   * The sink table's row rules (constraints, generated and identity columns), or null: rows go to
+   * the sink in the output's column order.
+   */
+  private final TableRowRules tableRules;
+
   private long batchId;
   private Instant batchStartedAt;
 
@@ -155,6 +161,7 @@ public final class StatelessProcessor implements RecordProcessor {
         joins,
         null,
         null,
+        null,
         expectations);
   }
 
@@ -175,6 +182,7 @@ public final class StatelessProcessor implements RecordProcessor {
         joins,
         layout,
         changes,
+        tableRules,
         Objects.requireNonNull(rules, "rules"));
   }
 
@@ -208,6 +216,7 @@ public final class StatelessProcessor implements RecordProcessor {
         joins,
         null,
         null,
+        null,
         Expectations.NONE);
   }
 
@@ -233,6 +242,7 @@ public final class StatelessProcessor implements RecordProcessor {
         joins,
         layout,
         null,
+        tableRules,
         expectations);
   }
 
@@ -255,6 +265,29 @@ public final class StatelessProcessor implements RecordProcessor {
         joins,
         layout,
         Objects.requireNonNull(rules, "rules"),
+        tableRules,
+        expectations);
+  }
+
+  /**
+   * This processor writing to a table with row rules ({@link TableRowRules}: CHECK constraints,
+   * invariants, generated and identity columns): each row becomes the table's row and is
+   * quarantined, not written, when the table refuses it. For the rows of a stateless pipeline that
+   * appends.
+   */
+  public StatelessProcessor withTableRules(TableRowRules rules) {
+    return new StatelessProcessor(
+        pipelineId,
+        parser,
+        rowSource,
+        rowSchema,
+        transforms,
+        partitionColumns,
+        sinkChecks != null,
+        joins,
+        layout,
+        changes,
+        Objects.requireNonNull(rules, "rules"),
         expectations);
   }
 
@@ -269,8 +302,10 @@ public final class StatelessProcessor implements RecordProcessor {
       StreamJoins joins,
       EvolvingLayout layout,
       ChangeRules changes,
+      TableRowRules tableRules,
       Expectations expectations) {
     this.layout = layout;
+    this.tableRules = tableRules;
     this.expectations = expectations;
     this.changes = changes;
     this.partitionColumns = List.copyOf(partitionColumns);
@@ -473,6 +508,19 @@ public final class StatelessProcessor implements RecordProcessor {
         }
       }
       return null;
+    }
+    if (tableRules != null) {
+      // all or none of a record's rows: a refused one quarantines the record
+      List<Object[]> tableRows = new ArrayList<>(rows.size());
+      for (Object[] out : rows) {
+        Object[] tableRow = tableRules.tableRow(out);
+        String problem = tableRules.problem(tableRow);
+        if (problem != null) {
+          return problem;
+        }
+        tableRows.add(tableRow);
+      }
+      rows = tableRows;
     }
     for (Object[] out : rows) {
       outputs.output(out);

@@ -19,6 +19,7 @@ import dev.tributary.service.engine.Expectations;
 import dev.tributary.service.engine.QuarantineRows;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
+import dev.tributary.service.engine.TableRowRules;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.expr.ExpressionException;
@@ -38,7 +39,10 @@ import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.storage.S3Settings;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.Snapshot;
+import dev.tributary.table.TableException;
 import dev.tributary.table.TableOptions;
+import dev.tributary.table.TableRules;
 import dev.tributary.table.data.DataWriteOptions;
 import dev.tributary.table.stream.ChangeOptions;
 import dev.tributary.table.stream.SourceLimits;
@@ -429,13 +433,59 @@ public final class PipelineFactory {
       return new DeltaTableSink(
           spec.id(), store, table, layout, spec.sink().partitionBy(), writeOptions(spec.sink()));
     }
+    DeltaTable table = DeltaTable.open(store, tableOptions(spec));
+    Optional<TableRowRules> rules = rowRules(pipeline, table);
+    if (rules.isPresent()) {
+      return new DeltaTableSink(
+          spec.id(),
+          store,
+          table,
+          rules.get(),
+          spec.sink().partitionBy(),
+          writeOptions(spec.sink()));
+    }
     return new DeltaTableSink(
         spec.id(),
         store,
-        DeltaTable.open(store, tableOptions(spec)),
+        table,
         pipeline.outputSchema(),
         spec.sink().partitionBy(),
         writeOptions(spec.sink()));
+  }
+
+  /**
+   * The row rules (CHECK constraints, invariants, generated and identity columns) of an existing
+   * sink table that a stateless appending pipeline enforces, compiled against the table's columns;
+   * empty when the table declares none, does not exist yet, or the pipeline is stateful or fans out
+   * to more sinks (its sink then refuses a table that uses them, by feature name).
+   *
+   * @throws IllegalStateException naming each rule the pipeline cannot honour
+   */
+  static Optional<TableRowRules> rowRules(CompiledPipeline pipeline, DeltaTable table)
+      throws IOException {
+    // the rows of a fan-out go to every sink as they are: only a pipeline whose one sink is this
+    // table can turn them into the table's rows
+    if (pipeline.stateful().isPresent() || pipeline.spec().sinks().size() != 1 || !table.exists()) {
+      return Optional.empty();
+    }
+    Snapshot snapshot = table.snapshot();
+    TableRules rules;
+    try {
+      rules = TableRules.of(snapshot);
+    } catch (TableException e) {
+      throw new IllegalStateException(
+          "Pipeline " + pipeline.spec().id() + ": " + e.getMessage(), e);
+    }
+    if (rules.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        TableRowRules.compile(
+            pipeline.spec().id(),
+            table.location(),
+            rules,
+            snapshot.schema(),
+            pipeline.outputSchema()));
   }
 
   /**
@@ -533,6 +583,9 @@ public final class PipelineFactory {
       }
       if (sink instanceof DeltaTableSink delta && delta.layout().isPresent()) {
         return pipeline.processor().evolving(delta.layout().get(), pipeline.spec().partitionBy());
+      }
+      if (sink instanceof DeltaTableSink delta && delta.rowRules().isPresent()) {
+        return pipeline.processor().withTableRules(delta.rowRules().get());
       }
       return pipeline.processor();
     }

@@ -127,6 +127,12 @@ class SparkInteropIT {
   }
 
   @Test
+  void aKafkaPipelineAppendsToASparkTableWithACheckConstraintAGeneratedAndAnIdentityColumn()
+      throws Exception {
+    appends.checkRuled();
+  }
+
+  @Test
   void everyColumnTypeSparkWritesIsReadAsKernelReadsItInEachParquetShape() throws Exception {
     for (String name : List.of("types-default", "types-int96", "types-millis", "types-legacy")) {
       assertThat(typed.check(name)).as(name).isEqualTo(41);

@@ -22,9 +22,11 @@ import java.util.TreeSet;
  * type, read and written). We write reader 1 / writer 2 tables, and tables whose writer features we
  * honour: {@code appendOnly} (we refuse data-changing removes on such tables), {@code typeWidening}
  * (we record every change in {@code delta.typeChanges} and write the wide type) and {@code
- * invariants}. Column invariants (implied by legacy writer 2, and named once a table moves to table
- * features) we do not evaluate, so a schema declaring {@code delta.invariants} is refused for
- * writing.
+ * invariants}. The row rules ({@link #ROW_RULE_FEATURES}: invariants, CHECK constraints, generated
+ * and identity columns) are honoured only by a writer that evaluates them on every row it appends
+ * (the service's stateless append sink, see {@code dev.tributary.table.TableRules}): such a writer
+ * names them in {@link #checkWritable(String, long, Protocol, Metadata, Set)}; any other writer
+ * refuses a table that uses one.
  */
 public final class ProtocolSupport {
   /** Reader features (reader version 3) we implement. */
@@ -63,6 +65,14 @@ public final class ProtocolSupport {
           "inCommitTimestamp",
           // timestamp_ntz columns are written as Spark writes them
           "timestampNtz");
+
+  /**
+   * Writer features that constrain the rows of an append, honoured only by a writer that enforces
+   * them row by row ({@code dev.tributary.table.TableRules}): column invariants, CHECK constraints,
+   * generated columns and identity columns.
+   */
+  public static final Set<String> ROW_RULE_FEATURES =
+      Set.of("invariants", "checkConstraints", "generatedColumns", "identityColumns");
 
   /**
    * Features Tributary itself puts on tables it writes: {@code typeWidening} when a declared column
@@ -167,6 +177,16 @@ public final class ProtocolSupport {
    * a feature supported but unused asks nothing of an appender.
    */
   public static void checkWritable(String location, long version, Protocol p, Metadata m) {
+    checkWritable(location, version, p, m, Set.of());
+  }
+
+  /**
+   * {@link #checkWritable(String, long, Protocol, Metadata)} for a writer that enforces the row
+   * rules named in {@code enforced} (a subset of {@link #ROW_RULE_FEATURES}) on every row it
+   * appends: those are honoured even when the table uses them.
+   */
+  public static void checkWritable(
+      String location, long version, Protocol p, Metadata m, Set<String> enforced) {
     checkReadable(location, version, p, m);
     int writer = p.minWriterVersion();
     if (writer < 1 || writer > 7) {
@@ -175,11 +195,15 @@ public final class ProtocolSupport {
     Set<String> features = writer == 7 ? p.writerFeatures() : impliedWriterFeatures(writer);
     Set<String> unsupported = new TreeSet<>();
     for (String feature : features) {
-      if (!WRITER_FEATURES.contains(feature) && !inactive(feature, m)) {
+      if (!WRITER_FEATURES.contains(feature)
+          && !inactive(feature, m)
+          && !enforced.contains(feature)) {
         unsupported.add(feature);
       }
     }
-    if (features.contains("invariants") && m.schemaString().contains("delta.invariants")) {
+    if (features.contains("invariants")
+        && m.schemaString().contains("delta.invariants")
+        && !enforced.contains("invariants")) {
       unsupported.add("invariants");
     }
     if (!unsupported.isEmpty()) {

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/PROTOCOL_SUPPORT.md's table of features says what {@link ProtocolSupport}'s lists say: a
- * feature marked "read" is one we read, "append" one we honour when committing, "write new" one we
- * put on tables ourselves, and every feature of the lists has a row.
+ * feature marked "read" is one we read, "append" one we honour when committing (the row rules: when
+ * the appending pipeline enforces them), "write new" one we put on tables ourselves, and every
+ * feature of the lists has a row.
  */
 class ProtocolSupportDocTest {
   private static final Path DOC = Path.of("../docs/PROTOCOL_SUPPORT.md");
@@ -57,7 +58,9 @@ class ProtocolSupportDocTest {
       assertThat(row.read()).as("read of %s", feature).isEqualTo(read);
       assertThat(row.append())
           .as("append of %s", feature)
-          .isEqualTo(ProtocolSupport.WRITER_FEATURES.contains(feature));
+          .isEqualTo(
+              ProtocolSupport.WRITER_FEATURES.contains(feature)
+                  || ProtocolSupport.ROW_RULE_FEATURES.contains(feature));
       assertThat(row.writeNew())
           .as("write new of %s", feature)
           .isEqualTo(ProtocolSupport.CREATED_FEATURES.contains(feature));
