@@ -2,14 +2,10 @@ package dev.tributary.service.cli;
 
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
-import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.demo.ChangeEvents;
 import dev.tributary.service.demo.EmbeddedBroker;
-import dev.tributary.service.engine.BatchProgress;
-import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
-import dev.tributary.service.pipeline.PipelineRun;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
@@ -105,18 +101,7 @@ final class CdcDemo {
     PipelineSpec spec = PipelineParser.parse(yaml, file.toString(), env);
     CompiledPipeline pipeline = PipelineFactory.compile(spec);
     out.printf("%d. Running pipeline %s (available-now), from %s:%n", step, spec.id(), file);
-    ProgressLog progress = new ProgressLog(1000);
-    try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
-      run.run();
-    }
-    List<BatchProgress> batches = progress.last(1000);
-    out.printf(
-        "   %d batch%s, %,d records in, %,d rows out, %,d quarantined%n",
-        batches.size(),
-        batches.size() == 1 ? "" : "es",
-        batches.stream().mapToLong(BatchProgress::inputRows).sum(),
-        batches.stream().mapToLong(BatchProgress::outputRows).sum(),
-        batches.stream().mapToLong(BatchProgress::quarantinedRows).sum());
+    out.println("   " + MedallionDemo.describe(MedallionDemo.runAvailableNow(pipeline)));
     return spec;
   }
 

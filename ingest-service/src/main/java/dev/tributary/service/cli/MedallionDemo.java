@@ -97,6 +97,28 @@ final class MedallionDemo {
     }
   }
 
+  /** Runs a demo pipeline available-now; returns the progress of its batches. */
+  static List<BatchProgress> runAvailableNow(CompiledPipeline pipeline) throws Exception {
+    ProgressLog progress = new ProgressLog(1000);
+    try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
+      run.run();
+    }
+    return progress.last(1000);
+  }
+
+  /** "3 batches, 1,000 rows in, 990 rows out, 4 quarantined, 6 filtered out, 0 late". */
+  static String describe(List<BatchProgress> batches) {
+    return String.format(
+        "%d batch%s, %,d rows in, %,d rows out, %,d quarantined, %,d filtered out, %,d late",
+        batches.size(),
+        batches.size() == 1 ? "" : "es",
+        batches.stream().mapToLong(BatchProgress::inputRows).sum(),
+        batches.stream().mapToLong(BatchProgress::outputRows).sum(),
+        batches.stream().mapToLong(BatchProgress::quarantinedRows).sum(),
+        batches.stream().mapToLong(BatchProgress::filteredRows).sum(),
+        batches.stream().mapToLong(BatchProgress::lateRows).sum());
+  }
+
   /** Writes the customers dimension with our own Delta writer, as any Delta writer could. */
   static void writeCustomers(Path path) throws IOException {
     StructType schema =
@@ -125,20 +147,7 @@ final class MedallionDemo {
     PipelineSpec spec = PipelineParser.parse(yaml, file.toString(), env);
     CompiledPipeline pipeline = PipelineFactory.compile(spec);
     out.printf("%n%d. %s: running pipeline %s (available-now):%n", step, layer, spec.id());
-    ProgressLog progress = new ProgressLog(1000);
-    try (PipelineRun run = PipelineRun.open(pipeline, new TriggerSpec.AvailableNow(), progress)) {
-      run.run();
-    }
-    List<BatchProgress> batches = progress.last(1000);
-    out.printf(
-        "   %d batch%s, %,d rows in, %,d rows out, %,d quarantined, %,d filtered out, %,d late%n",
-        batches.size(),
-        batches.size() == 1 ? "" : "es",
-        batches.stream().mapToLong(BatchProgress::inputRows).sum(),
-        batches.stream().mapToLong(BatchProgress::outputRows).sum(),
-        batches.stream().mapToLong(BatchProgress::quarantinedRows).sum(),
-        batches.stream().mapToLong(BatchProgress::filteredRows).sum(),
-        batches.stream().mapToLong(BatchProgress::lateRows).sum());
+    out.println("   " + describe(runAvailableNow(pipeline)));
     try (ObjectStore store = ObjectStores.open(spec.sink().path(), null)) {
       Snapshot table = DeltaTable.open(store, TableOptions.defaults()).snapshot();
       long rows = 0;

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -624,24 +625,41 @@ public final class StatelessProcessor implements RecordProcessor {
       quarantine(source, "transform failed: " + e.getMessage(), outputs);
       return null;
     }
-    Object[] row = project(transformed, outputs);
+    return expected(
+        project(transformed, outputs),
+        outputs,
+        source::provenance,
+        error -> quarantine(source, error, outputs));
+  }
+
+  /** Sends the input of the row at hand to the quarantine table with an error. */
+  @FunctionalInterface
+  private interface Quarantine {
+    void send(String error) throws IOException;
+  }
+
+  /**
+   * Applies the expectations to a transformed row: returns it when it may go on (it met every rule,
+   * or the strongest violated one only warns), else null (dropped and counted as filtered, or
+   * quarantined); throws for a rule that fails the batch.
+   *
+   * @param where names the input for a failure message
+   */
+  private Object[] expected(
+      Object[] row, BatchOutputs outputs, Supplier<String> where, Quarantine quarantine)
+      throws IOException {
     Expectations.Rule violated = row == null ? null : expectations.check(row, outputs);
     if (violated == null) {
       return row;
     }
-    return switch (violated.action()) {
-      case WARN -> row;
-      case DROP -> dropped(outputs);
-      case QUARANTINE -> {
-        quarantine(source, violated.describe(), outputs);
-        yield null;
+    switch (violated.action()) {
+      case WARN -> {
+        return row;
       }
-      case FAIL -> throw new ExpectationFailedException(pipelineId, violated, source.provenance());
-    };
-  }
-
-  private static Object[] dropped(BatchOutputs outputs) {
-    outputs.countFiltered(); // a dropped row is filtered: input = output + quarantined + filtered
+      case DROP -> outputs.countFiltered(); // input = output + quarantined + filtered
+      case QUARANTINE -> quarantine.send(violated.describe());
+      case FAIL -> throw new ExpectationFailedException(pipelineId, violated, where.get());
+    }
     return null;
   }
 
@@ -700,24 +718,11 @@ public final class StatelessProcessor implements RecordProcessor {
       quarantine(record, "transform failed: " + e.getMessage(), outputs);
       return null;
     }
-    Object[] out = project(transformed, outputs);
-    Expectations.Rule violated = out == null ? null : expectations.check(out, outputs);
-    if (violated == null) {
-      return out;
-    }
-    return switch (violated.action()) {
-      case WARN -> out;
-      case DROP -> dropped(outputs);
-      case QUARANTINE -> {
-        quarantine(record, violated.describe(), outputs);
-        yield null;
-      }
-      case FAIL ->
-          throw new ExpectationFailedException(
-              pipelineId,
-              violated,
-              record.topic() + " partition " + record.partition() + " offset " + record.offset());
-    };
+    return expected(
+        project(transformed, outputs),
+        outputs,
+        () -> record.topic() + " partition " + record.partition() + " offset " + record.offset(),
+        error -> quarantine(record, error, outputs));
   }
 
   @Override
