@@ -4,6 +4,9 @@ import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.RowIterator;
+import dev.tributary.table.dv.DeletionVectorDescriptor;
+import dev.tributary.table.dv.DeletionVectors;
+import dev.tributary.table.dv.RoaringBitmapArray;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.PrimitiveType;
@@ -70,8 +73,11 @@ final class KeyIndex {
   private final BitSet alive = new BitSet();
   private String tableId;
 
-  /** A data file the index holds: its id in locations, its rows, its deletion vector's id. */
-  private record FileEntry(int id, String dvId) {}
+  /**
+   * A data file the index holds: its id in locations, its deletion vector's id, and the vector
+   * itself (null for none).
+   */
+  private record FileEntry(int id, String dvId, DeletionVectorDescriptor dv) {}
 
   /** A key's fingerprint, as a map key for duplicates. */
   private record Fingerprint(long hi, long lo) {}
@@ -137,13 +143,27 @@ final class KeyIndex {
       tableId = snapshot.tableId();
     }
     Map<String, AddFile> current = snapshot.state().files();
+    Map<Integer, RoaringBitmapArray> newlyDeleted = new HashMap<>();
     for (Iterator<Map.Entry<String, FileEntry>> it = files.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, FileEntry> e = it.next();
       AddFile now = current.get(e.getKey());
-      if (now == null || !deletionVectorId(now).equals(e.getValue().dvId())) {
-        alive.clear(e.getValue().id());
+      FileEntry held = e.getValue();
+      if (now != null && deletionVectorId(now).equals(held.dvId())) {
+        continue;
+      }
+      RoaringBitmapArray grown = now == null ? null : grownBy(store, held.dv(), now);
+      if (grown != null) {
+        // the same file with more rows deleted (a merge marked them): keep its entries, drop
+        // those of the newly deleted rows below, instead of reading its keys again
+        newlyDeleted.put(held.id(), grown);
+        e.setValue(new FileEntry(held.id(), deletionVectorId(now), now.deletionVector()));
+      } else {
+        alive.clear(held.id());
         it.remove();
       }
+    }
+    if (!newlyDeleted.isEmpty()) {
+      dropRows(newlyDeleted);
     }
     StructType projection = projection(snapshot);
     KeyFingerprint fingerprint = fingerprinter(projection);
@@ -162,7 +182,7 @@ final class KeyIndex {
       int id = pathsById.size();
       pathsById.add(add.path());
       alive.set(id);
-      files.put(add.path(), new FileEntry(id, deletionVectorId(add)));
+      files.put(add.path(), new FileEntry(id, deletionVectorId(add), add.deletionVector()));
       DataFile file = snapshot.toDataFile(add);
       long row = 0;
       try (RowIterator rows = DataFiles.read(store, file, projection, snapshot.columnMapping())) {
@@ -186,6 +206,73 @@ final class KeyIndex {
       }
     }
     return read;
+  }
+
+  /**
+   * The rows {@code now}'s deletion vector deletes beyond {@code before} (null: none), when it
+   * deletes every row {@code before} did; null when it does not (another engine rewrote the vector:
+   * the file is read again).
+   */
+  private static RoaringBitmapArray grownBy(
+      ObjectStore store, DeletionVectorDescriptor before, AddFile now) throws IOException {
+    if (now.deletionVector() == null) {
+      return null;
+    }
+    RoaringBitmapArray after = DeletionVectors.load(store, now.deletionVector());
+    RoaringBitmapArray added = new RoaringBitmapArray();
+    RoaringBitmapArray old =
+        before == null ? new RoaringBitmapArray() : DeletionVectors.load(store, before);
+    for (long row : old.toArray()) {
+      if (!after.contains(row)) {
+        return null;
+      }
+    }
+    for (long row : after.toArray()) {
+      if (!old.contains(row)) {
+        added.add(row);
+      }
+    }
+    return added;
+  }
+
+  /**
+   * Removes the entries of rows that deletion vectors now delete ({@code rows} by file id): one
+   * pass over the slots. A slot whose key has more rows (in {@link #duplicates}) takes the next
+   * live one, so the key stays findable.
+   */
+  private void dropRows(Map<Integer, RoaringBitmapArray> rows) {
+    for (List<long[]> more : duplicates.values()) {
+      more.removeIf(d -> deleted(rows, d[0]));
+    }
+    for (int i = 0; i < locs.length; i++) {
+      long loc = locs[i];
+      if (loc < 0 || !deleted(rows, loc)) {
+        continue;
+      }
+      List<long[]> more =
+          duplicates.isEmpty() ? null : duplicates.get(new Fingerprint(his[i], los[i]));
+      long[] next = null;
+      while (more != null && !more.isEmpty() && next == null) {
+        long[] candidate = more.remove(0);
+        next = alive.get(fileOf(candidate[0])) ? candidate : null;
+      }
+      if (more != null && more.isEmpty()) {
+        duplicates.remove(new Fingerprint(his[i], los[i]));
+      }
+      if (next == null) {
+        locs[i] = TOMBSTONE;
+      } else {
+        locs[i] = next[0];
+        if (seqs != null) {
+          seqs[i] = next[1];
+        }
+      }
+    }
+  }
+
+  private static boolean deleted(Map<Integer, RoaringBitmapArray> rows, long location) {
+    RoaringBitmapArray file = rows.get(fileOf(location));
+    return file != null && file.contains(row(location));
   }
 
   /** The id of the file's deletion vector, "" for none (a file re-added with one is another). */

@@ -29,7 +29,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -163,6 +165,53 @@ class DeletionVectorMergeTest {
     // the key index re-read the re-added file: a later change of key 5 finds its new row
     merge(2, upsert(row(5, "five-again", LATER + 1)));
     assertThat(namesById(table)).hasSize(9).containsEntry(5L, "five-again");
+  }
+
+  /**
+   * The key index follows the vectors a merge writes without reading the marked files' keys again:
+   * each batch reads only the keys of the files it added. Over random batches of updates, deletes
+   * and re-inserts of deleted keys (with a second load of some keys, duplicates the index keeps as
+   * extra rows), the table stays equal to the last value per key.
+   */
+  @Test
+  void theIndexDropsTheMarkedRowsInsteadOfReadingTheFilesAgain() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "load", 0, 0, 200);
+    Map<Long, String> expected = new TreeMap<>();
+    for (long id = 0; id < 200; id++) {
+      expected.put(id, "name-" + id);
+    }
+    Random random = new Random(7);
+    long ts = LATER;
+    long indexedBefore = -1;
+    for (int batch = 0; batch < 12; batch++) {
+      List<MergeTransaction.Change> changes = new ArrayList<>();
+      Set<Long> touched = new TreeSet<>();
+      while (touched.size() < 15) {
+        long id = random.nextInt(230);
+        if (!touched.add(id)) {
+          continue;
+        }
+        ts++;
+        if (expected.containsKey(id) && random.nextInt(4) == 0) {
+          changes.add(delete(row(id, null, ts)));
+          expected.remove(id);
+        } else {
+          changes.add(upsert(row(id, "v" + batch + "-" + id, ts)));
+          expected.put(id, "v" + batch + "-" + id);
+        }
+      }
+      MergeMetrics m = merge(batch, changes.toArray(new MergeTransaction.Change[0]));
+      if (batch == 0) {
+        assertThat(m.indexedRows()).as("the first merge reads every key once").isEqualTo(200);
+      } else {
+        assertThat(m.indexedRows())
+            .as("batch %d reads only the keys of the previous batch's new file", batch)
+            .isEqualTo(indexedBefore);
+      }
+      indexedBefore = m.inserted() + m.updated();
+      assertThat(namesById(table)).as("after batch %d", batch).isEqualTo(expected);
+    }
   }
 
   @Test
