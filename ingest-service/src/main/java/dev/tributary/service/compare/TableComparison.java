@@ -35,8 +35,12 @@ import java.util.stream.Stream;
  * max(0, b - a) to only-in-B, which is what {@code EXCEPT ALL} counts.
  */
 public final class TableComparison {
-  /** In-memory cost of a row text beyond its characters: the map entry, String and count. */
-  private static final long ENTRY_OVERHEAD = 120;
+  /**
+   * In-memory cost of a row beyond its characters: the String, the hash map entry, the counts and,
+   * with a key, the key's own map (measured: ~3 million distinct rows of 3 columns in a 512 MB
+   * heap).
+   */
+  private static final long ENTRY_OVERHEAD = 200;
 
   private static final int MAX_PARTITIONS = 1024;
   private static final byte SIDE_A = 0;
@@ -183,7 +187,8 @@ public final class TableComparison {
 
     /** Loads one partition and counts its differences. */
     void partition(Path file, boolean keyed) throws IOException {
-      // key text (the row text without a key) -> row text -> {count in A, count in B}
+      // without a key: row text -> {count in A, count in B}; with one: key text -> its rows' counts
+      Map<String, long[]> counts = new HashMap<>();
       Map<String, Map<String, long[]>> groups = new HashMap<>();
       try (DataInputStream in =
           new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 65536))) {
@@ -196,16 +201,16 @@ public final class TableComparison {
           }
           String k = text(in);
           String row = text(in);
-          Map<String, long[]> group =
-              groups.computeIfAbsent(keyed ? k : row, x -> new LinkedHashMap<>(2));
-          group.computeIfAbsent(row, x -> new long[2])[side]++;
+          Map<String, long[]> rows =
+              keyed ? groups.computeIfAbsent(k, x -> new LinkedHashMap<>(2)) : counts;
+          rows.computeIfAbsent(row, x -> new long[2])[side]++;
         }
       }
       // a stable order of the samples whatever the hash map's order
-      List<String> keys = new ArrayList<>(groups.keySet());
+      List<String> keys = new ArrayList<>(keyed ? groups.keySet() : counts.keySet());
       keys.sort(Comparator.naturalOrder());
       for (String k : keys) {
-        group(k, groups.get(k), keyed);
+        group(k, keyed ? groups.get(k) : Map.of(k, counts.get(k)), keyed);
       }
     }
 
