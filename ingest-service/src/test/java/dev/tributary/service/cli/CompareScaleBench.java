@@ -19,7 +19,8 @@ import java.util.Map;
  * Not a test: measures {@code tributary compare} over two tables of N rows (default 3,000,000; B
  * differs from A in 10 rows) made by our writer, in the heap it is started with (run it with
  * -Xmx512m, the default heap of ./tributary). Prints the command's output, the time and the peak
- * heap used. Arguments: a folder (the tables are made there once) and N.
+ * heap used. Arguments: a folder (the tables are made there once), N, and {@code whole-rows} to
+ * compare without {@code --key id}.
  */
 public final class CompareScaleBench {
   private CompareScaleBench() {}
@@ -30,7 +31,11 @@ public final class CompareScaleBench {
     String a = table(dir.resolve("a"), n, false);
     String b = table(dir.resolve("b"), n, true);
     long start = System.nanoTime();
-    int code = Main.run(new String[] {"compare", a, b, "--key", "id"}, System.out, System.err);
+    String[] command =
+        args.length > 2 && args[2].equals("whole-rows")
+            ? new String[] {"compare", a, b}
+            : new String[] {"compare", a, b, "--key", "id"};
+    int code = Main.run(command, System.out, System.err);
     long peak = 0;
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {
