@@ -74,6 +74,13 @@ final class CompareCommand {
     if (region.isPresent()) {
       s3 = s3.withRegion(region.get());
     }
+    Optional<String> accessKey = nonBlank(env.get("AWS_ACCESS_KEY_ID"));
+    Optional<String> secretKey = nonBlank(env.get("AWS_SECRET_ACCESS_KEY"));
+    if (accessKey.isPresent() && secretKey.isPresent()) {
+      // the keys the default chain would find too, read here so that the caller's environment
+      // (not only the process's) decides
+      s3 = s3.withCredentials(accessKey.get(), secretKey.get());
+    }
     return s3;
   }
 

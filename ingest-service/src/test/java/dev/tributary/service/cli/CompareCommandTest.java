@@ -161,7 +161,13 @@ class CompareCommandTest {
     assertThat(s3.endpoint()).hasToString("http://127.0.0.1:9000");
     assertThat(s3.pathStyle()).isTrue();
     assertThat(s3.region()).isEqualTo("eu-west-1");
+    assertThat(s3.accessKey()).isNull();
     assertThat(CompareCommand.s3Settings(Map.of()).endpoint()).isNull();
+    assertThat(
+            CompareCommand.s3Settings(
+                    Map.of("AWS_ACCESS_KEY_ID", "k", "AWS_SECRET_ACCESS_KEY", "s"))
+                .accessKey())
+        .isEqualTo("k");
   }
 
   private void assertRefused(String[] args, String message) {
