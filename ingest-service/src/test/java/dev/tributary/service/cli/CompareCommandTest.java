@@ -6,6 +6,8 @@ import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.DeltaTable;
+import dev.tributary.table.MergeSpec;
+import dev.tributary.table.MergeTransaction;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
 import dev.tributary.table.types.PrimitiveType;
@@ -17,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -145,6 +148,36 @@ class CompareCommandTest {
     assertRefused(
         new String[] {"compare", t, i}, "column id is long in " + t + "@1 but integer in " + i);
     assertRefused(new String[] {"compare", t}, "compare needs two tables");
+  }
+
+  @Test
+  void aTableOurUpsertMarkedWithDeletionVectorsIsReadWithoutItsDeletedRows() throws Exception {
+    String t = table("t", SCHEMA, List.of(), List.of(rows(0, 10)));
+    try (ObjectStore store = ObjectStores.open(t, null)) {
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      MergeSpec dv =
+          new MergeSpec(List.of("id"), Optional.empty(), MergeSpec.Strategy.DELETION_VECTORS);
+      try (MergeTransaction tx = table.newMerge(new TransactionId("upsert", 0), dv)) {
+        tx.write(new Object[] {3L, "three", "US"});
+        tx.delete(new Object[] {5L, null, null});
+        tx.commit(Map.of());
+      }
+      assertThat(table.snapshot().files())
+          .as("the merge marked the replaced and deleted rows in a deletion vector")
+          .anyMatch(f -> f.deletionVector() != null);
+    }
+    List<Object[]> expected = new java.util.ArrayList<>(rows(0, 10));
+    expected.set(3, new Object[] {3L, "three", "US"});
+    expected.remove(5);
+    String e = table("e", SCHEMA, List.of(), List.of(expected));
+
+    assertThat(run("compare", t, e)).as(out() + err()).isZero();
+    out.reset();
+    assertThat(run("compare", t + "@1", t, "--key", "id")).isEqualTo(1);
+    assertThat(out())
+        .contains("rows: A 10, B 9")
+        .contains("by key (id): 1 key only in A, 0 keys only in B, 1 key changed")
+        .contains("  changed (3): A (3, 'n3', 'US')  B (3, 'three', 'US')");
   }
 
   @Test
