@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
  * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}, {@code
- * break-lease}.
+ * break-lease}, {@code compare}.
  *
  * <p>Exit codes: 0 success (also after a graceful stop by SIGTERM or SIGINT: see {@link
  * StopSignals}), 1 a pipeline failed (or, for {@code validate}, the declaration is invalid; for
@@ -35,8 +35,14 @@ public final class Main {
                                                           one vacuum pass of the sink table
         tributary serve --pipelines-dir DIR               the long-running service
         tributary break-lease --pipeline PIPELINE.yaml    free a checkpoint whose owner's machine is down
+        tributary compare TABLE_A[@VERSION] TABLE_B[@VERSION] [--key a,b] [--where EXPR]
+                                                          compare two Delta tables' rows (local or
+                                                          s3://): counts, rows only in A / only in B
+                                                          (duplicates count), changed rows by key;
+                                                          exit 0 equal, 1 different
       Exit codes: 0 success (also after a graceful stop by Ctrl-C or SIGTERM), 1 a pipeline failed
-      (or an outage outlasted --max-outage), 2 invalid arguments or declaration.""";
+      (or an outage outlasted --max-outage; for compare, the tables differ), 2 invalid arguments
+      or declaration.""";
 
   private Main() {}
 
@@ -73,6 +79,9 @@ public final class Main {
                 CliArguments.parse(args, Set.of("dry-run"), Set.of("pipeline")), out);
         case "break-lease" ->
             BreakLeaseCommand.run(CliArguments.parse(args, Set.of(), Set.of("pipeline")), out);
+        case "compare" ->
+            CompareCommand.run(
+                CliArguments.parse(args, Set.of(), Set.of("key", "where")), out, err);
         case "serve" ->
             ServeCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);

@@ -46,8 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
  * vectors, column mapping) and the typed tables of {@link SparkTypedTables} (every column type,
  * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read,
  * applies the change stream of {@link SparkMergeTables} with {@code MERGE INTO}, and reads the
- * table {@link UpsertedTableForSpark} upserted with deletion vectors (a Spark start costs ~30-40 s,
- * so one start serves all).
+ * table {@link UpsertedTableForSpark} upserted with deletion vectors; it also makes the tables of
+ * {@link SparkCompareTables} and counts their EXCEPT ALL, the judge of {@code tributary compare} (a
+ * Spark start costs ~30-40 s, so one start serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -66,6 +67,7 @@ class SparkInteropIT {
   static SparkTypedTables typed;
   static SparkMergeTables merges;
   static UpsertedTableForSpark upserted;
+  static SparkCompareTables compares;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -80,6 +82,7 @@ class SparkInteropIT {
     typed = new SparkTypedTables(Files.createDirectories(dir.resolve("typed")));
     merges = new SparkMergeTables(Files.createDirectories(dir.resolve("merge")));
     upserted = new UpsertedTableForSpark(Files.createDirectories(dir.resolve("upserted")));
+    compares = new SparkCompareTables(Files.createDirectories(dir.resolve("compare")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
     reads.add(upserted.prepare());
@@ -87,6 +90,7 @@ class SparkInteropIT {
     sqlTables.addAll(appends.jobTables());
     sqlTables.addAll(typed.jobTables());
     sqlTables.addAll(merges.jobTables());
+    sqlTables.addAll(compares.jobTables());
     Path ready = work.resolve("ready");
     Path resume = work.resolve("resume.json");
     SparkReference.Running spark =
@@ -160,6 +164,12 @@ class SparkInteropIT {
   void aKafkaPipelineAppendsTimestampNtzByteShortAndFloatToASparkTableAndSparkReadsThem()
       throws Exception {
     typed.checkAppend();
+  }
+
+  @Test
+  void compareCountsTheRowsSparksExceptAllCountsBothWaysAcrossVersionsAndUnderAWhere()
+      throws Exception {
+    compares.check();
   }
 
   @Test
