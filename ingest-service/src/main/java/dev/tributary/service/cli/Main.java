@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
  * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}, {@code
- * break-lease}.
+ * break-lease}, {@code status}.
  *
  * <p>Exit codes: 0 success (also after a graceful stop by SIGTERM or SIGINT: see {@link
  * StopSignals}), 1 a pipeline failed (or, for {@code validate}, the declaration is invalid; for
@@ -35,6 +35,9 @@ public final class Main {
                                                           one vacuum pass of the sink table
         tributary serve --pipelines-dir DIR               the long-running service
         tributary break-lease --pipeline PIPELINE.yaml    free a checkpoint whose owner's machine is down
+        tributary status [--url URL]                      the overview of a running serve (default
+                                                          http://127.0.0.1:8080; token from
+                                                          TRIBUTARY_API_TOKEN); exits 1 if unreachable
       Exit codes: 0 success (also after a graceful stop by Ctrl-C or SIGTERM), 1 a pipeline failed
       (or an outage outlasted --max-outage), 2 invalid arguments or declaration.""";
 
@@ -73,6 +76,9 @@ public final class Main {
                 CliArguments.parse(args, Set.of("dry-run"), Set.of("pipeline")), out);
         case "break-lease" ->
             BreakLeaseCommand.run(CliArguments.parse(args, Set.of(), Set.of("pipeline")), out);
+        case "status" ->
+            StatusCommand.run(
+                CliArguments.parse(args, Set.of(), Set.of("url")), System.getenv(), out, err);
         case "serve" ->
             ServeCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);
