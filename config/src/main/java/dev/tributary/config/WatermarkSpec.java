@@ -13,10 +13,10 @@ import java.util.Optional;
  * @param delay how late an event may arrive and still count; zero or more
  * @param policy how the source partitions' event times make the watermark ({@code policy}; default
  *     {@link Policy#GLOBAL}, Spark's rule)
- * @param idleTimeout {@code idle-timeout}: after how long without new data an input no longer
- *     holds back a watermark that is the minimum over several inputs (the repartition partitions of
- *     a stateful group-mode pipeline); empty (the default, as in Spark): an idle input holds it
- *     back until it has data again. See docs/PIPELINE_REFERENCE.md for the exact rule.
+ * @param idleTimeout {@code idle-timeout}: after how long without new data an input no longer holds
+ *     back a watermark that is the minimum over several inputs (the repartition partitions of a
+ *     stateful group-mode pipeline); empty (the default, as in Spark): an idle input holds it back
+ *     until it has data again. See docs/PIPELINE_REFERENCE.md for the exact rule.
  */
 public record WatermarkSpec(
     String column, Duration delay, Policy policy, Optional<Duration> idleTimeout) {

@@ -158,7 +158,10 @@ final class QueryReader {
     Duration idleTimeout =
         idleNode.map(n -> positiveDuration(n, "watermark.idle-timeout")).orElse(null);
     map.finish();
-    return column == null || delay == null || policy == null || (idleNode.isPresent() && idleTimeout == null)
+    return column == null
+            || delay == null
+            || policy == null
+            || (idleNode.isPresent() && idleTimeout == null)
         ? null
         : new WatermarkSpec(column, delay, policy, Optional.ofNullable(idleTimeout));
   }

@@ -23,17 +23,16 @@ import java.util.OptionalLong;
  * <p>With {@code watermark.idle-timeout} ({@link Idleness}), a partition whose latest commits entry
  * is older than the timeout (its sub-pipeline committed nothing, so read no new record, for that
  * long) is left out of the minimum, and so is a partition without any commits entry once the
- * timeout has passed since this instance started: an idle partition no longer holds the
- * watermark back forever. When every partition is idle, none is left out (nothing moves the
- * watermark then anyway). A partition that is left out and has records again commits a new entry
- * and counts again; its rows older than the watermark that moved on meanwhile are late. The engine
- * never lets the applied watermark go back ({@link
- * dev.tributary.service.engine.WatermarkPolicy.Agreed}).
+ * timeout has passed since this instance started: an idle partition no longer holds the watermark
+ * back forever. When every partition is idle, none is left out (nothing moves the watermark then
+ * anyway). A partition that is left out and has records again commits a new entry and counts again;
+ * its rows older than the watermark that moved on meanwhile are late. The engine never lets the
+ * applied watermark go back ({@link dev.tributary.service.engine.WatermarkPolicy.Agreed}).
  *
  * <p>Read from the sub-checkpoints, so every instance computes the same value (with an idle
- * timeout: up to the instances' clock skew): {@link #refresh}
- * reads each partition's latest commits entry once (a listing and one small file per partition),
- * once per round of {@link PartitionPipelines}; {@link #agreed} answers from that reading.
+ * timeout: up to the instances' clock skew): {@link #refresh} reads each partition's latest commits
+ * entry once (a listing and one small file per partition), once per round of {@link
+ * PartitionPipelines}; {@link #agreed} answers from that reading.
  */
 public final class AgreedWatermark implements WatermarkAgreement {
   /** Opens (and caches) the checkpoint of a partition. */
