@@ -3,10 +3,12 @@ package dev.tributary.service.exchange;
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.checkpoint.CommitEntry;
 import dev.tributary.service.engine.WatermarkAgreement;
+import dev.tributary.service.engine.WriteAheadLog;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -21,13 +23,14 @@ import java.util.OptionalLong;
  * late only against the progress of its own partition, never against a faster instance's.
  *
  * <p>With {@code watermark.idle-timeout} ({@link Idleness}), a partition whose latest commits entry
- * is older than the timeout (its sub-pipeline committed nothing, so read no new record, for that
- * long) is left out of the minimum, and so is a partition without any commits entry once the
- * timeout has passed since this instance started: an idle partition no longer holds the watermark
- * back forever. When every partition is idle, none is left out (nothing moves the watermark then
- * anyway). A partition that is left out and has records again commits a new entry and counts again;
- * its rows older than the watermark that moved on meanwhile are late. The engine never lets the
- * applied watermark go back ({@link dev.tributary.service.engine.WatermarkPolicy.Agreed}).
+ * is older than the timeout (its sub-pipeline committed no batch with input for that long: the
+ * entry's {@code lastInputAt}, else its commit time) is left out of the minimum, and so is a
+ * partition without any commits entry once the timeout has passed since this instance started: an
+ * idle partition no longer holds the watermark back forever. When every partition is idle, none is
+ * left out (nothing moves the watermark then anyway). A partition that is left out and has records
+ * again commits a new entry and counts again; its rows older than the watermark that moved on
+ * meanwhile are late. The engine never lets the applied watermark go back ({@link
+ * dev.tributary.service.engine.WatermarkPolicy.Agreed}).
  *
  * <p>Read from the sub-checkpoints, so every instance computes the same value (with an idle
  * timeout: up to the instances' clock skew): {@link #refresh} reads each partition's latest commits
@@ -107,10 +110,27 @@ public final class AgreedWatermark implements WatermarkAgreement {
             .filter(
                 c ->
                     c.isPresent()
-                        ? !c.get().committedAt().isBefore(idleBefore)
+                        ? !lastInput(c.get()).isBefore(idleBefore)
                         : !started.isBefore(idleBefore))
             .toList();
     return minimum(active.isEmpty() ? latestCommits : active);
+  }
+
+  /**
+   * When the partition last committed a batch with input: the entry's {@link
+   * WriteAheadLog#LAST_INPUT_AT}, else its commit time (a batch without input, which only moved the
+   * watermark, does not make a partition active).
+   */
+  static Instant lastInput(CommitEntry commit) {
+    String at = commit.extras().get(WriteAheadLog.LAST_INPUT_AT);
+    if (at == null) {
+      return commit.committedAt();
+    }
+    try {
+      return Instant.parse(at);
+    } catch (DateTimeParseException e) {
+      return commit.committedAt(); // written by this code as an ISO instant; never fail a round
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.tributary.service.exchange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.checkpoint.CommitEntry;
+import dev.tributary.service.engine.WriteAheadLog;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -147,5 +148,24 @@ class AgreedWatermarkTest {
     Clock later = Clock.fixed(T0.plus(Duration.ofHours(1)), ZoneOffset.UTC);
     AgreedWatermark agreement = agreement(Optional.of(Duration.ofMinutes(5)), later);
     assertThat(agreement.minimumOf(List.of(commitAt(50, T0), commitAt(900, T0)))).hasValue(50);
+  }
+
+  @Test
+  void aPartitionThatOnlyMovesItsWatermarkWithoutInputIsStillIdle() {
+    Instant now = T0.plus(Duration.ofMinutes(10));
+    AgreedWatermark agreement =
+        agreement(Optional.of(Duration.ofMinutes(5)), Clock.fixed(now, ZoneOffset.UTC));
+    // committed a moment ago, but its last batch with input was 10 minutes ago
+    Optional<CommitEntry> noDataBatch =
+        Optional.of(
+            new CommitEntry(
+                7,
+                OptionalLong.of(50),
+                now.minusSeconds(1),
+                Map.of(WriteAheadLog.LAST_INPUT_AT, T0.toString())));
+    assertThat(agreement.minimumOf(List.of(noDataBatch, commitAt(900, now), commitAt(700, now))))
+        .hasValue(700);
+    assertThat(AgreedWatermark.lastInput(noDataBatch.get())).isEqualTo(T0);
+    assertThat(AgreedWatermark.lastInput(commitAt(1, now).get())).isEqualTo(now);
   }
 }
