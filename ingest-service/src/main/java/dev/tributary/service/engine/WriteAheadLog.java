@@ -77,10 +77,10 @@ public final class WriteAheadLog implements ProgressModel {
   private OptionalLong ownBefore = OptionalLong.empty();
 
   /**
-   * The commits entry extra holding when a batch with input last committed (ISO-8601), written
-   * under an agreed watermark only: a batch without input (one that only moves the watermark)
-   * carries the previous value on, so {@code watermark.idle-timeout} judges idleness by input, not
-   * by commits.
+   * The commits entry extra holding when a batch with input last committed (ISO-8601; before any
+   * input, the first commit), written under an agreed watermark only: a batch without input (one
+   * that only moves the watermark) carries the previous value on, so {@code watermark.idle-timeout}
+   * judges idleness by input, not by commits.
    */
   public static final String LAST_INPUT_AT = "lastInputAt";
 
@@ -358,7 +358,8 @@ public final class WriteAheadLog implements ProgressModel {
     String inputAt = lastInputAt;
     if (watermarks instanceof WatermarkPolicy.Agreed) {
       boolean input = batch.range().offsets().values().stream().anyMatch(r -> r.end() > r.start());
-      inputAt = input ? now.toString() : lastInputAt;
+      // Never any input: idle since its first commit, which the later ones carry on.
+      inputAt = input || lastInputAt == null ? now.toString() : lastInputAt;
       if (inputAt != null) {
         extras.put(LAST_INPUT_AT, inputAt);
       }

@@ -47,16 +47,13 @@ public final class AgreedWatermark implements WatermarkAgreement {
    * When a partition counts as idle.
    *
    * @param timeout {@code watermark.idle-timeout}; empty: never (the default)
-   * @param clock compared with the commits entries' {@code committedAt}
+   * @param clock compared with the partitions' last input ({@link #lastInput})
    */
   record Idleness(Optional<Duration> timeout, Clock clock) {
     Idleness {
       Objects.requireNonNull(timeout, "timeout");
       Objects.requireNonNull(clock, "clock");
     }
-
-    /** No partition is ever idle: Spark's behaviour. */
-    static final Idleness NEVER = new Idleness(Optional.empty(), Clock.systemUTC());
   }
 
   private final Checkpoints checkpoints;
