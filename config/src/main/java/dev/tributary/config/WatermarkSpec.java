@@ -3,6 +3,7 @@ package dev.tributary.config;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The {@code watermark} section: the event-time watermark is the largest event time seen minus the
@@ -12,8 +13,13 @@ import java.util.Objects;
  * @param delay how late an event may arrive and still count; zero or more
  * @param policy how the source partitions' event times make the watermark ({@code policy}; default
  *     {@link Policy#GLOBAL}, Spark's rule)
+ * @param idleTimeout {@code idle-timeout}: after how long without new data an input no longer holds
+ *     back a watermark that is the minimum over several inputs (the repartition partitions of a
+ *     stateful group-mode pipeline); empty (the default, as in Spark): an idle input holds it back
+ *     until it has data again. See docs/PIPELINE_REFERENCE.md for the exact rule.
  */
-public record WatermarkSpec(String column, Duration delay, Policy policy) {
+public record WatermarkSpec(
+    String column, Duration delay, Policy policy, Optional<Duration> idleTimeout) {
 
   /** How the watermark follows the partitions of the source. */
   public enum Policy {
@@ -31,13 +37,22 @@ public record WatermarkSpec(String column, Duration delay, Policy policy) {
     }
   }
 
-  /** Checks the delay is not negative. */
+  /** Checks the delay is not negative and the idle timeout, if any, positive. */
   public WatermarkSpec {
     Objects.requireNonNull(column, "column");
     Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(idleTimeout, "idleTimeout");
+    if (idleTimeout.isPresent() && (idleTimeout.get().isZero() || idleTimeout.get().isNegative())) {
+      throw new IllegalArgumentException("a watermark idle-timeout must be greater than zero");
+    }
     if (Objects.requireNonNull(delay, "delay").isNegative()) {
       throw new IllegalArgumentException("a watermark delay cannot be negative");
     }
+  }
+
+  /** A watermark without an idle timeout. */
+  public WatermarkSpec(String column, Duration delay, Policy policy) {
+    this(column, delay, policy, Optional.empty());
   }
 
   /** A watermark with the default {@link Policy#GLOBAL} policy. */

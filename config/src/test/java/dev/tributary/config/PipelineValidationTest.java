@@ -98,6 +98,30 @@ class PipelineValidationTest {
   }
 
   @Test
+  void readsTheWatermarkIdleTimeoutOffByDefaultAndRefusesZeroAtItsLine() {
+    String none = BASE + "watermark: { column: event_time, delay: 15 minutes }\n";
+    assertThat(parse(none).watermark().orElseThrow().idleTimeout()).isEmpty();
+    String five = BASE + "watermark: { column: event_time, delay: 15 minutes, idle-timeout: 5m }\n";
+    assertThat(parse(five).watermark().orElseThrow().idleTimeout()).hasValue(Duration.ofMinutes(5));
+    assertThat(
+            errors(
+                BASE + "watermark: { column: event_time, delay: 15 minutes, idle-timeout: 0s }\n"))
+        .singleElement()
+        .asString()
+        .startsWith("orders.yaml:19:")
+        .contains("watermark.idle-timeout")
+        .contains("must be greater than zero");
+    assertThat(
+            errors(
+                BASE
+                    + "watermark: { column: event_time, delay: 15 minutes, idle-timeout: soon }\n"))
+        .singleElement()
+        .asString()
+        .contains("watermark.idle-timeout")
+        .contains("'soon'");
+  }
+
+  @Test
   void readsTheAssignmentExclusiveByDefault() {
     assertThat(parse(BASE).kafkaSource().orElseThrow().assignment())
         .isEqualTo(Assignment.EXCLUSIVE);

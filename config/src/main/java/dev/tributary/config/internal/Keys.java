@@ -140,7 +140,7 @@ public final class Keys {
     s.put(
         "join[].delta.storage.s3",
         List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
-    s.put("watermark", List.of("column", "delay", "policy"));
+    s.put("watermark", List.of("column", "delay", "policy", "idle-timeout"));
     s.put("deduplicate", List.of("keys", "within-watermark"));
     s.put("aggregate", List.of("window", "group-by", "measures"));
     s.put("aggregate.window", List.of("column", "size", "slide", "session-gap"));

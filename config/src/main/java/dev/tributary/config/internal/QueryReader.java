@@ -154,10 +154,16 @@ final class QueryReader {
                     WatermarkSpec.Policy.values(),
                     WatermarkSpec.Policy::keyword),
             WatermarkSpec.Policy.GLOBAL);
+    Optional<Node> idleNode = map.optional("idle-timeout");
+    Duration idleTimeout =
+        idleNode.map(n -> positiveDuration(n, "watermark.idle-timeout")).orElse(null);
     map.finish();
-    return column == null || delay == null || policy == null
+    return column == null
+            || delay == null
+            || policy == null
+            || (idleNode.isPresent() && idleTimeout == null)
         ? null
-        : new WatermarkSpec(column, delay, policy);
+        : new WatermarkSpec(column, delay, policy, Optional.ofNullable(idleTimeout));
   }
 
   DeduplicateSpec deduplicate(YamlMap root) {

@@ -28,6 +28,7 @@ import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -159,7 +160,8 @@ final class ValidateCommand {
                             ? " (group: the minimum over the repartition partitions of their max event time)"
                             : w.policy() == WatermarkSpec.Policy.GLOBAL
                                 ? " (global: the max event time over all partitions)"
-                                : " (per-partition: follows the slowest partition with records)")));
+                                : " (per-partition: follows the slowest partition with records)")
+                        + w.idleTimeout().map(t -> idleTimeout(t, repartitioned)).orElse("")));
     spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
     spec.aggregate()
         .ifPresent(
@@ -417,5 +419,16 @@ final class ValidateCommand {
 
   private static void line(StringBuilder b, String label, String text) {
     b.append(String.format("  %-12s %s%n", label + ":", text));
+  }
+
+  /** What {@code watermark.idle-timeout} does for this pipeline (it acts on group mode only). */
+  private static String idleTimeout(Duration timeout, boolean repartitioned) {
+    return repartitioned
+        ? "; a repartition partition without input for "
+            + Durations.format(timeout)
+            + " no longer holds it back"
+        : "; idle-timeout "
+            + Durations.format(timeout)
+            + " has no effect here (no partition holds this watermark back)";
   }
 }

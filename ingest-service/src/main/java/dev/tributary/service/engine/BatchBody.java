@@ -42,6 +42,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class BatchBody {
   private static final Logger LOG = LoggerFactory.getLogger(BatchBody.class);
+
+  /**
+   * The commitInfo key holding the event-time watermark the batch applied (ISO-8601, UTC), present
+   * only for a pipeline with a watermark: a downstream reader may treat the table as complete up to
+   * that event time (a later event with an older time is late and never reaches the sink).
+   */
+  public static final String WATERMARK_INFO = "watermark";
+
   private final Settings settings;
   private Instant previousBatchStart;
 
@@ -217,6 +225,11 @@ public final class BatchBody {
     info.remove(BatchRange.BACKLOGGED); // planning detail for the processor, not table history
     info.put("batchId", Long.toString(batch.id()));
     info.putAll(new TreeMap<>(settings.source().commitInfo(batch.range())));
+    if (batch.watermarkMicros().isPresent()) {
+      // Completeness: rows older than the applied watermark were late in this batch and will be in
+      // every later one (the watermark never goes back), so the table is complete up to it.
+      info.put(WATERMARK_INFO, micros(batch.watermarkMicros().getAsLong()).toString());
+    }
     if (!readGaps.isEmpty()) {
       // each gap is a JSON object (the source's description): the value is a JSON array
       info.put("dataLossWhileReading", "[" + String.join(",", readGaps) + "]");
@@ -293,7 +306,8 @@ public final class BatchBody {
         tally.retries,
         tally.conflicts,
         batch.plan().sourceLag(),
-        outputs.violations());
+        outputs.violations(),
+        outputs.newestRecordAt().orElse(null));
   }
 
   private static Instant micros(long micros) {
@@ -309,6 +323,7 @@ public final class BatchBody {
     public void record(ConsumerRecord<byte[], byte[]> record) throws Exception {
       CrashPoints.reached(midBatch);
       activity.progressed();
+      outputs.recordTimestamp(record.timestamp());
       processor.process(record, outputs);
     }
 

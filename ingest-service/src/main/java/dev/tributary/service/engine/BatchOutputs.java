@@ -2,6 +2,7 @@ package dev.tributary.service.engine;
 
 import dev.tributary.table.types.StructField;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +27,7 @@ public final class BatchOutputs implements AutoCloseable {
   private long quarantinedRows;
   private String firstQuarantineError;
   private final Map<String, Long> violations = new LinkedHashMap<>();
+  private long newestRecordMs = Long.MIN_VALUE;
 
   /**
    * @param late the late-events table's writer, or null when late events are only counted
@@ -118,6 +120,24 @@ public final class BatchOutputs implements AutoCloseable {
   /** Whether late events are written (to a late-events table) rather than only counted. */
   public boolean writesLateRows() {
     return late != null;
+  }
+
+  /**
+   * A Kafka record with timestamp {@code epochMs} was read into this batch (whatever became of it:
+   * output, filtered, quarantined or late, it is committed with the batch).
+   */
+  public void recordTimestamp(long epochMs) {
+    if (epochMs > newestRecordMs) {
+      newestRecordMs = epochMs;
+    }
+  }
+
+  /** The newest Kafka record timestamp read into this batch; empty if none carried one. */
+  public Optional<Instant> newestRecordAt() {
+    // Kafka uses -1 for "no timestamp" (message format v0)
+    return newestRecordMs < 0
+        ? Optional.empty()
+        : Optional.of(Instant.ofEpochMilli(newestRecordMs));
   }
 
   public void countInput() {

@@ -36,6 +36,9 @@ import java.util.Map;
  *     Kafka
  * @param expectations rows that violated each expectation in this batch, by rule name (only the
  *     rules with violations), whatever the rule's action
+ * @param newestRecordAt the newest Kafka record timestamp ({@code _kafka_timestamp}) among the
+ *     records this batch read and committed (null without Kafka records, e.g. a Delta source or an
+ *     empty batch); the freshness gauge is now minus the newest of these
  */
 public record BatchProgress(
     String pipeline,
@@ -59,7 +62,8 @@ public record BatchProgress(
     long commitRetries,
     long commitConflicts,
     Map<String, Long> sourceLag,
-    Map<String, Long> expectations) {
+    Map<String, Long> expectations,
+    Instant newestRecordAt) {
 
   public BatchProgress {
     expectations = Map.copyOf(expectations);
@@ -68,6 +72,56 @@ public record BatchProgress(
     dataGaps = List.copyOf(dataGaps);
     state = Map.copyOf(state);
     sourceLag = Map.copyOf(sourceLag);
+  }
+
+  /** A batch whose records carried no Kafka timestamp (no {@link #newestRecordAt}). */
+  public BatchProgress(
+      String pipeline,
+      long batchId,
+      boolean replayed,
+      Instant startedAt,
+      long inputRows,
+      long outputRows,
+      long quarantinedRows,
+      long filteredRows,
+      long lateRows,
+      double inputRowsPerSecond,
+      double processedRowsPerSecond,
+      long durationMs,
+      Map<String, Long> phasesMs,
+      List<PartitionProgress> partitions,
+      long sinkVersion,
+      Instant watermark,
+      List<String> dataGaps,
+      Map<String, Long> state,
+      long commitRetries,
+      long commitConflicts,
+      Map<String, Long> sourceLag,
+      Map<String, Long> expectations) {
+    this(
+        pipeline,
+        batchId,
+        replayed,
+        startedAt,
+        inputRows,
+        outputRows,
+        quarantinedRows,
+        filteredRows,
+        lateRows,
+        inputRowsPerSecond,
+        processedRowsPerSecond,
+        durationMs,
+        phasesMs,
+        partitions,
+        sinkVersion,
+        watermark,
+        dataGaps,
+        state,
+        commitRetries,
+        commitConflicts,
+        sourceLag,
+        expectations,
+        null);
   }
 
   /** A batch of a source whose lag is its partitions' (no {@link #sourceLag}). */
@@ -156,7 +210,8 @@ public record BatchProgress(
         commitRetries,
         commitConflicts,
         sourceLag,
-        expectations);
+        expectations,
+        newestRecordAt);
   }
 
   /**
@@ -167,6 +222,20 @@ public record BatchProgress(
   @JsonProperty("quarantinedFraction")
   public double quarantinedFraction() {
     return inputRows == 0 ? 0 : (double) quarantinedRows / inputRows;
+  }
+
+  /**
+   * The freshness of the table when this batch had committed: its end ({@code startedAt +
+   * durationMs}) minus {@link #newestRecordAt}, in milliseconds; null without a record timestamp.
+   * The {@code tributary.freshness} gauge goes on from there: it is computed at each scrape, so it
+   * keeps rising while no batch commits.
+   */
+  @JsonProperty("freshnessMs")
+  public Long freshnessMs() {
+    if (newestRecordAt == null) {
+      return null;
+    }
+    return startedAt.plusMillis(durationMs).toEpochMilli() - newestRecordAt.toEpochMilli();
   }
 
   /** Total lag (latest - end) over all partitions after this batch. */

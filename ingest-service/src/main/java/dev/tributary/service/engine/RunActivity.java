@@ -74,6 +74,7 @@ public final class RunActivity {
   private Instant since;
   private Instant quietSince;
   private long readsSeen;
+  private volatile long readsAtLastBatch;
   private Instant lastBatch;
   private long batches;
   private long changes;
@@ -104,10 +105,22 @@ public final class RunActivity {
 
   /** A batch completed (called by {@link ProgressLog#add}). */
   synchronized void batchDone() {
+    readsAtLastBatch = reads.get();
     lastBatch = clock.instant();
     quietSince = lastBatch;
     batches++;
     changes++;
+  }
+
+  /**
+   * The commit lag: records (Kafka offsets, or a Delta source's rows) the run read since its last
+   * batch completed, that is, read by the batch in flight and not committed yet. 0 between batches;
+   * it stays above 0 while a batch is stuck between its read and its commits, and counts again the
+   * records of a batch that failed and is replayed. Read on any thread (the count of the run's
+   * thread shows with a little delay).
+   */
+  public long uncommittedReads() {
+    return Math.max(0, reads.get() - readsAtLastBatch);
   }
 
   /** What the run is doing now. */

@@ -77,6 +77,17 @@ public final class WriteAheadLog implements ProgressModel {
   private OptionalLong ownBefore = OptionalLong.empty();
 
   /**
+   * The commits entry extra holding when a batch with input last committed (ISO-8601; before any
+   * input, the first commit), written under an agreed watermark only: a batch without input (one
+   * that only moves the watermark) carries the previous value on, so {@code watermark.idle-timeout}
+   * judges idleness by input, not by commits.
+   */
+  public static final String LAST_INPUT_AT = "lastInputAt";
+
+  /** The {@link #LAST_INPUT_AT} of the latest commits entry (null: none yet). */
+  private String lastInputAt;
+
+  /**
    * The tables a batch commits to.
    *
    * @param sink the sink table
@@ -183,6 +194,7 @@ public final class WriteAheadLog implements ProgressModel {
     first = recovery.action() == RecoveryPlan.Action.NONE;
     // Before anything is read or written: the tables still hold what this checkpoint committed.
     recovery.latestCommit().ifPresent(c -> guard.restore(c.extras()));
+    lastInputAt = recovery.latestCommit().map(c -> c.extras().get(LAST_INPUT_AT)).orElse(null);
     guard.verify(recovery.latestCommit().map(CommitEntry::batchId).orElse(-1L));
     if (recovery.batchToReplay().isPresent()) {
       OffsetsEntry entry = recovery.batchToReplay().get();
@@ -342,8 +354,18 @@ public final class WriteAheadLog implements ProgressModel {
     Map<String, String> extras = new LinkedHashMap<>();
     extras.put("sinkVersion", Long.toString(versions.sink()));
     extras.putAll(guard.recorded());
+    Instant now = clock.instant();
+    String inputAt = lastInputAt;
+    if (watermarks instanceof WatermarkPolicy.Agreed) {
+      boolean input = batch.range().offsets().values().stream().anyMatch(r -> r.end() > r.start());
+      // Never any input: idle since its first commit, which the later ones carry on.
+      inputAt = input || lastInputAt == null ? now.toString() : lastInputAt;
+      if (inputAt != null) {
+        extras.put(LAST_INPUT_AT, inputAt);
+      }
+    }
     try {
-      checkpoint.writeCommit(new CommitEntry(batch.id(), recorded, clock.instant(), extras));
+      checkpoint.writeCommit(new CommitEntry(batch.id(), recorded, now, extras));
     } catch (ConcurrentPipelineException e) {
       throw moved(batch.id(), e);
     }
@@ -352,6 +374,7 @@ public final class WriteAheadLog implements ProgressModel {
       checkpoint.purge(); // keeps the last Checkpoint.DEFAULT_RETAINED_BATCHES entries
     }
     source.committed(batch.range());
+    lastInputAt = inputAt;
     watermark = recorded;
     lateWatermark = batch.watermarkMicros();
     previous = batch.range();

@@ -3,7 +3,12 @@ package dev.tributary.service.exchange;
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.checkpoint.CommitEntry;
 import dev.tributary.service.engine.WatermarkAgreement;
+import dev.tributary.service.engine.WriteAheadLog;
 import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -17,9 +22,20 @@ import java.util.OptionalLong;
  * nextWatermarkMicros}); none until every partition has recorded one. Minimum, so that a row is
  * late only against the progress of its own partition, never against a faster instance's.
  *
- * <p>Read from the sub-checkpoints, so every instance computes the same value: {@link #refresh}
- * reads each partition's latest commits entry once (a listing and one small file per partition),
- * once per round of {@link PartitionPipelines}; {@link #agreed} answers from that reading.
+ * <p>With {@code watermark.idle-timeout} ({@link Idleness}), a partition whose latest commits entry
+ * is older than the timeout (its sub-pipeline committed no batch with input for that long: the
+ * entry's {@code lastInputAt}, else its commit time) is left out of the minimum, and so is a
+ * partition without any commits entry once the timeout has passed since this instance started: an
+ * idle partition no longer holds the watermark back forever. When every partition is idle, none is
+ * left out (nothing moves the watermark then anyway). A partition that is left out and has records
+ * again commits a new entry and counts again; its rows older than the watermark that moved on
+ * meanwhile are late. The engine never lets the applied watermark go back ({@link
+ * dev.tributary.service.engine.WatermarkPolicy.Agreed}).
+ *
+ * <p>Read from the sub-checkpoints, so every instance computes the same value (with an idle
+ * timeout: up to the instances' clock skew): {@link #refresh} reads each partition's latest commits
+ * entry once (a listing and one small file per partition), once per round of {@link
+ * PartitionPipelines}; {@link #agreed} answers from that reading.
  */
 public final class AgreedWatermark implements WatermarkAgreement {
   /** Opens (and caches) the checkpoint of a partition. */
@@ -27,14 +43,31 @@ public final class AgreedWatermark implements WatermarkAgreement {
     Checkpoint of(int partition) throws IOException;
   }
 
+  /**
+   * When a partition counts as idle.
+   *
+   * @param timeout {@code watermark.idle-timeout}; empty: never (the default)
+   * @param clock compared with the partitions' last input ({@link #lastInput})
+   */
+  record Idleness(Optional<Duration> timeout, Clock clock) {
+    Idleness {
+      Objects.requireNonNull(timeout, "timeout");
+      Objects.requireNonNull(clock, "clock");
+    }
+  }
+
   private final Checkpoints checkpoints;
   private final int partitions;
+  private final Idleness idleness;
+  private final Instant started;
   private volatile OptionalLong agreed = OptionalLong.empty();
   private boolean read;
 
-  AgreedWatermark(Checkpoints checkpoints, int partitions) {
+  AgreedWatermark(Checkpoints checkpoints, int partitions, Idleness idleness) {
     this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
     this.partitions = partitions;
+    this.idleness = Objects.requireNonNull(idleness, "idleness");
+    this.started = idleness.clock().instant();
   }
 
   /** Reads every partition's latest commits entry again and returns the agreed watermark. */
@@ -43,7 +76,7 @@ public final class AgreedWatermark implements WatermarkAgreement {
     for (int n = 0; n < partitions; n++) {
       latest.add(checkpoints.of(n).latestCommit());
     }
-    agreed = minimum(latest);
+    agreed = minimumOf(latest);
     read = true;
     return agreed;
   }
@@ -57,6 +90,44 @@ public final class AgreedWatermark implements WatermarkAgreement {
   /** The last value read, without reading. */
   public OptionalLong current() {
     return agreed;
+  }
+
+  /**
+   * The minimum over the partitions that are not idle (see the class comment) of their recorded
+   * watermark, now.
+   */
+  OptionalLong minimumOf(List<Optional<CommitEntry>> latestCommits) {
+    if (idleness.timeout().isEmpty()) {
+      return minimum(latestCommits);
+    }
+    Instant now = idleness.clock().instant();
+    Instant idleBefore = now.minus(idleness.timeout().get());
+    List<Optional<CommitEntry>> active =
+        latestCommits.stream()
+            .filter(
+                c ->
+                    c.isPresent()
+                        ? !lastInput(c.get()).isBefore(idleBefore)
+                        : !started.isBefore(idleBefore))
+            .toList();
+    return minimum(active.isEmpty() ? latestCommits : active);
+  }
+
+  /**
+   * When the partition last committed a batch with input: the entry's {@link
+   * WriteAheadLog#LAST_INPUT_AT}, else its commit time (a batch without input, which only moved the
+   * watermark, does not make a partition active).
+   */
+  static Instant lastInput(CommitEntry commit) {
+    String at = commit.extras().get(WriteAheadLog.LAST_INPUT_AT);
+    if (at == null) {
+      return commit.committedAt();
+    }
+    try {
+      return Instant.parse(at);
+    } catch (DateTimeParseException e) {
+      return commit.committedAt(); // written by this code as an ISO instant; never fail a round
+    }
   }
 
   /**

@@ -29,6 +29,7 @@ import dev.tributary.storage.ObjectStores;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -87,19 +88,33 @@ public final class PartitionPipelines implements AutoCloseable {
    * @param localDir the state stores' working copies go to {@code <localDir>/partitions/<n>}
    * @param quarantineLimit as the pipeline's {@code quarantine.max-fraction}, per sub-pipeline
    *     batch
+   * @param idleTimeout {@code watermark.idle-timeout}: a partition that committed nothing for this
+   *     long no longer holds the agreed watermark back ({@link AgreedWatermark})
    */
   public record Settings(
       String pipelineId,
       Map<String, String> identity,
       CompatibleChange compatible,
       Path localDir,
-      Optional<QuarantineLimit> quarantineLimit) {
+      Optional<QuarantineLimit> quarantineLimit,
+      Optional<Duration> idleTimeout) {
     public Settings {
       Objects.requireNonNull(pipelineId, "pipelineId");
       identity = Map.copyOf(identity);
       Objects.requireNonNull(compatible, "compatible");
       Objects.requireNonNull(localDir, "localDir");
       Objects.requireNonNull(quarantineLimit, "quarantineLimit");
+      Objects.requireNonNull(idleTimeout, "idleTimeout");
+    }
+
+    /** Settings without a watermark idle timeout. */
+    public Settings(
+        String pipelineId,
+        Map<String, String> identity,
+        CompatibleChange compatible,
+        Path localDir,
+        Optional<QuarantineLimit> quarantineLimit) {
+      this(pipelineId, identity, compatible, localDir, quarantineLimit, Optional.empty());
     }
   }
 
@@ -168,7 +183,11 @@ public final class PartitionPipelines implements AutoCloseable {
     this.clock = clock;
     this.topic = ExchangeRecords.topic(settings.pipelineId());
     this.partitions = repartition.partitions().size();
-    this.agreement = new AgreedWatermark(this::checkpoint, partitions);
+    this.agreement =
+        new AgreedWatermark(
+            this::checkpoint,
+            partitions,
+            new AgreedWatermark.Idleness(settings.idleTimeout(), clock));
   }
 
   /**
@@ -360,7 +379,7 @@ public final class PartitionPipelines implements AutoCloseable {
       plans.add(plan);
     }
     OptionalLong agreed =
-        AgreedWatermark.minimum(plans.stream().map(RecoveryPlan::latestCommit).toList());
+        agreement.minimumOf(plans.stream().map(RecoveryPlan::latestCommit).toList());
     return plans.stream()
         .allMatch(p -> p.latestOffsets().orElseThrow().watermarkMicros().equals(agreed));
   }

@@ -8,6 +8,7 @@ import dev.tributary.config.Assignment;
 import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.engine.BatchBody;
 import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.GroupMember;
@@ -307,7 +308,8 @@ public final class PipelineRun implements AutoCloseable {
                   spec.checkpointIdentity(),
                   SchemaWidening.judge(spec),
                   groupStateDir(spec),
-                  spec.quarantineLimit()),
+                  spec.quarantineLimit(),
+                  spec.watermark().flatMap(WatermarkSpec::idleTimeout)),
               repartition,
               checkpointStore,
               PartitionPipelines.statefulProcessors(spec.id(), plan, records),

@@ -10,8 +10,10 @@ import dev.tributary.service.engine.RunActivity;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,8 @@ final class ManagedPipeline {
   private final PipelineLifecycle lifecycle;
   private final Object lock = new Object();
   private volatile PipelineMetrics metrics;
+  // The newest Kafka record timestamp committed since the service started (status freshness).
+  private final AtomicReference<Instant> newestCommitted = new AtomicReference<>();
 
   // Guarded by lock.
   private TriggerSpec trigger;
@@ -62,6 +66,13 @@ final class ManagedPipeline {
     this.settings = settings;
     this.clock = clock;
     this.lifecycle = new PipelineLifecycle(id, state, reason, clock, secrets);
+    progress.addListener(
+        p -> {
+          if (p.newestRecordAt() != null) {
+            newestCommitted.accumulateAndGet(
+                p.newestRecordAt(), (old, now) -> old == null || now.isAfter(old) ? now : old);
+          }
+        });
   }
 
   /** A pipeline that can run; {@link PipelineState#STOPPED} until {@link #start}. */
@@ -112,6 +123,7 @@ final class ManagedPipeline {
   /** Attaches the meters; call once, before {@link #start}. */
   void attach(PipelineMetrics pipelineMetrics) {
     this.metrics = pipelineMetrics;
+    pipelineMetrics.commitLag(progress.activity()::uncommittedReads);
     progress.addListener(
         p -> {
           try {
@@ -309,6 +321,12 @@ final class ManagedPipeline {
       shown = trigger == null ? spec.map(PipelineSpec::trigger).orElse(null) : trigger;
     }
     return PipelineStatus.of(
-        this, now, shown, last.isEmpty() ? null : last.get(0), activity, clock.instant());
+        this,
+        now,
+        shown,
+        last.isEmpty() ? null : last.get(0),
+        activity,
+        new PipelineStatus.Freshness(newestCommitted.get(), progress.activity().uncommittedReads()),
+        clock.instant());
   }
 }

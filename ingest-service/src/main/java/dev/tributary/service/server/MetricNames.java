@@ -102,6 +102,20 @@ public final class MetricNames {
    */
   public static final String LAST_BATCH_AGE = "tributary.last.batch.age";
 
+  /**
+   * Freshness: seconds between now and the newest Kafka record timestamp ({@code _kafka_timestamp})
+   * committed so far (NaN before the first batch with a timestamp). Computed at each scrape, so it
+   * keeps rising while the pipeline commits nothing, even when consumer lag looks fine. Tags:
+   * pipeline, table.
+   */
+  public static final String FRESHNESS = "tributary.freshness";
+
+  /**
+   * Commit lag: records read by the batch in flight and not committed yet (0 between batches;
+   * {@link dev.tributary.service.engine.RunActivity#uncommittedReads}). Tags: pipeline, table.
+   */
+  public static final String COMMIT_LAG = "tributary.commit.lag";
+
   /** Runs that ended with a failure. Tags: pipeline, outcome (transient, permanent). */
   public static final String PIPELINE_FAILURES = "tributary.pipeline.failures";
 

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -37,6 +38,7 @@ final class PipelineMetrics {
   private final Map<String, AtomicLong> sourceLag = new ConcurrentHashMap<>();
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
   private final AtomicReference<Instant> lastBatch = new AtomicReference<>();
+  private final AtomicReference<Instant> newestCommitted = new AtomicReference<>();
   private final AtomicLong stateRows = new AtomicLong();
   private final AtomicLong stateBytes = new AtomicLong();
   private final AtomicReference<Double> quarantinedFraction = new AtomicReference<>(0.0);
@@ -74,6 +76,11 @@ final class PipelineMetrics {
         .tags(tags)
         .baseUnit("seconds")
         .description("seconds since the last successful batch (NaN before the first one)")
+        .register(registry);
+    Gauge.builder(MetricNames.FRESHNESS, newestCommitted, this::secondsSince)
+        .tags(tableTags)
+        .baseUnit("seconds")
+        .description("now minus the newest Kafka record timestamp committed (NaN before one)")
         .register(registry);
     Gauge.builder(MetricNames.QUARANTINED_FRACTION, quarantinedFraction, AtomicReference::get)
         .tags(tags)
@@ -130,6 +137,11 @@ final class PipelineMetrics {
     lag.forEach((topic, value) -> lagGauge(topic).set(value));
     p.sourceLag().forEach((measure, value) -> sourceLagGauge(measure).set(value));
     watermark.set(p.watermark());
+    if (p.newestRecordAt() != null) {
+      // never back: a batch of older records (a replay, a late partition) does not make data older
+      newestCommitted.accumulateAndGet(
+          p.newestRecordAt(), (old, now) -> old == null || now.isAfter(old) ? now : old);
+    }
     quarantinedFraction.set(p.quarantinedFraction());
     // The stateful processor reports its total as "keys" (rows held across its stores).
     stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
@@ -137,6 +149,23 @@ final class PipelineMetrics {
     if (!ownedByGroup) {
       partitionsOwned.set(p.partitions().size());
     }
+  }
+
+  /**
+   * Registers the commit-lag gauge ({@link MetricNames#COMMIT_LAG}) reading {@code uncommitted} at
+   * each scrape (the run activity's {@code uncommittedReads}).
+   */
+  void commitLag(LongSupplier uncommitted) {
+    Gauge.builder(MetricNames.COMMIT_LAG, uncommitted, LongSupplier::getAsLong)
+        .tags(tableTags)
+        .description("records read by the batch in flight and not committed yet")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  /** The freshness gauge's value now: seconds since the newest committed record, or NaN. */
+  double freshnessSeconds() {
+    return secondsSince(newestCommitted);
   }
 
   /**

@@ -34,6 +34,9 @@ import java.util.TreeMap;
  * @param lastBatchAgeSeconds seconds since then (null before the first batch): grows during an
  *     outage, and also while no new data arrives
  * @param activity what the run is doing now (null without an active run)
+ * @param freshnessSeconds now minus the newest Kafka record timestamp committed since the service
+ *     started (null before one): keeps rising while nothing commits, even when {@code lag} is low
+ * @param commitLag records read by the batch in flight and not committed yet (0 between batches)
  */
 public record PipelineStatus(
     String id,
@@ -50,7 +53,9 @@ public record PipelineStatus(
     Instant watermark,
     Instant lastBatchAt,
     Long lastBatchAgeSeconds,
-    Activity activity) {
+    Activity activity,
+    Double freshnessSeconds,
+    long commitLag) {
 
   /**
    * What the run is doing now (see {@link RunActivity.Phase}).
@@ -59,6 +64,14 @@ public record PipelineStatus(
    * @param since when the run entered it
    */
   public record Activity(RunActivity.Phase phase, Instant since) {}
+
+  /**
+   * What {@link #freshnessSeconds} and {@link #commitLag} are computed from.
+   *
+   * @param newestCommitted the newest Kafka record timestamp committed (null before one)
+   * @param commitLag records read and not committed yet
+   */
+  record Freshness(Instant newestCommitted, long commitLag) {}
 
   /** Copies the schedules. */
   public PipelineStatus {
@@ -71,6 +84,7 @@ public record PipelineStatus(
       TriggerSpec trigger,
       BatchProgress last,
       RunActivity.Snapshot activity,
+      Freshness freshness,
       Instant now) {
     Instant lastBatchAt = activity.lastBatch().orElse(null);
     return new PipelineStatus(
@@ -88,7 +102,11 @@ public record PipelineStatus(
         last == null ? null : last.watermark(),
         lastBatchAt,
         lastBatchAt == null ? null : Duration.between(lastBatchAt, now).toSeconds(),
-        life.state().active() ? new Activity(activity.phase(), activity.since()) : null);
+        life.state().active() ? new Activity(activity.phase(), activity.since()) : null,
+        freshness.newestCommitted() == null
+            ? null
+            : Duration.between(freshness.newestCommitted(), now).toMillis() / 1000.0,
+        freshness.commitLag());
   }
 
   static Map<String, String> schedules(PipelineSpec spec) {

@@ -334,6 +334,26 @@ class MainTest {
   }
 
   @Test
+  void validatePrintsTheWatermarkIdleTimeout() throws Exception {
+    Path file =
+        write(
+            "orders-idle.yaml",
+            """
+        pipeline: orders-dedup
+        source: { kafka: { bootstrap-servers: "localhost:9092", topics: [orders] } }
+        format: { json: { schema: { order_id: string, event_ts: timestamp } } }
+        watermark: { column: event_ts, delay: 10 minutes, idle-timeout: 5 minutes }
+        deduplicate: { keys: [order_id, event_ts] }
+        sink: { delta: { path: /tmp/tables/orders-dedup } }
+        checkpoint: /tmp/checkpoints/orders-dedup
+        """);
+    assertThat(run("validate", file.toString())).as(err()).isZero();
+    assertThat(out())
+        .contains("(global: the max event time over all partitions)")
+        .contains("idle-timeout 5 minutes has no effect here");
+  }
+
+  @Test
   void validateExitsOneAndNamesFileLineAndKeyOfEachError() throws Exception {
     Path file =
         write(

@@ -85,6 +85,12 @@ class WatermarkAgreementTest {
     assertThat(commit(1).nextWatermarkMicros()).hasValue(200);
     assertThat(checkpoint.latestOffsets().orElseThrow().batchId())
         .isEqualTo(1); // one batch: no endless no-data batches
+    // idleness is judged by input (watermark.idle-timeout): the batch without data carries the
+    // time of the last batch with input on, rather than its own commit time
+    assertThat(commit(0).extras()).containsKey(WriteAheadLog.LAST_INPUT_AT);
+    assertThat(commit(1).extras().get(WriteAheadLog.LAST_INPUT_AT))
+        .isEqualTo(commit(0).extras().get(WriteAheadLog.LAST_INPUT_AT))
+        .isEqualTo(commit(0).committedAt().toString());
 
     engine(fake).run(new TriggerSpec.Once());
     assertThat(checkpoint.latestOffsets().orElseThrow().batchId())
@@ -118,6 +124,7 @@ class WatermarkAgreementTest {
     // the processor asks for a no-data batch (200 > 0): the Once run goes on until it applied 200
     assertThat(offsets(1).watermarkMicros()).hasValue(200);
     assertThat(asked).isEmpty();
+    assertThat(commit(0).extras()).doesNotContainKey(WriteAheadLog.LAST_INPUT_AT);
   }
 
   private OffsetsEntry offsets(long batch) throws Exception {

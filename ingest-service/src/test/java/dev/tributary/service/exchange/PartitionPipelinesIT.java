@@ -234,6 +234,11 @@ class PartitionPipelinesIT {
     volatile boolean settled;
 
     Instance(String name, Assignment assignment, SinkWrapper wrap) throws IOException {
+      this(name, assignment, wrap, Optional.empty());
+    }
+
+    Instance(String name, Assignment assignment, SinkWrapper wrap, Optional<Duration> idleTimeout)
+        throws IOException {
       ObjectStore checkpoint = ObjectStores.open(dir.resolve("checkpoint").toString(), null);
       ObjectStore sinkStore = ObjectStores.open(dir.resolve("sink").toString(), null);
       ObjectStore quarantineStore = ObjectStores.open(dir.resolve("quarantine").toString(), null);
@@ -255,7 +260,8 @@ class PartitionPipelinesIT {
                   pipeline.spec().checkpointIdentity(),
                   (part, recorded, declared) -> false,
                   dir.resolve("state-" + name),
-                  Optional.empty()),
+                  Optional.empty(),
+                  idleTimeout),
               source,
               checkpoint,
               PartitionPipelines.statefulProcessors(id, plan, exchange),
@@ -382,6 +388,47 @@ class PartitionPipelinesIT {
     long maxMicros =
         events.stream().mapToLong(e -> e.ts().getEpochSecond() * 1_000_000L).max().orElseThrow();
     assertThat(b.pipelines.agreedWatermark()).hasValue(maxMicros - 600_000_000L);
+  }
+
+  @Test
+  void withAnIdleTimeoutAPartitionWithoutInputStopsHoldingTheAgreedWatermark() throws Exception {
+    declare(4);
+    KafkaProducer<byte[], byte[]> producer = producer();
+    List<Event> events = new ArrayList<>();
+    // As in phase 1 above: partition 3 gets nothing, which without a timeout holds the agreed
+    // watermark at the epoch forever.
+    for (int i = 0; i < 10; i++) {
+      List<Event> c = chunk(i, 20);
+      c.removeIf(e -> exchange.row(row(e)).partition() == 3);
+      events.addAll(c);
+      transaction(producer, c, Set.of(0, 1, 2), true);
+    }
+    Instance a = new Instance("a", Assignment.GROUP, s -> s, Optional.of(Duration.ofSeconds(3)));
+    closeLast.add(0, a);
+    for (int round = 0; round < 3; round++) {
+      a.pipelines.runRound();
+    }
+    assertThat(a.pipelines.ownedPartitions()).containsExactly(0, 1, 2, 3);
+    assertThat(sinkWindows()).isEmpty(); // not idle long enough yet: held at the epoch
+    // Partitions 0..2 committed their input; partition 3 committed nothing with input. Once the
+    // timeout has passed (the others keep their earlier input time too: every partition is idle
+    // then, and none is left out), new input on 0..2 makes them active while 3 stays idle.
+    Awaitility.await().pollDelay(Duration.ofSeconds(4)).until(() -> true);
+    List<Event> more = chunk(10, 20);
+    more.removeIf(e -> exchange.row(row(e)).partition() == 3);
+    events.addAll(more);
+    transaction(producer, more, Set.of(0, 1, 2), true);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              a.pipelines.runRound();
+              return !sinkWindows().isEmpty();
+            });
+    assertThat(a.pipelines.agreedWatermark()).isPresent();
+    assertThat(a.pipelines.agreedWatermark().getAsLong()).isGreaterThan(0);
+    Map<List<Object>, Long> expected = expected(events);
+    assertThat(expected).containsAllEntriesOf(sinkWindows());
   }
 
   @Test

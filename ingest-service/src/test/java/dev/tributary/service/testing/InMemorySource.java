@@ -14,11 +14,14 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 
 /**
  * A Kafka topic in memory behind the engine's {@link Source} SPI, for tests that attack the engine
@@ -34,6 +37,8 @@ public final class InMemorySource implements Source {
     private final String topic;
     private final Map<Integer, List<byte[]>> partitions = new ConcurrentHashMap<>();
     private final Map<Integer, List<byte[]>> keys = new ConcurrentHashMap<>();
+    // Record timestamps set by appendAt, by partition and offset; others carry none (-1).
+    private final Map<Integer, Map<Long, Long>> timestamps = new ConcurrentHashMap<>();
 
     public Log(String topic, int partitions) {
       this.topic = topic;
@@ -60,6 +65,21 @@ public final class InMemorySource implements Source {
         values.add(value == null ? null : value.getBytes(StandardCharsets.UTF_8));
         return values.size() - 1;
       }
+    }
+
+    /**
+     * Appends a value with a Kafka record timestamp ({@code _kafka_timestamp}); returns its offset.
+     */
+    public long appendAt(int partition, String value, long timestampMs) {
+      long offset = append(partition, value);
+      timestamps
+          .computeIfAbsent(partition, p -> new ConcurrentHashMap<>())
+          .put(offset, timestampMs);
+      return offset;
+    }
+
+    long timestamp(int partition, long offset) {
+      return timestamps.getOrDefault(partition, Map.of()).getOrDefault(offset, -1L);
     }
 
     /** The partition's end offset. */
@@ -149,13 +169,27 @@ public final class InMemorySource implements Source {
         if (shared && !owned.get().contains(p)) {
           throw new RangeRevokedException(p + " was revoked while batch read it");
         }
+        long timestamp = log.timestamp(p.partition(), o);
         input.record(
-            new ConsumerRecord<>(
-                p.topic(),
-                p.partition(),
-                o,
-                log.key(p.partition(), o),
-                log.value(p.partition(), o)));
+            timestamp < 0
+                ? new ConsumerRecord<>(
+                    p.topic(),
+                    p.partition(),
+                    o,
+                    log.key(p.partition(), o),
+                    log.value(p.partition(), o))
+                : new ConsumerRecord<>(
+                    p.topic(),
+                    p.partition(),
+                    o,
+                    timestamp,
+                    TimestampType.CREATE_TIME,
+                    ConsumerRecord.NULL_SIZE,
+                    ConsumerRecord.NULL_SIZE,
+                    log.key(p.partition(), o),
+                    log.value(p.partition(), o),
+                    new RecordHeaders(),
+                    Optional.empty()));
       }
     }
     return List.of();
