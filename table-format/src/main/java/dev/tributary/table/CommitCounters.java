@@ -22,4 +22,22 @@ public record CommitCounters(
     long unknownStates,
     long skipped,
     long checkpoints,
-    long checkpointFailures) {}
+    long checkpointFailures) {
+
+  /** No commit yet. */
+  public static final CommitCounters ZERO = new CommitCounters(0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** These counters and {@code other}'s, added up (the tables of a sink made of several). */
+  public CommitCounters plus(CommitCounters other) {
+    return new CommitCounters(
+        attempts + other.attempts,
+        commits + other.commits,
+        lostRaces + other.lostRaces,
+        retries + other.retries,
+        conflicts + other.conflicts,
+        unknownStates + other.unknownStates,
+        skipped + other.skipped,
+        checkpoints + other.checkpoints,
+        checkpointFailures + other.checkpointFailures);
+  }
+}

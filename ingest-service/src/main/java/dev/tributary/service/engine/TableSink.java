@@ -32,7 +32,7 @@ public interface TableSink {
    * none counted.
    */
   default CommitCounters commitCounters() {
-    return new CommitCounters(0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return CommitCounters.ZERO;
   }
 
   /**

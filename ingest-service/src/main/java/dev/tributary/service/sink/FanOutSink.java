@@ -49,26 +49,11 @@ public final class FanOutSink implements TableSink, AutoCloseable {
   /** The counters of every part, added up. */
   @Override
   public CommitCounters commitCounters() {
-    long[] sum = new long[9];
+    CommitCounters sum = CommitCounters.ZERO;
     for (TableSink part : parts) {
-      CommitCounters c = part.commitCounters();
-      long[] values = {
-        c.attempts(),
-        c.commits(),
-        c.lostRaces(),
-        c.retries(),
-        c.conflicts(),
-        c.unknownStates(),
-        c.skipped(),
-        c.checkpoints(),
-        c.checkpointFailures()
-      };
-      for (int i = 0; i < sum.length; i++) {
-        sum[i] += values[i];
-      }
+      sum = sum.plus(part.commitCounters());
     }
-    return new CommitCounters(
-        sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]);
+    return sum;
   }
 
   /**

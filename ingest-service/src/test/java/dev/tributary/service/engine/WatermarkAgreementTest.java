@@ -222,7 +222,7 @@ class WatermarkAgreementTest {
 
     @Override
     public CommitCounters commitCounters() {
-      return new CommitCounters(0, 0, 0, 0, 0, 0, 0, 0, 0);
+      return CommitCounters.ZERO;
     }
 
     @Override

@@ -132,26 +132,11 @@ public final class RoutedSink implements TableSink {
   /** The counters of the tables opened by this process, added up. */
   @Override
   public CommitCounters commitCounters() {
-    long[] sum = new long[9];
+    CommitCounters sum = CommitCounters.ZERO;
     for (TableSink table : opened.values()) {
-      CommitCounters c = table.commitCounters();
-      long[] values = {
-        c.attempts(),
-        c.commits(),
-        c.lostRaces(),
-        c.retries(),
-        c.conflicts(),
-        c.unknownStates(),
-        c.skipped(),
-        c.checkpoints(),
-        c.checkpointFailures()
-      };
-      for (int i = 0; i < sum.length; i++) {
-        sum[i] += values[i];
-      }
+      sum = sum.plus(table.commitCounters());
     }
-    return new CommitCounters(
-        sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7], sum[8]);
+    return sum;
   }
 
   /**
