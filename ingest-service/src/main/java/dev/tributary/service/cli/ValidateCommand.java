@@ -157,7 +157,7 @@ final class ValidateCommand {
                         + " - "
                         + Durations.format(w.delay())
                         + (repartitioned
-                            ? " (group: the minimum over the repartition partitions of their max event time)"
+                            ? " (group: the max event time over the source partitions, held by any with records still to read)"
                             : w.policy() == WatermarkSpec.Policy.GLOBAL
                                 ? " (global: the max event time over all partitions)"
                                 : " (per-partition: follows the slowest partition with records)")

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,8 +90,15 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
   private long nextBatchId;
   private Map<TopicPartition, Long> ceiling = Map.of();
 
-  /** The latest plan's ranges to commit (moving or unpinned partitions). */
+  /** The latest plan's ranges to commit (moving, unpinned or unannounced partitions). */
   private Map<TopicPartition, OffsetRange> planned = Map.of();
+
+  /**
+   * The assigned partitions a committed batch has covered since they were assigned here: the others
+   * are covered by the next batch even without records, so that stage 2 hears of every source
+   * partition ({@link ExchangeRecords.Progress}).
+   */
+  private final Set<TopicPartition> announced = new HashSet<>();
 
   private boolean lastReadAnything;
   private boolean lastAtCeiling;
@@ -179,15 +187,21 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
     SourcePlan plan = groupPlan.plan();
     lastAtCeiling = reachedCeiling(plan.ranges(), ceiling);
     lastReadAnything = plan.offsetCount() > 0;
-    // What this batch commits: every range that moves, and every partition the group has no offset
-    // for yet (pinned where it starts, so a later owner does not compute "latest" again). An empty
-    // range at the committed offset is left out: it would only tie this batch to the generation.
+    // What this batch commits: every range that moves, every partition the group has no offset
+    // for yet (pinned where it starts, so a later owner does not compute "latest" again), and every
+    // partition assigned here that no batch of this instance has covered yet (announced to stage 2,
+    // whose watermark waits for every source partition). Any other empty range at the committed
+    // offset is left out: it would only tie this batch to the generation.
+    announced.retainAll(plan.ranges().keySet());
     Map<TopicPartition, OffsetRange> ranges = new TreeMap<>(ORDER);
     plan.ranges()
         .forEach(
             (tp, r) -> {
               Long committed = groupPlan.committed().get(tp);
-              if (!r.isEmpty() || committed == null || committed != r.start()) {
+              if (!r.isEmpty()
+                  || committed == null
+                  || committed != r.start()
+                  || !announced.contains(tp)) {
                 ranges.put(tp, r);
               }
             });
@@ -223,7 +237,8 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
     List<PositionFence> fences = new ArrayList<>();
     planned.forEach(
         (tp, r) -> fences.add(AlreadyQuarantined.fence(txns, partition(tp), quarantined, r.end())));
-    ExchangeSink sink = new ExchangeSink(this, records, source, planned, front::maxEventTimeMicros);
+    ExchangeSink sink =
+        new ExchangeSink(this, records, source, planned, sourceLatest(), front::maxEventTimeMicros);
     try {
       return new BatchOutputs(
           sink, new AlreadyQuarantined(quarantine.beginFenced(fences), quarantined), null);
@@ -233,9 +248,28 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
     }
   }
 
-  /** Nothing to record: the transaction committed the group's offsets with the rows. */
+  /**
+   * Nothing to record (the transaction committed the group's offsets with the rows) but that the
+   * batch's partitions are announced.
+   */
   @Override
-  public void done(Batch batch, OptionalLong nextWatermarkMicros, Committed versions) {}
+  public void done(Batch batch, OptionalLong nextWatermarkMicros, Committed versions) {
+    announced.addAll(planned.keySet());
+  }
+
+  /**
+   * Every source partition's latest offset now (capped at the ceiling with a bounded trigger):
+   * where its readers must get to before its records stop being older than what this batch read.
+   */
+  private Map<TopicPartition, Long> sourceLatest() {
+    Map<TopicPartition, Long> latest = new TreeMap<>(ORDER);
+    latest.putAll(source.latestOffsets(source.partitions()));
+    if (!ceiling.isEmpty()) {
+      latest.replaceAll((tp, l) -> Math.min(l, ceiling.getOrDefault(tp, l)));
+    }
+    planned.forEach((tp, r) -> latest.putIfAbsent(tp, r.end())); // metadata may lag the group
+    return latest;
+  }
 
   @Override
   public List<TableSink> tables() {

@@ -5,6 +5,7 @@ import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.stateful.ExchangeRecords;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +27,12 @@ import org.apache.kafka.common.errors.UnknownMemberIdException;
 
 /**
  * The "sink" of a stage-1 batch: one Kafka transaction on the repartition topic. Rows are sent as
- * they come ({@link ExchangeRecords#row}); the commit sends one marker per repartition partition
- * with the batch's maximum event time, checks (without a poll in between) that every partition of
- * the batch is still assigned here, adds the range ends as the group's offsets with the consumer's
- * group metadata, and commits the transaction. Closing it uncommitted aborts the transaction.
+ * they come ({@link ExchangeRecords#row}); the commit sends one progress record per repartition
+ * partition ({@link ExchangeRecords.Progress}: where the batch read its source partitions to, its
+ * maximum event time, and every source partition's latest offset), checks (without a poll in
+ * between) that every partition of the batch is still assigned here, adds the range ends as the
+ * group's offsets with the consumer's group metadata, and commits the transaction. Closing it
+ * uncommitted aborts the transaction.
  *
  * <p>The fencing signals Kafka gives — a revoked partition, a commit the group coordinator refused
  * for an old generation, a fenced producer — become one {@link PartitionMovedException} here, where
@@ -51,6 +54,7 @@ final class ExchangeSink implements TableSink.BatchWriter {
   private final ExchangeRecords records;
   private final KafkaSource source;
   private final Map<TopicPartition, OffsetRange> ranges;
+  private final Map<TopicPartition, Long> sourceLatest;
   private final Supplier<OptionalLong> maxEventTime;
   private final String topic;
   private final SendErrors sendErrors = new SendErrors();
@@ -64,11 +68,13 @@ final class ExchangeSink implements TableSink.BatchWriter {
       ExchangeRecords records,
       KafkaSource source,
       Map<TopicPartition, OffsetRange> ranges,
+      Map<TopicPartition, Long> sourceLatest,
       Supplier<OptionalLong> maxEventTime) {
     this.progress = progress;
     this.records = records;
     this.source = source;
     this.ranges = Map.copyOf(ranges);
+    this.sourceLatest = Map.copyOf(sourceLatest);
     this.maxEventTime = maxEventTime;
     this.topic = ExchangeRecords.topic(progress.pipelineId());
     Producer<byte[], byte[]> p = progress.producer();
@@ -98,18 +104,29 @@ final class ExchangeSink implements TableSink.BatchWriter {
   }
 
   /**
-   * Sends the markers and commits the transaction with the range ends as the group's offsets.
+   * Sends the progress records and commits the transaction with the range ends as the group's
+   * offsets.
    *
    * @return -1: a topic has no table version
    * @throws PartitionMovedException if this instance was fenced off (nothing of the batch visible)
    */
   @Override
   public long commit(Map<String, String> commitInfo) {
-    OptionalLong max = maxEventTime.get();
-    if (max.isPresent()) {
-      for (ExchangeRecords.Outgoing marker : records.markers(max.getAsLong())) {
-        send(marker);
-      }
+    List<ExchangeRecords.SourcePosition> positions = new ArrayList<>();
+    sourceLatest.forEach(
+        (tp, latest) -> {
+          OffsetRange r = ranges.get(tp);
+          positions.add(
+              new ExchangeRecords.SourcePosition(
+                  tp.topic(),
+                  tp.partition(),
+                  r == null ? -1 : r.end(),
+                  r != null && !r.isEmpty(),
+                  latest));
+        });
+    for (ExchangeRecords.Outgoing progress :
+        records.progress(new ExchangeRecords.Progress(maxEventTime.get(), positions))) {
+      send(progress);
     }
     // No poll from here to sendOffsetsToTransaction: the generation sent is the one that owns
     // these.

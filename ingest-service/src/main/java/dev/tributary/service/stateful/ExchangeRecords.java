@@ -1,10 +1,12 @@
 package dev.tributary.service.stateful;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -20,10 +22,16 @@ import org.apache.kafka.common.utils.Utils;
  *       checked), its values in input-schema order with the state {@link Codec}. The record key is
  *       the encoding of the row's {@linkplain #keyColumns repartition columns}; the partition is
  *       Kafka's murmur2 of it, so every row of one key lands in one partition.
- *   <li>{@link #MARKER}: an event time the writing batch saw (the maximum event time of the rows it
- *       produced), sent to every partition after the batch's rows. A partition's own maximum event
- *       time therefore follows the whole stream, not only its keys, which is what lets the
- *       partitions agree on one watermark (and lets a partition without rows still advance it).
+ *   <li>{@link #PROGRESS}: what the writing batch read ({@link Progress}): the source partitions it
+ *       covered, whether each had records, the maximum event time of the rows it produced, and the
+ *       source topics' partition counts as the writer knows them; sent to every partition after the
+ *       batch's rows. Each partition so learns how far every <em>source</em> partition has been
+ *       read, whichever instance reads it, and keeps its watermark behind the slowest one ({@link
+ *       SourceClock}): a row is late only against the progress of the whole stream, never against a
+ *       faster instance's part of it.
+ *   <li>{@link #MARKER}: an event time the writing batch saw, sent to every partition (written by
+ *       earlier versions, which advanced every partition by the fastest writer; still read, so a
+ *       topic written by one is replayed as it was).
  * </ul>
  *
  * <p>The format is versioned by the kind byte alone: a future kind is refused by {@link #decode},
@@ -35,6 +43,9 @@ public final class ExchangeRecords {
 
   /** An event time seen by the writer: advances the partition's maximum event time, no row. */
   public static final byte MARKER = 2;
+
+  /** What a stage-1 batch read, per source partition ({@link Progress}). */
+  public static final byte PROGRESS = 3;
 
   private final int[] keyColumns;
   private final int columns;
@@ -137,7 +148,10 @@ public final class ExchangeRecords {
     return keyColumns.length == 0 ? 0 : Utils.toPositive(Utils.murmur2(key)) % partitions;
   }
 
-  /** One marker per partition carrying {@code eventTimeMicros}. */
+  /**
+   * One {@link #MARKER} per partition carrying {@code eventTimeMicros}: the record earlier versions
+   * wrote instead of {@link #progress}, still decoded (tests write it to replay such a topic).
+   */
   public List<Outgoing> markers(long eventTimeMicros) {
     byte[] value = ByteBuffer.allocate(9).put(MARKER).putLong(eventTimeMicros).array();
     List<Outgoing> out = new ArrayList<>(partitions);
@@ -147,14 +161,119 @@ public final class ExchangeRecords {
     return out;
   }
 
+  /**
+   * The progress records of one stage-1 batch, one per partition.
+   *
+   * @see Progress
+   */
+  public List<Outgoing> progress(Progress progress) {
+    byte[] value = progress.encode();
+    List<Outgoing> out = new ArrayList<>(partitions);
+    for (int p = 0; p < partitions; p++) {
+      out.add(new Outgoing(p, null, value));
+    }
+    return out;
+  }
+
   /** A decoded exchange record. */
-  public sealed interface Decoded permits Row, Marker {}
+  public sealed interface Decoded permits Row, Marker, Progress {}
 
   /** A row, values in input-schema order. */
   public record Row(Object[] values) implements Decoded {}
 
-  /** An event time the writer saw. */
+  /** An event time the writer saw (an earlier version's progress record). */
   public record Marker(long eventTimeMicros) implements Decoded {}
+
+  /**
+   * One source partition as a stage-1 batch saw it.
+   *
+   * @param readTo where the batch's range of it ends (the next offset to read), -1 if the batch did
+   *     not cover it (another instance reads it)
+   * @param hadRecords whether the batch's range of it held records
+   * @param latest the partition's latest offset when the batch was planned (capped at the run's
+   *     ceiling with a bounded trigger): where its readers must get to
+   */
+  public record SourcePosition(
+      String topic, int partition, long readTo, boolean hadRecords, long latest) {
+    public SourcePosition {
+      Objects.requireNonNull(topic, "topic");
+      if (partition < 0) {
+        throw new IllegalArgumentException("partition " + partition);
+      }
+    }
+  }
+
+  /**
+   * What one stage-1 batch read and saw: sent to every repartition partition after the batch's
+   * rows, in the same transaction ({@link SourceClock} takes it in).
+   *
+   * @param eventTimeMicros the maximum event time of the rows the batch produced (empty: none); it
+   *     stands for every partition the batch read records of: it read them together, so its rows'
+   *     disorder is theirs
+   * @param partitions every source partition the writer knows of: those its batch covered with
+   *     where it read them to, and the others with only their latest offset
+   */
+  public record Progress(OptionalLong eventTimeMicros, List<SourcePosition> partitions)
+      implements Decoded {
+    public Progress {
+      Objects.requireNonNull(eventTimeMicros, "eventTimeMicros");
+      partitions = List.copyOf(partitions);
+    }
+
+    /**
+     * {@code [3][has time: 0|1][time: 8 bytes if has time][topics: int n, n x (int length, UTF-8
+     * name)][partitions: int m, m x (int topic index, int partition, long readTo, 0|1 had records,
+     * long latest)]}.
+     */
+    byte[] encode() {
+      List<String> names = partitions.stream().map(SourcePosition::topic).distinct().toList();
+      List<byte[]> encoded = names.stream().map(n -> n.getBytes(StandardCharsets.UTF_8)).toList();
+      int size = 2 + 8 + 4 + 4 + partitions.size() * 25;
+      for (byte[] n : encoded) {
+        size += 4 + n.length;
+      }
+      ByteBuffer b = ByteBuffer.allocate(size).put(PROGRESS);
+      b.put((byte) (eventTimeMicros.isPresent() ? 1 : 0));
+      if (eventTimeMicros.isPresent()) {
+        b.putLong(eventTimeMicros.getAsLong());
+      }
+      b.putInt(names.size());
+      for (byte[] name : encoded) {
+        b.putInt(name.length).put(name);
+      }
+      b.putInt(partitions.size());
+      for (SourcePosition p : partitions) {
+        b.putInt(names.indexOf(p.topic())).putInt(p.partition()).putLong(p.readTo());
+        b.put((byte) (p.hadRecords() ? 1 : 0)).putLong(p.latest());
+      }
+      return Arrays.copyOf(b.array(), b.position());
+    }
+
+    static Progress decode(byte[] value) {
+      ByteBuffer b = ByteBuffer.wrap(value, 1, value.length - 1);
+      OptionalLong time = b.get() == 1 ? OptionalLong.of(b.getLong()) : OptionalLong.empty();
+      int n = b.getInt();
+      List<String> names = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        byte[] name = new byte[b.getInt()];
+        b.get(name);
+        names.add(new String(name, StandardCharsets.UTF_8));
+      }
+      int m = b.getInt();
+      List<SourcePosition> partitions = new ArrayList<>(m);
+      for (int i = 0; i < m; i++) {
+        String topic = names.get(b.getInt());
+        int partition = b.getInt();
+        long readTo = b.getLong();
+        boolean hadRecords = b.get() == 1;
+        partitions.add(new SourcePosition(topic, partition, readTo, hadRecords, b.getLong()));
+      }
+      if (b.hasRemaining()) {
+        throw new IllegalArgumentException(b.remaining() + " bytes after the progress record");
+      }
+      return new Progress(time, partitions);
+    }
+  }
 
   /**
    * Decodes a record value of the repartition topic.
@@ -180,6 +299,13 @@ public final class ExchangeRecords {
               "exchange marker of " + value.length + " bytes, expected 9");
         }
         return new Marker(ByteBuffer.wrap(value, 1, 8).getLong());
+      case PROGRESS:
+        try {
+          return Progress.decode(value);
+        } catch (RuntimeException e) {
+          throw new IllegalArgumentException(
+              "malformed exchange progress record (" + value.length + " bytes): " + e, e);
+        }
       default:
         throw new IllegalArgumentException(
             "exchange record of unknown kind "

@@ -38,6 +38,12 @@ public final class StatefulProcessor implements RecordProcessor {
    */
   private final ExchangeRecords exchange;
 
+  /**
+   * Stage 2 with a watermark: how far every source partition has been read, which its watermark
+   * follows (rows do not move it); else null.
+   */
+  private SourceClock sourceClock;
+
   private final String pipelineId;
   private long batchId;
   private Instant batchStartedAt;
@@ -118,13 +124,18 @@ public final class StatefulProcessor implements RecordProcessor {
       ExchangeRecords exchange,
       ObjectStore checkpointStore,
       Path localDir) {
-    return new StatefulProcessor(
-        subPipelineId,
-        null,
-        Objects.requireNonNull(exchange, "exchange"),
-        plan,
-        checkpointStore,
-        localDir);
+    StatefulProcessor p =
+        new StatefulProcessor(
+            subPipelineId,
+            null,
+            Objects.requireNonNull(exchange, "exchange"),
+            plan,
+            checkpointStore,
+            localDir);
+    if (plan.hasWatermark()) {
+      p.sourceClock = new SourceClock(checkpointStore, localDir.resolve(SourceClock.OPERATOR));
+    }
+    return p;
   }
 
   private StatefulProcessor(
@@ -156,7 +167,7 @@ public final class StatefulProcessor implements RecordProcessor {
               + stateless.outputSchema().fieldNames());
     }
     this.checkedRows = new CheckedRows(stateless, plan);
-    this.query = new StatefulQuery(plan, checkpointStore, localDir);
+    this.query = new StatefulQuery(plan, checkpointStore, localDir, exchange == null);
     this.plan = plan;
   }
 
@@ -176,6 +187,9 @@ public final class StatefulProcessor implements RecordProcessor {
       stateless.beginBatch(batch);
     }
     query.begin(batch.batchId(), batch.watermarkMicros(), batch.lateWatermarkMicros());
+    if (sourceClock != null) {
+      sourceClock.begin(batch.batchId());
+    }
     for (TopicPartition tp : batch.backlogged()) {
       query.backlogged(partitionIndexes.computeIfAbsent(tp, k -> partitionIndexes.size()));
     }
@@ -221,8 +235,14 @@ public final class StatefulProcessor implements RecordProcessor {
               + e.getMessage(),
           e);
     }
+    if (decoded instanceof ExchangeRecords.Progress progress) {
+      if (sourceClock != null) {
+        sourceClock.apply(progress);
+      }
+      return;
+    }
     if (decoded instanceof ExchangeRecords.Marker marker) {
-      query.observeEventTime(0, marker.eventTimeMicros());
+      query.observeEventTime(0, marker.eventTimeMicros()); // an earlier version's record
       return;
     }
     outputs.countInput();
@@ -272,6 +292,9 @@ public final class StatefulProcessor implements RecordProcessor {
 
   @Override
   public void endBatch(BatchOutputs outputs) throws Exception {
+    if (sourceClock != null) {
+      sourceClock.candidate().ifPresent(t -> query.observeEventTime(0, t));
+    }
     query.end(emitter(outputs));
   }
 
@@ -283,6 +306,9 @@ public final class StatefulProcessor implements RecordProcessor {
   @Override
   public void commit(long batchId) throws IOException {
     query.commit(batchId);
+    if (sourceClock != null) {
+      sourceClock.commit(batchId);
+    }
   }
 
   @Override
@@ -318,6 +344,9 @@ public final class StatefulProcessor implements RecordProcessor {
   public void close() {
     try {
       query.close();
+      if (sourceClock != null) {
+        sourceClock.close();
+      }
     } finally {
       if (stateless != null) {
         stateless.close(); // the joins' dimension stores

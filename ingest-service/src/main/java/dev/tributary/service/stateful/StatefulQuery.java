@@ -40,6 +40,7 @@ final class StatefulQuery implements AutoCloseable {
 
   private final StatefulPlan plan;
   private final ObjectStore checkpointStore;
+  private final boolean rowsMoveWatermark;
   private final Path localDir;
   private StateStore dedupStore;
   private StateStore aggregateStore;
@@ -62,6 +63,16 @@ final class StatefulQuery implements AutoCloseable {
    * @param localDir a directory this query owns for the RocksDB working copies
    */
   StatefulQuery(StatefulPlan plan, ObjectStore checkpointStore, Path localDir) {
+    this(plan, checkpointStore, localDir, true);
+  }
+
+  /**
+   * @param rowsMoveWatermark whether a row's event time advances the watermark; false for a stage-2
+   *     sub-pipeline, whose watermark follows its {@link SourceClock} ({@link #observeEventTime})
+   */
+  StatefulQuery(
+      StatefulPlan plan, ObjectStore checkpointStore, Path localDir, boolean rowsMoveWatermark) {
+    this.rowsMoveWatermark = rowsMoveWatermark;
     this.plan = plan;
     this.checkpointStore = checkpointStore;
     this.localDir = localDir;
@@ -196,7 +207,9 @@ final class StatefulQuery implements AutoCloseable {
         return;
       }
       eventTime = Times.micros((Instant) t);
-      tracker.observe(partition, eventTime); // late rows too: they reach Spark's watermark node
+      if (rowsMoveWatermark) {
+        tracker.observe(partition, eventTime); // late rows too: they reach Spark's watermark node
+      }
       if (dedup != null && eventTime <= lateMicros) {
         // Spark's dedup drops rows at or behind the late watermark, whatever its keys hold.
         out.late(row, Emitter.Late.dedup(lateMicros));

@@ -176,7 +176,8 @@ class MainTest {
                 + " consumer group tributary-orders-raw-repartition")
         .contains("/tmp/checkpoints/orders/partitions/<n>/")
         .contains(
-            "ts - 10 minutes (group: the minimum over the repartition partitions of their max event time)");
+            "ts - 10 minutes (group: the max event time over the source partitions, held by any with"
+                + " records still to read)");
     assertThat(run("validate", write("plain.yaml", VALID).toString())).isZero();
     assertThat(out().substring(out().indexOf("plain.yaml"))).doesNotContain("repartition");
   }

@@ -69,10 +69,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Stage 1 against a real broker: rows of the source topic reach the repartition topic exactly once
- * (as a {@code read_committed} reader sees it), each in its key's partition, with markers in every
- * partition; a writer killed before its Kafka commit leaves nothing visible and the next owner
- * redoes its batch; a zombie that lost its partitions is fenced off by the group generation; a
- * re-run after the quarantine commit quarantines nothing twice.
+ * (as a {@code read_committed} reader sees it), each in its key's partition, with progress records
+ * in every partition; a writer killed before its Kafka commit leaves nothing visible and the next
+ * owner redoes its batch; a zombie that lost its partitions is fenced off by the group generation;
+ * a re-run after the quarantine commit quarantines nothing twice.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ExchangeWriterIT {
@@ -94,7 +94,7 @@ class ExchangeWriterIT {
   }
 
   @Test
-  void rowsArriveOnceEachInItsKeysPartitionWithMarkersInEveryPartition() throws Exception {
+  void rowsArriveOnceEachInItsKeysPartitionWithProgressInEveryPartition() throws Exception {
     setUp();
     produce(0, 200, 0);
     Instance a = new Instance(Map.of());
@@ -116,16 +116,30 @@ class ExchangeWriterIT {
     assertThat(partitionsOfKey).hasSize(10).allSatisfy((k, ps) -> assertThat(ps).as(k).hasSize(1));
     assertThat(partitionsOfKey.values().stream().flatMap(Set::stream).distinct().count())
         .isGreaterThan(1);
-    // every partition has a marker; the latest is the stream's maximum event time
-    Map<Integer, Long> maxMarker = new HashMap<>();
+    // every partition has progress records; the latest carries the stream's maximum event time
+    // and shows every source partition read to the end of the run
+    Map<Integer, ExchangeRecords.Progress> lastProgress = new HashMap<>();
     for (ConsumerRecord<byte[], byte[]> r : out) {
-      if (a.records.decode(r.value()) instanceof ExchangeRecords.Marker m) {
-        maxMarker.merge(r.partition(), m.eventTimeMicros(), Math::max);
+      if (a.records.decode(r.value()) instanceof ExchangeRecords.Progress p) {
+        lastProgress.put(r.partition(), p);
       }
     }
-    assertThat(maxMarker)
+    assertThat(lastProgress)
         .hasSize(a.records.partitions())
-        .allSatisfy((p, micros) -> assertThat(micros).isEqualTo(eventTimeMicros(199)));
+        .allSatisfy(
+            (n, p) -> {
+              assertThat(p.eventTimeMicros()).as("partition %d", n).hasValue(eventTimeMicros(199));
+              Map<TopicPartition, Long> readTo = new HashMap<>();
+              for (ExchangeRecords.SourcePosition sp : p.partitions()) {
+                assertThat(sp.latest()).isEqualTo(ceiling.get(tp(sp)));
+                if (sp.readTo() >= 0) {
+                  readTo.put(tp(sp), sp.readTo());
+                }
+              }
+              assertThat(p.partitions()).hasSize(ceiling.size());
+              assertThat(readTo).isNotEmpty();
+              readTo.forEach((tp, to) -> assertThat(to).isEqualTo(ceiling.get(tp)));
+            });
     assertThat(a.allPartitionsAtCeiling(ceiling)).isTrue();
     List<BatchProgress> batches = a.progress.last(100);
     assertThat(batches).isNotEmpty().allSatisfy(b -> assertThat(b.pipeline()).isEqualTo(pipeline));
@@ -599,5 +613,9 @@ class ExchangeWriterIT {
       front.close();
       quarantineStore.close();
     }
+  }
+
+  private static TopicPartition tp(ExchangeRecords.SourcePosition p) {
+    return new TopicPartition(p.topic(), p.partition());
   }
 }

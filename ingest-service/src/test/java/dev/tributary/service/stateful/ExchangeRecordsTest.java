@@ -118,4 +118,40 @@ class ExchangeRecordsTest {
     assertThat(records.row(event("a", "u", "click", 1, "1.00", 1)).partition()).isZero();
     assertThat(records.row(event("b", "v", "view", 2, "2.00", 1)).partition()).isZero();
   }
+
+  @Test
+  void aProgressRecordDecodesToWhatTheBatchReadAndSaw() {
+    ExchangeRecords records = records(SEED, 3);
+    ExchangeRecords.Progress progress =
+        new ExchangeRecords.Progress(
+            java.util.OptionalLong.of(1_700_000_000_000_000L),
+            List.of(
+                new ExchangeRecords.SourcePosition("orders", 3, 120, true, 150),
+                new ExchangeRecords.SourcePosition("orders", 1, -1, false, 7),
+                new ExchangeRecords.SourcePosition("refunds", 0, 9, false, 9)));
+    List<ExchangeRecords.Outgoing> out = records.progress(progress);
+    assertThat(out).extracting(ExchangeRecords.Outgoing::partition).containsExactly(0, 1, 2);
+    assertThat(out).allSatisfy(o -> assertThat(o.key()).isNull());
+    assertThat(records.decode(out.get(1).value())).isEqualTo(progress);
+    ExchangeRecords.Progress empty =
+        new ExchangeRecords.Progress(java.util.OptionalLong.empty(), List.of());
+    assertThat(records.decode(records.progress(empty).get(0).value())).isEqualTo(empty);
+  }
+
+  @Test
+  void aTruncatedProgressRecordIsRefused() {
+    ExchangeRecords records = records(SEED, 1);
+    byte[] value =
+        records
+            .progress(
+                new ExchangeRecords.Progress(
+                    java.util.OptionalLong.of(5),
+                    List.of(new ExchangeRecords.SourcePosition("orders", 1, 4, true, 4))))
+            .get(0)
+            .value();
+    assertThatThrownBy(() -> records.decode(java.util.Arrays.copyOf(value, value.length - 3)))
+        .hasMessageContaining("malformed exchange progress record");
+    byte[] longer = java.util.Arrays.copyOf(value, value.length + 1);
+    assertThatThrownBy(() -> records.decode(longer)).hasMessageContaining("1 bytes after");
+  }
 }
