@@ -61,8 +61,19 @@ final class ValidateCommand {
     Secrets secrets = spec.secrets();
     try {
       CompiledPipeline pipeline = PipelineFactory.compile(spec);
+      Optional<SinkTableCheck.Result> table = SinkTableCheck.check(pipeline);
+      if (table.isPresent() && table.get().refused()) {
+        String why = table.get().line();
+        err.println(
+            secrets.mask(
+                why.startsWith("Pipeline ")
+                    ? why
+                    : "Pipeline " + spec.id() + " (" + file + "): " + why));
+        return 1;
+      }
       out.println(secrets.mask("Pipeline " + spec.id() + " (" + file + ") is valid."));
       out.print(secrets.mask(plan(pipeline)));
+      table.ifPresent(t -> out.print(secrets.mask(lineOf("sink table", t.line()))));
       return 0;
     } catch (PipelineDefinitionException e) {
       err.println(secrets.mask(e.getMessage()));
@@ -418,7 +429,11 @@ final class ValidateCommand {
   }
 
   private static void line(StringBuilder b, String label, String text) {
-    b.append(String.format("  %-12s %s%n", label + ":", text));
+    b.append(lineOf(label, text));
+  }
+
+  private static String lineOf(String label, String text) {
+    return String.format("  %-12s %s%n", label + ":", text);
   }
 
   /** What {@code watermark.idle-timeout} does for this pipeline (it acts on group mode only). */

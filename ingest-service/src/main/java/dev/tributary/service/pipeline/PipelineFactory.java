@@ -461,7 +461,7 @@ public final class PipelineFactory {
    *
    * @throws IllegalStateException naming each rule the pipeline cannot honour
    */
-  static Optional<TableRowRules> rowRules(CompiledPipeline pipeline, DeltaTable table)
+  public static Optional<TableRowRules> rowRules(CompiledPipeline pipeline, DeltaTable table)
       throws IOException {
     // the rows of a fan-out go to every sink as they are: only a pipeline whose one sink is this
     // table can turn them into the table's rows

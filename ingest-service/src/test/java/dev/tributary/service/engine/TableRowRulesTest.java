@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.parse.JsonRecordParser;
+import dev.tributary.service.testing.SparkLikeTables;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
@@ -13,15 +14,6 @@ import dev.tributary.table.TableOptions;
 import dev.tributary.table.TableRules;
 import dev.tributary.table.TransactionId;
 import dev.tributary.table.data.DataWriteOptions;
-import dev.tributary.table.log.Action;
-import dev.tributary.table.log.CommitInfo;
-import dev.tributary.table.log.DeltaLog;
-import dev.tributary.table.log.Metadata;
-import dev.tributary.table.log.Protocol;
-import dev.tributary.table.log.SchemaJson;
-import dev.tributary.table.types.PrimitiveType;
-import dev.tributary.table.types.StructField;
-import dev.tributary.table.types.StructType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -32,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -64,58 +55,9 @@ class TableRowRulesTest {
     store.close();
   }
 
-  private static StructField meta(String name, PrimitiveType type, Map<String, Object> metadata) {
-    return new StructField(name, type, true, List.of(), metadata);
-  }
-
   /** The table as Spark makes it: seq identity (100 by 10), amount invariant, doubled generated. */
   private void makeLikeSpark(Map<String, String> constraints) throws Exception {
-    List<StructField> fields = new ArrayList<>();
-    fields.add(
-        meta(
-            "seq",
-            PrimitiveType.LONG,
-            Map.of(
-                TableRules.IDENTITY_START, 100,
-                TableRules.IDENTITY_STEP, 10,
-                TableRules.IDENTITY_ALLOW_EXPLICIT_INSERT, false)));
-    fields.add(StructField.nullable("id", PrimitiveType.STRING));
-    fields.add(
-        meta(
-            "amount",
-            PrimitiveType.LONG,
-            Map.of(TableRules.INVARIANTS, "{\"expression\":{\"expression\":\"amount < 1000\"}}")));
-    fields.add(
-        meta(
-            "doubled", PrimitiveType.LONG, Map.of(TableRules.GENERATION_EXPRESSION, "amount * 2")));
-    fields.addAll(StatelessProcessor.KAFKA_COLUMNS);
-    DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
-    table.create(StructType.of(StructField.nullable("x", PrimitiveType.LONG)), List.of(), Map.of());
-    Snapshot s = table.snapshot();
-    Metadata m = s.state().metadata();
-    List<Action> actions =
-        List.of(
-            new CommitInfo(Map.of("timestamp", 1L, "operation", "CREATE OR REPLACE TABLE")),
-            new Protocol(
-                1,
-                7,
-                Set.of(),
-                Set.of(
-                    "appendOnly",
-                    "invariants",
-                    "checkConstraints",
-                    "generatedColumns",
-                    "identityColumns")),
-            new Metadata(
-                m.id(),
-                null,
-                null,
-                m.format(),
-                SchemaJson.toJson(new StructType(fields)),
-                List.of(),
-                constraints,
-                m.createdTime()));
-    assertThat(new DeltaLog(store).tryCommit(s.version() + 1, actions)).isTrue();
+    SparkLikeTables.withRowRules(store, constraints);
   }
 
   private static StatelessProcessor declared(String... columns) {

@@ -1,0 +1,140 @@
+package dev.tributary.service.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.service.testing.SparkLikeTables;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code validate} reads an existing Delta sink table (issue 23: what Tributary cannot honour is
+ * refused by name at validate, not only at start): a table with row rules the pipeline enforces is
+ * shown with them, a rule it cannot compile or a writer feature its sink does not enforce exits 1
+ * naming it, and a store that does not answer is reported as not checked without failing.
+ */
+class SinkTableValidateTest {
+  @TempDir Path dir;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private static final String STATELESS =
+      """
+      pipeline: orders
+      source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }
+      format: { json: { schema: { id: string, amount: long } } }
+      sink: { delta: { path: %s } }
+      checkpoint: %s
+      """;
+
+  private static final String WINDOWED =
+      """
+      pipeline: orders
+      source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }
+      format: { json: { schema: { id: string, amount: long, ts: timestamp } } }
+      watermark: { column: ts, delay: 1 minute }
+      aggregate:
+        window: { column: ts, size: 1 minute }
+        group-by: [id]
+        measures: { amount: sum(amount) }
+      output-mode: append
+      sink: { delta: { path: %s } }
+      checkpoint: %s
+      """;
+
+  private int validate(String yaml, Path table) throws Exception {
+    Path file = dir.resolve("orders.yaml");
+    Files.writeString(file, yaml.formatted(table, dir.resolve("checkpoint")));
+    out.reset();
+    err.reset();
+    return Main.run(
+        new String[] {"validate", file.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  private Path sparkTable(Map<String, String> constraints) throws Exception {
+    Path path = dir.resolve("spark-made");
+    try (ObjectStore store = ObjectStores.open(path.toString(), null)) {
+      SparkLikeTables.withRowRules(store, constraints);
+    }
+    return path;
+  }
+
+  @Test
+  void aNewTableIsCreatedByTheFirstBatch() throws Exception {
+    assertThat(validate(STATELESS, dir.resolve("none"))).as(err()).isZero();
+    assertThat(out()).contains("sink table:  none yet: the first batch creates it");
+  }
+
+  @Test
+  void theRowRulesOfASparkTableAreShownWhenThePipelineHonoursThem() throws Exception {
+    Path table = sparkTable(Map.of("delta.constraints.positive", "amount > 0"));
+    assertThat(validate(STATELESS, table)).as(err()).isZero();
+    assertThat(out())
+        .contains("sink table:  version 1, appendable; every row checked against")
+        .contains("CHECK constraint positive (amount > 0)")
+        .contains("generated doubled = amount * 2")
+        .contains("identity seq");
+  }
+
+  @Test
+  void aRuleThePipelineCannotHonourIsRefusedByName() throws Exception {
+    Path table = sparkTable(Map.of("delta.constraints.odd", "no_such_function(amount)"));
+    assertThat(validate(STATELESS, table)).isEqualTo(1);
+    assertThat(err())
+        .contains("Pipeline orders cannot append to the Delta table at")
+        .contains("CHECK constraint odd (no_such_function(amount)) cannot be compiled");
+    assertThat(out()).doesNotContain("is valid");
+  }
+
+  @Test
+  void aStatefulPipelineIsRefusedTheTableByFeature() throws Exception {
+    Path table = sparkTable(Map.of("delta.constraints.positive", "amount > 0"));
+    assertThat(validate(WINDOWED, table)).isEqualTo(1);
+    assertThat(err()).contains("Pipeline orders").contains("checkConstraints");
+  }
+
+  @Test
+  void aStoreThatDoesNotAnswerIsNotCheckedAndDoesNotFailValidate() throws Exception {
+    int port;
+    try (ServerSocket closed = new ServerSocket(0)) {
+      port = closed.getLocalPort(); // nothing listens there once closed
+    }
+    String yaml =
+        STATELESS
+            .replace("sink: { delta: { path: %s } }", "sink: { delta: { path: \"%s\" } }")
+            .replace(
+                "checkpoint: %s",
+                "checkpoint: %s\nstorage: { s3: { endpoint: \"http://127.0.0.1:"
+                    + port
+                    + "\", region: us-east-1, path-style: true } }");
+    Path file = dir.resolve("orders.yaml");
+    Files.writeString(file, yaml.formatted("s3://lake/orders", dir.resolve("checkpoint")));
+    out.reset();
+    err.reset();
+    int exit =
+        Main.run(
+            new String[] {"validate", file.toString()},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(exit).as(err()).isZero();
+    assertThat(out()).contains("sink table:  not checked (");
+  }
+}
