@@ -33,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class SinkTableCheck {
   /** How long the check may wait for the store. */
-  static final Duration BOUND = Duration.ofSeconds(10);
+  static final Duration BOUND = Duration.ofSeconds(5);
 
   /**
    * The outcome.
