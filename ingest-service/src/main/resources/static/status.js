@@ -16,7 +16,7 @@ const PHASE_COLORS = { plan: "#93c5fd", walCommit: "#a78bfa", process: "#2563eb"
 const page = {
   selected: decodeURIComponent((location.hash.match(/pipeline=([^&]+)/) || [])[1] || ""),
   pipelines: [],
-  actions: ["start", "stop", "backfill", "compact", "vacuum"],
+  actions: null,        // what GET api/ui says this process offers (serve: all; run --ui-port: stop)
   charts: {},          // name -> uPlot instance (window.tributaryCharts for tests and debugging)
   chartKeys: {},       // name -> the series labels the instance was built with
   lastTables: 0,
@@ -189,16 +189,16 @@ function renderDetail(details) {
   const active = ["STARTING", "RUNNING", "DEGRADED"].includes(s.state);
   for (const button of document.querySelectorAll("#actions button")) {
     const action = button.dataset.action;
-    button.hidden = !page.actions.includes(action);
+    button.hidden = !(page.actions || []).includes(action);
     button.disabled = (action === "stop" && !active) || ((action === "start" || action === "backfill") && active)
       || (s.state === "FAILED" && !s.sink);
   }
   const error = document.getElementById("detail-error");
   error.hidden = !s.reason;
   error.textContent = s.reason ? "Last error: " + s.reason : "";
-  renderCharts(details.progress);
+  show("detail", true); // before the charts: a hidden box has no width to size them by
+  renderCharts(details.progress, Boolean(s.watermark) || details.progress.some((b) => b.watermark));
   renderBatches(details.progress);
-  show("detail", true);
 }
 
 function renderBatches(progress) {
@@ -275,8 +275,13 @@ function chartData(progress) {
   };
 }
 
-function renderCharts(progress) {
+function renderCharts(progress, watermarked) {
   const all = chartData(progress);
+  if (!watermarked) {
+    // without a watermark the gap chart shows freshness alone
+    all.gap.labels = all.gap.labels.slice(0, 1);
+    all.gap.data = all.gap.data.slice(0, 2);
+  }
   for (const [name, spec] of Object.entries(all)) {
     const box = document.querySelector(`[data-chart="${name}"]`);
     const empty = progress.length === 0 || spec.labels.length === 0;
@@ -313,6 +318,8 @@ function stack(data) {
   return [out[0], ...out.slice(1).reverse()];
 }
 
+function chartWidth(box) { return Math.max(300, (box.clientWidth || 440) - 4); }
+
 function options(name, spec, box) {
   const labels = spec.stacked ? spec.labels.slice().reverse() : spec.labels;
   const raw = spec.data;
@@ -331,7 +338,7 @@ function options(name, spec, box) {
     return s;
   });
   return {
-    width: Math.max(300, box.clientWidth || 440),
+    width: chartWidth(box),
     height: 200,
     series: [{ label: "batch start", value: (u, v) => v == null ? "–" : new Date(v * 1000).toLocaleTimeString("en-GB") },
       ...series],
@@ -344,7 +351,7 @@ function options(name, spec, box) {
 window.addEventListener("resize", () => {
   for (const [name, chart] of Object.entries(page.charts)) {
     const box = document.querySelector(`[data-chart="${name}"]`);
-    chart.setSize({ width: Math.max(300, box.clientWidth), height: 200 });
+    chart.setSize({ width: chartWidth(box), height: 200 });
   }
 });
 
@@ -384,6 +391,7 @@ function describeAction(action, body) {
 async function refresh() {
   if (page.waitingForToken) return;
   try {
+    if (page.actions === null) page.actions = (await api("ui")).actions;
     const pipelines = await api("pipelines");
     show("refused-panel", false);
     page.pipelines = pipelines;

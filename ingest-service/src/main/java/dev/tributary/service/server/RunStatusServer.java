@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
@@ -45,8 +46,10 @@ public final class RunStatusServer implements AutoCloseable {
       new ObjectMapper()
           .findAndRegisterModules()
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
-  private static final Pattern PIPELINE_PATH =
-      Pattern.compile("/api/pipelines/([^/]+)(/commits|/quarantine|/stop)?");
+  private static final Pattern PIPELINE_PATH = Pattern.compile("/api/pipelines/([^/]+)(/[a-z-]+)?");
+  private static final Set<String> READS = Set.of("", "/commits", "/quarantine");
+  private static final Set<String> SERVE_ACTIONS =
+      Set.of("/start", "/backfill", "/compact", "/vacuum");
   private static final Map<String, String> STATIC =
       Map.of(
           "/", "static/index.html",
@@ -202,9 +205,14 @@ public final class RunStatusServer implements AutoCloseable {
       return;
     }
     String sub = m.group(2) == null ? "" : m.group(2);
-    boolean post = method.equals("POST");
-    if (post != sub.equals("/stop") || !(post || method.equals("GET"))) {
-      error(exchange, 405, ServerMessages.notOfferedByRun(method, path));
+    boolean read = method.equals("GET") && READS.contains(sub);
+    boolean stop = method.equals("POST") && sub.equals("/stop");
+    if (!read && !stop) {
+      if (READS.contains(sub) || sub.equals("/stop") || SERVE_ACTIONS.contains(sub)) {
+        error(exchange, 405, ServerMessages.notOfferedByRun(method, path));
+      } else {
+        error(exchange, 404, "No such endpoint: " + method + " " + path + ".");
+      }
       return;
     }
     int last;

@@ -62,13 +62,6 @@ class StatusPageIT {
 
   @BeforeAll
   static void start() throws Exception {
-    Assumptions.assumeTrue(
-        Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-        "StatusPageIT skipped: no headless Chromium at "
-            + CHROMIUM
-            + " and "
-            + CHROMEDRIVER
-            + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
     KafkaBrokerProcess broker = KafkaBrokerProcess.shared();
     S3TestServer s3 = S3TestServer.shared();
     String bucket = s3.createBucket();
@@ -84,7 +77,7 @@ class StatusPageIT {
           kafka:
             bootstrap-servers: %s
             topics: [%s]
-            max-offsets-per-trigger: 100
+            max-offsets-per-trigger: 50
         format:
           json:
             schema: { id: long, page: string }
@@ -125,7 +118,17 @@ class StatusPageIT {
         .ignoreExceptions()
         .failFast("serve exited:\n" + ChildJvm.tail(log), () -> !serve.isAlive())
         .until(() -> progressCount() >= 3);
+  }
 
+  /** Starts the browser, or skips the test that needs it where there is none. */
+  private static void openBrowser() {
+    Assumptions.assumeTrue(
+        Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+        "StatusPageIT's browser test skipped: no headless Chromium at "
+            + CHROMIUM
+            + " and "
+            + CHROMEDRIVER
+            + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
     // Named explicitly, so that Selenium Manager never looks for (or downloads) a browser.
     System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
     ChromeOptions options = new ChromeOptions();
@@ -135,14 +138,14 @@ class StatusPageIT {
         "--no-sandbox",
         "--disable-dev-shm-usage",
         "--disable-gpu",
-        "--window-size=1400,2200");
+        "--window-size=1400,2400");
     ChromeDriverService service =
         new ChromeDriverService.Builder()
             .usingDriverExecutable(CHROMEDRIVER.toFile())
             .usingAnyFreePort()
             .build();
     browser = new ChromeDriver(service, options);
-    browser.manage().window().setSize(new Dimension(1400, 2200));
+    browser.manage().window().setSize(new Dimension(1400, 2400));
   }
 
   @AfterAll
@@ -156,7 +159,52 @@ class StatusPageIT {
   }
 
   @Test
+  void theEndpointsBehindThePageAnswerUnderTheTokenRule() throws Exception {
+    HttpResponse<String> page = http.get("/", null);
+    assertThat(page.statusCode()).as("the page itself holds no data: no token").isEqualTo(200);
+    assertThat(page.body()).contains("status.js").contains("webjars/uplot/");
+    assertThat(http.get("/webjars/uplot/1.6.30/dist/uPlot.iife.min.js", null).statusCode())
+        .isEqualTo(200);
+    for (String path :
+        List.of("/api/ui", "/api/pipelines/clicks/commits", "/api/pipelines/clicks/quarantine")) {
+      assertThat(http.get(path, null).statusCode()).as(path).isEqualTo(401);
+      assertThat(http.get(path, "Bearer wrong").statusCode()).as(path).isEqualTo(401);
+    }
+    JsonNode ui = JSON.readTree(http.get("/api/ui", AUTH).body());
+    assertThat(ui.get("mode").asText()).isEqualTo("serve");
+    assertThat(ui.get("actions").toString())
+        .isEqualTo("[\"start\",\"stop\",\"backfill\",\"compact\",\"vacuum\"]");
+
+    JsonNode commits = JSON.readTree(http.get("/api/pipelines/clicks/commits?last=3", AUTH).body());
+    assertThat(commits).hasSize(3);
+    long newest = commits.get(0).get("version").asLong();
+    for (int i = 0; i < 3; i++) {
+      JsonNode c = commits.get(i);
+      assertThat(c.get("version").asLong()).as("newest first").isEqualTo(newest - i);
+      assertThat(c.get("operation").asText()).isEqualTo("WRITE");
+      assertThat(c.get("batchId").asLong())
+          .as("the batch each commit holds")
+          .isEqualTo(commits.get(0).get("batchId").asLong() - i);
+      assertThat(c.get("rowsAdded").asLong()).isBetween(1L, 100L);
+      assertThat(c.get("table").asText()).endsWith("/tables/clicks");
+    }
+
+    JsonNode samples =
+        JSON.readTree(http.get("/api/pipelines/clicks/quarantine?last=2", AUTH).body());
+    assertThat(samples).hasSize(2);
+    for (JsonNode q : samples) {
+      assertThat(q.get("source").asText()).matches("clicks-.*/\\d@\\d+");
+      assertThat(q.get("value").asText()).startsWith("not json ");
+      assertThat(q.get("error").asText()).contains("malformed JSON");
+    }
+    HttpResponse<String> tooMany = http.get("/api/pipelines/clicks/quarantine?last=51", AUTH);
+    assertThat(tooMany.statusCode()).isEqualTo(400);
+    assertThat(tooMany.body()).contains("between 1 and 50");
+  }
+
+  @Test
   void thePageAsksForTheTokenDrawsTheBatchesAndStopsAndStartsThePipeline() throws Exception {
+    openBrowser();
     // The API refuses the page's requests without the token, though they come from loopback.
     assertThat(http.get("/api/pipelines", null).statusCode()).isEqualTo(401);
     browser.get(base + "/");
@@ -174,9 +222,8 @@ class StatusPageIT {
 
     unlock(TOKEN);
     await().atMost(SLOW).until(() -> displayed("overview") && !displayed("token-panel"));
-    WebElement row = browser.findElement(By.cssSelector("#pipelines tr[data-pipeline='clicks']"));
-    assertThat(row.findElement(By.cssSelector(".state")).getText()).isEqualTo("RUNNING");
-    assertThat(browser.findElement(By.id("verdict")).getText()).isEqualTo("Healthy");
+    assertThat(text("#pipelines tr[data-pipeline='clicks'] .state")).isEqualTo("RUNNING");
+    assertThat(text("#verdict")).isEqualTo("Healthy");
     assertThat(script("return sessionStorage.getItem('tributary-api-token')")).isEqualTo(TOKEN);
 
     // Every chart with data is a uPlot instance with points, and its first series is drawn.
@@ -197,8 +244,7 @@ class StatusPageIT {
           .as(chart + ": pixels of its first series")
           .isPositive();
     }
-    assertThat(browser.findElement(By.cssSelector("[data-chart='state']")).getText())
-        .contains("Stateless");
+    assertThat(text("[data-chart='state']")).contains("Stateless");
     assertThat((Long) script("return window.tributaryCharts.expectations.series.length"))
         .as("x and the one rule")
         .isEqualTo(2L);
@@ -218,14 +264,10 @@ class StatusPageIT {
 
     click("stop");
     await().atMost(SLOW).until(() -> "STOPPED".equals(apiState()));
-    await()
-        .atMost(SLOW)
-        .until(() -> browser.findElement(By.id("detail-state")).getText().equals("STOPPED"));
+    await().atMost(SLOW).until(() -> "STOPPED".equals(text("#detail-state")));
     click("start");
     await().atMost(SLOW).until(() -> "RUNNING".equals(apiState()));
-    await()
-        .atMost(SLOW)
-        .until(() -> browser.findElement(By.id("detail-state")).getText().equals("RUNNING"));
+    await().atMost(SLOW).until(() -> "RUNNING".equals(text("#detail-state")));
   }
 
   /**
@@ -274,10 +316,24 @@ class StatusPageIT {
     browser.findElement(By.cssSelector("#actions button[data-action='" + action + "']")).click();
   }
 
+  /**
+   * The texts of the elements {@code selector} finds, read in one script: the page re-renders its
+   * tables at every poll, so an element found in one call may be gone at the next.
+   */
+  @SuppressWarnings("unchecked")
   private static List<String> cells(String selector) {
-    return browser.findElements(By.cssSelector(selector)).stream()
-        .map(WebElement::getText)
-        .toList();
+    return (List<String>)
+        script(
+            "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent);",
+            selector);
+  }
+
+  /** The text of the first element {@code selector} finds (null if none), read in one script. */
+  private static String text(String selector) {
+    return (String)
+        script(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;",
+            selector);
   }
 
   private static void screenshot() throws Exception {
