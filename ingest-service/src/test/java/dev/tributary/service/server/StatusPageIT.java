@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -43,7 +44,9 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * wrong one), then show the pipeline, draw every chart that has data with uPlot (points in the
  * chart's data and the series' color on its canvas), list batches, sink commits and quarantined
  * records, and stop and start the pipeline with its buttons (observed through the API). Leaves a
- * screenshot at {@code target/status-page.png}. Skipped, saying so, where Chromium is missing.
+ * screenshot at {@code target/status-page.png}. That test is skipped, saying so, where Chromium is
+ * missing; the others check the endpoints behind the page over HTTP, and the page and API of {@code
+ * run --ui-port} (a child JVM), whose stop button ends the run with exit code 0.
  */
 class StatusPageIT {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -53,7 +56,17 @@ class StatusPageIT {
   private static final String AUTH = "Bearer " + TOKEN;
   private static final Duration SLOW = Duration.ofMinutes(2);
 
+  private static final Map<String, String> ENV =
+      Map.of(
+          "S3_ACCESS_KEY", S3TestServer.ACCESS_KEY,
+          "S3_SECRET_KEY", S3TestServer.SECRET_KEY,
+          "TRIBUTARY_API_TOKEN", TOKEN);
+
   @TempDir static Path dir;
+  private static KafkaBrokerProcess broker;
+  private static S3TestServer s3;
+  private static String bucket;
+  private static String topic;
   private static Process serve;
   private static Path log;
   private static Http http;
@@ -62,17 +75,43 @@ class StatusPageIT {
 
   @BeforeAll
   static void start() throws Exception {
-    KafkaBrokerProcess broker = KafkaBrokerProcess.shared();
-    S3TestServer s3 = S3TestServer.shared();
-    String bucket = s3.createBucket();
-    String topic = broker.newTopic("clicks", 2);
+    broker = KafkaBrokerProcess.shared();
+    s3 = S3TestServer.shared();
+    bucket = s3.createBucket();
+    topic = broker.newTopic("clicks", 2);
     produce(broker, topic, 0, 300);
 
     Path pipelines = Files.createDirectories(dir.resolve("pipelines"));
-    Files.writeString(
-        pipelines.resolve("clicks.yaml"),
-        """
-        pipeline: clicks
+    Files.writeString(pipelines.resolve("clicks.yaml"), pipeline("clicks"));
+
+    int port = ChildJvm.freePort();
+    log = dir.resolve("serve.log");
+    serve =
+        ChildJvm.start(
+            List.of("-Xmx384m", "-XX:+UseSerialGC"),
+            "dev.tributary.service.cli.Main",
+            List.of(
+                "serve", "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)),
+            log,
+            dir,
+            ENV);
+    base = "http://127.0.0.1:" + port;
+    http = new Http(base);
+    await()
+        .atMost(SLOW)
+        .pollInterval(Duration.ofMillis(300))
+        .ignoreExceptions()
+        .failFast("serve exited:\n" + ChildJvm.tail(log), () -> !serve.isAlive())
+        .until(() -> progressCount() >= 3);
+  }
+
+  /**
+   * A pipeline over the topic (at most 50 records a batch, so that the charts get several points),
+   * with a rule that some records violate, into its own table and checkpoint.
+   */
+  private static String pipeline(String id) {
+    return """
+        pipeline: %s
         source:
           kafka:
             bootstrap-servers: %s
@@ -87,37 +126,66 @@ class StatusPageIT {
             on-violation: warn
         sink:
           delta:
-            path: s3://%s/tables/clicks
-        checkpoint: s3://%s/checkpoints/clicks
+            path: s3://%s/tables/%s
+        checkpoint: s3://%s/checkpoints/%s
         storage:
           s3: { endpoint: "%s", region: us-east-1, path-style: true,
                 access-key: "${S3_ACCESS_KEY}", secret-key: "${S3_SECRET_KEY}" }
         trigger: { processing-time: 300ms }
         """
-            .formatted(broker.bootstrapServers(), topic, bucket, bucket, s3.endpoint()));
+        .formatted(id, broker.bootstrapServers(), topic, bucket, id, bucket, id, s3.endpoint());
+  }
 
+  @Test
+  void runServesThePageOfItsPipelineAndStopsFromIt() throws Exception {
+    Path file = Files.writeString(dir.resolve("clicks-run.yaml"), pipeline("clicks-run"));
     int port = ChildJvm.freePort();
-    log = dir.resolve("serve.log");
-    serve =
+    Path runLog = dir.resolve("run.log");
+    Process run =
         ChildJvm.start(
-            List.of("-Xmx384m", "-XX:+UseSerialGC"),
+            List.of("-Xmx256m", "-XX:+UseSerialGC"),
             "dev.tributary.service.cli.Main",
-            List.of(
-                "serve", "--pipelines-dir", pipelines.toString(), "--port", Integer.toString(port)),
-            log,
+            List.of("run", "--pipeline", file.toString(), "--ui-port", Integer.toString(port)),
+            runLog,
             dir,
-            Map.of(
-                "S3_ACCESS_KEY", S3TestServer.ACCESS_KEY,
-                "S3_SECRET_KEY", S3TestServer.SECRET_KEY,
-                "TRIBUTARY_API_TOKEN", TOKEN));
-    base = "http://127.0.0.1:" + port;
-    http = new Http(base);
-    await()
-        .atMost(SLOW)
-        .pollInterval(Duration.ofMillis(300))
-        .ignoreExceptions()
-        .failFast("serve exited:\n" + ChildJvm.tail(log), () -> !serve.isAlive())
-        .until(() -> progressCount() >= 3);
+            ENV);
+    try {
+      Http ui = new Http("http://127.0.0.1:" + port);
+      await()
+          .atMost(SLOW)
+          .pollInterval(Duration.ofMillis(300))
+          .ignoreExceptions()
+          .failFast("run exited", () -> !run.isAlive())
+          .until(
+              () ->
+                  JSON.readTree(ui.get("/api/pipelines/clicks-run?last=100", AUTH).body())
+                          .get("progress")
+                          .size()
+                      >= 3);
+      assertThat(ChildJvm.tail(runLog))
+          .contains("Status page of pipeline clicks-run: http://127.0.0.1:" + port + "/");
+      assertThat(ui.get("/", null).body()).contains("status.js");
+      assertThat(ui.get("/api/pipelines", null).statusCode()).isEqualTo(401);
+      JsonNode list = JSON.readTree(ui.get("/api/pipelines", AUTH).body());
+      assertThat(list).hasSize(1);
+      assertThat(list.get(0).get("id").asText()).isEqualTo("clicks-run");
+      assertThat(list.get(0).get("state").asText()).isEqualTo("RUNNING");
+      assertThat(JSON.readTree(ui.get("/api/ui", AUTH).body()).get("mode").asText())
+          .isEqualTo("run");
+      JsonNode commits =
+          JSON.readTree(ui.get("/api/pipelines/clicks-run/commits?last=2", AUTH).body());
+      assertThat(commits).hasSize(2);
+      assertThat(commits.get(0).get("operation").asText()).isEqualTo("WRITE");
+      assertThat(commits.get(0).get("table").asText()).endsWith("/tables/clicks-run");
+
+      assertThat(ui.post("/api/pipelines/clicks-run/stop", null).statusCode()).isEqualTo(401);
+      assertThat(run.isAlive()).isTrue();
+      assertThat(ui.post("/api/pipelines/clicks-run/stop", AUTH).statusCode()).isEqualTo(202);
+      assertThat(run.waitFor(60, TimeUnit.SECONDS)).as("the run ends after its stop").isTrue();
+      assertThat(run.exitValue()).as(ChildJvm.tail(runLog)).isZero();
+    } finally {
+      run.destroyForcibly().waitFor();
+    }
   }
 
   /** Starts the browser, or skips the test that needs it where there is none. */
