@@ -140,6 +140,7 @@ function renderOverview(pipelines) {
   if (pipelines.length === 0) summary.append("No pipelines served");
   else {
     const verdict = counts.bad > 0 ? "bad" : counts.warn > 0 ? "warn" : "ok";
+    document.title = "Tributary: " + { ok: "healthy", warn: "attention", bad: "unhealthy" }[verdict];
     summary.append(el("span", { class: "pill " + verdict, id: "verdict",
       text: verdict === "ok" ? "Healthy" : verdict === "warn" ? "Attention" : "Unhealthy" }));
     summary.append(`${pipelines.length} pipeline${pipelines.length === 1 ? "" : "s"}: ${counts.ok} healthy`

@@ -292,6 +292,7 @@ class StatusPageIT {
     await().atMost(SLOW).until(() -> displayed("overview") && !displayed("token-panel"));
     assertThat(text("#pipelines tr[data-pipeline='clicks'] .state")).isEqualTo("RUNNING");
     assertThat(text("#verdict")).isEqualTo("Healthy");
+    assertThat(browser.getTitle()).isEqualTo("Tributary: healthy");
     assertThat(script("return sessionStorage.getItem('tributary-api-token')")).isEqualTo(TOKEN);
 
     // Every chart with data is a uPlot instance with points, and its first series is drawn.
