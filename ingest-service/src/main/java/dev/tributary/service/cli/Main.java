@@ -27,13 +27,15 @@ public final class Main {
         tributary demo cdc [--events N]                   Debezium changes -> current state + SCD2 history
         tributary validate PIPELINE.yaml                  parse + validate, print the plan
         tributary run --pipeline PIPELINE.yaml [--available-now | --once] [--max-outage 10m]
-                                                          run until stopped (Ctrl-C = graceful stop);
+                      [--ui-port PORT]                    run until stopped (Ctrl-C = graceful stop);
                                                           rides out a broker or store outage for up
-                                                          to --max-outage (default 10m), then exits 1
+                                                          to --max-outage (default 10m), then exits 1;
+                                                          --ui-port serves its status page
         tributary compact --pipeline PIPELINE.yaml        one compaction pass of the sink table
         tributary vacuum --pipeline PIPELINE.yaml [--dry-run]
                                                           one vacuum pass of the sink table
-        tributary serve --pipelines-dir DIR               the long-running service
+        tributary serve --pipelines-dir DIR [--port N]    the long-running service; its status page
+                                                          is at / (http://127.0.0.1:8080/)
         tributary break-lease --pipeline PIPELINE.yaml    free a checkpoint whose owner's machine is down
         tributary compare TABLE_A[@VERSION] TABLE_B[@VERSION] [--key a,b] [--where EXPR]
                                                           compare two Delta tables' rows (local or
@@ -71,7 +73,9 @@ public final class Main {
         case "run" ->
             RunCommand.run(
                 CliArguments.parse(
-                    args, Set.of("available-now", "once"), Set.of("pipeline", "max-outage")),
+                    args,
+                    Set.of("available-now", "once"),
+                    Set.of("pipeline", "max-outage", "ui-port")),
                 out,
                 err);
         case "compact" ->

@@ -10,7 +10,9 @@ import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.server.Backoff;
 import dev.tributary.service.server.PipelineSupervisor;
+import dev.tributary.service.server.RunStatusServer;
 import dev.tributary.service.server.SupervisorSettings;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,13 +22,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code tributary run --pipeline FILE [--available-now | --once] [--max-outage DURATION]}: runs
- * one pipeline in the foreground under the same supervisor as {@code serve} ({@link
- * PipelineSupervisor}): a transient failure (broker or object store unreachable) is ridden out with
- * backoff, for at most {@code --max-outage} (default {@value #DEFAULT_MAX_OUTAGE}), after which it
- * exits 1 saying so; a permanent one exits at once. Ctrl-C (SIGINT) or SIGTERM lets the batch in
- * progress finish, then exits 0. {@code TRIBUTARY_STALL_AFTER} (default 60s) is how long a run may
- * show no progress before it counts as an outage.
+ * {@code tributary run --pipeline FILE [--available-now | --once] [--max-outage DURATION]
+ * [--ui-port PORT]}: runs one pipeline in the foreground under the same supervisor as {@code serve}
+ * ({@link PipelineSupervisor}): a transient failure (broker or object store unreachable) is ridden
+ * out with backoff, for at most {@code --max-outage} (default {@value #DEFAULT_MAX_OUTAGE}), after
+ * which it exits 1 saying so; a permanent one exits at once. Ctrl-C (SIGINT) or SIGTERM lets the
+ * batch in progress finish, then exits 0. {@code TRIBUTARY_STALL_AFTER} (default 60s) is how long a
+ * run may show no progress before it counts as an outage. {@code --ui-port} serves the status page
+ * of the run ({@link RunStatusServer}) while it runs.
  */
 final class RunCommand {
   static final String DEFAULT_MAX_OUTAGE = "10m";
@@ -50,6 +53,7 @@ final class RunCommand {
     if (args.flag("available-now") && args.flag("once")) {
       throw new CliArguments.UsageException("--available-now and --once exclude each other");
     }
+    args.option("ui-port").ifPresent(RunCommand::uiPort); // a usage error before any work
     SupervisorSettings settings =
         new SupervisorSettings(
             BACKOFF,
@@ -101,7 +105,9 @@ final class RunCommand {
     progress.addListener(printer::batchDone);
     PipelineSupervisor supervisor = PipelineSupervisor.forCommandLine(pipeline, settings, progress);
     CountDownLatch finished = new CountDownLatch(1);
-    try (StopSignals signals = StopSignals.install(supervisor::stop, err)) {
+    try (StopSignals signals = StopSignals.install(supervisor::stop, err);
+        RunStatusServer ui =
+            statusPage(args, file(args), spec, trigger, progress, supervisor, err)) {
       // Stops by other means than SIGTERM/SIGINT (SIGHUP, a signal the JVM keeps) still let the
       // batch in progress finish, so nothing is left for replay; bounded.
       Thread hook =
@@ -135,6 +141,55 @@ final class RunCommand {
       // its checkpoint lease, so that a restart does not wait for the lease to expire.
       finished.countDown();
     }
+  }
+
+  /**
+   * With {@code --ui-port PORT}: the status page of this run ({@link RunStatusServer}), its address
+   * told on stderr (stdout carries the progress lines); null without the option.
+   */
+  private static RunStatusServer statusPage(
+      CliArguments args,
+      Path file,
+      PipelineSpec spec,
+      TriggerSpec trigger,
+      ProgressLog progress,
+      PipelineSupervisor supervisor,
+      PrintStream err)
+      throws IOException {
+    Optional<String> option = args.option("ui-port");
+    if (option.isEmpty()) {
+      return null;
+    }
+    int port = uiPort(option.get());
+    String token = System.getenv(StatusCommand.TOKEN_ENV);
+    RunStatusServer ui =
+        RunStatusServer.start(
+            port,
+            Optional.ofNullable(token).filter(t -> !t.isBlank()),
+            file,
+            spec,
+            trigger,
+            progress,
+            supervisor);
+    err.println("Status page of pipeline " + spec.id() + ": http://127.0.0.1:" + ui.port() + "/");
+    return ui;
+  }
+
+  static int uiPort(String text) {
+    try {
+      int port = Integer.parseInt(text.strip());
+      if (port < 0 || port > 65535) {
+        throw new NumberFormatException();
+      }
+      return port;
+    } catch (NumberFormatException e) {
+      throw new CliArguments.UsageException(
+          "--ui-port must be a port number (0 to 65535; 0 = any free port), was " + text);
+    }
+  }
+
+  private static Path file(CliArguments args) {
+    return Path.of(args.option("pipeline").orElseThrow());
   }
 
   /** One line per batch (JSON) when not on a terminal; a live status line on a terminal. */

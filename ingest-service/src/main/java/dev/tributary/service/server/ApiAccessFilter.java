@@ -34,10 +34,10 @@ import org.springframework.http.HttpStatus;
  *       network. The service says so in a warning at start.
  * </ul>
  *
- * Other paths (metrics, info) are not guarded. A request with the token (or, without one, from
- * loopback) is marked authorized with a principal, which is how the actuator decides to show health
- * details ({@code show-details: when-authorized}). The token is compared in constant time and never
- * logged or echoed.
+ * Other paths (metrics, info, the status page's static files, which hold no data) are not guarded.
+ * A request with the token (or, without one, from loopback) is marked authorized with a principal,
+ * which is how the actuator decides to show health details ({@code show-details: when-authorized}).
+ * The token is compared in constant time and never logged or echoed.
  */
 final class ApiAccessFilter implements Filter {
   /** The principal of an authorized request; the actuator only asks whether there is one. */

@@ -4,10 +4,13 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.RunActivity;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
  * One served pipeline as the REST API shows it. Carries no secret: the declaration is reduced to
@@ -86,17 +89,32 @@ public record PipelineStatus(
       RunActivity.Snapshot activity,
       Freshness freshness,
       Instant now) {
+    return of(p.id(), p.file(), p.spec(), p::mask, life, trigger, last, activity, freshness, now);
+  }
+
+  /** The status of a pipeline that is not served (the one of {@code run --ui-port}). */
+  static PipelineStatus of(
+      String id,
+      Path file,
+      Optional<PipelineSpec> spec,
+      UnaryOperator<String> mask,
+      PipelineLifecycle.Snapshot life,
+      TriggerSpec trigger,
+      BatchProgress last,
+      RunActivity.Snapshot activity,
+      Freshness freshness,
+      Instant now) {
     Instant lastBatchAt = activity.lastBatch().orElse(null);
     return new PipelineStatus(
-        p.id(),
-        p.file().toString(),
+        id,
+        file.toString(),
         life.state(),
         life.reason(),
         life.since(),
         life.restarts(),
         trigger == null ? null : ServerMessages.trigger(trigger),
-        p.spec().map(s -> p.mask(String.join(", ", s.sinkLocations()))).orElse(null),
-        p.spec().map(PipelineStatus::schedules).orElse(Map.of()),
+        spec.map(s -> mask.apply(String.join(", ", s.sinkLocations()))).orElse(null),
+        spec.map(PipelineStatus::schedules).orElse(Map.of()),
         last,
         last == null ? null : last.lag(),
         last == null ? null : last.watermark(),

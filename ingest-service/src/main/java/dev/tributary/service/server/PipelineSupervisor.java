@@ -192,6 +192,11 @@ public final class PipelineSupervisor {
     }
   }
 
+  /** The pipeline's state now, with its reason, since when, and the restarts. */
+  PipelineLifecycle.Snapshot lifecycle() {
+    return lifecycle.snapshot();
+  }
+
   /** The consumer groups the open run is a member of (empty without one). */
   List<GroupMember> groups() {
     PipelineLauncher.ActiveRun run;

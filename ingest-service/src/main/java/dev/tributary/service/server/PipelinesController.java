@@ -30,11 +30,17 @@ class PipelinesController {
   private final ServedPipelines pipelines;
   private final Maintenance maintenance;
   private final ConsumerGroups groups;
+  private final TableViews tables;
 
-  PipelinesController(ServedPipelines pipelines, Maintenance maintenance, ConsumerGroups groups) {
+  PipelinesController(
+      ServedPipelines pipelines,
+      Maintenance maintenance,
+      ConsumerGroups groups,
+      TableViews tables) {
     this.pipelines = pipelines;
     this.maintenance = maintenance;
     this.groups = groups;
+    this.tables = tables;
   }
 
   /** Every served pipeline with its state, last batch, lag and watermark. */
@@ -49,13 +55,57 @@ class PipelinesController {
    */
   @GetMapping("/{id}")
   PipelineDetails details(@PathVariable String id, @RequestParam(defaultValue = "20") int last) {
-    if (last < 1 || last > MAX_PROGRESS) {
-      throw new ApiException(
-          HttpStatus.BAD_REQUEST,
-          "Parameter 'last' must be between 1 and " + MAX_PROGRESS + ", was " + last + ".");
-    }
+    checkLast(last, MAX_PROGRESS);
     ManagedPipeline p = find(id);
     return new PipelineDetails(p.status(), p.progress().last(last), groups.of(p));
+  }
+
+  /**
+   * The newest {@code last} commits (1 to 50, default 10) of the pipeline's Delta sink table (of
+   * its routed tables), newest first; empty without a Delta sink or before the first batch.
+   */
+  @GetMapping("/{id}/commits")
+  List<SinkCommit> commits(@PathVariable String id, @RequestParam(defaultValue = "10") int last) {
+    ManagedPipeline p = find(id);
+    checkLast(last, TableViews.MAX_LAST);
+    try {
+      return tables.recentCommits(TableViews.Viewed.of(p), last);
+    } catch (IOException | RuntimeException e) {
+      throw new ApiException(
+          HttpStatus.SERVICE_UNAVAILABLE,
+          ServerMessages.tableUnreadable(
+              id,
+              "sink table",
+              p.mask(String.join(", ", p.spec().get().sinkLocations())),
+              p.describe(e)));
+    }
+  }
+
+  /**
+   * The newest {@code last} records (1 to 50, default 10) of the pipeline's quarantine table with
+   * their errors, newest first; empty before anything was quarantined.
+   */
+  @GetMapping("/{id}/quarantine")
+  List<QuarantineSample> quarantine(
+      @PathVariable String id, @RequestParam(defaultValue = "10") int last) {
+    ManagedPipeline p = find(id);
+    checkLast(last, TableViews.MAX_LAST);
+    try {
+      return tables.quarantineSamples(TableViews.Viewed.of(p), last);
+    } catch (IOException | RuntimeException e) {
+      throw new ApiException(
+          HttpStatus.SERVICE_UNAVAILABLE,
+          ServerMessages.tableUnreadable(
+              id, "quarantine table", p.mask(p.spec().get().quarantine().path()), p.describe(e)));
+    }
+  }
+
+  private static void checkLast(int last, int max) {
+    if (last < 1 || last > max) {
+      throw new ApiException(
+          HttpStatus.BAD_REQUEST,
+          "Parameter 'last' must be between 1 and " + max + ", was " + last + ".");
+    }
   }
 
   /**

@@ -55,6 +55,11 @@ class ServerConfiguration {
     return new ServedPipelines(settings, registry, maintenance, Clock.systemUTC());
   }
 
+  @Bean
+  TableViews tableViews() {
+    return new TableViews();
+  }
+
   @Bean(destroyMethod = "close")
   RetryMetrics retryMetrics(MeterRegistry registry) {
     return new RetryMetrics(registry);

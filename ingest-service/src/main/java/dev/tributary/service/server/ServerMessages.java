@@ -157,6 +157,28 @@ final class ServerMessages {
     return operation + " of pipeline " + id + " (table " + table + ") failed: " + failure;
   }
 
+  /** A table the status page shows could not be read (the page tries again at its next poll). */
+  static String tableUnreadable(String id, String what, String location, String failure) {
+    return "Cannot read the "
+        + what
+        + " of pipeline "
+        + id
+        + " at "
+        + location
+        + ": "
+        + failure
+        + ". Check that the store is reachable with the pipeline's storage settings.";
+  }
+
+  /** A request {@code run --ui-port} does not answer: it only shows its run and stops it. */
+  static String notOfferedByRun(String method, String path) {
+    return method
+        + " "
+        + path
+        + " is not offered by `tributary run --ui-port`: it shows its one pipeline and can stop"
+        + " it (POST .../stop); start, backfill, compact and vacuum are serve's.";
+  }
+
   static String tokenNotConfigured() {
     return "Mutating endpoints are disabled because no API token is configured. Set TRIBUTARY_API_TOKEN in"
         + " the service's environment and send it as 'Authorization: Bearer <token>'.";

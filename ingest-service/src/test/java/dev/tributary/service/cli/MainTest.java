@@ -560,6 +560,16 @@ class MainTest {
   }
 
   @Test
+  void aUiPortThatIsNotAPortIsAUsageError() throws Exception {
+    Path file = write("orders.yaml", VALID);
+    assertThat(run("run", "--pipeline", file.toString(), "--ui-port", "http")).isEqualTo(2);
+    assertThat(err())
+        .contains("--ui-port must be a port number (0 to 65535; 0 = any free port), was http")
+        .contains("Usage:")
+        .contains("[--ui-port PORT]");
+  }
+
+  @Test
   void aMaxOutageThatIsNotADurationIsAUsageError() throws Exception {
     Path file = write("orders.yaml", VALID);
     assertThat(run("run", "--pipeline", file.toString(), "--max-outage", "forever")).isEqualTo(2);
