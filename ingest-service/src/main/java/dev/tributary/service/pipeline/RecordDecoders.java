@@ -9,6 +9,7 @@ import dev.tributary.config.Secrets;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.avro.AvroRecordDecoder;
+import dev.tributary.service.parse.avro.WriterSchemaDecoder;
 import dev.tributary.service.parse.debezium.DebeziumDecoder;
 import dev.tributary.service.parse.protobuf.ProtobufWireDecoder;
 import dev.tributary.service.registry.SchemaRegistryClient;
@@ -45,6 +46,10 @@ public final class RecordDecoders {
         SchemaRegistryClient registry =
             new SchemaRegistryClient(
                 pipelineId, avro.registry(), secrets, SchemaRegistryClient.DEFAULT_RETRY);
+        if (avro.takesAllColumns()) {
+          return new WriterSchemaDecoder(
+              pipelineId, registry::schemaById, avro.maxRecordSize().bytes(), avro.envelope());
+        }
         if (avro.envelope().isDebezium()) {
           return DebeziumDecoder.avro(
               pipelineId,
@@ -59,6 +64,11 @@ public final class RecordDecoders {
             types(avro.valueColumns()),
             types(avro.keyColumns()),
             avro.maxRecordSize().bytes());
+      }
+      if (format instanceof ProtobufFormatSpec proto && proto.takesAllColumns()) {
+        throw new IllegalArgumentException(
+            "columns: all is not available for Protobuf yet (issue 22); use format.avro with"
+                + " columns: all, or declare the columns under schema");
       }
       if (format instanceof ProtobufFormatSpec proto) {
         SchemaRegistryClient registry =
