@@ -14,6 +14,7 @@ import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.service.testing.TestSchemaRegistry;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.storage.testing.S3TestServer;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import java.nio.file.Path;
@@ -41,6 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ColumnsAllIT {
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
+  private final S3TestServer s3 = S3TestServer.shared();
+  private final String bucket = s3.createBucket();
   @TempDir Path dir;
 
   private final Map<String, Map<Long, String>> expected = new TreeMap<>();
@@ -78,6 +81,11 @@ class ColumnsAllIT {
         {"name": "order_id", "type": "long"}, {"name": "customer_id", "type": "long"},
         {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 10, "scale": 2}},
         {"name": "placed_at", "type": {"type": "long", "connect.name": "io.debezium.time.MicroTimestamp"}}]}""";
+
+  private static final String ORDER_V2 =
+      """
+      {"type": "record", "name": "Value", "fields": [
+        {"name": "order_id", "type": "long"}, {"name": "customer_id", "type": "string"}]}""";
 
   private static String key(String table, String field) {
     return """
@@ -126,12 +134,23 @@ class ColumnsAllIT {
               envelope: debezium
               columns: all
           sink:
-            delta: { path: "%s/lake/{route}", route: _kafka_topic, write: upsert }
-          quarantine: { delta: { path: %s/quarantine } }
-          checkpoint: %s/checkpoint
+            delta: { path: "s3://%s/lake/{route}", route: _kafka_topic, write: upsert }
+          quarantine: { delta: { path: "s3://%s/quarantine" } }
+          checkpoint: "s3://%s/checkpoint"
+          storage:
+            s3: { endpoint: "%s", region: us-east-1, path-style: true, access-key: "%s", secret-key: "%s" }
           """
               .formatted(
-                  broker.bootstrapServers(), customers, orders, registry.url(), dir, dir, dir);
+                  broker.bootstrapServers(),
+                  customers,
+                  orders,
+                  registry.url(),
+                  bucket,
+                  bucket,
+                  bucket,
+                  s3.endpoint(),
+                  S3TestServer.ACCESS_KEY,
+                  S3TestServer.SECRET_KEY);
       PipelineSpec spec = PipelineParser.parse(yaml, "cols.yaml", Map.of());
       run(spec);
       assertThat(rows(customers, "id", "name")).isEqualTo(expected.get(customers).toString());
@@ -160,6 +179,16 @@ class ColumnsAllIT {
       more.add(customer(customers, c2, c2Id, ck, ckId, 7, "c", "seven", "s@example.com"));
       more.add(customer(customers, c1, c1Id, ck, ckId, 4, "u", "four", null)); // an old writer
       more.add(order(orders, o1, o1Id, ok, okId, 106, "c", 3, 1.5));
+      // a writer schema that turns customer_id into a string: its record waits in the quarantine
+      Schema o2 = new Schema.Parser().parse(envelope("orders", ORDER_V2));
+      int o2Id = registry.registerAvro(orders + "-value", envelope("orders", ORDER_V2));
+      GenericRecord changed =
+          new GenericData.Record(o2.getField("after").schema().getTypes().get(1));
+      changed.put("order_id", 107L);
+      changed.put("customer_id", "c-3");
+      more.add(
+          new Sent(
+              orders, avroKey(ok, okId, "order_id", 107), event(o2, o2Id, "c", changed, changed)));
       send(more);
       run(spec);
       assertThat(columns(customers)).endsWith("_kafka_timestamp", "email");
@@ -168,7 +197,17 @@ class ColumnsAllIT {
       assertThat(rows(customers, "id", "email"))
           .isEqualTo("{0=null, 1=null, 3=t@example.com, 4=null, 5=null, 7=s@example.com}");
       assertThat(rows(orders, "order_id", "amount")).isEqualTo(expected.get(orders).toString());
-      assertThat(quarantine()).hasSize(1);
+      List<Object[]> reasons = quarantine();
+      assertThat(reasons).hasSize(2);
+      assertThat(reasons.stream().map(r -> (String) r[6]))
+          .anyMatch(
+              e ->
+                  e.contains(
+                          "field 'customer_id' of writer schema id "
+                              + o2Id
+                              + " is string, but column"
+                              + " customer_id of the table at")
+                      && e.contains("is long"));
     }
   }
 
@@ -271,7 +310,7 @@ class ColumnsAllIT {
   }
 
   private ObjectStore table(String topic) throws Exception {
-    return ObjectStores.open(dir.resolve("lake").resolve(topic).toString(), null);
+    return ObjectStores.open("s3://" + bucket + "/lake/" + topic, s3.settings());
   }
 
   /** The table's rows as {key=column}, keys once each. */
@@ -312,7 +351,7 @@ class ColumnsAllIT {
   }
 
   private List<Object[]> quarantine() throws Exception {
-    try (ObjectStore q = ObjectStores.open(dir.resolve("quarantine").toString(), null)) {
+    try (ObjectStore q = ObjectStores.open("s3://" + bucket + "/quarantine", s3.settings())) {
       return q.list("_delta_log/").isEmpty() ? List.of() : TableContents.rows(q);
     }
   }
