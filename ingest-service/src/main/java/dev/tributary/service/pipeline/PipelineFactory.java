@@ -30,7 +30,7 @@ import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.RecordDecoder;
-import dev.tributary.service.parse.avro.WriterSchemaDecoder;
+import dev.tributary.service.parse.WriterRowDecoder;
 import dev.tributary.service.sink.Sinks;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSourceSettings;
@@ -621,7 +621,7 @@ public final class PipelineFactory {
       CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
     if (pipeline.stateful().isEmpty() && takesAllColumns(pipeline.spec())) {
       Optional<UpsertSpec> upsert = pipeline.spec().deltaSink().flatMap(DeltaSinkSpec::upsert);
-      WriterSchemaDecoder decoder = (WriterSchemaDecoder) pipeline.parser();
+      WriterRowDecoder decoder = (WriterRowDecoder) pipeline.parser();
       List<String> problems = new ArrayList<>();
       CompiledPredicate deleteWhen =
           deleteWhen(pipeline.spec(), pipeline.processor().outputSchema(), problems);

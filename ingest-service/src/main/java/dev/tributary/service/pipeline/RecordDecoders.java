@@ -12,6 +12,7 @@ import dev.tributary.service.parse.avro.AvroRecordDecoder;
 import dev.tributary.service.parse.avro.WriterSchemaDecoder;
 import dev.tributary.service.parse.debezium.DebeziumDecoder;
 import dev.tributary.service.parse.protobuf.ProtobufWireDecoder;
+import dev.tributary.service.parse.protobuf.ProtobufWriterSchemaDecoder;
 import dev.tributary.service.registry.SchemaRegistryClient;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,15 +66,14 @@ public final class RecordDecoders {
             types(avro.keyColumns()),
             avro.maxRecordSize().bytes());
       }
-      if (format instanceof ProtobufFormatSpec proto && proto.takesAllColumns()) {
-        throw new IllegalArgumentException(
-            "columns: all is not available for Protobuf yet (issue 22); use format.avro with"
-                + " columns: all, or declare the columns under schema");
-      }
       if (format instanceof ProtobufFormatSpec proto) {
         SchemaRegistryClient registry =
             new SchemaRegistryClient(
                 pipelineId, proto.registry(), secrets, SchemaRegistryClient.DEFAULT_RETRY);
+        if (proto.takesAllColumns()) {
+          return new ProtobufWriterSchemaDecoder(
+              pipelineId, registry::schemaById, proto.message(), proto.maxRecordSize().bytes());
+        }
         return new ProtobufWireDecoder(
             registry::schemaById,
             proto.message(),

@@ -7,6 +7,7 @@ import dev.tributary.service.parse.ParseResult;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.SchemaIdCache;
 import dev.tributary.service.parse.WriterRow;
+import dev.tributary.service.parse.WriterRowDecoder;
 import dev.tributary.service.parse.debezium.DebeziumDecoder;
 import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.registry.RegisteredSchema;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-public final class WriterSchemaDecoder implements RecordDecoder {
+public final class WriterSchemaDecoder implements WriterRowDecoder {
   private static final Logger LOG = LoggerFactory.getLogger(WriterSchemaDecoder.class);
 
   private final String pipelineId;
@@ -79,10 +80,7 @@ public final class WriterSchemaDecoder implements RecordDecoder {
     this.keys = new SchemaIdCache<>(id -> compile(id, Part.KEY));
   }
 
-  /**
-   * This decoder also decoding each record key, whose field names become {@link WriterRow#key()}
-   * (an upsert without a declared {@code key}).
-   */
+  @Override
   public WriterSchemaDecoder withRecordKeys() {
     return new WriterSchemaDecoder(pipelineId, schemas, maxRecordBytes, envelope, true);
   }
