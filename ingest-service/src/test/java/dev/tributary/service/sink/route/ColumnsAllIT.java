@@ -2,14 +2,19 @@ package dev.tributary.service.sink.route;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.Timestamp;
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.parse.avro.AvroWire;
+import dev.tributary.service.parse.protobuf.ProtobufSchema;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
+import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.service.testing.TestSchemaRegistry;
 import dev.tributary.storage.ObjectStore;
@@ -209,6 +214,135 @@ class ColumnsAllIT {
                               + " customer_id of the table at")
                       && e.contains("is long"));
     }
+  }
+
+  private static final String PROTO_V1 =
+      """
+      syntax = "proto3";
+      package shop;
+      import "google/protobuf/timestamp.proto";
+      message Account {
+        int64 id = 1;
+        string owner = 2;
+        google.protobuf.Timestamp opened = 3;
+        repeated string tags = 4;
+      }
+      """;
+
+  private static final String PROTO_V2 =
+      PROTO_V1.replace(
+          "repeated string tags = 4;", "repeated string tags = 4;\n  string email = 5;");
+
+  private static final String PROTO_KEY =
+      """
+      syntax = "proto3";
+      package shop;
+      message AccountKey { int64 id = 1; }
+      """;
+
+  /**
+   * Protobuf: a topic of {@code Account} messages keyed by {@code AccountKey} lands upserted by the
+   * key's fields, with every singular field a column ({@code opened} a timestamp, {@code tags}
+   * repeated: none); a v2 message adds {@code email}; a tombstone deletes its key.
+   */
+  @Test
+  void aProtobufTopicLandsWithEveryMessageFieldItsRecordKeyAndANewField() throws Exception {
+    String accounts = broker.createTopic("cols-accounts", 2);
+    try (TestSchemaRegistry registry = TestSchemaRegistry.start(dir.resolve("registry"))) {
+      int v1Id = registry.register(accounts + "-value", "PROTOBUF", PROTO_V1, Map.of());
+      int keyId = registry.register(accounts + "-key", "PROTOBUF", PROTO_KEY, Map.of());
+      ProtobufSchema v1 = ProtobufSchema.compile(PROTO_V1, Map.of());
+      ProtobufSchema v2 = ProtobufSchema.compile(PROTO_V2, Map.of());
+      ProtobufSchema key = ProtobufSchema.compile(PROTO_KEY, Map.of());
+      List<Sent> stream = new ArrayList<>();
+      for (long id = 1; id <= 4; id++) {
+        stream.add(account(accounts, v1, v1Id, key, keyId, id, "o" + id, null));
+      }
+      stream.add(account(accounts, v1, v1Id, key, keyId, 2, "two", null));
+      stream.add(new Sent(accounts, protoKey(key, keyId, 3), null)); // deletes 3
+      send(stream);
+      String yaml =
+          """
+          pipeline: cols-pb
+          source: { kafka: { bootstrap-servers: "%s", topics: [%s] } }
+          format:
+            protobuf:
+              registry: { url: "%s" }
+              columns: all
+          sink:
+            delta: { path: "s3://%s/lake/{route}", route: _kafka_topic, write: upsert }
+          quarantine: { delta: { path: "s3://%s/quarantine" } }
+          checkpoint: "s3://%s/checkpoint-pb"
+          storage:
+            s3: { endpoint: "%s", region: us-east-1, path-style: true, access-key: "%s", secret-key: "%s" }
+          """
+              .formatted(
+                  broker.bootstrapServers(),
+                  accounts,
+                  registry.url(),
+                  bucket,
+                  bucket,
+                  bucket,
+                  s3.endpoint(),
+                  S3TestServer.ACCESS_KEY,
+                  S3TestServer.SECRET_KEY);
+      PipelineSpec spec = PipelineParser.parse(yaml, "cols-pb.yaml", Map.of());
+      run(spec);
+      assertThat(rows(accounts, "id", "owner")).isEqualTo("{1=o1, 2=two, 4=o4}");
+      assertThat(columns(accounts)).startsWith("id", "owner", "opened", "_kafka_topic");
+      assertThat(typeOf(accounts, "opened")).isEqualTo("timestamp");
+
+      int v2Id = registry.register(accounts + "-value", "PROTOBUF", PROTO_V2, Map.of());
+      send(
+          List.of(
+              account(accounts, v2, v2Id, key, keyId, 5, "o5", "five@example.com"),
+              account(accounts, v1, v1Id, key, keyId, 1, "one", null)));
+      run(spec);
+      assertThat(columns(accounts)).endsWith("_kafka_timestamp", "email");
+      assertThat(rows(accounts, "id", "owner")).isEqualTo("{1=one, 2=two, 4=o4, 5=o5}");
+      assertThat(rows(accounts, "id", "email"))
+          .isEqualTo("{1=null, 2=null, 4=null, 5=five@example.com}");
+      assertThat(quarantine()).isEmpty();
+    }
+  }
+
+  private Sent account(
+      String topic,
+      ProtobufSchema schema,
+      int id,
+      ProtobufSchema key,
+      int keyId,
+      long row,
+      String owner,
+      String email) {
+    Descriptor d = schema.message("shop.Account").orElseThrow();
+    DynamicMessage.Builder b =
+        DynamicMessage.newBuilder(d)
+            .setField(d.findFieldByName("id"), row)
+            .setField(d.findFieldByName("owner"), owner)
+            .setField(
+                d.findFieldByName("opened"),
+                Timestamp.newBuilder().setSeconds(clock / 1000).build())
+            .addRepeatedField(d.findFieldByName("tags"), "t");
+    if (email != null) {
+      b.setField(d.findFieldByName("email"), email);
+    }
+    return new Sent(topic, protoKey(key, keyId, row), protoWire(id, b.build()));
+  }
+
+  private static byte[] protoKey(ProtobufSchema key, int keyId, long row) {
+    Descriptor d = key.message("shop.AccountKey").orElseThrow();
+    return protoWire(
+        keyId, DynamicMessage.newBuilder(d).setField(d.findFieldByName("id"), row).build());
+  }
+
+  /** The Confluent framing of the first message of its schema: header, index list [0], message. */
+  private static byte[] protoWire(int id, DynamicMessage message) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    out.writeBytes(ConfluentWireFormat.header(id));
+    out.write(0);
+    out.writeBytes(message.toByteArray());
+    return out.toByteArray();
   }
 
   private Sent customer(
