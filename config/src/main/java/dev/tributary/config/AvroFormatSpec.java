@@ -17,22 +17,49 @@ import java.util.Objects;
  * @param envelope what wraps the row in a value ({@link EnvelopeSpec#NONE}: nothing; with {@code
  *     debezium}, {@code valueColumns} are the fields of the event's {@code after} or {@code before}
  *     record)
+ * @param selection {@link ColumnSelection#DECLARED} (the columns above), or {@link
+ *     ColumnSelection#ALL} ({@code columns: all}: every field of each record's writer schema; the
+ *     value and key columns are then empty)
  */
 public record AvroFormatSpec(
     RegistrySpec registry,
     List<ColumnSpec> valueColumns,
     List<ColumnSpec> keyColumns,
     Size maxRecordSize,
-    EnvelopeSpec envelope)
+    EnvelopeSpec envelope,
+    ColumnSelection selection)
     implements FormatSpec {
 
-  /** Copies the columns and checks there is at least one value column. */
+  /** Copies the columns and checks there is at least one value column unless all are taken. */
   public AvroFormatSpec {
     valueColumns = List.copyOf(valueColumns);
     keyColumns = List.copyOf(keyColumns);
+    Objects.requireNonNull(selection, "selection");
     RegistryFormats.check(
-        registry, valueColumns, maxRecordSize, "an Avro schema needs at least one column");
+        registry,
+        valueColumns,
+        keyColumns,
+        selection,
+        maxRecordSize,
+        "an Avro schema needs at least one column");
     Objects.requireNonNull(envelope, "envelope");
+  }
+
+  /** A format of declared columns. */
+  public AvroFormatSpec(
+      RegistrySpec registry,
+      List<ColumnSpec> valueColumns,
+      List<ColumnSpec> keyColumns,
+      Size maxRecordSize,
+      EnvelopeSpec envelope) {
+    this(registry, valueColumns, keyColumns, maxRecordSize, envelope, ColumnSelection.DECLARED);
+  }
+
+  /** {@code columns: all}: every field of each record's writer schema. */
+  public static AvroFormatSpec allColumns(
+      RegistrySpec registry, Size maxRecordSize, EnvelopeSpec envelope) {
+    return new AvroFormatSpec(
+        registry, List.of(), List.of(), maxRecordSize, envelope, ColumnSelection.ALL);
   }
 
   /** A format whose values are the rows themselves (no envelope). */

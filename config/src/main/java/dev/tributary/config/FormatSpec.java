@@ -31,6 +31,20 @@ public sealed interface FormatSpec permits JsonFormatSpec, AvroFormatSpec, Proto
     return EnvelopeSpec.NONE;
   }
 
+  /**
+   * Where the columns come from: declared ({@code schema}), or every field of each record's writer
+   * schema ({@code columns: all}, Avro and Protobuf); then {@link #columns} holds only the
+   * envelope's.
+   */
+  default ColumnSelection selection() {
+    return ColumnSelection.DECLARED;
+  }
+
+  /** Whether each record's writer schema gives its columns ({@code columns: all}). */
+  default boolean takesAllColumns() {
+    return selection() == ColumnSelection.ALL;
+  }
+
   /** Returns the declared column with this name (as written, e.g. {@code customer.id}), if any. */
   default Optional<ColumnSpec> column(String name) {
     return columns().stream().filter(c -> c.name().equals(name)).findFirst();

@@ -18,10 +18,19 @@ final class RegistryFormats {
    * @param noColumns the message when there is no value column
    */
   static void check(
-      RegistrySpec registry, List<ColumnSpec> valueColumns, Size maxRecordSize, String noColumns) {
+      RegistrySpec registry,
+      List<ColumnSpec> valueColumns,
+      List<ColumnSpec> keyColumns,
+      ColumnSelection selection,
+      Size maxRecordSize,
+      String noColumns) {
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(maxRecordSize, "maxRecordSize");
-    if (valueColumns.isEmpty()) {
+    if (selection == ColumnSelection.ALL && !(valueColumns.isEmpty() && keyColumns.isEmpty())) {
+      throw new IllegalArgumentException(
+          "columns: all takes every field of the writer schema; it declares no columns");
+    }
+    if (selection == ColumnSelection.DECLARED && valueColumns.isEmpty()) {
       throw new IllegalArgumentException(noColumns);
     }
   }

@@ -9,7 +9,8 @@ import java.util.Optional;
  * {@code sink.delta.write: upsert} and its keys: each batch's rows are merged into the table by
  * {@code key}, so the table holds one current row per key (docs/PIPELINE_REFERENCE.md, "Upsert").
  *
- * @param key the key columns, at least one; a row whose key has a null is quarantined
+ * @param key the key columns; a row whose key has a null is quarantined; empty: the fields of each
+ *     record key's writer schema ({@code columns: all} only, {@link #keyFromRecord})
  * @param sequenceBy the column ordering the changes of one key (the highest wins, ties by Kafka
  *     offset; a change older than the table's row is ignored and counted), if declared
  * @param deleteWhen the SQL predicate over the output row whose matching rows delete their key, if
@@ -24,16 +25,21 @@ public record UpsertSpec(
     MergeStrategy mergeStrategy,
     History history) {
 
-  /** Copies the key and checks there is one. */
+  /**
+   * Copies the key. An empty key means "each table's key is its record key's fields", which only
+   * {@code columns: all} accepts (the validation refuses it otherwise).
+   */
   public UpsertSpec {
     key = List.copyOf(key);
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("an upsert needs at least one key column");
-    }
     Objects.requireNonNull(sequenceBy, "sequenceBy");
     Objects.requireNonNull(deleteWhen, "deleteWhen");
     Objects.requireNonNull(mergeStrategy, "mergeStrategy");
     Objects.requireNonNull(history, "history");
+  }
+
+  /** Whether each table's key is its record key's fields ({@code key} not declared). */
+  public boolean keyFromRecord() {
+    return key.isEmpty();
   }
 
   /** {@code merge-strategy}: how a batch changes the files that hold its keys. */

@@ -1,6 +1,7 @@
 package dev.tributary.config.internal;
 
 import dev.tributary.config.AvroFormatSpec;
+import dev.tributary.config.ColumnSelection;
 import dev.tributary.config.ColumnSpec;
 import dev.tributary.config.ColumnType;
 import dev.tributary.config.DeltaSourceSpec;
@@ -103,6 +104,16 @@ final class FormatReader {
 
   private AvroFormatSpec avro(YamlMap avro) {
     RegistrySpec registry = registry(avro, "format.avro");
+    ColumnSelection selection = selection(avro, "format.avro");
+    if (selection != ColumnSelection.DECLARED) {
+      Size maxRecordSize = maxRecordSize(avro, "format.avro");
+      EnvelopeSpec envelope = envelopes.envelope(avro, "format.avro", List.of(), List.of());
+      avro.finish();
+      if (selection == null || registry == null || maxRecordSize == null || envelope == null) {
+        return null;
+      }
+      return AvroFormatSpec.allColumns(registry, maxRecordSize, envelope);
+    }
     Node schemaNode =
         avro.required("schema", "schema: { order_id: string, event_time: timestamp }");
     List<ColumnSpec> values = schemaNode == null ? null : columns(schemaNode, "format.avro.schema");
@@ -121,6 +132,9 @@ final class FormatReader {
   }
 
   private ProtobufFormatSpec protobuf(YamlMap protobuf) {
+    if (protobuf.present(List.of("columns")).contains("columns")) {
+      return protobufAllColumns(protobuf);
+    }
     Node messageNode = protobuf.required("message", "message: com.example.Order");
     String message =
         messageNode == null
@@ -143,6 +157,50 @@ final class FormatReader {
       return null;
     }
     return new ProtobufFormatSpec(message.strip(), registry, values, keys, maxRecordSize);
+  }
+
+  /** {@code format.protobuf} with {@code columns: all}: {@code message} is optional there. */
+  private ProtobufFormatSpec protobufAllColumns(YamlMap protobuf) {
+    String message =
+        protobuf.read(
+            "message",
+            n -> nodes.nonEmptyText(n, "format.protobuf.message", "the message name"),
+            "");
+    RegistrySpec registry = registry(protobuf, "format.protobuf");
+    ColumnSelection selection = selection(protobuf, "format.protobuf");
+    Size maxRecordSize = maxRecordSize(protobuf, "format.protobuf");
+    envelopes.refuse(protobuf);
+    protobuf.finish();
+    if (message == null || selection == null || registry == null || maxRecordSize == null) {
+      return null;
+    }
+    return new ProtobufFormatSpec(
+        message.strip(), registry, List.of(), List.of(), maxRecordSize, ColumnSelection.ALL);
+  }
+
+  /**
+   * Reads {@code columns}: absent means the declared {@code schema}; {@code all} takes every
+   * writer-schema field, and then {@code schema} and {@code key} are refused at their lines (they
+   * are taken, so they are reported once). Null when broken (reported).
+   */
+  private ColumnSelection selection(YamlMap section, String path) {
+    Optional<Node> node = section.optional("columns");
+    if (node.isEmpty()) {
+      return ColumnSelection.DECLARED;
+    }
+    String text = nodes.nonEmptyText(node.get(), path + ".columns", "columns");
+    boolean ok = text != null;
+    if (ok && !text.strip().equals(ColumnSelection.ALL.keyword())) {
+      nodes.problems().atValue(path + ".columns", Messages.columnsNotAll(text.strip()));
+      ok = false;
+    }
+    for (String declared : List.of("schema", "key")) {
+      if (section.optional(declared).isPresent()) {
+        nodes.problems().atKey(path + "." + declared, Messages.columnsAllWithDeclared(declared));
+        ok = false;
+      }
+    }
+    return ok ? ColumnSelection.ALL : null;
   }
 
   private Size maxRecordSize(YamlMap section, String path) {

@@ -123,12 +123,13 @@ public final class Keys {
     s.put("format.json", List.of("schema", "max-record-size", "envelope", "on-truncate"));
     s.put(
         "format.avro",
-        List.of("registry", "schema", "key", "max-record-size", "envelope", "on-truncate"));
+        List.of(
+            "registry", "schema", "columns", "key", "max-record-size", "envelope", "on-truncate"));
     s.put("format.avro.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
     s.put("format.avro.registry.tls", List.of("ca-file"));
     s.put(
         "format.protobuf",
-        List.of("message", "registry", "schema", "key", "max-record-size", "envelope"));
+        List.of("message", "registry", "schema", "columns", "key", "max-record-size", "envelope"));
     s.put(
         "format.protobuf.registry", List.of("url", "basic-auth", "bearer-token", "tls", "timeout"));
     s.put("format.protobuf.registry.tls", List.of("ca-file"));

@@ -648,4 +648,22 @@ final class Messages {
         + column
         + "\" })";
   }
+
+  static String columnsNotAll(String found) {
+    return "columns takes only all (every field of each record's writer schema), got '"
+        + found
+        + "'; to pick columns, declare them under schema instead";
+  }
+
+  static String columnsAllWithDeclared(String key) {
+    return key
+        + " cannot be declared with columns: all, which takes every field of each record's writer"
+        + " schema; remove "
+        + key
+        + ", or remove columns: all to declare the columns";
+  }
+
+  static String upsertKeyRequired() {
+    return missingKey("key", "key: [customer_id]");
+  }
 }

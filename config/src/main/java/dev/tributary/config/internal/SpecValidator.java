@@ -50,6 +50,7 @@ final class SpecValidator {
     }
     new UpsertChecks(problems, draft).check(columns);
     new RouteChecks(problems, draft).check();
+    new ColumnsAllChecks(problems, draft).check();
     checkOutputMode();
     checkAssignment();
     checkLocations();

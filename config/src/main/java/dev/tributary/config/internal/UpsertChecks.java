@@ -54,6 +54,10 @@ final class UpsertChecks {
       return;
     }
     UpsertSpec upsert = draft.sink().upsert().get();
+    boolean allColumns = draft.format() != null && draft.format().takesAllColumns();
+    if (upsert.keyFromRecord() && !allColumns && !problems.brokenAt("format")) {
+      problems.atKey("sink.delta.key", ColumnsAllMessages.keyRequired());
+    }
     String stateful =
         problems.declared("aggregate")
             ? "aggregate"
@@ -96,7 +100,9 @@ final class UpsertChecks {
       }
     }
     Set<String> seen = new HashSet<>();
-    List<String> key = upsert.key();
+    // with columns: all the key columns are writer-schema fields (or, without key, the record
+    // key's): each table checks them when it is created
+    List<String> key = allColumns ? List.of() : upsert.key();
     for (int i = 0; i < key.size(); i++) {
       String at = "sink.delta.key[" + i + "]";
       if (!seen.add(key.get(i))) {

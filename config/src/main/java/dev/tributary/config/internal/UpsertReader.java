@@ -55,9 +55,11 @@ final class UpsertReader {
       }
       return delta.present(UPSERT_KEYS).isEmpty() ? Optional.empty() : null;
     }
-    Node keyNode = delta.required("key", "key: [customer_id]");
-    List<String> key = keyNode == null ? null : nodes.textList(keyNode, delta.child("key"));
-    if (key != null && key.isEmpty()) {
+    // Optional here: with columns: all each table's key is its record key's fields; UpsertChecks
+    // requires it otherwise, where the format is known.
+    Node keyNode = delta.optional("key").orElse(null);
+    List<String> key = keyNode == null ? List.of() : nodes.textList(keyNode, delta.child("key"));
+    if (keyNode != null && key != null && key.isEmpty()) {
       nodes.fail(keyNode, delta.child("key"), Messages.empty("the key column list"));
       key = null;
     }

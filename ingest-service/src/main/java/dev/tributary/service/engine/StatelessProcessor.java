@@ -699,9 +699,11 @@ public final class StatelessProcessor implements RecordProcessor {
 
   /**
    * The steps after parsing: the Kafka columns, the transforms, the projection (see {@link
-   * #toRow}).
+   * #toRow}). {@code parsed} holds at least the parser's columns ({@link RecordDecoder#schema()});
+   * anything after them (a {@code columns: all} decoder's writer row) is left to the caller.
+   * Returns null when the record went to quarantine or was filtered out.
    */
-  private Object[] afterParse(
+  public Object[] afterParse(
       ConsumerRecord<byte[], byte[]> record, Object[] parsed, BatchOutputs outputs)
       throws IOException {
     Object[] row = new Object[parsedWidth + KAFKA_COLUMNS.size()];

@@ -21,12 +21,16 @@ import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.engine.TableRowRules;
 import dev.tributary.service.engine.TableSink;
+import dev.tributary.service.engine.WriterSchemaProcessor;
+import dev.tributary.service.expr.CompiledPredicate;
 import dev.tributary.service.expr.CompiledTransforms;
+import dev.tributary.service.expr.ExpressionCompiler;
 import dev.tributary.service.expr.ExpressionException;
 import dev.tributary.service.expr.Step;
 import dev.tributary.service.expr.Transforms;
 import dev.tributary.service.join.StreamJoins;
 import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.service.parse.WriterRowDecoder;
 import dev.tributary.service.sink.Sinks;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSourceSettings;
@@ -103,7 +107,17 @@ public final class PipelineFactory {
         StatelessProcessor.transformInput(parser.schema()),
         transforms -> new StatelessProcessor(spec.id(), parser, transforms),
         problems,
-        "");
+        takesAllColumns(spec)
+            ? " (with columns: all, expressions see only the columns every record has: "
+                + String.join(", ", StatelessProcessor.transformInput(parser.schema()).fieldNames())
+                + " and derived ones; the writer schema's fields differ per topic and are known"
+                + " only when records arrive)"
+            : "");
+  }
+
+  /** Whether each record's writer schema gives its columns ({@code columns: all}). */
+  public static boolean takesAllColumns(PipelineSpec spec) {
+    return spec.format().map(f -> f.takesAllColumns()).orElse(false);
   }
 
   /**
@@ -186,7 +200,11 @@ public final class PipelineFactory {
       }
       StructType output = stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
       Optional<UpsertSpec> upsert = spec.deltaSink().flatMap(DeltaSinkSpec::upsert);
-      if (upsert.isPresent() && stateful.isEmpty() && spec.joins().isEmpty()) {
+      if (upsert.isPresent() && takesAllColumns(spec)) {
+        // the key columns are each table's (checked when it is created); delete-when sees the
+        // fixed columns
+        deleteWhen(spec, output, problems);
+      } else if (upsert.isPresent() && stateful.isEmpty() && spec.joins().isEmpty()) {
         // with joins, the sink's columns are known once the dimensions are read (changeRules)
         UpsertRules.compile(upsert.get(), output, problems);
       }
@@ -208,6 +226,30 @@ public final class PipelineFactory {
       throw new PipelineDefinitionException(spec.id(), problems);
     }
     return new CompiledPipeline(spec, parser, transforms, processor, stateful);
+  }
+
+  /**
+   * The {@code delete-when} predicate of a {@code columns: all} upsert, compiled over the fixed
+   * output columns; null when none is declared or it does not compile (added to {@code problems}).
+   */
+  private static CompiledPredicate deleteWhen(
+      PipelineSpec spec, StructType output, List<String> problems) {
+    Optional<String> text =
+        spec.deltaSink().flatMap(DeltaSinkSpec::upsert).flatMap(u -> u.deleteWhen());
+    if (text.isEmpty()) {
+      return null;
+    }
+    try {
+      return ExpressionCompiler.compilePredicate(text.get(), output);
+    } catch (ExpressionException e) {
+      problems.add(
+          "sink.delta.delete-when: "
+              + e.getMessage()
+              + " (with columns: all it sees only "
+              + output.fieldNames()
+              + ")");
+      return null;
+    }
   }
 
   /**
@@ -577,6 +619,20 @@ public final class PipelineFactory {
    */
   public static RecordProcessor processor(
       CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
+    if (pipeline.stateful().isEmpty() && takesAllColumns(pipeline.spec())) {
+      Optional<UpsertSpec> upsert = pipeline.spec().deltaSink().flatMap(DeltaSinkSpec::upsert);
+      WriterRowDecoder decoder = (WriterRowDecoder) pipeline.parser();
+      List<String> problems = new ArrayList<>();
+      CompiledPredicate deleteWhen =
+          deleteWhen(pipeline.spec(), pipeline.processor().outputSchema(), problems);
+      return new WriterSchemaProcessor(
+          upsert.isPresent() && upsert.get().keyFromRecord() ? decoder.withRecordKeys() : decoder,
+          pipeline.processor(),
+          deleteWhen,
+          upsert.isPresent()
+              ? WriterSchemaProcessor.Changes.MERGED
+              : WriterSchemaProcessor.Changes.APPENDED);
+    }
     if (pipeline.stateful().isEmpty()) {
       if (pipeline.spec().deltaSink().flatMap(DeltaSinkSpec::upsert).isPresent()) {
         return pipeline.processor().withChanges(changeRules(pipeline));

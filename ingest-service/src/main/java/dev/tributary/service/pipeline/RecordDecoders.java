@@ -9,8 +9,10 @@ import dev.tributary.config.Secrets;
 import dev.tributary.service.parse.JsonRecordParser;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.parse.avro.AvroRecordDecoder;
+import dev.tributary.service.parse.avro.WriterSchemaDecoder;
 import dev.tributary.service.parse.debezium.DebeziumDecoder;
 import dev.tributary.service.parse.protobuf.ProtobufWireDecoder;
+import dev.tributary.service.parse.protobuf.ProtobufWriterSchemaDecoder;
 import dev.tributary.service.registry.SchemaRegistryClient;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,6 +47,10 @@ public final class RecordDecoders {
         SchemaRegistryClient registry =
             new SchemaRegistryClient(
                 pipelineId, avro.registry(), secrets, SchemaRegistryClient.DEFAULT_RETRY);
+        if (avro.takesAllColumns()) {
+          return new WriterSchemaDecoder(
+              pipelineId, registry::schemaById, avro.maxRecordSize().bytes(), avro.envelope());
+        }
         if (avro.envelope().isDebezium()) {
           return DebeziumDecoder.avro(
               pipelineId,
@@ -64,6 +70,10 @@ public final class RecordDecoders {
         SchemaRegistryClient registry =
             new SchemaRegistryClient(
                 pipelineId, proto.registry(), secrets, SchemaRegistryClient.DEFAULT_RETRY);
+        if (proto.takesAllColumns()) {
+          return new ProtobufWriterSchemaDecoder(
+              pipelineId, registry::schemaById, proto.message(), proto.maxRecordSize().bytes());
+        }
         return new ProtobufWireDecoder(
             registry::schemaById,
             proto.message(),

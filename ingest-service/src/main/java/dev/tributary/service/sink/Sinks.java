@@ -7,6 +7,8 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.RouteSpec;
 import dev.tributary.config.SinkSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.config.UpsertSpec;
+import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.expr.CompiledExpression;
@@ -19,8 +21,12 @@ import dev.tributary.service.sink.jdbc.PostgresDialect;
 import dev.tributary.service.sink.kafka.AvroRowSchema;
 import dev.tributary.service.sink.kafka.KafkaTopicSink;
 import dev.tributary.service.sink.route.RoutedSink;
+import dev.tributary.service.sink.route.WriterSchemaTable;
+import dev.tributary.service.upsert.UpsertRules;
+import dev.tributary.service.upsert.UpsertSink;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
@@ -97,12 +103,77 @@ public final class Sinks {
   private static RoutedSink routed(
       CompiledPipeline pipeline, DeltaSinkSpec delta, ObjectStore folder) throws IOException {
     RouteSpec route = delta.route().orElseThrow();
+    if (PipelineFactory.takesAllColumns(pipeline.spec())) {
+      return RoutedSink.open(
+          folder,
+          ExpressionCompiler.compile(route.expression(), pipeline.outputSchema()),
+          route.maxRoutes(),
+          (name, firstRow) -> writerSchemaTable(pipeline, delta, folder, name, firstRow),
+          RoutedSink.Writes.BUFFERED);
+    }
     return RoutedSink.open(
         folder,
         ExpressionCompiler.compile(route.expression(), pipeline.outputSchema()),
         route.maxRoutes(),
-        name -> PipelineFactory.modeSink(pipeline, ObjectStores.under(folder, name)),
+        (name, firstRow) -> PipelineFactory.modeSink(pipeline, ObjectStores.under(folder, name)),
         delta.upsert().isPresent() ? RoutedSink.Writes.BUFFERED : RoutedSink.Writes.STREAMED);
+  }
+
+  /**
+   * A routed table of a {@code columns: all} pipeline: created with its first row's writer columns
+   * then the fixed output columns; each batch opens its append or upsert sink over the table's
+   * columns as they are then.
+   */
+  private static WriterSchemaTable writerSchemaTable(
+      CompiledPipeline pipeline,
+      DeltaSinkSpec delta,
+      ObjectStore folder,
+      String name,
+      Object[] firstRow)
+      throws IOException {
+    ObjectStore store = ObjectStores.under(folder, name);
+    PipelineSpec spec = pipeline.spec();
+    Optional<UpsertSpec> upsert = delta.upsert();
+    return WriterSchemaTable.open(
+        store.location(),
+        DeltaTable.open(store, PipelineFactory.tableOptions(spec)),
+        pipeline.outputSchema(),
+        (schema, key) ->
+            upsert.isEmpty()
+                ? new DeltaTableSink(
+                    spec.id(),
+                    store,
+                    DeltaTable.open(store, PipelineFactory.tableOptions(spec)),
+                    schema,
+                    delta.partitionBy(),
+                    PipelineFactory.writeOptions(delta))
+                : upsertSink(spec, store, schema, delta, upsert.get(), key),
+        upsert.isPresent() ? WriterSchemaTable.Mode.UPSERT : WriterSchemaTable.Mode.APPEND,
+        upsert.map(UpsertSpec::key).orElse(List.of()),
+        firstRow);
+  }
+
+  private static TableSink upsertSink(
+      PipelineSpec spec,
+      ObjectStore store,
+      StructType schema,
+      DeltaSinkSpec delta,
+      UpsertSpec upsert,
+      List<String> key)
+      throws IOException {
+    UpsertSpec keyed =
+        new UpsertSpec(
+            key,
+            upsert.sequenceBy(),
+            upsert.deleteWhen(),
+            upsert.mergeStrategy(),
+            upsert.history());
+    DeltaTable table = DeltaTable.open(store, PipelineFactory.tableOptions(spec));
+    return upsert.history() == UpsertSpec.History.SCD2
+        ? UpsertSink.keepingHistory(
+            spec.id(), store, table, schema, delta.partitionBy(), UpsertRules.mergeSpec(keyed))
+        : new UpsertSink(
+            spec.id(), store, table, schema, delta.partitionBy(), UpsertRules.mergeSpec(keyed));
   }
 
   /**

@@ -125,4 +125,27 @@ final class AvroErrors {
   private static String shorten(String text) {
     return text.length() <= 120 ? text : text.substring(0, 120) + "...";
   }
+
+  static String noRecordKey() {
+    return "the record key is null; with columns: all and write: upsert without key, each table's"
+        + " key is the record key's fields, so a record needs an Avro record key (or declare"
+        + " sink.delta.key)";
+  }
+
+  static String keyNotRecord(int id, String what) {
+    return "writer schema id "
+        + id
+        + " of the record key is "
+        + what
+        + ", not a record; with columns: all and write: upsert without key, each table's key is"
+        + " the record key's fields (declare sink.delta.key to key by value columns)";
+  }
+
+  static String valueNotRecord(int id, String what) {
+    return "writer schema id "
+        + id
+        + " is "
+        + what
+        + ", not a record; columns: all makes a column of each field of a record value";
+  }
 }

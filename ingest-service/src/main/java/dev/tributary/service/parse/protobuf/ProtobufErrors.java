@@ -342,4 +342,10 @@ final class ProtobufErrors {
     String t = text.length() > MAX_QUOTED ? text.substring(0, MAX_QUOTED) + "..." : text;
     return "\"" + t + "\"";
   }
+
+  static String noRecordKey() {
+    return "the record key is null; with columns: all and write: upsert without key, each table's"
+        + " key is the record key's fields, so a record needs a Protobuf record key (or declare"
+        + " sink.delta.key)";
+  }
 }

@@ -46,7 +46,11 @@ public final class RoutedSink implements TableSink {
   /** Opens the sink of one route's table, creating the table when it does not exist. */
   @FunctionalInterface
   public interface Tables {
-    TableSink open(String route) throws IOException;
+    /**
+     * @param firstRow the route's first row, from which a table of {@code columns: all} takes its
+     *     columns; null when the table is opened without a row (it exists: listed at start)
+     */
+    TableSink open(String route, Object[] firstRow) throws IOException;
   }
 
   /** How the tables take a batch's rows. */
@@ -147,7 +151,7 @@ public final class RoutedSink implements TableSink {
   @Override
   public TableTxns.TableHistory history(TableTxns txns) throws IOException {
     for (String name : routes()) {
-      TableTxns.TableHistory history = table(name).history(txns);
+      TableTxns.TableHistory history = table(name, null).history(txns);
       if (history.writtenByAnotherCheckpoint() || !history.positions().isEmpty()) {
         return history;
       }
@@ -155,10 +159,10 @@ public final class RoutedSink implements TableSink {
     return new TableTxns.TableHistory(location(), -1, List.of(), Map.of());
   }
 
-  private TableSink table(String name) throws IOException {
+  private TableSink table(String name, Object[] firstRow) throws IOException {
     TableSink table = opened.get(name);
     if (table == null) {
-      table = tables.open(name);
+      table = tables.open(name, firstRow);
       opened.put(name, table);
     }
     return table;
@@ -210,8 +214,9 @@ public final class RoutedSink implements TableSink {
         return problem;
       }
       String name = value.toString();
-      if (writers.containsKey(name)) {
-        return null;
+      BatchWriter begun = writers.get(name);
+      if (begun != null) {
+        return begun.refusal(row); // e.g. a columns: all table whose column changed type
       }
       synchronized (known) {
         if (!known.contains(name)) {
@@ -223,7 +228,7 @@ public final class RoutedSink implements TableSink {
       }
       TableSink table;
       try {
-        table = table(name); // creates the table on the route's first row
+        table = table(name, row); // creates the table on the route's first row
       } catch (IllegalStateException misfit) {
         // a table there that cannot take the rows (other columns, a folder of other files, a
         // writer feature not honoured): its route's rows wait in the quarantine, the others go on
@@ -234,8 +239,9 @@ public final class RoutedSink implements TableSink {
             + ") names a table that cannot take the pipeline's rows: "
             + misfit.getMessage();
       }
-      writers.put(name, table.begin(tag));
-      return null;
+      BatchWriter writer = table.begin(tag);
+      writers.put(name, writer);
+      return writer.refusal(row);
     }
 
     private BatchWriter writerOf(Object[] row) {
