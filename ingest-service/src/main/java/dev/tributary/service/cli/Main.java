@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
  * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}, {@code
- * break-lease}, {@code compare}, {@code status}.
+ * break-lease}, {@code compare}, {@code replay-quarantine}, {@code status}.
  *
  * <p>Exit codes: 0 success (also after a graceful stop by SIGTERM or SIGINT: see {@link
  * StopSignals}), 1 a pipeline failed (or, for {@code validate}, the declaration is invalid; for
@@ -42,6 +42,12 @@ public final class Main {
                                                           s3://): counts, rows only in A / only in B
                                                           (duplicates count), changed rows by key;
                                                           exit 0 equal, 1 different
+        tributary replay-quarantine --pipeline PIPELINE.yaml [--where EXPR]
+                                                          parse quarantined records again with the
+                                                          current declaration; write those that now
+                                                          pass to the sink and take them out of the
+                                                          quarantine, exactly once (EXPR: a SQL
+                                                          predicate over the quarantine's columns)
         tributary status [--url URL]                      the overview of a running serve (default
                                                           http://127.0.0.1:8080; token from
                                                           TRIBUTARY_API_TOKEN); exits 1 if unreachable
@@ -89,6 +95,9 @@ public final class Main {
         case "compare" ->
             CompareCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("key", "where")), out, err);
+        case "replay-quarantine" ->
+            ReplayQuarantineCommand.run(
+                CliArguments.parse(args, Set.of(), Set.of("pipeline", "where")), out);
         case "status" ->
             StatusCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("url")), System.getenv(), out, err);

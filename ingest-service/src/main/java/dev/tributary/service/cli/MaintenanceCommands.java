@@ -62,7 +62,7 @@ final class MaintenanceCommands {
   }
 
   /** Output lines with the pipeline's secrets masked (they name the table's location). */
-  private static final class Masked extends PrintStream {
+  static final class Masked extends PrintStream {
     private final PrintStream out;
     private final PipelineSpec spec;
 

@@ -68,6 +68,21 @@ public final class CrashPoints {
   public static final String EXCHANGE_AFTER_KAFKA_COMMIT = "exchange-after-kafka-commit";
 
   /**
+   * {@code replay-quarantine} (replay.QuarantineReplay): between two replayed records, before any
+   * commit of the run.
+   */
+  public static final String REPLAY_MID_RUN = "replay-mid-run";
+
+  /** {@code replay-quarantine}: the run's sink commit is done, its quarantine commit is not. */
+  public static final String REPLAY_AFTER_SINK_COMMIT = "replay-after-sink-commit";
+
+  /**
+   * {@code replay-quarantine}: a run's quarantine commit is done (also reached by the completion of
+   * an interrupted run). The sink's data files before its commit are {@link #AFTER_DATA_FILES}.
+   */
+  public static final String REPLAY_AFTER_QUARANTINE_COMMIT = "replay-after-quarantine-commit";
+
+  /**
    * The points the batch body reaches, by name: stage 1 of a stateful group pipeline has its own
    * names, so a crash test can halt one stage and not the other.
    *
