@@ -35,10 +35,12 @@ import java.util.Map;
  *
  * <p>Storage: open addressing with linear probing over parallel arrays (fingerprint high and low
  * halves, location, sequence), about 40 bytes per key at the average load (a 10 M-key table takes
- * about 400 MB). A file dropped from the index is only marked dead; its slots are reused by later
- * inserts and reclaimed by the next rehash. A key held by more than one row (a table written by
- * another tool, or appended before it was upserted) keeps its other rows in a side map, so a merge
- * replaces every copy.
+ * about 400 MB). A file dropped from the index is only marked dead, and so is a row a deletion
+ * vector deletes after it was indexed (the file's vector is kept in memory); their slots are reused
+ * by later inserts and reclaimed by the next rehash, so a merge's own deletion vectors cost a
+ * lookup per row, never a pass over the whole index. A key held by more than one row (a table
+ * written by another tool, or appended before it was upserted) keeps its other rows in a side map,
+ * so a merge replaces every copy.
  *
  * <p>Thread-safety: every method is synchronized (a table handle may be shared by threads).
  */
@@ -71,6 +73,15 @@ final class KeyIndex {
   private final Map<String, FileEntry> files = new HashMap<>();
   private final List<String> pathsById = new ArrayList<>();
   private final BitSet alive = new BitSet();
+
+  /**
+   * By file id, the rows its deletion vector deletes that were indexed before the vector grew
+   * (null: none): such a row's entry stays in the table and counts as dead ({@link #live}), like an
+   * entry of a dropped file, so a merge's own vectors cost a lookup per row, not a pass over the
+   * index.
+   */
+  private final List<RoaringBitmapArray> deletedById = new ArrayList<>();
+
   private String tableId;
 
   /**
@@ -143,7 +154,6 @@ final class KeyIndex {
       tableId = snapshot.tableId();
     }
     Map<String, AddFile> current = snapshot.state().files();
-    Map<Integer, RoaringBitmapArray> newlyDeleted = new HashMap<>();
     for (Iterator<Map.Entry<String, FileEntry>> it = files.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, FileEntry> e = it.next();
       AddFile now = current.get(e.getKey());
@@ -151,19 +161,17 @@ final class KeyIndex {
       if (now != null && deletionVectorId(now).equals(held.dvId())) {
         continue;
       }
-      RoaringBitmapArray grown = now == null ? null : grownBy(store, held.dv(), now);
-      if (grown != null) {
-        // the same file with more rows deleted (a merge marked them): keep its entries, drop
-        // those of the newly deleted rows below, instead of reading its keys again
-        newlyDeleted.put(held.id(), grown);
+      RoaringBitmapArray deleted = now == null ? null : grownVector(store, held, now);
+      if (deleted != null) {
+        // the same file with more rows deleted (a merge marked them): its entries stay, those of
+        // the deleted rows count as dead from now on, instead of reading its keys again
+        deletedById.set(held.id(), deleted);
         e.setValue(new FileEntry(held.id(), deletionVectorId(now), now.deletionVector()));
       } else {
         alive.clear(held.id());
+        deletedById.set(held.id(), null);
         it.remove();
       }
-    }
-    if (!newlyDeleted.isEmpty()) {
-      dropRows(newlyDeleted);
     }
     StructType projection = projection(snapshot);
     KeyFingerprint fingerprint = fingerprinter(projection);
@@ -181,6 +189,7 @@ final class KeyIndex {
       }
       int id = pathsById.size();
       pathsById.add(add.path());
+      deletedById.add(null); // rows its vector deletes are not read, so not indexed
       alive.set(id);
       files.put(add.path(), new FileEntry(id, deletionVectorId(add), add.deletionVector()));
       DataFile file = snapshot.toDataFile(add);
@@ -209,70 +218,41 @@ final class KeyIndex {
   }
 
   /**
-   * The rows {@code now}'s deletion vector deletes beyond {@code before} (null: none), when it
-   * deletes every row {@code before} did; null when it does not (another engine rewrote the vector:
-   * the file is read again).
+   * The rows {@code now}'s deletion vector deletes, when it deletes every row the vector the index
+   * knows for the file did; null when it does not (another engine rewrote the vector, or a restore
+   * brought rows back: the file is read again).
    */
-  private static RoaringBitmapArray grownBy(
-      ObjectStore store, DeletionVectorDescriptor before, AddFile now) throws IOException {
+  private RoaringBitmapArray grownVector(ObjectStore store, FileEntry held, AddFile now)
+      throws IOException {
     if (now.deletionVector() == null) {
       return null;
     }
     RoaringBitmapArray after = DeletionVectors.load(store, now.deletionVector());
-    RoaringBitmapArray added = new RoaringBitmapArray();
-    RoaringBitmapArray old =
-        before == null ? new RoaringBitmapArray() : DeletionVectors.load(store, before);
-    for (long row : old.toArray()) {
-      if (!after.contains(row)) {
-        return null;
-      }
+    RoaringBitmapArray before = deletedById.get(held.id());
+    if (before == null && held.dv() != null) {
+      before = DeletionVectors.load(store, held.dv());
     }
-    for (long row : after.toArray()) {
-      if (!old.contains(row)) {
-        added.add(row);
-      }
-    }
-    return added;
-  }
-
-  /**
-   * Removes the entries of rows that deletion vectors now delete ({@code rows} by file id): one
-   * pass over the slots. A slot whose key has more rows (in {@link #duplicates}) takes the next
-   * live one, so the key stays findable.
-   */
-  private void dropRows(Map<Integer, RoaringBitmapArray> rows) {
-    for (List<long[]> more : duplicates.values()) {
-      more.removeIf(d -> deleted(rows, d[0]));
-    }
-    for (int i = 0; i < locs.length; i++) {
-      long loc = locs[i];
-      if (loc < 0 || !deleted(rows, loc)) {
-        continue;
-      }
-      List<long[]> more =
-          duplicates.isEmpty() ? null : duplicates.get(new Fingerprint(his[i], los[i]));
-      long[] next = null;
-      while (more != null && !more.isEmpty() && next == null) {
-        long[] candidate = more.remove(0);
-        next = alive.get(fileOf(candidate[0])) ? candidate : null;
-      }
-      if (more != null && more.isEmpty()) {
-        duplicates.remove(new Fingerprint(his[i], los[i]));
-      }
-      if (next == null) {
-        locs[i] = TOMBSTONE;
-      } else {
-        locs[i] = next[0];
-        if (seqs != null) {
-          seqs[i] = next[1];
+    if (before != null) {
+      for (long row : before.toArray()) {
+        if (!after.contains(row)) {
+          return null;
         }
       }
     }
+    return after;
   }
 
-  private static boolean deleted(Map<Integer, RoaringBitmapArray> rows, long location) {
-    RoaringBitmapArray file = rows.get(fileOf(location));
-    return file != null && file.contains(row(location));
+  /**
+   * Whether the row at {@code location} is in the table: its file is, and the file's deletion
+   * vector does not delete it.
+   */
+  private boolean live(long location) {
+    int file = fileOf(location);
+    if (!alive.get(file)) {
+      return false;
+    }
+    RoaringBitmapArray deleted = deletedById.get(file);
+    return deleted == null || !deleted.contains(row(location));
   }
 
   /** The id of the file's deletion vector, "" for none (a file re-added with one is another). */
@@ -318,23 +298,28 @@ final class KeyIndex {
   /** The rows holding the key with this fingerprint, or null. */
   synchronized Found find(long hi, long lo) {
     int slot = slotOf(hi, lo);
-    if (slot < 0) {
-      return null;
-    }
     List<long[]> more = duplicates.isEmpty() ? null : duplicates.get(new Fingerprint(hi, lo));
     if (more == null) {
-      return new Found(new long[] {locs[slot]}, seqs == null ? NO_SEQUENCE : seqs[slot]);
+      return slot < 0
+          ? null
+          : new Found(new long[] {locs[slot]}, seqs == null ? NO_SEQUENCE : seqs[slot]);
     }
+    // the slot's row may be dead while another row of the key lives on
     List<Long> found = new ArrayList<>();
-    long sequence = seqs == null ? NO_SEQUENCE : seqs[slot];
-    found.add(locs[slot]);
+    long sequence = NO_SEQUENCE;
+    if (slot >= 0) {
+      found.add(locs[slot]);
+      sequence = seqs == null ? NO_SEQUENCE : seqs[slot];
+    }
     for (long[] extra : more) {
-      if (alive.get(fileOf(extra[0]))) {
+      if (live(extra[0])) {
         found.add(extra[0]);
         sequence = Math.max(sequence, extra[1]);
       }
     }
-    return new Found(found.stream().mapToLong(Long::longValue).toArray(), sequence);
+    return found.isEmpty()
+        ? null
+        : new Found(found.stream().mapToLong(Long::longValue).toArray(), sequence);
   }
 
   /** The path of the file a location is in. */
@@ -351,13 +336,13 @@ final class KeyIndex {
   synchronized long size() {
     long count = 0;
     for (long loc : locs) {
-      if (loc >= 0 && alive.get(fileOf(loc))) {
+      if (loc >= 0 && live(loc)) {
         count++;
       }
     }
     for (List<long[]> more : duplicates.values()) {
       for (long[] d : more) {
-        count += alive.get(fileOf(d[0])) ? 1 : 0;
+        count += live(d[0]) ? 1 : 0;
       }
     }
     return count;
@@ -378,7 +363,7 @@ final class KeyIndex {
       if (loc == EMPTY) {
         return -1;
       }
-      if (loc != TOMBSTONE && his[i] == hi && los[i] == lo && alive.get(fileOf(loc))) {
+      if (loc != TOMBSTONE && his[i] == hi && los[i] == lo && live(loc)) {
         return i;
       }
     }
@@ -397,7 +382,7 @@ final class KeyIndex {
     }
     for (int i = hash(hi, lo) & mask; ; i = (i + 1) & mask) {
       long loc = locs[i];
-      if (loc == EMPTY || loc == TOMBSTONE || !alive.get(fileOf(loc))) {
+      if (loc == EMPTY || loc == TOMBSTONE || !live(loc)) {
         if (loc == EMPTY) {
           occupied++;
         }
@@ -420,7 +405,7 @@ final class KeyIndex {
     long[] oldSeq = seqs;
     int count = 0;
     for (long loc : oldLoc) {
-      if (loc >= 0 && alive.get(fileOf(loc))) {
+      if (loc >= 0 && live(loc)) {
         count++;
       }
     }
@@ -431,7 +416,7 @@ final class KeyIndex {
     allocate(capacity);
     for (int i = 0; i < oldLoc.length; i++) {
       long loc = oldLoc[i];
-      if (loc >= 0 && alive.get(fileOf(loc))) {
+      if (loc >= 0 && live(loc)) {
         for (int j = hash(oldHi[i], oldLo[i]) & mask; ; j = (j + 1) & mask) {
           if (locs[j] == EMPTY) {
             his[j] = oldHi[i];
@@ -446,7 +431,7 @@ final class KeyIndex {
         }
       }
     }
-    duplicates.values().forEach(list -> list.removeIf(d -> !alive.get(fileOf(d[0]))));
+    duplicates.values().forEach(list -> list.removeIf(d -> !live(d[0])));
     duplicates.values().removeIf(List::isEmpty);
   }
 
@@ -465,6 +450,7 @@ final class KeyIndex {
     duplicates.clear();
     files.clear();
     pathsById.clear();
+    deletedById.clear();
     alive.clear();
     tableId = null;
   }

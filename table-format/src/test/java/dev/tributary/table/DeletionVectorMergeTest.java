@@ -214,6 +214,37 @@ class DeletionVectorMergeTest {
     }
   }
 
+  /**
+   * Keys held by two rows (appended twice before any merge): a merge marks both copies, and the
+   * next merges find only the new version, though the index keeps the marked rows' entries (dead)
+   * and the key's side list of extra rows.
+   */
+  @Test
+  void aKeyHeldByTwoRowsIsReplacedWholeAndItsMarkedRowsAreNeverFoundAgain() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "load", 0, 0, 10);
+    append(table, "again", 0, 3, 5); // ids 3 and 4 held by two rows each
+    merge(0, upsert(row(3, "three", LATER)));
+    assertThat(idsOf(table)).as("both copies of 3 replaced").containsOnlyOnce(3L);
+    assertThat(idsOf(table).stream().filter(id -> id == 4L).count()).isEqualTo(2);
+    MergeMetrics second = merge(1, upsert(row(3, "three again", LATER + 1)));
+    assertThat(second.updated()).isEqualTo(1);
+    assertThat(idsOf(table)).containsOnlyOnce(3L);
+    merge(2, delete(row(3, null, LATER + 2)), upsert(row(4, "four", LATER + 2)));
+    assertThat(idsOf(table)).doesNotContain(3L).containsOnlyOnce(4L).hasSize(9);
+    MergeMetrics back = merge(3, upsert(row(3, "back", LATER + 3)));
+    assertThat(back.inserted()).as("a deleted key comes back as an insert").isEqualTo(1);
+    assertThat(namesById(table)).containsEntry(3L, "back").containsEntry(4L, "four").hasSize(10);
+  }
+
+  private static List<Long> idsOf(DeltaTable table) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (Object[] r : rows(table.store(), table.snapshot())) {
+      ids.add((Long) r[0]);
+    }
+    return ids;
+  }
+
   @Test
   void deletesOnlyMarkAndAFileWithNoRowLeftIsRemoved() throws Exception {
     table.create(SCHEMA, List.of(), Map.of());

@@ -96,14 +96,19 @@ public final class MergeBench {
         all.add(batch);
         writeChanges(dir.resolve("changes-" + b), batch);
       }
-      copy(dir.resolve("base"), dir.resolve("spark-cow"));
-      copy(dir.resolve("base"), dir.resolve("spark-dv"));
+      if (!Boolean.getBoolean("bench.oursOnly")) {
+        copy(dir.resolve("base"), dir.resolve("spark-cow"));
+        copy(dir.resolve("base"), dir.resolve("spark-dv"));
+      }
       copy(dir.resolve("base"), dir.resolve("ours-cow"));
       copy(dir.resolve("base"), dir.resolve("ours-dv"));
 
       List<long[]> ours = mergeOurs(dir.resolve("ours-cow"), all, MergeSpec.Strategy.COPY_ON_WRITE);
       List<long[]> oursDv =
           mergeOurs(dir.resolve("ours-dv"), all, MergeSpec.Strategy.DELETION_VECTORS);
+      if (Boolean.getBoolean("bench.oursOnly")) {
+        return; // -Dbench.oursOnly=true: our merges alone, to profile them (no ratio, no check)
+      }
 
       Map<String, Object> job = new LinkedHashMap<>();
       job.put("warehouse", dir.resolve("spark/warehouse").toString());
