@@ -37,22 +37,28 @@ public final class WriterSchemaProcessor implements RecordProcessor {
   private final CompiledPredicate deleteWhen;
   private final boolean merges;
 
+  /** The {@code sequence-by} column's position in the fixed output row, or -1. */
+  private final int sequence;
+
   /**
    * @param decoder the decoder of every writer field (its rows end with a {@link WriterRow})
    * @param fixed the compiled steps over the fixed columns, built on {@code decoder}
    * @param deleteWhen the {@code delete-when} predicate over the fixed output row, or null
    * @param changes {@link Changes#MERGED} for {@code write: upsert} (tombstones delete), else
    *     {@link Changes#APPENDED}
+   * @param sequenceColumn the upsert's {@code sequence-by} column (a fixed column), or null
    */
   public WriterSchemaProcessor(
       RecordDecoder decoder,
       StatelessProcessor fixed,
       CompiledPredicate deleteWhen,
-      Changes changes) {
+      Changes changes,
+      String sequenceColumn) {
     this.decoder = Objects.requireNonNull(decoder, "decoder");
     this.fixed = Objects.requireNonNull(fixed, "fixed");
     this.deleteWhen = deleteWhen;
     this.merges = changes == Changes.MERGED;
+    this.sequence = sequenceColumn == null ? -1 : fixed.outputSchema().indexOf(sequenceColumn);
   }
 
   /** Whether the sink appends rows or merges them by key. */
@@ -96,10 +102,20 @@ public final class WriterSchemaProcessor implements RecordProcessor {
       return;
     }
     Object[] out = withWriterRow(row, WriterRow.of(parsed));
+    boolean deletes = deleteWhen != null && deleteWhen.test(row);
+    if (merges && !deletes && sequence >= 0 && row[sequence] == null) {
+      fixed.quarantine(
+          record,
+          "sequence-by column '"
+              + fixed.outputSchema().fields().get(sequence).name()
+              + "' is null; the change cannot be ordered against the other changes of its key",
+          outputs);
+      return;
+    }
     String refused = outputs.refusal(out);
     if (refused != null) {
       fixed.quarantine(record, refused, outputs);
-    } else if (deleteWhen != null && deleteWhen.test(row)) {
+    } else if (deletes) {
       outputs.delete(out);
     } else {
       outputs.output(out);

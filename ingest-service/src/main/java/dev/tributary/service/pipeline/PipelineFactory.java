@@ -631,7 +631,8 @@ public final class PipelineFactory {
           deleteWhen,
           upsert.isPresent()
               ? WriterSchemaProcessor.Changes.MERGED
-              : WriterSchemaProcessor.Changes.APPENDED);
+              : WriterSchemaProcessor.Changes.APPENDED,
+          upsert.flatMap(UpsertSpec::sequenceBy).orElse(null));
     }
     if (pipeline.stateful().isEmpty()) {
       if (pipeline.spec().deltaSink().flatMap(DeltaSinkSpec::upsert).isPresent()) {

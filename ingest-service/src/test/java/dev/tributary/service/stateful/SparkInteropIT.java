@@ -62,6 +62,7 @@ class SparkInteropIT {
 
   static EvolvedTablesForSpark evolved;
   static AvroEvolvedTableForSpark avroEvolved;
+  static ColumnsAllTableForSpark columnsAll;
   static SparkFeatureTables features;
   static SparkAppendTables appends;
   static SparkTypedTables typed;
@@ -77,6 +78,7 @@ class SparkInteropIT {
     evolved = new EvolvedTablesForSpark(Files.createDirectories(dir.resolve("evolved")));
     avroEvolved =
         new AvroEvolvedTableForSpark(Files.createDirectories(dir.resolve("avro-evolved")));
+    columnsAll = new ColumnsAllTableForSpark(Files.createDirectories(dir.resolve("columns-all")));
     features = new SparkFeatureTables(Files.createDirectories(dir.resolve("features")));
     appends = new SparkAppendTables(Files.createDirectories(dir.resolve("appends")));
     typed = new SparkTypedTables(Files.createDirectories(dir.resolve("typed")));
@@ -85,6 +87,7 @@ class SparkInteropIT {
     compares = new SparkCompareTables(Files.createDirectories(dir.resolve("compare")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
+    reads.add(columnsAll.prepare());
     reads.add(upserted.prepare());
     List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
     sqlTables.addAll(appends.jobTables());
@@ -220,6 +223,11 @@ class SparkInteropIT {
   @Test
   void sparkReadsTheColumnsAddedFromAvroAndTheRescuedData() throws Exception {
     avroEvolved.check();
+  }
+
+  @Test
+  void sparkReadsAColumnsAllTableWithItsWriterColumnsAndTheColumnAV2SchemaAdded() throws Exception {
+    columnsAll.check();
   }
 
   @Test
