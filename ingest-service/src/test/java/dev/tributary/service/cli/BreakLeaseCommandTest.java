@@ -9,9 +9,6 @@ import dev.tributary.checkpoint.LeaseLostException;
 import dev.tributary.checkpoint.LeaseSettings;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -20,14 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code tributary break-lease}: frees a checkpoint whose owner cannot release it. */
 class BreakLeaseCommandTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CommandLine cli = new CommandLine();
 
   private int run(String... args) {
-    return Main.run(
-        args,
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return cli.run(args);
   }
 
   private Path pipeline(String assignment) throws Exception {
@@ -62,9 +55,9 @@ class BreakLeaseCommandTest {
             CheckpointLease.acquire(store, "orders-raw", LeaseSettings.defaults())) {
       Lease held = owner.lease();
 
-      assertThat(run("break-lease", "--pipeline", file.toString())).as(err.toString()).isZero();
+      assertThat(run("break-lease", "--pipeline", file.toString())).as(cli.err()).isZero();
 
-      assertThat(out.toString(StandardCharsets.UTF_8))
+      assertThat(cli.out())
           .isEqualTo(
               "Broke the lease of checkpoint "
                   + dir.resolve("checkpoint")
@@ -89,13 +82,13 @@ class BreakLeaseCommandTest {
   void saysSoWhenThereIsNothingToBreak() throws Exception {
     Path file = pipeline("exclusive");
     assertThat(run("break-lease", "--pipeline", file.toString())).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(cli.out())
         .contains("has no lease in force (none taken, or released): a start takes it over at once");
 
-    out.reset();
+    cli.reset();
     Files.writeString(file, Files.readString(file).replace("exclusive", "group"));
     assertThat(run("break-lease", "--pipeline", file.toString())).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(cli.out())
         .contains("uses source.kafka.assignment: group")
         .contains("hold no lease, so there is nothing to break");
   }

@@ -9,9 +9,6 @@ import dev.tributary.table.TableOptions;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -26,22 +23,18 @@ import org.junit.jupiter.api.io.TempDir;
 /** The command line's contract: exit codes, messages on stderr, the printed plan. */
 class MainTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CommandLine cli = new CommandLine();
 
   private int run(String... args) {
-    return Main.run(
-        args,
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return cli.run(args);
   }
 
   private String out() {
-    return out.toString(StandardCharsets.UTF_8);
+    return cli.out();
   }
 
   private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return cli.err();
   }
 
   private Path write(String name, String yaml) throws Exception {
@@ -501,7 +494,7 @@ class MainTest {
                 + ": compacted 3 files \\([\\d.]+ KB\\) into 1 file \\([\\d.]+ (bytes|KB)\\)"
                 + " in 1 commit \\(table version 4\\)\\R");
 
-    out.reset();
+    cli.reset();
     assertThat(run("compact", "--pipeline", file.toString())).isZero();
     assertThat(out())
         .isEqualTo(

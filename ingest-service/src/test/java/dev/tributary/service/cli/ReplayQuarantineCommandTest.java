@@ -9,8 +9,6 @@ import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,14 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplayQuarantineCommandTest {
   @TempDir Path dir;
 
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CommandLine cli = new CommandLine();
 
   private int run(String... args) {
-    return Main.run(
-        args,
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return cli.run(args);
   }
 
   private Path pipeline(String extra) throws Exception {
@@ -78,8 +72,8 @@ class ReplayQuarantineCommandTest {
 
     int code = run("replay-quarantine", "--pipeline", file.toString());
 
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(code).as(cli.err()).isZero();
+    assertThat(cli.out())
         .contains("replay-quarantine replay-cli: read " + dir.resolve("q") + "@1 (4 records)")
         .contains("selected 4 records, run 1")
         .contains("replayed: 2 records -> 2 rows written to " + dir.resolve("sink") + " version ")
@@ -88,11 +82,9 @@ class ReplayQuarantineCommandTest {
         .contains("1 record, e.g. t-0@3: malformed JSON")
         .contains("quarantine: version 2 (replayed records removed, new errors recorded)");
 
-    out.reset();
+    cli.reset();
     assertThat(run("replay-quarantine", "--pipeline", file.toString())).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("replayed: 0 records\n")
-        .contains("quarantine: unchanged");
+    assertThat(cli.out()).contains("replayed: 0 records\n").contains("quarantine: unchanged");
   }
 
   @Test
@@ -102,14 +94,14 @@ class ReplayQuarantineCommandTest {
     int badWhere =
         run("replay-quarantine", "--pipeline", pipeline("").toString(), "--where", "qty > 1");
     assertThat(badWhere).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(cli.err())
         .contains("--where 'qty > 1' is not a predicate over the quarantine table's columns");
 
-    err.reset();
+    cli.reset();
     int stateful =
         run("replay-quarantine", "--pipeline", pipeline("deduplicate: { keys: [id] }").toString());
     assertThat(stateful).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(cli.err())
         .contains("Pipeline replay-cli cannot run")
         .contains("replay-quarantine: watermark/deduplicate/aggregate");
   }
@@ -117,7 +109,7 @@ class ReplayQuarantineCommandTest {
   @Test
   void withoutAPipelineFileItIsAUsageError() {
     assertThat(run("replay-quarantine")).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8))
+    assertThat(cli.err())
         .contains("replay-quarantine needs --pipeline FILE")
         .contains("tributary replay-quarantine --pipeline PIPELINE.yaml [--where EXPR]");
   }
@@ -125,7 +117,7 @@ class ReplayQuarantineCommandTest {
   @Test
   void withoutAQuarantineTableThereIsNothingToReplay() throws Exception {
     assertThat(run("replay-quarantine", "--pipeline", pipeline("").toString())).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(cli.out())
         .contains("no quarantine table at " + dir.resolve("q") + " yet; nothing to replay");
   }
 }

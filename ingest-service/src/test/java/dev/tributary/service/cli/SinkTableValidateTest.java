@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tributary.service.testing.SparkLikeTables;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SinkTableValidateTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CommandLine cli = new CommandLine();
 
   private static final String STATELESS =
       """
@@ -51,22 +46,16 @@ class SinkTableValidateTest {
       """;
 
   private int validate(String yaml, Path table) throws Exception {
-    Path file = dir.resolve("orders.yaml");
-    Files.writeString(file, yaml.formatted(table, dir.resolve("checkpoint")));
-    out.reset();
-    err.reset();
-    return Main.run(
-        new String[] {"validate", file.toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return cli.validate(
+        dir.resolve("orders.yaml"), yaml.formatted(table, dir.resolve("checkpoint")));
   }
 
   private String out() {
-    return out.toString(StandardCharsets.UTF_8);
+    return cli.out();
   }
 
   private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return cli.err();
   }
 
   private Path sparkTable(Map<String, String> constraints) throws Exception {
@@ -125,15 +114,10 @@ class SinkTableValidateTest {
                 "checkpoint: %s\nstorage: { s3: { endpoint: \"http://127.0.0.1:"
                     + port
                     + "\", region: us-east-1, path-style: true } }");
-    Path file = dir.resolve("orders.yaml");
-    Files.writeString(file, yaml.formatted("s3://lake/orders", dir.resolve("checkpoint")));
-    out.reset();
-    err.reset();
     int exit =
-        Main.run(
-            new String[] {"validate", file.toString()},
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+        cli.validate(
+            dir.resolve("orders.yaml"),
+            yaml.formatted("s3://lake/orders", dir.resolve("checkpoint")));
     assertThat(exit).as(err()).isZero();
     assertThat(out()).contains("sink table:  not checked (");
   }

@@ -2,10 +2,6 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SinksValidateTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CommandLine cli = new CommandLine();
 
   private static final String BASE =
       """
@@ -33,24 +28,17 @@ class SinksValidateTest {
       """;
 
   private int validate(String yaml) throws Exception {
-    Path file = dir.resolve("clean-events.yaml");
-    Files.writeString(file, yaml);
-    out.reset();
-    err.reset();
-    return Main.run(
-        new String[] {"validate", file.toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return cli.validate(dir.resolve("clean-events.yaml"), yaml);
   }
 
   private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return cli.err();
   }
 
   @Test
   void thePlanNamesEverySink() throws Exception {
     assertThat(validate(BASE)).as(err()).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(cli.out())
         .contains("jdbc ")
         .contains("append")
         .contains("clean-events")
@@ -71,8 +59,7 @@ class SinksValidateTest {
                 "  - jdbc: { url: \"jdbc:postgresql://localhost:5432/shop\", table: events }\n", "")
             + "trigger: { continuous: 1s }\n";
     assertThat(validate(continuous)).as(err()).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("trigger:     continuous, progress every 1 second");
+    assertThat(cli.out()).contains("trigger:     continuous, progress every 1 second");
     assertThat(validate(BASE + "trigger: { continuous: 1s }\n")).isEqualTo(1);
     assertThat(err()).contains("trigger.continuous: ").contains("a jdbc sink commits per batch");
   }
@@ -84,7 +71,7 @@ class SinksValidateTest {
             "key: \"user_id\" }",
             "key: \"user_id\", value: avro, registry: { url: \"http://localhost:8081\" } }");
     assertThat(validate(avro)).as(err()).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(cli.out())
         .contains("value avro (subject clean-events-value at http://localhost:8081), key user_id");
 
     String badName = avro.replace("amount: long", "amount: long, \"amount-eur\": long");

@@ -2,10 +2,6 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UpsertValidateTest {
   @TempDir Path dir;
-  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final CommandLine cli = new CommandLine();
 
   private static final String BASE =
       """
@@ -39,24 +34,17 @@ class UpsertValidateTest {
       """;
 
   private int validate(String yaml) throws Exception {
-    Path file = dir.resolve("customers.yaml");
-    Files.writeString(file, yaml);
-    out.reset();
-    err.reset();
-    return Main.run(
-        new String[] {"validate", file.toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return cli.validate(dir.resolve("customers.yaml"), yaml);
   }
 
   private String err() {
-    return err.toString(StandardCharsets.UTF_8);
+    return cli.err();
   }
 
   @Test
   void thePlanShowsTheUpsert() throws Exception {
     assertThat(validate(BASE)).as(err()).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8))
+    assertThat(cli.out())
         .contains(
             "write:       upsert by [id], latest updated_at wins, deletes where op = 'd',"
                 + " copy-on-write");
