@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
  * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}, {@code
- * break-lease}, {@code compare}, {@code status}.
+ * break-lease}, {@code compare}, {@code backfill}, {@code status}.
  *
  * <p>Exit codes: 0 success (also after a graceful stop by SIGTERM or SIGINT: see {@link
  * StopSignals}), 1 a pipeline failed (or, for {@code validate}, the declaration is invalid; for
@@ -40,6 +40,11 @@ public final class Main {
                                                           s3://): counts, rows only in A / only in B
                                                           (duplicates count), changed rows by key;
                                                           exit 0 equal, 1 different
+        tributary backfill --pipeline PIPELINE.yaml --from T1 --to T2 --into PATH
+                                                          the pipeline's query over the events of
+                                                          [T1, T2) (UTC instants) into a new table,
+                                                          with its own checkpoint; a rerun continues
+                                                          an interrupted one (--replace: to come)
         tributary status [--url URL]                      the overview of a running serve (default
                                                           http://127.0.0.1:8080; token from
                                                           TRIBUTARY_API_TOKEN); exits 1 if unreachable
@@ -85,6 +90,12 @@ public final class Main {
         case "compare" ->
             CompareCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("key", "where")), out, err);
+        case "backfill" ->
+            BackfillCommand.run(
+                CliArguments.parse(
+                    args, Set.of("replace"), Set.of("pipeline", "from", "to", "into")),
+                out,
+                err);
         case "status" ->
             StatusCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("url")), System.getenv(), out, err);
