@@ -25,6 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -240,6 +242,77 @@ class BackfillIT {
       assertThat(store.list("live")).isEmpty();
       assertThat(store.list("checkpoints/live/")).isEmpty();
     }
+  }
+
+  @Test
+  void aBackfillBesideTheRunningLivePipelineAndProducersLeavesBothComplete() throws Exception {
+    String topic = broker.createTopic("backfill-concurrent", 2);
+    produce(topic);
+    PipelineSpec live =
+        spec(topic, "watermark: { column: event_ts, delay: 10 minutes }", dir.toString(), "");
+    ProgressLog liveProgress = new ProgressLog(1000);
+    PipelineRun liveRun =
+        PipelineRun.open(PipelineFactory.compile(live), live.trigger(), liveProgress);
+    Thread liveThread =
+        new Thread(
+            () -> {
+              try {
+                liveRun.run();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            "live-pipeline");
+    // later events keep arriving while both run: after the range (new ids from EVENTS on)
+    AtomicBoolean producing = new AtomicBoolean(true);
+    AtomicInteger produced = new AtomicInteger();
+    Thread producer =
+        new Thread(
+            () -> {
+              try (KafkaProducer<byte[], byte[]> p = broker.producer()) {
+                for (int i = EVENTS; producing.get() || produced.get() < 50; i++) {
+                  send(p, topic, i % 2, Instant.now(), event(i, Instant.now()));
+                  produced.incrementAndGet();
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            "producer");
+    try {
+      liveThread.start();
+      producer.start();
+      String into = dir.resolve("fixed").toString();
+      BackfillSummary summary =
+          Backfill.into(BackfillPlan.into(live, RANGE, into), new ProgressLog(100), r -> {});
+      assertThat(summary.rowsAdded()).isEqualTo(300);
+      List<Long> expected = new ArrayList<>();
+      for (int i = 0; i < EVENTS; i++) {
+        if (RANGE.contains(eventTime(i))) {
+          expected.add((long) i);
+        }
+      }
+      assertThat(TableContents.ids(dir.resolve("fixed"))).isEqualTo(expected);
+    } finally {
+      producing.set(false);
+      producer.join(60_000);
+      liveRun.stop();
+      liveThread.join(60_000);
+      liveRun.close();
+    }
+    assertThat(produced.get()).isGreaterThanOrEqualTo(50);
+    // the live pipeline, drained: every event once, the backfill's range included
+    try (PipelineRun drain =
+        PipelineRun.open(
+            PipelineFactory.compile(live), new TriggerSpec.AvailableNow(), new ProgressLog(100))) {
+      drain.run();
+    }
+    List<Long> all = new ArrayList<>();
+    for (long i = 0; i < EVENTS + produced.get(); i++) {
+      all.add(i);
+    }
+    all.add(100_000L);
+    assertThat(TableContents.ids(dir.resolve("live"))).isEqualTo(all);
   }
 
   private static List<Object[]> rows(String table, S3Settings s3) throws Exception {

@@ -46,7 +46,7 @@ class BackfillKillIT {
   private static final String TO = DAY.plus(Duration.ofHours(4)).toString();
 
   private final KafkaTestBroker broker = KafkaTestBroker.shared();
-  @TempDir Path dir;
+  @TempDir static Path dir;
   private Path pipelineFile;
   private List<String> expected;
   private int batches;
