@@ -1,5 +1,7 @@
 package dev.tributary.service.backfill;
 
+import dev.tributary.config.DeltaSourceSpec;
+import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.Source;
@@ -9,14 +11,18 @@ import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
 import dev.tributary.service.pipeline.RunBounds;
+import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSource;
 import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.Snapshot;
+import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 
@@ -44,7 +50,7 @@ public final class Backfill {
       BackfillPlan plan, ProgressLog progress, Consumer<PipelineRun> started) throws Exception {
     boolean resumed = checkTarget(plan);
     CompiledPipeline compiled = PipelineFactory.compile(plan.spec());
-    RowSelector selector = plan.selector(compiled.outputSchema());
+    RowSelector selector = plan.selector(outputSchema(compiled));
     boolean stateful = compiled.stateful().isPresent();
     Bounds bounds = new Bounds(plan, selector, stateful, resumed);
     AtomicInteger batches = new AtomicInteger();
@@ -66,9 +72,32 @@ public final class Backfill {
         after.version(),
         resumed,
         plan.spec().checkpoint(),
-        plan.range().readFrom(plan.delay()).toString(),
-        plan.range().readUntil(plan.delay()).toString(),
+        plan.spec().deltaSource().isPresent()
+            ? "the source table " + plan.spec().deltaSource().get().path() + " as of the start"
+            : "Kafka timestamps ["
+                + plan.range().readFrom(plan.delay())
+                + ", "
+                + plan.range().readUntil(plan.delay())
+                + ")",
         plan.edges());
+  }
+
+  /**
+   * The output columns; for a Delta source, once the query is compiled against the source table's
+   * schema (as the run does when it opens).
+   */
+  private static StructType outputSchema(CompiledPipeline compiled) throws IOException {
+    if (!compiled.awaitsSourceSchema()) {
+      return compiled.outputSchema();
+    }
+    PipelineSpec spec = compiled.spec();
+    DeltaSourceSpec delta = spec.deltaSource().orElseThrow();
+    try (ObjectStore store =
+            ObjectStores.open(
+                delta.path(), PipelineFactory.s3Settings(delta.storage().or(spec::storage)));
+        DeltaTableSource table = PipelineFactory.deltaSource(spec, store, false)) {
+      return PipelineFactory.bindSource(compiled, delta.path(), table.schema()).outputSchema();
+    }
   }
 
   /**
@@ -119,7 +148,9 @@ public final class Backfill {
 
     @Override
     public void bound(Source source) {
-      KafkaSource kafka = (KafkaSource) source; // BackfillPlan refuses other sources
+      if (!(source instanceof KafkaSource kafka)) {
+        return; // a Delta source table: available-now bounds it at the version it opened
+      }
       if (!resumed) {
         // Only before the first batch: a resumed run's earlier batches may have read what
         // retention has deleted since.
@@ -142,10 +173,14 @@ public final class Backfill {
 
     @Override
     public WatermarkPolicy watermarks(Source source) {
-      return stateful
-          ? new WatermarkPolicy.Closing(
-              ((KafkaSource) source)::drained, BackfillRange.micros(plan.range().to()))
-          : WatermarkPolicy.OWN;
+      if (!stateful) {
+        return WatermarkPolicy.OWN;
+      }
+      BooleanSupplier drained =
+          source instanceof KafkaSource kafka
+              ? kafka::drained
+              : ((DeltaTableSource) source)::drained;
+      return new WatermarkPolicy.Closing(drained, BackfillRange.micros(plan.range().to()));
     }
   }
 }

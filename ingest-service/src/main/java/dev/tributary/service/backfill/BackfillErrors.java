@@ -27,15 +27,6 @@ final class BackfillErrors {
         + "' is not an instant; write it in UTC like 2026-11-01T00:00:00Z.";
   }
 
-  static String deltaSource(String pipeline) {
-    return "Cannot backfill pipeline "
-        + pipeline
-        + ": it reads a Delta table, and backfills read Kafka sources only so far (a Delta"
-        + " source's range would be chosen by commit versions, not yet implemented); run the"
-        + " pipeline's query over the source table with a new pipeline and starting-version"
-        + " instead.";
-  }
-
   static String notOneDeltaSink(String pipeline, List<String> sinks) {
     return "Cannot backfill pipeline "
         + pipeline

@@ -3,11 +3,14 @@ package dev.tributary.service.backfill;
 import dev.tributary.config.AggregateSpec;
 import dev.tributary.config.Assignment;
 import dev.tributary.config.DeltaSinkSpec;
+import dev.tributary.config.DeltaSourceSpec;
 import dev.tributary.config.DeltaTableSpec;
 import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
+import dev.tributary.config.SourceSpec;
 import dev.tributary.config.StartingOffsets;
+import dev.tributary.config.StartingVersion;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.WatermarkSpec;
 import dev.tributary.config.WindowSpec;
@@ -16,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -29,8 +33,9 @@ import java.util.Optional;
  *       the app id of its Delta {@code txn} actions, never the live pipeline's;
  *   <li>its own checkpoint beside the live one, {@code <checkpoint>-backfill-<hash>}: a rerun of
  *       the same backfill continues it, and the live checkpoint is never opened;
- *   <li>the Kafka source read by this process alone from the offsets at {@code from} minus the
- *       watermark delay (the end, at {@code to} plus the delay, is set on the source at start);
+ *   <li>a Kafka source read by this process alone from the offsets at {@code from} minus the
+ *       watermark delay (the end, at {@code to} plus the delay, is set on the source at start); a
+ *       Delta source table read whole, as of the start;
  *   <li>the target table as its only sink, and its quarantine beside it ({@code
  *       <target>-quarantine}): records the live run quarantined are not quarantined twice in the
  *       live quarantine table; no late-events table (the range decides what is written);
@@ -65,8 +70,6 @@ public record BackfillPlan(
    */
   public static BackfillPlan into(PipelineSpec live, BackfillRange range, String target) {
     String id = live.id();
-    KafkaSourceSpec kafka =
-        live.kafkaSource().orElseThrow(() -> new BackfillRefusal(BackfillErrors.deltaSource(id)));
     if (live.sinks().size() != 1 || live.deltaSink().isEmpty()) {
       throw new BackfillRefusal(BackfillErrors.notOneDeltaSink(id, live.sinkLocations()));
     }
@@ -96,15 +99,7 @@ public record BackfillPlan(
     Duration delay = live.watermark().map(WatermarkSpec::delay).orElse(Duration.ZERO);
     String hash = hash(id + "\n" + range.from() + "\n" + range.to() + "\n" + target);
     String backfillId = backfillId(id, hash);
-    KafkaSourceSpec source =
-        new KafkaSourceSpec(
-            kafka.bootstrapServers(),
-            kafka.topics(),
-            new StartingOffsets.AtTimestamp(range.readFrom(delay)),
-            kafka.maxOffsetsPerTrigger(),
-            kafka.failOnDataLoss(),
-            kafka.properties(),
-            Assignment.EXCLUSIVE);
+    SourceSpec source = source(live.source(), range.readFrom(delay));
     DeltaSinkSpec into =
         new DeltaSinkSpec(
             target,
@@ -139,6 +134,33 @@ public record BackfillPlan(
     List<EdgeWindows.EdgeWindow> edges =
         window.map(w -> EdgeWindows.of(w, range)).orElse(List.of());
     return new BackfillPlan(live, spec, range, delay, target, edges);
+  }
+
+  /**
+   * The live source, read from {@code readFrom} by Kafka timestamp by this process alone; a Delta
+   * source table read whole as of the run's start ({@code starting-version: earliest}: its snapshot
+   * then, and no later commit, as the run is available-now).
+   */
+  private static SourceSpec source(SourceSpec live, Instant readFrom) {
+    if (live instanceof DeltaSourceSpec delta) {
+      return new DeltaSourceSpec(
+          delta.path(),
+          new StartingVersion.Earliest(),
+          delta.maxFilesPerTrigger(),
+          delta.maxBytesPerTrigger(),
+          delta.ignoreDeletes(),
+          delta.skipChangeCommits(),
+          delta.storage());
+    }
+    KafkaSourceSpec kafka = (KafkaSourceSpec) live;
+    return new KafkaSourceSpec(
+        kafka.bootstrapServers(),
+        kafka.topics(),
+        new StartingOffsets.AtTimestamp(readFrom),
+        kafka.maxOffsetsPerTrigger(),
+        kafka.failOnDataLoss(),
+        kafka.properties(),
+        Assignment.EXCLUSIVE);
   }
 
   /** Which rows of the backfill's output (with columns {@code output}) it writes. */

@@ -15,8 +15,8 @@ import java.util.List;
  * @param version the table's version after the run
  * @param resumed whether the run continued an earlier, interrupted run of the same backfill
  * @param checkpoint the backfill's own checkpoint
- * @param readFrom where reading started (Kafka timestamp: --from minus the watermark delay)
- * @param readUntil where reading ended (Kafka timestamp: --to plus the watermark delay)
+ * @param read what was read (Kafka timestamps from --from minus the watermark delay to --to plus
+ *     the delay, or the Delta source table)
  * @param edges windows left alone at the range's ends
  */
 public record BackfillSummary(
@@ -30,8 +30,7 @@ public record BackfillSummary(
     long version,
     boolean resumed,
     String checkpoint,
-    String readFrom,
-    String readUntil,
+    String read,
     List<EdgeWindows.EdgeWindow> edges) {
 
   public BackfillSummary {
@@ -45,8 +44,7 @@ public record BackfillSummary(
     out.append("  into        ").append(target).append(" (version ").append(version);
     out.append(", ").append(files).append(" data files)\n");
     out.append("  rows        ").append(rule).append('\n');
-    out.append("  read        Kafka timestamps [").append(readFrom).append(", ");
-    out.append(readUntil).append(") in ").append(batches).append(" batches\n");
+    out.append("  read        ").append(read).append(" in ").append(batches).append(" batches\n");
     out.append("  rows added  ").append(rowsAdded).append('\n');
     out.append("  left out    ").append(rowsOutside).append(" rows outside the range\n");
     if (edges.isEmpty()) {

@@ -207,16 +207,7 @@ class BackfillIT {
 
     // windows [2 h, 3 h) and [3 h, 4 h): the last one emitted although no event of the input
     // moved the watermark past 4 h (the backfill's closing watermark)
-    Map<String, long[]> expected = new TreeMap<>();
-    for (int i = 0; i < EVENTS; i++) {
-      Instant t = eventTime(i);
-      Instant start = DAY.plus(Duration.ofHours(Duration.between(DAY, t).toHours()));
-      if (RANGE.containsWindow(start, start.plus(Duration.ofHours(1)))) {
-        long[] agg = expected.computeIfAbsent(start + " k" + (i % 3), k -> new long[2]);
-        agg[0]++;
-        agg[1] += i;
-      }
-    }
+    Map<String, long[]> expected = expectedWindows();
     assertThat(expected).hasSize(6);
     Map<String, long[]> actual = new TreeMap<>();
     for (Object[] row : rows(into, s3.settings())) {
@@ -242,6 +233,67 @@ class BackfillIT {
       assertThat(store.list("live")).isEmpty();
       assertThat(store.list("checkpoints/live/")).isEmpty();
     }
+  }
+
+  @Test
+  void windowedBackfillOfADeltaSourceReadsTheTableAsOfTheStart() throws Exception {
+    String topic = broker.createTopic("backfill-bronze", 2);
+    produce(topic);
+    PipelineSpec bronze = spec(topic, "", dir.toString(), "");
+    try (PipelineRun run =
+        PipelineRun.open(
+            PipelineFactory.compile(bronze),
+            new TriggerSpec.AvailableNow(),
+            new ProgressLog(100))) {
+      run.run();
+    }
+    String gold =
+        """
+        pipeline: gold
+        source:
+          delta: { path: %s/live, max-files-per-trigger: 1 }
+        watermark: { column: event_ts, delay: 10 minutes }
+        aggregate:
+          window: { column: event_ts, size: 1 hour }
+          group-by: [kind]
+          measures: { events: count(), amount: sum(amount) }
+        output-mode: append
+        sink:
+          delta: { path: %s/gold }
+        checkpoint: %s/checkpoints/gold
+        """
+            .formatted(dir, dir, dir);
+    PipelineSpec live = PipelineParser.parse(gold, "gold.yaml", Map.of());
+    String into = dir.resolve("gold-fixed").toString();
+    BackfillSummary summary =
+        Backfill.into(BackfillPlan.into(live, RANGE, into), new ProgressLog(100), r -> {});
+
+    Map<String, long[]> expected = expectedWindows();
+    Map<String, long[]> actual = new TreeMap<>();
+    for (Object[] row : rows(into, null)) {
+      actual.put(row[0] + " " + row[2], new long[] {(Long) row[3], (Long) row[4]});
+    }
+    assertThat(actual.keySet()).isEqualTo(expected.keySet());
+    expected.forEach((k, v) -> assertThat(actual.get(k)).as(k).containsExactly(v));
+    assertThat(summary.rowsAdded()).isEqualTo(6);
+    assertThat(summary.render()).contains("the source table " + dir + "/live as of the start");
+    assertThat(Files.exists(dir.resolve("gold"))).isFalse();
+    assertThat(Files.exists(dir.resolve("checkpoints/gold"))).isFalse();
+  }
+
+  /** Per "window_start kind": count and sum of the events of the hour windows inside RANGE. */
+  private static Map<String, long[]> expectedWindows() {
+    Map<String, long[]> expected = new TreeMap<>();
+    for (int i = 0; i < EVENTS; i++) {
+      Instant t = eventTime(i);
+      Instant start = DAY.plus(Duration.ofHours(Duration.between(DAY, t).toHours()));
+      if (RANGE.containsWindow(start, start.plus(Duration.ofHours(1)))) {
+        long[] agg = expected.computeIfAbsent(start + " k" + (i % 3), k -> new long[2]);
+        agg[0]++;
+        agg[1] += i;
+      }
+    }
+    return expected;
   }
 
   @Test

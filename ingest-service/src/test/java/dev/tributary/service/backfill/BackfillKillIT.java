@@ -99,8 +99,8 @@ class BackfillKillIT {
             r -> {});
     expected = rows(reference);
     batches = summary.batches();
-    // [2 h, 2.5 h) ... [3.5 h, 4 h): four windows of three kinds
-    assertThat(expected).hasSize(12);
+    // [1.5 h, 2 h) ... [3.5 h, 4 h): five windows of three kinds, 20 events each
+    assertThat(expected).hasSize(15).allSatisfy(row -> assertThat(row).contains(", 20, "));
     assertThat(batches).isGreaterThanOrEqualTo(4);
   }
 

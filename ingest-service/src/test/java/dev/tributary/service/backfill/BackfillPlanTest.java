@@ -159,6 +159,28 @@ class BackfillPlanTest {
   }
 
   @Test
+  void readsADeltaSourceTableWholeAsOfTheStart() {
+    PipelineSpec live =
+        PipelineParser.parse(
+            """
+            pipeline: gold
+            source:
+              delta: { path: /data/silver, starting-version: latest }
+            watermark: { column: event_ts, delay: 10 minutes }
+            sink:
+              delta: { path: /data/gold }
+            checkpoint: /data/checkpoints/gold
+            """,
+            "gold.yaml",
+            Map.of());
+    PipelineSpec spec = BackfillPlan.into(live, RANGE, "/data/gold-fixed").spec();
+    assertThat(spec.deltaSource().orElseThrow().path()).isEqualTo("/data/silver");
+    assertThat(spec.deltaSource().get().startingVersion())
+        .isEqualTo(new dev.tributary.config.StartingVersion.Earliest());
+    assertThat(spec.sinkLocations()).containsExactly("/data/gold-fixed");
+  }
+
+  @Test
   void refusesTheLiveTableAsTarget() {
     assertThatThrownBy(() -> BackfillPlan.into(spec(STATELESS, DELTA), RANGE, "/data/clicks/"))
         .isInstanceOf(BackfillRefusal.class)

@@ -98,7 +98,7 @@ class BackfillCommandTest {
   }
 
   @Test
-  void aDeltaSourceIsRefusedSayingWhy() {
+  void aPipelineWithoutEventTimeIsRefusedSayingWhy() {
     assertThat(
             run(
                 backfill(
@@ -108,7 +108,9 @@ class BackfillCommandTest {
                     "--into",
                     dir.resolve("x").toString())))
         .isEqualTo(2);
-    assertThat(err()).contains("Cannot backfill pipeline silver: it reads a Delta table");
+    assertThat(err())
+        .contains("Cannot backfill pipeline silver: it declares no event-time column")
+        .contains("declare watermark: { column:");
   }
 
   @Test
