@@ -49,7 +49,7 @@ public final class EdgeWindows {
   /** The windows with start < t < end, earliest first. */
   private static void straddling(
       Instant t, Duration size, Duration slide, String why, List<EdgeWindow> out) {
-    long micros = micros(t);
+    long micros = BackfillRange.micros(t);
     long slideMicros = slide.toNanos() / 1000;
     long sizeMicros = size.toNanos() / 1000;
     // the latest window start at or before t, then back while the window still reaches past t
@@ -62,10 +62,6 @@ public final class EdgeWindows {
     }
     Collections.reverse(here);
     out.addAll(here);
-  }
-
-  private static long micros(Instant t) {
-    return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
   }
 
   private static Instant instant(long micros) {
