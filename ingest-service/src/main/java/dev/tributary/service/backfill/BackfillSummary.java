@@ -13,7 +13,8 @@ import java.util.List;
  * @param rowsOutside rows computed but outside the range, not written
  * @param files the data files of the table after the run
  * @param version the table's version after the run
- * @param resumed whether the run continued an earlier, interrupted run of the same backfill
+ * @param resumed whether the table already held commits of this backfill (an earlier run of the
+ *     same command, interrupted or finished)
  * @param checkpoint the backfill's own checkpoint
  * @param read what was read (Kafka timestamps from --from minus the watermark delay to --to plus
  *     the delay, or the Delta source table)

@@ -248,14 +248,6 @@ public final class KafkaSource implements Source {
   }
 
   /**
-   * The bounded run's ceiling: the end offsets fixed by {@link #boundToAvailableNow}; empty before
-   * it.
-   */
-  public Map<TopicPartition, Long> ceiling() {
-    return Map.copyOf(ceiling);
-  }
-
-  /**
    * Whether the run is bounded ({@link #boundToAvailableNow}) and the latest plan found nothing
    * left to read below the ceiling: the bounded input has been read to its end.
    */
