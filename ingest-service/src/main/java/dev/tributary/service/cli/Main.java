@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code tributary} command line (see the README and docs/PIPELINE_REFERENCE.md): {@code demo},
  * {@code validate}, {@code run}, {@code compact}, {@code vacuum}, {@code serve}, {@code
- * break-lease}, {@code compare}, {@code replay-quarantine}, {@code status}.
+ * break-lease}, {@code compare}, {@code backfill}, {@code replay-quarantine}, {@code status}.
  *
  * <p>Exit codes: 0 success (also after a graceful stop by SIGTERM or SIGINT: see {@link
  * StopSignals}), 1 a pipeline failed (or, for {@code validate}, the declaration is invalid; for
@@ -42,6 +42,11 @@ public final class Main {
                                                           s3://): counts, rows only in A / only in B
                                                           (duplicates count), changed rows by key;
                                                           exit 0 equal, 1 different
+        tributary backfill --pipeline PIPELINE.yaml --from T1 --to T2 --into PATH
+                                                          the pipeline's query over the events of
+                                                          [T1, T2) (UTC instants) into a new table,
+                                                          with its own checkpoint; a rerun continues
+                                                          an interrupted one (--replace: to come)
         tributary replay-quarantine --pipeline PIPELINE.yaml [--where EXPR]
                                                           parse quarantined records again with the
                                                           current declaration; write those that now
@@ -95,6 +100,12 @@ public final class Main {
         case "compare" ->
             CompareCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("key", "where")), out, err);
+        case "backfill" ->
+            BackfillCommand.run(
+                CliArguments.parse(
+                    args, Set.of("replace"), Set.of("pipeline", "from", "to", "into")),
+                out,
+                err);
         case "replay-quarantine" ->
             ReplayQuarantineCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("pipeline", "where")), out);

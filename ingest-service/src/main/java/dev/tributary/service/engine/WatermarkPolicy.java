@@ -3,6 +3,7 @@ package dev.tributary.service.engine;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * Which watermark a batch of the {@link WriteAheadLog} applies: the one the pipeline computed
@@ -99,6 +100,43 @@ public sealed interface WatermarkPolicy {
       if (computed.isEmpty() || computed.getAsLong() < previousOwn.getAsLong()) {
         return previousOwn;
       }
+      return computed;
+    }
+  }
+
+  /**
+   * A bounded run's watermark (a backfill, docs/DESIGN.md "Backfills"): the pipeline's own while
+   * input remains; once the bounded input is read to its end, at least {@code closingMicros}, so
+   * that one last batch without input emits every window ending by then (a live run would wait for
+   * later events to move the watermark; a bounded run's input has ended). Like every applied
+   * watermark it is written in the batch's offsets entry, so a replay applies the same one.
+   *
+   * @param drained whether the source's latest plan found nothing left below its end offsets
+   * @param closingMicros the watermark once drained (microseconds since the epoch)
+   */
+  record Closing(BooleanSupplier drained, long closingMicros) implements WatermarkPolicy {
+    public Closing {
+      Objects.requireNonNull(drained, "drained");
+    }
+
+    @Override
+    public OptionalLong next(OptionalLong own, OptionalLong applied) {
+      if (!drained.getAsBoolean()) {
+        return own;
+      }
+      return OptionalLong.of(Math.max(own.orElse(Long.MIN_VALUE), closingMicros));
+    }
+
+    @Override
+    public boolean wantsNoDataBatch(
+        OptionalLong next, OptionalLong applied, RecordProcessor processor) {
+      boolean closes =
+          next.isPresent() && (applied.isEmpty() || next.getAsLong() > applied.getAsLong());
+      return closes || processor.wantsNoDataBatch();
+    }
+
+    @Override
+    public OptionalLong recorded(OptionalLong previousOwn, OptionalLong computed) {
       return computed;
     }
   }

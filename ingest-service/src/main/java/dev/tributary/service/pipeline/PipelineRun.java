@@ -19,7 +19,6 @@ import dev.tributary.service.engine.TableLostException;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
 import dev.tributary.service.engine.TriggerLoop;
-import dev.tributary.service.engine.WatermarkPolicy;
 import dev.tributary.service.engine.WriteAheadLog;
 import dev.tributary.service.exchange.ExchangeProgress;
 import dev.tributary.service.exchange.ExchangeTopic;
@@ -87,6 +86,16 @@ public final class PipelineRun implements AutoCloseable {
    */
   public static PipelineRun open(
       CompiledPipeline compiled, TriggerSpec trigger, ProgressLog progress) throws IOException {
+    return open(compiled, trigger, progress, RunBounds.NONE);
+  }
+
+  /**
+   * Like {@link #open(CompiledPipeline, TriggerSpec, ProgressLog)}, for a run that {@code bounds}
+   * bends (a backfill): its source, sink and watermark policy pass through them.
+   */
+  public static PipelineRun open(
+      CompiledPipeline compiled, TriggerSpec trigger, ProgressLog progress, RunBounds bounds)
+      throws IOException {
     PipelineSpec spec = compiled.spec();
     // While the run connects and reads its first batch, not when it writes its first file.
     spec.deltaSink()
@@ -143,7 +152,7 @@ public final class PipelineRun implements AutoCloseable {
         refuseMissingTables(spec, checkpoint, sinkStore, quarantineStore, lateStore);
       }
       TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
-      TableSink sink = Sinks.open(pipeline, txns, sinkStore, trigger);
+      TableSink sink = bounds.sink(Sinks.open(pipeline, txns, sinkStore, trigger));
       if (sink instanceof AutoCloseable closeable) {
         resources.add(0, closeable); // a producer, a database connection
       }
@@ -201,6 +210,7 @@ public final class PipelineRun implements AutoCloseable {
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
       }
+      bounds.bound(source);
       BatchBody.Settings batches =
           new BatchBody.Settings(
               spec.id(), source, processor, progress, Clock.systemUTC(), spec.quarantineLimit());
@@ -215,7 +225,7 @@ public final class PipelineRun implements AutoCloseable {
       } else {
         engine =
             TriggerLoop.Batches.writeAheadLog(
-                batches, checkpoint, txns, startAfter, logged, WatermarkPolicy.OWN);
+                batches, checkpoint, txns, startAfter, logged, bounds.watermarks(source));
       }
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {

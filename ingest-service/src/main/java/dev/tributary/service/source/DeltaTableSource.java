@@ -48,6 +48,9 @@ public final class DeltaTableSource implements Source {
   private final SourceLimits limits;
   private long lastVersion = Long.MAX_VALUE;
 
+  /** Whether the latest plan found nothing left up to {@link #lastVersion}. */
+  private boolean drained;
+
   /** The range planned last, read without replanning when the batch reads it. */
   private SourceRange planned;
 
@@ -83,6 +86,14 @@ public final class DeltaTableSource implements Source {
     lastVersion = planner.openedVersion();
   }
 
+  /**
+   * Whether the run is bounded ({@link #boundToAvailableNow}) and the latest plan found nothing
+   * left to read up to the bound: the bounded input has been read to its end.
+   */
+  public boolean drained() {
+    return lastVersion != Long.MAX_VALUE && drained;
+  }
+
   @Override
   public PlannedBatch plan(BatchRange previous, boolean firstBatch) throws IOException {
     SourcePosition from = end(previous).orElse(null);
@@ -95,6 +106,7 @@ public final class DeltaTableSource implements Source {
     }
     SourceRange range = planner.plan(from, limits, lastVersion);
     planned = range;
+    drained = range.isEmpty();
     Map<String, String> facts = new LinkedHashMap<>();
     facts.put(FROM, range.from().toJson());
     facts.put(TO, range.to().toJson());

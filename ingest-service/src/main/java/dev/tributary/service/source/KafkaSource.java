@@ -11,6 +11,7 @@ import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.SourceStoppedException;
 import dev.tributary.service.source.SourcePlan.DataGap;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -75,6 +76,12 @@ public final class KafkaSource implements Source {
 
   /** Available-now: the latest offsets when the run started, which no batch goes past. */
   private Map<TopicPartition, Long> ceiling = Map.of();
+
+  /** A run bounded by time (a backfill): where available-now ends instead of the latest offsets. */
+  private Optional<Instant> endAt = Optional.empty();
+
+  /** Whether the latest plan found nothing to read below the ceiling. */
+  private boolean drained;
 
   public KafkaSource(KafkaSourceSettings settings) {
     this.settings = settings;
@@ -213,7 +220,39 @@ public final class KafkaSource implements Source {
 
   @Override
   public void boundToAvailableNow() {
-    ceiling = stoppable(() -> latestOffsets(partitions()));
+    ceiling =
+        stoppable(
+            () ->
+                endAt.isPresent()
+                    ? TimeCeiling.at(broker, partitions(), endAt.get())
+                    : latestOffsets(partitions()));
+  }
+
+  /**
+   * Bounds the next available-now run by time rather than by the latest offsets: each partition
+   * ends before its first record whose Kafka timestamp is at or after {@code until}, or at its
+   * latest offset where none is (a backfill, docs/DESIGN.md "Backfills"). Call before the run.
+   */
+  public void endAt(Instant until) {
+    endAt = Optional.of(until);
+  }
+
+  /**
+   * The partitions that may have lost records from {@code start} on to retention: each one's oldest
+   * retained offset (above 0: older records were deleted) is also its first record at or after
+   * {@code start}, so records of the time range may have been among the deleted ones. Empty when
+   * every partition still holds a record older than {@code start} (or never lost any).
+   */
+  public Map<TopicPartition, Long> retentionGaps(Instant start) {
+    return stoppable(() -> TimeCeiling.retentionGaps(broker, partitions(), start));
+  }
+
+  /**
+   * Whether the run is bounded ({@link #boundToAvailableNow}) and the latest plan found nothing
+   * left to read below the ceiling: the bounded input has been read to its end.
+   */
+  public boolean drained() {
+    return !ceiling.isEmpty() && drained;
   }
 
   @Override
@@ -228,6 +267,7 @@ public final class KafkaSource implements Source {
                         ? RangePlanner.NewPartitions.AT_STARTING_OFFSETS
                         : RangePlanner.NewPartitions.AT_EARLIEST,
                     ceiling));
+    drained = plan.offsetCount() == 0;
     BatchRange range = KafkaRanges.range(plan);
     // A group member's partition the sink table has no position for yet is pinned by a batch even
     // without records: its starting point (latest, a timestamp) is then fixed for whoever owns it

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.awaitility.Awaitility;
 
 /** Topic creation for the test brokers. */
@@ -19,6 +20,9 @@ final class Topics {
     admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
     Awaitility.await()
         .atMost(Duration.ofSeconds(60))
+        // right after the creation the broker may not know the topic yet (KRaft metadata
+        // propagates asynchronously): describing it then fails, and is asked again
+        .ignoreExceptionsMatching(e -> e.getCause() instanceof UnknownTopicOrPartitionException)
         .until(
             () ->
                 admin
