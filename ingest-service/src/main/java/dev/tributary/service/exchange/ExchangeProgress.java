@@ -93,6 +93,9 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
   /** The latest plan's ranges to commit (moving, unpinned or unannounced partitions). */
   private Map<TopicPartition, OffsetRange> planned = Map.of();
 
+  /** The latest offsets of the assigned partitions, as the latest plan fetched them. */
+  private Map<TopicPartition, Long> plannedLatest = Map.of();
+
   /**
    * The assigned partitions a committed batch has covered since they were assigned here: the others
    * are covered by the next batch even without records, so that stage 2 hears of every source
@@ -210,6 +213,7 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
     }
     timer.mark("plan");
     planned = ranges;
+    plannedLatest = plan.latest();
     long batchId = nextBatchId++;
     Map<String, String> facts = new HashMap<>();
     if (!plan.gaps().isEmpty()) {
@@ -258,12 +262,18 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
   }
 
   /**
-   * Every source partition's latest offset now (capped at the ceiling with a bounded trigger):
-   * where its readers must get to before its records stop being older than what this batch read.
+   * Every source partition's latest offset at plan time (capped at the ceiling with a bounded
+   * trigger): where its readers must get to before its records stop being older than what this
+   * batch read.
    */
   private Map<TopicPartition, Long> sourceLatest() {
     Map<TopicPartition, Long> latest = new TreeMap<>(ORDER);
-    latest.putAll(source.latestOffsets(source.partitions()));
+    latest.putAll(plannedLatest); // the plan fetched its own partitions': ask only for the others
+    List<TopicPartition> others =
+        source.partitions().stream().filter(tp -> !plannedLatest.containsKey(tp)).toList();
+    if (!others.isEmpty()) {
+      latest.putAll(source.latestOffsets(others));
+    }
     if (!ceiling.isEmpty()) {
       latest.replaceAll((tp, l) -> Math.min(l, ceiling.getOrDefault(tp, l)));
     }

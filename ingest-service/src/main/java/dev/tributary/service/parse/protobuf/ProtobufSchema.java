@@ -7,6 +7,7 @@ import com.google.protobuf.Descriptors.FileDescriptor;
 import com.squareup.wire.schema.Location;
 import com.squareup.wire.schema.internal.parser.ProtoFileElement;
 import com.squareup.wire.schema.internal.parser.ProtoParser;
+import dev.tributary.service.registry.RegisteredSchema;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -39,6 +40,19 @@ public final class ProtobufSchema {
 
   private ProtobufSchema(FileDescriptor file) {
     this.file = file;
+  }
+
+  /**
+   * Compiles a schema as the registry holds it: its text with the text of every file it references.
+   *
+   * @throws ProtobufSchemaException as {@link #compile(String, Map)}
+   */
+  public static ProtobufSchema compile(RegisteredSchema registered) {
+    Map<String, String> references = new HashMap<>();
+    for (RegisteredSchema.Reference ref : registered.references()) {
+      references.put(ref.name(), ref.text());
+    }
+    return compile(registered.text(), references);
   }
 
   /**

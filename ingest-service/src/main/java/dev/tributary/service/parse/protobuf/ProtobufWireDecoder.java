@@ -12,7 +12,6 @@ import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.registry.RegisteredSchema;
 import dev.tributary.service.registry.UnknownSchemaException;
 import dev.tributary.table.types.StructType;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -216,12 +215,8 @@ public final class ProtobufWireDecoder implements RecordDecoder {
       if (!registered.type().equalsIgnoreCase("PROTOBUF")) {
         return new Compiled(id, null, ProtobufErrors.notProtobuf(id, registered.type()), 0);
       }
-      Map<String, String> references = new HashMap<>();
-      for (RegisteredSchema.Reference ref : registered.references()) {
-        references.put(ref.name(), ref.text());
-      }
       try {
-        ProtobufSchema compiled = ProtobufSchema.compile(registered.text(), references);
+        ProtobufSchema compiled = ProtobufSchema.compile(registered);
         return new Compiled(
             id, new ProtobufRecordDecoder(compiled, message, declared, units), null, 0);
       } catch (IllegalArgumentException e) {

@@ -12,7 +12,6 @@ import dev.tributary.service.registry.ConfluentWireFormat;
 import dev.tributary.service.registry.RegisteredSchema;
 import dev.tributary.service.registry.UnknownSchemaException;
 import dev.tributary.table.types.StructType;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -212,12 +211,8 @@ public final class ProtobufWriterSchemaDecoder implements WriterRowDecoder {
     if (!registered.type().equalsIgnoreCase("PROTOBUF")) {
       return new Compiled(id, null, ProtobufErrors.notProtobuf(id, registered.type()), 0);
     }
-    Map<String, String> references = new HashMap<>();
-    for (RegisteredSchema.Reference ref : registered.references()) {
-      references.put(ref.name(), ref.text());
-    }
     try {
-      return new Compiled(id, ProtobufSchema.compile(registered.text(), references), null, 0);
+      return new Compiled(id, ProtobufSchema.compile(registered), null, 0);
     } catch (IllegalArgumentException e) {
       return new Compiled(id, null, ProtobufErrors.unusableSchema(id, "value", e.getMessage()), 0);
     }
