@@ -3,6 +3,7 @@ package dev.tributary.service.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaBrokerProcess;
 import dev.tributary.storage.ObjectStore;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -196,19 +196,7 @@ final class CrashFixture {
               log,
               work);
       if (deterministic) {
-        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        if (!exited) {
-          child.destroyForcibly().waitFor();
-        }
-        assertThat(exited)
-            .as("crash point %s reached; log %s:%n%s", crashAt, log, Files.readString(log))
-            .isTrue();
-        assertThat(child.exitValue())
-            .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
-            .isEqualTo(137);
-        assertThat(Files.readString(log))
-            .as("the run halted at its crash point, not for another reason")
-            .contains("crash point " + crashAt + " reached");
+        CrashRuns.assertHaltedAt(child, crashAt, log);
       } else {
         Thread.sleep(1500 + random.nextInt(2500));
         assertThat(child.isAlive())
@@ -226,8 +214,7 @@ final class CrashFixture {
             List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"),
             log,
             work);
-    assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+    CrashRuns.assertFinished(drain, log);
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.service.cli.Main;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.AppendTransaction;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -123,23 +123,12 @@ class DeltaSourceCrashIT {
                 silverRun(),
                 log,
                 dir);
-        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        if (!exited) {
-          child.destroyForcibly().waitFor();
-        }
-        assertThat(exited)
-            .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
-            .isTrue();
-        assertThat(child.exitValue())
-            .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
-            .isEqualTo(137);
-        assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
+        CrashRuns.assertHaltedAt(child, crashAt, log);
       }
       Path log = dir.resolve("drain.log");
       Process drain =
           ChildJvm.start(List.of("-Xmx256m"), Main.class.getName(), silverRun(), log, dir);
-      assertThat(drain.waitFor(120, TimeUnit.SECONDS)).as("drain finished").isTrue();
-      assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+      CrashRuns.assertFinished(drain, log);
 
       List<Long> expected = new ArrayList<>();
       for (Object[] row : rows(bronze)) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.service.cli.Main;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -123,24 +124,11 @@ class SchemaEvolutionCrashIT {
       String crashAt = POINTS[i] + ":" + (POINTS[i].equals(CrashPoints.MID_BATCH) ? 5 : 1);
       Path log = dir.resolve("run-" + i + ".log");
       Process child = child(crashAt, log);
-      boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-      if (!exited) {
-        child.destroyForcibly().waitFor();
-      }
-      assertThat(exited)
-          .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
-          .isTrue();
-      assertThat(child.exitValue())
-          .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
-          .isEqualTo(137);
-      assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
+      CrashRuns.assertHaltedAt(child, crashAt, log);
     }
     Path drainLog = dir.resolve("drain.log");
     Process drain = child(null, drainLog);
-    assertThat(drain.waitFor(120, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue())
-        .as("drain exit code; log:%n%s", Files.readString(drainLog))
-        .isZero();
+    CrashRuns.assertFinished(drain, drainLog);
 
     try (ObjectStore store = ObjectStores.open(dir.resolve("table").toString(), null)) {
       DeltaTable table = DeltaTable.open(store, TableOptions.defaults());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.service.testing.SeedEvents;
 import java.nio.file.Files;
@@ -110,17 +111,7 @@ class GroupStatefulCrashIT {
               List.of("run", "--pipeline", pipeline.toString()),
               log,
               dir);
-      boolean exited = child.waitFor(90, TimeUnit.SECONDS);
-      if (!exited) {
-        child.destroyForcibly().waitFor();
-      }
-      assertThat(exited)
-          .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
-          .isTrue();
-      assertThat(child.exitValue())
-          .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
-          .isEqualTo(137);
-      assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
+      CrashRuns.assertHaltedAt(child, crashAt, log);
     }
     events.produce(broker, topic, PER_RUN);
     Path log = dir.resolve("drain.log");

@@ -15,6 +15,7 @@ import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -25,7 +26,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -176,13 +176,7 @@ class StatefulJoinIT {
             List.of("run", "--pipeline", file.toString()),
             log,
             dir);
-    boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-    if (!exited) {
-      child.destroyForcibly().waitFor();
-    }
-    assertThat(exited).as("crash point reached; log:%n%s", Files.readString(log)).isTrue();
-    assertThat(child.exitValue()).as("halted; log:%n%s", Files.readString(log)).isEqualTo(137);
-    assertThat(Files.readString(log)).contains("crash point " + crashAt + " reached");
+    CrashRuns.assertHaltedAt(child, crashAt, log);
     List<String> atCrash = recordedVersions(file);
     assertThat(atCrash)
         .as(

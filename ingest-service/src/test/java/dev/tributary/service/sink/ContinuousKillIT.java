@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.service.testing.TopicContents;
 import dev.tributary.storage.ObjectStore;
@@ -111,8 +112,7 @@ class ContinuousKillIT {
             List.of("run", "--pipeline", file.toString(), "--available-now"),
             log,
             work);
-    assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", ChildJvm.tail(log)).isZero();
+    CrashRuns.assertFinished(drain, log);
 
     // records arrived all along (about 100 a second for a minute or more): not a vacuous check
     assertThat(valid).hasSizeGreaterThan(1000);
@@ -133,15 +133,7 @@ class ContinuousKillIT {
   private void haltAt(Path file, String crashAt) throws Exception {
     Path log = work.resolve("run-" + crashAt.replace(':', '-') + ".log");
     Process child = startRun(file, List.of("-Dtributary.test.crash-at=" + crashAt), log);
-    boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-    if (!exited) {
-      child.destroyForcibly().waitFor();
-    }
-    assertThat(exited).as("crash point %s reached; log:%n%s", crashAt, ChildJvm.tail(log)).isTrue();
-    assertThat(Files.readString(log))
-        .as("the run halted at its crash point, not for another reason")
-        .contains("crash point " + crashAt + " reached");
-    assertThat(child.exitValue()).isEqualTo(137);
+    CrashRuns.assertHaltedAt(child, crashAt, log);
   }
 
   /**

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.service.testing.PostgresTestServer;
 import dev.tributary.service.testing.TopicContents;
@@ -26,7 +27,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -130,17 +130,7 @@ class SinkKillIT {
               List.of("run", "--pipeline", file.toString()),
               log,
               work);
-      boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-      if (!exited) {
-        child.destroyForcibly().waitFor();
-      }
-      assertThat(exited)
-          .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
-          .isTrue();
-      assertThat(Files.readString(log))
-          .as("the run halted at its crash point, not for another reason")
-          .contains("crash point " + crashAt + " reached");
-      assertThat(child.exitValue()).isEqualTo(137);
+      CrashRuns.assertHaltedAt(child, crashAt, log);
     }
     Path log = work.resolve("drain.log");
     Process drain =
@@ -150,8 +140,7 @@ class SinkKillIT {
             List.of("run", "--pipeline", file.toString(), "--available-now"),
             log,
             work);
-    assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+    CrashRuns.assertFinished(drain, log);
 
     assertThat(counts(tableKeys(url)))
         .as("every valid record once in the table")

@@ -11,6 +11,7 @@ import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.stateful.EventStream.Event;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaBrokerProcess;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -28,7 +29,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -121,19 +121,7 @@ class StatefulCrashIT {
               log,
               work);
       if (deterministic) {
-        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        if (!exited) {
-          child.destroyForcibly().waitFor();
-        }
-        assertThat(exited)
-            .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
-            .isTrue();
-        assertThat(child.exitValue())
-            .as("halted at %s; log:%n%s", crashAt, Files.readString(log))
-            .isEqualTo(137);
-        assertThat(Files.readString(log))
-            .as("the run halted at its crash point, not for another reason")
-            .contains("crash point " + crashAt + " reached");
+        CrashRuns.assertHaltedAt(child, crashAt, log);
       } else {
         // A kill that lands is certain: the run has committed a batch of its fresh events (its
         // progress line is in the log) and is still running when it is SIGKILLed, a random moment
@@ -158,8 +146,7 @@ class StatefulCrashIT {
             List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"),
             log,
             work);
-    assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+    CrashRuns.assertFinished(drain, log);
 
     List<List<Event>> batches = batchesOf(spec);
     assertThat(batches.stream().mapToInt(List::size).sum())

@@ -6,6 +6,7 @@ import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.parse.avro.AvroWire;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.service.testing.TestSchemaRegistry;
 import dev.tributary.storage.ObjectStore;
@@ -21,7 +22,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -301,17 +301,7 @@ class RoutedKillIT {
               List.of("run", "--pipeline", file.toString()),
               log,
               work);
-      boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-      if (!exited) {
-        child.destroyForcibly().waitFor();
-      }
-      assertThat(exited)
-          .as("crash point %s reached; log:%n%s", crashAt, Files.readString(log))
-          .isTrue();
-      assertThat(Files.readString(log))
-          .as("the run halted at its crash point, not for another reason")
-          .contains("crash point " + crashAt + " reached");
-      assertThat(child.exitValue()).isEqualTo(137);
+      CrashRuns.assertHaltedAt(child, crashAt, log);
     }
     Path log = work.resolve("drain.log");
     Process drain =
@@ -321,8 +311,7 @@ class RoutedKillIT {
             List.of("run", "--pipeline", file.toString(), "--available-now"),
             log,
             work);
-    assertThat(drain.waitFor(180, TimeUnit.SECONDS)).as("drain finished").isTrue();
-    assertThat(drain.exitValue()).as("drain exit code; log:%n%s", Files.readString(log)).isZero();
+    CrashRuns.assertFinished(drain, log);
   }
 
   /**
