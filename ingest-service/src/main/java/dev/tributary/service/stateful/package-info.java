@@ -5,6 +5,9 @@
  * dev.tributary.service.stateful.StatefulPlan} compiles the declaration without I/O; {@link
  * dev.tributary.service.stateful.StatefulProcessor} runs it inside the batch body; the engine's
  * {@code DeltaTableSink} writes the update and complete modes' results (merge by key, overwrite).
- * Semantics and the state layout: docs/STATEFUL.md.
+ * Semantics and the state layout: docs/STATEFUL.md. The stream-stream join ({@link
+ * dev.tributary.service.stateful.StreamJoinOperator} on {@link
+ * dev.tributary.service.stateful.JoinState}, issue 25) runs on rows here and is not yet wired into
+ * the processor; its rules: docs/STREAM_JOINS_SPARK_RULES.md.
  */
 package dev.tributary.service.stateful;

@@ -1,0 +1,197 @@
+package dev.tributary.service.stateful;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.function.LongFunction;
+
+/**
+ * The expected output of a stream-stream join over a batched pair of streams, computed from Spark's
+ * rules (docs/STREAM_JOINS_SPARK_RULES.md) by nested loops over all rows, without a state store and
+ * without sharing code with {@link StreamJoinOperator}: a declarative reading of the rules rather
+ * than a re-run of the procedure.
+ *
+ * <ul>
+ *   <li>A row takes part when its time is not null and, on a side with a watermark, after the
+ *       batch's late watermark (L1); late left rows are reported.
+ *   <li>A row is <em>kept until</em> the first batch at whose end its side's state watermark is at
+ *       or after its time (E1); before that it is visible to the other side's later rows. (A right
+ *       row that P3 does not store is one kept until its own batch.)
+ *   <li>A (left, right) pair with equal, non-null keys passing the time condition (P5) is output in
+ *       the batch of the later of the two if the earlier one is still kept then; two rows of one
+ *       batch always meet (the right row sees the left one, P1/P2).
+ *   <li>Outer sides: a row without any output pair is output with nulls in the batch it stops being
+ *       kept in (O1, O2), left ones before right ones; null-key rows of the preserved side likewise
+ *       (J5). Left semi: a left row is output once, in the batch of its first pair (P4).
+ * </ul>
+ */
+final class JoinOracle {
+  /** The join types, spelled out here on purpose rather than taken from the operator. */
+  enum Kind {
+    INNER,
+    LEFT,
+    RIGHT,
+    FULL,
+    LEFT_SEMI
+  }
+
+  /** The time condition on (left time, right time), in micros. */
+  interface Condition {
+    boolean holds(long left, long right);
+  }
+
+  /** An input row: join key {@code user} (null: a null key), event time (null: none), an id. */
+  record Event(String user, Long micros, String id) {}
+
+  /** A side: whether its input has a watermark, its state watermark as a function of W_evict. */
+  record SideRules(boolean dropsLate, LongFunction<OptionalLong> stateWatermark) {}
+
+  /**
+   * One batch of the cut: the rows of each input in read order, and the batch's watermarks.
+   *
+   * @param evict W_evict
+   * @param late W_late
+   */
+  record Batch(List<Event> left, List<Event> right, long evict, long late) {}
+
+  /** The expected output and late (left) rows per batch. */
+  record Expected(List<List<List<Object>>> output, List<List<Event>> late) {}
+
+  private record Row(Event e, int batch, boolean left) {}
+
+  private JoinOracle() {}
+
+  /**
+   * @param keyHasTime whether the join key is (user, time) rather than user alone (Spark's key
+   *     watermark case, S1r.1)
+   */
+  static Expected compute(
+      Kind kind,
+      SideRules leftRules,
+      SideRules rightRules,
+      Condition condition,
+      boolean keyHasTime,
+      List<Batch> batches) {
+    List<Row> lefts = new ArrayList<>();
+    List<Row> rights = new ArrayList<>();
+    List<List<Event>> late = new ArrayList<>();
+    for (int b = 0; b < batches.size(); b++) {
+      Batch batch = batches.get(b);
+      List<Event> lateHere = new ArrayList<>();
+      for (Event e : batch.left()) {
+        if (e.micros() == null) {
+          continue;
+        }
+        if (leftRules.dropsLate() && e.micros() <= batch.late()) {
+          lateHere.add(e);
+          continue;
+        }
+        lefts.add(new Row(e, b, true));
+      }
+      for (Event e : batch.right()) {
+        if (e.micros() != null && !(rightRules.dropsLate() && e.micros() <= batch.late())) {
+          rights.add(new Row(e, b, false));
+        }
+      }
+      late.add(lateHere);
+    }
+
+    List<List<List<Object>>> out = new ArrayList<>();
+    for (int b = 0; b < batches.size(); b++) {
+      out.add(new ArrayList<>());
+    }
+    boolean[] leftPaired = new boolean[lefts.size()];
+    boolean[] rightPaired = new boolean[rights.size()];
+    int[] leftFirstPair = new int[lefts.size()];
+    Arrays.fill(leftFirstPair, Integer.MAX_VALUE);
+    for (int i = 0; i < lefts.size(); i++) {
+      Row l = lefts.get(i);
+      for (int j = 0; j < rights.size(); j++) {
+        Row r = rights.get(j);
+        if (!sameKey(l.e(), r.e(), keyHasTime)
+            || !condition.holds(l.e().micros(), r.e().micros())) {
+          continue;
+        }
+        int at;
+        if (l.batch() == r.batch()) {
+          at = l.batch();
+        } else if (l.batch() < r.batch()) {
+          if (keptUntil(l, leftRules, batches) < r.batch()) {
+            continue;
+          }
+          at = r.batch();
+        } else {
+          if (keptUntil(r, rightRules, batches) < l.batch()) {
+            continue;
+          }
+          at = l.batch();
+        }
+        leftPaired[i] = true;
+        rightPaired[j] = true;
+        leftFirstPair[i] = Math.min(leftFirstPair[i], at);
+        if (kind != Kind.LEFT_SEMI) {
+          out.get(at).add(joined(l.e(), r.e()));
+        }
+      }
+    }
+    if (kind == Kind.LEFT_SEMI) {
+      for (int i = 0; i < lefts.size(); i++) {
+        if (leftPaired[i]) {
+          out.get(leftFirstPair[i]).add(values(lefts.get(i).e()));
+        }
+      }
+    }
+    if (kind == Kind.LEFT || kind == Kind.FULL) {
+      for (int i = 0; i < lefts.size(); i++) {
+        int until = keptUntil(lefts.get(i), leftRules, batches);
+        if (!leftPaired[i] && until < batches.size()) {
+          out.get(until).add(joined(lefts.get(i).e(), null));
+        }
+      }
+    }
+    if (kind == Kind.RIGHT || kind == Kind.FULL) {
+      for (int j = 0; j < rights.size(); j++) {
+        int until = keptUntil(rights.get(j), rightRules, batches);
+        if (!rightPaired[j] && until < batches.size()) {
+          out.get(until).add(joined(null, rights.get(j).e()));
+        }
+      }
+    }
+    return new Expected(out, late);
+  }
+
+  private static boolean sameKey(Event l, Event r, boolean keyHasTime) {
+    return l.user() != null
+        && l.user().equals(r.user())
+        && (!keyHasTime || Objects.equals(l.micros(), r.micros()));
+  }
+
+  /**
+   * The batch at whose end the row stops being kept: the first from its own at which its side's
+   * state watermark reaches its time; past the last batch if none does.
+   */
+  private static int keptUntil(Row row, SideRules rules, List<Batch> batches) {
+    for (int b = row.batch(); b < batches.size(); b++) {
+      OptionalLong wm = rules.stateWatermark().apply(batches.get(b).evict());
+      if (wm.isPresent() && row.e().micros() <= wm.getAsLong()) {
+        return b;
+      }
+    }
+    return Integer.MAX_VALUE;
+  }
+
+  /** An output row: the left values then the right ones, nulls for a missing side. */
+  private static List<Object> joined(Event l, Event r) {
+    List<Object> row = new ArrayList<>(values(l));
+    row.addAll(values(r));
+    return row;
+  }
+
+  private static List<Object> values(Event e) {
+    return e == null
+        ? Arrays.asList(null, null, null)
+        : Arrays.asList(e.user(), Times.instant(e.micros()), e.id());
+  }
+}
