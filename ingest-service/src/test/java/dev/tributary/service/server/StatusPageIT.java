@@ -44,10 +44,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * wrong one), then show the pipeline, draw every chart that has data with uPlot (points in the
  * chart's data and the series' color on its canvas), list batches, sink commits and quarantined
  * records, stop and start the pipeline with its buttons (observed through the API), and show the
- * API's refusal of a range backfill posted with its form. Leaves a
- * screenshot at {@code target/status-page.png}. That test is skipped, saying so, where Chromium is
- * missing; the others check the endpoints behind the page over HTTP, and the page and API of {@code
- * run --ui-port} (a child JVM), whose stop button ends the run with exit code 0.
+ * API's refusal of a range backfill posted with its form. Leaves a screenshot at {@code
+ * target/status-page.png}. That test is skipped, saying so, where Chromium is missing; the others
+ * check the endpoints behind the page over HTTP, and the page and API of {@code run --ui-port} (a
+ * child JVM), whose stop button ends the run with exit code 0.
  */
 class StatusPageIT {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -351,7 +351,8 @@ class StatusPageIT {
         .until(
             () ->
                 String.valueOf(text("#backfill-result"))
-                    .startsWith("Cannot backfill pipeline clicks: it declares no event-time column"));
+                    .startsWith(
+                        "Cannot backfill pipeline clicks: it declares no event-time column"));
     assertThat(cells("#backfills tbody tr td:first-child"))
         .containsExactly("No range backfill since the service started.");
   }
