@@ -30,10 +30,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * A range backfill through the REST API of {@code serve} (in process, a real broker, local-disk
  * tables) while the live pipeline keeps running: the token rule, a bad range answered 400 with the
- * command's message, a second backfill while one runs 409, a stop that ends the job STOPPED, and
- * the same request posted again continuing from the backfill's own checkpoint to SUCCEEDED, its
- * table then holding exactly the range's events. The live pipeline stays RUNNING and writes every
- * event into its own table.
+ * command's message, a body that is not JSON 400, a second backfill while one runs 409, a stop that
+ * ends the job STOPPED, and the same request posted again continuing from the backfill's own
+ * checkpoint to SUCCEEDED, its table then holding exactly the range's events. The live pipeline
+ * stays RUNNING and writes every event into its own table.
  */
 class ServeBackfillIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -112,6 +112,10 @@ class ServeBackfillIT {
                 + TO
                 + "; the range [from, to) holds the events with from <= event time < to, so give"
                 + " a --to later than --from.");
+
+    HttpResponse<String> notJson = post("{\"from\": ", AUTH);
+    assertThat(notJson.statusCode()).isEqualTo(400);
+    assertThat(message(notJson)).startsWith("The request body is not the JSON this endpoint takes");
 
     HttpResponse<String> accepted = post(range, AUTH);
     assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
