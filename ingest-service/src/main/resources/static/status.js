@@ -33,7 +33,7 @@ class Refused extends Error {
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
 
 async function api(path, options = {}) {
-  const headers = { "Accept": "application/json" };
+  const headers = { "Accept": "application/json", ...(options.headers || {}) };
   if (token()) headers["Authorization"] = "Bearer " + token();
   const response = await fetch("api/" + path, { ...options, headers, cache: "no-store" });
   let body = null;
@@ -43,7 +43,7 @@ async function api(path, options = {}) {
                         : "This service needs its API token (TRIBUTARY_API_TOKEN).");
     throw new Refused(401, body && body.message);
   }
-  if (response.status === 403 && !(options.method === "POST")) {
+  if (response.status === 403 && !options.method) {
     showRefused(body && body.message || "Forbidden.");
     throw new Refused(403, body && body.message);
   }
@@ -387,6 +387,88 @@ function describeAction(action, body) {
   return `${action}: accepted, the pipeline is ${body.state}.`;
 }
 
+// ---- range backfills ---------------------------------------------------------------------------------
+
+document.getElementById("backfill-replace").addEventListener("change", (event) => {
+  document.getElementById("backfill-into").disabled = event.target.checked;
+});
+
+document.getElementById("backfill-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!page.selected) return;
+  const value = (id) => document.getElementById(id).value.trim();
+  const request = { from: value("backfill-from"), to: value("backfill-to") };
+  if (document.getElementById("backfill-replace").checked) request.replace = true;
+  else request.into = value("backfill-into");
+  const result = document.getElementById("backfill-result");
+  result.hidden = false;
+  result.className = "action-result";
+  result.textContent = "Starting the backfill…";
+  try {
+    const job = await api("pipelines/" + encodeURIComponent(page.selected) + "/backfill", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request) });
+    result.textContent = `Backfill job ${job.job} started: [${job.from}, ${job.to}) into ${job.into}.`;
+  } catch (e) {
+    // 400 and 409 carry the API's message: what is wrong with the request and how to fix it
+    result.className = "action-result failed";
+    result.textContent = e.message || String(e);
+  }
+  refreshBackfills();
+});
+
+function backfillHealth(state) {
+  return { SUCCEEDED: "ok", RUNNING: "warn", FAILED: "bad" }[state] || "";
+}
+
+function backfillResult(job) {
+  if (job.state === "FAILED" || job.state === "STOPPED") return job.message || "";
+  const s = job.summary;
+  if (!s) return "";
+  return `${num(s.rowsAdded)} rows added, ${num(s.rowsOutside)} outside the range left out; table version ${s.version},`
+    + ` ${num(s.files)} files${s.resumed ? " (resumed)" : ""}`
+    + (s.edgeWindows.length ? `; edge windows left alone: ${s.edgeWindows.join("; ")}` : "");
+}
+
+function renderBackfills(jobs) {
+  const body = document.querySelector("#backfills tbody");
+  body.replaceChildren();
+  for (const job of jobs) {
+    const stop = el("button", { "data-stop": job.job, text: "Stop" });
+    stop.hidden = job.state !== "RUNNING";
+    stop.addEventListener("click", async () => {
+      try {
+        await api(`pipelines/${encodeURIComponent(job.pipeline)}/backfills/${encodeURIComponent(job.job)}`,
+          { method: "DELETE" });
+      } catch (e) {
+        const result = document.getElementById("backfill-result");
+        result.hidden = false;
+        result.className = "action-result failed";
+        result.textContent = e.message || String(e);
+      }
+      refreshBackfills();
+    });
+    body.append(el("tr", { "data-job": job.job },
+      el("td", { class: "mono", text: job.job }),
+      el("td", {}, el("span", { class: "pill job-state " + backfillHealth(job.state), text: job.state })),
+      el("td", { class: "mono", text: `[${job.from}, ${job.to})` }),
+      el("td", { class: "mono", text: job.replace ? "(replace)" : job.into }),
+      el("td", { text: time(job.startedAt) }), el("td", { text: time(job.endedAt) }),
+      el("td", { text: num(job.batches) }),
+      el("td", { class: "job-result" + (job.state === "FAILED" ? " err" : ""), text: backfillResult(job) }),
+      el("td", {}, stop)));
+  }
+  if (jobs.length === 0) body.append(el("tr", {}, el("td", { colspan: "9", class: "muted", text: "No range backfill since the service started." })));
+}
+
+async function refreshBackfills() {
+  const offered = (page.actions || []).includes("backfill");
+  show("backfill-panel", offered);
+  if (!offered || !page.selected) return;
+  try {
+    renderBackfills(await api(`pipelines/${encodeURIComponent(page.selected)}/backfills`));
+  } catch (e) { /* shown at the next poll */ }
+}
+
 // ---- the loop ----------------------------------------------------------------------------------------
 
 async function refresh() {
@@ -401,6 +483,7 @@ async function refresh() {
     if (page.selected) {
       const id = encodeURIComponent(page.selected);
       renderDetail(await api(`pipelines/${id}?last=${BATCHES}`));
+      await refreshBackfills();
       if (Date.now() - page.lastTables >= TABLES_POLL_MS) {
         page.lastTables = Date.now();
         const [commits, quarantine] = await Promise.allSettled([

@@ -1,16 +1,21 @@
 package dev.tributary.service.server;
 
+import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
+import dev.tributary.service.backfill.BackfillRefusal;
 import dev.tributary.table.CompactionResult;
 import dev.tributary.table.VacuumResult;
 import java.io.IOException;
+import java.net.URI;
 import java.util.List;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -19,7 +24,8 @@ import org.springframework.web.bind.annotation.RestController;
  * The REST API of serve mode (reference: docs/OPERATIONS.md). Every request needs the bearer token
  * ({@link ApiAccessFilter}: without a configured one, reads answer on loopback only and POSTs are
  * disabled). Start, stop and backfill return 202 at once; compact and vacuum run the pass and
- * return its result.
+ * return its result. A backfill with a range runs as a job ({@link BackfillJobs}) beside the live
+ * pipeline, followed under {@code /backfills}.
  */
 @ConditionalOnProperty("tributary.pipelines-dir")
 @RestController
@@ -31,16 +37,19 @@ class PipelinesController {
   private final Maintenance maintenance;
   private final ConsumerGroups groups;
   private final TableViews tables;
+  private final BackfillJobs backfills;
 
   PipelinesController(
       ServedPipelines pipelines,
       Maintenance maintenance,
       ConsumerGroups groups,
-      TableViews tables) {
+      TableViews tables,
+      BackfillJobs backfills) {
     this.pipelines = pipelines;
     this.maintenance = maintenance;
     this.groups = groups;
     this.tables = tables;
+    this.backfills = backfills;
   }
 
   /** Every served pipeline with its state, last batch, lag and watermark. */
@@ -128,9 +137,17 @@ class PipelinesController {
     return accepted(p, "stop");
   }
 
-  /** Starts an available-now run (process what is available, then IDLE). 409 if a run is active. */
+  /**
+   * Without a body: starts an available-now run (process what is available, then IDLE); 409 if a
+   * run is active. With a range ({@link BackfillRequest}): starts a range backfill job beside the
+   * live pipeline ({@link #backfillRange}).
+   */
   @PostMapping("/{id}/backfill")
-  ResponseEntity<ActionResult> backfill(@PathVariable String id) {
+  ResponseEntity<?> backfill(
+      @PathVariable String id, @RequestBody(required = false) BackfillRequest range) {
+    if (range != null) {
+      return backfillRange(id, range);
+    }
     ManagedPipeline p = runnable(id);
     ManagedPipeline.StartOutcome outcome = p.start(new TriggerSpec.AvailableNow());
     if (outcome == ManagedPipeline.StartOutcome.ALREADY_ACTIVE) {
@@ -139,6 +156,69 @@ class PipelinesController {
     started(p, outcome, "backfill");
     pipelines.metrics(p).run(MetricNames.BACKFILL_RUNS, "started");
     return accepted(p, "backfill");
+  }
+
+  /**
+   * Plans the range backfill as {@code tributary backfill} does (400 with its messages: a bad or
+   * empty range, a declaration a backfill does not support, a table of the live pipeline, replace
+   * while it is not available) and starts it on its own thread: 202 with the job and its location.
+   * 409 while another backfill of the pipeline runs; 400 if its locations overlap a served
+   * pipeline's.
+   */
+  private ResponseEntity<BackfillJobStatus> backfillRange(String id, BackfillRequest request) {
+    ManagedPipeline p = runnable(id);
+    PipelineSpec live = p.spec().orElseThrow();
+    BackfillJob.Planned planned;
+    try {
+      planned = BackfillRequests.plan(live, request);
+    } catch (BackfillRefusal e) {
+      throw new ApiException(
+          HttpStatus.BAD_REQUEST, p.mask(ServerMessages.backfillRefused(id, e.getMessage())));
+    }
+    List<PipelineSpec> served = pipelines.all().stream().flatMap(m -> m.spec().stream()).toList();
+    BackfillJob job = backfills.start(id, request, planned, live.secrets(), served);
+    return ResponseEntity.status(HttpStatus.ACCEPTED)
+        .location(URI.create("/api/pipelines/" + id + "/backfills/" + job.id()))
+        .body(job.status());
+  }
+
+  /**
+   * The pipeline's range backfill jobs since the service started, newest first (at most {@link
+   * BackfillJobs#KEPT}).
+   */
+  @GetMapping("/{id}/backfills")
+  List<BackfillJobStatus> backfills(@PathVariable String id) {
+    ManagedPipeline p = find(id);
+    return backfills.of(p.id()).stream().map(BackfillJob::status).toList();
+  }
+
+  /** One range backfill job. 404 for a job this service does not know (any more). */
+  @GetMapping("/{id}/backfills/{job}")
+  BackfillJobStatus backfillJob(@PathVariable String id, @PathVariable String job) {
+    return job(id, job).status();
+  }
+
+  /**
+   * Stops a running range backfill job after its batch in progress (as Ctrl-C stops {@code
+   * tributary backfill}): 202, the job then ends STOPPED. 409 if it has ended.
+   */
+  @DeleteMapping("/{id}/backfills/{job}")
+  ResponseEntity<BackfillJobStatus> stopBackfill(
+      @PathVariable String id, @PathVariable String job) {
+    BackfillJob found = job(id, job);
+    if (!found.stop()) {
+      throw new ApiException(
+          HttpStatus.CONFLICT, ServerMessages.backfillNotRunning(id, job, found.state()));
+    }
+    return ResponseEntity.status(HttpStatus.ACCEPTED).body(found.status());
+  }
+
+  private BackfillJob job(String id, String job) {
+    ManagedPipeline p = find(id);
+    return backfills
+        .find(p.id(), job)
+        .orElseThrow(
+            () -> new ApiException(HttpStatus.NOT_FOUND, ServerMessages.unknownBackfill(id, job)));
   }
 
   /** Runs one compaction pass of the sink table and returns what it did. */

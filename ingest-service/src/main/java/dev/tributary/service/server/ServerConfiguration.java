@@ -55,6 +55,11 @@ class ServerConfiguration {
     return new ServedPipelines(settings, registry, maintenance, Clock.systemUTC());
   }
 
+  @Bean(destroyMethod = "close")
+  BackfillJobs backfillJobs(ServeSettings settings) {
+    return new BackfillJobs(Clock.systemUTC(), settings.shutdownTimeout());
+  }
+
   @Bean
   TableViews tableViews() {
     return new TableViews();

@@ -141,6 +141,103 @@ final class ServerMessages {
         + "/stop) or wait for it to finish.";
   }
 
+  /**
+   * A range backfill refused before it started: the message {@code tributary backfill} prints,
+   * naming the pipeline when it does not already (the range's own messages do not).
+   */
+  static String backfillRefused(String id, String message) {
+    return message.contains("pipeline " + id) ? message : "Pipeline " + id + ": " + message;
+  }
+
+  /** A range backfill request without a field it needs, or with both targets. */
+  static String backfillRequestIncomplete(String id, String problem) {
+    return "Cannot backfill pipeline "
+        + id
+        + ": "
+        + problem
+        + "; send {\"from\": \"2026-11-01T00:00:00Z\", \"to\": \"2026-11-02T00:00:00Z\","
+        + " \"into\": \"PATH\"} (a new table) or {\"from\": ..., \"to\": ..., \"replace\": true}.";
+  }
+
+  /**
+   * {@code "replace": true} until {@code Backfill.replace} exists: the reason {@code tributary
+   * backfill --replace} gives today (issue 28).
+   */
+  static String replaceNotAvailable(String id) {
+    return "Cannot backfill pipeline "
+        + id
+        + ": replace is not available yet (issue #28): swapping the range in the live table in"
+        + " one commit is still to come. Backfill into a new table (\"into\"), check it with"
+        + " tributary compare, then switch readers.";
+  }
+
+  /** A second range backfill of a pipeline while one runs. */
+  static String backfillRunning(String id, String job, String what) {
+    return "Cannot backfill pipeline "
+        + id
+        + ": backfill job "
+        + job
+        + " of "
+        + what
+        + " is running, and a pipeline runs one backfill at a time; wait for it to end (GET"
+        + " /api/pipelines/"
+        + id
+        + "/backfills/"
+        + job
+        + ") or stop it (DELETE the same path).";
+  }
+
+  /**
+   * The backfill's tables or checkpoint would overlap a served pipeline's or a running backfill's.
+   */
+  static String backfillSharesStorage(String id, String target, String conflict) {
+    return "Cannot backfill pipeline "
+        + id
+        + " into "
+        + target
+        + ": the backfill's table, quarantine or checkpoint would share storage with a served"
+        + " pipeline or a running backfill, whose vacuum or rewrite could delete its files. "
+        + conflict
+        + " Give the backfill a path of its own, beside the pipelines' tables.";
+  }
+
+  static String unknownBackfill(String id, String job) {
+    return "Pipeline "
+        + id
+        + " has no backfill job '"
+        + job
+        + "' (jobs are kept in memory, the newest "
+        + BackfillJobs.KEPT
+        + " per pipeline, and are gone after a restart; GET /api/pipelines/"
+        + id
+        + "/backfills lists them).";
+  }
+
+  static String backfillNotRunning(String id, String job, BackfillJobState state) {
+    return "Backfill job "
+        + job
+        + " of pipeline "
+        + id
+        + " is "
+        + state
+        + ", not running: there is nothing to stop.";
+  }
+
+  /** How a stopped backfill goes on. */
+  static String backfillStopped(String id) {
+    return "Stopped on request after its batch in progress. POST the same from, to and into to"
+        + " /api/pipelines/"
+        + id
+        + "/backfill (or run tributary backfill with them) to continue it from its own checkpoint.";
+  }
+
+  /** The body of a request that is not the JSON an endpoint takes. */
+  static String unreadableBody(String detail) {
+    return "The request body is not the JSON this endpoint takes: "
+        + detail
+        + ". See docs/OPERATIONS.md, REST API.";
+  }
+
   static String notActive(String id) {
     return "Pipeline " + id + " has no active run to stop.";
   }

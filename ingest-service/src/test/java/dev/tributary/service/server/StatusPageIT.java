@@ -43,10 +43,11 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * and the S3 test server. The page must ask for the token (the API refuses it without one, and a
  * wrong one), then show the pipeline, draw every chart that has data with uPlot (points in the
  * chart's data and the series' color on its canvas), list batches, sink commits and quarantined
- * records, and stop and start the pipeline with its buttons (observed through the API). Leaves a
- * screenshot at {@code target/status-page.png}. That test is skipped, saying so, where Chromium is
- * missing; the others check the endpoints behind the page over HTTP, and the page and API of {@code
- * run --ui-port} (a child JVM), whose stop button ends the run with exit code 0.
+ * records, stop and start the pipeline with its buttons (observed through the API), and show the
+ * API's refusal of a range backfill posted with its form. Leaves a screenshot at {@code
+ * target/status-page.png}. That test is skipped, saying so, where Chromium is missing; the others
+ * check the endpoints behind the page over HTTP, and the page and API of {@code run --ui-port} (a
+ * child JVM), whose stop button ends the run with exit code 0.
  */
 class StatusPageIT {
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -337,6 +338,23 @@ class StatusPageIT {
     click("start");
     await().atMost(SLOW).until(() -> "RUNNING".equals(apiState()));
     await().atMost(SLOW).until(() -> "RUNNING".equals(text("#detail-state")));
+
+    // The range backfill form posts the range and shows the API's refusal (this pipeline has no
+    // event-time column); the jobs table (ServeBackfillIT runs a job through the API) lists none.
+    await().atMost(SLOW).until(() -> displayed("backfill-panel"));
+    browser.findElement(By.id("backfill-from")).sendKeys("2026-11-01T00:00:00Z");
+    browser.findElement(By.id("backfill-to")).sendKeys("2026-11-02T00:00:00Z");
+    browser.findElement(By.id("backfill-into")).sendKeys("s3://" + bucket + "/tables/clicks-fixed");
+    browser.findElement(By.id("backfill-submit")).click();
+    await()
+        .atMost(SLOW)
+        .until(
+            () ->
+                String.valueOf(text("#backfill-result"))
+                    .startsWith(
+                        "Cannot backfill pipeline clicks: it declares no event-time column"));
+    assertThat(cells("#backfills tbody tr td:first-child"))
+        .containsExactly("No range backfill since the service started.");
   }
 
   /**
