@@ -166,10 +166,12 @@ public record PipelineSpec(
   }
 
   /**
-   * The same declaration without its stream-stream join: the main input's part, which {@code
-   * validate} compiles to show its schema while the join itself is not built (issue 25).
+   * The left side of the stream-stream join alone: this declaration without its stream join and
+   * without the stateful operators after it (which may name the second input's columns), in append
+   * mode. {@code validate} compiles it to show the main input's schema while the join itself is not
+   * built (issue 25).
    */
-  public PipelineSpec withoutStreamJoin() {
+  public PipelineSpec mainInput() {
     return new PipelineSpec(
         id,
         source,
@@ -177,9 +179,9 @@ public record PipelineSpec(
         transforms,
         joins,
         watermark,
-        deduplicate,
-        aggregate,
-        outputMode,
+        Optional.empty(),
+        Optional.empty(),
+        OutputMode.APPEND,
         sinks,
         quarantine,
         lateEvents,

@@ -249,8 +249,8 @@ final class FormatReader {
     return keys;
   }
 
-  private RegistrySpec registry(YamlMap section, String path) {
-    Node node = section.required("registry", "registry: { url: http://localhost:8081 }");
+  private RegistrySpec registry(YamlMap map, String path) {
+    Node node = map.required("registry", "registry: { url: http://localhost:8081 }");
     return node == null
         ? null
         : registries.registry(

@@ -206,6 +206,8 @@ public final class Keys {
   /** Returns the sections other than {@code section} that accept {@code key}. */
   static List<String> sectionsAccepting(String key, String section) {
     return SECTIONS.entrySet().stream()
+        // the second input's sections copy the main ones: naming them too would only add noise
+        .filter(e -> !e.getKey().startsWith("join[].stream.") || section.startsWith("join[]"))
         .filter(e -> !e.getKey().equals(section) && e.getValue().contains(key))
         .map(Map.Entry::getKey)
         .toList();
