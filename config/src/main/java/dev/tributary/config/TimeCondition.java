@@ -250,7 +250,8 @@ public record TimeCondition(String text, List<Bound> bounds) {
         return Math.multiplyExact(Long.parseLong(digits), size);
       } catch (NumberFormatException | ArithmeticException e) {
         throw problem(
-            "INTERVAL " + digits + " " + unit + " is too large", "use a smaller interval");
+            "INTERVAL " + digits + " " + unit.toUpperCase(Locale.ROOT) + " is too large",
+            "use a smaller interval");
       }
     }
 

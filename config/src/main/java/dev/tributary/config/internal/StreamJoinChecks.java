@@ -216,8 +216,13 @@ final class StreamJoinChecks {
     boolean leftBounded = key || !bounds.limiting(JoinSide.LEFT).isEmpty();
     boolean rightBounded = key || !bounds.limiting(JoinSide.RIGHT).isEmpty();
     String leftTime =
-        Optional.ofNullable(draft.watermark()).map(WatermarkSpec::column).orElse("ts");
-    String rightTime = join.stream().watermarkColumn().orElse(join.stream().prefixed("ts"));
+        Optional.ofNullable(draft.watermark())
+            .map(WatermarkSpec::column)
+            .orElse(timeColumn(join, JoinSide.LEFT).orElse("event_time"));
+    String rightTime =
+        join.stream()
+            .watermarkColumn()
+            .orElse(timeColumn(join, JoinSide.RIGHT).orElse(join.stream().prefixed("event_time")));
     String at = path + ".type";
     boolean refused =
         switch (type) {
@@ -237,6 +242,13 @@ final class StreamJoinChecks {
     if (type.keepsRight() && join.stream().watermark().isEmpty()) {
       problems.atValue(at, StreamJoinMessages.outerSideWithoutWatermark(path, type, "right"));
     }
+  }
+
+  /** A column of the side the time condition names, for a message's example. */
+  private static Optional<String> timeColumn(StreamJoinSpec join, JoinSide side) {
+    return join.time().bounds().stream()
+        .map(b -> b.lower() == side ? b.lowerColumn() : b.upperColumn())
+        .findFirst();
   }
 
   private static String fix(StreamJoinType type, String leftTime, String rightTime) {
