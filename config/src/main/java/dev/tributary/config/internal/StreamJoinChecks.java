@@ -14,6 +14,7 @@ import dev.tributary.config.StreamJoinType;
 import dev.tributary.config.TimeBounds;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.WatermarkSpec;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -308,7 +309,7 @@ final class StreamJoinChecks {
    */
   static List<String> eventTimeColumns(Draft draft) {
     StreamJoinSpec join = draft.streamJoins().get(0);
-    List<String> columns = new java.util.ArrayList<>();
+    List<String> columns = new ArrayList<>();
     if (draft.watermark() != null) {
       columns.add(draft.watermark().column());
     }

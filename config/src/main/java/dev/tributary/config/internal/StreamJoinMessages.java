@@ -257,8 +257,4 @@ final class StreamJoinMessages {
         + join
         + " (issue 25, v1: a backfill reads one input by timestamp); remove backfill";
   }
-
-  static String neverEvicted(String join, String sides) {
-    return "state of " + join + " is never evicted on the " + sides;
-  }
 }
