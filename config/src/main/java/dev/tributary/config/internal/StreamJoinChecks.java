@@ -59,6 +59,15 @@ final class StreamJoinChecks {
     String path = draft.streamJoinPath(0);
     Map<String, ColumnType> right = rightColumns(join.stream());
     checkInputWatermark(join.stream(), path, right);
+    if (draft.watermark() != null
+        && left != null
+        && !left.containsKey(draft.watermark().column())
+        && right != null
+        && right.containsKey(draft.watermark().column())) {
+      problems.atValue(
+          "watermark.column",
+          StreamJoinMessages.mainWatermarkOnRight(path, draft.watermark().column()));
+    }
     checkPrefix(join.stream(), path, left, right);
     checkKeys(join, path, left, right);
     checkTime(join, path, left, right);

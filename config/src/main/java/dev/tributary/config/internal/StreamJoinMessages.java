@@ -257,4 +257,14 @@ final class StreamJoinMessages {
         + join
         + " (issue 25, v1: a backfill reads one input by timestamp); remove backfill";
   }
+
+  static String mainWatermarkOnRight(String join, String column) {
+    return "with the stream-stream join "
+        + join
+        + ", watermark is the main input's (the left side's), but '"
+        + column
+        + "' is a column of the second input; declare the second input's watermark under "
+        + join
+        + ".stream.watermark (its column named without the prefix)";
+  }
 }

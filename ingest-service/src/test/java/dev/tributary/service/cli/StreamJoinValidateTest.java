@@ -305,6 +305,15 @@ class StreamJoinValidateTest {
         .contains(
             "join[0].time: join[0]: time: 'p_event_ts BETWEEN event_ts AND p_event_ts'"
                 + " compares two columns of the right side");
+    assertThat(
+            refused(
+                SEED.replace(
+                    "watermark: { column: event_ts, delay: 10 minutes }\nsink",
+                    "watermark: { column: p_event_ts, delay: 10 minutes }\nsink")))
+        .contains(
+            "watermark.column: with the stream-stream join join[0], watermark is the main input's"
+                + " (the left side's), but 'p_event_ts' is a column of the second input; declare"
+                + " the second input's watermark under join[0].stream.watermark");
     assertThat(refused(SEED.replace("page: string,", "page: string, p_order_id: string,")))
         .contains(
             "join[0].stream.prefix: join[0]: the second input's column order_id becomes"
