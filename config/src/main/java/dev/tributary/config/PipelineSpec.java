@@ -23,6 +23,9 @@ import java.util.stream.Collectors;
  * @param transforms filter and derive steps, in the order they apply; empty when none
  * @param joins the stream-static joins with Delta dimension tables, in the order they apply (after
  *     the transforms, before the watermark); empty when none
+ * @param streamJoin the stream-stream join with a second input ({@code join[k].stream}, after the
+ *     stream-static joins), if declared; accepted by {@code validate}, refused by {@code run} until
+ *     issue 25's next steps
  * @param watermark the event-time watermark, if declared
  * @param deduplicate the deduplication, if declared
  * @param aggregate the aggregation (windowed, or running without a window), if declared
@@ -53,6 +56,7 @@ public record PipelineSpec(
     Optional<FormatSpec> format,
     List<TransformStep> transforms,
     List<JoinSpec> joins,
+    Optional<StreamJoinSpec> streamJoin,
     Optional<WatermarkSpec> watermark,
     Optional<DeduplicateSpec> deduplicate,
     Optional<AggregateSpec> aggregate,
@@ -88,6 +92,7 @@ public record PipelineSpec(
     transforms = List.copyOf(transforms);
     expectations = List.copyOf(expectations);
     joins = List.copyOf(joins);
+    Objects.requireNonNull(streamJoin, "streamJoin");
     Objects.requireNonNull(watermark, "watermark");
     Objects.requireNonNull(deduplicate, "deduplicate");
     Objects.requireNonNull(aggregate, "aggregate");
@@ -106,6 +111,89 @@ public record PipelineSpec(
     Objects.requireNonNull(secrets, "secrets");
     Objects.requireNonNull(schemaEvolution, "schemaEvolution");
     Objects.requireNonNull(quarantineLimit, "quarantineLimit");
+  }
+
+  /**
+   * A declaration without a stream-stream join: the canonical constructor's parts but {@code
+   * streamJoin} (for code that builds a derived declaration from a pipeline it has already refused
+   * to run with a stream join, such as a backfill's).
+   */
+  public PipelineSpec(
+      String id,
+      SourceSpec source,
+      Optional<FormatSpec> format,
+      List<TransformStep> transforms,
+      List<JoinSpec> joins,
+      Optional<WatermarkSpec> watermark,
+      Optional<DeduplicateSpec> deduplicate,
+      Optional<AggregateSpec> aggregate,
+      OutputMode outputMode,
+      List<SinkSpec> sinks,
+      DeltaTableSpec quarantine,
+      Optional<DeltaTableSpec> lateEvents,
+      String checkpoint,
+      TriggerSpec trigger,
+      MaintenanceSpec maintenance,
+      Optional<BackfillSpec> backfill,
+      Optional<StorageSpec> storage,
+      Secrets secrets,
+      SchemaEvolutionSpec schemaEvolution,
+      Optional<QuarantineLimit> quarantineLimit,
+      List<ExpectationSpec> expectations) {
+    this(
+        id,
+        source,
+        format,
+        transforms,
+        joins,
+        Optional.empty(),
+        watermark,
+        deduplicate,
+        aggregate,
+        outputMode,
+        sinks,
+        quarantine,
+        lateEvents,
+        checkpoint,
+        trigger,
+        maintenance,
+        backfill,
+        storage,
+        secrets,
+        schemaEvolution,
+        quarantineLimit,
+        expectations);
+  }
+
+  /**
+   * The left side of the stream-stream join alone: this declaration without its stream join and
+   * without the stateful operators after it (which may name the second input's columns), in append
+   * mode. {@code validate} compiles it to show the main input's schema while the join itself is not
+   * built (issue 25).
+   */
+  public PipelineSpec mainInput() {
+    return new PipelineSpec(
+        id,
+        source,
+        format,
+        transforms,
+        joins,
+        watermark,
+        Optional.empty(),
+        Optional.empty(),
+        OutputMode.APPEND,
+        sinks,
+        quarantine,
+        lateEvents,
+        checkpoint,
+        trigger,
+        maintenance,
+        backfill,
+        storage,
+        secrets,
+        schemaEvolution,
+        quarantineLimit,
+        expectations);
   }
 
   /**
@@ -220,8 +308,9 @@ public record PipelineSpec(
    * (windowed aggregations only), the group-by columns and the measures with an aggregation;
    * otherwise the schema columns, the derived columns that are new, and {@link
    * #KAFKA_METADATA_COLUMNS}, then the columns each join picks explicitly (a join without {@code
-   * columns} adds the dimension's columns, known only once its table is read). With a Delta source,
-   * the table's columns come first, known only once it is read: the list then holds the derived and
+   * columns} adds the dimension's columns, known only once its table is read), then a stream join's
+   * second input's declared columns with its prefix (none for left-semi). With a Delta source, the
+   * table's columns come first, known only once it is read: the list then holds the derived and
    * picked columns only.
    */
   public List<String> outputColumns() {
@@ -239,6 +328,15 @@ public record PipelineSpec(
       columns.addAll(KAFKA_METADATA_COLUMNS);
     }
     joins.forEach(join -> join.columns().ifPresent(columns::addAll));
+    streamJoin
+        .filter(j -> j.type() != StreamJoinType.LEFT_SEMI)
+        .flatMap(
+            j ->
+                j.stream()
+                    .format()
+                    .map(
+                        f -> f.columns().stream().map(c -> j.stream().prefixed(c.name())).toList()))
+        .ifPresent(columns::addAll);
     return List.copyOf(columns);
   }
 }

@@ -17,9 +17,16 @@ import java.util.Optional;
  *     back a watermark that is the minimum over several inputs (the repartition partitions of a
  *     stateful group-mode pipeline); empty (the default, as in Spark): an idle input holds it back
  *     until it has data again. See docs/PIPELINE_REFERENCE.md for the exact rule.
+ * @param multiple {@code multiple}: how the global watermark is chosen from the two inputs' of a
+ *     stream-stream join (default {@link Multiple#MIN}, Spark's {@code multipleWatermarkPolicy});
+ *     refused without a stream join
  */
 public record WatermarkSpec(
-    String column, Duration delay, Policy policy, Optional<Duration> idleTimeout) {
+    String column,
+    Duration delay,
+    Policy policy,
+    Optional<Duration> idleTimeout,
+    Multiple multiple) {
 
   /** How the watermark follows the partitions of the source. */
   public enum Policy {
@@ -37,9 +44,27 @@ public record WatermarkSpec(
     }
   }
 
+  /**
+   * How the global watermark follows several inputs, each with its own watermark (Spark's {@code
+   * spark.sql.streaming.multipleWatermarkPolicy}; docs/STREAM_JOINS_SPARK_RULES.md, W2). An input
+   * that has had no data yet counts as 0.
+   */
+  public enum Multiple {
+    /** The minimum of the inputs' watermarks: the slowest input holds the watermark back. */
+    MIN,
+    /** The maximum: the fastest input drives eviction and late rows for both. */
+    MAX;
+
+    /** The name as written in pipeline files, e.g. {@code min}. */
+    public String keyword() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
   /** Checks the delay is not negative and the idle timeout, if any, positive. */
   public WatermarkSpec {
     Objects.requireNonNull(column, "column");
+    Objects.requireNonNull(multiple, "multiple");
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(idleTimeout, "idleTimeout");
     if (idleTimeout.isPresent() && (idleTimeout.get().isZero() || idleTimeout.get().isNegative())) {
@@ -48,6 +73,12 @@ public record WatermarkSpec(
     if (Objects.requireNonNull(delay, "delay").isNegative()) {
       throw new IllegalArgumentException("a watermark delay cannot be negative");
     }
+  }
+
+  /** A watermark with the default {@link Multiple#MIN} choice over several inputs. */
+  public WatermarkSpec(
+      String column, Duration delay, Policy policy, Optional<Duration> idleTimeout) {
+    this(column, delay, policy, idleTimeout, Multiple.MIN);
   }
 
   /** A watermark without an idle timeout. */

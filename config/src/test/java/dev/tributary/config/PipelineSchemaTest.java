@@ -137,6 +137,48 @@ class PipelineSchemaTest {
   }
 
   @Test
+  void acceptsAStreamJoinAndRefusesWhatTheParserRefuses() throws Exception {
+    String seed = JoinReaderTest.SEED_PIPELINE;
+    assertThat(PipelineParser.parse(seed, "j.yaml", Map.of()).streamJoin()).isPresent();
+    assertThat(validate(seed)).isEmpty();
+    assertThat(
+            validate(
+                seed.replace(
+                    "delay: 10 minutes }\nsink", "delay: 10 minutes, multiple: max }\nsink")))
+        .isEmpty();
+    assertThat(validate(seed.replace("type: inner", "type: full"))).isEmpty();
+    assertThat(
+            validate(
+                seed.replace(
+                    "delay: 10 minutes }\nsink", "delay: 10 minutes, multiple: avg }\nsink")))
+        .isNotEmpty();
+    assertThat(validate(seed.replace("type: inner", "type: left-anti"))).isNotEmpty();
+    assertThat(validate(seed.replace("      prefix: p_\n", ""))).isNotEmpty();
+    assertThat(validate(seed.replace("prefix: p_", "prefix: 9p"))).isNotEmpty();
+    assertThat(validate(seed + "    max-size: 1GB\n")).isNotEmpty();
+    assertThat(
+            validate(
+                seed.replace(
+                    "      prefix: p_\n",
+                    "      prefix: p_\n      transform: [{ filter: \"x\" }]\n")))
+        .isNotEmpty();
+    // no format with a Kafka second input; a Delta one has none
+    assertThat(
+            validate(
+                seed.replace(
+                    "      format: { json: { schema: { user_id: string, order_id: string, event_ts:"
+                        + " timestamp } } }\n",
+                    "")))
+        .isNotEmpty();
+    // a static join has no time condition
+    assertThat(
+            validate(
+                JoinReaderTest.CLICKS
+                    + "join:\n  - delta: { path: /d }\n    on: [user_id]\n    time: \"a < b\"\n"))
+        .isNotEmpty();
+  }
+
+  @Test
   void refusesATypoedKey() throws Exception {
     String yaml =
         PipelineParserTest.MINIMAL.replace(

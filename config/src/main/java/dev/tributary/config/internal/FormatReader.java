@@ -35,10 +35,23 @@ final class FormatReader {
   private final SourceReader source;
   private final EnvelopeReader envelopes;
   private final RegistryReader registries;
+  private final String base;
+  private final String section;
+  private final String sourcePath;
 
-  FormatReader(YamlNodes nodes, SourceReader source) {
+  /**
+   * @param base the section's key path: {@code format}, or {@code join[0].stream.format}
+   * @param section the section's name among {@link Keys#SECTIONS}: {@code format} or {@code
+   *     join[].stream.format}
+   * @param sourcePath the key path of the source the format decodes
+   */
+  FormatReader(
+      YamlNodes nodes, SourceReader source, String base, String section, String sourcePath) {
     this.nodes = nodes;
     this.source = source;
+    this.base = base;
+    this.section = section;
+    this.sourcePath = sourcePath;
     this.envelopes = new EnvelopeReader(nodes);
     this.registries = new RegistryReader(nodes);
   }
@@ -50,17 +63,16 @@ final class FormatReader {
    */
   FormatSpec format(YamlMap root, SourceSpec sourceSpec) {
     if (sourceSpec instanceof DeltaSourceSpec) {
-      root.optional("format")
-          .ifPresent(n -> nodes.fail(n, "format", Messages.formatWithDeltaSource()));
+      root.optional("format").ifPresent(n -> nodes.fail(n, base, Messages.formatWithDeltaSource()));
       return null;
     }
     YamlMap format;
-    if (sourceSpec == null && nodes.problems().declared("source")) {
+    if (sourceSpec == null && nodes.problems().declared(sourcePath)) {
       Node node = root.optional("format").orElse(null);
-      format = node == null ? null : nodes.map(node, "format", "format");
+      format = node == null ? null : nodes.map(node, base, section);
     } else {
       Node node = root.required("format", "format: { json: { schema: { order_id: string } } }");
-      format = node == null ? null : nodes.map(node, "format", "format");
+      format = node == null ? null : nodes.map(node, base, section);
     }
     if (format == null) {
       return null;
@@ -68,7 +80,7 @@ final class FormatReader {
     List<String> kinds = format.present(KINDS);
     if (kinds.size() != 1) {
       if (!format.hasOtherKeys(KINDS) || !kinds.isEmpty()) {
-        nodes.problems().atValue("format", Messages.formatKind(kinds));
+        nodes.problems().atValue(base, Messages.formatKind(kinds));
       }
       KINDS.forEach(format::optional); // taken: the kind problem is reported once, above
       format.finish();
@@ -77,14 +89,15 @@ final class FormatReader {
     String kind = kinds.get(0);
     Node node = format.required(kind, kind + ": { schema: { order_id: string } }");
     format.finish();
-    YamlMap section = node == null ? null : nodes.map(node, "format." + kind, "format." + kind);
-    if (section == null) {
+    YamlMap kindMap =
+        node == null ? null : nodes.map(node, base + "." + kind, section + "." + kind);
+    if (kindMap == null) {
       return null;
     }
     return switch (kind) {
-      case "json" -> json(section);
-      case "avro" -> avro(section);
-      default -> protobuf(section);
+      case "json" -> json(kindMap);
+      case "avro" -> avro(kindMap);
+      default -> protobuf(kindMap);
     };
   }
 
@@ -92,9 +105,9 @@ final class FormatReader {
     Node schemaNode =
         json.required("schema", "schema: { order_id: string, event_time: timestamp }");
     List<ColumnSpec> columns =
-        schemaNode == null ? null : columns(schemaNode, "format.json.schema");
-    Size maxRecordSize = maxRecordSize(json, "format.json");
-    EnvelopeSpec envelope = envelopes.envelope(json, "format.json", columns, List.of());
+        schemaNode == null ? null : columns(schemaNode, base + ".json.schema");
+    Size maxRecordSize = maxRecordSize(json, base + ".json");
+    EnvelopeSpec envelope = envelopes.envelope(json, base + ".json", columns, List.of());
     json.finish();
     if (columns == null || maxRecordSize == null || envelope == null) {
       return null;
@@ -103,11 +116,11 @@ final class FormatReader {
   }
 
   private AvroFormatSpec avro(YamlMap avro) {
-    RegistrySpec registry = registry(avro, "format.avro");
-    ColumnSelection selection = selection(avro, "format.avro");
+    RegistrySpec registry = registry(avro, base + ".avro");
+    ColumnSelection selection = selection(avro, base + ".avro");
     if (selection != ColumnSelection.DECLARED) {
-      Size maxRecordSize = maxRecordSize(avro, "format.avro");
-      EnvelopeSpec envelope = envelopes.envelope(avro, "format.avro", List.of(), List.of());
+      Size maxRecordSize = maxRecordSize(avro, base + ".avro");
+      EnvelopeSpec envelope = envelopes.envelope(avro, base + ".avro", List.of(), List.of());
       avro.finish();
       if (selection == null || registry == null || maxRecordSize == null || envelope == null) {
         return null;
@@ -116,10 +129,11 @@ final class FormatReader {
     }
     Node schemaNode =
         avro.required("schema", "schema: { order_id: string, event_time: timestamp }");
-    List<ColumnSpec> values = schemaNode == null ? null : columns(schemaNode, "format.avro.schema");
-    List<ColumnSpec> keys = keyColumns(avro, "format.avro", values);
-    Size maxRecordSize = maxRecordSize(avro, "format.avro");
-    EnvelopeSpec envelope = envelopes.envelope(avro, "format.avro", values, keys);
+    List<ColumnSpec> values =
+        schemaNode == null ? null : columns(schemaNode, base + ".avro.schema");
+    List<ColumnSpec> keys = keyColumns(avro, base + ".avro", values);
+    Size maxRecordSize = maxRecordSize(avro, base + ".avro");
+    EnvelopeSpec envelope = envelopes.envelope(avro, base + ".avro", values, keys);
     avro.finish();
     if (registry == null
         || values == null
@@ -139,14 +153,14 @@ final class FormatReader {
     String message =
         messageNode == null
             ? null
-            : nodes.nonEmptyText(messageNode, "format.protobuf.message", "the message name");
-    RegistrySpec registry = registry(protobuf, "format.protobuf");
+            : nodes.nonEmptyText(messageNode, base + ".protobuf.message", "the message name");
+    RegistrySpec registry = registry(protobuf, base + ".protobuf");
     Node schemaNode =
         protobuf.required("schema", "schema: { order_id: string, event_time: timestamp }");
     List<ColumnSpec> values =
-        schemaNode == null ? null : columns(schemaNode, "format.protobuf.schema");
-    List<ColumnSpec> keys = keyColumns(protobuf, "format.protobuf", values);
-    Size maxRecordSize = maxRecordSize(protobuf, "format.protobuf");
+        schemaNode == null ? null : columns(schemaNode, base + ".protobuf.schema");
+    List<ColumnSpec> keys = keyColumns(protobuf, base + ".protobuf", values);
+    Size maxRecordSize = maxRecordSize(protobuf, base + ".protobuf");
     envelopes.refuse(protobuf);
     protobuf.finish();
     if (message == null
@@ -164,11 +178,11 @@ final class FormatReader {
     String message =
         protobuf.read(
             "message",
-            n -> nodes.nonEmptyText(n, "format.protobuf.message", "the message name"),
+            n -> nodes.nonEmptyText(n, base + ".protobuf.message", "the message name"),
             "");
-    RegistrySpec registry = registry(protobuf, "format.protobuf");
-    ColumnSelection selection = selection(protobuf, "format.protobuf");
-    Size maxRecordSize = maxRecordSize(protobuf, "format.protobuf");
+    RegistrySpec registry = registry(protobuf, base + ".protobuf");
+    ColumnSelection selection = selection(protobuf, base + ".protobuf");
+    Size maxRecordSize = maxRecordSize(protobuf, base + ".protobuf");
     envelopes.refuse(protobuf);
     protobuf.finish();
     if (message == null || selection == null || registry == null || maxRecordSize == null) {
@@ -235,9 +249,12 @@ final class FormatReader {
     return keys;
   }
 
-  private RegistrySpec registry(YamlMap section, String path) {
-    Node node = section.required("registry", "registry: { url: http://localhost:8081 }");
-    return node == null ? null : registries.registry(node, path + ".registry", path + ".registry");
+  private RegistrySpec registry(YamlMap map, String path) {
+    Node node = map.required("registry", "registry: { url: http://localhost:8081 }");
+    return node == null
+        ? null
+        : registries.registry(
+            node, path + ".registry", section + path.substring(base.length()) + ".registry");
   }
 
   /** Reads a mapping of column names to types; null (with the problems recorded) when broken. */

@@ -64,7 +64,13 @@ public final class Keys {
           "format.protobuf.schema",
           "format.protobuf.key",
           "transform[].derive",
-          "aggregate.measures");
+          "aggregate.measures",
+          "join[].stream.source.kafka.properties",
+          "join[].stream.format.json.schema",
+          "join[].stream.format.avro.schema",
+          "join[].stream.format.avro.key",
+          "join[].stream.format.protobuf.schema",
+          "join[].stream.format.protobuf.key");
 
   private Keys() {}
 
@@ -135,13 +141,14 @@ public final class Keys {
     s.put("format.protobuf.registry.tls", List.of("ca-file"));
     s.put("transform[]", List.of("filter", "derive"));
     s.put("expectations[]", List.of("name", "check", "on-violation"));
-    s.put("join[]", List.of("delta", "on", "type", "max-size", "columns"));
+    s.put("join[]", List.of("delta", "stream", "on", "time", "type", "max-size", "columns"));
     s.put("join[].delta", List.of("path", "storage"));
     s.put("join[].delta.storage", List.of("s3"));
     s.put(
         "join[].delta.storage.s3",
         List.of("endpoint", "region", "path-style", "access-key", "secret-key"));
-    s.put("watermark", List.of("column", "delay", "policy", "idle-timeout"));
+    streamInput(s);
+    s.put("watermark", List.of("column", "delay", "policy", "idle-timeout", "multiple"));
     s.put("deduplicate", List.of("keys", "within-watermark"));
     s.put("aggregate", List.of("window", "group-by", "measures"));
     s.put("aggregate.window", List.of("column", "size", "slide", "session-gap"));
@@ -172,9 +179,35 @@ public final class Keys {
     return Collections.unmodifiableMap(s);
   }
 
+  /**
+   * The second input of a stream-stream join ({@code join[].stream}): the main source's keys but
+   * {@code assignment}, the same format sections, a watermark of column and delay. {@code
+   * transform} is listed so that it is refused with its reason rather than as an unknown key.
+   */
+  private static void streamInput(Map<String, List<String>> s) {
+    String input = "join[].stream";
+    s.put(input, List.of("source", "format", "watermark", "prefix", "transform"));
+    s.put(input + ".source", s.get("source"));
+    s.put(
+        input + ".source.kafka",
+        s.get("source.kafka").stream().filter(k -> !k.equals("assignment")).toList());
+    for (String delta :
+        List.of("source.delta", "source.delta.storage", "source.delta.storage.s3")) {
+      s.put(input + "." + delta, s.get(delta));
+    }
+    for (String format : List.copyOf(s.keySet())) {
+      if (format.equals("format") || format.startsWith("format.")) {
+        s.put(input + "." + format, s.get(format));
+      }
+    }
+    s.put(input + ".watermark", List.of("column", "delay"));
+  }
+
   /** Returns the sections other than {@code section} that accept {@code key}. */
   static List<String> sectionsAccepting(String key, String section) {
     return SECTIONS.entrySet().stream()
+        // the second input's sections copy the main ones: naming them too would only add noise
+        .filter(e -> !e.getKey().startsWith("join[].stream.") || section.startsWith("join[]"))
         .filter(e -> !e.getKey().equals(section) && e.getValue().contains(key))
         .map(Map.Entry::getKey)
         .toList();

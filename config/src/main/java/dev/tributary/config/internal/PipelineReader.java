@@ -1,11 +1,13 @@
 package dev.tributary.config.internal;
 
 import dev.tributary.config.DeltaTableSpec;
+import dev.tributary.config.FormatSpec;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.config.SourceSpec;
+import dev.tributary.config.TransformStep;
 import dev.tributary.config.TriggerSpec;
 import java.io.StringReader;
 import java.util.Iterator;
@@ -124,13 +126,18 @@ public final class PipelineReader {
     String id = output.id(root);
     SourceSpec sourceSpec = source.source(root, output);
     EvolutionReader.Quarantine quarantine = evolution.quarantine(root);
+    FormatSpec format = source.format(root, sourceSpec);
+    List<TransformStep> transforms = query.transforms(root);
+    JoinReader.Joins joins =
+        new JoinReader(nodes, source, output, query).joins(root, sourceSpec, format, transforms);
     Draft draft =
         new Draft(
             id,
             sourceSpec,
-            source.format(root, sourceSpec),
-            query.transforms(root),
-            new JoinReader(nodes, source, output).joins(root),
+            format,
+            transforms,
+            joins.statics(),
+            joins.streams(),
             query.watermark(root),
             query.deduplicate(root),
             query.aggregate(root),
@@ -157,6 +164,7 @@ public final class PipelineReader {
         Optional.ofNullable(d.format()),
         d.transforms(),
         d.joins(),
+        d.streamJoins().stream().findFirst(),
         Optional.ofNullable(d.watermark()),
         Optional.ofNullable(d.deduplicate()),
         Optional.ofNullable(d.aggregate()),

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -157,13 +158,54 @@ final class QueryReader {
     Optional<Node> idleNode = map.optional("idle-timeout");
     Duration idleTimeout =
         idleNode.map(n -> positiveDuration(n, "watermark.idle-timeout")).orElse(null);
+    WatermarkSpec.Multiple multiple =
+        map.read("multiple", this::multiple, WatermarkSpec.Multiple.MIN);
     map.finish();
     return column == null
             || delay == null
             || policy == null
+            || multiple == null
             || (idleNode.isPresent() && idleTimeout == null)
         ? null
-        : new WatermarkSpec(column, delay, policy, Optional.ofNullable(idleTimeout));
+        : new WatermarkSpec(column, delay, policy, Optional.ofNullable(idleTimeout), multiple);
+  }
+
+  /** {@code watermark.multiple}: min or max, refused otherwise with Spark's words (R6). */
+  private WatermarkSpec.Multiple multiple(Node node) {
+    String text = nodes.text(node, "watermark.multiple");
+    if (text == null) {
+      return null;
+    }
+    for (WatermarkSpec.Multiple value : WatermarkSpec.Multiple.values()) {
+      if (value.keyword().equals(text.strip().toLowerCase(Locale.ROOT))) {
+        return value;
+      }
+    }
+    nodes.fail(node, "watermark.multiple", StreamJoinMessages.unknownMultiple(text));
+    return null;
+  }
+
+  /**
+   * The watermark of a join's second input ({@code join[i].stream.watermark}): a column and a
+   * delay; the global policy always (the input's partitions are read by one instance).
+   *
+   * @param path the section's key path, e.g. {@code join[0].stream.watermark}
+   */
+  WatermarkSpec inputWatermark(Node node, String path) {
+    YamlMap map = nodes.map(node, path, "join[].stream.watermark");
+    if (map == null) {
+      return null;
+    }
+    String column = column(map, "column", "column: event_time");
+    Node delayNode = map.required("delay", "delay: 10 minutes");
+    Duration delay =
+        delayNode == null ? null : nodes.convert(delayNode, path + ".delay", Durations::parse);
+    if (delay != null && delay.isNegative()) {
+      nodes.fail(delayNode, path + ".delay", Messages.notPositive("the delay"));
+      delay = null;
+    }
+    map.finish();
+    return column == null || delay == null ? null : new WatermarkSpec(column, delay);
   }
 
   DeduplicateSpec deduplicate(YamlMap root) {

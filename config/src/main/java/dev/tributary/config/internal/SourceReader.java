@@ -19,15 +19,46 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.yaml.snakeyaml.nodes.Node;
 
-/** Reads the {@code source} and {@code format} sections. */
+/**
+ * Reads the {@code source} and {@code format} sections: the pipeline's own ({@code source}, {@code
+ * format}) or a stream-stream join's second input's ({@code join[0].stream.source}, see {@link
+ * #forStream}).
+ */
 final class SourceReader {
 
   private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
   private final YamlNodes nodes;
+  private final String base;
+  private final String section;
+  private final String defaultServers;
 
   SourceReader(YamlNodes nodes) {
+    this(nodes, "source", "source", null);
+  }
+
+  private SourceReader(YamlNodes nodes, String base, String section, String defaultServers) {
     this.nodes = nodes;
+    this.base = base;
+    this.section = section;
+    this.defaultServers = defaultServers;
+  }
+
+  /**
+   * A reader of a join's second input ({@code join[i].stream.source}, {@code
+   * join[i].stream.format}): no {@code assignment} (the second input is read by the instance that
+   * reads the first), and {@code bootstrap-servers} default to {@code mainServers} when given.
+   *
+   * @param path the input's key path, e.g. {@code join[0].stream}
+   * @param mainServers the main Kafka source's servers, or null (the main source is not Kafka)
+   */
+  SourceReader forStream(String path, String mainServers) {
+    return new SourceReader(nodes, path + ".source", "join[].stream.source", mainServers);
+  }
+
+  /** Whether this reads the pipeline's own source (not a join's second input). */
+  private boolean main() {
+    return section.equals("source");
   }
 
   /**
@@ -35,11 +66,10 @@ final class SourceReader {
    * or invalid.
    */
   SourceSpec source(YamlMap root, OutputReader tables) {
-    YamlMap source =
-        section(
-            root,
-            "source",
-            "source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }");
+    Node sourceNode =
+        root.required(
+            "source", "source: { kafka: { bootstrap-servers: localhost:9092, topics: [orders] } }");
+    YamlMap source = sourceNode == null ? null : nodes.map(sourceNode, base, section);
     if (source == null) {
       return null;
     }
@@ -47,57 +77,74 @@ final class SourceReader {
     Node deltaNode = source.optional("delta").orElse(null);
     source.finish();
     if (kafkaNode != null && deltaNode != null) {
-      nodes.fail(deltaNode, "source.delta", Messages.twoSources());
+      nodes.fail(deltaNode, base + ".delta", Messages.twoSources());
       return null;
     }
     if (kafkaNode == null && deltaNode == null) {
       if (!source.hasOtherKeys(List.of())) {
-        nodes.problems().atKey("source", Messages.noSource());
+        nodes.problems().atKey(base, Messages.noSource());
       }
       return null;
     }
     if (deltaNode != null) {
       return delta(deltaNode, tables);
     }
-    YamlMap kafka = nodes.map(kafkaNode, "source.kafka", "source.kafka");
+    YamlMap kafka = nodes.map(kafkaNode, base + ".kafka", section + ".kafka");
     if (kafka == null) {
       return null;
     }
-    Node serversNode = kafka.required("bootstrap-servers", "bootstrap-servers: localhost:9092");
-    String servers =
-        serversNode == null
-            ? null
-            : nodes.nonEmptyText(
-                serversNode, "source.kafka.bootstrap-servers", "bootstrap-servers");
+    String servers;
+    if (defaultServers != null) {
+      servers =
+          kafka.read(
+              "bootstrap-servers",
+              n -> nodes.nonEmptyText(n, base + ".kafka.bootstrap-servers", "bootstrap-servers"),
+              defaultServers);
+    } else {
+      Node serversNode =
+          kafka.required(
+              "bootstrap-servers",
+              main()
+                  ? "bootstrap-servers: localhost:9092"
+                  : "bootstrap-servers: localhost:9092 (the main source is not Kafka, so there is"
+                      + " no default)");
+      servers =
+          serversNode == null
+              ? null
+              : nodes.nonEmptyText(
+                  serversNode, base + ".kafka.bootstrap-servers", "bootstrap-servers");
+    }
     TopicSelection topics = topics(kafka);
     StartingOffsets starting =
         kafka.read(
             "starting-offsets",
-            n -> nodes.convert(n, "source.kafka.starting-offsets", StartingOffsets::parse),
+            n -> nodes.convert(n, base + ".kafka.starting-offsets", StartingOffsets::parse),
             new StartingOffsets.Earliest());
     OptionalLong maxOffsets = OptionalLong.empty();
     Node maxNode = kafka.optional("max-offsets-per-trigger").orElse(null);
     if (maxNode != null) {
-      Long max = nodes.integer(maxNode, "source.kafka.max-offsets-per-trigger", 1);
+      Long max = nodes.integer(maxNode, base + ".kafka.max-offsets-per-trigger", 1);
       maxOffsets = max == null ? null : OptionalLong.of(max);
     }
     Boolean failOnDataLoss =
         kafka.read(
             "fail-on-data-loss",
-            n -> nodes.bool(n, "source.kafka.fail-on-data-loss"),
+            n -> nodes.bool(n, base + ".kafka.fail-on-data-loss"),
             Boolean.TRUE);
     Map<String, String> properties = properties(kafka);
     Assignment assignment =
-        kafka.read(
-            "assignment",
-            n ->
-                nodes.keyword(
-                    n,
-                    "source.kafka.assignment",
-                    "assignment",
-                    Assignment.values(),
-                    Assignment::keyword),
-            Assignment.EXCLUSIVE);
+        !main()
+            ? Assignment.EXCLUSIVE
+            : kafka.read(
+                "assignment",
+                n ->
+                    nodes.keyword(
+                        n,
+                        base + ".kafka.assignment",
+                        "assignment",
+                        Assignment.values(),
+                        Assignment::keyword),
+                Assignment.EXCLUSIVE);
     kafka.finish();
     if (servers == null
         || topics == null
@@ -113,7 +160,7 @@ final class SourceReader {
   }
 
   private DeltaSourceSpec delta(Node deltaNode, OutputReader tables) {
-    YamlMap delta = nodes.map(deltaNode, "source.delta", "source.delta");
+    YamlMap delta = nodes.map(deltaNode, base + ".delta", section + ".delta");
     if (delta == null) {
       return null;
     }
@@ -121,36 +168,37 @@ final class SourceReader {
     String path =
         pathNode == null
             ? null
-            : nodes.nonEmptyText(pathNode, "source.delta.path", "the table path");
+            : nodes.nonEmptyText(pathNode, base + ".delta.path", "the table path");
     StartingVersion starting =
         delta.read(
             "starting-version",
-            n -> nodes.convert(n, "source.delta.starting-version", StartingVersion::parse),
+            n -> nodes.convert(n, base + ".delta.starting-version", StartingVersion::parse),
             new StartingVersion.Earliest());
     OptionalLong maxFiles = OptionalLong.empty();
     Node maxFilesNode = delta.optional("max-files-per-trigger").orElse(null);
     if (maxFilesNode != null) {
-      Long max = nodes.integer(maxFilesNode, "source.delta.max-files-per-trigger", 1);
+      Long max = nodes.integer(maxFilesNode, base + ".delta.max-files-per-trigger", 1);
       maxFiles = max == null ? null : OptionalLong.of(max);
     }
     Optional<Size> maxBytes =
         delta.read(
             "max-bytes-per-trigger",
             n -> {
-              Size size = positiveSize(n, "source.delta.max-bytes-per-trigger");
+              Size size = positiveSize(n, base + ".delta.max-bytes-per-trigger");
               return size == null ? null : Optional.of(size);
             },
             Optional.empty());
     Boolean ignoreDeletes =
         delta.read(
-            "ignore-deletes", n -> nodes.bool(n, "source.delta.ignore-deletes"), Boolean.FALSE);
+            "ignore-deletes", n -> nodes.bool(n, base + ".delta.ignore-deletes"), Boolean.FALSE);
     Boolean skipChangeCommits =
         delta.read(
             "skip-change-commits",
-            n -> nodes.bool(n, "source.delta.skip-change-commits"),
+            n -> nodes.bool(n, base + ".delta.skip-change-commits"),
             Boolean.FALSE);
-    StorageSpec storage = tables.storage(delta, "source.delta.storage", "source.delta.storage");
-    boolean storageOk = storage != null || !nodes.problems().declared("source.delta.storage");
+    StorageSpec storage =
+        tables.storage(delta, base + ".delta.storage", section + ".delta.storage");
+    boolean storageOk = storage != null || !nodes.problems().declared(base + ".delta.storage");
     delta.finish();
     if (path == null
         || starting == null
@@ -175,15 +223,16 @@ final class SourceReader {
     Node topicsNode = kafka.optional("topics").orElse(null);
     Node patternNode = kafka.optional("topic-pattern").orElse(null);
     if (topicsNode != null && patternNode != null) {
-      nodes.fail(patternNode, "source.kafka.topic-pattern", Messages.topicsAndPattern());
+      nodes.fail(patternNode, base + ".kafka.topic-pattern", Messages.topicsAndPattern());
       return null;
     }
     if (topicsNode == null && patternNode == null) {
-      nodes.problems().atKey("source.kafka.topics", Messages.noTopics());
+      nodes.problems().atKey(base + ".kafka.topics", Messages.noTopics());
       return null;
     }
     if (patternNode != null) {
-      String regex = nodes.nonEmptyText(patternNode, "source.kafka.topic-pattern", "topic-pattern");
+      String regex =
+          nodes.nonEmptyText(patternNode, base + ".kafka.topic-pattern", "topic-pattern");
       if (regex == null) {
         return null;
       }
@@ -192,24 +241,26 @@ final class SourceReader {
       } catch (PatternSyntaxException e) {
         nodes.fail(
             patternNode,
-            "source.kafka.topic-pattern",
+            base + ".kafka.topic-pattern",
             Messages.badPattern(regex, e.getDescription()));
         return null;
       }
       return new TopicSelection.TopicPattern(regex);
     }
-    List<String> names = nodes.textList(topicsNode, "source.kafka.topics");
+    List<String> names = nodes.textList(topicsNode, base + ".kafka.topics");
     if (names == null) {
       return null;
     }
     if (names.isEmpty()) {
-      nodes.fail(topicsNode, "source.kafka.topics", Messages.noTopics());
+      nodes.fail(topicsNode, base + ".kafka.topics", Messages.noTopics());
       return null;
     }
     boolean ok = true;
     for (int i = 0; i < names.size(); i++) {
       if (!TOPIC.matcher(names.get(i)).matches()) {
-        nodes.problems().atValue("source.kafka.topics[" + i + "]", Messages.badTopic(names.get(i)));
+        nodes
+            .problems()
+            .atValue(base + ".kafka.topics[" + i + "]", Messages.badTopic(names.get(i)));
         ok = false;
       }
     }
@@ -221,7 +272,7 @@ final class SourceReader {
     if (node == null) {
       return Map.of();
     }
-    YamlMap map = nodes.map(node, "source.kafka.properties", null);
+    YamlMap map = nodes.map(node, base + ".kafka.properties", null);
     if (map == null) {
       return null;
     }
@@ -242,7 +293,10 @@ final class SourceReader {
 
   /** Reads {@code format}; see {@link FormatReader#format}. */
   FormatSpec format(YamlMap root, SourceSpec source) {
-    return new FormatReader(nodes, this).format(root, source);
+    String stem = base.substring(0, base.length() - "source".length());
+    String sectionStem = section.substring(0, section.length() - "source".length());
+    return new FormatReader(nodes, this, stem + "format", sectionStem + "format", base)
+        .format(root, source);
   }
 
   Size positiveSize(Node node, String path) {
@@ -252,10 +306,5 @@ final class SourceReader {
       return null;
     }
     return size;
-  }
-
-  private YamlMap section(YamlMap root, String key, String example) {
-    Node node = root.required(key, example);
-    return node == null ? null : nodes.map(node, key, key);
   }
 }

@@ -13,6 +13,8 @@ import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.StartingOffsets;
+import dev.tributary.config.StreamJoinSpec;
+import dev.tributary.config.StreamJoinType;
 import dev.tributary.config.TransformStep;
 import dev.tributary.config.WatermarkSpec;
 import java.nio.file.Path;
@@ -48,6 +50,7 @@ final class SpecValidator {
       checkAggregate(joined);
       checkPartitionBy(columns);
     }
+    new StreamJoinChecks(problems, draft).check(leftColumns(columns));
     new UpsertChecks(problems, draft).check(columns);
     new RouteChecks(problems, draft).check();
     new ColumnsAllChecks(problems, draft).check();
@@ -190,18 +193,53 @@ final class SpecValidator {
 
   /**
    * The columns the watermark, deduplication and aggregation can reference: the stream's, then the
-   * columns each join picks, with no known type (null: a dimension's types are read at start).
+   * columns each join picks, with no known type (null: a dimension's types are read at start), then
+   * a stream join's second input's columns with its prefix and their types.
    */
   private Map<String, ColumnType> joinedColumns(Map<String, ColumnType> columns) {
-    if (draft.joins() == null || draft.joins().isEmpty()) {
+    if ((draft.joins() == null || draft.joins().isEmpty()) && !hasStreamJoin()) {
       return columns;
     }
     Map<String, ColumnType> joined = new LinkedHashMap<>(columns);
-    draft
-        .joins()
-        .forEach(
-            j -> j.columns().ifPresent(picked -> picked.forEach(c -> joined.putIfAbsent(c, null))));
+    if (draft.joins() != null) {
+      draft
+          .joins()
+          .forEach(
+              j ->
+                  j.columns()
+                      .ifPresent(picked -> picked.forEach(c -> joined.putIfAbsent(c, null))));
+    }
+    if (hasStreamJoin()) {
+      StreamJoinSpec join = draft.streamJoins().get(0);
+      if (join.type() != StreamJoinType.LEFT_SEMI) {
+        join.stream()
+            .format()
+            .ifPresent(
+                f ->
+                    f.columns()
+                        .forEach(
+                            c -> joined.putIfAbsent(join.stream().prefixed(c.name()), c.type())));
+      }
+    }
     return joined;
+  }
+
+  private boolean hasStreamJoin() {
+    return draft.streamJoins() != null && !draft.streamJoins().isEmpty();
+  }
+
+  /**
+   * The left side of a stream join: the main input's columns after its stream-static joins, or null
+   * when they are only known at start (a join adding every dimension column) or broken.
+   */
+  private Map<String, ColumnType> leftColumns(Map<String, ColumnType> columns) {
+    if (columns == null || draft.joins() == null || joinAddsUnknownColumns()) {
+      return null;
+    }
+    Map<String, ColumnType> left = new LinkedHashMap<>(columns);
+    PipelineSpec.KAFKA_METADATA_COLUMNS.forEach(c -> left.putIfAbsent(c, null));
+    draft.joins().forEach(j -> j.columns().orElseThrow().forEach(c -> left.putIfAbsent(c, null)));
+    return left;
   }
 
   /**
@@ -210,7 +248,8 @@ final class SpecValidator {
    * then, naming the column.
    */
   private boolean joinAddsUnknownColumns() {
-    return draft.joins() != null && draft.joins().stream().anyMatch(j -> j.columns().isEmpty());
+    return (draft.joins() != null && draft.joins().stream().anyMatch(j -> j.columns().isEmpty()))
+        || (hasStreamJoin() && draft.streamJoins().get(0).stream().format().isEmpty());
   }
 
   private void checkWatermark(Map<String, ColumnType> columns) {
@@ -268,13 +307,12 @@ final class SpecValidator {
       available = new LinkedHashSet<>(draft.aggregate().outputColumns());
     } else if (problems.declared("aggregate")) {
       return; // a broken aggregation: its output columns are unknown
-    } else if (draft.joins() == null
-        || draft.joins().stream().anyMatch(j -> j.columns().isEmpty())) {
+    } else if (draft.joins() == null || draft.streamJoins() == null || joinAddsUnknownColumns()) {
       return; // a join adds columns known only once its dimension is read: the service checks then
     } else {
       available = new LinkedHashSet<>(columns.keySet());
       available.addAll(PipelineSpec.KAFKA_METADATA_COLUMNS);
-      draft.joins().forEach(j -> available.addAll(j.columns().orElseThrow()));
+      available.addAll(joinedColumns(columns).keySet());
     }
     checkColumnList(
         "partition column", "sink.delta.partition-by", draft.sink().partitionBy(), available);
@@ -288,7 +326,22 @@ final class SpecValidator {
     }
     String at = problems.declared("output-mode") ? "output-mode" : "aggregate";
     if (mode == OutputMode.APPEND && draft.aggregate() != null && draft.aggregate().running()) {
-      problems.atValue(at, Messages.appendWithRunningAggregate());
+      problems.atValue(
+          at,
+          hasStreamJoin()
+              ? StreamJoinMessages.runningAggregateAfterJoin(draft.streamJoinPath(0))
+              : Messages.appendWithRunningAggregate());
+    } else if (mode == OutputMode.APPEND && draft.aggregate() != null && hasStreamJoin()) {
+      // D2: after the join both sides' watermark columns are event-time columns.
+      List<String> times = StreamJoinChecks.eventTimeColumns(draft);
+      String window = draft.aggregate().window().get().column();
+      if (times.isEmpty()) {
+        problems.atValue(at, Messages.appendNeedsWatermark());
+      } else if (!times.contains(window) && !problems.brokenAt("watermark")) {
+        problems.atValue(
+            "aggregate.window.column",
+            StreamJoinMessages.windowColumn(draft.streamJoinPath(0), window, times));
+      }
     } else if (mode == OutputMode.APPEND && draft.aggregate() != null) {
       if (!problems.declared("watermark")) {
         problems.atValue(at, Messages.appendNeedsWatermark());

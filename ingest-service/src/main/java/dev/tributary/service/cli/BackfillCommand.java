@@ -54,6 +54,7 @@ final class BackfillCommand {
             .orElseThrow(
                 () -> new CliArguments.UsageException("backfill needs --into PATH or --replace"));
     PipelineSpec spec = PipelineParser.parse(file);
+    StreamJoinPlan.refuse(spec, "backfill");
     return MaskedFailure.masking(spec.secrets(), () -> run(spec, from, to, into, out, err));
   }
 

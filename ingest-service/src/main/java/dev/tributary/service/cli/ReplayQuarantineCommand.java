@@ -24,6 +24,7 @@ final class ReplayQuarantineCommand {
 
   static int run(CliArguments args, PrintStream out) {
     PipelineSpec spec = spec(args);
+    StreamJoinPlan.refuse(spec, "replay-quarantine");
     return MaskedFailure.masking(
         spec.secrets(), () -> run(spec, args, new MaintenanceCommands.Masked(out, spec)));
   }

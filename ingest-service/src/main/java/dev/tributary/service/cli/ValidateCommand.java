@@ -60,7 +60,10 @@ final class ValidateCommand {
     // The plan echoes locations and addresses, any of which may hold a secret reference's value.
     Secrets secrets = spec.secrets();
     try {
-      CompiledPipeline pipeline = PipelineFactory.compile(spec);
+      // A stream join is not built yet (issue 25): its left side is compiled to check the main
+      // input's expressions and show its schema; the join itself was checked by the parser.
+      CompiledPipeline pipeline =
+          PipelineFactory.compile(spec.streamJoin().isPresent() ? spec.mainInput() : spec);
       Optional<SinkTableCheck.Result> table = SinkTableCheck.check(pipeline);
       if (table.isPresent() && table.get().refused()) {
         String why = table.get().line();
@@ -72,7 +75,7 @@ final class ValidateCommand {
         return 1;
       }
       out.println(secrets.mask("Pipeline " + spec.id() + " (" + file + ") is valid."));
-      out.print(secrets.mask(plan(pipeline)));
+      out.print(secrets.mask(plan(pipeline, spec)));
       table.ifPresent(t -> out.print(secrets.mask(lineOf("sink table", t.line()))));
       return 0;
     } catch (PipelineDefinitionException e) {
@@ -83,7 +86,14 @@ final class ValidateCommand {
 
   /** A human-readable summary of what the pipeline will do. */
   static String plan(CompiledPipeline pipeline) {
-    PipelineSpec spec = pipeline.spec();
+    return plan(pipeline, pipeline.spec());
+  }
+
+  /**
+   * The plan of {@code spec}, whose main input {@code pipeline} compiled (all of it, or without its
+   * stream join: {@link PipelineSpec#mainInput}).
+   */
+  private static String plan(CompiledPipeline pipeline, PipelineSpec spec) {
     StringBuilder b = new StringBuilder();
     if (spec.deltaSource().isPresent()) {
       var delta = spec.deltaSource().get();
@@ -157,6 +167,8 @@ final class ValidateCommand {
     for (int i = 0; i < spec.joins().size(); i++) {
       line(b, "join[" + i + "]", join(spec.joins().get(i)));
     }
+    spec.streamJoin()
+        .ifPresent(j -> StreamJoinPlan.lines(spec, j).forEach(l -> line(b, l.label(), l.text())));
     boolean repartitioned = repartition(spec).isPresent();
     spec.watermark()
         .ifPresent(
@@ -172,7 +184,8 @@ final class ValidateCommand {
                             : w.policy() == WatermarkSpec.Policy.GLOBAL
                                 ? " (global: the max event time over all partitions)"
                                 : " (per-partition: follows the slowest partition with records)")
-                        + w.idleTimeout().map(t -> idleTimeout(t, repartitioned)).orElse("")));
+                        + w.idleTimeout().map(t -> idleTimeout(t, repartitioned)).orElse("")
+                        + spec.streamJoin().map(j -> StreamJoinPlan.watermark(w, j)).orElse("")));
     spec.deduplicate().ifPresent(d -> line(b, "deduplicate", d.canonical()));
     spec.aggregate()
         .ifPresent(
@@ -200,7 +213,8 @@ final class ValidateCommand {
                           ? ""
                           : ", then " + String.join(", ", spec.outputColumns())))
               + " (types known at start)");
-    } else if (spec.aggregate().isPresent() && !spec.joins().isEmpty()) {
+    } else if (spec.aggregate().isPresent()
+        && (!spec.joins().isEmpty() || spec.streamJoin().isPresent())) {
       // a group-by or measure column may come from a join: the types are known once its table is
       // read
       line(
@@ -215,6 +229,7 @@ final class ValidateCommand {
                   .map(f -> f.name() + " " + f.type().deltaName())
                   .collect(Collectors.joining(", "))
               + joinedColumns(spec)
+              + spec.streamJoin().map(StreamJoinPlan::outputColumns).orElse("")
               + (spec.schemaEvolution().rescue() ? ", _rescued_data string" : "")
               + (spec.schemaEvolution().addsColumns() ? ", then the columns new fields add" : ""));
     }
