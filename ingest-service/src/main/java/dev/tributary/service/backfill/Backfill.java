@@ -45,6 +45,9 @@ import org.apache.kafka.common.TopicPartition;
  * <pipeline>-backfill-<hash>@<checkpoint id>}), so after a crash the same command replays the
  * interrupted batch against its own checkpoint and the table keeps each row once. A table that
  * exists with data and holds no txn of this backfill is refused.
+ *
+ * <p>{@link #replace} runs the same into a staging table, then swaps the range in the live table in
+ * one commit with a txn of its own (docs/DESIGN.md, "Backfills").
  */
 public final class Backfill {
   private Backfill() {}
@@ -128,7 +131,7 @@ public final class Backfill {
       }
       String rule = plan.selector(current.schema()).describe();
       if (current.latestTransactionVersion(txn.appId()).isPresent()) {
-        return swapped(plan, rule, current.version(), Optional.empty(), 0);
+        return swapped(plan, rule, current.version(), Optional.empty(), 0, Optional.empty());
       }
       createStaging(plan, current);
       CommitConflictException last = null;
@@ -149,8 +152,10 @@ public final class Backfill {
         try {
           Optional<ReplaceRangeTransaction.Metrics> swap = swap(plan, live, txn);
           CrashPoints.reached(CrashPoints.BACKFILL_SWAPPED);
-          return swapped(
-              plan, rule, live.snapshot().version(), swap.map(m -> staged), attempt, swap);
+          // a swap found already committed (by a concurrent run of the same command) did nothing
+          Optional<BackfillSummary> staging =
+              swap.isPresent() ? Optional.of(staged) : Optional.empty();
+          return swapped(plan, rule, live.snapshot().version(), staging, attempt, swap);
         } catch (CommitConflictException e) {
           last = e; // the range changed under the plan: stage what is new, plan again
         }
@@ -227,15 +232,6 @@ public final class Backfill {
         swap,
         attempts,
         plan.edges());
-  }
-
-  private static ReplaceSummary swapped(
-      BackfillPlan plan,
-      String rule,
-      long version,
-      Optional<BackfillSummary> staging,
-      int attempts) {
-    return swapped(plan, rule, version, staging, attempts, Optional.empty());
   }
 
   /**
