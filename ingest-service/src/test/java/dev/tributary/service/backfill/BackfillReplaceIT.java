@@ -1,6 +1,7 @@
 package dev.tributary.service.backfill;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.config.PipelineParser;
 import dev.tributary.config.PipelineSpec;
@@ -244,6 +245,36 @@ class BackfillReplaceIT {
       }
     }
     assertThat(after.keySet().stream().filter(id -> id < EVENTS)).hasSize(EVENTS);
+  }
+
+  @Test
+  void aRangeThatKeepsConflictingIsRefusedNamingThePipelineAndNothingIsSwapped() throws Exception {
+    BackfillRange range = range(240, 260);
+    AtomicInteger plans = new AtomicInteger();
+    BackfillPlan plan = BackfillPlan.replace(stateless("100"), range);
+    assertThatThrownBy(
+            () ->
+                CrashPoints.onThisThread(
+                    point -> {
+                      if (point.equals(CrashPoints.BACKFILL_REWRITTEN)) {
+                        try {
+                          int n = plans.incrementAndGet();
+                          append(91_000 + n, DAY.plus(Duration.ofMinutes(250)), "inside");
+                        } catch (Exception e) {
+                          throw new IllegalStateException(e);
+                        }
+                      }
+                    },
+                    () -> Backfill.replace(plan, new ProgressLog(100), r -> {})))
+        .isInstanceOf(BackfillRefusal.class)
+        .hasMessageContaining("Cannot backfill pipeline clicks --replace")
+        .hasMessageContaining("planned " + Backfill.SWAP_ATTEMPTS + " times")
+        .hasMessageContaining("may hold rows of the range");
+    assertThat(plans.get()).isEqualTo(Backfill.SWAP_ATTEMPTS);
+    assertThat(snapshot("clicks").latestTransactionVersion(plan.id() + "/replace")).isEmpty();
+    for (int n = 1; n <= Backfill.SWAP_ATTEMPTS; n++) {
+      assertThat(rowsById("clicks")).containsKey(91_000L + n); // the live appends all stand
+    }
   }
 
   /** Appends one row as the live pipeline would (old derive), in its own commit. */
