@@ -65,7 +65,7 @@ final class Committer {
       List<Action> fileActions,
       String operation,
       Map<String, ?> extras,
-      boolean appendsConflict,
+      ConflictRules.AddRule conflictingAdds,
       Set<String> enforced) {
     String txnId = UUID.randomUUID().toString();
     List<String> removed = new ArrayList<>();
@@ -78,7 +78,7 @@ final class Committer {
       }
     }
     ConflictRules rules =
-        new ConflictRules(txnId, txn, new HashSet<>(removed), appendsConflict, fences);
+        new ConflictRules(txnId, txn, new HashSet<>(removed), conflictingAdds, fences);
     Attempts attempts =
         new Attempts(
             readState,

@@ -9,8 +9,10 @@ import dev.tributary.table.log.RemoveFile;
 import dev.tributary.table.log.SetTransaction;
 import dev.tributary.table.log.TableState;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * What a commit that won the race for a version means for ours (Delta's optimistic concurrency, for
@@ -24,7 +26,8 @@ import java.util.Set;
  *   <li>it removes a file we remove: conflict (the rows were deleted or rewritten already; a merge
  *       with deletion vectors removes each path it re-adds with a new vector, so two merges marking
  *       one file, or a compaction of it, conflict the same way);
- *   <li>it adds data while we overwrite the whole table: conflict (we would hide its rows);
+ *   <li>it adds data while we overwrite the whole table, or data that may hold rows of the range we
+ *       replace ({@link AddRule}): conflict (we would hide its rows);
  *   <li>it records one of our fenced positions ({@link PositionFence}): conflict, not retried
  *       (another writer moved the position: it owns that source partition now);
  *   <li>anything else (blind appends, compaction of other files) does not conflict: retry at the
@@ -34,23 +37,49 @@ import java.util.Set;
  * @param txnId our unique commit id
  * @param txn our transaction id, or null
  * @param removedPaths paths our commit removes
- * @param appendsConflict true for whole-table overwrites
+ * @param adds which added data conflicts ({@link AddRule#ALL} for whole-table overwrites)
  * @param fences the positions a fenced commit moves; empty otherwise
  */
 record ConflictRules(
     String txnId,
     TransactionId txn,
     Set<String> removedPaths,
-    boolean appendsConflict,
+    AddRule adds,
     List<PositionFence> fences) {
   ConflictRules {
     removedPaths = Set.copyOf(removedPaths);
+    Objects.requireNonNull(adds, "adds");
     fences = List.copyOf(fences);
   }
 
   ConflictRules(
       String txnId, TransactionId txn, Set<String> removedPaths, boolean appendsConflict) {
-    this(txnId, txn, removedPaths, appendsConflict, List.of());
+    this(txnId, txn, removedPaths, AddRule.of(appendsConflict), List.of());
+  }
+
+  /**
+   * Which data ({@code add} actions with {@code dataChange=true}) a concurrent commit may not add
+   * without conflicting with ours.
+   *
+   * @param conflicts whether an added file conflicts
+   * @param why the end of the conflict's message ("while this commit ...")
+   */
+  record AddRule(Predicate<AddFile> conflicts, String why) {
+    /** Blind appends, merges, compactions: added data never conflicts. */
+    static final AddRule NONE = new AddRule(add -> false, "");
+
+    /** A whole-table overwrite: any added data would be hidden by it. */
+    static final AddRule ALL =
+        new AddRule(add -> true, "while this commit overwrites the whole table");
+
+    AddRule {
+      Objects.requireNonNull(conflicts, "conflicts");
+      Objects.requireNonNull(why, "why");
+    }
+
+    static AddRule of(boolean appendsConflict) {
+      return appendsConflict ? ALL : NONE;
+    }
   }
 
   /**
@@ -140,11 +169,8 @@ record ConflictRules(
                 + r.path()
                 + "', which this commit also removes (concurrent compaction, overwrite or delete)");
       }
-      if (appendsConflict && a instanceof AddFile add && add.dataChange()) {
-        throw conflict(
-            location,
-            version,
-            "it added data ('" + add.path() + "') while this commit overwrites the whole table");
+      if (a instanceof AddFile add && add.dataChange() && adds.conflicts().test(add)) {
+        throw conflict(location, version, "it added data ('" + add.path() + "') " + adds.why());
       }
     }
     return Verdict.NO_CONFLICT;

@@ -506,6 +506,17 @@ public final class DeltaTable {
   }
 
   /**
+   * Starts a transaction that replaces the rows of {@code range} in one commit (Delta's {@code
+   * replaceWhere}; see {@link ReplaceRangeTransaction}). Same idempotency as {@link #newAppend}.
+   *
+   * @throws TableException if the table is append-only or tracks row ids
+   */
+  public ReplaceRangeTransaction newReplaceRange(
+      TransactionId txn, ReplaceRangeTransaction.Range range) throws IOException {
+    return new ReplaceRangeTransaction(this, txn, new Snapshot(location(), latestState()), range);
+  }
+
+  /**
    * Starts a transaction that upserts rows by the values of {@code keyColumns}: the table keeps one
    * row per key, the last one written (update output mode). Same idempotency as {@link #newAppend}.
    *
@@ -644,9 +655,29 @@ public final class DeltaTable {
       Map<String, ?> extras,
       boolean appendsConflict,
       Set<String> enforced) {
+    return commit(
+        readState,
+        txn,
+        fences,
+        fileActions,
+        operation,
+        extras,
+        ConflictRules.AddRule.of(appendsConflict),
+        enforced);
+  }
+
+  /** A commit with which concurrently added data conflicts given by {@code adds}. */
+  CommitResult commit(
+      TableState readState,
+      TransactionId txn,
+      List<PositionFence> fences,
+      List<Action> fileActions,
+      String operation,
+      Map<String, ?> extras,
+      ConflictRules.AddRule adds,
+      Set<String> enforced) {
     Committer.Outcome outcome =
-        committer.commit(
-            readState, txn, fences, fileActions, operation, extras, appendsConflict, enforced);
+        committer.commit(readState, txn, fences, fileActions, operation, extras, adds, enforced);
     remember(outcome.state());
     CommitResult result = outcome.result();
     if (result.committed()

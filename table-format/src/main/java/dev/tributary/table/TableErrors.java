@@ -219,4 +219,28 @@ public final class TableErrors {
             + mark.previous()
             + "). Nothing was committed; the batch is written again with fresh values.");
   }
+
+  /** A range replacement refused on a table that cannot take it. */
+  public static TableException replaceRefused(String location, String why) {
+    return new TableException(
+        "Cannot replace a range of the Delta table at "
+            + location
+            + ": "
+            + why
+            + ". Write the recomputed rows to a new table instead.");
+  }
+
+  /** A table's files added to another table whose data files are laid out differently. */
+  static String layoutsDiffer(String location, String inner, String own, String theirs) {
+    return "Cannot add the files of the Delta table at "
+        + inner
+        + " to the one at "
+        + location
+        + ": its data files hold "
+        + theirs
+        + " but the table's hold "
+        + own
+        + "; create the inner table with the outer table's metadata (schema with its field"
+        + " metadata, partition columns, properties).";
+  }
 }

@@ -36,7 +36,11 @@ import java.util.Set;
  * as orphans for vacuum: they are never referenced, and deleting them is vacuum's job.
  */
 public abstract sealed class TableTransaction implements AutoCloseable
-    permits AppendTransaction, OverwriteTransaction, MergeTransaction, HistoryMergeTransaction {
+    permits AppendTransaction,
+        OverwriteTransaction,
+        MergeTransaction,
+        HistoryMergeTransaction,
+        ReplaceRangeTransaction {
   final DeltaTable table;
   final TransactionId txn;
   final Snapshot readSnapshot;
@@ -349,7 +353,7 @@ public abstract sealed class TableTransaction implements AutoCloseable
         actions,
         operation(),
         info,
-        overwritesAll(),
+        addRule(),
         enforced == null ? Set.of() : ProtocolSupport.ROW_RULE_FEATURES);
   }
 
@@ -452,6 +456,11 @@ public abstract sealed class TableTransaction implements AutoCloseable
   abstract String operation();
 
   abstract boolean overwritesAll();
+
+  /** Which data a concurrent commit may not add; by default, any when overwriting everything. */
+  ConflictRules.AddRule addRule() {
+    return ConflictRules.AddRule.of(overwritesAll());
+  }
 
   private void abortWriter() {
     if (writer != null) {

@@ -124,4 +124,56 @@ final class BackfillErrors {
         + " (partition=oldest retained offset). Backfill a later range, or from a copy of the"
         + " events (a bronze Delta table).";
   }
+
+  static String liveTableMissing(String pipeline, String table) {
+    return "Cannot backfill pipeline "
+        + pipeline
+        + " --replace: its table "
+        + table
+        + " does not exist, so there is no range to replace; run the pipeline first, or backfill"
+        + " --into a new table.";
+  }
+
+  static String appendOnly(String pipeline, String table) {
+    return "Cannot backfill pipeline "
+        + pipeline
+        + " --replace: its table "
+        + table
+        + " is append-only (delta.appendOnly=true), and replacing a range removes rows; backfill"
+        + " --into a new table instead, or unset the property if removing rows is allowed.";
+  }
+
+  static String stoppedBeforeSwap(String pipeline) {
+    return "Backfill of pipeline "
+        + pipeline
+        + " --replace was stopped before its staging run was complete, so the live table was not"
+        + " changed; run the same command again to continue it and swap the range.";
+  }
+
+  static String keptConflicting(String pipeline, int attempts, String last) {
+    return "Cannot backfill pipeline "
+        + pipeline
+        + " --replace: the swap was planned "
+        + attempts
+        + " times and each time a concurrent commit touched the range before it could commit;"
+        + " nothing was swapped (the staging run is kept). Run the same command again when the"
+        + " range is quiet (an event time range behind the live pipeline's watermark). Last"
+        + " conflict: "
+        + last;
+  }
+
+  static String stagingLayout(String pipeline, String staging, String why) {
+    return "Cannot backfill pipeline "
+        + pipeline
+        + " --replace: the staging table "
+        + staging
+        + " no longer fits the live table ("
+        + why
+        + "); the live table's schema changed since the staging run began: delete the staging"
+        + " table and the backfill's checkpoint, then run the command again.";
+  }
+
+  static String swapRefused(String pipeline, String why) {
+    return "Cannot backfill pipeline " + pipeline + " --replace: " + why;
+  }
 }

@@ -69,6 +69,50 @@ public record BackfillPlan(
    * @throws BackfillRefusal for a declaration a backfill does not support, saying why
    */
   public static BackfillPlan into(PipelineSpec live, BackfillRange range, String target) {
+    DeltaSinkSpec sink = checkSupported(live);
+    if (sameTable(target, sink.path()) || sameTable(target, live.quarantine().path())) {
+      throw new BackfillRefusal(BackfillErrors.targetIsLive(live.id(), target));
+    }
+    String hash = hash(live.id() + "\n" + range.from() + "\n" + range.to() + "\n" + target);
+    return plan(live, range, target, hash);
+  }
+
+  /**
+   * Plans {@code --replace}: the backfill runs into a staging table inside the live table's folder,
+   * {@code <live>/}{@value #STAGING_FOLDER}{@code /<hash>} (a folder whose name starts with {@code
+   * _}: Delta readers and vacuum ignore it), whose files the swap then adds to the live table by
+   * path. The hash is of the pipeline id and the range, so a rerun of the same command continues
+   * the same staging run.
+   *
+   * @throws BackfillRefusal as {@link #into}
+   */
+  public static BackfillPlan replace(PipelineSpec live, BackfillRange range) {
+    DeltaSinkSpec sink = checkSupported(live);
+    String hash = hash(live.id() + "\n" + range.from() + "\n" + range.to() + "\n" + "replace");
+    return plan(live, range, stripSlash(sink.path()) + "/" + stagingFolder(hash), hash);
+  }
+
+  /** The folder of the live table holding the staging tables of {@code --replace}. */
+  public static final String STAGING_FOLDER = "_tributary_backfill";
+
+  private static String stagingFolder(String hash) {
+    return STAGING_FOLDER + "/" + hash;
+  }
+
+  /** The live table the backfill replaces the range of (the pipeline's one Delta sink). */
+  public String liveTable() {
+    return live.deltaSink().orElseThrow().path();
+  }
+
+  /**
+   * The staging table's path relative to the live table ({@code --replace}), e.g. {@code
+   * _tributary_backfill/1a2b3c4d}.
+   */
+  public String stagingFolder() {
+    return target.substring(stripSlash(liveTable()).length() + 1);
+  }
+
+  private static DeltaSinkSpec checkSupported(PipelineSpec live) {
     String id = live.id();
     if (live.sinks().size() != 1 || live.deltaSink().isEmpty()) {
       throw new BackfillRefusal(BackfillErrors.notOneDeltaSink(id, live.sinkLocations()));
@@ -93,11 +137,15 @@ public record BackfillPlan(
     if (window.isEmpty() && live.watermark().isEmpty()) {
       throw new BackfillRefusal(BackfillErrors.noEventTime(id));
     }
-    if (sameTable(target, sink.path()) || sameTable(target, live.quarantine().path())) {
-      throw new BackfillRefusal(BackfillErrors.targetIsLive(id, target));
-    }
+    return sink;
+  }
+
+  private static BackfillPlan plan(
+      PipelineSpec live, BackfillRange range, String target, String hash) {
+    String id = live.id();
+    DeltaSinkSpec sink = live.deltaSink().get();
+    Optional<WindowSpec> window = live.aggregate().flatMap(AggregateSpec::window);
     Duration delay = live.watermark().map(WatermarkSpec::delay).orElse(Duration.ZERO);
-    String hash = hash(id + "\n" + range.from() + "\n" + range.to() + "\n" + target);
     String backfillId = backfillId(id, hash);
     SourceSpec source = source(live.source(), range.readFrom(delay));
     DeltaSinkSpec into =

@@ -6,7 +6,6 @@ import dev.tributary.service.backfill.Backfill;
 import dev.tributary.service.backfill.BackfillPlan;
 import dev.tributary.service.backfill.BackfillRange;
 import dev.tributary.service.backfill.BackfillRefusal;
-import dev.tributary.service.backfill.BackfillSummary;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.pipeline.PipelineRun;
 import java.io.PrintStream;
@@ -15,11 +14,11 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * {@code tributary backfill --pipeline FILE --from T1 --to T2 --into PATH}: the pipeline's query
- * over the events of [T1, T2) into a new table (docs/DESIGN.md, "Backfills"), then a summary. Exit
- * 0 done, 1 failed (a rerun of the same command continues it) or refused for the source's state, 2
- * invalid arguments or a declaration a backfill does not support. Ctrl-C lets the batch in progress
- * finish.
+ * {@code tributary backfill --pipeline FILE --from T1 --to T2 --into PATH | --replace}: the
+ * pipeline's query over the events of [T1, T2) into a new table, or swapped into the live table in
+ * one commit (docs/DESIGN.md, "Backfills"), then a summary. Exit 0 done, 1 failed (a rerun of the
+ * same command continues it) or refused for the source's state, 2 invalid arguments or a
+ * declaration a backfill does not support. Ctrl-C lets the batch in progress finish.
  */
 final class BackfillCommand {
   private BackfillCommand() {}
@@ -42,27 +41,27 @@ final class BackfillCommand {
     if (args.flag("replace") && args.option("into").isPresent()) {
       throw new CliArguments.UsageException("--into and --replace exclude each other");
     }
-    if (args.flag("replace")) {
-      err.println(
-          "tributary backfill: --replace is not available yet (issue #28): swapping the range in"
-              + " the live table in one commit is still to come. Backfill --into a new table,"
-              + " check it with tributary compare, then switch readers.");
-      return 2;
-    }
+    boolean replace = args.flag("replace");
     String into =
-        args.option("into")
-            .orElseThrow(
-                () -> new CliArguments.UsageException("backfill needs --into PATH or --replace"));
+        replace
+            ? null
+            : args.option("into")
+                .orElseThrow(
+                    () ->
+                        new CliArguments.UsageException("backfill needs --into PATH or --replace"));
     PipelineSpec spec = PipelineParser.parse(file);
     StreamJoinPlan.refuse(spec, "backfill");
     return MaskedFailure.masking(spec.secrets(), () -> run(spec, from, to, into, out, err));
   }
 
+  /** Runs the backfill into {@code into}, or replaces the range in the live table if null. */
   private static int run(
       PipelineSpec spec, String from, String to, String into, PrintStream out, PrintStream err)
       throws Exception {
     try {
-      BackfillPlan plan = BackfillPlan.into(spec, BackfillRange.parse(from, to), into);
+      BackfillRange range = BackfillRange.parse(from, to);
+      BackfillPlan plan =
+          into == null ? BackfillPlan.replace(spec, range) : BackfillPlan.into(spec, range, into);
       ProgressLog progress = new ProgressLog(100, spec.secrets());
       progress.addListener(
           p -> {
@@ -70,7 +69,7 @@ final class BackfillCommand {
             out.flush();
           });
       AtomicReference<PipelineRun> running = new AtomicReference<>();
-      BackfillSummary summary;
+      String summary;
       try (StopSignals signals =
           StopSignals.install(
               () -> {
@@ -80,9 +79,12 @@ final class BackfillCommand {
                 }
               },
               err)) {
-        summary = Backfill.into(plan, progress, running::set);
+        summary =
+            into == null
+                ? Backfill.replace(plan, progress, running::set).render()
+                : Backfill.into(plan, progress, running::set).render();
       }
-      out.println(summary.render());
+      out.println(summary);
       return 0;
     } catch (BackfillRefusal e) {
       err.println("tributary backfill: " + e.getMessage());

@@ -46,7 +46,12 @@ public final class Main {
                                                           the pipeline's query over the events of
                                                           [T1, T2) (UTC instants) into a new table,
                                                           with its own checkpoint; a rerun continues
-                                                          an interrupted one (--replace: to come)
+                                                          an interrupted one
+        tributary backfill --pipeline PIPELINE.yaml --from T1 --to T2 --replace
+                                                          the same, then the range's rows swapped
+                                                          into the live table in one Delta commit
+                                                          (safe while the pipeline runs; a rerun
+                                                          after the swap does nothing)
         tributary replay-quarantine --pipeline PIPELINE.yaml [--where EXPR]
                                                           parse quarantined records again with the
                                                           current declaration; write those that now

@@ -82,6 +82,18 @@ public final class CrashPoints {
    */
   public static final String REPLAY_AFTER_QUARANTINE_COMMIT = "replay-after-quarantine-commit";
 
+  /** {@code backfill --replace}: the staging run is complete, the swap not planned. */
+  public static final String BACKFILL_STAGED = "backfill-staged";
+
+  /**
+   * {@code backfill --replace}: the swap is planned and the rewritten files are written, not
+   * committed (where a concurrent commit makes the swap re-plan).
+   */
+  public static final String BACKFILL_REWRITTEN = "backfill-rewritten";
+
+  /** {@code backfill --replace}: the swap is committed, the summary not printed. */
+  public static final String BACKFILL_SWAPPED = "backfill-swapped";
+
   /**
    * The points the batch body reaches, by name: stage 1 of a stateful group pipeline has its own
    * names, so a crash test can halt one stage and not the other.

@@ -475,6 +475,11 @@ public final class PipelineRun implements AutoCloseable {
     engine.stop();
   }
 
+  /** Whether {@link #stop()} was called: a run that returned then may not have read everything. */
+  public boolean stopRequested() {
+    return engine.stopRequested();
+  }
+
   @Override
   public void close() {
     closeAll(resources);

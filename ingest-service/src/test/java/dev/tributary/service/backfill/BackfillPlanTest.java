@@ -79,6 +79,29 @@ class BackfillPlanTest {
   }
 
   @Test
+  void replaceStagesInsideTheLiveTablesFolderWithAnIdOfTheRangeAlone() {
+    PipelineSpec live = spec(STATELESS, DELTA);
+    BackfillPlan plan = BackfillPlan.replace(live, RANGE);
+    String hash = hash(plan.spec());
+
+    assertThat(plan.liveTable()).isEqualTo("/data/clicks");
+    assertThat(plan.stagingFolder()).isEqualTo("_tributary_backfill/" + hash);
+    assertThat(plan.spec().sinkLocations())
+        .containsExactly("/data/clicks/_tributary_backfill/" + hash);
+    assertThat(plan.spec().quarantine().path())
+        .isEqualTo("/data/clicks/_tributary_backfill/" + hash + "-quarantine");
+    assertThat(plan.spec().checkpoint()).isEqualTo("/data/checkpoints/clicks-backfill-" + hash);
+    // the same command again finds the same run; another range is another run; --into differs
+    assertThat(BackfillPlan.replace(live, RANGE).id()).isEqualTo(plan.id());
+    assertThat(
+            BackfillPlan.replace(
+                    live, BackfillRange.parse("2026-11-01T00:30:00Z", "2026-11-01T04:00:00Z"))
+                .id())
+        .isNotEqualTo(plan.id());
+    assertThat(BackfillPlan.into(live, RANGE, plan.target()).id()).isNotEqualTo(plan.id());
+  }
+
+  @Test
   void theIdDependsOnRangeAndTargetSoThatARerunFindsItsOwnRun() {
     PipelineSpec live = spec(STATELESS, DELTA);
     String a = BackfillPlan.into(live, RANGE, "/data/a").id();

@@ -2,6 +2,13 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -128,13 +136,47 @@ class BackfillCommandTest {
   }
 
   @Test
-  void replaceIsRefusedAsNotYetAvailable() {
+  void replaceRefusesAMissingLiveTableAndWritesNothing() {
     assertThat(
             run(
                 backfill(
                     kafkaPipeline, "2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z", "--replace")))
         .isEqualTo(2);
-    assertThat(err()).contains("--replace is not available yet");
+    assertThat(err())
+        .contains("Cannot backfill pipeline clicks --replace: its table")
+        .contains("does not exist");
+    assertThat(Files.exists(dir.resolve("clicks/_delta_log"))).isFalse();
+    assertThat(Files.exists(dir.resolve("clicks/_tributary_backfill"))).isFalse();
+    assertThat(Files.exists(dir.resolve("checkpoints"))).isFalse();
+  }
+
+  @Test
+  void replaceRefusesAnAppendOnlyTableByName() throws Exception {
+    try (ObjectStore store = ObjectStores.open(dir.resolve("clicks").toString(), null)) {
+      DeltaTable.open(store, TableOptions.defaults())
+          .create(
+              StructType.of(
+                  StructField.nullable("id", PrimitiveType.LONG),
+                  StructField.nullable("event_ts", PrimitiveType.TIMESTAMP)),
+              List.of(),
+              Map.of("delta.appendOnly", "true"));
+    }
+    assertThat(
+            run(
+                backfill(
+                    kafkaPipeline, "2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z", "--replace")))
+        .isEqualTo(2);
+    assertThat(err()).contains("is append-only (delta.appendOnly=true)");
+  }
+
+  @Test
+  void replaceRefusesWhatIntoRefuses() {
+    assertThat(
+            run(
+                backfill(
+                    deltaPipeline, "2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z", "--replace")))
+        .isEqualTo(2);
+    assertThat(err()).contains("Cannot backfill pipeline silver: it declares no event-time column");
   }
 
   @Test
