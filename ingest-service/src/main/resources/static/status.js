@@ -407,7 +407,8 @@ document.getElementById("backfill-form").addEventListener("submit", async (event
   try {
     const job = await api("pipelines/" + encodeURIComponent(page.selected) + "/backfill", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request) });
-    result.textContent = `Backfill job ${job.job} started: [${job.from}, ${job.to}) into ${job.into}.`;
+    result.textContent = `Backfill job ${job.job} started: [${job.from}, ${job.to}) `
+      + (job.replace ? "replacing the range in the live table." : `into ${job.into}.`);
   } catch (e) {
     // 400 and 409 carry the API's message: what is wrong with the request and how to fix it
     result.className = "action-result failed";
@@ -422,6 +423,13 @@ function backfillHealth(state) {
 
 function backfillResult(job) {
   if (job.state === "FAILED" || job.state === "STOPPED") return job.message || "";
+  const w = job.swap;
+  if (w) {
+    if (w.alreadySwapped) return `already swapped by an earlier run; live table version ${w.version}`;
+    return `swapped in one commit (live table version ${w.version}): ${num(w.rowsRemoved)} rows removed`
+      + ` (${num(w.filesRemoved)} files whole, ${num(w.filesRewritten)} rewritten), ${num(w.rowsAdded)} added`
+      + (w.attempts > 1 ? `; planned ${w.attempts} times` : "");
+  }
   const s = job.summary;
   if (!s) return "";
   return `${num(s.rowsAdded)} rows added, ${num(s.rowsOutside)} outside the range left out; table version ${s.version},`

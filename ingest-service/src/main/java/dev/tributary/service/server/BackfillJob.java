@@ -4,6 +4,7 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.service.backfill.BackfillPlan;
 import dev.tributary.service.backfill.BackfillSummary;
+import dev.tributary.service.backfill.ReplaceSummary;
 import dev.tributary.service.engine.ProgressLog;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,7 +35,32 @@ final class BackfillJob {
      * @return what the backfill did
      * @throws Exception whatever ended the backfill (a refusal, the source or store failing)
      */
-    BackfillSummary run(ProgressLog progress, Consumer<Runnable> stoppable) throws Exception;
+    Done run(ProgressLog progress, Consumer<Runnable> stoppable) throws Exception;
+  }
+
+  /**
+   * What a finished backfill did: the run's summary ({@code into}; for {@code replace} the staging
+   * run's, absent when an earlier run had already swapped the range) and, for {@code replace}, the
+   * swap's.
+   *
+   * @param run the run's summary, or null
+   * @param replaced the replace's summary, or null for {@code into}
+   */
+  record Done(BackfillSummary run, ReplaceSummary replaced) {
+    /** An {@code into} backfill's outcome. */
+    static Done into(BackfillSummary run) {
+      return new Done(run, null);
+    }
+
+    /** A {@code replace} backfill's outcome. */
+    static Done replaced(ReplaceSummary replaced) {
+      return new Done(replaced.staging().orElse(null), replaced);
+    }
+
+    /** The summary as {@code tributary backfill} prints it. */
+    String render() {
+      return replaced != null ? replaced.render() : run.render();
+    }
   }
 
   /**
@@ -58,7 +84,7 @@ final class BackfillJob {
   // Guarded by this.
   private BackfillJobState state = BackfillJobState.RUNNING;
   private Instant endedAt;
-  private BackfillSummary summary;
+  private Done done;
   private String message;
   private Runnable stopRun;
   private boolean stopRequested;
@@ -152,7 +178,7 @@ final class BackfillJob {
   private void runToEnd(Work work) {
     ProgressLog progress = new ProgressLog(1, secrets);
     progress.addListener(p -> batches.incrementAndGet());
-    BackfillSummary done = null;
+    Done done = null;
     Throwable failure = null;
     try {
       done = work.run(progress, this::stoppable);
@@ -162,9 +188,9 @@ final class BackfillJob {
     finish(done, failure);
   }
 
-  private synchronized void finish(BackfillSummary done, Throwable failure) {
+  private synchronized void finish(Done done, Throwable failure) {
     endedAt = clock.instant();
-    summary = done;
+    this.done = done;
     if (stopRequested) {
       // Whatever the run ended with after a stop (a stop before the first commit leaves no table
       // to summarize), the job ends as asked: the same request continues it.
@@ -204,8 +230,25 @@ final class BackfillJob {
         startedAt,
         endedAt,
         batches.get(),
-        summary == null ? null : summary(summary),
+        done == null || done.run() == null ? null : summary(done.run()),
+        done == null || done.replaced() == null ? null : swap(done.replaced()),
         message);
+  }
+
+  private BackfillJobStatus.Swap swap(ReplaceSummary r) {
+    var m = r.swap();
+    return new BackfillJobStatus.Swap(
+        secrets.mask(r.liveTable()),
+        r.version(),
+        r.alreadySwapped(),
+        m.map(x -> x.rowsRemoved()).orElse(0L),
+        m.map(x -> x.filesRemoved()).orElse(0),
+        m.map(x -> x.filesRewritten()).orElse(0),
+        m.map(x -> x.rowsKept()).orElse(0L),
+        m.map(x -> x.rowsAdded()).orElse(0L),
+        m.map(x -> x.filesAdded()).orElse(0),
+        r.attempts(),
+        secrets.mask(r.stagingTable()));
   }
 
   private BackfillJobStatus.Summary summary(BackfillSummary s) {

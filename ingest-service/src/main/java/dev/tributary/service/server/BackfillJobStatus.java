@@ -13,14 +13,17 @@ import java.util.List;
  * @param from the range's first instant, as requested
  * @param to the first instant after the range, as requested
  * @param into the table written
- * @param replace whether the range replaces the live table's rows (not available yet)
+ * @param replace whether the range replaces the live table's rows
  * @param backfillId the backfill's id, the app id prefix of its txn actions (the same for the same
  *     pipeline, range and table: a job that posts them again continues the same backfill)
  * @param checkpoint the backfill's own checkpoint
  * @param startedAt when the job was accepted
  * @param endedAt when it ended; null while running
  * @param batches the batches this job has committed so far
- * @param summary what it did (on success, and so far on a stop); null otherwise
+ * @param summary what the run did (on success, and so far on a stop; for {@code replace} the
+ *     staging run); null otherwise
+ * @param swap what the swap into the live table did ({@code replace} only, on success); null
+ *     otherwise
  * @param message the error of a FAILED job, how to continue a STOPPED one; null otherwise
  */
 public record BackfillJobStatus(
@@ -37,6 +40,7 @@ public record BackfillJobStatus(
     Instant endedAt,
     int batches,
     Summary summary,
+    Swap swap,
     String message) {
 
   /**
@@ -72,4 +76,34 @@ public record BackfillJobStatus(
       edgeWindows = List.copyOf(edgeWindows);
     }
   }
+
+  /**
+   * What {@code replace} did to the live table: one commit that removed the range's rows and added
+   * the recomputed ones.
+   *
+   * @param liveTable the live table
+   * @param version the live table's version holding the swap
+   * @param alreadySwapped whether an earlier run had swapped it (this one changed nothing)
+   * @param rowsRemoved rows of the range removed
+   * @param filesRemoved files removed whole
+   * @param filesRewritten files rewritten without the range's rows
+   * @param rowsKept rows outside the range those rewritten files kept
+   * @param rowsAdded recomputed rows added
+   * @param filesAdded files added
+   * @param attempts swap plans made (more than one after concurrent commits in the range)
+   * @param stagingTable where the added files live, inside the live table's folder (never delete
+   *     it)
+   */
+  public record Swap(
+      String liveTable,
+      long version,
+      boolean alreadySwapped,
+      long rowsRemoved,
+      int filesRemoved,
+      int filesRewritten,
+      long rowsKept,
+      long rowsAdded,
+      int filesAdded,
+      int attempts,
+      String stagingTable) {}
 }

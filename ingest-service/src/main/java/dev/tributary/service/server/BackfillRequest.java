@@ -7,8 +7,7 @@ package dev.tributary.service.server;
  * @param from the first instant of the event-time range, UTC ({@code 2026-11-01T00:00:00Z})
  * @param to the first instant after it
  * @param into the new table to write (exclusive with {@code replace})
- * @param replace whether to swap the range in the live table (not available yet, issue 28); null
- *     reads as false
+ * @param replace whether to swap the range in the live table; null reads as false
  */
 public record BackfillRequest(String from, String to, String into, Boolean replace) {
 

@@ -45,17 +45,21 @@ final class BackfillRequests {
     BackfillPlan plan = BackfillPlan.into(live, range, target);
     return new BackfillJob.Planned(
         plan,
-        (progress, stoppable) -> Backfill.into(plan, progress, run -> stoppable.accept(run::stop)));
+        (progress, stoppable) ->
+            BackfillJob.Done.into(
+                Backfill.into(plan, progress, run -> stoppable.accept(run::stop))));
   }
 
   /**
-   * {@code replace: true}: the range swapped in the live table in one commit. The one place that
-   * decides it: today it refuses with the reason {@code tributary backfill --replace} gives. TODO
-   * issue 28: once {@code Backfill.replace} exists, plan and run it here as {@link #into} does
-   * ({@code BackfillPlan.replace(live, range)}, {@code Backfill.replace(plan, progress, ...)}); the
-   * job, the API and the page need no other change.
+   * {@code replace: true}: the range recomputed into a staging table and swapped into the live
+   * table in one commit ({@link Backfill#replace}).
    */
   private static BackfillJob.Planned replace(PipelineSpec live, BackfillRange range) {
-    throw new BackfillRefusal(ServerMessages.replaceNotAvailable(live.id()));
+    BackfillPlan plan = BackfillPlan.replace(live, range);
+    return new BackfillJob.Planned(
+        plan,
+        (progress, stoppable) ->
+            BackfillJob.Done.replaced(
+                Backfill.replace(plan, progress, run -> stoppable.accept(run::stop))));
   }
 }

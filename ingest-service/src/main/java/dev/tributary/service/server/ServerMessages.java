@@ -159,18 +159,6 @@ final class ServerMessages {
         + " \"into\": \"PATH\"} (a new table) or {\"from\": ..., \"to\": ..., \"replace\": true}.";
   }
 
-  /**
-   * {@code "replace": true} until {@code Backfill.replace} exists: the reason {@code tributary
-   * backfill --replace} gives today (issue 28).
-   */
-  static String replaceNotAvailable(String id) {
-    return "Cannot backfill pipeline "
-        + id
-        + ": replace is not available yet (issue #28): swapping the range in the live table in"
-        + " one commit is still to come. Backfill into a new table (\"into\"), check it with"
-        + " tributary compare, then switch readers.";
-  }
-
   /** A second range backfill of a pipeline while one runs. */
   static String backfillRunning(String id, String job, String what) {
     return "Cannot backfill pipeline "

@@ -124,12 +124,9 @@ class BackfillEndpointTest {
   }
 
   @Test
-  void replaceAnswersWhatTheCommandAnswersUntilItExists() {
-    refused("clicks", new BackfillRequest(FROM, TO, null, true), HttpStatus.BAD_REQUEST)
-        .hasMessage(
-            "Cannot backfill pipeline clicks: replace is not available yet (issue #28): swapping"
-                + " the range in the live table in one commit is still to come. Backfill into a"
-                + " new table (\"into\"), check it with tributary compare, then switch readers.");
+  void replaceIsPlannedAsTheCommandPlansItWithItsRefusals() {
+    refused("plain", new BackfillRequest(FROM, TO, null, true), HttpStatus.BAD_REQUEST)
+        .hasMessageStartingWith("Cannot backfill pipeline plain: it declares no event-time column");
   }
 
   @Test

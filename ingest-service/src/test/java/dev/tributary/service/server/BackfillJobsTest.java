@@ -97,7 +97,7 @@ class BackfillJobsTest {
           while (!stopped.get() && !gate.await(10, TimeUnit.MILLISECONDS)) {
             // waiting as a run waits for its next batch
           }
-          return summary(plan, 1);
+          return BackfillJob.Done.into(summary(plan, 1));
         });
   }
 

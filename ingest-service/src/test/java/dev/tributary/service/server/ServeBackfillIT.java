@@ -172,6 +172,27 @@ class ServeBackfillIT {
         .atMost(SLOW)
         .untilAsserted(
             () -> assertThat(TableContents.ids(dir.resolve("tables/clicks"))).hasSize(EVENTS));
+
+    // The same range swapped into the live table while the pipeline runs: one commit removes the
+    // range's rows and adds the recomputed ones; every event is still there once.
+    HttpResponse<String> replace =
+        post("{\"from\": \"%s\", \"to\": \"%s\", \"replace\": true}".formatted(FROM, TO), AUTH);
+    assertThat(replace.statusCode()).as(replace.body()).isEqualTo(202);
+    String swapJob = JSON.readTree(replace.body()).get("job").asText();
+    await()
+        .atMost(SLOW)
+        .failFast(() -> "FAILED".equals(job(swapJob).get("state").asText()))
+        .until(() -> "SUCCEEDED".equals(job(swapJob).get("state").asText()));
+    JsonNode swap = job(swapJob).get("swap");
+    assertThat(swap.get("alreadySwapped").asBoolean()).isFalse();
+    assertThat(swap.get("rowsRemoved").asLong()).isEqualTo(expected.size());
+    assertThat(swap.get("rowsAdded").asLong()).isEqualTo(expected.size());
+    assertThat(swap.get("stagingTable").asText()).contains("_tributary_backfill");
+    List<Long> all = new ArrayList<>();
+    for (long i = 0; i < EVENTS; i++) {
+      all.add(i);
+    }
+    assertThat(TableContents.ids(dir.resolve("tables/clicks"))).isEqualTo(all);
   }
 
   private static Instant eventTime(int i) {
