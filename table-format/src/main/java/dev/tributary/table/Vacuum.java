@@ -23,8 +23,9 @@ import java.util.Set;
  * snapshot does not reference it (as a live file or as the file of a live file's deletion vector),
  * (2) its key is not under {@code _delta_log/} nor under any directory or name starting with {@code
  * .}, or with {@code _} unless it is a {@code _col=value} partition directory (Delta's hidden
- * files), and (3) it became unreferenced longer than {@code retention} ago: for a tombstone (of the
- * data file or of a deletion vector in it), its {@code deletionTimestamp}; for a file no commit
+ * files) — except a file a tombstone of this table names, which is the table's own wherever it lies
+ * — and (3) it became unreferenced longer than {@code retention} ago: for a tombstone (of the data
+ * file or of a deletion vector in it), its {@code deletionTimestamp}; for a file no commit
  * references (a failed or lost write, or a tombstone expired from the log), its modification time.
  * The retention must exceed the longest write transaction and the longest read of an old snapshot,
  * or those lose files.
@@ -65,7 +66,9 @@ final class Vacuum {
     long bytes = 0;
     for (ObjectInfo o : table.store().list("")) {
       String key = o.key();
-      if (live.contains(key) || hidden(key)) {
+      // A file in a hidden folder is never an orphan of ours, but one this table's own log removed
+      // is its file: e.g. a file a --replace added from its staging folder, compacted away since.
+      if (live.contains(key) || hidden(key) && !removedAt.containsKey(key)) {
         continue;
       }
       long unreferencedSince = removedAt.getOrDefault(key, o.lastModified().toEpochMilli());

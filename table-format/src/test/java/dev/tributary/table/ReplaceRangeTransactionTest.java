@@ -14,6 +14,7 @@ import dev.tributary.table.data.DataFile;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +85,54 @@ class ReplaceRangeTransactionTest {
 
   private Set<String> paths() throws Exception {
     return table.snapshot().files().stream().map(DataFile::path).collect(Collectors.toSet());
+  }
+
+  /**
+   * Staged files become the live table's: vacuum never deletes them while live, nor the staging
+   * table's own log and unswapped files, but does delete one the live table removed since (here by
+   * a second replace of the range), once the retention has passed.
+   */
+  @Test
+  void vacuumKeepsLiveStagedFilesAndDeletesOnesTheTableRemovedSince() throws Exception {
+    table.create(SCHEMA, List.of(), Map.of());
+    append(table, "live", 0, 0, 30);
+    Snapshot staged = stage();
+    replace(staged);
+    Set<String> stagedPaths =
+        staged.files().stream().map(f -> FOLDER + "/" + f.path()).collect(Collectors.toSet());
+    assertThat(paths()).containsAll(stagedPaths);
+    clock.advance(Duration.ofDays(30));
+    assertThat(table.vacuum(Duration.ofDays(7)).files()).doesNotContainAnyElementsOf(stagedPaths);
+
+    // A second replace of the range (another staging table) removes the first one's files.
+    ObjectStore secondStore = ObjectStores.under(store, "_staging/c");
+    DeltaTable second = DeltaTable.open(secondStore, TestTables.fastOptions(clock));
+    second.create(table.snapshot().schema(), List.of(), Map.of());
+    try (AppendTransaction tx = second.newAppend(new TransactionId("backfill-2", 0))) {
+      for (long id = 10; id < 20; id++) {
+        tx.write(new Object[] {id, "newer-" + id, null, "EU"});
+      }
+      tx.commit(Map.of());
+    }
+    try (ReplaceRangeTransaction tx =
+        table.newReplaceRange(new TransactionId("backfill-2/replace", 1), RANGE)) {
+      tx.addTableFiles(second.snapshot(), "_staging/c");
+      tx.commit(Map.of());
+    }
+    assertThat(namesById().get(15L)).isEqualTo("newer-15");
+    assertThat(table.vacuumDryRun(Duration.ofDays(7)).files())
+        .as("removed a moment ago: within the retention")
+        .doesNotContainAnyElementsOf(stagedPaths);
+    clock.advance(Duration.ofDays(8));
+    VacuumResult done = table.vacuum(Duration.ofDays(7));
+    assertThat(done.files()).containsAll(stagedPaths);
+    assertThat(done.files())
+        .as("the staging tables' logs are never an orphan")
+        .noneMatch(k -> k.contains("_delta_log"));
+    for (String p : paths()) {
+      assertThat(store.stat(p)).as(p).isPresent();
+    }
+    assertThat(namesById()).hasSize(30);
   }
 
   @Test

@@ -101,6 +101,17 @@ final class BackfillErrors {
         + " tributary compare, then switch readers).";
   }
 
+  static String targetInsideLive(String pipeline, String target, String live) {
+    return "Cannot backfill pipeline "
+        + pipeline
+        + " into "
+        + target
+        + ": it lies inside the live table "
+        + live
+        + ", whose vacuum would take its files for orphans; give --into a path beside the live"
+        + " table (--replace is the way to rewrite the live table's range).";
+  }
+
   static String targetNotEmpty(String pipeline, String target, long version) {
     return "Cannot backfill pipeline "
         + pipeline

@@ -73,6 +73,10 @@ public record BackfillPlan(
     if (sameTable(target, sink.path()) || sameTable(target, live.quarantine().path())) {
       throw new BackfillRefusal(BackfillErrors.targetIsLive(live.id(), target));
     }
+    if (inside(target, sink.path())) {
+      // a table inside the live one: its files would be the live table's orphans, for vacuum
+      throw new BackfillRefusal(BackfillErrors.targetInsideLive(live.id(), target, sink.path()));
+    }
     String hash = hash(live.id() + "\n" + range.from() + "\n" + range.to() + "\n" + target);
     return plan(live, range, target, hash);
   }
@@ -81,14 +85,25 @@ public record BackfillPlan(
    * Plans {@code --replace}: the backfill runs into a staging table inside the live table's folder,
    * {@code <live>/}{@value #STAGING_FOLDER}{@code /<hash>} (a folder whose name starts with {@code
    * _}: Delta readers and vacuum ignore it), whose files the swap then adds to the live table by
-   * path. The hash is of the pipeline id and the range, so a rerun of the same command continues
-   * the same staging run.
+   * path. The hash is of the pipeline id, the range and the query ({@link
+   * PipelineSpec#checkpointIdentity()}: format, transforms, watermark, aggregation, ...), so a
+   * rerun of the same command continues the same staging run and a replace once swapped is not
+   * swapped again, while the range replaced again after another fix of the query is a new backfill
+   * (the swap's txn would otherwise say it was done).
    *
    * @throws BackfillRefusal as {@link #into}
    */
   public static BackfillPlan replace(PipelineSpec live, BackfillRange range) {
     DeltaSinkSpec sink = checkSupported(live);
-    String hash = hash(live.id() + "\n" + range.from() + "\n" + range.to() + "\n" + "replace");
+    String hash =
+        hash(
+            live.id()
+                + "\n"
+                + range.from()
+                + "\n"
+                + range.to()
+                + "\nreplace\n"
+                + live.checkpointIdentity());
     return plan(live, range, stripSlash(sink.path()) + "/" + stagingFolder(hash), hash);
   }
 
@@ -97,6 +112,15 @@ public record BackfillPlan(
 
   private static String stagingFolder(String hash) {
     return STAGING_FOLDER + "/" + hash;
+  }
+
+  /**
+   * Whether the backfill writes a staging table inside the live table's folder ({@link #replace}),
+   * where a table of its own may lie: the one place a backfill shares the live table's storage.
+   */
+  public boolean stagesInLiveTable() {
+    return inside(target, liveTable())
+        && target.startsWith(stripSlash(liveTable()) + "/" + STAGING_FOLDER + "/");
   }
 
   /** The live table the backfill replaces the range of (the pipeline's one Delta sink). */
@@ -239,6 +263,10 @@ public record BackfillPlan(
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JVM", e);
     }
+  }
+
+  private static boolean inside(String path, String folder) {
+    return stripSlash(path).startsWith(stripSlash(folder) + "/");
   }
 
   private static boolean sameTable(String a, String b) {

@@ -4,6 +4,7 @@ import dev.tributary.config.Location;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.Secrets;
 import dev.tributary.config.StorageSpec;
+import dev.tributary.service.backfill.BackfillPlan;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -73,7 +74,7 @@ final class BackfillJobs implements AutoCloseable {
         .flatMap(Deque::stream)
         .filter(j -> !j.state().ended())
         .forEach(j -> owners.add(j.spec()));
-    overlap(planned.plan().spec(), owners)
+    overlap(planned.plan(), owners)
         .ifPresent(
             conflict -> {
               throw new ApiException(
@@ -125,7 +126,8 @@ final class BackfillJobs implements AutoCloseable {
    * The first location of {@code backfill} that is, contains or lies inside a location another
    * declaration owns, described; S3 locations of different endpoints never overlap.
    */
-  static Optional<String> overlap(PipelineSpec backfill, Collection<PipelineSpec> owners) {
+  static Optional<String> overlap(BackfillPlan plan, Collection<PipelineSpec> owners) {
+    PipelineSpec backfill = plan.spec();
     Map<String, String> mine = owned(backfill);
     for (PipelineSpec owner : owners) {
       if (!endpoint(owner).equals(endpoint(backfill))) {
@@ -133,6 +135,9 @@ final class BackfillJobs implements AutoCloseable {
       }
       for (Map.Entry<String, String> theirs : owned(owner).entrySet()) {
         for (Map.Entry<String, String> ours : mine.entrySet()) {
+          if (stagedInTheLiveTable(plan, owner, theirs.getKey(), ours.getValue())) {
+            continue; // --replace's staging folder: the live table's by design (its vacuum knows)
+          }
           if (location(ours.getValue()).overlaps(location(theirs.getValue()))) {
             return Optional.of(
                 "Its "
@@ -151,6 +156,18 @@ final class BackfillJobs implements AutoCloseable {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Whether {@code path} of a replace's backfill lies in the staging folder of the table it
+   * replaces the range of, which {@code owner} (the live pipeline) owns as its {@code what}.
+   */
+  private static boolean stagedInTheLiveTable(
+      BackfillPlan plan, PipelineSpec owner, String what, String path) {
+    return plan.stagesInLiveTable()
+        && owner.id().equals(plan.live().id())
+        && what.equals("table")
+        && path.startsWith(plan.target());
   }
 
   /** The places a declaration writes, by what they are. */

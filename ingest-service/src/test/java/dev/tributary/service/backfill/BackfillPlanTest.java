@@ -79,7 +79,7 @@ class BackfillPlanTest {
   }
 
   @Test
-  void replaceStagesInsideTheLiveTablesFolderWithAnIdOfTheRangeAlone() {
+  void replaceStagesInsideTheLiveTablesFolderWithAnIdOfTheRangeAndTheQuery() {
     PipelineSpec live = spec(STATELESS, DELTA);
     BackfillPlan plan = BackfillPlan.replace(live, RANGE);
     String hash = hash(plan.spec());
@@ -98,7 +98,12 @@ class BackfillPlanTest {
                     live, BackfillRange.parse("2026-11-01T00:30:00Z", "2026-11-01T04:00:00Z"))
                 .id())
         .isNotEqualTo(plan.id());
-    assertThat(BackfillPlan.into(live, RANGE, plan.target()).id()).isNotEqualTo(plan.id());
+    // the range replaced again after another fix of the query is another backfill: the first
+    // one's swap txn must not make it a no-op
+    PipelineSpec fixed =
+        spec(STATELESS + "\ntransform:\n  - derive: { amount_eur: \"amount / 100\" }", DELTA);
+    assertThat(BackfillPlan.replace(fixed, RANGE).id()).isNotEqualTo(plan.id());
+    assertThat(BackfillPlan.into(live, RANGE, "/data/clicks-fixed").id()).isNotEqualTo(plan.id());
   }
 
   @Test
@@ -209,6 +214,16 @@ class BackfillPlanTest {
         .isInstanceOf(BackfillRefusal.class)
         .hasMessageContaining("Cannot backfill pipeline clicks into /data/clicks/")
         .hasMessageContaining("the live pipeline's own table");
+    assertThatThrownBy(
+            () ->
+                BackfillPlan.into(
+                    spec(STATELESS, DELTA), RANGE, "/data/clicks/_tributary_backfill/mine"))
+        .isInstanceOf(BackfillRefusal.class)
+        .hasMessage(
+            "Cannot backfill pipeline clicks into /data/clicks/_tributary_backfill/mine: it lies"
+                + " inside the live table /data/clicks, whose vacuum would take its files for"
+                + " orphans; give --into a path beside the live table (--replace is the way to"
+                + " rewrite the live table's range).");
   }
 
   private static void assertRefused(PipelineSpec live, String why, int exitCode) {

@@ -282,4 +282,25 @@ class BackfillJobsTest {
         .hasMessageContaining("Its table '" + dir.resolve("shared") + "' overlaps the table")
         .hasMessageContaining("of " + running.spec().id() + ".");
   }
+
+  /**
+   * A replace stages inside its own pipeline's table (by design), but still may not share another
+   * pipeline's storage, nor a running backfill's.
+   */
+  @Test
+  void aReplaceStagesInsideItsOwnLiveTableOnly() {
+    PipelineSpec clicks = spec("clicks");
+    BackfillPlan replace = BackfillPlan.replace(clicks, RANGE);
+    assertThat(replace.stagesInLiveTable()).isTrue();
+    assertThat(plan(clicks, "fixed").stagesInLiveTable()).isFalse();
+    BackfillJob staged = start(clicks, gated(replace, new CountDownLatch(1)));
+    assertThat(staged.state()).isEqualTo(BackfillJobState.RUNNING);
+
+    PipelineSpec orders = spec("orders");
+    String intoStaging = "tables/clicks/_tributary_backfill/x";
+    assertThatThrownBy(() -> start(orders, gated(plan(orders, intoStaging), new CountDownLatch(0))))
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining(
+            "overlaps the table '" + dir.resolve("tables/clicks") + "' of clicks");
+  }
 }
