@@ -47,8 +47,9 @@ import org.junit.jupiter.api.io.TempDir;
  * INT96 and millisecond timestamps, the legacy Parquet layout) for the Delta source to read,
  * applies the change stream of {@link SparkMergeTables} with {@code MERGE INTO}, and reads the
  * table {@link UpsertedTableForSpark} upserted with deletion vectors; it also makes the tables of
- * {@link SparkCompareTables} and counts their EXCEPT ALL, the judge of {@code tributary compare} (a
- * Spark start costs ~30-40 s, so one start serves all).
+ * {@link SparkCompareTables} and counts their EXCEPT ALL, the judge of {@code tributary compare},
+ * and reads the table of {@link ReplacedTableForSpark}, a day swapped in by {@code backfill
+ * --replace} (a Spark start costs ~30-40 s, so one start serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -69,6 +70,7 @@ class SparkInteropIT {
   static SparkMergeTables merges;
   static UpsertedTableForSpark upserted;
   static SparkCompareTables compares;
+  static ReplacedTableForSpark replaced;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -85,10 +87,12 @@ class SparkInteropIT {
     merges = new SparkMergeTables(Files.createDirectories(dir.resolve("merge")));
     upserted = new UpsertedTableForSpark(Files.createDirectories(dir.resolve("upserted")));
     compares = new SparkCompareTables(Files.createDirectories(dir.resolve("compare")));
+    replaced = new ReplacedTableForSpark(Files.createDirectories(dir.resolve("replaced")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
     reads.add(columnsAll.prepare());
     reads.add(upserted.prepare());
+    reads.add(replaced.prepare());
     List<Map<String, Object>> sqlTables = new ArrayList<>(features.jobTables());
     sqlTables.addAll(appends.jobTables());
     sqlTables.addAll(typed.jobTables());
@@ -173,6 +177,13 @@ class SparkInteropIT {
   void compareCountsTheRowsSparksExceptAllCountsBothWaysAcrossVersionsAndUnderAWhere()
       throws Exception {
     compares.check();
+  }
+
+  /** Issue 28: one day of a month recomputed and swapped in while the live run appends. */
+  @Test
+  void aDayReplacedInAMonthLongTableWhileTheLiveRunAppendsIsReadAsSparkAndKernelReadIt()
+      throws Exception {
+    replaced.check();
   }
 
   @Test
