@@ -77,6 +77,9 @@ public final class ParquetCodecs implements CompressionCodecFactory {
 
   static byte[] decompress(CompressionCodecName codec, byte[] input, int uncompressedSize)
       throws IOException {
+    if (uncompressedSize == 0) {
+      return new byte[0]; // Parquet's snappy writes an empty page as no bytes at all
+    }
     byte[] out;
     int length;
     switch (codec) {
