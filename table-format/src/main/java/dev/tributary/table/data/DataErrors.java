@@ -219,4 +219,22 @@ final class DataErrors {
     String s = String.valueOf(value);
     return s.length() > 40 ? s.substring(0, 40) + "..." : s;
   }
+
+  static String pageSizeMismatch(String codec, int expected, int actual) {
+    return "A "
+        + codec
+        + " Parquet page decompressed to "
+        + actual
+        + " bytes where its header says "
+        + expected
+        + ": the data file is corrupt; restore it or remove it from the table";
+  }
+
+  static String codecNeedsHadoop(String codec) {
+    return "Cannot read Parquet pages compressed with "
+        + codec
+        + ": Tributary reads and writes UNCOMPRESSED, SNAPPY, ZSTD and GZIP itself, other codecs"
+        + " need Hadoop's hadoop-client-runtime jar, which the service jar does not ship;"
+        + " rewrite the table's files with one of those four codecs";
+  }
 }

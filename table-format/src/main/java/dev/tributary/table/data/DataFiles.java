@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -111,7 +112,9 @@ public final class DataFiles {
     RowReadSupport support = new RowReadSupport(file.path(), schema, mode, partitionKeys, template);
     InputFile input = new StoreInputFile(tableStore, file.path());
     ParquetReader<Object[]> reader =
-        new ReaderBuilder(input, new PlainParquetConfiguration(), support).build();
+        new ReaderBuilder(input, new PlainParquetConfiguration(), support)
+            .withCodecFactory(ParquetCodecs.INSTANCE)
+            .build();
     RowIterator rows = new ParquetRowIterator(reader, tableStore.location(), file.path());
     return deleted == null || deleted.isEmpty() ? rows : new LiveRowIterator(rows, deleted);
   }
@@ -121,7 +124,12 @@ public final class DataFiles {
    * ranged read of the footer), for a file whose stats do not say.
    */
   public static long rowCount(ObjectStore tableStore, String path) throws IOException {
-    try (ParquetFileReader reader = ParquetFileReader.open(new StoreInputFile(tableStore, path))) {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new StoreInputFile(tableStore, path),
+            ParquetReadOptions.builder(new PlainParquetConfiguration())
+                .withCodecFactory(ParquetCodecs.INSTANCE)
+                .build())) {
       return reader.getRecordCount();
     }
   }

@@ -1,9 +1,6 @@
 package dev.tributary.table.data;
 
-import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.CodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
@@ -15,8 +12,10 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * {@link #forFile()}; the owner calls {@link #release()} once at the end.
  */
 final class SharedCodecs {
-  private final CodecFactory factory =
-      new CodecFactory(new PlainParquetConfiguration(), ParquetProperties.DEFAULT_PAGE_SIZE);
+  // ParquetCodecs holds no buffers today (it replaced Parquet's Hadoop-based factory, whose
+  // compressors each held a 1 MB buffer); this class keeps one factory per writer so a pooling
+  // factory can come back without touching the writers.
+  private final CompressionCodecFactory factory = ParquetCodecs.INSTANCE;
 
   private final CompressionCodecFactory view =
       new CompressionCodecFactory() {

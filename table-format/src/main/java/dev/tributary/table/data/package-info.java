@@ -19,7 +19,8 @@
  * <p>Implementation notes: no Avro or example object model on the hot path (a hand-written {@code
  * WriteSupport}/{@code ReadSupport}); no Hadoop {@code FileSystem} ({@code OutputFile} and {@code
  * InputFile} over the {@link dev.tributary.storage.ObjectStore}, with {@code
- * PlainParquetConfiguration}). The shaded Hadoop client jars must be on the class path: the
- * compression codecs need them. This package must not depend on the Delta log package.
+ * PlainParquetConfiguration}) and no Hadoop codecs ({@link ParquetCodecs}): Hadoop's {@code
+ * Configuration} cannot load without {@code hadoop-client-runtime}, which the service jar does not
+ * ship. This package must not depend on the Delta log package.
  */
 package dev.tributary.table.data;

@@ -1,5 +1,6 @@
 package dev.tributary.table.log;
 
+import dev.tributary.table.data.ParquetCodecs;
 import dev.tributary.table.dv.DeletionVectorDescriptor;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -116,6 +117,7 @@ final class CheckpointFile {
     try (ParquetWriter<Group> writer =
         ExampleParquetWriter.builder(new BufferOutputFile(buffer))
             .withConf(new PlainParquetConfiguration())
+            .withCodecFactory(ParquetCodecs.INSTANCE)
             .withType(SCHEMA)
             .withCompressionCodec(CompressionCodecName.SNAPPY)
             .build()) {
@@ -281,7 +283,10 @@ final class CheckpointFile {
   static Decoded decode(byte[] bytes, String location, String file) throws IOException {
     List<Action> actions = new ArrayList<>();
     List<String> sidecars = new ArrayList<>();
-    try (ParquetReader<Group> reader = new GroupReaderBuilder(new BufferInputFile(bytes)).build()) {
+    try (ParquetReader<Group> reader =
+        new GroupReaderBuilder(new BufferInputFile(bytes))
+            .withCodecFactory(ParquetCodecs.INSTANCE)
+            .build()) {
       for (Group row = reader.read(); row != null; row = reader.read()) {
         if (has(row, "sidecar")) {
           sidecars.add(row.getGroup("sidecar", 0).getString("path", 0));
