@@ -18,6 +18,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,7 +74,7 @@ class UpsertCrashIT {
    */
   @Test
   void upsertTableHoldsTheLatestVersionOfEveryKeyAfterRepeatedKills() throws Exception {
-    CrashFixture fixture = upsertAfterKills("upsert", UPSERT, 20261202L);
+    CrashFixture fixture = upsertAfterKills("upsert", UPSERT, 20261202L, id -> id % 50);
     try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null)) {
       assertThat(DeltaTable.open(sink, TableOptions.defaults()).snapshot().files())
           .as("copy-on-write leaves no deletion vector")
@@ -89,14 +90,21 @@ class UpsertCrashIT {
   @Test
   void deletionVectorUpsertTableHoldsTheLatestVersionOfEveryKeyAfterRepeatedKills()
       throws Exception {
+    // Two versions a key (ids 2j and 2j + 1): a batch that reads a key's second version marks one
+    // row of an earlier file whose other keys are done, so vectors are certain whenever a pair
+    // straddles a batch cut. (With 50 keys every batch replaced every row of a file: the files
+    // were removed whole and no vector was ever written, by chance of the cuts.)
     CrashFixture fixture =
-        upsertAfterKills("upsert-dv", UPSERT + "    merge-strategy: deletion-vectors\n", 20261203L);
+        upsertAfterKills(
+            "upsert-dv",
+            UPSERT.replace("id % 50", "id - id % 2") + "    merge-strategy: deletion-vectors\n",
+            20261203L,
+            id -> id - id % 2);
     try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null)) {
       var snapshot = DeltaTable.open(sink, TableOptions.defaults()).snapshot();
       assertThat(snapshot.state().protocol().supports("deletionVectors")).isTrue();
-      // Searched in every commit, not the final state: with 50 keys a file is often replaced
-      // whole (removed, no vector), so whether a vector is still live at the end depends on where
-      // the batches happened to cut the stream.
+      // Searched in every commit, not the final state: a vector may be dropped later when its
+      // file's last rows are replaced (the file is then removed whole).
       DeltaLog log = new DeltaLog(sink);
       boolean marked = false;
       for (long v = 0; v <= snapshot.version() && !marked; v++) {
@@ -110,10 +118,11 @@ class UpsertCrashIT {
 
   /**
    * Runs an upsert pipeline under 14 kills (every crash point once, and as many random kills) and
-   * checks that the table holds exactly the latest valid version of every key.
+   * checks that the table holds exactly the latest valid version of every key ({@code key} is the
+   * pipeline's derive of {@code k}).
    */
-  private CrashFixture upsertAfterKills(String name, String transformAndWrite, long seed)
-      throws Exception {
+  private CrashFixture upsertAfterKills(
+      String name, String transformAndWrite, long seed, LongUnaryOperator key) throws Exception {
     Path work = dir.resolve(name);
     Files.createDirectories(work);
     CrashFixture fixture =
@@ -129,7 +138,7 @@ class UpsertCrashIT {
     fixture.runWithKills(14, new Random(seed));
     Map<Long, Long> latest = new HashMap<>();
     for (long id : fixture.validIds) {
-      latest.merge(id % 50, id, Math::max);
+      latest.merge(key.applyAsLong(id), id, Math::max);
     }
     Map<Long, Long> held = new HashMap<>();
     try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null);

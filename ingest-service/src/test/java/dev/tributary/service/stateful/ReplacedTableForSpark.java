@@ -31,7 +31,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.Awaitility;
@@ -101,7 +104,17 @@ final class ReplacedTableForSpark {
   /** Lands the month, replaces the day while the live run appends today; returns the Spark read. */
   Map<String, String> prepare() throws Exception {
     table = dir.resolve("lake/orders");
-    String topic = broker.createTopic("replaced-spark", 2);
+    // A month of event times: with the broker's default retention (7 days, judged by the records'
+    // timestamps once a segment rolls) the first weeks would be deleted, and the backfill would
+    // rightly refuse the range as no longer held. Users backfilling a month keep a month.
+    String topic = "replaced-spark-" + UUID.randomUUID().toString().substring(0, 8);
+    try (Admin admin = broker.admin()) {
+      admin
+          .createTopics(
+              List.of(new NewTopic(topic, 2, (short) 1).configs(Map.of("retention.ms", "-1"))))
+          .all()
+          .get();
+    }
     produce(topic, 0, MONTH);
     PipelineSpec live = spec(topic, "amount * 10");
     try (PipelineRun run =
