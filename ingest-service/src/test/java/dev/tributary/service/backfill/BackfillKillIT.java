@@ -8,6 +8,7 @@ import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -151,20 +151,13 @@ class BackfillKillIT {
             command,
             crashLog,
             work);
-    assertThat(crashed.waitFor(120, TimeUnit.SECONDS)).as("crashed in time").isTrue();
-    assertThat(Files.readString(crashLog))
-        .as("the run halted at its crash point, not for another reason")
-        .contains("crash point " + crashAt + " reached");
-    assertThat(crashed.exitValue()).isEqualTo(137);
+    CrashRuns.assertHaltedAt(crashed, crashAt, crashLog);
 
     Path resumeLog = work.resolve("resume.log");
     Process resumed =
         ChildJvm.start(
             List.of("-Xmx256m"), "dev.tributary.service.cli.Main", command, resumeLog, work);
-    assertThat(resumed.waitFor(120, TimeUnit.SECONDS)).as("resumed run finished").isTrue();
-    assertThat(resumed.exitValue())
-        .as("resumed run's exit code; log:%n%s", Files.readString(resumeLog))
-        .isZero();
+    CrashRuns.assertFinished(resumed, resumeLog);
     // the interrupted run's checkpoint was continued (its batches not run from scratch again)
     assertThat(Files.readString(resumeLog)).doesNotContain("\"batchId\":0,\"replayed\":false");
     assertThat(rows(into)).isEqualTo(expected);

@@ -10,6 +10,7 @@ import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
 import dev.tributary.service.testing.ChildJvm;
+import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -22,7 +23,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -135,19 +135,14 @@ class BackfillReplaceKillIT {
             command,
             crashLog,
             work);
-    assertThat(crashed.waitFor(120, TimeUnit.SECONDS)).as("crashed in time").isTrue();
-    assertThat(Files.readString(crashLog))
-        .as("the run halted at its crash point, not for another reason")
-        .contains("crash point " + crashAt + " reached");
-    assertThat(crashed.exitValue()).isEqualTo(137);
+    CrashRuns.assertHaltedAt(crashed, crashAt, crashLog);
 
     Path resumeLog = work.resolve("resume.log");
     Process resumed =
         ChildJvm.start(
             List.of("-Xmx256m"), "dev.tributary.service.cli.Main", command, resumeLog, work);
-    assertThat(resumed.waitFor(120, TimeUnit.SECONDS)).as("resumed run finished").isTrue();
+    CrashRuns.assertFinished(resumed, resumeLog);
     String log = Files.readString(resumeLog);
-    assertThat(resumed.exitValue()).as("resumed run's exit code; log:%n%s", log).isZero();
     if (crashAt.startsWith(CrashPoints.BACKFILL_SWAPPED)) {
       assertThat(log).contains("already swapped");
     }
