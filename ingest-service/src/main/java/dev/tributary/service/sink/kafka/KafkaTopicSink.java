@@ -33,7 +33,6 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
-import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
@@ -65,9 +64,9 @@ import org.slf4j.LoggerFactory;
  * #transactionalId}): a restart's {@code initTransactions} aborts whatever transaction the previous
  * process left open and fences that process if it still runs (a zombie's next send or commit fails
  * with {@code ProducerFencedException}, turned into a {@link PartitionMovedException}). {@link
- * #begin} then reads the marker back (a stable fetch, which waits for pending transactional
- * offsets): a batch at or below it is skipped. {@code read_committed} consumers therefore see every
- * record exactly once.
+ * #begin} then reads the marker back ({@link MarkerReader}: a stable fetch, which waits for pending
+ * transactional offsets): a batch at or below it is skipped. {@code read_committed} consumers
+ * therefore see every record exactly once.
  *
  * <p><b>At least once</b>: no transactions; the commit waits until every record is acknowledged. A
  * batch replayed after a crash is sent again.
@@ -99,6 +98,7 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
   private final Optional<AvroValues> avro;
   private final KafkaSinkFailures failures;
   private Producer<byte[], byte[]> producer;
+  private MarkerReader markers;
 
   /**
    * The registry and the schema of Avro values; the schema's id once registered (-1 before).
@@ -324,31 +324,40 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
     return new TableTxns.TableHistory(location(), -1, others, Map.of());
   }
 
-  /** The last batch the topic holds by the marker, or -1. */
+  /** The last batch the topic holds by this checkpoint's marker, or -1. */
   long heldBatch() throws IOException {
-    return heldBatch(markerGroup(batchAppId, spec));
+    if (markers == null) {
+      markers = markerReader(markerGroup(batchAppId, spec));
+    }
+    return heldBatch(markers, markerGroup(batchAppId, spec));
   }
 
-  /** The last batch the topic holds by the marker of {@code group}, or -1. */
+  /** The last batch the topic holds by the marker of another checkpoint's {@code group}, or -1. */
   private long heldBatch(String group) throws IOException {
+    try (MarkerReader reader = markerReader(group)) {
+      return heldBatch(reader, group);
+    }
+  }
+
+  private MarkerReader markerReader(String group) {
+    return new MarkerReader(
+        spec.bootstrapServers(),
+        spec.properties(),
+        group,
+        "tributary-" + pipelineId + "-sink-marker",
+        new TopicPartition(spec.topic(), 0),
+        ADMIN_TIMEOUT);
+  }
+
+  private long heldBatch(MarkerReader reader, String group) throws IOException {
     try {
-      Map<TopicPartition, OffsetAndMetadata> offsets =
-          admin
-              .listConsumerGroupOffsets(
-                  group, new ListConsumerGroupOffsetsOptions().requireStable(true))
-              .partitionsToOffsetAndMetadata()
-              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      OffsetAndMetadata marker = offsets.get(new TopicPartition(spec.topic(), 0));
-      return marker == null ? -1 : marker.offset() - 1;
-    } catch (ExecutionException | TimeoutException e) {
-      throwIfRefused(e.getCause());
-      throw new IOException(
-          KafkaSinkMessages.markerUnreadable(
-              pipelineId, spec, group, e.getCause() == null ? e : e.getCause()),
-          e);
-    } catch (InterruptedException e) {
+      return reader.heldBatch();
+    } catch (org.apache.kafka.common.errors.InterruptException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading the marker of " + spec.topic());
+    } catch (RuntimeException e) {
+      throwIfRefused(e);
+      throw new IOException(KafkaSinkMessages.markerUnreadable(pipelineId, spec, group, e), e);
     }
   }
 
@@ -439,6 +448,9 @@ public final class KafkaTopicSink implements TableSink, AutoCloseable {
   @Override
   public void close() {
     discardProducer();
+    if (markers != null) {
+      markers.close();
+    }
     admin.close(CLOSE_TIMEOUT);
   }
 
