@@ -54,6 +54,14 @@ public interface RecordProcessor extends AutoCloseable {
         "This pipeline's processor reads Kafka records, not table rows (" + row.provenance() + ")");
   }
 
+  /**
+   * The records or rows handed next belong to input {@code input}: 0 the main input, 1 the second
+   * input of a stream-stream join. Called by a two-input source ({@link CompositeSource}) before
+   * each input of every batch, main first, the first time and on replay alike; never for a
+   * single-input pipeline. Default: this processor reads one input.
+   */
+  default void beginInput(int input) throws Exception {}
+
   /** Called after the last record; a stateful processor emits what the batch finalised. */
   void endBatch(BatchOutputs outputs) throws Exception;
 
