@@ -103,6 +103,23 @@ public interface RecordProcessor extends AutoCloseable {
    */
   default void restored(OptionalLong appliedWatermarkMicros, OptionalLong nextWatermarkMicros) {}
 
+  /**
+   * What the processor records in the batch's commits entry extras beside the engine's own (a
+   * stream-stream join: its inputs' own watermarks), asked after {@link #endBatch}. Keys must not
+   * clash with the engine's ({@code sinkVersion}, {@code table.*}, {@code lastInputAt}). Default:
+   * nothing.
+   */
+  default Map<String, String> commitExtras() {
+    return Map.of();
+  }
+
+  /**
+   * Called once at start, before any batch (a replayed one included), with the extras of the
+   * checkpoint's latest commits entry: what {@link #commitExtras} recorded for the last committed
+   * batch. Not called for a checkpoint without commits. Default: nothing to restore.
+   */
+  default void restoreCommitted(Map<String, String> extras) {}
+
   /** State metrics for the progress record (rows, bytes, rows evicted); empty when stateless. */
   default Map<String, Long> stateMetrics() {
     return Map.of();
