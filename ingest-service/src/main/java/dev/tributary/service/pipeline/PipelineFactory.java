@@ -789,7 +789,9 @@ public final class PipelineFactory {
 
   /**
    * Opens the quarantine table (creating it on first use): Kafka records with their provenance, or,
-   * with a Delta source, the table rows with theirs ({@link QuarantineRows#SOURCE_ROW_SCHEMA}).
+   * with a Delta source, the table rows with theirs ({@link QuarantineRows#SOURCE_ROW_SCHEMA});
+   * with a stream-stream join, which input each record came from too ({@link
+   * QuarantineRows#JOINED_SCHEMA}, the column added to a table that lacks it).
    */
   public static DeltaTableSink quarantine(PipelineSpec spec, ObjectStore store) throws IOException {
     DataWriteOptions options =
@@ -797,8 +799,16 @@ public final class PipelineFactory {
             DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
     StructType schema =
         spec.deltaSource().isPresent() ? QuarantineRows.SOURCE_ROW_SCHEMA : QuarantineRows.SCHEMA;
-    return new DeltaTableSink(
-        spec.id(), store, DeltaTable.open(store, tableOptions(spec)), schema, List.of(), options);
+    DeltaTable table = DeltaTable.open(store, tableOptions(spec));
+    if (spec.streamJoin().isPresent()) {
+      // Kafka inputs only (validated): the input column tells which one a record came from
+      schema = QuarantineRows.JOINED_SCHEMA;
+      if (table.exists() && table.snapshot().schema().indexOf(QuarantineRows.INPUT.name()) < 0) {
+        // the table of the pipeline before it had the join: add the column (older rows read null)
+        table.addColumns(List.of(QuarantineRows.INPUT));
+      }
+    }
+    return new DeltaTableSink(spec.id(), store, table, schema, List.of(), options);
   }
 
   /**

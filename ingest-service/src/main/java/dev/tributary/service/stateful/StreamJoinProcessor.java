@@ -168,6 +168,8 @@ public final class StreamJoinProcessor implements RecordProcessor {
   @Override
   public void process(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
       throws Exception {
+    outputs.quarantineInput(
+        input == CompositeSource.MAIN ? QuarantineRows.MAIN_INPUT : QuarantineRows.JOIN_INPUT);
     int partition = partition(input, new TopicPartition(record.topic(), record.partition()));
     WatermarkTracker tracker = watermarks.tracker(input);
     if (tracker != null) {
@@ -209,6 +211,7 @@ public final class StreamJoinProcessor implements RecordProcessor {
       throw new UnsupportedOperationException(
           "Pipeline " + pipelineId + ": join[0]'s input reads Kafka records, not table rows");
     }
+    outputs.quarantineInput(QuarantineRows.MAIN_INPUT);
     Object[] row = left.toRow(source, outputs);
     if (row != null) {
       acceptLeft(row, 0, outputs);

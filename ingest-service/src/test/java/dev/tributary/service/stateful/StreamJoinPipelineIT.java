@@ -102,8 +102,15 @@ class StreamJoinPipelineIT {
     assertThat(readToTheEnd()).as("every sent record is in a recorded batch").isTrue();
 
     try (ObjectStore store = ObjectStores.open(dir.resolve("tables/quarantine").toString(), null)) {
+      int input =
+          dev.tributary.table.DeltaTable.open(store, dev.tributary.table.TableOptions.defaults())
+              .snapshot()
+              .schema()
+              .indexOf("input");
       List<String> bad =
-          TableContents.rows(store).stream().map(r -> r[0] + "/" + r[1] + "/" + r[2]).toList();
+          TableContents.rows(store).stream()
+              .map(r -> r[input] + " " + r[0] + "/" + r[1] + "/" + r[2])
+              .toList();
       assertThat(bad).containsExactlyInAnyOrderElementsOf(badRecords());
     }
     try (ObjectStore store = ObjectStores.open(dir.resolve("tables/late").toString(), null)) {
@@ -192,7 +199,8 @@ class StreamJoinPipelineIT {
                 (p, events) -> {
                   for (int o = 0; o < events.size(); o++) {
                     if (events.get(o) == null) {
-                      bad.add(topic + "/" + p + "/" + o);
+                      String input = topic.equals(purchasesTopic) ? "join[0]" : "main";
+                      bad.add(input + " " + topic + "/" + p + "/" + o);
                     }
                   }
                 }));
