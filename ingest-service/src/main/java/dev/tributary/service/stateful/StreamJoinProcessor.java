@@ -301,9 +301,20 @@ public final class StreamJoinProcessor implements RecordProcessor {
     ended = true;
   }
 
+  /**
+   * The operator's {@code join.*} counters (docs/DESIGN.md, "Metrics"), and the totals over both
+   * sides as {@code rows} and {@code bytes}, which the state gauges ({@code tributary.state.rows},
+   * {@code tributary.state.bytes}) export as for the other operators.
+   */
   @Override
   public Map<String, Long> stateMetrics() {
-    return begun ? operator.metrics() : Map.of();
+    if (!begun) {
+      return Map.of();
+    }
+    Map<String, Long> m = new java.util.LinkedHashMap<>(operator.metrics());
+    m.put("rows", m.get("join.left.rows") + m.get("join.right.rows"));
+    m.put("bytes", m.get("join.left.bytes") + m.get("join.right.bytes"));
+    return m;
   }
 
   @Override

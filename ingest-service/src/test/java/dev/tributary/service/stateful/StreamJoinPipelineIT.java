@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,10 +95,15 @@ class StreamJoinPipelineIT {
     assertThat(first.size()).as("batches of the first run").isGreaterThan(3);
     assertThat(first.get(first.size() - 1).state())
         .containsKeys("join.left.rows", "join.right.rows", "join.pairs", "join.outerRows");
+    Map<String, Long> state = first.get(first.size() - 1).state();
+    assertThat(state.get("rows"))
+        .isEqualTo(state.get("join.left.rows") + state.get("join.right.rows"))
+        .isPositive();
     assertSinkIsTheOracles();
 
     send(random, 40, 80);
-    assertThat(runAvailableNow()).as("batches of the restarted run").isNotEmpty();
+    List<BatchProgress> second = runAvailableNow();
+    assertThat(second).as("batches of the restarted run").isNotEmpty();
     assertSinkIsTheOracles();
     assertThat(readToTheEnd()).as("every sent record is in a recorded batch").isTrue();
 
@@ -125,6 +131,12 @@ class StreamJoinPipelineIT {
       assertThat(rows).allSatisfy(r -> assertThat(r[operator]).isEqualTo("join"));
       assertThat(rows.stream().map(r -> r[id]).toList())
           .containsExactlyInAnyOrderElementsOf(expected().lateIds());
+      assertThat(
+              Stream.concat(first.stream(), second.stream())
+                  .mapToLong(b -> b.state().get("join.left.lateRows"))
+                  .sum())
+          .as("late clicks counted")
+          .isEqualTo(rows.size());
     }
   }
 
