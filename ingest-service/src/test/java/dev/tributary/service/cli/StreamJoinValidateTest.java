@@ -362,6 +362,34 @@ class StreamJoinValidateTest {
                 + " this pipeline has one input (no join with stream:); remove multiple");
   }
 
+  /**
+   * An aggregation after the join is valid (Spark runs it) but not built yet (issue 25, step 8):
+   * validate says so on its run line and run refuses it by the pipeline's name before it opens
+   * anything (the broker in the file is never contacted).
+   */
+  @Test
+  void runRefusesAWindowAfterTheJoinUntilItIsBuilt() throws Exception {
+    String window =
+        SEED
+            + "aggregate:\n"
+            + "  window: { column: p_event_ts, size: 5 minutes }\n"
+            + "  group-by: [page]\n"
+            + "  measures: { n: count() }\n";
+    assertThat(validate(window)).as(cli.err()).isZero();
+    assertThat(cli.out())
+        .contains(
+            "  run:         deduplicate or aggregate after the join is not built yet (issue 25,"
+                + " step 8): run and serve refuse this pipeline\n");
+    cli.reset();
+    Path file = dir.resolve("attribution.yaml");
+    Files.writeString(file, window);
+    assertThat(cli.run("run", "--pipeline", file.toString(), "--available-now")).isEqualTo(2);
+    assertThat(cli.err())
+        .contains(
+            "Pipeline attribution cannot run:\n  - join[0]: deduplicate or aggregate after a"
+                + " stream-stream join is not built yet (issue 25, step 8)");
+  }
+
   @Test
   void backfillAndReplayRefuseTheJoinByThePipelinesName() throws Exception {
     Path file = dir.resolve("attribution.yaml");
