@@ -139,6 +139,11 @@ public final class PipelineFactory {
               + " 25, step 8): validate accepts it, run refuses it; run the join alone and read"
               + " its table in a second pipeline");
     }
+    if (takesAllColumns(spec)) {
+      problems.add(
+          "format: columns: all with a stream-stream join is not built yet (issue 25): the left"
+              + " rows must have the declared columns; declare the schema");
+    }
     if (spec.deltaSource().isPresent()) {
       problems.add(
           "source.delta: a Delta table as the main input of a stream-stream join is not built yet"
