@@ -254,7 +254,43 @@ public record PipelineSpec(
       identity.put(
           "join", joins.stream().map(JoinSpec::canonical).collect(Collectors.joining("; ")));
     }
+    // Only with one, so that every other pipeline's identity stays what it was. The join's state
+    // holds rows of both inputs: another input, key, condition, type, prefix, schema or watermark
+    // would leave it inconsistent (docs/DESIGN.md, "Stream-stream joins", step 5).
+    streamJoin.ifPresent(j -> identity.put("streamJoin", streamJoinIdentity(j)));
     return Collections.unmodifiableMap(identity);
+  }
+
+  private String streamJoinIdentity(StreamJoinSpec join) {
+    InputSpec in = join.stream();
+    String source =
+        in.source() instanceof DeltaSourceSpec delta
+            ? "delta " + delta.path()
+            : "kafka " + ((KafkaSourceSpec) in.source()).topics().canonical();
+    String schema =
+        in.format()
+            .map(
+                f ->
+                    f.columns().stream()
+                        .map(c -> c.name() + ":" + c.type().canonical())
+                        .collect(Collectors.joining(",", "[", "]")))
+            .orElse("the source table's");
+    return "type="
+        + join.type().keyword()
+        + "; on="
+        + join.on()
+        + "; time="
+        + join.time().canonical()
+        + "; prefix="
+        + in.prefix()
+        + "; source="
+        + source
+        + "; schema="
+        + schema
+        + "; watermark="
+        + in.watermark().map(WatermarkSpec::column).orElse("none")
+        + "; multiple="
+        + watermark.map(w -> w.multiple().keyword()).orElse("min");
   }
 
   /** Returns the Delta table among the sinks, if the pipeline writes one. */

@@ -78,12 +78,16 @@ final class StreamJoinPlan {
                   + ": it grows with every row of "
                   + (never.size() == 2 ? "both inputs" : "that input")));
     }
-    lines.add(
-        new Line(
-            "run",
-            "not built yet (issue 25): validate accepts "
-                + path
-                + "; run and serve refuse it, by this pipeline's name"));
+    String notYet =
+        spec.deduplicate().isPresent() || spec.aggregate().isPresent()
+            ? "deduplicate or aggregate after the join is not built yet (issue 25, step 8): run"
+                + " and serve refuse this pipeline"
+            : join.stream().format().isEmpty() || spec.deltaSource().isPresent()
+                ? "a Delta table as an input of a stream-stream join is not built yet (issue 25):"
+                    + " run and serve refuse this pipeline"
+                : "run and serve join the two inputs in each batch; backfill and"
+                    + " replay-quarantine refuse this pipeline (first version)";
+    lines.add(new Line("run", notYet));
     return lines;
   }
 
@@ -162,8 +166,8 @@ final class StreamJoinPlan {
                   + spec.joins().size()
                   + "]: "
                   + command
-                  + " is not supported with a stream-stream join (issue 25, first version); and"
-                  + " the join itself is not built yet"));
+                  + " is not supported with a stream-stream join (issue 25, first version): run"
+                  + " or serve the pipeline instead"));
     }
   }
 }

@@ -333,6 +333,11 @@ public final class BatchBody {
       activity.progressed();
       processor.processRow(row, outputs);
     }
+
+    @Override
+    public void beginInput(int index) throws Exception {
+      processor.beginInput(index);
+    }
   }
 
   /** Commit retries and conflicts of one batch's table commits: counters after minus before. */

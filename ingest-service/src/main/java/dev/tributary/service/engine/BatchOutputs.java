@@ -3,6 +3,7 @@ package dev.tributary.service.engine;
 import dev.tributary.table.types.StructField;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +29,7 @@ public final class BatchOutputs implements AutoCloseable {
   private String firstQuarantineError;
   private final Map<String, Long> violations = new LinkedHashMap<>();
   private long newestRecordMs = Long.MIN_VALUE;
+  private String quarantineInput;
 
   /**
    * @param late the late-events table's writer, or null when late events are only counted
@@ -96,8 +98,21 @@ public final class BatchOutputs implements AutoCloseable {
     main.addColumns(columns);
   }
 
+  /**
+   * The input the following quarantined rows come from (a pipeline with a stream-stream join,
+   * {@link QuarantineRows#JOINED_SCHEMA}): from now on each row handed to {@link #quarantine} gets
+   * it appended as its {@code input} column. Never called for a single-input pipeline.
+   */
+  public void quarantineInput(String input) {
+    this.quarantineInput = input;
+  }
+
   /** A record that could not be parsed or transformed (see {@link QuarantineRows}). */
   public void quarantine(Object[] row) throws IOException {
+    if (quarantineInput != null) {
+      row = Arrays.copyOf(row, row.length + 1);
+      row[row.length - 1] = quarantineInput;
+    }
     if (quarantinedRows++ == 0
         && row.length > QuarantineRows.ERROR_INDEX
         && row[QuarantineRows.ERROR_INDEX] instanceof String error) {

@@ -29,6 +29,13 @@ public final class CrashPoints {
 
   public static final String AFTER_OFFSETS_LOG = "after-offsets-log";
   public static final String MID_BATCH = "mid-batch";
+
+  /**
+   * A stream-stream join ({@link CompositeSource}): the main input's whole range was handed to the
+   * processor, the second input's not yet.
+   */
+  public static final String AFTER_FIRST_INPUT = "after-first-input";
+
   public static final String AFTER_DATA_FILES = "after-data-files";
   public static final String AFTER_QUARANTINE_COMMIT = "after-quarantine-commit";
   public static final String AFTER_SINK_COMMIT = "after-sink-commit";

@@ -54,6 +54,28 @@ public final class QuarantineRows {
           StructField.nullable("batch_id", PrimitiveType.LONG),
           StructField.nullable("quarantined_at", PrimitiveType.TIMESTAMP));
 
+  /** The input column of a joined pipeline's quarantine table ({@link #JOINED_SCHEMA}). */
+  public static final StructField INPUT = StructField.nullable("input", PrimitiveType.STRING);
+
+  /** {@link #INPUT}'s value for a record of the pipeline's main input. */
+  public static final String MAIN_INPUT = "main";
+
+  /** {@link #INPUT}'s value for a record of the stream-stream join's second input. */
+  public static final String JOIN_INPUT = "join[0]";
+
+  /**
+   * The quarantine table of a pipeline with a stream-stream join (two Kafka inputs): {@link
+   * #SCHEMA}'s columns, then {@code input} ({@value #MAIN_INPUT} or {@value #JOIN_INPUT}), which
+   * {@link BatchOutputs#quarantineInput} fills in.
+   */
+  public static final StructType JOINED_SCHEMA = joined();
+
+  private static StructType joined() {
+    java.util.List<StructField> fields = new java.util.ArrayList<>(SCHEMA.fields());
+    fields.add(INPUT);
+    return new StructType(fields);
+  }
+
   /** The position of the {@code error} column in both schemas. */
   static final int ERROR_INDEX = 6;
 

@@ -54,6 +54,14 @@ public interface RecordProcessor extends AutoCloseable {
         "This pipeline's processor reads Kafka records, not table rows (" + row.provenance() + ")");
   }
 
+  /**
+   * The records or rows handed next belong to input {@code input}: 0 the main input, 1 the second
+   * input of a stream-stream join. Called by a two-input source ({@link CompositeSource}) before
+   * each input of every batch, main first, the first time and on replay alike; never for a
+   * single-input pipeline. Default: this processor reads one input.
+   */
+  default void beginInput(int input) throws Exception {}
+
   /** Called after the last record; a stateful processor emits what the batch finalised. */
   void endBatch(BatchOutputs outputs) throws Exception;
 
@@ -94,6 +102,23 @@ public interface RecordProcessor extends AutoCloseable {
    * processor can ask for the no-data batch the previous run did not get to run.
    */
   default void restored(OptionalLong appliedWatermarkMicros, OptionalLong nextWatermarkMicros) {}
+
+  /**
+   * What the processor records in the batch's commits entry extras beside the engine's own (a
+   * stream-stream join: its inputs' own watermarks), asked after {@link #endBatch}. Keys must not
+   * clash with the engine's ({@code sinkVersion}, {@code table.*}, {@code lastInputAt}). Default:
+   * nothing.
+   */
+  default Map<String, String> commitExtras() {
+    return Map.of();
+  }
+
+  /**
+   * Called once at start, before any batch (a replayed one included), with the extras of the
+   * checkpoint's latest commits entry: what {@link #commitExtras} recorded for the last committed
+   * batch. Not called for a checkpoint without commits. Default: nothing to restore.
+   */
+  default void restoreCommitted(Map<String, String> extras) {}
 
   /** State metrics for the progress record (rows, bytes, rows evicted); empty when stateless. */
   default Map<String, Long> stateMetrics() {

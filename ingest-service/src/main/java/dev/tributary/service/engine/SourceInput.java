@@ -17,4 +17,12 @@ public interface SourceInput {
    * SourceRow#provenance()}), in the order the source reads its files.
    */
   void row(SourceRow row) throws Exception;
+
+  /**
+   * The records or rows that follow belong to input {@code input} of the pipeline: 0 is the main
+   * input, 1 the second input of a stream-stream join ({@link CompositeSource}, which calls it
+   * before each input's whole range, 0 then 1). A single-input source never calls it. Default:
+   * nothing to do.
+   */
+  default void beginInput(int input) throws Exception {}
 }

@@ -194,6 +194,8 @@ public final class WriteAheadLog implements ProgressModel {
     first = recovery.action() == RecoveryPlan.Action.NONE;
     // Before anything is read or written: the tables still hold what this checkpoint committed.
     recovery.latestCommit().ifPresent(c -> guard.restore(c.extras()));
+    // e.g. a stream join's per-input watermarks, which a replayed batch starts from
+    recovery.latestCommit().ifPresent(c -> processor.restoreCommitted(c.extras()));
     lastInputAt = recovery.latestCommit().map(c -> c.extras().get(LAST_INPUT_AT)).orElse(null);
     guard.verify(recovery.latestCommit().map(CommitEntry::batchId).orElse(-1L));
     if (recovery.batchToReplay().isPresent()) {
@@ -353,6 +355,7 @@ public final class WriteAheadLog implements ProgressModel {
     guard.committed(byRole);
     Map<String, String> extras = new LinkedHashMap<>();
     extras.put("sinkVersion", Long.toString(versions.sink()));
+    extras.putAll(processor.commitExtras());
     extras.putAll(guard.recorded());
     Instant now = clock.instant();
     String inputAt = lastInputAt;

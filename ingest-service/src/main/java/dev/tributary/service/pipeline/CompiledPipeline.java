@@ -6,6 +6,7 @@ import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
+import dev.tributary.service.stateful.StreamJoinBinding;
 import dev.tributary.table.types.StructType;
 import java.util.Optional;
 
@@ -15,13 +16,26 @@ import java.util.Optional;
  * @param processor the stateless steps (parse, transform); the whole processor of a stateless
  *     pipeline
  * @param stateful the watermark, deduplication and aggregation, when declared
+ * @param streamJoin the stream-stream join, when declared: {@code processor} is then its left side
+ *     (the main input's steps) and the sink's columns are the join's
  */
 public record CompiledPipeline(
     PipelineSpec spec,
     RecordDecoder parser,
     CompiledTransforms transforms,
     StatelessProcessor processor,
-    Optional<StatefulPlan> stateful) {
+    Optional<StatefulPlan> stateful,
+    Optional<StreamJoinBinding> streamJoin) {
+
+  /** A pipeline without a stream-stream join. */
+  public CompiledPipeline(
+      PipelineSpec spec,
+      RecordDecoder parser,
+      CompiledTransforms transforms,
+      StatelessProcessor processor,
+      Optional<StatefulPlan> stateful) {
+    this(spec, parser, transforms, processor, stateful, Optional.empty());
+  }
 
   /**
    * Whether the query is still to be compiled against the source table's schema, read at start
@@ -40,6 +54,9 @@ public record CompiledPipeline(
               + spec.id()
               + ": the output columns are known once the source"
               + " table is read (PipelineFactory.bindSource)");
+    }
+    if (streamJoin.isPresent()) {
+      return streamJoin.get().outputSchema();
     }
     return stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
   }

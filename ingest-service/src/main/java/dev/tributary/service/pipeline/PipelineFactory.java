@@ -3,12 +3,14 @@ package dev.tributary.service.pipeline;
 import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.config.DeltaSinkSpec;
 import dev.tributary.config.DeltaSourceSpec;
+import dev.tributary.config.KafkaSourceSpec;
 import dev.tributary.config.OutputMode;
 import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.SchemaEvolutionSpec;
 import dev.tributary.config.Size;
 import dev.tributary.config.StartingVersion;
 import dev.tributary.config.StorageSpec;
+import dev.tributary.config.StreamJoinSpec;
 import dev.tributary.config.TopicSelection;
 import dev.tributary.config.TransformStep;
 import dev.tributary.config.UpsertSpec;
@@ -37,6 +39,8 @@ import dev.tributary.service.source.KafkaSourceSettings;
 import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.stateful.StatefulPlan;
 import dev.tributary.service.stateful.StatefulProcessor;
+import dev.tributary.service.stateful.StreamJoinBinding;
+import dev.tributary.service.stateful.StreamJoinProcessor;
 import dev.tributary.service.upsert.UpsertRules;
 import dev.tributary.service.upsert.UpsertSink;
 import dev.tributary.storage.ObjectStore;
@@ -81,10 +85,7 @@ public final class PipelineFactory {
    */
   public static CompiledPipeline compile(PipelineSpec spec) {
     if (spec.streamJoin().isPresent()) {
-      // Issue 25 step 1 declares and validates stream-stream joins; the engine arrives with the
-      // next steps. Refused here, before anything is opened, so run, serve, backfill and replay
-      // all refuse it by the pipeline's name.
-      throw new PipelineDefinitionException(spec.id(), List.of(streamJoinNotBuilt(spec)));
+      return compileStreamJoin(spec);
     }
     List<String> problems = new ArrayList<>();
     if (spec.lateEvents().isPresent() && spec.watermark().isEmpty()) {
@@ -119,6 +120,80 @@ public final class PipelineFactory {
                 + " and derived ones; the writer schema's fields differ per topic and are known"
                 + " only when records arrive)"
             : "");
+  }
+
+  /**
+   * A pipeline with a stream-stream join: its main input compiled alone (the left side, {@link
+   * PipelineSpec#mainInput}) and the join bound to the left rows and the second input's format.
+   * What is not built yet (issue 25 steps 5 and 8 of docs/DESIGN.md) is refused by the pipeline's
+   * name, with the reason: stateful operators after the join, a Delta table as the second input.
+   */
+  private static CompiledPipeline compileStreamJoin(PipelineSpec spec) {
+    StreamJoinSpec join = spec.streamJoin().orElseThrow();
+    List<String> problems = new ArrayList<>();
+    if (spec.deduplicate().isPresent() || spec.aggregate().isPresent()) {
+      problems.add(
+          "join["
+              + spec.joins().size()
+              + "]: deduplicate or aggregate after a stream-stream join is not built yet (issue"
+              + " 25, step 8): validate accepts it, run refuses it; run the join alone and read"
+              + " its table in a second pipeline");
+    }
+    if (takesAllColumns(spec)) {
+      problems.add(
+          "format: columns: all with a stream-stream join is not built yet (issue 25): the left"
+              + " rows must have the declared columns; declare the schema");
+    }
+    if (spec.deltaSource().isPresent()) {
+      problems.add(
+          "source.delta: a Delta table as the main input of a stream-stream join is not built yet"
+              + " (issue 25): read a Kafka topic");
+    }
+    if (join.stream().format().isEmpty()) {
+      problems.add(
+          "join["
+              + spec.joins().size()
+              + "].stream.source.delta: a Delta table as the second input of a stream-stream join"
+              + " is not built yet (issue 25): use a Kafka topic");
+    }
+    if (!problems.isEmpty()) {
+      throw new PipelineDefinitionException(spec.id(), problems);
+    }
+    CompiledPipeline main = compile(spec.mainInput());
+    RecordDecoder right;
+    try {
+      right = RecordDecoders.forFormat(spec.id(), join.stream().format().get(), spec.secrets());
+    } catch (IllegalArgumentException e) {
+      throw new PipelineDefinitionException(
+          spec.id(), List.of("join[" + spec.joins().size() + "].stream." + e.getMessage()));
+    }
+    if (main.awaitsSourceSchema()) {
+      // a Delta main input: the left columns are known at start (bindSource)
+      return new CompiledPipeline(spec, null, null, null, Optional.empty(), Optional.empty());
+    }
+    return withStreamJoin(spec, main, right);
+  }
+
+  private static CompiledPipeline withStreamJoin(
+      PipelineSpec spec, CompiledPipeline left, RecordDecoder right) {
+    StreamJoinBinding binding;
+    try {
+      binding =
+          StreamJoinBinding.of(
+              spec.streamJoin().orElseThrow(),
+              spec.watermark(),
+              right,
+              left.processor().outputSchema());
+    } catch (IllegalArgumentException e) {
+      throw new PipelineDefinitionException(spec.id(), List.of(e.getMessage()));
+    }
+    return new CompiledPipeline(
+        spec,
+        left.parser(),
+        left.transforms(),
+        left.processor(),
+        Optional.empty(),
+        Optional.of(binding));
   }
 
   /** Whether each record's writer schema gives its columns ({@code columns: all}). */
@@ -270,6 +345,18 @@ public final class PipelineFactory {
    */
   public static CompiledPipeline bindJoins(CompiledPipeline pipeline) throws IOException {
     PipelineSpec spec = pipeline.spec();
+    if (pipeline.streamJoin().isPresent() && !spec.joins().isEmpty()) {
+      // the stream-static joins apply to the left side: the join is bound again to their rows
+      CompiledPipeline left =
+          bindJoins(
+              new CompiledPipeline(
+                  spec.mainInput(),
+                  pipeline.parser(),
+                  pipeline.transforms(),
+                  pipeline.processor(),
+                  Optional.empty()));
+      return withStreamJoin(spec, left, pipeline.streamJoin().get().rightParser());
+    }
     if (spec.joins().isEmpty()) {
       return pipeline;
     }
@@ -383,7 +470,22 @@ public final class PipelineFactory {
   }
 
   public static KafkaSourceSettings sourceSettings(PipelineSpec spec, boolean ignoreRateLimit) {
-    var kafka = spec.kafkaSource().orElseThrow();
+    return sourceSettings(spec.id(), spec.kafkaSource().orElseThrow(), ignoreRateLimit);
+  }
+
+  /**
+   * The settings of the second input of a pipeline's stream-stream join ({@code
+   * join[0].stream.source.kafka}): its own topics, starting offsets and {@code
+   * max-offsets-per-trigger}, in the pipeline's consumer group (lag tools see both inputs).
+   */
+  public static KafkaSourceSettings streamJoinSourceSettings(
+      PipelineSpec spec, boolean ignoreRateLimit) {
+    KafkaSourceSpec kafka = (KafkaSourceSpec) spec.streamJoin().orElseThrow().stream().source();
+    return sourceSettings(spec.id(), kafka, ignoreRateLimit);
+  }
+
+  private static KafkaSourceSettings sourceSettings(
+      String pipelineId, KafkaSourceSpec kafka, boolean ignoreRateLimit) {
     List<String> topics = List.of();
     Optional<Pattern> pattern = Optional.empty();
     if (kafka.topics() instanceof TopicSelection.Topics t) {
@@ -392,7 +494,7 @@ public final class PipelineFactory {
       pattern = Optional.of(p.pattern());
     }
     return new KafkaSourceSettings(
-        spec.id(),
+        pipelineId,
         kafka.bootstrapServers(),
         topics,
         pattern,
@@ -513,7 +615,10 @@ public final class PipelineFactory {
       throws IOException {
     // the rows of a fan-out go to every sink as they are: only a pipeline whose one sink is this
     // table can turn them into the table's rows
-    if (pipeline.stateful().isPresent() || pipeline.spec().sinks().size() != 1 || !table.exists()) {
+    if (pipeline.stateful().isPresent()
+        || pipeline.streamJoin().isPresent()
+        || pipeline.spec().sinks().size() != 1
+        || !table.exists()) {
       return Optional.empty();
     }
     Snapshot snapshot = table.snapshot();
@@ -615,6 +720,7 @@ public final class PipelineFactory {
   public static boolean evolves(CompiledPipeline pipeline) {
     return !pipeline.spec().schemaEvolution().equals(SchemaEvolutionSpec.DEFAULT)
         && pipeline.stateful().isEmpty()
+        && pipeline.streamJoin().isEmpty()
         && pipeline.spec().deltaSource().isEmpty();
   }
 
@@ -625,6 +731,14 @@ public final class PipelineFactory {
    */
   public static RecordProcessor processor(
       CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
+    if (pipeline.streamJoin().isPresent()) {
+      return new StreamJoinProcessor(
+          pipeline.spec().id(),
+          pipeline.processor(),
+          pipeline.streamJoin().get(),
+          checkpointStore,
+          localDir);
+    }
     if (pipeline.stateful().isEmpty() && takesAllColumns(pipeline.spec())) {
       Optional<UpsertSpec> upsert = pipeline.spec().deltaSink().flatMap(DeltaSinkSpec::upsert);
       WriterRowDecoder decoder = (WriterRowDecoder) pipeline.parser();
@@ -680,7 +794,9 @@ public final class PipelineFactory {
 
   /**
    * Opens the quarantine table (creating it on first use): Kafka records with their provenance, or,
-   * with a Delta source, the table rows with theirs ({@link QuarantineRows#SOURCE_ROW_SCHEMA}).
+   * with a Delta source, the table rows with theirs ({@link QuarantineRows#SOURCE_ROW_SCHEMA});
+   * with a stream-stream join, which input each record came from too ({@link
+   * QuarantineRows#JOINED_SCHEMA}, the column added to a table that lacks it).
    */
   public static DeltaTableSink quarantine(PipelineSpec spec, ObjectStore store) throws IOException {
     DataWriteOptions options =
@@ -688,8 +804,16 @@ public final class PipelineFactory {
             DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
     StructType schema =
         spec.deltaSource().isPresent() ? QuarantineRows.SOURCE_ROW_SCHEMA : QuarantineRows.SCHEMA;
-    return new DeltaTableSink(
-        spec.id(), store, DeltaTable.open(store, tableOptions(spec)), schema, List.of(), options);
+    DeltaTable table = DeltaTable.open(store, tableOptions(spec));
+    if (spec.streamJoin().isPresent()) {
+      // Kafka inputs only (validated): the input column tells which one a record came from
+      schema = QuarantineRows.JOINED_SCHEMA;
+      if (table.exists() && table.snapshot().schema().indexOf(QuarantineRows.INPUT.name()) < 0) {
+        // the table of the pipeline before it had the join: add the column (older rows read null)
+        table.addColumns(List.of(QuarantineRows.INPUT));
+      }
+    }
+    return new DeltaTableSink(spec.id(), store, table, schema, List.of(), options);
   }
 
   /**
@@ -698,14 +822,5 @@ public final class PipelineFactory {
    */
   public static Checkpoint checkpoint(PipelineSpec spec, ObjectStore store) throws IOException {
     return Checkpoint.open(store, spec.id(), spec.checkpointIdentity(), SchemaWidening.judge(spec));
-  }
-
-  /** Why a pipeline with a stream-stream join cannot run yet. */
-  static String streamJoinNotBuilt(PipelineSpec spec) {
-    return "join["
-        + spec.joins().size()
-        + "]: a stream-stream join (stream:) is not built yet (issue 25): validate accepts the"
-        + " declaration, run and serve refuse it; remove the stream join to run the rest of the"
-        + " pipeline";
   }
 }

@@ -10,6 +10,7 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.engine.BatchBody;
+import dev.tributary.service.engine.CompositeSource;
 import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.GroupMember;
 import dev.tributary.service.engine.ProgressLog;
@@ -209,6 +210,15 @@ public final class PipelineRun implements AutoCloseable {
         resources.add(0, kafka);
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
+      }
+      if (pipeline.streamJoin().isPresent()) {
+        // the join's second input, read in the same batches after the main one
+        KafkaSource second =
+            new KafkaSource(
+                PipelineFactory.streamJoinSourceSettings(
+                    spec, trigger instanceof TriggerSpec.Once));
+        resources.add(0, second);
+        source = new CompositeSource(source, second);
       }
       bounds.bound(source);
       BatchBody.Settings batches =

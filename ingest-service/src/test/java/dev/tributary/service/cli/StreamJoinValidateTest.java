@@ -69,8 +69,8 @@ class StreamJoinValidateTest {
                 + " with the second input's p_event_ts - 10 minutes, the global watermark is the"
                 + " min of the two (multiple: min; an input without data yet counts as 0)\n")
         .contains(
-            "  run:         not built yet (issue 25): validate accepts join[0]; run and serve"
-                + " refuse it, by this pipeline's name\n")
+            "  run:         run and serve join the two inputs in each batch; backfill and"
+                + " replay-quarantine refuse this pipeline (first version)\n")
         .contains(
             "_kafka_timestamp timestamp, p_user_id string, p_order_id string, p_event_ts"
                 + " timestamp\n")
@@ -362,18 +362,39 @@ class StreamJoinValidateTest {
                 + " this pipeline has one input (no join with stream:); remove multiple");
   }
 
+  /**
+   * An aggregation after the join is valid (Spark runs it) but not built yet (issue 25, step 8):
+   * validate says so on its run line and run refuses it by the pipeline's name before it opens
+   * anything (the broker in the file is never contacted).
+   */
   @Test
-  void runBackfillAndReplayRefuseTheJoinByThePipelinesName() throws Exception {
+  void runRefusesAWindowAfterTheJoinUntilItIsBuilt() throws Exception {
+    String window =
+        SEED
+            + "aggregate:\n"
+            + "  window: { column: p_event_ts, size: 5 minutes }\n"
+            + "  group-by: [page]\n"
+            + "  measures: { n: count() }\n";
+    assertThat(validate(window)).as(cli.err()).isZero();
+    assertThat(cli.out())
+        .contains(
+            "  run:         deduplicate or aggregate after the join is not built yet (issue 25,"
+                + " step 8): run and serve refuse this pipeline\n");
+    cli.reset();
     Path file = dir.resolve("attribution.yaml");
-    Files.writeString(file, SEED);
-
+    Files.writeString(file, window);
     assertThat(cli.run("run", "--pipeline", file.toString(), "--available-now")).isEqualTo(2);
     assertThat(cli.err())
         .contains(
-            "Pipeline attribution cannot run:\n  - join[0]: a stream-stream join (stream:) is not"
-                + " built yet (issue 25): validate accepts the declaration, run and serve refuse"
-                + " it; remove the stream join to run the rest of the pipeline");
-    cli.reset();
+            "Pipeline attribution cannot run:\n  - join[0]: deduplicate or aggregate after a"
+                + " stream-stream join is not built yet (issue 25, step 8)");
+  }
+
+  @Test
+  void backfillAndReplayRefuseTheJoinByThePipelinesName() throws Exception {
+    Path file = dir.resolve("attribution.yaml");
+    Files.writeString(file, SEED);
+
     assertThat(
             cli.run(
                 "backfill",
@@ -389,7 +410,8 @@ class StreamJoinValidateTest {
     assertThat(cli.err())
         .contains(
             "Pipeline attribution cannot run:\n  - join[0]: backfill is not supported with a"
-                + " stream-stream join (issue 25, first version)");
+                + " stream-stream join (issue 25, first version): run or serve the pipeline"
+                + " instead");
     cli.reset();
     assertThat(cli.run("replay-quarantine", "--pipeline", file.toString())).isEqualTo(2);
     assertThat(cli.err())

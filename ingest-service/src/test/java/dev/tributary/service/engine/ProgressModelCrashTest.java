@@ -96,6 +96,84 @@ class ProgressModelCrashTest {
     crashThenDrain(MemoryPipeline.of(true, dir), Model.WRITE_AHEAD_LOG, crash, true);
   }
 
+  /** The write-ahead log's points and the point between the two inputs of a joined pipeline. */
+  static Stream<CrashAt> twoInputPoints() {
+    List<CrashAt> out = new ArrayList<>(writeAheadLogPoints().toList());
+    for (int n = 1; n <= 3; n++) {
+      out.add(new CrashAt(CrashPoints.AFTER_FIRST_INPUT, n));
+    }
+    // inside the second input of the first batch (30 main records come first)
+    out.add(new CrashAt(CrashPoints.MID_BATCH, 35));
+    return out.stream();
+  }
+
+  /**
+   * Two inputs in one batch ({@link CompositeSource}, a stream-stream join's): both ranges are
+   * written ahead and replayed exactly, so every record of either topic is once in the sink or the
+   * quarantine, whichever point the process died at.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("twoInputPoints")
+  void twoInputsKeepEveryRecordOfBothOnceAfterACrash(CrashAt crash) throws Exception {
+    MemoryPipeline pipeline = MemoryPipeline.of(true, dir);
+    InMemorySource.Log main = topicWithRecords(30);
+    InMemorySource.Log second = new InMemorySource.Log("second", 2);
+    appendSecond(second, 0, 20);
+    MemoryPipeline.Process first = pipeline.open(twoInputs(main, second), Model.WRITE_AHEAD_LOG);
+    assertThat(crash.runCrashing(() -> runToEnd(first))).as("crashed at " + crash).isTrue();
+    first.processor().close();
+    append(main, 30, 45);
+    appendSecond(second, 20, 30);
+    MemoryPipeline.Process last = pipeline.open(twoInputs(main, second), Model.WRITE_AHEAD_LOG);
+    runToEnd(last);
+    last.processor().close();
+
+    List<Long> expectedIds = new ArrayList<>();
+    List<String> expectedBad = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (long o = 0; o < main.end(p); o++) {
+        if (o % BAD_EVERY == 3) {
+          expectedBad.add("events/" + p + "/" + o);
+        } else {
+          expectedIds.add(id(p, o));
+        }
+      }
+    }
+    for (int p = 0; p < 2; p++) {
+      for (long o = 0; o < second.end(p); o++) {
+        if (o % BAD_EVERY == 5) {
+          expectedBad.add("second/" + p + "/" + o);
+        } else {
+          expectedIds.add(SECOND_IDS + id(p, o));
+        }
+      }
+    }
+    assertThat(pipeline.sinkRows().stream().map(r -> (Long) r[0]).toList())
+        .as("sink ids")
+        .containsExactlyInAnyOrderElementsOf(expectedIds);
+    assertThat(pipeline.quarantineRows().stream().map(r -> r[0] + "/" + r[1] + "/" + r[2]).toList())
+        .as("quarantined topic/partition/offset")
+        .containsExactlyInAnyOrderElementsOf(expectedBad);
+  }
+
+  private static CompositeSource twoInputs(InMemorySource.Log main, InMemorySource.Log second) {
+    return new CompositeSource(InMemorySource.of(main, 10), InMemorySource.of(second, 7));
+  }
+
+  private static final long SECOND_IDS = 1_000_000;
+
+  private static void appendSecond(InMemorySource.Log topic, int from, int to) {
+    for (int p = 0; p < 2; p++) {
+      for (long o = from; o < to; o++) {
+        topic.append(
+            p,
+            o % BAD_EVERY == 5
+                ? "not json " + o
+                : "{\"id\":" + (SECOND_IDS + id(p, o)) + ",\"v\":\"s\"}");
+      }
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("tablePositionPoints")
   void tablePositionsKeepEveryRecordOnceAfterACrash(CrashAt crash) throws Exception {

@@ -6,6 +6,7 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.BatchBody;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.RecordProcessor;
+import dev.tributary.service.engine.Source;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
@@ -99,7 +100,7 @@ public final class MemoryPipeline {
    * Starts a "process" of the pipeline on {@code source}: opens the checkpoint and tables as a
    * restart would, with a processor of its own.
    */
-  public Process open(InMemorySource source, Model model) throws IOException {
+  public Process open(Source source, Model model) throws IOException {
     return open(source, model, (pipeline, txns) -> PipelineFactory.modeSink(pipeline, sinkStore));
   }
 
@@ -110,11 +111,11 @@ public final class MemoryPipeline {
   }
 
   /**
-   * {@link #open(InMemorySource, Model)} writing to the sink {@code sinks} opens instead of the
-   * in-memory Delta table: the checkpoint, the quarantine table and the source stay in memory. The
-   * sink is closed with the process ({@link Process#close}) if it holds resources.
+   * {@link #open(Source, Model)} writing to the sink {@code sinks} opens instead of the in-memory
+   * Delta table: the checkpoint, the quarantine table and the source stay in memory. The sink is
+   * closed with the process ({@link Process#close}) if it holds resources.
    */
-  public Process open(InMemorySource source, Model model, SinkOpener sinks) throws IOException {
+  public Process open(Source source, Model model, SinkOpener sinks) throws IOException {
     Checkpoint checkpoint = PipelineFactory.checkpoint(spec, checkpointStore);
     TableSink sink =
         sinks.open(compiled, new TableTxns(spec.id(), checkpoint.metadata().checkpointId()));
