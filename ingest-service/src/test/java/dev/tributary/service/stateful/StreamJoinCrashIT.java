@@ -73,7 +73,9 @@ import org.junit.jupiter.api.io.TempDir;
  * purchases. After each halt the run's log and exit status say it halted at its point ({@link
  * CrashRuns#assertHaltedAt}), the checkpoint says which input a {@code mid-batch} halt was in, and
  * the tables say that an {@code after-data-files} halt had committed the quarantine and late-events
- * tables and not the sink.
+ * tables and not the sink. Purchases trail the clicks by at least a batch in every round, and the
+ * {@code after-commits-log} halt comes after the round's last batch with clicks: its restart begins
+ * with purchases only, so the clicks' own watermark must come from the checkpoint (W-persist).
  *
  * <p><b>Why the reference run must agree exactly.</b> Available-now bounds both inputs at the
  * offsets of its start, nothing is produced between the halted run and its restart, and planning is
@@ -142,6 +144,9 @@ class StreamJoinCrashIT {
   private Path crashed;
   private Path reference;
   private int nextClick;
+
+  /** How many of the latest round's batches have clicks; the batches after have purchases only. */
+  private int clickBatches;
 
   @Test
   void theSeedJoinIsExactAfterAHaltAtEveryPointOfItsBatches() throws Exception {
@@ -225,6 +230,7 @@ class StreamJoinCrashIT {
               ? LEFT_PER_BATCH + 1 + random.nextInt(RIGHT_PER_BATCH)
               : 1 + random.nextInt(LEFT_PER_BATCH);
       case CrashPoints.AFTER_DATA_FILES -> DATA_FILES_PER_BATCH * (1 + random.nextInt(3));
+      case CrashPoints.AFTER_COMMITS_LOG -> clickBatches; // the restart reads purchases only
       default -> 1 + random.nextInt(3);
     };
   }
@@ -383,6 +389,22 @@ class StreamJoinCrashIT {
       if (i % 11 == 3) {
         add(purchases, i % 2, null, purchaseValues);
       }
+    }
+    // Purchases trail the clicks by at least one batch: a restart after the last batch with
+    // clicks begins with a batch of purchases only, where the clicks' own watermark (W-persist)
+    // must come from the checkpoint.
+    int clickRecords = clickValues.values().stream().mapToInt(List::size).sum();
+    clickBatches = (clickRecords + LEFT_PER_BATCH - 1) / LEFT_PER_BATCH;
+    long last = START + nextClick * 3L * MINUTE;
+    for (int k = 0;
+        purchaseValues.values().stream().mapToInt(List::size).sum()
+            <= (clickBatches + 1) * RIGHT_PER_BATCH;
+        k++) {
+      add(
+          purchases,
+          k % 2,
+          new JoinOracle.Event("walk-in", last + k * MINUTE, "t" + nextClick + "-" + k),
+          purchaseValues);
     }
     clickValues.forEach((p, values) -> broker.send(clicks, p, values));
     purchaseValues.forEach((p, values) -> broker.send(purchases, p, values));
