@@ -63,14 +63,15 @@ public final class MetricNames {
   public static final String WATERMARK_DELAY = "tributary.watermark.delay";
 
   /**
-   * Rows (keys) held in the state stores after the last batch (progress record {@code state.keys}).
-   * Tags: pipeline.
+   * Rows (keys) held in the state stores after the last batch (progress record {@code state.keys},
+   * or a stream-stream join's {@code join.left.rows} / {@code join.right.rows}). Tags: pipeline,
+   * side ({@link #SIDE}): summed over the sides, the pipeline's total.
    */
   public static final String STATE_ROWS = "tributary.state.rows";
 
   /**
-   * Bytes held in the state stores after the last batch (progress record {@code state.bytes}).
-   * Tags: pipeline.
+   * Bytes held in the state stores after the last batch (progress record {@code state.bytes}, or a
+   * stream-stream join's {@code join.left.bytes} / {@code join.right.bytes}). Tags: pipeline, side.
    */
   public static final String STATE_BYTES = "tributary.state.bytes";
 
@@ -164,6 +165,14 @@ public final class MetricNames {
 
   /** Tag: the pipeline id. */
   public static final String PIPELINE = "pipeline";
+
+  /**
+   * Tag: which part of a pipeline's state a {@link #STATE_ROWS} / {@link #STATE_BYTES} series
+   * holds: {@code left} or {@code right}, a stream-stream join's sides, or {@code none}, the other
+   * operators' stores (deduplication, aggregation; all of a pipeline without a stream join). Three
+   * values at most, so the series stay few.
+   */
+  public static final String SIDE = "side";
 
   /** Tag: a Kafka topic. */
   public static final String TOPIC = "topic";

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,8 +40,10 @@ final class PipelineMetrics {
   private final AtomicReference<Instant> watermark = new AtomicReference<>();
   private final AtomicReference<Instant> lastBatch = new AtomicReference<>();
   private final AtomicReference<Instant> newestCommitted = new AtomicReference<>();
-  private final AtomicLong stateRows = new AtomicLong();
-  private final AtomicLong stateBytes = new AtomicLong();
+
+  /** Per {@link MetricNames#SIDE} value: the state gauges' rows and bytes. */
+  private final Map<String, AtomicLong[]> state = new ConcurrentHashMap<>();
+
   private final AtomicReference<Double> quarantinedFraction = new AtomicReference<>(0.0);
   private final AtomicLong partitionsOwned = new AtomicLong();
 
@@ -86,11 +89,7 @@ final class PipelineMetrics {
         .tags(tags)
         .description("quarantined / read records of the last batch")
         .register(registry);
-    Gauge.builder(MetricNames.STATE_ROWS, stateRows, AtomicLong::get).tags(tags).register(registry);
-    Gauge.builder(MetricNames.STATE_BYTES, stateBytes, AtomicLong::get)
-        .tags(tags)
-        .baseUnit("bytes")
-        .register(registry);
+    stateGauges(NO_SIDE);
     Gauge.builder(MetricNames.PARTITIONS_OWNED, partitionsOwned, AtomicLong::get)
         .tags(tags)
         .description(
@@ -110,6 +109,27 @@ final class PipelineMetrics {
     counter(MetricNames.COMPACTION_BYTES, tableTags);
     counter(MetricNames.VACUUM_FILES, tableTags);
     counter(MetricNames.VACUUM_BYTES, tableTags);
+  }
+
+  private static final String NO_SIDE = "none";
+  private static final List<String> JOIN_SIDES = List.of("left", "right");
+
+  /** The rows and bytes gauges of one side of the state, registered on first use. */
+  private AtomicLong[] stateGauges(String side) {
+    return state.computeIfAbsent(
+        side,
+        k -> {
+          AtomicLong[] values = {new AtomicLong(), new AtomicLong()};
+          Tags sideTags = tags.and(MetricNames.SIDE, side);
+          Gauge.builder(MetricNames.STATE_ROWS, values[0], AtomicLong::get)
+              .tags(sideTags)
+              .register(registry);
+          Gauge.builder(MetricNames.STATE_BYTES, values[1], AtomicLong::get)
+              .tags(sideTags)
+              .baseUnit("bytes")
+              .register(registry);
+          return values;
+        });
   }
 
   /** Records one completed batch. */
@@ -143,9 +163,25 @@ final class PipelineMetrics {
           p.newestRecordAt(), (old, now) -> old == null || now.isAfter(old) ? now : old);
     }
     quarantinedFraction.set(p.quarantinedFraction());
-    // The stateful processor reports its total as "keys" (rows held across its stores).
-    stateRows.set(p.state().getOrDefault("keys", p.state().getOrDefault("rows", 0L)));
-    stateBytes.set(p.state().getOrDefault("bytes", 0L));
+    // The stateful processor reports its total as "keys" (rows held across its stores), a join's
+    // processor as "rows" with its sides apart: each side is a series, the rest is side "none".
+    Map<String, Long> s = p.state();
+    long rows = s.getOrDefault("keys", s.getOrDefault("rows", 0L));
+    long bytes = s.getOrDefault("bytes", 0L);
+    for (String side : JOIN_SIDES) {
+      Long sideRows = s.get("join." + side + ".rows");
+      if (sideRows != null) {
+        long sideBytes = s.getOrDefault("join." + side + ".bytes", 0L);
+        AtomicLong[] gauges = stateGauges(side);
+        gauges[0].set(sideRows);
+        gauges[1].set(sideBytes);
+        rows -= sideRows;
+        bytes -= sideBytes;
+      }
+    }
+    AtomicLong[] rest = stateGauges(NO_SIDE);
+    rest[0].set(rows);
+    rest[1].set(bytes);
     if (!ownedByGroup) {
       partitionsOwned.set(p.partitions().size());
     }
