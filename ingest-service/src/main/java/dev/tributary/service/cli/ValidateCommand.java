@@ -60,8 +60,9 @@ final class ValidateCommand {
     // The plan echoes locations and addresses, any of which may hold a secret reference's value.
     Secrets secrets = spec.secrets();
     try {
-      // A stream join is not built yet (issue 25): its left side is compiled to check the main
-      // input's expressions and show its schema; the join itself was checked by the parser.
+      // With a stream join, the left side (the main input alone) is compiled here to check its
+      // expressions and show its schema; the join and what follows it were checked by the parser
+      // and are shown by StreamJoinPlan.
       CompiledPipeline pipeline =
           PipelineFactory.compile(spec.streamJoin().isPresent() ? spec.mainInput() : spec);
       Optional<SinkTableCheck.Result> table = SinkTableCheck.check(pipeline);
