@@ -72,7 +72,8 @@ public final class JoinBench {
   /**
    * @param args the number of clicks (default 2,000,000), then of purchases (default 200,000);
    *     {@code -Dbench.clickLimit} the clicks' limit per trigger (default a quarter of the clicks:
-   *     4 batches), the purchases' in the same ratio
+   *     4 batches), the purchases' in the same ratio; {@code -Dbench.oursOnly=true} Tributary's
+   *     side alone (to profile it)
    */
   public static void main(String[] args) throws Exception {
     int clicks = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
@@ -93,7 +94,7 @@ public final class JoinBench {
         heap,
         load(),
         dir);
-    boolean equal;
+    boolean equal = true;
     try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
       broker.createTopic(CLICKS, CLICK_PARTITIONS);
       broker.createTopic(PURCHASES, PURCHASE_PARTITIONS);
@@ -123,6 +124,9 @@ public final class JoinBench {
           s.getOrDefault("join.right.bytes", 0L),
           perRow(s.get("join.right.bytes"), s.get("join.right.rows")));
       System.out.printf("  state: %s%n", s);
+      if (Boolean.getBoolean("bench.oursOnly")) {
+        return; // -Dbench.oursOnly=true: Tributary alone, to profile it (no Spark, no comparison)
+      }
 
       System.out.printf("Spark 4 + Delta 4 (local[2], RocksDB state store), load %s ...%n", load());
       JsonNode spark = spark(broker.bootstrapServers(), dir, clickLimit, purchaseLimit, heap);
