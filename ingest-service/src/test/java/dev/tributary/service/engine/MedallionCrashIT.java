@@ -2,6 +2,11 @@ package dev.tributary.service.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.checkpoint.CommitEntry;
+import dev.tributary.checkpoint.OffsetsEntry;
+import dev.tributary.config.PipelineParser;
+import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.cli.Main;
 import dev.tributary.service.join.DimensionTables;
 import dev.tributary.service.testing.ChildJvm;
@@ -14,6 +19,7 @@ import dev.tributary.table.TableOptions;
 import dev.tributary.table.data.CloseableIterator;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.log.SetTransaction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,39 +58,51 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Every layer reaches every point, in every batch it plans with input (MicroBatchEngine): {@code
  * after-plan} and {@code after-offsets-log} when a batch is planned; {@code mid-batch} before each
  * input record or row; {@code after-data-files} when a table writer has written its files, before
- * its commit: the quarantine table's writer first (occurrence 1), then the sink's (occurrence 2,
- * used here: the sink's Parquet files exist, uncommitted); {@code after-quarantine-commit} after
- * the quarantine table's commit, which every batch makes (with the batch's transaction id, rows or
- * not; bronze, silver and gold each do quarantine rows here); {@code after-sink-commit}; {@code
- * after-state-commit} after the processor's state commit: gold's state store; in the stateless
- * bronze and silver the step commits nothing, so the halt leaves the same durable state as {@code
- * after-sink-commit} but is still reached and replayed from; {@code after-commits-log}. So all 24
- * (layer, point) pairs are run: round {@code r} halts each layer at point {@code r}. No pair is
- * unreachable.
+ * its commit: the quarantine table's writer first, then the sink's (used here: the sink's Parquet
+ * files exist, uncommitted); {@code after-quarantine-commit} after the quarantine table's commit,
+ * which every batch makes (with the batch's transaction id, rows or not; bronze, silver and gold
+ * each do quarantine rows here); {@code after-sink-commit}; {@code after-state-commit} after the
+ * processor's state commit: gold's state store; in the stateless bronze and silver the step commits
+ * nothing, so the halt leaves the same durable state as {@code after-sink-commit} but is still
+ * reached and replayed from; {@code after-commits-log}. So all 24 (layer, point) pairs are run.
  *
- * <p>Each round produces fresh records, then for each layer in turn runs it halted at the round's
- * point and then runs it to the end, so the next layer has fresh input: every halted run plans a
- * new batch and so reaches its point (asserted from its log and exit code 137). A final drain of
- * each layer follows; then bronze holds every well-formed produced record once (and its quarantine
- * every malformed one once), and silver and gold equal the batch computation over bronze, their
- * quarantine tables holding exactly the rows they set aside, once each.
+ * <p><b>A chain of halts per layer.</b> Every record is produced first. Then each layer in turn
+ * (bronze, silver over the drained bronze, gold over the drained silver) runs halted at the first
+ * point, and each restart recovers the halt before it (replays the written-ahead batch, or plans it
+ * again) and goes on to halt at the next point in the first batch it plans itself after the batch
+ * of the halt before; a last restart drains the layer: nine child JVMs a layer. The occurrence is
+ * counted from what the restart passes first: a replayed batch passes every point but {@code
+ * after-plan} and {@code after-offsets-log} (its rows for {@code mid-batch}, so {@code mid-batch}
+ * comes last, after {@code after-commits-log}, which leaves nothing to replay; {@code
+ * after-data-files} once per table that lacks the batch). After each halt the run's log and exit
+ * status say it halted at its point, and the layer's checkpoint and tables say it halted in that
+ * batch at that step (the latest offsets and commits entries; which of the quarantine and sink
+ * tables hold the batch), after the batch of the halt before was committed (its recovery finished).
+ * Then bronze holds every well-formed produced record once (and its quarantine every malformed one
+ * once), and silver and gold equal the batch computation over bronze, their quarantine tables
+ * holding exactly the rows they set aside, once each.
  */
 class MedallionCrashIT {
-  /** Every point, in batch order; round r halts every layer at POINTS[r]. */
+  /**
+   * Every point, each layer halted at them in this order: batch order, but {@code mid-batch} after
+   * {@code after-commits-log}, whose restart replays nothing (so its rows are the first counted).
+   */
   private static final String[] POINTS = {
     CrashPoints.AFTER_PLAN,
     CrashPoints.AFTER_OFFSETS_LOG,
-    CrashPoints.MID_BATCH,
     CrashPoints.AFTER_DATA_FILES,
     CrashPoints.AFTER_QUARANTINE_COMMIT,
     CrashPoints.AFTER_SINK_COMMIT,
     CrashPoints.AFTER_STATE_COMMIT,
     CrashPoints.AFTER_COMMITS_LOG,
+    CrashPoints.MID_BATCH,
   };
+
+  /** Records in all: bronze (20 a batch) plans 27 batches, silver and gold one per file above. */
+  private static final int RECORDS = 540;
 
   private static final String[] LAYERS = {"bronze", "silver", "gold"};
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-  private static final int RECORDS_PER_ROUND = 60;
 
   /**
    * Seconds: CAST to timestamp gives the year 14645, which no Delta table holds (silver
@@ -254,23 +272,12 @@ class MedallionCrashIT {
     topic = broker.newTopic("events", 1);
     writePipelines();
     Random random = new Random(20261201L);
-    for (int round = 0; round < POINTS.length; round++) {
-      produce(RECORDS_PER_ROUND);
-      for (String layer : LAYERS) {
-        String point = POINTS[round];
-        int occurrence =
-            switch (point) {
-              case CrashPoints.MID_BATCH -> 1 + random.nextInt(10);
-              case CrashPoints.AFTER_DATA_FILES ->
-                  2; // the sink's files; 1 is the quarantine table's
-              default -> 1;
-            };
-        run(layer, point + ":" + occurrence, layer + "-halt-" + round);
-        run(layer, null, layer + "-drain-" + round);
-      }
-    }
-    produce(RECORDS_PER_ROUND);
+    produce(RECORDS);
     for (String layer : LAYERS) {
+      long previous = -1;
+      for (int h = 0; h < POINTS.length; h++) {
+        previous = haltOnce(layer, POINTS[h], previous, random, layer + "-halt-" + h);
+      }
       run(layer, null, layer + "-final");
     }
     assertThat(malformed(produced - 1) || shift(produced - 1) != 0 || (produced - 1) % 4 == 0)
@@ -368,6 +375,108 @@ class MedallionCrashIT {
         .as("gold equals the batch computation over bronze")
         .isEqualTo(expected)
         .isNotEmpty();
+  }
+
+  /**
+   * Runs {@code layer} from where its checkpoint stands, halted at {@code point} in the first batch
+   * it plans after the batch of the halt before ({@code previous}), and checks from the checkpoint
+   * and the tables that it halted there, after the batch of the halt before ({@code previous}) was
+   * committed.
+   *
+   * @return the batch it halted in
+   */
+  private long haltOnce(String layer, String point, long previous, Random random, String logName)
+      throws Exception {
+    Position start = position(layer);
+    // The first batch it plans itself, and a later one than the halt before (an after-plan halt's
+    // batch is planned again by the restart, and finished before the next halt).
+    long batch = Math.max(start.offsets() + 1, previous + 1);
+    int planned = (int) (batch - start.offsets() - 1); // new batches before it
+    int replayed = start.replays() ? 1 : 0;
+    int occurrence =
+        switch (point) {
+          case CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG -> planned + 1;
+          case CrashPoints.MID_BATCH -> {
+            assertThat(replayed + planned)
+                .as("%s: nothing replayed or planned before the mid-batch halt's batch", layer)
+                .isZero();
+            yield 1 + random.nextInt(10);
+          }
+          // the sink's files, after the quarantine table's
+          case CrashPoints.AFTER_DATA_FILES ->
+              (start.replays() ? tablesLacking(layer, start.offsets()) : 0) + 2 * (planned + 1);
+          default -> replayed + planned + 1;
+        };
+    String crashAt = point + ":" + occurrence;
+    run(layer, crashAt, logName);
+    Position now = position(layer);
+    assertThat(now.committed())
+        .as(
+            "%s %s: the restart first finished the batch of the halt before, %d",
+            layer, point, previous)
+        .isGreaterThanOrEqualTo(previous);
+    assertThat(now)
+        .as("%s halted at %s in batch %d", layer, point, batch)
+        .isEqualTo(
+            new Position(
+                point.equals(CrashPoints.AFTER_PLAN) ? batch - 1 : batch,
+                point.equals(CrashPoints.AFTER_COMMITS_LOG) ? batch : batch - 1));
+    long before = batch - 1;
+    List<Long> tables =
+        switch (point) {
+          case CrashPoints.AFTER_DATA_FILES, CrashPoints.AFTER_QUARANTINE_COMMIT ->
+              List.of(batch, before);
+          case CrashPoints.AFTER_SINK_COMMIT,
+              CrashPoints.AFTER_STATE_COMMIT,
+              CrashPoints.AFTER_COMMITS_LOG ->
+              List.of(batch, batch);
+          default -> List.of(before, before);
+        };
+    assertThat(List.of(lastBatch(layer, "-quarantine"), lastBatch(layer, "")))
+        .as("%s %s: the batches its quarantine and sink tables hold", layer, point)
+        .isEqualTo(tables);
+    return batch;
+  }
+
+  /**
+   * Where a layer's checkpoint stands: its latest offsets and commits entries' batch ids (-1:
+   * none). A restart replays batch {@code offsets} first when it is not committed.
+   */
+  private record Position(long offsets, long committed) {
+    boolean replays() {
+      return offsets > committed;
+    }
+  }
+
+  private static Position position(String layer) throws Exception {
+    if (!Files.exists(dir.resolve("chk/" + layer))) {
+      return new Position(-1, -1); // not opened here: the first run creates it
+    }
+    PipelineSpec spec = PipelineParser.parse(dir.resolve(layer + ".yaml"), Map.of());
+    try (ObjectStore store = ObjectStores.open(spec.checkpoint(), null)) {
+      Checkpoint checkpoint = Checkpoint.open(store, spec.id(), spec.checkpointIdentity());
+      return new Position(
+          checkpoint.latestOffsets().map(OffsetsEntry::batchId).orElse(-1L),
+          checkpoint.latestCommit().map(CommitEntry::batchId).orElse(-1L));
+    }
+  }
+
+  /** How many of a layer's quarantine and sink tables lack batch {@code b}. */
+  private static int tablesLacking(String layer, long b) throws Exception {
+    return (lastBatch(layer, "-quarantine") < b ? 1 : 0) + (lastBatch(layer, "") < b ? 1 : 0);
+  }
+
+  /** The highest batch id of the layer's batch transaction ids in its table; -1 before any. */
+  private static long lastBatch(String layer, String suffix) throws Exception {
+    long last = -1;
+    for (TableCommits.Commit c : TableCommits.of(dir.resolve(layer + suffix))) {
+      for (SetTransaction txn : c.txns()) {
+        if (txn.appId().equals(layer) || txn.appId().startsWith(layer + "@")) {
+          last = Math.max(last, txn.version());
+        }
+      }
+    }
+    return last;
   }
 
   private static List<Long> ids(List<Map<String, Object>> rows, String column) {

@@ -43,7 +43,25 @@ final class JoinOracle {
   }
 
   /** An input row: join key {@code user} (null: a null key), event time (null: none), an id. */
-  record Event(String user, Long micros, String id) {}
+  record Event(String user, Long micros, String id) {
+    /**
+     * The Kafka value the seed pipelines read for {@code e}: JSON with {@code user_id}, {@code
+     * event_ts} and {@code id}; for a null {@code e} a malformed record, of two kinds by its
+     * position in its partition (not JSON, or JSON cut short), both to be quarantined.
+     */
+    static String value(Event e, int position) {
+      if (e == null) {
+        return position % 2 == 0 ? "not json " + position : "{\"user_id\": \"u1\", \"event_ts\": ";
+      }
+      return "{\"user_id\":"
+          + (e.user() == null ? "null" : "\"" + e.user() + "\"")
+          + ",\"event_ts\":\""
+          + Times.instant(e.micros())
+          + "\",\"id\":\""
+          + e.id()
+          + "\"}";
+    }
+  }
 
   /** A side: whether its input has a watermark, its state watermark as a function of W_evict. */
   record SideRules(boolean dropsLate, LongFunction<OptionalLong> stateWatermark) {}

@@ -51,39 +51,42 @@ import org.junit.jupiter.api.io.TempDir;
  * "Exactly once: crash points and the kill -9 test"). The seed query — clicks (3 partitions) left
  * outer join purchases (2 partitions) on {@code user_id} with {@code p_event_ts BETWEEN event_ts
  * AND event_ts + INTERVAL 30 MINUTES}, watermarks on both, a few offsets per trigger — declared in
- * YAML and run by the command line ({@code run --pipeline <file> --available-now}) in a child JVM
- * halted at a crash point ({@link CrashPoints}: {@code Runtime.halt(137)}, the same as kill -9),
- * then restarted in a new child JVM that drains what is left.
+ * YAML and run by the command line ({@code run --pipeline <file> --available-now}) in child JVMs
+ * halted at crash points ({@link CrashPoints}: {@code Runtime.halt(137)}, the same as kill -9).
  *
- * <p><b>Rounds.</b> Each round produces fresh records on both topics (late, out-of-order, unmatched
- * on both sides, null keys and malformed records on both), runs the pipeline halted at the round's
- * point, restarts it to the end, and runs an uncrashed reference pipeline (its own checkpoint and
- * tables, in process) over the same topics to the end. Every point a joined batch passes is halted
- * at once: {@code after-plan}, {@code after-offsets-log}, {@code mid-batch} inside the left input,
- * {@code after-first-input}, {@code mid-batch} inside the right input, {@code after-data-files}
- * (the sink's files; the quarantine and late-events tables write theirs first), {@code
- * after-quarantine-commit}, {@code after-sink-commit}, {@code after-state-commit} and {@code
- * after-commits-log}.
+ * <p><b>A chain of halts.</b> Every record is produced first (late, out-of-order, unmatched on both
+ * sides, null keys and malformed records on both topics). Then the pipeline runs halted at the
+ * first point, and each restart recovers the halt before it (replays the written-ahead batch, or
+ * plans it again) and goes on to halt at the next point, in a later batch; the last restart drains
+ * the topics. Ten halts, one at every point a joined batch passes: {@code after-plan}, {@code
+ * after-offsets-log}, {@code mid-batch} inside the left input, {@code after-first-input}, {@code
+ * mid-batch} inside the right input, {@code after-data-files} (the sink's files; the quarantine and
+ * late-events tables write theirs first), {@code after-quarantine-commit}, {@code
+ * after-sink-commit}, {@code after-state-commit} and {@code after-commits-log}: eleven child JVMs.
+ * An uncrashed reference pipeline (its own checkpoint and tables, in process) then runs over the
+ * same topics to the end.
  *
- * <p><b>Reachable by construction, and checked.</b> A halted run starts from a drained checkpoint,
- * so its batches read only the round's fresh records: more than {@code 3 × max-offsets-per-trigger}
- * clicks give it at least three new batches, each passing every per-batch point once (the
- * quarantine and late-events tables commit every batch, rows or not); {@code mid-batch} is reached
- * before each record, the first batch's clicks first ({@value #LEFT_PER_BATCH}), then its
- * purchases. After each halt the run's log and exit status say it halted at its point ({@link
- * CrashRuns#assertHaltedAt}), the checkpoint says which input a {@code mid-batch} halt was in, and
- * the tables say that an {@code after-data-files} halt had committed the quarantine and late-events
- * tables and not the sink. Purchases trail the clicks by at least a batch in every round, and the
- * {@code after-commits-log} halt comes after the round's last batch with clicks: its restart begins
- * with purchases only, so the clicks' own watermark must come from the checkpoint (W-persist).
+ * <p><b>Reachable by construction, and checked.</b> Each halt has a target batch, one to three
+ * batches after the previous halt's; the batch cut is known in advance (every batch reads {@value
+ * #LEFT_PER_BATCH} clicks and {@value #RIGHT_PER_BATCH} purchases until the clicks run out), so the
+ * occurrence to halt at is counted from what the restart will pass first: the replayed batch (whose
+ * size the checkpoint gives, and which passes no {@code after-plan} nor {@code after-offsets-log},
+ * and writes data files only for the tables that lack it), then the new batches before the target.
+ * After each halt the run's log and exit status say it halted at its point ({@link
+ * CrashRuns#assertHaltedAt}), and the checkpoint and the tables say it halted in the target batch
+ * at that step: the latest offsets and commits entries, and which of the quarantine, late-events
+ * and sink tables hold the batch; so the previous halt's batch was committed first (its recovery
+ * finished). A {@code mid-batch} halt is checked to lie inside the intended input of the batch.
+ * Purchases trail the clicks by at least a batch and the {@code after-commits-log} halt comes after
+ * the last batch with clicks: the drain begins with purchases only (checked), so the clicks' own
+ * watermark must come from the checkpoint (W-persist).
  *
  * <p><b>Why the reference run must agree exactly.</b> Available-now bounds both inputs at the
- * offsets of its start, nothing is produced between the halted run and its restart, and planning is
- * a pure function of the previous batch's range and those bounds: the restart replays the
- * written-ahead batch with both ranges from state N-1, or plans the same batch again. So both
- * pipelines make the same batch cut, and the crashed one's tables, cut, per-input watermarks and
- * state counters must equal the reference's; the sink must also equal {@link JoinOracle} on that
- * cut.
+ * offsets of its start, nothing is produced once the first run started, and planning is a pure
+ * function of the previous batch's range and those bounds: a restart replays the written-ahead
+ * batch with both ranges from state N-1, or plans the same batch again. So both pipelines make the
+ * same batch cut, and the crashed one's tables, cut, per-input watermarks and state counters must
+ * equal the reference's; the sink must also equal {@link JoinOracle} on that cut.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class StreamJoinCrashIT {
@@ -93,16 +96,18 @@ class StreamJoinCrashIT {
   /** Max offsets per trigger of the clicks (main, left) input. */
   private static final int LEFT_PER_BATCH = 12;
 
-  /** Max offsets per trigger of the purchases (second, right) input. */
-  private static final int RIGHT_PER_BATCH = 8;
+  /**
+   * Max offsets per trigger of the purchases (second, right) input: about as many batches as the
+   * clicks take (~30 purchase records for ~39 click records), so the two inputs stay close in event
+   * time along the whole chain.
+   */
+  private static final int RIGHT_PER_BATCH = 9;
 
-  /** Clicks per round: with the malformed ones, more than three batches' worth. */
-  private static final int CLICKS_PER_ROUND = 36;
-
-  /** The quarantine table's {@code input} of a main (clicks) record and of a second-input one. */
-  private static final String QUARANTINE_MAIN = "main";
-
-  private static final String QUARANTINE_JOIN = "join[0]";
+  /**
+   * Clicks in all (besides the malformed ones): enough batches for ten halts one to three batches
+   * apart.
+   */
+  private static final int CLICKS = 360;
 
   /** Per batch: the quarantine table's data files, the late-events table's, then the sink's. */
   private static final int DATA_FILES_PER_BATCH = 3;
@@ -114,7 +119,10 @@ class StreamJoinCrashIT {
     }
   }
 
-  /** Every point a batch of a joined pipeline passes, in batch order; round r halts at r. */
+  /**
+   * Every point a batch of a joined pipeline passes, in batch order, halted at in this order, each
+   * in a later batch than the one before; {@code after-commits-log} last (W-persist).
+   */
   private static final List<Halt> HALTS =
       List.of(
           new Halt(CrashPoints.AFTER_PLAN),
@@ -136,43 +144,54 @@ class StreamJoinCrashIT {
   private final Random random = new Random(20261203L);
 
   /** Each topic's records by partition in offset order (null: a malformed record). */
-  private final Map<String, Map<Integer, List<JoinOracle.Event>>> sent = new HashMap<>();
+  private SentEvents sent;
 
   @TempDir Path dir;
   private String clicks;
   private String purchases;
   private Path crashed;
   private Path reference;
-  private int nextClick;
 
-  /** How many of the latest round's batches have clicks; the batches after have purchases only. */
+  /** How many batches have clicks; the batches after have purchases only. */
   private int clickBatches;
 
   @Test
   void theSeedJoinIsExactAfterAHaltAtEveryPointOfItsBatches() throws Exception {
     clicks = broker.createTopic("clicks", 3);
     purchases = broker.createTopic("purchases", 2);
+    sent = new SentEvents(clicks, purchases);
     crashed = pipeline("crashed", CRASHED_ID);
     // its own name: its own state working copies (in the temp directory) and consumer group
     reference = pipeline("reference", "join-crash-reference");
     List<String> jvm =
         List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dtributary.state.dir=" + dir.resolve("state"));
+    produce();
 
-    List<BatchProgress> referenceProgress = List.of();
-    for (int round = 0; round < HALTS.size(); round++) {
-      Halt halt = HALTS.get(round);
-      produceRound();
-      String crashAt = halt.point() + ":" + occurrence(halt);
+    long target = -1;
+    for (int h = 0; h < HALTS.size(); h++) {
+      Halt halt = HALTS.get(h);
+      long previous = target;
+      target =
+          h == HALTS.size() - 1 ? clickBatches - 1 : previous + 1 + random.nextInt(3); // 1-3 on
+      assertThat(target).as("halt %d's batch follows halt %d's", h, h - 1).isGreaterThan(previous);
+      Position start = position();
+      int occurrence = occurrence(halt, target, start);
+      String crashAt = halt.point() + ":" + occurrence;
       List<String> options = new ArrayList<>(jvm);
       options.add("-Dtributary.test.crash-at=" + crashAt);
-      Path log = dir.resolve("halt-" + round + ".log");
+      Path log = dir.resolve("halt-" + h + ".log");
       CrashRuns.assertHaltedAt(start(options, crashed, log), crashAt, log);
-      assertHaltedWhereItSays(halt, crashAt);
-      Path drain = dir.resolve("drain-" + round + ".log");
-      CrashRuns.assertFinished(start(jvm, crashed, drain), drain);
-      referenceProgress = runInProcess(reference);
-      assertThat(referenceProgress).as("reference batches of round %d", round).isNotEmpty();
+      assertHaltedWhereItSays(halt, occurrence, target, previous, start);
     }
+    Path drain = dir.resolve("drain.log");
+    CrashRuns.assertFinished(start(jvm, crashed, drain), drain);
+    OffsetsEntry resumed = offsetsEntry(target + 1);
+    assertThat(records(resumed, false))
+        .as("the drain began with a batch of purchases only: %s", resumed.ranges())
+        .isZero();
+    assertThat(records(resumed, true)).isPositive();
+    List<BatchProgress> referenceProgress = runInProcess(reference);
+    assertThat(referenceProgress).as("reference batches").isNotEmpty();
 
     assertThat(cut(crashed))
         .as("the same batch cut, watermarks and per-input watermarks as the uncrashed run")
@@ -189,10 +208,10 @@ class StreamJoinCrashIT {
 
     List<String> quarantined = quarantined(crashed);
     assertThat(quarantined).as("each malformed record once").doesNotHaveDuplicates();
-    assertThat(quarantined).containsExactlyInAnyOrderElementsOf(malformed());
+    assertThat(quarantined).containsExactlyInAnyOrderElementsOf(sent.malformed());
     assertThat(quarantined)
-        .anyMatch(q -> q.startsWith(QUARANTINE_MAIN + " "))
-        .anyMatch(q -> q.startsWith(QUARANTINE_JOIN + " "));
+        .anyMatch(q -> q.startsWith(SentEvents.MAIN_INPUT + " "))
+        .anyMatch(q -> q.startsWith(SentEvents.SECOND_INPUT + " "));
     assertThat(rows(crashed, "quarantine"))
         .as("the quarantine equals the uncrashed run's (errors, batch ids), as a multiset")
         .containsExactlyInAnyOrderElementsOf(rows(reference, "quarantine"));
@@ -208,7 +227,7 @@ class StreamJoinCrashIT {
         .isNotEmpty();
 
     BatchProgress last = referenceProgress.get(referenceProgress.size() - 1);
-    JsonNode drained = lastProgress(dir.resolve("drain-" + (HALTS.size() - 1) + ".log"));
+    JsonNode drained = lastProgress(drain);
     assertThat(drained.get("batchId").asLong()).isEqualTo(last.batchId());
     Map<String, Long> state =
         JSON.convertValue(drained.get("state"), new TypeReference<TreeMap<String, Long>>() {});
@@ -219,63 +238,173 @@ class StreamJoinCrashIT {
   }
 
   /**
-   * Which occurrence of the round's point to halt at: in one of the first three batches for a
-   * per-batch point; for {@code mid-batch}, a record of the first batch's clicks or of its
-   * purchases.
+   * Where the crashed pipeline's checkpoint stands: its latest offsets and commits entries' batch
+   * ids (-1: none). A restart replays batch {@code offsets} first when it is not committed.
    */
-  private int occurrence(Halt halt) {
+  private record Position(long offsets, long committed) {
+    boolean replays() {
+      return offsets > committed;
+    }
+  }
+
+  private Position position() throws Exception {
+    if (!Files.exists(crashed.resolveSibling("checkpoint"))) {
+      return new Position(-1, -1); // not opened here: the first run creates it
+    }
+    return read(
+        crashed,
+        c ->
+            new Position(
+                c.latestOffsets().map(OffsetsEntry::batchId).orElse(-1L),
+                c.latestCommit().map(e -> e.batchId()).orElse(-1L)));
+  }
+
+  /**
+   * Which occurrence of the halt's point, counted in a run that starts at {@code start}, falls in
+   * batch {@code target}: the replayed batch passes every point but {@code after-plan} and {@code
+   * after-offsets-log} (its records for {@code mid-batch}; {@code after-data-files} once per table
+   * that lacks it), each new batch before the target passes every point ({@code mid-batch} once per
+   * record: {@value #LEFT_PER_BATCH} clicks, then {@value #RIGHT_PER_BATCH} purchases; {@code
+   * after-data-files} three times, the sink's last). In the target batch: a random click or
+   * purchase for {@code mid-batch}, the sink's files for {@code after-data-files}.
+   */
+  private int occurrence(Halt halt, long target, Position start) throws Exception {
+    int planned = (int) (target - start.offsets() - 1); // new batches before the target
+    int replayed = start.replays() ? 1 : 0;
     return switch (halt.point()) {
-      case CrashPoints.MID_BATCH ->
-          halt.rightInput()
-              ? LEFT_PER_BATCH + 1 + random.nextInt(RIGHT_PER_BATCH)
-              : 1 + random.nextInt(LEFT_PER_BATCH);
-      case CrashPoints.AFTER_DATA_FILES -> DATA_FILES_PER_BATCH * (1 + random.nextInt(3));
-      case CrashPoints.AFTER_COMMITS_LOG -> clickBatches; // the restart reads purchases only
-      default -> 1 + random.nextInt(3);
+      case CrashPoints.AFTER_PLAN, CrashPoints.AFTER_OFFSETS_LOG -> planned + 1;
+      case CrashPoints.MID_BATCH -> {
+        long before =
+            (start.replays() ? records(offsetsEntry(start.offsets())) : 0)
+                + (long) planned * (LEFT_PER_BATCH + RIGHT_PER_BATCH);
+        yield (int) before
+            + (halt.rightInput()
+                ? LEFT_PER_BATCH + 1 + random.nextInt(RIGHT_PER_BATCH)
+                : 1 + random.nextInt(LEFT_PER_BATCH));
+      }
+      case CrashPoints.AFTER_DATA_FILES ->
+          (start.replays() ? tablesLacking(start.offsets()) : 0)
+              + DATA_FILES_PER_BATCH * (planned + 1);
+      default -> replayed + planned + 1;
     };
   }
 
   /**
-   * What the checkpoint and the tables show of the halt, where the point's name alone cannot tell:
-   * the input a {@code mid-batch} halt was in (the halted batch's clicks come first), and that the
-   * {@code after-data-files} occurrence was the sink's (the quarantine and late-events tables hold
-   * the halted batch, the sink does not).
+   * What the checkpoint and the tables show of a halt: that it fell in batch {@code target} at its
+   * step (the latest offsets and commits entries; which of the quarantine, late-events and sink
+   * tables hold the batch), after the previous halt's batch was committed (its recovery finished);
+   * for {@code mid-batch}, inside the intended input of the batch; for {@code after-commits-log},
+   * after the last batch with clicks and before the last with purchases.
    */
-  private void assertHaltedWhereItSays(Halt halt, String crashAt) throws Exception {
-    if (halt.point().equals(CrashPoints.MID_BATCH)) {
-      int occurrence = Integer.parseInt(crashAt.substring(crashAt.lastIndexOf(':') + 1));
-      OffsetsEntry halted = read(crashed, c -> c.latestOffsets().orElseThrow());
-      assertThat(halted.batchId())
-          .as("halted in the first batch of the run")
-          .isEqualTo(read(crashed, c -> c.latestCommit().map(e -> e.batchId() + 1).orElse(0L)));
-      long left = 0;
-      long right = 0;
-      for (Map.Entry<SourcePartition, OffsetRange> e : halted.ranges().entrySet()) {
-        long n = e.getValue().end() - e.getValue().start();
-        if (e.getKey().topic().startsWith(CompositeSource.TOPIC_PREFIX)) {
-          right += n;
-        } else {
-          left += n;
-        }
+  private void assertHaltedWhereItSays(
+      Halt halt, int occurrence, long target, long previous, Position start) throws Exception {
+    String point = halt.point();
+    Position now = position();
+    assertThat(now.committed())
+        .as("%s: the restart first finished the batch of the halt before, %d", point, previous)
+        .isGreaterThanOrEqualTo(previous);
+    assertThat(now)
+        .as("%s halted in batch %d", point, target)
+        .isEqualTo(
+            new Position(
+                point.equals(CrashPoints.AFTER_PLAN) ? target - 1 : target,
+                point.equals(CrashPoints.AFTER_COMMITS_LOG) ? target : target - 1));
+    assertThat(
+            List.of(
+                lastBatch(crashed.resolveSibling("tables/quarantine")),
+                lastBatch(crashed.resolveSibling("tables/late")),
+                lastBatch(crashed.resolveSibling("tables/sink"))))
+        .as("%s: the batches the quarantine, late-events and sink tables hold", point)
+        .isEqualTo(tablesAfter(point, target));
+    if (point.equals(CrashPoints.MID_BATCH)) {
+      long before = 0;
+      for (long b = start.replays() ? start.offsets() : start.offsets() + 1; b < target; b++) {
+        before += records(offsetsEntry(b));
       }
+      OffsetsEntry halted = offsetsEntry(target);
+      long index = occurrence - before;
+      long left = records(halted, false);
       if (halt.rightInput()) {
-        assertThat(occurrence)
-            .as("%s inside the purchases of batch %s", crashAt, halted.ranges())
-            .isGreaterThan((int) left)
-            .isLessThanOrEqualTo((int) (left + right));
+        assertThat(index)
+            .as("%s inside the purchases of batch %s", occurrence, halted.ranges())
+            .isGreaterThan(left)
+            .isLessThanOrEqualTo(left + records(halted, true));
       } else {
-        assertThat(occurrence)
-            .as("%s inside the clicks of batch %s", crashAt, halted.ranges())
-            .isLessThanOrEqualTo((int) left);
+        assertThat(index)
+            .as("%s inside the clicks of batch %s", occurrence, halted.ranges())
+            .isPositive()
+            .isLessThanOrEqualTo(left);
       }
-    } else if (halt.point().equals(CrashPoints.AFTER_DATA_FILES)) {
-      long batch = read(crashed, c -> c.latestOffsets().orElseThrow().batchId());
-      assertThat(lastBatch(crashed.resolveSibling("tables/quarantine"))).isEqualTo(batch);
-      assertThat(lastBatch(crashed.resolveSibling("tables/late"))).isEqualTo(batch);
-      assertThat(lastBatch(crashed.resolveSibling("tables/sink")))
-          .as("the sink's files were written, not committed")
-          .isEqualTo(batch - 1);
+    } else if (point.equals(CrashPoints.AFTER_COMMITS_LOG)) {
+      OffsetsEntry halted = offsetsEntry(target);
+      assertThat(ends(halted, false))
+          .as("the last batch with clicks: every click read by batch %d", target)
+          .isEqualTo(sent.records(clicks));
+      assertThat(records(halted, false)).as("batch %d read clicks", target).isPositive();
+      assertThat(ends(halted, true)).as("purchases left").isLessThan(sent.records(purchases));
     }
+  }
+
+  /**
+   * The last batch the quarantine, late-events and sink tables hold after a halt in batch {@code
+   * t}: each commits in that order, after its data files; the sink's files are the batch's last.
+   */
+  private static List<Long> tablesAfter(String point, long t) {
+    long before = t - 1;
+    return switch (point) {
+      case CrashPoints.AFTER_DATA_FILES -> List.of(t, t, before);
+      case CrashPoints.AFTER_QUARANTINE_COMMIT -> List.of(t, before, before);
+      case CrashPoints.AFTER_SINK_COMMIT,
+          CrashPoints.AFTER_STATE_COMMIT,
+          CrashPoints.AFTER_COMMITS_LOG ->
+          List.of(t, t, t);
+      default -> List.of(before, before, before);
+    };
+  }
+
+  /** How many of the quarantine, late-events and sink tables lack batch {@code b}. */
+  private int tablesLacking(long b) throws Exception {
+    int lacking = 0;
+    for (String table : List.of("quarantine", "late", "sink")) {
+      if (lastBatch(crashed.resolveSibling("tables/" + table)) < b) {
+        lacking++;
+      }
+    }
+    return lacking;
+  }
+
+  private OffsetsEntry offsetsEntry(long b) throws Exception {
+    return read(crashed, c -> c.offsets(b).orElseThrow());
+  }
+
+  /** Records (malformed ones too) of a batch, of both inputs. */
+  private static long records(OffsetsEntry entry) {
+    return records(entry, false) + records(entry, true);
+  }
+
+  /** Records of a batch's clicks ({@code right} false) or purchases. */
+  private static long records(OffsetsEntry entry, boolean right) {
+    long n = 0;
+    for (Map.Entry<SourcePartition, OffsetRange> e : entry.ranges().entrySet()) {
+      if (e.getKey().topic().startsWith(CompositeSource.TOPIC_PREFIX) == right) {
+        n += e.getValue().end() - e.getValue().start();
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The sum of a batch's range ends over the clicks' ({@code right} false) or purchases'
+   * partitions.
+   */
+  private static long ends(OffsetsEntry entry, boolean right) {
+    long n = 0;
+    for (Map.Entry<SourcePartition, OffsetRange> e : entry.ranges().entrySet()) {
+      if (e.getKey().topic().startsWith(CompositeSource.TOPIC_PREFIX) == right) {
+        n += e.getValue().end();
+      }
+    }
+    return n;
   }
 
   /**
@@ -358,18 +487,16 @@ class StreamJoinCrashIT {
   }
 
   /**
-   * One round of records, about 40 minutes of event time after the previous round's: clicks every
-   * ~3 minutes with ±4 minutes of jitter (out of order within and across partitions), every 17th 90
-   * minutes behind (late); a few null keys, a user who never buys; purchases of about two clicks in
-   * three, 5 minutes before to 40 after their click (inside and outside the bound), every 19th 90
-   * minutes behind (late, dropped), purchases of a user who never clicks; malformed records on both
-   * topics.
+   * Every record of the test, sent before the first run: clicks every ~3 minutes with ±4 minutes of
+   * jitter (out of order within and across partitions), every 17th 90 minutes behind (late); a few
+   * null keys, a user who never buys; purchases of about two clicks in three, 5 minutes before to
+   * 40 after their click (inside and outside the bound), every 19th 90 minutes behind (late,
+   * dropped), purchases of a user who never clicks; malformed records on both topics.
    */
-  private void produceRound() {
+  private void produce() {
     Map<Integer, List<String>> clickValues = new HashMap<>();
     Map<Integer, List<String>> purchaseValues = new HashMap<>();
-    for (int n = 0; n < CLICKS_PER_ROUND; n++, nextClick++) {
-      int i = nextClick;
+    for (int i = 0; i < CLICKS; i++) {
       long t = START + i * 3L * MINUTE + (random.nextInt(9) - 4) * MINUTE;
       if (i % 17 == 5) {
         t -= 90 * MINUTE;
@@ -393,17 +520,13 @@ class StreamJoinCrashIT {
     // Purchases trail the clicks by at least one batch: a restart after the last batch with
     // clicks begins with a batch of purchases only, where the clicks' own watermark (W-persist)
     // must come from the checkpoint.
-    int clickRecords = clickValues.values().stream().mapToInt(List::size).sum();
-    clickBatches = (clickRecords + LEFT_PER_BATCH - 1) / LEFT_PER_BATCH;
-    long last = START + nextClick * 3L * MINUTE;
-    for (int k = 0;
-        purchaseValues.values().stream().mapToInt(List::size).sum()
-            <= (clickBatches + 1) * RIGHT_PER_BATCH;
-        k++) {
+    clickBatches = (sent.records(clicks) + LEFT_PER_BATCH - 1) / LEFT_PER_BATCH;
+    long last = START + CLICKS * 3L * MINUTE;
+    for (int k = 0; sent.records(purchases) <= (clickBatches + 1) * RIGHT_PER_BATCH; k++) {
       add(
           purchases,
           k % 2,
-          new JoinOracle.Event("walk-in", last + k * MINUTE, "t" + nextClick + "-" + k),
+          new JoinOracle.Event("walk-in", last + k * MINUTE, "t" + k),
           purchaseValues);
     }
     clickValues.forEach((p, values) -> broker.send(clicks, p, values));
@@ -412,48 +535,7 @@ class StreamJoinCrashIT {
 
   private void add(
       String topic, int partition, JoinOracle.Event e, Map<Integer, List<String>> values) {
-    List<JoinOracle.Event> events =
-        sent.computeIfAbsent(topic, t -> new HashMap<>())
-            .computeIfAbsent(partition, p -> new ArrayList<>());
-    events.add(e);
-    values.computeIfAbsent(partition, p -> new ArrayList<>()).add(json(e, events.size()));
-  }
-
-  /** A record's value; a malformed one is either not JSON or cut short, by its position. */
-  private static String json(JoinOracle.Event e, int position) {
-    if (e == null) {
-      return position % 2 == 0 ? "not json " + position : "{\"user_id\": \"u1\", \"event_ts\": ";
-    }
-    return "{\"user_id\":"
-        + (e.user() == null ? "null" : "\"" + e.user() + "\"")
-        + ",\"event_ts\":\""
-        + Times.instant(e.micros())
-        + "\",\"id\":\""
-        + e.id()
-        + "\"}";
-  }
-
-  /** Every malformed record as {@code <input> <topic>/<partition>/<offset>}. */
-  private List<String> malformed() {
-    List<String> bad = new ArrayList<>();
-    sent.forEach(
-        (topic, partitions) ->
-            partitions.forEach(
-                (p, events) -> {
-                  for (int o = 0; o < events.size(); o++) {
-                    if (events.get(o) == null) {
-                      bad.add(
-                          (topic.equals(purchases) ? QUARANTINE_JOIN : QUARANTINE_MAIN)
-                              + " "
-                              + topic
-                              + "/"
-                              + p
-                              + "/"
-                              + o);
-                    }
-                  }
-                }));
-    return bad;
+    values.computeIfAbsent(partition, p -> new ArrayList<>()).add(sent.add(topic, partition, e));
   }
 
   /** The quarantine rows as {@code <input> <topic>/<partition>/<offset>}. */
@@ -593,38 +675,11 @@ class StreamJoinCrashIT {
   private Expected expected(Path pipeline) throws Exception {
     List<JoinOracle.Batch> batches = new ArrayList<>();
     for (OffsetsEntry entry : read(pipeline, StreamJoinCrashIT::offsets)) {
-      List<JoinOracle.Event> left = new ArrayList<>();
-      List<JoinOracle.Event> right = new ArrayList<>();
-      entry
-          .ranges()
-          .forEach(
-              (p, r) -> {
-                boolean second = p.topic().startsWith(CompositeSource.TOPIC_PREFIX);
-                String topic =
-                    second ? p.topic().substring(CompositeSource.TOPIC_PREFIX.length()) : p.topic();
-                List<JoinOracle.Event> events =
-                    sent.getOrDefault(topic, Map.of()).getOrDefault(p.partition(), List.of());
-                for (long o = r.start(); o < r.end(); o++) {
-                  JoinOracle.Event e = events.get((int) o);
-                  if (e != null) {
-                    (second ? right : left).add(e);
-                  }
-                }
-              });
-      batches.add(
-          new JoinOracle.Batch(
-              left,
-              right,
-              entry.watermarkMicros().orElse(0),
-              entry.lateWatermarkMicros().orElse(0)));
+      batches.add(sent.batch(entry));
     }
     assertThat(batches.stream().mapToInt(b -> b.left().size() + b.right().size()).sum())
         .as("every well-formed record of both topics in one batch")
-        .isEqualTo(
-            sent.values().stream()
-                .flatMap(m -> m.values().stream())
-                .mapToLong(l -> l.stream().filter(e -> e != null).count())
-                .sum());
+        .isEqualTo(sent.wellFormed());
     JoinOracle.Expected expected =
         JoinOracle.compute(
             JoinOracle.Kind.LEFT,

@@ -52,12 +52,13 @@ class StreamJoinPipelineIT {
   private Path file;
 
   /** Each topic's events by partition in offset order (null: a bad record). */
-  private final Map<String, Map<Integer, List<JoinOracle.Event>>> sent = new HashMap<>();
+  private SentEvents sent;
 
   @BeforeEach
   void topicsAndPipeline() throws Exception {
     clicksTopic = broker.createTopic("clicks", 2);
     purchasesTopic = broker.createTopic("purchases", 1);
+    sent = new SentEvents(clicksTopic, purchasesTopic);
     file = dir.resolve("attribution.yaml");
     Files.writeString(
         file,
@@ -117,7 +118,7 @@ class StreamJoinPipelineIT {
           TableContents.rows(store).stream()
               .map(r -> r[input] + " " + r[0] + "/" + r[1] + "/" + r[2])
               .toList();
-      assertThat(bad).containsExactlyInAnyOrderElementsOf(badRecords());
+      assertThat(bad).containsExactlyInAnyOrderElementsOf(sent.malformed());
     }
     try (ObjectStore store = ObjectStores.open(dir.resolve("tables/late").toString(), null)) {
       StructType late =
@@ -166,10 +167,10 @@ class StreamJoinPipelineIT {
       }
       if (random.nextInt(3) > 0) {
         long p = t + (random.nextInt(46) - 5) * MINUTE;
-        purchases.add(json(record(purchasesTopic, 0, new JoinOracle.Event(user, p, "p" + i))));
+        purchases.add(sent.add(purchasesTopic, 0, new JoinOracle.Event(user, p, "p" + i)));
       }
       if (i % 11 == 3) {
-        purchases.add(json(record(purchasesTopic, 0, null)));
+        purchases.add(sent.add(purchasesTopic, 0, null));
       }
     }
     clicks.forEach((p, values) -> broker.send(clicksTopic, p, values));
@@ -178,45 +179,7 @@ class StreamJoinPipelineIT {
 
   private void add(
       String topic, int partition, JoinOracle.Event e, Map<Integer, List<String>> values) {
-    values
-        .computeIfAbsent(partition, p -> new ArrayList<>())
-        .add(json(record(topic, partition, e)));
-  }
-
-  private JoinOracle.Event record(String topic, int partition, JoinOracle.Event e) {
-    sent.computeIfAbsent(topic, t -> new HashMap<>())
-        .computeIfAbsent(partition, p -> new ArrayList<>())
-        .add(e);
-    return e;
-  }
-
-  private static String json(JoinOracle.Event e) {
-    if (e == null) {
-      return "not json";
-    }
-    return "{\"user_id\":"
-        + (e.user() == null ? "null" : "\"" + e.user() + "\"")
-        + ",\"event_ts\":\""
-        + Times.instant(e.micros())
-        + "\",\"id\":\""
-        + e.id()
-        + "\"}";
-  }
-
-  private List<String> badRecords() {
-    List<String> bad = new ArrayList<>();
-    sent.forEach(
-        (topic, partitions) ->
-            partitions.forEach(
-                (p, events) -> {
-                  for (int o = 0; o < events.size(); o++) {
-                    if (events.get(o) == null) {
-                      String input = topic.equals(purchasesTopic) ? "join[0]" : "main";
-                      bad.add(input + " " + topic + "/" + p + "/" + o);
-                    }
-                  }
-                }));
-    return bad;
+    values.computeIfAbsent(partition, p -> new ArrayList<>()).add(sent.add(topic, partition, e));
   }
 
   private record Expected(List<List<Object>> rows, List<String> lateIds) {}
@@ -228,30 +191,7 @@ class StreamJoinPipelineIT {
     try (ObjectStore store = ObjectStores.open(dir.resolve("checkpoint").toString(), null)) {
       Checkpoint checkpoint = Checkpoint.open(store, spec.id(), spec.checkpointIdentity());
       for (long b = 0; checkpoint.offsets(b).isPresent(); b++) {
-        OffsetsEntry entry = checkpoint.offsets(b).get();
-        List<JoinOracle.Event> left = new ArrayList<>();
-        List<JoinOracle.Event> right = new ArrayList<>();
-        entry
-            .ranges()
-            .forEach(
-                (p, r) -> {
-                  boolean second = p.topic().startsWith("stream.0:");
-                  String topic = second ? p.topic().substring("stream.0:".length()) : p.topic();
-                  List<JoinOracle.Event> events =
-                      sent.getOrDefault(topic, Map.of()).getOrDefault(p.partition(), List.of());
-                  for (long o = r.start(); o < r.end(); o++) {
-                    JoinOracle.Event e = events.get((int) o);
-                    if (e != null) {
-                      (second ? right : left).add(e);
-                    }
-                  }
-                });
-        batches.add(
-            new JoinOracle.Batch(
-                left,
-                right,
-                entry.watermarkMicros().orElse(0),
-                entry.lateWatermarkMicros().orElse(0)));
+        batches.add(sent.batch(checkpoint.offsets(b).get()));
       }
     }
     JoinOracle.Expected expected =
@@ -308,15 +248,7 @@ class StreamJoinPipelineIT {
               .orElseThrow();
       Map<String, Long> ends = new HashMap<>();
       last.ranges().forEach((p, r) -> ends.put(p.topic() + "/" + p.partition(), r.end()));
-      Map<String, Long> want = new HashMap<>();
-      sent.forEach(
-          (topic, partitions) ->
-              partitions.forEach(
-                  (p, events) ->
-                      want.put(
-                          (topic.equals(purchasesTopic) ? "stream.0:" : "") + topic + "/" + p,
-                          (long) events.size())));
-      return ends.equals(want);
+      return ends.equals(sent.ends());
     }
   }
 

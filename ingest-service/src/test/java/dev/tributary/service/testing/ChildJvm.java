@@ -37,9 +37,10 @@ public final class ChildJvm {
   }
 
   /**
-   * Starts {@code mainClass} with {@link #QUICK_START}, then the given JVM options, and the
-   * arguments; stdout and stderr go to {@code log}. The caller owns the process (kill it, or wait
-   * for it).
+   * Starts {@code mainClass} with {@link #QUICK_START}, the class-data sharing archive of this test
+   * JVM's children of {@code mainClass} ({@link ChildClassSharing}: made by the first, mapped by
+   * the others), then the given JVM options, and the arguments; stdout and stderr go to {@code
+   * log}. The caller owns the process (kill it, or wait for it).
    */
   public static Process start(
       List<String> jvmOptions, String mainClass, List<String> args, Path log, Path workDir)
@@ -58,12 +59,14 @@ public final class ChildJvm {
       Path workDir,
       Map<String, String> env)
       throws IOException {
+    ChildClassSharing.Started sharing = ChildClassSharing.options(mainClass, QUICK_START);
     List<String> command = new ArrayList<>();
     command.add(javaBinary().toString());
     command.addAll(QUICK_START);
+    command.addAll(sharing.options());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(classpath());
+    command.add(sharing.classpath());
     command.add(mainClass);
     command.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(command);
@@ -71,7 +74,15 @@ public final class ChildJvm {
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);
-    return pb.start();
+    Process child;
+    try {
+      child = pb.start();
+    } catch (IOException | RuntimeException e) {
+      sharing.abandoned();
+      throw e;
+    }
+    sharing.started(child);
+    return child;
   }
 
   /** The last 40 lines of a child's log, for a failure message; says so when there is none. */
