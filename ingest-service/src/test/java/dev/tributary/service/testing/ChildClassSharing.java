@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +36,13 @@ import java.util.zip.Deflater;
  * so a child's output is the same either way.
  */
 final class ChildClassSharing {
+  /**
+   * The main classes whose children share an archive: the command line's, started many times by the
+   * kill -9 suites. The broker and the schema registry start once per test JVM and live to its end,
+   * so an archive would only cost them a dump at exit; they start as before.
+   */
+  private static final Set<String> SHORT_LIVED = Set.of("dev.tributary.service.cli.Main");
+
   /** Dumps tried per main class before giving up on it for this test JVM. */
   private static final int ATTEMPTS = 2;
 
@@ -58,7 +66,7 @@ final class ChildClassSharing {
    * no other child is making it, the options to make it (then {@link #started} must follow).
    */
   static Started options(String mainClass, List<String> quickStart) {
-    String classpath = classpath();
+    String classpath = SHORT_LIVED.contains(mainClass) ? classpath() : null;
     if (classpath == null) {
       return new Started(List.of(), ChildJvm.classpath(), null);
     }
