@@ -142,20 +142,29 @@ public final class QuarantineRows {
     if (main == second) {
       return UnaryOperator.identity();
     }
-    int width = MIXED_SCHEMA.size();
-    if (of == InputKind.RECORDS) {
-      return row -> Arrays.copyOf(row, width);
-    }
-    int kafkaProvenance = ERROR_INDEX;
-    return row -> {
-      Object[] out = new Object[width];
-      // error, pipeline, batch_id, quarantined_at, input after Kafka's (null) provenance
-      System.arraycopy(
-          row, SOURCE_ROW_PROVENANCE, out, kafkaProvenance, row.length - SOURCE_ROW_PROVENANCE);
-      System.arraycopy(row, 0, out, JOINED_SCHEMA.size(), SOURCE_ROW_PROVENANCE);
-      return out;
-    };
+    return of == InputKind.RECORDS ? MIXED_FROM_RECORD : MIXED_FROM_TABLE_ROW;
   }
+
+  /** A record's quarantine row (with {@code input}) in {@link #MIXED_SCHEMA}: the table's null. */
+  private static final UnaryOperator<Object[]> MIXED_FROM_RECORD =
+      row -> Arrays.copyOf(row, MIXED_SCHEMA.size());
+
+  /**
+   * A table row's quarantine row (with {@code input}) in {@link #MIXED_SCHEMA}: Kafka's provenance
+   * null, then error, pipeline, batch_id, quarantined_at, input, then the table's provenance.
+   */
+  private static final UnaryOperator<Object[]> MIXED_FROM_TABLE_ROW =
+      row -> {
+        Object[] out = new Object[MIXED_SCHEMA.size()];
+        System.arraycopy(
+            row,
+            SOURCE_ROW_PROVENANCE,
+            out,
+            QuarantineRows.ERROR_INDEX,
+            row.length - SOURCE_ROW_PROVENANCE);
+        System.arraycopy(row, 0, out, JOINED_SCHEMA.size(), SOURCE_ROW_PROVENANCE);
+        return out;
+      };
 
   /** The position of the {@code error} column in both schemas. */
   static final int ERROR_INDEX = 6;
