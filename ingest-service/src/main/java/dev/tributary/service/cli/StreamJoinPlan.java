@@ -13,12 +13,13 @@ import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
  * The lines {@code validate} prints for a stream-stream join (issue 25): the join, how long each
  * side keeps its rows (Spark's state watermark formula, {@link TimeBounds}), a warning for a side
- * never evicted, and that running is not built yet.
+ * never evicted, the operators after the join with the watermark they see, and what run does.
  */
 final class StreamJoinPlan {
   private StreamJoinPlan() {}
@@ -78,17 +79,56 @@ final class StreamJoinPlan {
                   + ": it grows with every row of "
                   + (never.size() == 2 ? "both inputs" : "that input")));
     }
+    after(spec, join).ifPresent(lines::add);
     String notYet =
-        spec.deduplicate().isPresent() || spec.aggregate().isPresent()
-            ? "deduplicate or aggregate after the join is not built yet (issue 25, step 8): run"
-                + " and serve refuse this pipeline"
-            : join.stream().format().isEmpty() || spec.deltaSource().isPresent()
-                ? "a Delta table as an input of a stream-stream join is not built yet (issue 25):"
-                    + " run and serve refuse this pipeline"
-                : "run and serve join the two inputs in each batch; backfill and"
-                    + " replay-quarantine refuse this pipeline (first version)";
+        join.stream().format().isEmpty() || spec.deltaSource().isPresent()
+            ? "a Delta table as an input of a stream-stream join is not built yet (issue 25):"
+                + " run and serve refuse this pipeline"
+            : "run and serve join the two inputs in each batch"
+                + (spec.deduplicate().isPresent() || spec.aggregate().isPresent()
+                    ? " and pass the joined rows to the operators after the join"
+                    : "")
+                + "; backfill and replay-quarantine refuse this pipeline (first version)";
     lines.add(new Line("run", notYet));
     return lines;
+  }
+
+  /**
+   * The operators after the join (step 8), in their order, and the watermark they see: the join's
+   * output watermark (Spark's rule D1), on the event-time column they use (D2).
+   */
+  private static Optional<Line> after(PipelineSpec spec, StreamJoinSpec join) {
+    List<String> operators = new ArrayList<>();
+    spec.deduplicate().ifPresent(d -> operators.add("deduplicate"));
+    spec.aggregate()
+        .ifPresent(
+            a ->
+                operators.add(
+                    "aggregate (" + a.window().map(w -> w.canonical()).orElse("running") + ")"));
+    if (operators.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<String> rightTime = join.stream().watermarkColumn();
+    Optional<String> column =
+        spec.aggregate()
+            .flatMap(a -> a.window())
+            .map(w -> w.column())
+            .or(() -> spec.watermark().map(WatermarkSpec::column))
+            .or(() -> rightTime);
+    return Optional.of(
+        new Line(
+            "after join",
+            String.join(", then ", operators)
+                + " over the joined rows"
+                + column
+                    .map(
+                        c ->
+                            ", event time "
+                                + c
+                                + ", with the join's output watermark max(0, min(left state"
+                                + " watermark, right state watermark, watermark)); late rows"
+                                + " judged by the same formula on the previous batch's watermark")
+                    .orElse(", no event time (no input has a watermark): nothing is evicted")));
   }
 
   /** What the watermark line adds with a stream join: the second input's and the choice. */

@@ -60,6 +60,13 @@ public final class CrashPoints {
   public static final String AFTER_CONTINUOUS_READ = "after-continuous-read";
 
   public static final String AFTER_STATE_COMMIT = "after-state-commit";
+
+  /**
+   * A stream-stream join followed by stateful operators: the join's store committed at the batch's
+   * version, the operators' stores not yet (docs/DESIGN.md, "Step 8 as built").
+   */
+  public static final String AFTER_JOIN_STATE_COMMIT = "after-join-state-commit";
+
   public static final String AFTER_COMMITS_LOG = "after-commits-log";
 
   /**

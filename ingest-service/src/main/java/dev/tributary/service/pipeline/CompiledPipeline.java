@@ -15,9 +15,11 @@ import java.util.Optional;
  *
  * @param processor the stateless steps (parse, transform); the whole processor of a stateless
  *     pipeline
- * @param stateful the watermark, deduplication and aggregation, when declared
+ * @param stateful the watermark, deduplication and aggregation, when declared; with a stream-stream
+ *     join, the deduplication and aggregation after it, compiled against the joined rows
  * @param streamJoin the stream-stream join, when declared: {@code processor} is then its left side
- *     (the main input's steps) and the sink's columns are the join's
+ *     (the main input's steps) and the sink's columns are the join's, or those of the operators
+ *     after it
  */
 public record CompiledPipeline(
     PipelineSpec spec,
@@ -56,7 +58,8 @@ public record CompiledPipeline(
               + " table is read (PipelineFactory.bindSource)");
     }
     if (streamJoin.isPresent()) {
-      return streamJoin.get().outputSchema();
+      // the operators after the join, if any, read the joined rows
+      return stateful.map(StatefulPlan::outputSchema).orElse(streamJoin.get().outputSchema());
     }
     return stateful.map(StatefulPlan::outputSchema).orElse(processor.outputSchema());
   }
@@ -66,6 +69,18 @@ public record CompiledPipeline(
    * operator, watermark and window that left each out ({@link LateEvents}).
    */
   public StructType lateEventsSchema() {
-    return LateEvents.schema(processor.outputSchema());
+    return LateEvents.schema(lateEventsInput());
+  }
+
+  /**
+   * The input rows of the operators that drop late rows: the transformed rows; with a stream-stream
+   * join followed by stateful operators, the joined rows (a late left row of the join has nulls in
+   * the right columns); with a join alone, its left rows.
+   */
+  public StructType lateEventsInput() {
+    if (streamJoin.isPresent() && stateful.isPresent()) {
+      return streamJoin.get().outputSchema();
+    }
+    return processor.outputSchema();
   }
 }

@@ -14,6 +14,7 @@ import dev.tributary.config.StreamJoinSpec;
 import dev.tributary.config.TopicSelection;
 import dev.tributary.config.TransformStep;
 import dev.tributary.config.UpsertSpec;
+import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.engine.ChangeRules;
 import dev.tributary.service.engine.DeltaTableSink;
 import dev.tributary.service.engine.EvolvingLayout;
@@ -124,21 +125,14 @@ public final class PipelineFactory {
 
   /**
    * A pipeline with a stream-stream join: its main input compiled alone (the left side, {@link
-   * PipelineSpec#mainInput}) and the join bound to the left rows and the second input's format.
-   * What is not built yet (issue 25 steps 5 and 8 of docs/DESIGN.md) is refused by the pipeline's
-   * name, with the reason: stateful operators after the join, a Delta table as the second input.
+   * PipelineSpec#mainInput}), the join bound to the left rows and the second input's format, and
+   * the operators after the join ({@code deduplicate}, window {@code aggregate}) compiled against
+   * the joined rows ({@link #afterJoin}). What is not built yet (issue 25 of docs/DESIGN.md) is
+   * refused by the pipeline's name, with the reason: a Delta table as an input.
    */
   private static CompiledPipeline compileStreamJoin(PipelineSpec spec) {
     StreamJoinSpec join = spec.streamJoin().orElseThrow();
     List<String> problems = new ArrayList<>();
-    if (spec.deduplicate().isPresent() || spec.aggregate().isPresent()) {
-      problems.add(
-          "join["
-              + spec.joins().size()
-              + "]: deduplicate or aggregate after a stream-stream join is not built yet (issue"
-              + " 25, step 8): validate accepts it, run refuses it; run the join alone and read"
-              + " its table in a second pipeline");
-    }
     if (takesAllColumns(spec)) {
       problems.add(
           "format: columns: all with a stream-stream join is not built yet (issue 25): the left"
@@ -187,13 +181,76 @@ public final class PipelineFactory {
     } catch (IllegalArgumentException e) {
       throw new PipelineDefinitionException(spec.id(), List.of(e.getMessage()));
     }
+    List<String> problems = new ArrayList<>();
+    Optional<StatefulPlan> after =
+        spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()
+            ? Optional.empty()
+            : StatefulPlan.compile(afterJoin(spec), binding.outputSchema(), problems);
+    if (!problems.isEmpty()) {
+      throw new PipelineDefinitionException(
+          spec.id(),
+          problems.stream()
+              .map(p -> p + " (the columns after join[" + spec.joins().size() + "])")
+              .toList());
+    }
     return new CompiledPipeline(
-        spec,
-        left.parser(),
-        left.transforms(),
-        left.processor(),
+        spec, left.parser(), left.transforms(), left.processor(), after, Optional.of(binding));
+  }
+
+  /**
+   * The declaration of the stateful operators after a stream-stream join (issue 25, step 8): the
+   * pipeline's {@code deduplicate} and {@code aggregate} over the joined rows, whose watermark
+   * column is the join's event-time column they use (D2): the window's column (the left's watermark
+   * column or the right's prefixed one; validate allows no other in append mode), else for a
+   * deduplication the one input's watermark column (validate refuses it after two watermarked
+   * inputs), with that input's delay. Its watermark's values come from the join ({@code
+   * DownstreamWatermark}), never from the rows.
+   */
+  private static PipelineSpec afterJoin(PipelineSpec spec) {
+    StreamJoinSpec join = spec.streamJoin().orElseThrow();
+    Optional<WatermarkSpec> right =
+        join.stream()
+            .watermark()
+            .map(
+                w ->
+                    new WatermarkSpec(
+                        join.stream().prefixed(w.column()),
+                        w.delay(),
+                        WatermarkSpec.Policy.GLOBAL,
+                        Optional.empty(),
+                        w.multiple()));
+    Optional<String> window = spec.aggregate().flatMap(a -> a.window()).map(w -> w.column());
+    Optional<WatermarkSpec> watermark;
+    if (window.isPresent() && right.isPresent() && right.get().column().equals(window.get())) {
+      watermark = right;
+    } else if (window.isPresent() || spec.watermark().isPresent()) {
+      watermark = spec.watermark();
+    } else {
+      watermark = right;
+    }
+    return new PipelineSpec(
+        spec.id(),
+        spec.source(),
+        spec.format(),
+        spec.transforms(),
+        spec.joins(),
         Optional.empty(),
-        Optional.of(binding));
+        watermark,
+        spec.deduplicate(),
+        spec.aggregate(),
+        spec.outputMode(),
+        spec.sinks(),
+        spec.quarantine(),
+        spec.lateEvents(),
+        spec.checkpoint(),
+        spec.trigger(),
+        spec.maintenance(),
+        spec.backfill(),
+        spec.storage(),
+        spec.secrets(),
+        spec.schemaEvolution(),
+        spec.quarantineLimit(),
+        spec.expectations());
   }
 
   /** Whether each record's writer schema gives its columns ({@code columns: all}). */
@@ -695,8 +752,7 @@ public final class PipelineFactory {
             DataWriteOptions.DEFAULT_TARGET_FILE_SIZE, DataWriteOptions.Codec.ZSTD);
     DeltaTable table = DeltaTable.open(store, tableOptions(spec));
     if (table.exists()
-        && LateEvents.isPreviousSchema(
-            table.snapshot().schema(), pipeline.processor().outputSchema())) {
+        && LateEvents.isPreviousSchema(table.snapshot().schema(), pipeline.lateEventsInput())) {
       // Created by a release before the _late_ columns: add them (nullable; older rows read null).
       table.addColumns(LateEvents.COLUMNS);
     }
@@ -736,6 +792,7 @@ public final class PipelineFactory {
           pipeline.spec().id(),
           pipeline.processor(),
           pipeline.streamJoin().get(),
+          pipeline.stateful(),
           checkpointStore,
           localDir);
     }

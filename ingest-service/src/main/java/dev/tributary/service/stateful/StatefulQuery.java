@@ -354,13 +354,21 @@ final class StatefulQuery implements AutoCloseable {
    * an aggregation in append or update mode.
    */
   boolean wantsNoDataBatch() {
+    OptionalLong next = nextWatermark();
+    return next.isPresent() && wantsNoDataBatch(next.getAsLong());
+  }
+
+  /**
+   * {@link #wantsNoDataBatch()} for a query whose watermark comes from elsewhere (the operators
+   * after a stream-stream join, {@link DownstreamWatermark}): whether an operator would emit or
+   * evict if the next batch evicted with {@code nextEvictMicros} (Spark asks each operator with its
+   * own input watermark of the tentative next batch, {@code IncrementalExecution
+   * .shouldRunAnotherBatch}).
+   */
+  boolean wantsNoDataBatch(long nextEvictMicros) {
     boolean evicts =
         plan.deduplicates() || plan.aggregates() && plan.outputMode() != OutputMode.COMPLETE;
-    if (!ended || !plan.hasWatermark() || !evicts) {
-      return false;
-    }
-    OptionalLong next = nextWatermark();
-    return next.isPresent() && next.getAsLong() > evictMicros;
+    return ended && plan.hasWatermark() && evicts && nextEvictMicros > evictMicros;
   }
 
   /**

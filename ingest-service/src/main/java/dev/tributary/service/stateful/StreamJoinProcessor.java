@@ -4,6 +4,7 @@ import dev.tributary.checkpoint.state.StateStore;
 import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.engine.BatchOutputs;
 import dev.tributary.service.engine.CompositeSource;
+import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.QuarantineRows;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
@@ -13,6 +14,7 @@ import dev.tributary.table.stream.SourceRow;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,16 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Late left rows go to the late-events table with {@code _late_operator = join}; late right rows
  * are counted ({@code join.right.lateRows}). Bad records of either input are quarantined with their
  * own provenance (topic, partition, offset).
+ *
+ * <p><b>After the join</b> (step 8): when the pipeline declares {@code deduplicate} or a window
+ * {@code aggregate}, the joined rows go, in the order the join emits them, through a {@link
+ * StatefulQuery} (the single-input pipelines' operators and stores) instead of to the sink. Its
+ * watermarks are the join's output watermark ({@link DownstreamWatermark}, rule D1) of the batch's
+ * {@code W_evict} and {@code W_late}; rows do not move them. Its stores ({@code state/dedup*},
+ * {@code state/aggregate}) are committed after the join's, each at the batch's version, so a replay
+ * of an uncommitted batch adopts whatever an earlier attempt committed, as for the other operators.
+ * The late-events table then has the joined rows' columns: a late left row of the join fills the
+ * right columns with nulls, a row an operator after the join drops is the joined row.
  */
 public final class StreamJoinProcessor implements RecordProcessor {
   /** Commits entry extra: the inputs' own watermarks, {@code <µs|none>,<µs|none>} (main first). */
@@ -65,6 +77,13 @@ public final class StreamJoinProcessor implements RecordProcessor {
   private boolean begun;
   private OutputsEmitter emitter;
 
+  /** The operators after the join, or null: the joined rows go to the sink. */
+  private final StatefulQuery after;
+
+  private final DownstreamWatermark downstream;
+  private final int joinedWidth;
+  private Emitter afterEmitter;
+
   /**
    * @param left the main input's stateless steps, whose output rows are the left rows ({@link
    *     StreamJoinBinding#leftSchema}); closed with this processor
@@ -78,6 +97,32 @@ public final class StreamJoinProcessor implements RecordProcessor {
       StreamJoinBinding binding,
       ObjectStore checkpointStore,
       Path localDir) {
+    this(pipelineId, left, binding, Optional.empty(), checkpointStore, localDir);
+  }
+
+  /**
+   * A join followed by the stateful operators of {@code after} (deduplicate, window aggregation),
+   * compiled against the join's output rows ({@link StreamJoinBinding#outputSchema}) with the
+   * join's event-time column as its watermark column.
+   *
+   * @param after the operators after the join; empty: the joined rows are the sink's
+   */
+  public StreamJoinProcessor(
+      String pipelineId,
+      StatelessProcessor left,
+      StreamJoinBinding binding,
+      Optional<StatefulPlan> after,
+      ObjectStore checkpointStore,
+      Path localDir) {
+    if (after.isPresent() && !after.get().inputSchema().equals(binding.outputSchema())) {
+      throw new IllegalArgumentException(
+          "pipeline "
+              + pipelineId
+              + ": the operators after the join were compiled for "
+              + after.get().inputSchema().fieldNames()
+              + " but the join outputs "
+              + binding.outputSchema().fieldNames());
+    }
     if (!left.outputSchema().equals(binding.leftSchema())) {
       throw new IllegalArgumentException(
           "pipeline "
@@ -102,6 +147,16 @@ public final class StreamJoinProcessor implements RecordProcessor {
     this.leftTime = leftWm.map(w -> binding.leftSchema().indexOf(w.column())).orElse(-1);
     this.rightTime = binding.rightWatermark().map(c -> binding.rightSchema().indexOf(c)).orElse(-1);
     this.rightWidth = binding.rightSchema().size();
+    this.joinedWidth = binding.outputSchema().size();
+    this.downstream = DownstreamWatermark.of(definition);
+    // rows do not move its watermark: the join's output watermark is handed to it each batch
+    this.after =
+        after
+            .map(
+                plan ->
+                    new StatefulQuery(
+                        plan, checkpointStore, localDir, false /* rowsMoveWatermark */))
+            .orElse(null);
     WatermarkTracker leftTracker =
         leftWm
             .map(
@@ -134,6 +189,12 @@ public final class StreamJoinProcessor implements RecordProcessor {
     evictMicros = batch.watermarkMicros().orElse(0);
     long lateMicros = batch.lateWatermarkMicros().orElse(0);
     operator.begin(store, batch.batchId(), evictMicros, lateMicros);
+    if (after != null) {
+      after.begin(
+          batch.batchId(),
+          OptionalLong.of(downstream.micros(evictMicros)),
+          OptionalLong.of(downstream.micros(lateMicros)));
+    }
     watermarks.begin(evictMicros, lateMicros);
     for (TopicPartition tp : batch.backlogged()) {
       if (watermarks.tracker(CompositeSource.MAIN) != null) {
@@ -241,6 +302,9 @@ public final class StreamJoinProcessor implements RecordProcessor {
   @Override
   public void endBatch(BatchOutputs outputs) throws Exception {
     operator.end(emitter(outputs));
+    if (after != null) {
+      after.end(emitter(outputs).after);
+    }
     next = watermarks.end(evictMicros);
     ended = true;
   }
@@ -277,6 +341,10 @@ public final class StreamJoinProcessor implements RecordProcessor {
   @Override
   public void commit(long batchId) throws IOException {
     store.commit(batchId);
+    if (after != null) {
+      CrashPoints.reached(CrashPoints.AFTER_JOIN_STATE_COMMIT);
+      after.commit(batchId); // same version: a replay adopts what an earlier attempt committed
+    }
     if (batchId % StatefulQuery.PURGE_EVERY == 0 && batchId > StatefulQuery.VERSIONS_KEPT) {
       StateStore.purge(
           checkpointStore, StreamJoinOperator.OPERATOR_ID, batchId - StatefulQuery.VERSIONS_KEPT);
@@ -288,10 +356,19 @@ public final class StreamJoinProcessor implements RecordProcessor {
     return true;
   }
 
-  /** D4: a join that evicts asks for a batch without data when the watermark moved on. */
+  /**
+   * D4: a join that evicts asks for a batch without data when the watermark moved on; so do the
+   * operators after it when the join's output watermark of the next global one is ahead of the one
+   * they evicted with.
+   */
   @Override
   public boolean wantsNoDataBatch() {
-    return ended && evicts && next.isPresent() && next.getAsLong() > evictMicros;
+    if (!ended || next.isEmpty()) {
+      return false;
+    }
+    long nextMicros = next.getAsLong();
+    return evicts && nextMicros > evictMicros
+        || after != null && after.wantsNoDataBatch(downstream.micros(nextMicros));
   }
 
   @Override
@@ -299,6 +376,9 @@ public final class StreamJoinProcessor implements RecordProcessor {
     evictMicros = appliedWatermarkMicros.orElse(0);
     next = nextWatermarkMicros;
     ended = true;
+    if (after != null) {
+      after.restored(OptionalLong.of(downstream.micros(evictMicros)), OptionalLong.empty());
+    }
   }
 
   /**
@@ -312,8 +392,27 @@ public final class StreamJoinProcessor implements RecordProcessor {
       return Map.of();
     }
     Map<String, Long> m = new java.util.LinkedHashMap<>(operator.metrics());
-    m.put("rows", m.get("join.left.rows") + m.get("join.right.rows"));
-    m.put("bytes", m.get("join.left.bytes") + m.get("join.right.bytes"));
+    long rows = m.get("join.left.rows") + m.get("join.right.rows");
+    long bytes = m.get("join.left.bytes") + m.get("join.right.bytes");
+    if (after != null) {
+      Map<String, Long> a = after.metrics();
+      a.forEach(
+          (k, v) -> {
+            if (!k.equals("keys") && !k.equals("bytes")) {
+              m.put(k, v);
+            }
+          });
+      if (a.containsKey("dedup.keys")) {
+        m.put("dedup.lateRows", emitter == null ? 0 : emitter.dedupLate);
+      }
+      if (a.containsKey("aggregate.keys")) {
+        m.put("aggregate.lateRows", emitter == null ? 0 : emitter.aggregateLate);
+      }
+      rows += a.get("keys");
+      bytes += a.get("bytes");
+    }
+    m.put("rows", rows);
+    m.put("bytes", bytes);
     return m;
   }
 
@@ -322,6 +421,9 @@ public final class StreamJoinProcessor implements RecordProcessor {
     try {
       if (store != null) {
         store.close();
+      }
+      if (after != null) {
+        after.close();
       }
     } finally {
       left.close();
@@ -341,26 +443,69 @@ public final class StreamJoinProcessor implements RecordProcessor {
     return emitter;
   }
 
-  private static final class OutputsEmitter implements Emitter {
+  /**
+   * Where the join's rows go: to the operators after it if any (whose own rows go to {@link
+   * #after}), else to the sink; late rows to the late-events table.
+   */
+  private final class OutputsEmitter implements Emitter {
     private final BatchOutputs outputs;
+
+    /** The operators' emitter: the sink, and the late-events table with the joined rows. */
+    private final Emitter after;
+
+    // this batch's late rows of the operators after the join, for the state metrics
+    private long dedupLate;
+    private long aggregateLate;
 
     OutputsEmitter(BatchOutputs outputs) {
       this.outputs = outputs;
+      this.after = new AfterJoin();
     }
 
     @Override
     public void output(Object[] row) throws IOException {
-      outputs.output(row);
+      if (StreamJoinProcessor.this.after == null) {
+        outputs.output(row);
+      } else {
+        StreamJoinProcessor.this.after.accept(row, 0, after);
+      }
     }
 
+    /** A late left row of the join (L1): with operators after it, widened to the joined row. */
     @Override
     public void late(Object[] row, Late why) throws IOException {
-      outputs.late(outputs.writesLateRows() ? LateEvents.row(row, why) : row);
+      Object[] late = row;
+      if (StreamJoinProcessor.this.after != null && row.length < joinedWidth) {
+        late = Arrays.copyOf(row, joinedWidth); // the right columns null
+      }
+      outputs.late(outputs.writesLateRows() ? LateEvents.row(late, why) : late);
     }
 
     @Override
     public void filtered() {
       outputs.countFiltered();
+    }
+
+    private final class AfterJoin implements Emitter {
+      @Override
+      public void output(Object[] row) throws IOException {
+        outputs.output(row);
+      }
+
+      @Override
+      public void late(Object[] row, Late why) throws IOException {
+        if (Late.DEDUPLICATE.equals(why.operator())) {
+          dedupLate++;
+        } else {
+          aggregateLate++;
+        }
+        outputs.late(outputs.writesLateRows() ? LateEvents.row(row, why) : row);
+      }
+
+      @Override
+      public void filtered() {
+        outputs.countFiltered();
+      }
     }
   }
 

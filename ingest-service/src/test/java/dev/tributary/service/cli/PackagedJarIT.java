@@ -11,9 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +34,43 @@ class PackagedJarIT {
   private static final Instant START = Instant.parse("2026-11-01T00:00:00Z");
 
   @TempDir Path dir;
+
+  /**
+   * RocksDB comes once, from tributary-checkpoint's jar, with the natives of the platforms the
+   * image ships (issue 27's size budget): a build that brings the original rocksdbjni jar back, or
+   * loses the natives, fails here.
+   */
+  @Test
+  void theServiceJarCarriesRocksDbOnceWithTheShippedPlatformsNativesOnly() throws Exception {
+    Path jar = Path.of("target/tributary.jar").toAbsolutePath();
+    List<String> libs = new ArrayList<>();
+    List<String> natives = new ArrayList<>();
+    try (ZipFile service = new ZipFile(jar.toFile())) {
+      for (ZipEntry entry : Collections.list(service.entries())) {
+        if (entry.getName().startsWith("BOOT-INF/lib/")) {
+          libs.add(entry.getName().substring("BOOT-INF/lib/".length()));
+        }
+      }
+      String checkpoint =
+          libs.stream()
+              .filter(l -> l.startsWith("tributary-checkpoint-"))
+              .findFirst()
+              .orElseThrow();
+      try (ZipInputStream nested =
+          new ZipInputStream(
+              service.getInputStream(service.getEntry("BOOT-INF/lib/" + checkpoint)))) {
+        for (ZipEntry entry = nested.getNextEntry(); entry != null; entry = nested.getNextEntry()) {
+          if (entry.getName().startsWith("librocksdbjni")) {
+            natives.add(entry.getName());
+          }
+        }
+      }
+    }
+    assertThat(libs).noneMatch(l -> l.startsWith("rocksdbjni"));
+    assertThat(natives)
+        .contains("librocksdbjni-linux64.so", "librocksdbjni-linux-aarch64.so")
+        .noneMatch(n -> n.matches(".*(ppc64le|s390x|riscv64|musl).*"));
+  }
 
   @Test
   void theServiceJarLandsKafkaInDeltaAndReadsItBack() throws Exception {

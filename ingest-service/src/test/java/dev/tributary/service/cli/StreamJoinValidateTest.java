@@ -2,6 +2,9 @@ package dev.tributary.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.config.PipelineParser;
+import dev.tributary.service.pipeline.CompiledPipeline;
+import dev.tributary.service.pipeline.PipelineFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -363,12 +366,13 @@ class StreamJoinValidateTest {
   }
 
   /**
-   * An aggregation after the join is valid (Spark runs it) but not built yet (issue 25, step 8):
-   * validate says so on its run line and run refuses it by the pipeline's name before it opens
-   * anything (the broker in the file is never contacted).
+   * An aggregation after the join (issue 25, step 8): validate shows it after the join with the
+   * watermark it sees (D1) on the window's column, and the run line says run passes the joined rows
+   * on; compile accepts it, with the window's column (the right's prefixed watermark column, D2) as
+   * the operators' watermark column.
    */
   @Test
-  void runRefusesAWindowAfterTheJoinUntilItIsBuilt() throws Exception {
+  void aWindowAfterTheJoinIsShownAfterItAndCompiles() throws Exception {
     String window =
         SEED
             + "aggregate:\n"
@@ -378,16 +382,21 @@ class StreamJoinValidateTest {
     assertThat(validate(window)).as(cli.err()).isZero();
     assertThat(cli.out())
         .contains(
-            "  run:         deduplicate or aggregate after the join is not built yet (issue 25,"
-                + " step 8): run and serve refuse this pipeline\n");
-    cli.reset();
+            "  after join:  aggregate (tumbling(p_event_ts, 5 minutes)) over the joined rows,"
+                + " event time p_event_ts, with the join's output watermark max(0, min(left state"
+                + " watermark, right state watermark, watermark))")
+        .contains(
+            "run and serve join the two inputs in each batch and pass the joined rows to the"
+                + " operators after the join")
+        .doesNotContain("step 8");
     Path file = dir.resolve("attribution.yaml");
     Files.writeString(file, window);
-    assertThat(cli.run("run", "--pipeline", file.toString(), "--available-now")).isEqualTo(2);
-    assertThat(cli.err())
-        .contains(
-            "Pipeline attribution cannot run:\n  - join[0]: deduplicate or aggregate after a"
-                + " stream-stream join is not built yet (issue 25, step 8)");
+    CompiledPipeline compiled = PipelineFactory.compile(PipelineParser.parse(file));
+    assertThat(compiled.stateful()).isPresent();
+    assertThat(compiled.stateful().get().inputSchema())
+        .isEqualTo(compiled.streamJoin().orElseThrow().outputSchema());
+    assertThat(compiled.outputSchema().fieldNames())
+        .containsExactly("window_start", "window_end", "page", "n");
   }
 
   @Test
