@@ -22,7 +22,7 @@ import java.util.TreeMap;
  * jitter of a minute, far below the pipeline's 10-minute watermark delay: then no purchase arrives
  * after the click it belongs to was evicted and the joined rows do not depend on how the batches
  * cut the streams (only which unmatched clicks are already written does, see {@link
- * #expectedRows}). Deterministic for a given seed.
+ * Streams#expectedRows}). Deterministic for a given seed.
  */
 public final class ClickEvents {
   /** The pipeline's time bound: a purchase is attributed to the clicks of 30 minutes before it. */
