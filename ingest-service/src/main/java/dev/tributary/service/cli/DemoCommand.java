@@ -63,12 +63,16 @@ final class DemoCommand {
     if (args.positional().equals(List.of("cdc"))) {
       return new CdcDemo(out).run(Integer.parseInt(args.option("events").orElse("3000")), dir);
     }
+    if (args.positional().equals(List.of("attribution"))) {
+      return new AttributionDemo(out)
+          .run(Integer.parseInt(args.option("events").orElse("6000")), dir);
+    }
     if (!args.positional().isEmpty()) {
       throw new CliArguments.UsageException(
           "unknown demo '"
               + String.join(" ", args.positional())
               + "'; the variants are: tributary demo, tributary demo avro, tributary demo medallion,"
-              + " tributary demo cdc");
+              + " tributary demo cdc, tributary demo attribution");
     }
     prepare(dir);
     out.println("Tributary demo: output in " + dir);

@@ -25,6 +25,7 @@ public final class Main {
         tributary demo avro [--events N]                  the demo with Avro values and a schema registry
         tributary demo medallion [--events N]             the demo as bronze -> silver -> gold
         tributary demo cdc [--events N]                   Debezium changes -> current state + SCD2 history
+        tributary demo attribution [--events N]           clicks joined with purchases (a stream-stream join)
         tributary validate PIPELINE.yaml                  parse + validate, print the plan
         tributary run --pipeline PIPELINE.yaml [--available-now | --once] [--max-outage 10m]
                       [--ui-port PORT]                    run until stopped (Ctrl-C = graceful stop);

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * The writers of one batch and what went where: a processor puts the batch's rows here (result
@@ -30,6 +31,7 @@ public final class BatchOutputs implements AutoCloseable {
   private final Map<String, Long> violations = new LinkedHashMap<>();
   private long newestRecordMs = Long.MIN_VALUE;
   private String quarantineInput;
+  private UnaryOperator<Object[]> quarantineLayout = UnaryOperator.identity();
 
   /**
    * @param late the late-events table's writer, or null when late events are only counted
@@ -107,11 +109,21 @@ public final class BatchOutputs implements AutoCloseable {
     this.quarantineInput = input;
   }
 
+  /**
+   * How the following quarantine rows, their {@code input} column included, become rows of the
+   * quarantine table: with a stream-stream join of a Kafka input and a table, each input's rows are
+   * placed into the mixed layout ({@link QuarantineRows#joinedLayout}); unchanged otherwise.
+   */
+  public void quarantineLayout(UnaryOperator<Object[]> layout) {
+    this.quarantineLayout = layout;
+  }
+
   /** A record that could not be parsed or transformed (see {@link QuarantineRows}). */
   public void quarantine(Object[] row) throws IOException {
     if (quarantineInput != null) {
       row = Arrays.copyOf(row, row.length + 1);
       row[row.length - 1] = quarantineInput;
+      row = quarantineLayout.apply(row);
     }
     if (quarantinedRows++ == 0
         && row.length > QuarantineRows.ERROR_INDEX

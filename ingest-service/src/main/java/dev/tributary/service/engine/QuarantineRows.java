@@ -8,7 +8,11 @@ import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -71,10 +75,96 @@ public final class QuarantineRows {
   public static final StructType JOINED_SCHEMA = joined();
 
   private static StructType joined() {
-    java.util.List<StructField> fields = new java.util.ArrayList<>(SCHEMA.fields());
+    List<StructField> fields = new ArrayList<>(SCHEMA.fields());
     fields.add(INPUT);
     return new StructType(fields);
   }
+
+  /**
+   * The quarantine table of a pipeline with a stream-stream join of two tables: {@link
+   * #SOURCE_ROW_SCHEMA}'s columns, then {@code input}.
+   */
+  public static final StructType JOINED_SOURCE_ROW_SCHEMA = joinedSourceRows();
+
+  private static StructType joinedSourceRows() {
+    List<StructField> fields = new ArrayList<>(SOURCE_ROW_SCHEMA.fields());
+    fields.add(INPUT);
+    return new StructType(fields);
+  }
+
+  /** The number of provenance columns a table row has before {@code error}. */
+  private static final int SOURCE_ROW_PROVENANCE = 6;
+
+  /**
+   * The quarantine table of a pipeline with a stream-stream join of a Kafka input and a table
+   * (either way round): {@link #JOINED_SCHEMA}'s columns, then the table rows' provenance of {@link
+   * #SOURCE_ROW_SCHEMA} ({@code source_table, source_file, source_version, source_file_index,
+   * source_row, row}), all nullable: a record's row has the table columns null, a table row's has
+   * the Kafka ones null. Appending the table columns after {@link #JOINED_SCHEMA}'s keeps {@code
+   * error} at {@link #ERROR_INDEX}, and lets a table of the pipeline before it read a table take
+   * them with {@code DeltaTable.addColumns}.
+   */
+  public static final StructType MIXED_SCHEMA = mixed();
+
+  private static StructType mixed() {
+    List<StructField> fields = new ArrayList<>(JOINED_SCHEMA.fields());
+    fields.addAll(SOURCE_ROW_SCHEMA.fields().subList(0, SOURCE_ROW_PROVENANCE));
+    return new StructType(fields);
+  }
+
+  /** What an input of a joined pipeline delivers, which decides its quarantine rows' layout. */
+  public enum InputKind {
+    /** Kafka records ({@link #row(ConsumerRecord, String, String, long, Instant)}). */
+    RECORDS,
+    /**
+     * A table's typed rows ({@link #row(SourceRow, String, StructType, String, String, long,
+     * Instant)}).
+     */
+    TABLE_ROWS
+  }
+
+  /** The quarantine schema of a stream-stream join of inputs of these kinds. */
+  public static StructType joinedSchema(InputKind main, InputKind second) {
+    if (main != second) {
+      return MIXED_SCHEMA;
+    }
+    return main == InputKind.RECORDS ? JOINED_SCHEMA : JOINED_SOURCE_ROW_SCHEMA;
+  }
+
+  /**
+   * How a quarantine row of an input of kind {@code of}, {@code input} column included (as {@link
+   * BatchOutputs#quarantine} completes it), becomes a row of {@link #joinedSchema}{@code (main,
+   * second)}: unchanged when both inputs are of one kind; else placed into {@link #MIXED_SCHEMA},
+   * the other kind's provenance null.
+   */
+  public static UnaryOperator<Object[]> joinedLayout(
+      InputKind main, InputKind second, InputKind of) {
+    if (main == second) {
+      return UnaryOperator.identity();
+    }
+    return of == InputKind.RECORDS ? MIXED_FROM_RECORD : MIXED_FROM_TABLE_ROW;
+  }
+
+  /** A record's quarantine row (with {@code input}) in {@link #MIXED_SCHEMA}: the table's null. */
+  private static final UnaryOperator<Object[]> MIXED_FROM_RECORD =
+      row -> Arrays.copyOf(row, MIXED_SCHEMA.size());
+
+  /**
+   * A table row's quarantine row (with {@code input}) in {@link #MIXED_SCHEMA}: Kafka's provenance
+   * null, then error, pipeline, batch_id, quarantined_at, input, then the table's provenance.
+   */
+  private static final UnaryOperator<Object[]> MIXED_FROM_TABLE_ROW =
+      row -> {
+        Object[] out = new Object[MIXED_SCHEMA.size()];
+        System.arraycopy(
+            row,
+            SOURCE_ROW_PROVENANCE,
+            out,
+            QuarantineRows.ERROR_INDEX,
+            row.length - SOURCE_ROW_PROVENANCE);
+        System.arraycopy(row, 0, out, JOINED_SCHEMA.size(), SOURCE_ROW_PROVENANCE);
+        return out;
+      };
 
   /** The position of the {@code error} column in both schemas. */
   static final int ERROR_INDEX = 6;

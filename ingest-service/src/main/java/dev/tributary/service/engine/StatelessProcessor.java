@@ -348,6 +348,14 @@ public final class StatelessProcessor implements RecordProcessor {
     return new StructType(fields);
   }
 
+  /**
+   * The source table whose typed rows this processor reads ({@link #forRows}); empty when it
+   * decodes Kafka records.
+   */
+  public Optional<String> sourceTable() {
+    return Optional.ofNullable(rowSource);
+  }
+
   /** The sink table's schema: the transformed rows' columns, then the joins' columns. */
   public StructType outputSchema() {
     return outputSchema;

@@ -127,8 +127,8 @@ public final class PipelineFactory {
    * A pipeline with a stream-stream join: its main input compiled alone (the left side, {@link
    * PipelineSpec#mainInput}), the join bound to the left rows and the second input's format, and
    * the operators after the join ({@code deduplicate}, window {@code aggregate}) compiled against
-   * the joined rows ({@link #afterJoin}). What is not built yet (issue 25 of docs/DESIGN.md) is
-   * refused by the pipeline's name, with the reason: a Delta table as an input.
+   * the joined rows ({@link #afterJoin}). With a Delta table as either input, the columns are known
+   * at start: the pipeline is left unbound and {@link StreamJoinInputs#bind} binds it then.
    */
   private static CompiledPipeline compileStreamJoin(PipelineSpec spec) {
     StreamJoinSpec join = spec.streamJoin().orElseThrow();
@@ -138,32 +138,21 @@ public final class PipelineFactory {
           "format: columns: all with a stream-stream join is not built yet (issue 25): the left"
               + " rows must have the declared columns; declare the schema");
     }
-    if (spec.deltaSource().isPresent()) {
-      problems.add(
-          "source.delta: a Delta table as the main input of a stream-stream join is not built yet"
-              + " (issue 25): read a Kafka topic");
-    }
-    if (join.stream().format().isEmpty()) {
-      problems.add(
-          "join["
-              + spec.joins().size()
-              + "].stream.source.delta: a Delta table as the second input of a stream-stream join"
-              + " is not built yet (issue 25): use a Kafka topic");
-    }
     if (!problems.isEmpty()) {
       throw new PipelineDefinitionException(spec.id(), problems);
     }
     CompiledPipeline main = compile(spec.mainInput());
+    if (main.awaitsSourceSchema() || join.stream().format().isEmpty()) {
+      // a Delta table as either input: its columns are known at start, when the tables are open;
+      // the join is bound then (StreamJoinInputs.bind)
+      return new CompiledPipeline(spec, null, null, null, Optional.empty(), Optional.empty());
+    }
     RecordDecoder right;
     try {
       right = RecordDecoders.forFormat(spec.id(), join.stream().format().get(), spec.secrets());
     } catch (IllegalArgumentException e) {
       throw new PipelineDefinitionException(
           spec.id(), List.of("join[" + spec.joins().size() + "].stream." + e.getMessage()));
-    }
-    if (main.awaitsSourceSchema()) {
-      // a Delta main input: the left columns are known at start (bindSource)
-      return new CompiledPipeline(spec, null, null, null, Optional.empty(), Optional.empty());
     }
     return withStreamJoin(spec, main, right);
   }

@@ -31,6 +31,7 @@ import dev.tributary.service.source.KafkaSource;
 import dev.tributary.service.stateful.ExchangeFront;
 import dev.tributary.service.stateful.ExchangeRecords;
 import dev.tributary.service.stateful.StatefulPlan;
+import dev.tributary.service.stateful.TableRowsInput;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
@@ -107,6 +108,7 @@ public final class PipelineRun implements AutoCloseable {
       // ends with the dimension tables' columns, known once they are read.
       Source source = null;
       CompiledPipeline bound = compiled;
+      Optional<TableRowsInput> mainTable = Optional.empty();
       if (spec.deltaSource().isPresent()) {
         DeltaSourceSpec delta = spec.deltaSource().get();
         ObjectStore sourceStore =
@@ -117,7 +119,34 @@ public final class PipelineRun implements AutoCloseable {
             PipelineFactory.deltaSource(spec, sourceStore, trigger instanceof TriggerSpec.Once);
         resources.add(0, table);
         source = table;
-        bound = PipelineFactory.bindSource(compiled, delta.path(), table.schema());
+        mainTable = Optional.of(new TableRowsInput(delta.path(), table.schema()));
+        if (spec.streamJoin().isEmpty()) {
+          bound = PipelineFactory.bindSource(compiled, delta.path(), table.schema());
+        }
+      }
+      // a stream-stream join's second input when it is a table: read in the same batches
+      Optional<DeltaTableSource> secondTable = Optional.empty();
+      if (StreamJoinInputs.secondIsTable(spec)) {
+        DeltaSourceSpec delta = StreamJoinInputs.secondTableSpec(spec);
+        ObjectStore secondStore =
+            ObjectStores.open(
+                delta.path(), PipelineFactory.s3Settings(delta.storage().or(spec::storage)));
+        resources.add(secondStore);
+        secondTable =
+            Optional.of(
+                StreamJoinInputs.secondTable(
+                    spec, secondStore, trigger instanceof TriggerSpec.Once));
+        resources.add(0, secondTable.get());
+      }
+      if (StreamJoinInputs.bindsAtStart(spec)) {
+        bound =
+            StreamJoinInputs.bind(
+                spec,
+                mainTable,
+                secondTable.map(
+                    t ->
+                        new TableRowsInput(
+                            StreamJoinInputs.secondTableSpec(spec).path(), t.schema())));
       }
       CompiledPipeline pipeline = PipelineFactory.bindJoins(bound);
       pipeline.processor().joins().ifPresent(resources::add);
@@ -157,7 +186,10 @@ public final class PipelineRun implements AutoCloseable {
       if (sink instanceof AutoCloseable closeable) {
         resources.add(0, closeable); // a producer, a database connection
       }
-      TableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
+      TableSink quarantine =
+          StreamJoinInputs.bindsAtStart(spec)
+              ? StreamJoinInputs.quarantine(spec, quarantineStore)
+              : PipelineFactory.quarantine(spec, quarantineStore);
       Optional<TableSink> late = Optional.empty();
       if (lateStore.isPresent()) {
         late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore.get()));
@@ -213,11 +245,17 @@ public final class PipelineRun implements AutoCloseable {
       }
       if (pipeline.streamJoin().isPresent()) {
         // the join's second input, read in the same batches after the main one
-        KafkaSource second =
-            new KafkaSource(
-                PipelineFactory.streamJoinSourceSettings(
-                    spec, trigger instanceof TriggerSpec.Once));
-        resources.add(0, second);
+        Source second;
+        if (secondTable.isPresent()) {
+          second = secondTable.get(); // a resource already
+        } else {
+          KafkaSource kafka =
+              new KafkaSource(
+                  PipelineFactory.streamJoinSourceSettings(
+                      spec, trigger instanceof TriggerSpec.Once));
+          resources.add(0, kafka);
+          second = kafka;
+        }
         source = new CompositeSource(source, second);
       }
       bounds.bound(source);

@@ -6,12 +6,15 @@ import dev.tributary.config.StreamJoinSpec;
 import dev.tributary.config.TimeBounds;
 import dev.tributary.config.WatermarkSpec;
 import dev.tributary.service.parse.RecordDecoder;
+import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongFunction;
 
 /**
@@ -65,6 +68,120 @@ public record StreamJoinBinding(
         new StreamJoinBinding(spec, leftWatermark, rightParser, leftSchema, new StructType(right));
     binding.definition(); // every column is resolved now, not at the first batch
     return binding;
+  }
+
+  /**
+   * Binds a join whose second input is the Delta table {@code table} (its rows typed, in the
+   * table's schema read at start; the right columns are the table's, prefixed). What validate could
+   * not check without the table is checked here, by name: the keys exist on both sides with the
+   * same type (J4), and every time column of the condition and the watermark columns are
+   * timestamps.
+   *
+   * @throws IllegalArgumentException naming the field ({@code join[0].on}, {@code join[0].time},
+   *     {@code join[0].stream.watermark}), the column and the table
+   */
+  public static StreamJoinBinding ofTable(
+      StreamJoinSpec spec,
+      Optional<WatermarkSpec> leftWatermark,
+      TableRowsInput table,
+      StructType leftSchema) {
+    StreamJoinBinding binding = of(spec, leftWatermark, checked(spec, table), leftSchema);
+    binding.checkTypes("the second input's table " + table.location());
+    return binding;
+  }
+
+  /**
+   * Checks a join whose main input is a Delta table, once its left rows' columns are known: as
+   * {@link #ofTable} does for a table as the second input.
+   *
+   * @throws IllegalArgumentException naming the field, the column and the table
+   */
+  public StreamJoinBinding checkedAgainstMainTable(String table) {
+    checkTypes("the main input's table " + table);
+    return this;
+  }
+
+  private static TableRowsInput checked(StreamJoinSpec spec, TableRowsInput table) {
+    List<String> missing = new ArrayList<>();
+    for (String key : spec.on()) {
+      if (table.tableSchema().indexOf(key) < 0) {
+        missing.add("join[0].on: key '" + key + "'");
+      }
+    }
+    spec.stream()
+        .watermark()
+        .filter(w -> table.tableSchema().indexOf(w.column()) < 0)
+        .ifPresent(w -> missing.add("join[0].stream.watermark.column '" + w.column() + "'"));
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException(
+          String.join("; ", missing)
+              + (missing.size() == 1 ? " is" : " are")
+              + " not a column of the second input's table "
+              + table.location()
+              + " (read at start; its columns are "
+              + table.tableSchema().fieldNames()
+              + ")");
+    }
+    return table;
+  }
+
+  /** The key types agree on both sides, the time and watermark columns are timestamps. */
+  private void checkTypes(String table) {
+    List<String> problems = new ArrayList<>();
+    List<String> rightKeys = spec.rightKeys();
+    for (int i = 0; i < spec.on().size(); i++) {
+      var l = leftSchema.fields().get(leftSchema.indexOf(spec.on().get(i))).type();
+      var r = rightSchema.fields().get(rightSchema.indexOf(rightKeys.get(i))).type();
+      if (!l.equals(r)) {
+        problems.add(
+            "join[0].on: key '"
+                + spec.on().get(i)
+                + "' is "
+                + l
+                + " in the main input but "
+                + r
+                + " in the second input ("
+                + rightKeys.get(i)
+                + "); the types must be equal (derive a column with CAST on the main input)");
+      }
+    }
+    Set<String> leftTimes = new LinkedHashSet<>();
+    Set<String> rightTimes = new LinkedHashSet<>();
+    leftWatermark.ifPresent(w -> leftTimes.add(w.column()));
+    rightWatermark().ifPresent(rightTimes::add);
+    for (Bound b : spec.time().bounds()) {
+      (b.lower() == JoinSide.LEFT ? leftTimes : rightTimes).add(b.lowerColumn());
+      (b.upper() == JoinSide.LEFT ? leftTimes : rightTimes).add(b.upperColumn());
+    }
+    timestamps(leftSchema, leftTimes, JoinSide.LEFT, problems);
+    timestamps(rightSchema, rightTimes, JoinSide.RIGHT, problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          String.join("; ", problems) + " (checked at start against " + table + ")");
+    }
+  }
+
+  private static void timestamps(
+      StructType schema, Set<String> columns, JoinSide side, List<String> problems) {
+    for (String c : columns) {
+      int index = column(schema, c, side);
+      var type = schema.fields().get(index).type();
+      if (!type.equals(PrimitiveType.TIMESTAMP)) {
+        problems.add(
+            "join[0].time: column '"
+                + c
+                + "' of the "
+                + side.keyword()
+                + " side is "
+                + type
+                + ", not a timestamp (an event-time column must be one)");
+      }
+    }
+  }
+
+  /** The second input's table location, when it is a table rather than Kafka records. */
+  public Optional<String> rightTable() {
+    return rightParser instanceof TableRowsInput t ? Optional.of(t.location()) : Optional.empty();
   }
 
   /** The sink's columns: the left's then the right's (left semi: the left's alone, J2). */

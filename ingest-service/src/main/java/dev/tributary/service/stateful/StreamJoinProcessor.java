@@ -6,6 +6,7 @@ import dev.tributary.service.engine.BatchOutputs;
 import dev.tributary.service.engine.CompositeSource;
 import dev.tributary.service.engine.CrashPoints;
 import dev.tributary.service.engine.QuarantineRows;
+import dev.tributary.service.engine.QuarantineRows.InputKind;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.parse.ParseResult;
@@ -231,6 +232,12 @@ public final class StreamJoinProcessor implements RecordProcessor {
       throws Exception {
     outputs.quarantineInput(
         input == CompositeSource.MAIN ? QuarantineRows.MAIN_INPUT : QuarantineRows.JOIN_INPUT);
+    // with a table as the other input, the quarantine holds both provenance sets
+    outputs.quarantineLayout(
+        QuarantineRows.joinedLayout(
+            left.sourceTable().isPresent() ? InputKind.TABLE_ROWS : InputKind.RECORDS,
+            binding.rightTable().isPresent() ? InputKind.TABLE_ROWS : InputKind.RECORDS,
+            InputKind.RECORDS));
     int partition = partition(input, new TopicPartition(record.topic(), record.partition()));
     WatermarkTracker tracker = watermarks.tracker(input);
     if (tracker != null) {
@@ -265,14 +272,37 @@ public final class StreamJoinProcessor implements RecordProcessor {
     operator.right(row, emitter(outputs));
   }
 
-  /** A typed row of a Delta main input. */
+  /**
+   * A typed row of a Delta input: the main input's becomes a left row through the main input's
+   * steps; the second input's is a right row as it is (the right columns are the table's, prefixed:
+   * nothing to decode).
+   */
   @Override
   public void processRow(SourceRow source, BatchOutputs outputs) throws Exception {
+    outputs.quarantineInput(
+        input == CompositeSource.MAIN ? QuarantineRows.MAIN_INPUT : QuarantineRows.JOIN_INPUT);
+    outputs.quarantineLayout(
+        QuarantineRows.joinedLayout(
+            left.sourceTable().isPresent() ? InputKind.TABLE_ROWS : InputKind.RECORDS,
+            binding.rightTable().isPresent() ? InputKind.TABLE_ROWS : InputKind.RECORDS,
+            InputKind.TABLE_ROWS));
     if (input != CompositeSource.MAIN) {
-      throw new UnsupportedOperationException(
-          "Pipeline " + pipelineId + ": join[0]'s input reads Kafka records, not table rows");
+      if (binding.rightTable().isEmpty()) {
+        throw new UnsupportedOperationException(
+            "Pipeline " + pipelineId + ": join[0]'s input reads Kafka records, not table rows");
+      }
+      outputs.countInput();
+      int partition = partition(input, new TopicPartition(binding.rightTable().get(), 0));
+      WatermarkTracker tracker = watermarks.tracker(input);
+      if (tracker != null) {
+        tracker.read(partition);
+      }
+      Object[] row = new Object[rightWidth];
+      System.arraycopy(source.values(), 0, row, 0, rightWidth);
+      observe(CompositeSource.SECOND, partition, row, rightTime);
+      operator.right(row, emitter(outputs));
+      return;
     }
-    outputs.quarantineInput(QuarantineRows.MAIN_INPUT);
     Object[] row = left.toRow(source, outputs);
     if (row != null) {
       acceptLeft(row, 0, outputs);

@@ -41,6 +41,26 @@ class StreamJoinValidateTest {
       checkpoint: /tmp/checkpoints/attribution
       """;
 
+  @Test
+  void aDeltaTableAsTheSecondInputIsRunWithItsColumnsCheckedAtStart() throws Exception {
+    String yaml =
+        SEED.replace(
+                "source: { kafka: { topics: [purchases] } }",
+                "source: { delta: { path: /tmp/tables/purchases } }")
+            .replace(
+                "\n      format: { json: { schema: { user_id: string, order_id: string, event_ts:"
+                    + " timestamp } } }",
+                "");
+    assertThat(yaml).contains("delta: { path: /tmp/tables/purchases }").doesNotContain("order_id");
+    assertThat(validate(yaml)).as(cli.err()).isZero();
+    assertThat(cli.out())
+        .contains(
+            "  run:         run and serve join the two inputs in each batch (a Delta table's"
+                + " columns are read and checked at start); backfill and replay-quarantine refuse"
+                + " this pipeline (first version)\n")
+        .doesNotContain("not built yet");
+  }
+
   private int validate(String yaml) throws Exception {
     return cli.validate(dir.resolve("attribution.yaml"), yaml);
   }

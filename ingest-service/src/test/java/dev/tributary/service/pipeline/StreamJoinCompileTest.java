@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What {@link PipelineFactory#compile} makes of a stream-stream join without I/O: the sink's
- * columns (the left row, then the second input's prefixed columns without its Kafka columns), and
- * the refusals, by the pipeline's name, of what this version does not run yet (a Delta table as
- * either input).
+ * columns (the left row, then the second input's prefixed columns without its Kafka columns), and a
+ * Delta table as either input leaving the join to be bound at start ({@link
+ * StreamJoinInputs#bind}), once the table's columns are known.
  */
 class StreamJoinCompileTest {
   private static final String KAFKA_MAIN =
@@ -63,37 +63,44 @@ class StreamJoinCompileTest {
   }
 
   @Test
-  void aDeltaTableAsTheSecondInputIsRefusedByName() {
+  void aDeltaTableAsEitherInputLeavesTheJoinToBeBoundAtStart() {
+    CompiledPipeline second =
+        compile(
+            pipeline(
+                KAFKA_MAIN,
+                """
+                source: { delta: { path: /tmp/purchases } }
+                """));
+    assertThat(second.awaitsSourceSchema()).isTrue();
+    assertThat(second.streamJoin()).isEmpty();
+    assertThat(StreamJoinInputs.bindsAtStart(second.spec())).isTrue();
+    assertThat(StreamJoinInputs.secondIsTable(second.spec())).isTrue();
+
+    CompiledPipeline main =
+        compile(
+            pipeline(
+                "source: { delta: { path: /tmp/clicks } }",
+                """
+                source: { kafka: { bootstrap-servers: "localhost:1", topics: [p] } }
+                format: { json: { schema: { user_id: string } } }
+                """));
+    assertThat(main.awaitsSourceSchema()).isTrue();
+    assertThat(StreamJoinInputs.bindsAtStart(main.spec())).isTrue();
+    assertThat(StreamJoinInputs.secondIsTable(main.spec())).isFalse();
+  }
+
+  @Test
+  void aBadMainInputIsStillRefusedByCompileWithATableAsTheSecondInput() {
     assertThatThrownBy(
             () ->
                 compile(
                     pipeline(
-                        KAFKA_MAIN,
+                        KAFKA_MAIN + "transform: [ { filter: \"no_such_column > 0\" } ]\n",
                         """
                         source: { delta: { path: /tmp/purchases } }
                         """)))
         .isInstanceOf(PipelineDefinitionException.class)
         .hasMessageContaining("Pipeline attribution")
-        .hasMessageContaining(
-            "join[0].stream.source.delta: a Delta table as the second input of a stream-stream"
-                + " join is not built yet (issue 25)");
-  }
-
-  @Test
-  void aDeltaTableAsTheMainInputIsRefusedByName() {
-    assertThatThrownBy(
-            () ->
-                compile(
-                    pipeline(
-                        "source: { delta: { path: /tmp/clicks } }",
-                        """
-                        source: { kafka: { bootstrap-servers: "localhost:1", topics: [p] } }
-                        format: { json: { schema: { user_id: string } } }
-                        """)))
-        .isInstanceOf(PipelineDefinitionException.class)
-        .hasMessageContaining("Pipeline attribution")
-        .hasMessageContaining(
-            "source.delta: a Delta table as the main input of a stream-stream join is not built"
-                + " yet (issue 25)");
+        .hasMessageContaining("no_such_column");
   }
 }
