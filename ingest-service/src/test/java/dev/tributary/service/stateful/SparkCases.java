@@ -372,6 +372,16 @@ final class SparkCases {
           JoinCase.seed("seed-left-outer-min-skewed", "left").skewed().multiple("min"),
           JoinCase.seed("key-watermark", "left").on(List.of("user_id", "event_ts"), ""),
           JoinCase.seed("inner-no-watermark", "inner").watermarks(false, false),
+          twoRoundOneSide());
+
+  /**
+   * Inner join, then a 5-minute window count in append, on the left's time column and on the
+   * right's prefixed one (tag {@code join-aggregate}, issue 25 step 8, built on another branch).
+   * Not yet run against Spark: they join {@link #JOINS} when the tag is landed (or given with
+   * {@code -Dtributary.spark.features=join-aggregate}).
+   */
+  static final List<JoinCase> JOIN_AGGREGATES =
+      List.of(
           JoinCase.seed("join-then-window", "inner")
               .then(
                   """
@@ -397,8 +407,7 @@ final class SparkCases {
                   "SELECT window.start AS window_start, window.end AS window_end, count(*) AS events"
                       + " FROM joined GROUP BY window(p_event_ts, '5 minutes')",
                   List.of("window_start", "window_end", "events"))
-              .requires("join-aggregate"),
-          twoRoundOneSide());
+              .requires("join-aggregate"));
 
   /**
    * A left outer seed join in two rounds, the second with purchases only: after the restart Spark's

@@ -96,7 +96,7 @@ class SparkDifferentialIT {
     }
     SparkJoinDiff joins = new SparkJoinDiff(broker, dir);
     Map<String, SparkJoinDiff.Ours> ourJoins = new LinkedHashMap<>();
-    for (JoinCase c : selected(SparkCases.JOINS, JoinCase::name)) {
+    for (JoinCase c : selected(joinCases(landed), JoinCase::name)) {
       SparkJoinDiff.Ours side = joins.runOurs(c, landed.containsAll(c.requires()));
       ourJoins.put(c.name(), side);
       sparkCases.add(joins.sparkCase(c, side));
@@ -141,7 +141,7 @@ class SparkDifferentialIT {
             c.name(), missing, String.join("\n", problems));
       }
     }
-    for (JoinCase c : selected(SparkCases.JOINS, JoinCase::name)) {
+    for (JoinCase c : selected(joinCases(landed), JoinCase::name)) {
       report(c.name(), c.requires(), landed, joins.compare(c, ourJoins.get(c.name())), failures);
     }
     if (ourJoins.containsKey("seed-inner")) { // the refusals read seed-inner's input files
@@ -182,6 +182,15 @@ class SparkDifferentialIT {
     return only.isBlank()
         ? cases
         : cases.stream().filter(c -> name.apply(c).matches(only)).toList();
+  }
+
+  /** The join cases; the aggregations after a join once {@code join-aggregate} has landed. */
+  private static List<JoinCase> joinCases(Set<String> landed) {
+    List<JoinCase> out = new ArrayList<>(SparkCases.JOINS);
+    if (landed.contains("join-aggregate")) {
+      out.addAll(SparkCases.JOIN_AGGREGATES);
+    }
+    return out;
   }
 
   private static Set<String> landed() {
