@@ -45,8 +45,21 @@ import org.apache.spark.sql.streaming.Trigger;
  *       {@code update} cannot (Delta's sink refuses it), so it upserts each micro-batch with
  *       {@code foreachBatch} and a Delta MERGE on {@code mergeKeys} (null-safe equality);
  *   <li>{@code table}, {@code checkpoint} (directories); optional {@code show} (print the table).
+ *   <li>optional {@code schema} (the case's own input DDL) and {@code join}, a stream-stream join
+ *       (issue 25): {@code input}, {@code schema} and {@code rounds} of the second (right) input,
+ *       {@code prefix} (every right column is renamed {@code prefix + name}), optional
+ *       {@code watermark} (on the prefixed column), {@code on} (left key names), {@code time} (a
+ *       SQL condition over both sides' columns, or empty), {@code type} (Spark's join type name),
+ *       optional {@code multiple} (spark.sql.streaming.multipleWatermarkPolicy, set on a new
+ *       session of the case's own). Rows with {@code _marker} set (a file written for an input
+ *       without records in a batch) are dropped before the watermarks. The {@code sql}, if any, is
+ *       over the view {@code joined}; the batches then also record each input's rows
+ *       ({@code left}, {@code right}, markers included).
  * </ul>
- * All cases run in one session, one after the other. For each case the judge writes
+ * All cases run in one session, one after the other. Optional {@code refusals} (after the cases)
+ * are join cases Spark should refuse: each is started on the no-op sink (with {@code
+ * dropDuplicates: true}, deduplicated over the join) and its error, causes included, or {@code no
+ * error}, is written to {@code expectError}. For each case the judge writes
  * {@code <table>.batches.json}: per round, the micro-batches Spark ran (batch id, input rows, the
  * watermark it applied), so the test can check Spark cut the stream where we did, no-data
  * batches included. Any failure exits non-zero with the stack trace on stderr.
@@ -103,6 +116,10 @@ public class SparkJudge {
         .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
         .config("spark.sql.session.timeZone", "UTC")
+        // the JSON reader would apply pushed filters (a join's inferred user_id IS NOT NULL, the
+        // join cases' _marker IS NULL) inside the scan, and a source's numInputRows counts what
+        // the scan returns: read every row, so that the batch cut compares the rows each file holds
+        .config("spark.sql.json.filterPushdown.enabled", "false")
         .config("spark.sql.warehouse.dir", job.path("warehouse").asText("spark-warehouse"))
         // Delta's sink writes what Spark's Parquet writer gives it; INT96 timestamps are legacy
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
@@ -138,6 +155,9 @@ public class SparkJudge {
       }
       for (JsonNode c : job.path("cases")) {
         runCase(spark, job, c);
+      }
+      for (JsonNode r : job.path("refusals")) {
+        refusal(spark, job, r);
       }
       for (JsonNode t : job.path("timed")) {
         timed(spark, t);
@@ -188,6 +208,13 @@ public class SparkJudge {
         Path staged = Path.of(f.asText());
         Files.move(staged, input.resolve(staged.getFileName())); // a rename keeps the mtime
       }
+      if (c.has("join")) {
+        Path right = Files.createDirectories(Path.of(c.get("join").get("input").asText()));
+        for (JsonNode f : c.get("join").get("rounds").get(round)) {
+          Path staged = Path.of(f.asText());
+          Files.move(staged, right.resolve(staged.getFileName()));
+        }
+      }
       StreamingQuery query = start(spark, job, c, round);
       query.awaitTermination();
       // one progress per batch id: an idle trigger may report the last batch again
@@ -202,6 +229,11 @@ public class SparkJudge {
         b.put("rows", p.numInputRows());
         b.put("watermark", p.eventTime().getOrDefault("watermark", ""));
         b.put("ms", p.batchDuration());
+        if (c.has("join")) {
+          // per input, by the folder its file source reads: the left's and the right's rows
+          b.put("left", inputRows(p, c.get("input").asText()));
+          b.put("right", inputRows(p, c.get("join").get("input").asText()));
+        }
       }
       round++;
     }
@@ -215,7 +247,20 @@ public class SparkJudge {
     }
   }
 
-  private static StreamingQuery start(SparkSession spark, JsonNode job, JsonNode c, int round) throws Exception {
+  private static StreamingQuery start(SparkSession session, JsonNode job, JsonNode c, int round) throws Exception {
+    // the policy is read when the query starts (and then kept in its checkpoint): a session of
+    // the case's own
+    SparkSession spark = c.has("join") && c.get("join").has("multiple") ? session.newSession() : session;
+    if (spark != session) {
+      spark.conf().set("spark.sql.streaming.multipleWatermarkPolicy", c.get("join").get("multiple").asText());
+    }
+    if (c.has("join")) {
+      joined(spark, job, c).createOrReplaceTempView("joined");
+      Dataset<Row> result = c.has("sql") ? spark.sql(c.get("sql").asText()) : spark.table("joined");
+      return c.get("outputMode").asText().equals("append")
+          ? writer(result, c, round).format("delta").start(c.get("table").asText())
+          : writer(result, c, round).format("noop").start();
+    }
     Dataset<Row> events = spark.readStream()
         .schema(job.get("schema").asText())
         .option("timestampFormat", job.get("timestampFormat").asText())
@@ -261,6 +306,105 @@ public class SparkJudge {
             .whenMatched().updateAll().whenNotMatched().insertAll().execute();
       }
     }).start();
+  }
+
+  /**
+   * A stream-stream join case's input (issue 25): the left file stream ({@code input}, the case's
+   * {@code schema}) and the right ({@code join.input}, {@code join.schema}), one file per trigger
+   * each; marker rows ({@code _marker}, written for an input without records in a batch so that
+   * batch i reads file i of both) are dropped before the watermarks; the right's columns renamed
+   * {@code join.prefix + name}; then {@code left.join(right, on-equalities AND join.time,
+   * join.type)}. Watermarks ({@code watermark}, {@code join.watermark}) name the columns as they
+   * are after the renaming.
+   */
+  private static Dataset<Row> joined(SparkSession spark, JsonNode job, JsonNode c) {
+    JsonNode j = c.get("join");
+    Dataset<Row> left = fileStream(spark, job, c.get("schema").asText(), c.get("input").asText());
+    if (c.has("watermark")) {
+      left = left.withWatermark(c.get("watermark").get("column").asText(), c.get("watermark").get("delay").asText());
+    }
+    Dataset<Row> right = fileStream(spark, job, j.get("schema").asText(), j.get("input").asText());
+    String prefix = j.get("prefix").asText();
+    for (String column : right.columns()) {
+      right = right.withColumnRenamed(column, prefix + column);
+    }
+    if (j.has("watermark")) {
+      right = right.withWatermark(j.get("watermark").get("column").asText(), j.get("watermark").get("delay").asText());
+    }
+    Column condition = null;
+    for (JsonNode key : j.get("on")) {
+      Column equal = left.col(key.asText()).equalTo(right.col(prefix + key.asText()));
+      condition = condition == null ? equal : condition.and(equal);
+    }
+    if (!j.path("time").asText("").isEmpty()) {
+      condition = condition.and(org.apache.spark.sql.functions.expr(j.get("time").asText()));
+    }
+    return left.join(right, condition, j.get("type").asText());
+  }
+
+  private static Dataset<Row> fileStream(SparkSession spark, JsonNode job, String schema, String folder) {
+    return spark.readStream()
+        .schema(schema)
+        .option("timestampFormat", job.get("timestampFormat").asText())
+        .option("maxFilesPerTrigger", "1")
+        .json(folder)
+        .filter("_marker IS NULL")
+        .drop("_marker");
+  }
+
+  private static DataStreamWriter<Row> writer(Dataset<Row> result, JsonNode c, int round) {
+    String[] columns = strings(c.get("columns"));
+    Column[] select = new Column[columns.length];
+    for (int i = 0; i < columns.length; i++) {
+      select[i] = new Column(columns[i]);
+    }
+    return result.select(select).writeStream()
+        .outputMode(c.get("outputMode").asText())
+        .option("checkpointLocation", c.get("checkpoint").asText())
+        .trigger(Trigger.AvailableNow())
+        .queryName(c.get("name").asText() + "-round-" + round);
+  }
+
+  /** The rows a batch read from the file source of {@code folder} (markers included). */
+  private static long inputRows(StreamingQueryProgress p, String folder) {
+    long rows = 0;
+    for (var source : p.sources()) {
+      if (source.description().endsWith(Path.of(folder).getFileName() + "]")) {
+        rows += source.numInputRows();
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * A query Spark should refuse (refusal parity, issue 25): built as a join case (optionally with
+   * {@code dropDuplicates} over the join), written to the no-op sink in {@code outputMode} and run
+   * available-now (a refusal may come when the first batch is planned); its error message, causes
+   * included, or {@code no error}, goes to {@code expectError}.
+   */
+  private static void refusal(SparkSession spark, JsonNode job, JsonNode r) throws Exception {
+    String outcome = "no error";
+    try {
+      Dataset<Row> result = joined(spark, job, r);
+      if (r.path("dropDuplicates").asBoolean(false)) {
+        result = result.dropDuplicates();
+      }
+      StreamingQuery query = result.writeStream()
+          .outputMode(r.get("outputMode").asText())
+          .option("checkpointLocation", r.get("checkpoint").asText())
+          .trigger(Trigger.AvailableNow())
+          .format("noop")
+          .start();
+      query.awaitTermination();
+    } catch (Exception e) {
+      StringBuilder messages = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        messages.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage()).append('\n');
+      }
+      outcome = messages.toString();
+    }
+    Files.writeString(Path.of(r.get("expectError").asText()), outcome);
+    System.out.printf("refusal %s: %s%n", r.get("name").asText(), outcome.lines().findFirst().orElse(""));
   }
 
   private static void writeTable(SparkSession spark, JsonNode t) throws Exception {
