@@ -95,6 +95,10 @@ final class StreamJoinOperator {
       throw new IllegalStateException(
           "batch " + batchId + ": a left row after the right rows; the left input comes first");
     }
+    if (!reachesJoin(Side.LEFT, row)) {
+      out.filtered(); // before the watermark and the late filter, as Spark's inferred filter
+      return;
+    }
     int ordinal = leftOrdinal++;
     long time = 0;
     if (join.left().hasTime()) {
@@ -111,15 +115,6 @@ final class StreamJoinOperator {
       }
     }
     byte[] key = Codec.key(row, leftKeys);
-    if (hasNull(row, leftKeys)) {
-      // J5: a null key never matches. Spark filters such rows out before the join (a filter
-      // inferred from the equality) on every side but an outer join's preserved one, where they
-      // wait in state, unmatched, for their null row.
-      if (type.keepsUnmatchedLeft()) {
-        state.append(Side.LEFT, key, time, batchId, ordinal, false, row);
-      }
-      return;
-    }
     boolean matched = false;
     try (JoinState.Lookup rights = state.lookup(Side.RIGHT, key)) {
       for (JoinState.Stored r = rights.next(); r != null; r = rights.next()) {
@@ -152,6 +147,10 @@ final class StreamJoinOperator {
    */
   void right(Object[] row, Emitter out) throws IOException {
     readingRight = true;
+    if (!reachesJoin(Side.RIGHT, row)) {
+      out.filtered();
+      return;
+    }
     int ordinal = rightOrdinal++;
     long time = 0;
     if (join.right().hasTime()) {
@@ -167,12 +166,6 @@ final class StreamJoinOperator {
       }
     }
     byte[] key = Codec.key(row, rightKeys);
-    if (hasNull(row, rightKeys)) {
-      if (type.keepsUnmatchedRight()) { // J5, mirrored
-        state.append(Side.RIGHT, key, time, batchId, ordinal, false, row);
-      }
-      return;
-    }
     boolean semi = type == StreamJoinType.LEFT_SEMI;
     boolean flagsLeft = semi || type.keepsUnmatchedLeft();
     boolean matched = false;
@@ -266,6 +259,22 @@ final class StreamJoinOperator {
     m.put("join.right.lateRows", rightLate);
     m.put("join.pairs", pairs);
     return m;
+  }
+
+  /**
+   * Whether a row of {@code side} takes part in the join (J5, as Spark 4 does it, settled by the
+   * differential tests): the equality lets Spark infer {@code key IS NOT NULL} on every side but an
+   * outer join's preserved one, and pushes that filter below the watermark node, so on such a side
+   * a row with a null key neither reaches the join nor feeds its input's watermark. On a preserved
+   * side it reaches the join with its key as it is, and Spark's state compares keys as bytes: a
+   * full outer join pairs a null key with a null key (the left outer join's left null keys find no
+   * right row, as the right ones were filtered).
+   */
+  boolean reachesJoin(Side side, Object[] row) {
+    if (side == Side.LEFT) {
+      return type.keepsUnmatchedLeft() || !hasNull(row, leftKeys);
+    }
+    return type.keepsUnmatchedRight() || !hasNull(row, rightKeys);
   }
 
   private static boolean hasNull(Object[] row, int[] columns) {

@@ -268,7 +268,9 @@ public final class StreamJoinProcessor implements RecordProcessor {
     Object[] parsed = ((ParseResult.Success) result).row();
     Object[] row = new Object[rightWidth];
     System.arraycopy(parsed, 0, row, 0, rightWidth);
-    observe(CompositeSource.SECOND, partition, row, rightTime);
+    if (operator.reachesJoin(JoinState.Side.RIGHT, row)) {
+      observe(CompositeSource.SECOND, partition, row, rightTime);
+    }
     operator.right(row, emitter(outputs));
   }
 
@@ -299,7 +301,9 @@ public final class StreamJoinProcessor implements RecordProcessor {
       }
       Object[] row = new Object[rightWidth];
       System.arraycopy(source.values(), 0, row, 0, rightWidth);
-      observe(CompositeSource.SECOND, partition, row, rightTime);
+      if (operator.reachesJoin(JoinState.Side.RIGHT, row)) {
+        observe(CompositeSource.SECOND, partition, row, rightTime);
+      }
       operator.right(row, emitter(outputs));
       return;
     }
@@ -316,12 +320,18 @@ public final class StreamJoinProcessor implements RecordProcessor {
       return;
     }
     for (Object[] joined : rows) {
-      observe(CompositeSource.MAIN, partition, joined, leftTime);
+      if (operator.reachesJoin(JoinState.Side.LEFT, joined)) {
+        observe(CompositeSource.MAIN, partition, joined, leftTime);
+      }
       operator.left(joined, emitter(outputs));
     }
   }
 
-  /** Every row reaching the join feeds its input's watermark, late or not (Spark's node order). */
+  /**
+   * Every row reaching the join feeds its input's watermark, late or not (Spark's node order); a
+   * row Spark's inferred {@code IS NOT NULL} filter drops does not ({@link
+   * StreamJoinOperator#reachesJoin}).
+   */
   private void observe(int index, int partition, Object[] row, int timeColumn) {
     WatermarkTracker tracker = watermarks.tracker(index);
     if (tracker != null && row[timeColumn] != null) {

@@ -99,8 +99,8 @@ final class JoinOracle {
       Batch batch = batches.get(b);
       List<Event> lateHere = new ArrayList<>();
       for (Event e : batch.left()) {
-        if (e.micros() == null) {
-          continue;
+        if (e.micros() == null || e.user() == null && !(kind == Kind.LEFT || kind == Kind.FULL)) {
+          continue; // J5: Spark's inferred key IS NOT NULL drops it before the late filter
         }
         if (leftRules.dropsLate() && e.micros() <= batch.late()) {
           lateHere.add(e);
@@ -109,7 +109,10 @@ final class JoinOracle {
         lefts.add(new Row(e, b, true));
       }
       for (Event e : batch.right()) {
-        if (e.micros() != null && !(rightRules.dropsLate() && e.micros() <= batch.late())) {
+        boolean keyKept = e.user() != null || kind == Kind.RIGHT || kind == Kind.FULL;
+        if (e.micros() != null
+            && keyKept
+            && !(rightRules.dropsLate() && e.micros() <= batch.late())) {
           rights.add(new Row(e, b, false));
         }
       }
@@ -128,7 +131,7 @@ final class JoinOracle {
       Row l = lefts.get(i);
       for (int j = 0; j < rights.size(); j++) {
         Row r = rights.get(j);
-        if (!sameKey(l.e(), r.e(), keyHasTime)
+        if (!sameKey(kind, l.e(), r.e(), keyHasTime)
             || !condition.holds(l.e().micros(), r.e().micros())) {
           continue;
         }
@@ -180,9 +183,10 @@ final class JoinOracle {
     return new Expected(out, late);
   }
 
-  private static boolean sameKey(Event l, Event r, boolean keyHasTime) {
-    return l.user() != null
-        && l.user().equals(r.user())
+  /** J5: a null key pairs only in a full outer join, where both sides keep it (Spark 4's rule). */
+  private static boolean sameKey(Kind kind, Event l, Event r, boolean keyHasTime) {
+    return (l.user() != null || kind == Kind.FULL)
+        && Objects.equals(l.user(), r.user())
         && (!keyHasTime || Objects.equals(l.micros(), r.micros()));
   }
 

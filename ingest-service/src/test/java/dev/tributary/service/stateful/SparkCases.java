@@ -355,7 +355,7 @@ final class SparkCases {
    * and out-of-order events, purchases outside the bound and before their click, clicks without
    * purchases and purchases without clicks, so the seed cases are also the null-key (J5) cases.
    * {@code full-null-keys-match}: Spark's full outer join matches null keys with each other (no
-   * IsNotNull is inferred for it, and its state compares key rows by bytes); ours does not yet.
+   * IsNotNull is inferred for it, and its state compares key rows by bytes); so does ours since.
    * Tags: {@code join-aggregate} is an aggregation after the join (issue 25 step 8, another
    * branch); {@code spark-restart-watermarks} is never landed: Spark forgets the per-input
    * watermarks at a restart (W3), we persist them (W-persist), so that case shows the difference.
