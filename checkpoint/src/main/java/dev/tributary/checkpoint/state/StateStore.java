@@ -11,12 +11,13 @@ import java.nio.file.Path;
  *
  * <p>Lifecycle, per batch {@code N}: the store is at version {@code N-1} (opened there, or
  * committed there by the previous batch); the operator reads and changes it ({@link #get}, {@link
- * #put}, {@link #putIfAbsent}, {@link #delete}, {@link #deleteRange}, {@link #scan}); {@link
- * #commit commit(N)} uploads the changes, in the order they were made, as the changelog {@code
- * state/<operatorId>/<N>.delta} with put-if-absent, and every {@code snapshotInterval} versions
- * uploads a full snapshot {@code <N>.snapshot}. Opening version {@code v} loads the latest snapshot
- * at or below {@code v} and applies the changelogs after it, so it yields exactly the state after
- * batch {@code v}; uncommitted changes are never uploaded and are lost on close or reopen.
+ * #put}, {@link #putIfAbsent}, {@link #delete}, {@link #deleteRange}, {@link #scan}, and their
+ * variants); {@link #commit commit(N)} uploads the changes, in the order they were made, as the
+ * changelog {@code state/<operatorId>/<N>.delta} with put-if-absent, and every {@code
+ * snapshotInterval} versions uploads a full snapshot {@code <N>.snapshot}. Opening version {@code
+ * v} loads the latest snapshot at or below {@code v} and applies the changelogs after it, so it
+ * yields exactly the state after batch {@code v}; uncommitted changes are never uploaded and are
+ * lost on close or reopen.
  *
  * <p>Keys and values are byte arrays; keys sort in unsigned-byte order. The store is not
  * thread-safe: one operator instance uses it from one thread. It owns its local directory.
@@ -119,6 +120,23 @@ public interface StateStore extends AutoCloseable {
   void delete(byte[] key);
 
   /**
+   * Removes {@code key}, which the caller knows holds a value of {@code valueLength} bytes (its own
+   * index records the size), without reading it: {@link #delete} reads the old value only to keep
+   * the size {@link #metrics() metrics} exact. Records the same change as {@link #delete}, so the
+   * changelog, and the state any later version reloads, are the same. Uncommitted until {@link
+   * #commit}.
+   *
+   * <p>The caller guarantees that the key exists and that its value is {@code valueLength} bytes
+   * long. If it does not, only the metrics are wrong (the key is absent afterwards either way; an
+   * absent key also gets a harmless delete record in the changelog, which {@link #delete} would not
+   * write): {@link StateMetrics#keys()} and {@link StateMetrics#bytes()} stay off by the difference
+   * until the store is next opened, which recounts them from the loaded state.
+   *
+   * @throws IllegalArgumentException if {@code valueLength} is negative
+   */
+  void deleteKnown(byte[] key, int valueLength);
+
+  /**
    * Removes every key {@code k} with {@code fromInclusive <= k < toExclusive} (unsigned byte order)
    * at the cost of one range tombstone plus a read of the range for the exact metrics: the way to
    * evict state laid out in eviction order. Uncommitted until {@link #commit}.
@@ -126,6 +144,25 @@ public interface StateStore extends AutoCloseable {
    * @return the number of keys removed
    */
   long deleteRange(byte[] fromInclusive, byte[] toExclusive);
+
+  /**
+   * {@link #deleteRange} of a range whose contents the caller knows (it has just walked the range,
+   * or keeps its own counters): one range tombstone, without reading the range again for the
+   * metrics. Records the same change as {@link #deleteRange} (nothing when {@code keyCount} is 0),
+   * so the changelog, and the state any later version reloads, are the same. Uncommitted until
+   * {@link #commit}.
+   *
+   * <p>The caller guarantees that the range holds exactly {@code keyCount} keys whose keys' and
+   * values' lengths add up to {@code byteCount}. If it does not, every key in the range is still
+   * removed and only the metrics are wrong: {@link StateMetrics#keys()}, {@link
+   * StateMetrics#bytes()} and {@link StateMetrics#keysDeleted()} stay off by the difference until
+   * the store is next opened, which recounts them from the loaded state.
+   *
+   * @param keyCount the number of keys in the range, >= 0
+   * @param byteCount the total length of those keys and their values, >= 0
+   * @throws IllegalArgumentException if a count is negative
+   */
+  void deleteKnownRange(byte[] fromInclusive, byte[] toExclusive, long keyCount, long byteCount);
 
   /** Every entry whose key starts with {@code prefix} (empty prefix: all), in key order. */
   StateIterator scan(byte[] prefix);

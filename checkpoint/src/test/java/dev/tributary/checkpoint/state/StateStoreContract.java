@@ -505,4 +505,106 @@ abstract class StateStoreContract {
       assertThat(left).as("working copy deleted on close").isEmpty();
     }
   }
+
+  /** Opens {@code operatorId} at {@code version} in its own local directory. */
+  private StateStore openOperator(String operatorId, long version, String localDir)
+      throws Exception {
+    return StateStore.open(store, operatorId, version, dir.resolve(localDir), 4);
+  }
+
+  @Test
+  void deletesOfKnownSizesRecordWhatPlainDeletesRecordAndKeepTheSameMetrics() throws Exception {
+    // Two operators get the same data; one deletes with delete/deleteRange, which read the old
+    // values for the metrics, the other with deleteKnown/deleteKnownRange and sizes from a model.
+    Random random = new Random(7);
+    TreeMap<byte[], byte[]> model = newModel();
+    for (int i = 0; i < 200; i++) {
+      byte[] value = new byte[random.nextInt(40)];
+      random.nextBytes(value);
+      model.put(b(String.format("%s/%03d", i % 2 == 0 ? "r" : "t", i)), value);
+    }
+    byte[][] keys = model.keySet().toArray(new byte[0][]);
+    byte[][] values = model.values().toArray(new byte[0][]);
+    try (StateStore plain = openOperator("plain-1", StateStore.INITIAL_VERSION, "plain");
+        StateStore known = openOperator("known-1", StateStore.INITIAL_VERSION, "known")) {
+      plain.insertAll(keys, values);
+      known.insertAll(keys, values);
+      plain.commit(0);
+      known.commit(0);
+
+      List<byte[]> doomed = new ArrayList<>();
+      for (byte[] key : model.keySet()) {
+        if (s(key).startsWith("r/") && random.nextInt(3) == 0) {
+          doomed.add(key);
+        }
+      }
+      for (byte[] key : doomed) {
+        plain.delete(key);
+        known.deleteKnown(key, model.get(key).length);
+        model.remove(key);
+      }
+      byte[] from = b("t/050");
+      byte[] to = b("t/150");
+      long rangeKeys = 0;
+      long rangeBytes = 0;
+      for (Map.Entry<byte[], byte[]> e : model.subMap(from, to).entrySet()) {
+        rangeKeys++;
+        rangeBytes += e.getKey().length + e.getValue().length;
+      }
+      assertThat(plain.deleteRange(from, to)).isEqualTo(rangeKeys).isPositive();
+      known.deleteKnownRange(from, to, rangeKeys, rangeBytes);
+      model.subMap(from, to).clear();
+      // An empty range records nothing either way.
+      assertThat(plain.deleteRange(b("x"), b("y"))).isZero();
+      known.deleteKnownRange(b("x"), b("y"), 0, 0);
+
+      assertThat(known.metrics()).isEqualTo(plain.metrics());
+      assertThat(known.metrics().keys()).isEqualTo(model.size());
+      assertThat(contents(known, new byte[0])).isEqualTo(contents(model, ""));
+      plain.commit(1);
+      known.commit(1);
+      assertThat(store.read("state/known-1/" + String.format("%020d", 1) + ".delta"))
+          .as("the same changelog")
+          .isEqualTo(store.read("state/plain-1/" + String.format("%020d", 1) + ".delta"));
+    }
+    try (StateStore plain = openOperator("plain-1", 1, "plain");
+        StateStore known = openOperator("known-1", 1, "known")) {
+      assertThat(contents(known, new byte[0])).isEqualTo(contents(model, ""));
+      assertThat(known.metrics()).isEqualTo(plain.metrics());
+    }
+  }
+
+  @Test
+  void wrongKnownSizesOnlyMisstateTheMetricsUntilTheNextOpen() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      state.insertAll(
+          new byte[][] {b("a"), b("t/1"), b("t/2")}, new byte[][] {b("12345"), b("x"), b("y")});
+      state.commit(0);
+
+      state.deleteKnown(b("a"), 2); // the value is 5 bytes long
+      state.deleteKnownRange(b("t/"), b("t/~"), 1, 3); // 2 keys, 8 bytes
+
+      assertThat(state.get(b("a"))).isNull();
+      assertThat(contents(state, b("t/"))).isEmpty();
+      assertThat(state.metrics().keys()).isEqualTo(1);
+      assertThat(state.metrics().bytes()).isEqualTo(14 - 3 - 3);
+      state.commit(1);
+    }
+    try (StateStore reopened = open(1)) {
+      assertThat(reopened.metrics().keys()).isZero();
+      assertThat(reopened.metrics().bytes()).isZero();
+    }
+  }
+
+  @Test
+  void negativeKnownSizesAreRefused() throws Exception {
+    try (StateStore state = open(StateStore.INITIAL_VERSION)) {
+      assertThatThrownBy(() -> state.deleteKnown(b("a"), -1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("valueLength must be >= 0, got -1");
+      assertThatThrownBy(() -> state.deleteKnownRange(b("a"), b("b"), 1, -2))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("keyCount and byteCount must be >= 0, got 1 and -2");
+    }
+  }
 }

@@ -24,11 +24,13 @@ import java.util.Arrays;
  * A lookup is one prefix scan {@code s 'V' key}, in time order. Eviction walks {@code s 'T'} from
  * its start up to the state watermark, deletes each row's {@code 'V'} entry (reading it only when
  * the caller wants the row: an outer side), then drops the walked index with one range delete; rows
- * not due are never read. The index keeps the size of the row's value so that the byte counter
- * stays exact without reading rows nobody wants. The suffix {@code b o} keeps equal rows apart and
- * is the same when a batch is replayed (the inputs are read in a fixed order), so a replay writes
- * the same changelog. Counters count the {@code 'V'} and {@code 'T'} entries' keys and values; they
- * are written once per batch ({@link #writeCounters}) and so are restored with the state.
+ * not due are never read. The index keeps the size of the row's value so that the byte counter, and
+ * the store's own metrics ({@link StateStore#deleteKnown}, {@link StateStore#deleteKnownRange} with
+ * the walk's count and bytes), stay exact without reading rows nobody wants. The suffix {@code b o}
+ * keeps equal rows apart and is the same when a batch is replayed (the inputs are read in a fixed
+ * order), so a replay writes the same changelog. Counters count the {@code 'V'} and {@code 'T'}
+ * entries' keys and values; they are written once per batch ({@link #writeCounters}) and so are
+ * restored with the state.
  */
 final class JoinState {
   private static final byte ROWS = 'V';
@@ -226,6 +228,7 @@ final class JoinState {
                 .toBytes();
     long removed = 0;
     long removedBytes = 0;
+    long indexBytes = 0;
     try (StateIterator it = store.scan(start)) {
       while (it.hasNext()) {
         StateEntry e = it.next();
@@ -239,13 +242,15 @@ final class JoinState {
           byte[] value = store.get(rowKey);
           evicted.accept(value[0] != 0, Codec.values(value, 1, widths[side.ordinal()]));
         }
-        store.delete(rowKey);
+        store.deleteKnown(rowKey, valueSize);
         removed++;
+        indexBytes += indexKey.length + e.value().length;
         removedBytes += rowKey.length + valueSize + indexKey.length + e.value().length;
       }
     }
     if (removed > 0) {
-      store.deleteRange(start, end);
+      // The walk above saw every entry of the range: [start, end) holds index entries only.
+      store.deleteKnownRange(start, end, removed, indexBytes);
       rows[side.ordinal()] -= removed;
       bytes[side.ordinal()] -= removedBytes;
     }

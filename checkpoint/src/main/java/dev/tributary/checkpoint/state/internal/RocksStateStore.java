@@ -189,6 +189,20 @@ public final class RocksStateStore implements StateStore {
   }
 
   @Override
+  public void deleteKnown(byte[] key, int valueLength) {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    if (valueLength < 0) {
+      throw new IllegalArgumentException("valueLength must be >= 0, got " + valueLength);
+    }
+    keysDeleted++;
+    keys--;
+    bytes -= key.length + (long) valueLength;
+    db.delete(key);
+    changes.delete(key);
+  }
+
+  @Override
   public long deleteRange(byte[] fromInclusive, byte[] toExclusive) {
     checkOpen();
     Objects.requireNonNull(fromInclusive, "fromInclusive");
@@ -206,6 +220,27 @@ public final class RocksStateStore implements StateStore {
     db.deleteRange(fromInclusive, toExclusive);
     changes.deleteRange(fromInclusive, toExclusive);
     return size[0];
+  }
+
+  @Override
+  public void deleteKnownRange(
+      byte[] fromInclusive, byte[] toExclusive, long keyCount, long byteCount) {
+    checkOpen();
+    Objects.requireNonNull(fromInclusive, "fromInclusive");
+    Objects.requireNonNull(toExclusive, "toExclusive");
+    if (keyCount < 0 || byteCount < 0) {
+      throw new IllegalArgumentException(
+          "keyCount and byteCount must be >= 0, got " + keyCount + " and " + byteCount);
+    }
+    // The same guards as deleteRange, so that both record the same changes.
+    if (keyCount == 0 || Arrays.compareUnsigned(fromInclusive, toExclusive) >= 0) {
+      return;
+    }
+    keys -= keyCount;
+    bytes -= byteCount;
+    keysDeleted += keyCount;
+    db.deleteRange(fromInclusive, toExclusive);
+    changes.deleteRange(fromInclusive, toExclusive);
   }
 
   /** Number of keys and their total size in [from, to): the exact metrics of a range delete. */
