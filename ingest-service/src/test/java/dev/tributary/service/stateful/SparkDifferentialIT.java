@@ -57,7 +57,8 @@ class SparkDifferentialIT {
    * all here must match Spark. {@code -Dtributary.spark.features=wm,running} adds features for one
    * run (to try a branch).
    */
-  static final Set<String> LANDED = Set.of("wm", "running", "full-null-keys-match");
+  static final Set<String> LANDED =
+      Set.of("wm", "running", "full-null-keys-match", "join-aggregate");
 
   /** Spark's JSON timestamp pattern, and the one the files are written with (always 6 digits). */
   private static final String TS_PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX";
