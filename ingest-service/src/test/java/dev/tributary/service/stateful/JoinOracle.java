@@ -1,11 +1,19 @@
 package dev.tributary.service.stateful;
 
+import dev.tributary.service.engine.TableContents;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.types.StructType;
+import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.LongFunction;
+import java.util.stream.Stream;
 
 /**
  * The expected output of a stream-stream join over a batched pair of streams, computed from Spark's
@@ -215,5 +223,29 @@ final class JoinOracle {
     return e == null
         ? Arrays.asList(null, null, null)
         : Arrays.asList(e.user(), Times.instant(e.micros()), e.id());
+  }
+
+  /**
+   * A joined sink table's rows in the columns {@link #compute} gives ({@code user_id, event_ts, id}
+   * and the purchase's, prefixed {@code p_}): times as they are, other values as strings.
+   */
+  static List<List<Object>> sinkRows(ObjectStore store) throws IOException {
+    StructType schema = DeltaTable.open(store, TableOptions.defaults()).snapshot().schema();
+    int[] columns =
+        Stream.of("user_id", "event_ts", "id", "p_user_id", "p_event_ts", "p_id")
+            .mapToInt(schema::indexOf)
+            .toArray();
+    if (Arrays.stream(columns).anyMatch(c -> c < 0)) {
+      throw new AssertionError("the sink lacks a joined column: " + schema.fieldNames());
+    }
+    List<List<Object>> got = new ArrayList<>();
+    for (Object[] row : TableContents.rows(store)) {
+      List<Object> values = new ArrayList<>();
+      for (int c : columns) {
+        values.add(row[c] instanceof Instant || row[c] == null ? row[c] : row[c].toString());
+      }
+      got.add(values);
+    }
+    return got;
   }
 }
