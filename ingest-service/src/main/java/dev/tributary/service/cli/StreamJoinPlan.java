@@ -81,17 +81,14 @@ final class StreamJoinPlan {
     }
     after(spec, join).ifPresent(lines::add);
     boolean table = join.stream().format().isEmpty() || spec.deltaSource().isPresent();
-    String notYet =
-        table && (spec.deduplicate().isPresent() || spec.aggregate().isPresent())
-            ? "deduplicate or aggregate after a stream-stream join with a Delta table as an input"
-                + " is not built yet (issue 25): run and serve refuse this pipeline"
-            : "run and serve join the two inputs in each batch"
-                + (table ? " (a Delta table's columns are read and checked at start)" : "")
-                + (spec.deduplicate().isPresent() || spec.aggregate().isPresent()
-                    ? " and pass the joined rows to the operators after the join"
-                    : "")
-                + "; backfill and replay-quarantine refuse this pipeline (first version)";
-    lines.add(new Line("run", notYet));
+    String run =
+        "run and serve join the two inputs in each batch"
+            + (table ? " (a Delta table's columns are read and checked at start)" : "")
+            + (spec.deduplicate().isPresent() || spec.aggregate().isPresent()
+                ? " and pass the joined rows to the operators after the join"
+                : "")
+            + "; backfill and replay-quarantine refuse this pipeline (first version)";
+    lines.add(new Line("run", run));
     return lines;
   }
 

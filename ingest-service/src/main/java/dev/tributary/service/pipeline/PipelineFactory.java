@@ -170,6 +170,20 @@ public final class PipelineFactory {
     } catch (IllegalArgumentException e) {
       throw new PipelineDefinitionException(spec.id(), List.of(e.getMessage()));
     }
+    return joined(spec, left, binding);
+  }
+
+  /**
+   * A pipeline with a bound stream-stream join: the left side's query, the join, and the operators
+   * after the join ({@code deduplicate}, window {@code aggregate}) compiled against the joined rows
+   * ({@link #afterJoin}) — for Kafka inputs at compile time, for a Delta table as either input at
+   * start ({@link StreamJoinInputs#bind}).
+   *
+   * @throws PipelineDefinitionException naming the pipeline and each column the operators after the
+   *     join lack, with "the columns after join[N]"
+   */
+  static CompiledPipeline joined(
+      PipelineSpec spec, CompiledPipeline left, StreamJoinBinding binding) {
     List<String> problems = new ArrayList<>();
     Optional<StatefulPlan> after =
         spec.deduplicate().isEmpty() && spec.aggregate().isEmpty()

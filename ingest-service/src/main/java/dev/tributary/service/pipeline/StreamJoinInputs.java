@@ -96,19 +96,12 @@ public final class StreamJoinInputs {
    * @param mainTable the main input's table, when it is one: its location and schema
    * @param secondTable the second input's table, when it is one
    * @throws PipelineDefinitionException naming the pipeline, the field and the column (a key or
-   *     time column missing from a table or of the wrong type), or what is not built yet
+   *     time column missing from a table or of the wrong type, a column the operators after the
+   *     join lack)
    */
   public static CompiledPipeline bind(
       PipelineSpec spec, Optional<TableRowsInput> mainTable, Optional<TableRowsInput> secondTable) {
     StreamJoinSpec join = spec.streamJoin().orElseThrow();
-    if (spec.deduplicate().isPresent() || spec.aggregate().isPresent()) {
-      throw new PipelineDefinitionException(
-          spec.id(),
-          List.of(
-              "deduplicate or aggregate after a stream-stream join with a Delta table as an input"
-                  + " is not built yet (issue 25): run the join alone and read its table in a"
-                  + " second pipeline"));
-    }
     CompiledPipeline left = PipelineFactory.compile(spec.mainInput());
     if (mainTable.isPresent()) {
       left =
@@ -134,13 +127,7 @@ public final class StreamJoinInputs {
     } catch (IllegalArgumentException e) {
       throw new PipelineDefinitionException(spec.id(), List.of(e.getMessage()));
     }
-    return new CompiledPipeline(
-        spec,
-        left.parser(),
-        left.transforms(),
-        left.processor(),
-        Optional.empty(),
-        Optional.of(binding));
+    return PipelineFactory.joined(spec, left, binding);
   }
 
   /**

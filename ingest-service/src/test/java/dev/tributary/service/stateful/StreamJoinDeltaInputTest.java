@@ -64,8 +64,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the sink equals {@link JoinOracle}'s output on the batch cut the checkpoint recorded (the table's
  * part of each entry replayed by a fresh source, the topic's by its offsets), across a restart. Bad
  * records of the topic and table rows an expectation quarantines are in one quarantine table, each
- * with its own provenance (the mixed layout). A key missing from the table, or a time column of the
- * wrong type, is refused at start naming the pipeline, the field and the table.
+ * with its own provenance (the mixed layout). A window count after the inner join, with the table
+ * as either input, equals {@link JoinWindowOracle} over the oracle's pairs. A key missing from the
+ * table, or a time column of the wrong type, is refused at start naming the pipeline, the field and
+ * the table.
  */
 class StreamJoinDeltaInputTest {
   private static final long MINUTE = 60_000_000L;
@@ -99,6 +101,14 @@ class StreamJoinDeltaInputTest {
   }
 
   private String yaml(String tableSide, String time) {
+    return yaml(tableSide, time, "left", "");
+  }
+
+  /**
+   * The seed pipeline with a table on {@code tableSide} ("main" or "second"), the join of {@code
+   * type}, and {@code after} (YAML of the operators after the join, or empty).
+   */
+  private String yaml(String tableSide, String time, String type, String after) {
     String tableSource =
         "{ delta: { path: \"" + dir.resolve("table") + "\", max-files-per-trigger: 1 } }";
     String topicSource =
@@ -119,8 +129,9 @@ class StreamJoinDeltaInputTest {
               prefix: p_
             on: [user_id]
             time: "%s"
-            type: left
+            type: %s
         watermark: { column: event_ts, delay: 10 minutes }
+        %s
         sink: { delta: { path: /memory/sink } }
         quarantine: { delta: { path: /memory/quarantine } }
         checkpoint: /memory/checkpoint
@@ -130,7 +141,9 @@ class StreamJoinDeltaInputTest {
             mainIsTable ? "" : "format: " + json,
             mainIsTable ? topicSource : tableSource,
             mainIsTable ? "format: " + json : "",
-            time);
+            time,
+            type,
+            after);
   }
 
   private static final String SEED =
@@ -232,6 +245,72 @@ class StreamJoinDeltaInputTest {
 
     assertSinkIsTheOracles(spec, false);
     assertQuarantine(spec, false);
+  }
+
+  private static final String WINDOW_COUNT =
+      "aggregate: { window: { column: event_ts, size: 5 minutes }, group-by: [user_id],"
+          + " measures: { n: count() } }";
+
+  /**
+   * The seed inner join with a table as the main input (the clicks), then a 5-minute window count
+   * per user on the click time: equal to {@link JoinWindowOracle} over {@link JoinOracle}'s pairs
+   * on the recorded cut, across a restart (both stores and the watermarks from the checkpoint).
+   */
+  @Test
+  void aWindowCountAfterAJoinOfATableEqualsTheOracleAcrossARestart() throws Exception {
+    assertWindowCountAfterTheJoin(true, new Random(27));
+  }
+
+  /** The same with the table as the second input (the purchases). */
+  @Test
+  void aWindowCountAfterAJoinWithATableAsTheSecondInputEqualsTheOracle() throws Exception {
+    assertWindowCountAfterTheJoin(false, new Random(28));
+  }
+
+  private void assertWindowCountAfterTheJoin(boolean tableIsLeft, Random random) throws Exception {
+    createTable(EVENTS);
+    PipelineSpec spec =
+        PipelineParser.parse(
+            yaml(tableIsLeft ? "main" : "second", SEED, "inner", WINDOW_COUNT),
+            "memory.yaml",
+            Map.of());
+    generate(random, 0, 50, tableIsLeft);
+    runToEnd(spec);
+    generate(random, 50, 100, tableIsLeft);
+    runToEnd(spec);
+
+    List<JoinOracle.Batch> batches = batches(spec, tableIsLeft);
+    JoinOracle.Expected joined =
+        JoinOracle.compute(
+            JoinOracle.Kind.INNER,
+            new JoinOracle.SideRules(true, w -> seedState(w, 30 * MINUTE)),
+            new JoinOracle.SideRules(true, w -> seedState(w, 0)),
+            (l, r) -> l <= r && r <= l + 30 * MINUTE,
+            false,
+            batches);
+    // the join's output watermark: max(0, min(W − 30 min − 1 ms, W − 1 ms, W)) (D1)
+    JoinWindowOracle.Watermarks wm =
+        JoinWindowOracle.downstream(
+            batches,
+            w ->
+                Math.max(
+                    0,
+                    Math.min(
+                        w,
+                        Math.min(
+                            seedState(w, 0).getAsLong(), seedState(w, 30 * MINUTE).getAsLong()))));
+    JoinWindowOracle.Counted expected =
+        JoinWindowOracle.windowCount(joined.output(), wm, 1, 0, 5 * MINUTE);
+    assertThat(expected.rows()).as("windows").hasSizeGreaterThan(15);
+
+    StructType out = sinkSchema();
+    assertThat(out.fieldNames()).containsExactly("window_start", "window_end", "user_id", "n");
+    List<List<Object>> got = new ArrayList<>();
+    for (Object[] row : TableContents.rows(sinkStore)) {
+      got.add(Arrays.asList(row[0], row[1], row[2], ((Number) row[3]).longValue()));
+    }
+    assertThat(got).containsExactlyInAnyOrderElementsOf(expected.rows());
+    assertQuarantine(spec, tableIsLeft);
   }
 
   @Test
@@ -340,6 +419,39 @@ class StreamJoinDeltaInputTest {
   }
 
   private void assertSinkIsTheOracles(PipelineSpec spec, boolean tableIsLeft) throws Exception {
+    List<JoinOracle.Batch> batches = batches(spec, tableIsLeft);
+    JoinOracle.Expected expected =
+        JoinOracle.compute(
+            JoinOracle.Kind.LEFT,
+            new JoinOracle.SideRules(true, w -> seedState(w, 30 * MINUTE)),
+            new JoinOracle.SideRules(true, w -> seedState(w, 0)),
+            (l, r) -> l <= r && r <= l + 30 * MINUTE,
+            false,
+            batches);
+    List<List<Object>> want = new ArrayList<>();
+    expected.output().forEach(want::addAll);
+    assertThat(want).as("oracle output").isNotEmpty().anyMatch(row -> row.get(3) == null);
+    assertThat(want).as("pairs").anyMatch(row -> row.get(3) != null);
+
+    StructType out = sinkSchema();
+    int[] columns =
+        Arrays.stream(new String[] {"user_id", "event_ts", "id", "p_user_id", "p_event_ts", "p_id"})
+            .mapToInt(out::indexOf)
+            .toArray();
+    assertThat(columns).doesNotContain(-1);
+    List<List<Object>> got = new ArrayList<>();
+    for (Object[] row : TableContents.rows(sinkStore)) {
+      List<Object> values = new ArrayList<>();
+      for (int c : columns) {
+        values.add(row[c] instanceof Instant || row[c] == null ? row[c] : row[c].toString());
+      }
+      got.add(values);
+    }
+    assertThat(got).containsExactlyInAnyOrderElementsOf(want);
+  }
+
+  /** The join's inputs per batch of the cut the checkpoint recorded, with its watermarks. */
+  private List<JoinOracle.Batch> batches(PipelineSpec spec, boolean tableIsLeft) throws Exception {
     Checkpoint checkpoint = PipelineFactory.checkpoint(spec, checkpointStore);
     List<JoinOracle.Batch> batches = new ArrayList<>();
     for (long b = 0; checkpoint.offsets(b).isPresent(); b++) {
@@ -370,34 +482,7 @@ class StreamJoinDeltaInputTest {
     assertThat(batches)
         .as("batches with rows of both inputs")
         .anyMatch(b -> !b.left().isEmpty() && !b.right().isEmpty());
-    JoinOracle.Expected expected =
-        JoinOracle.compute(
-            JoinOracle.Kind.LEFT,
-            new JoinOracle.SideRules(true, w -> seedState(w, 30 * MINUTE)),
-            new JoinOracle.SideRules(true, w -> seedState(w, 0)),
-            (l, r) -> l <= r && r <= l + 30 * MINUTE,
-            false,
-            batches);
-    List<List<Object>> want = new ArrayList<>();
-    expected.output().forEach(want::addAll);
-    assertThat(want).as("oracle output").isNotEmpty().anyMatch(row -> row.get(3) == null);
-    assertThat(want).as("pairs").anyMatch(row -> row.get(3) != null);
-
-    StructType out = sinkSchema();
-    int[] columns =
-        Arrays.stream(new String[] {"user_id", "event_ts", "id", "p_user_id", "p_event_ts", "p_id"})
-            .mapToInt(out::indexOf)
-            .toArray();
-    assertThat(columns).doesNotContain(-1);
-    List<List<Object>> got = new ArrayList<>();
-    for (Object[] row : TableContents.rows(sinkStore)) {
-      List<Object> values = new ArrayList<>();
-      for (int c : columns) {
-        values.add(row[c] instanceof Instant || row[c] == null ? row[c] : row[c].toString());
-      }
-      got.add(values);
-    }
-    assertThat(got).containsExactlyInAnyOrderElementsOf(want);
+    return batches;
   }
 
   private StructType sinkSchema() throws IOException {
