@@ -1,31 +1,27 @@
 package dev.tributary.service.stateful;
 
+import static dev.tributary.service.stateful.JoinRunFiles.cut;
+import static dev.tributary.service.stateful.JoinRunFiles.lastProgress;
+import static dev.tributary.service.stateful.JoinRunFiles.read;
+import static dev.tributary.service.stateful.JoinRunFiles.rows;
+import static dev.tributary.service.stateful.JoinRunFiles.runInProcess;
+import static dev.tributary.service.stateful.JoinRunFiles.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tributary.checkpoint.Checkpoint;
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.OffsetsEntry;
 import dev.tributary.checkpoint.SourcePartition;
-import dev.tributary.config.PipelineParser;
-import dev.tributary.config.PipelineSpec;
-import dev.tributary.config.TriggerSpec;
-import dev.tributary.service.cli.Main;
 import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.CompositeSource;
 import dev.tributary.service.engine.CrashPoints;
-import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.TableCommits;
 import dev.tributary.service.engine.TableContents;
-import dev.tributary.service.pipeline.PipelineFactory;
-import dev.tributary.service.pipeline.PipelineRun;
-import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
 import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.log.SetTransaction;
@@ -33,7 +29,6 @@ import dev.tributary.table.types.StructType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -179,11 +174,11 @@ class StreamJoinCrashIT {
       List<String> options = new ArrayList<>(jvm);
       options.add("-Dtributary.test.crash-at=" + crashAt);
       Path log = dir.resolve("halt-" + h + ".log");
-      CrashRuns.assertHaltedAt(start(options, crashed, log), crashAt, log);
+      CrashRuns.assertHaltedAt(JoinRunFiles.start(options, crashed, log, dir), crashAt, log);
       assertHaltedWhereItSays(halt, occurrence, target, previous, start);
     }
     Path drain = dir.resolve("drain.log");
-    CrashRuns.assertFinished(start(jvm, crashed, drain), drain);
+    CrashRuns.assertFinished(JoinRunFiles.start(jvm, crashed, drain, dir), drain);
     OffsetsEntry resumed = offsetsEntry(target + 1);
     assertThat(records(resumed, false))
         .as("the drain began with a batch of purchases only: %s", resumed.ranges())
@@ -466,25 +461,6 @@ class StreamJoinCrashIT {
     return file;
   }
 
-  private Process start(List<String> jvm, Path pipeline, Path log) throws Exception {
-    return ChildJvm.start(
-        jvm,
-        Main.class.getName(),
-        List.of("run", "--pipeline", pipeline.toString(), "--available-now"),
-        log,
-        dir);
-  }
-
-  private static List<BatchProgress> runInProcess(Path pipeline) throws Exception {
-    PipelineSpec spec = PipelineParser.parse(pipeline, Map.of());
-    ProgressLog progress = new ProgressLog(1000);
-    try (PipelineRun run =
-        PipelineRun.open(PipelineFactory.compile(spec), new TriggerSpec.AvailableNow(), progress)) {
-      run.run();
-    }
-    return progress.last(1000);
-  }
-
   /**
    * Every record of the test, sent before the first run: clicks every ~3 minutes with ±4 minutes of
    * jitter (out of order within and across partitions), every 17th 90 minutes behind (late); a few
@@ -549,29 +525,6 @@ class StreamJoinCrashIT {
     }
   }
 
-  /**
-   * A table's rows, each as text: every column (the Kafka provenance, the late watermark, the
-   * quarantine's error and batch id…) but the quarantine's pipeline name and time of quarantining,
-   * which differ between the two pipelines by nature.
-   */
-  private static List<String> rows(Path pipeline, String table) throws Exception {
-    try (ObjectStore store = table(pipeline, table)) {
-      StructType schema = DeltaTable.open(store, TableOptions.defaults()).snapshot().schema();
-      int at = schema.indexOf("quarantined_at");
-      int name = schema.indexOf("pipeline");
-      List<String> out = new ArrayList<>();
-      for (Object[] row : TableContents.rows(store)) {
-        for (int c : new int[] {at, name}) {
-          if (c >= 0) {
-            row[c] = null;
-          }
-        }
-        out.add(Arrays.deepToString(row));
-      }
-      return out;
-    }
-  }
-
   /** The ids of the late-events table's rows, each checked to come from the join. */
   private static List<String> lateIds(Path pipeline) throws Exception {
     try (ObjectStore store = table(pipeline, "late")) {
@@ -595,71 +548,12 @@ class StreamJoinCrashIT {
     }
   }
 
-  private static ObjectStore table(Path pipeline, String table) throws Exception {
-    return ObjectStores.open(pipeline.resolveSibling("tables").resolve(table).toString(), null);
-  }
-
-  /** Something read from a pipeline's checkpoint. */
-  @FunctionalInterface
-  private interface CheckpointRead<T> {
-    T from(Checkpoint checkpoint) throws Exception;
-  }
-
-  private static <T> T read(Path pipeline, CheckpointRead<T> read) throws Exception {
-    PipelineSpec spec = PipelineParser.parse(pipeline, Map.of());
-    try (ObjectStore store = ObjectStores.open(spec.checkpoint(), null)) {
-      return read.from(Checkpoint.open(store, spec.id(), spec.checkpointIdentity()));
-    }
-  }
-
-  /** Every offsets entry, from batch 0 on; checked to be whole (none purged). */
-  private static List<OffsetsEntry> offsets(Checkpoint checkpoint) throws Exception {
-    List<OffsetsEntry> entries = new ArrayList<>();
-    for (long b = 0; checkpoint.offsets(b).isPresent(); b++) {
-      entries.add(checkpoint.offsets(b).get());
-    }
-    assertThat(entries.size() - 1L)
-        .as("no entry purged: the cut is whole")
-        .isEqualTo(checkpoint.latestOffsets().orElseThrow().batchId());
-    return entries;
-  }
-
-  /** Per batch: its ranges, its two watermarks and the per-input watermarks it committed. */
-  private static List<String> cut(Path pipeline) throws Exception {
-    return read(
-        pipeline,
-        checkpoint -> {
-          List<String> out = new ArrayList<>();
-          for (OffsetsEntry e : offsets(checkpoint)) {
-            out.add(e.ranges() + " " + e.watermarkMicros() + " " + e.lateWatermarkMicros());
-            out.add(
-                String.valueOf(
-                    checkpoint
-                        .commit(e.batchId())
-                        .map(c -> c.extras().get(StreamJoinProcessor.WATERMARK_INPUTS))));
-          }
-          return out;
-        });
-  }
-
-  /** The last progress line a child run printed. */
-  private static JsonNode lastProgress(Path log) throws Exception {
-    JsonNode last = null;
-    for (String line : Files.readAllLines(log)) {
-      if (line.startsWith("{") && line.contains("\"batchId\"")) {
-        last = JSON.readTree(line);
-      }
-    }
-    assertThat(last).as("a progress line in %s", log).isNotNull();
-    return last;
-  }
-
   private record Expected(List<List<Object>> rows, List<String> lateIds) {}
 
   /** The oracle over every batch the checkpoint recorded (its ranges and watermarks). */
   private Expected expected(Path pipeline) throws Exception {
     List<JoinOracle.Batch> batches = new ArrayList<>();
-    for (OffsetsEntry entry : read(pipeline, StreamJoinCrashIT::offsets)) {
+    for (OffsetsEntry entry : read(pipeline, JoinRunFiles::offsets)) {
       batches.add(sent.batch(entry));
     }
     assertThat(batches.stream().mapToInt(b -> b.left().size() + b.right().size()).sum())
