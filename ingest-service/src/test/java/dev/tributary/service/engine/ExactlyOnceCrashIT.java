@@ -21,6 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
  * every produced offset exactly once, and nothing else.
  */
 class ExactlyOnceCrashIT {
+  /**
+   * Kills per storage: every second one a halt at the next crash point in {@link CrashFixture}'s
+   * order, so each point is halted at once on each storage, and as many random SIGKILLs. (More
+   * rounds only halted at the first points a second time: a child JVM each, 3-4 s of CPU.)
+   */
+  private static final int KILLS = 14;
+
   @TempDir static Path dir;
   static KafkaBrokerProcess broker;
 
@@ -42,7 +49,7 @@ class ExactlyOnceCrashIT {
             work.resolve("tables/orders-quarantine").toString(),
             work.resolve("checkpoint").toString(),
             "");
-    fixture.runWithKills(24, new Random(20261129L));
+    fixture.runWithKills(KILLS, new Random(20261129L));
     try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, null);
         ObjectStore quarantine = ObjectStores.open(fixture.quarantinePath, null)) {
       fixture.assertExactlyOnce(sink, quarantine);
@@ -73,7 +80,7 @@ class ExactlyOnceCrashIT {
             "s3://" + bucket + "/tables/orders-quarantine",
             "s3://" + bucket + "/checkpoints/orders",
             storage);
-    fixture.runWithKills(12, new Random(7L));
+    fixture.runWithKills(KILLS, new Random(7L));
     S3Settings settings = s3.settings();
     try (ObjectStore sink = ObjectStores.open(fixture.sinkPath, settings);
         ObjectStore quarantine = ObjectStores.open(fixture.quarantinePath, settings)) {
