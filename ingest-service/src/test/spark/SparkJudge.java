@@ -52,9 +52,10 @@ import org.apache.spark.sql.streaming.Trigger;
  *       SQL condition over both sides' columns, or empty), {@code type} (Spark's join type name),
  *       optional {@code multiple} (spark.sql.streaming.multipleWatermarkPolicy, set on a new
  *       session of the case's own). Rows with {@code _marker} set (a file written for an input
- *       without records in a batch) are dropped before the watermarks. The {@code sql}, if any, is
- *       over the view {@code joined}; the batches then also record each input's rows
- *       ({@code left}, {@code right}, markers included).
+ *       without records in a batch) are dropped before the watermarks. The case's optional
+ *       {@code dropDuplicates} or {@code dropDuplicatesWithinWatermark} apply to the joined rows;
+ *       the {@code sql}, if any, is over the view {@code joined}; the batches then also record
+ *       each input's rows ({@code left}, {@code right}, markers included).
  * </ul>
  * All cases run in one session, one after the other. Optional {@code refusals} (after the cases)
  * are join cases Spark should refuse: each is started on the no-op sink (with {@code
@@ -80,10 +81,12 @@ import org.apache.spark.sql.streaming.Trigger;
  * turn on (deletion vectors, column mapping, ...); each leaves {@code <path>.spark.json}, the rows
  * Spark reads (JSON lines ordered by the first column), and {@code <path>.version}.
  *
- * <p>Optional {@code pause} ({@code ready}, {@code resume}: two file paths): after the tables and
- * the reads, the judge writes {@code ready} and waits (5 minutes at most) for {@code resume}, a JSON
- * object whose {@code reads} it then does too, so that a test can write to the tables Spark made
- * and have the same Spark read the result back.
+ * <p>Optional {@code pause} ({@code ready}, {@code resume}: two file paths; {@code minutes}, 5 if
+ * not given): after the tables and the reads, the judge writes {@code ready} and waits (that many
+ * minutes at most) for {@code resume}, a JSON object whose {@code reads} it then does too, so that
+ * a test can write to the tables Spark made and have the same Spark read the result back; then the
+ * resume object's {@code cases} and {@code refusals} (with its {@code schema} and
+ * {@code timestampFormat}), so that a test can start Spark while it computes its own side.
  *
  * <p>A third job kind reads tables Tributary wrote: optional {@code reads}, each with {@code path} and
  * {@code out}; the judge writes the table's rows to {@code out} as JSON lines (Spark's {@code toJSON},
@@ -142,15 +145,24 @@ public class SparkJudge {
         Path ready = Path.of(job.get("pause").get("ready").asText());
         Path resume = Path.of(job.get("pause").get("resume").asText());
         Files.writeString(ready, "ready");
-        long deadline = System.currentTimeMillis() + 5 * 60_000;
+        int minutes = job.get("pause").path("minutes").asInt(5);
+        long deadline = System.currentTimeMillis() + minutes * 60_000L;
         while (!Files.exists(resume)) {
           if (System.currentTimeMillis() > deadline) {
-            throw new IllegalStateException("no " + resume + " within 5 minutes");
+            throw new IllegalStateException("no " + resume + " within " + minutes + " minutes");
           }
           Thread.sleep(100);
         }
-        for (JsonNode r : JSON.readTree(resume.toFile()).path("reads")) {
+        JsonNode more = JSON.readTree(resume.toFile());
+        for (JsonNode r : more.path("reads")) {
           read(spark, r);
+        }
+        // cases given only now: the session started while the test ran its own side
+        for (JsonNode c : more.path("cases")) {
+          runCase(spark, more, c);
+        }
+        for (JsonNode r : more.path("refusals")) {
+          refusal(spark, more, r);
         }
       }
       for (JsonNode c : job.path("cases")) {
@@ -234,12 +246,24 @@ public class SparkJudge {
           b.put("left", inputRows(p, c.get("input").asText()));
           b.put("right", inputRows(p, c.get("join").get("input").asText()));
         }
+        // what the batch exercised, over its stateful operators: rows dropped as late, state rows
+        // removed (evicted)
+        long late = 0;
+        long evicted = 0;
+        for (var operator : p.stateOperators()) {
+          late += operator.numRowsDroppedByWatermark();
+          evicted += operator.numRowsRemoved();
+        }
+        b.put("late", late);
+        b.put("evicted", evicted);
+        ObjectNode phases = b.putObject("phases"); // where the batch's time went (ms)
+        p.durationMs().forEach((phase, ms) -> phases.put(phase, ms));
       }
       round++;
     }
     Files.writeString(Path.of(c.get("table").asText() + ".batches.json"), JSON.writeValueAsString(rounds));
-    System.out.printf("case %s: %d rounds, micro-batches %s in %d ms%n", name, rounds.size(), summary(rounds),
-        (System.nanoTime() - started) / 1_000_000);
+    System.out.printf("case %s: %d rounds, micro-batches %s in %d ms; phases %s%n", name, rounds.size(),
+        summary(rounds), (System.nanoTime() - started) / 1_000_000, phases(rounds));
     if (c.path("show").asBoolean(false)) {
       Dataset<Row> table = spark.read().format("delta").load(c.get("table").asText());
       table.orderBy(table.columns()[0], Stream.of(table.columns()).skip(1).toArray(String[]::new))
@@ -254,8 +278,22 @@ public class SparkJudge {
     if (spark != session) {
       spark.conf().set("spark.sql.streaming.multipleWatermarkPolicy", c.get("join").get("multiple").asText());
     }
+    // a case's batch is tens of rows and its table is compared by rows only: Delta's sink need not
+    // compute file statistics, nor Parquet compress (for the cases only: SparkInteropIT's tables
+    // keep both)
+    spark.conf().set("spark.databricks.delta.stats.collect", "false");
+    spark.conf().set("spark.sql.parquet.compression.codec", "uncompressed");
     if (c.has("join")) {
-      joined(spark, job, c).createOrReplaceTempView("joined");
+      Dataset<Row> joined = joined(spark, job, c);
+      // a deduplication after the join (issue 25): on the joined rows, whose event-time column is
+      // the watermarked input's
+      if (c.has("dropDuplicates")) {
+        joined = joined.dropDuplicates(strings(c.get("dropDuplicates")));
+      }
+      if (c.has("dropDuplicatesWithinWatermark")) {
+        joined = joined.dropDuplicatesWithinWatermark(strings(c.get("dropDuplicatesWithinWatermark")));
+      }
+      joined.createOrReplaceTempView("joined");
       Dataset<Row> result = c.has("sql") ? spark.sql(c.get("sql").asText()) : spark.table("joined");
       return c.get("outputMode").asText().equals("append")
           ? writer(result, c, round).format("delta").start(c.get("table").asText())
@@ -520,6 +558,17 @@ public class SparkJudge {
       System.out.printf("timed %s: %s ms%n", path, line.get("ms"));
     }
     Files.write(Path.of(t.get("out").asText()), lines);
+  }
+
+  /** Each phase's milliseconds summed over the case's batches (Spark's durationMs keys). */
+  private static Map<String, Long> phases(ArrayNode rounds) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    for (JsonNode r : rounds) {
+      for (JsonNode b : r) {
+        b.path("phases").fields().forEachRemaining(e -> out.merge(e.getKey(), e.getValue().asLong(), Long::sum));
+      }
+    }
+    return out;
   }
 
   private static String summary(ArrayNode rounds) {

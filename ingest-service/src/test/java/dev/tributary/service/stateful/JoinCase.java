@@ -2,6 +2,7 @@ package dev.tributary.service.stateful;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -18,6 +19,9 @@ import java.util.Set;
  * @param multiple {@code watermark.multiple} / Spark's multipleWatermarkPolicy, empty: default
  * @param after our pipeline after the join (e.g. an aggregate), empty for none
  * @param sql Spark's query over the view {@code joined}, empty for the join itself
+ * @param sparkOptions the judge's options applied to the joined rows before {@code sql} (e.g.
+ *     {@code dropDuplicates} or {@code dropDuplicatesWithinWatermark} with their columns), empty
+ *     for none
  * @param columns the compared output columns, in Spark's order, by name in ours
  * @param rounds the events produced before each available-now run
  * @param requires engine features the case needs (see {@link SparkDifferentialIT#LANDED})
@@ -32,6 +36,7 @@ record JoinCase(
     String multiple,
     String after,
     String sql,
+    Map<String, Object> sparkOptions,
     List<String> columns,
     List<JoinStream.Streams> rounds,
     Set<String> requires) {
@@ -63,6 +68,7 @@ record JoinCase(
         "",
         "",
         "",
+        Map.of(),
         columns,
         List.of(JoinStream.generate(name, false)),
         Set.of());
@@ -88,6 +94,7 @@ record JoinCase(
         multiple,
         after,
         sql,
+        sparkOptions,
         columns,
         newRounds,
         requires);
@@ -108,6 +115,7 @@ record JoinCase(
         policy,
         after,
         sql,
+        sparkOptions,
         columns,
         rounds,
         requires);
@@ -124,6 +132,7 @@ record JoinCase(
         multiple,
         after,
         sql,
+        sparkOptions,
         columns,
         rounds,
         requires);
@@ -131,7 +140,19 @@ record JoinCase(
 
   JoinCase watermarks(boolean left, boolean right) {
     return new JoinCase(
-        name, type, on, time, left, right, multiple, after, sql, columns, rounds, requires);
+        name,
+        type,
+        on,
+        time,
+        left,
+        right,
+        multiple,
+        after,
+        sql,
+        sparkOptions,
+        columns,
+        rounds,
+        requires);
   }
 
   /** Then an aggregation: ours as YAML, Spark's as SQL over {@code joined}, and its columns. */
@@ -146,7 +167,32 @@ record JoinCase(
         multiple,
         ours,
         spark,
+        sparkOptions,
         outputColumns,
+        rounds,
+        requires);
+  }
+
+  /**
+   * Then a deduplication: ours as YAML, Spark's as the judge's option on the joined rows ({@code
+   * dropDuplicates} or {@code dropDuplicatesWithinWatermark} with its columns), and the compared
+   * columns (those equal in every joined row of a key: which of a key's rows comes first is not a
+   * contract of either engine).
+   */
+  JoinCase thenDeduplicate(
+      String ours, String sparkOption, List<String> keys, List<String> compared) {
+    return new JoinCase(
+        name,
+        type,
+        on,
+        time,
+        leftWatermark,
+        rightWatermark,
+        multiple,
+        ours,
+        "",
+        Map.of(sparkOption, keys),
+        compared,
         rounds,
         requires);
   }
@@ -162,6 +208,7 @@ record JoinCase(
         multiple,
         after,
         sql,
+        sparkOptions,
         columns,
         rounds,
         Set.of(features));

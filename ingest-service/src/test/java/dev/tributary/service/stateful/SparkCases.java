@@ -410,6 +410,40 @@ final class SparkCases {
               .requires("join-aggregate"));
 
   /**
+   * Inner seed join, then a deduplication (tag {@code join-dedup}), in the forms Spark accepts
+   * after a join: one input with a watermark, so the joined rows have one event-time column (rule
+   * D2); keys with that column (late rows dropped, keys evicted), and within the watermark (keys
+   * expire at their first time + the delay). The compared columns are the click's (or the
+   * purchase's): equal in every joined row of a key, unlike which of its rows comes first.
+   */
+  static final List<JoinCase> JOIN_DEDUPS =
+      List.of(
+          JoinCase.seed("join-then-dedup", "inner")
+              .watermarks(true, false)
+              .thenDeduplicate(
+                  "deduplicate: { keys: [event_id, event_ts] }",
+                  "dropDuplicates",
+                  List.of("event_id", "event_ts"),
+                  List.of("event_id", "user_id", "event_ts"))
+              .requires("join-aggregate", "join-dedup"),
+          JoinCase.seed("join-then-dedup-on-p", "inner")
+              .watermarks(false, true)
+              .thenDeduplicate(
+                  "deduplicate: { keys: [p_event_id, p_event_ts] }",
+                  "dropDuplicates",
+                  List.of("p_event_id", "p_event_ts"),
+                  List.of("p_event_id", "p_user_id", "p_event_ts", "p_amount"))
+              .requires("join-aggregate", "join-dedup"),
+          JoinCase.seed("join-then-dedup-within-watermark", "inner")
+              .watermarks(true, false)
+              .thenDeduplicate(
+                  "deduplicate: { keys: [event_id], within-watermark: true }",
+                  "dropDuplicatesWithinWatermark",
+                  List.of("event_id"),
+                  List.of("event_id", "user_id", "event_ts"))
+              .requires("join-aggregate", "join-dedup"));
+
+  /**
    * A left outer seed join in two rounds, the second with purchases only: after the restart Spark's
    * clicks watermark is none (0) again, so with {@code min} its global watermark cannot move; ours
    * restores the clicks' value and moves on with the purchases (W3 vs W-persist).

@@ -277,6 +277,7 @@ final class SparkJoinDiff {
     if (!c.sql().isEmpty()) {
       sc.put("sql", c.sql());
     }
+    sc.putAll(c.sparkOptions()); // e.g. dropDuplicates over the joined rows
     sc.put("outputMode", "append");
     sc.put("columns", c.columns());
     sc.put("table", dir.resolve("spark/tables/" + c.name()).toString());
@@ -332,8 +333,14 @@ final class SparkJoinDiff {
     String sparkBatches = sparkBatches(sparkRounds);
     String ourBatches = ourBatches(ours.rounds());
     System.out.printf(
-        "case %s: Spark wrote %d rows; batches (clicks/purchases@watermark) Spark %s%n",
-        c.name(), spark.size(), sparkBatches);
+        "case %s: Spark wrote %d rows (%d null-extended), dropped %d late rows, evicted %d state"
+            + " rows; batches (clicks/purchases@watermark) Spark %s%n",
+        c.name(),
+        spark.size(),
+        nullExtended(c, spark),
+        total(sparkRounds, "late"),
+        total(sparkRounds, "evicted"),
+        sparkBatches);
     assertThat(spark)
         .as("%s: a comparison with an empty Spark table proves nothing", c.name())
         .isNotEmpty();
@@ -351,6 +358,26 @@ final class SparkJoinDiff {
     SparkDifferentialIT.mismatch(c.name(), "Tributary", ours.rows().get(), "Spark", spark, Set.of())
         .ifPresent(problems::add);
     return problems;
+  }
+
+  /** The sum of a per-batch figure of the judge's over all batches (see SparkJudge). */
+  private static long total(JsonNode rounds, String figure) {
+    long out = 0;
+    for (JsonNode r : rounds) {
+      for (JsonNode b : r) {
+        out += b.path(figure).asLong();
+      }
+    }
+    return out;
+  }
+
+  /** Rows of an outer join without one side: a null click id or purchase id. */
+  private static long nullExtended(JoinCase c, List<List<Object>> rows) {
+    int left = c.columns().indexOf("event_id");
+    int right = c.columns().indexOf("p_event_id");
+    return rows.stream()
+        .filter(r -> left >= 0 && r.get(left) == null || right >= 0 && r.get(right) == null)
+        .count();
   }
 
   private static String ourBatches(List<List<Batch>> rounds) {
