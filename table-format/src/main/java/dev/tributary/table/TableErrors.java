@@ -159,6 +159,20 @@ public final class TableErrors {
             + " the table's writer drop the feature (Delta: ALTER TABLE ... DROP FEATURE).");
   }
 
+  /** A writer opened a table with variant columns, which Tributary only reads. */
+  public static TableException variantReadOnly(
+      String location, long version, Collection<String> columns) {
+    return new TableException(
+        "Cannot write to Delta table at "
+            + location
+            + " (version "
+            + version
+            + "): variant columns: read only ("
+            + String.join(", ", columns)
+            + "). Tributary reads a variant as its JSON text but does not encode one; write to a"
+            + " table whose columns are strings, or have Spark write this one.");
+  }
+
   /** A feature of a table we read is not supported (e.g. a column type, a format). */
   public static TableException unsupported(String location, String what, String fix) {
     return new TableException(

@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -230,12 +231,14 @@ class TypeWideningTest {
                 + "\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":[{\"tableVersion\":2,"
                 + "\"fromType\":\"integer\",\"toType\":\"long\"}],\"comment\":\"x\"}}]}");
     assertThat(parsed.fields().get(0).typeChanges())
-        .containsExactly(new TypeChange(PrimitiveType.INTEGER, PrimitiveType.LONG));
+        .containsExactly(
+            new TypeChange(PrimitiveType.INTEGER, PrimitiveType.LONG, OptionalLong.of(2)));
+    // kept when the schema is written again, so that Delta 3.x (the preview) still finds it
     assertThat(SchemaJson.toJson(parsed))
         .isEqualTo(
             "{\"type\":\"struct\",\"fields\":["
                 + "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"comment\":\"x\","
-                + "\"delta.typeChanges\":[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}]}");
+                + "\"delta.typeChanges\":[{\"tableVersion\":2,\"fromType\":\"integer\",\"toType\":\"long\"}]}}]}");
   }
 
   @Test

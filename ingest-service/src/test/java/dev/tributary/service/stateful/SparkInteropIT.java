@@ -49,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * table {@link UpsertedTableForSpark} upserted with deletion vectors; it also makes the tables of
  * {@link SparkCompareTables} and counts their EXCEPT ALL, the judge of {@code tributary compare},
  * and reads the table of {@link ReplacedTableForSpark}, a day swapped in by {@code backfill
- * --replace} (a Spark start costs ~30-40 s, so one start serves all).
+ * --replace}, and makes the variant and widened tables of {@link SparkVariantTables} (a Spark start
+ * costs ~30-40 s, so one start serves all).
  */
 class SparkInteropIT {
   /** Version 12 of both tables: the DELETE. */
@@ -71,6 +72,7 @@ class SparkInteropIT {
   static UpsertedTableForSpark upserted;
   static SparkCompareTables compares;
   static ReplacedTableForSpark replaced;
+  static SparkVariantTables variants;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -88,6 +90,7 @@ class SparkInteropIT {
     upserted = new UpsertedTableForSpark(Files.createDirectories(dir.resolve("upserted")));
     compares = new SparkCompareTables(Files.createDirectories(dir.resolve("compare")));
     replaced = new ReplacedTableForSpark(Files.createDirectories(dir.resolve("replaced")));
+    variants = new SparkVariantTables(Files.createDirectories(dir.resolve("variants")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
     reads.add(columnsAll.prepare());
@@ -98,6 +101,7 @@ class SparkInteropIT {
     sqlTables.addAll(typed.jobTables());
     sqlTables.addAll(merges.jobTables());
     sqlTables.addAll(compares.jobTables());
+    sqlTables.addAll(variants.jobTables());
     Path ready = work.resolve("ready");
     Path resume = work.resolve("resume.json");
     SparkReference.Running spark =
@@ -122,6 +126,7 @@ class SparkInteropIT {
       List<Object> readsBack = new ArrayList<>((List<?>) readBack.get("reads"));
       readsBack.addAll(typed.appendAndListReads());
       readsBack.addAll(merges.upsertAndListReads());
+      readsBack.addAll(variants.appendAndListReads());
       readBack.put("reads", readsBack);
       spark.resume(resume, readBack);
     } catch (Exception | AssertionError e) {
@@ -171,6 +176,17 @@ class SparkInteropIT {
   void aKafkaPipelineAppendsTimestampNtzByteShortAndFloatToASparkTableAndSparkReadsThem()
       throws Exception {
     typed.checkAppend();
+  }
+
+  @Test
+  void variantColumnsAreReadAsTheTextSparksToJsonGivesAndRefusedToWriters() throws Exception {
+    assertThat(variants.checkVariants()).isEqualTo(16);
+  }
+
+  @Test
+  void aKafkaPipelineAppendsToASparkTableWhoseColumnsWereWidenedAndTheTypeChangesStay()
+      throws Exception {
+    variants.checkWidenedAppend();
   }
 
   @Test

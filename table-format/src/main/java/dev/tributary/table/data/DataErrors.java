@@ -140,6 +140,16 @@ final class DataErrors {
         + "; the file was not written for this table schema";
   }
 
+  static String malformedVariant(String key, String fieldPath, String why) {
+    return "Data file '"
+        + key
+        + "' holds a variant in column '"
+        + fieldPath
+        + "' that is not in the Variant binary encoding ("
+        + why
+        + "); the file was not written by a Delta-compliant writer";
+  }
+
   static String truncatedFile(String key, long position, long length) {
     return "Unexpected end of data file '"
         + key

@@ -7,6 +7,7 @@ import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.types.VariantType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -305,6 +306,9 @@ final class RowConverters {
       }
       return new MapConverter(key, path, fileField.asGroupType(), map, owner, index);
     }
+    if (type instanceof VariantType) {
+      return VariantConverter.of(key, path, fileField, owner, index);
+    }
     if (!fileField.isPrimitive()) {
       throw incompatible(key, path, type, fileField);
     }
@@ -427,6 +431,71 @@ final class RowConverters {
 
     final void set(Object value) {
       owner.accept(index, value);
+    }
+  }
+
+  /**
+   * A variant column: the group of the {@code value} and {@code metadata} binaries (in either
+   * order) rendered as its JSON text when the group ends ({@link VariantJson}). A shredded variant
+   * (a {@code typed_value} beside them, the {@code variantShredding} features) is refused.
+   */
+  private static final class VariantConverter extends Holder {
+    private final String key;
+    private final String path;
+    private final Holder owner;
+    private final int index;
+    private final int valueIndex;
+    private final Converter[] children;
+
+    private VariantConverter(String key, String path, Holder owner, int index, int valueIndex) {
+      this.key = key;
+      this.path = path;
+      this.owner = owner;
+      this.index = index;
+      this.valueIndex = valueIndex;
+      this.children = new Converter[] {new BinaryConverter(this, 0), new BinaryConverter(this, 1)};
+    }
+
+    static VariantConverter of(String key, String path, Type fileField, Holder owner, int index) {
+      if (fileField.isPrimitive()
+          || fileField.asGroupType().getFieldCount() != 2
+          || !binary(fileField.asGroupType(), "value")
+          || !binary(fileField.asGroupType(), "metadata")) {
+        throw incompatible(key, path, VariantType.VARIANT, fileField);
+      }
+      GroupType group = fileField.asGroupType();
+      return new VariantConverter(key, path, owner, index, group.getFieldIndex("value"));
+    }
+
+    private static boolean binary(GroupType group, String name) {
+      return group.containsField(name)
+          && group.getType(name).isPrimitive()
+          && group.getType(name).asPrimitiveType().getPrimitiveTypeName()
+              == PrimitiveTypeName.BINARY;
+    }
+
+    @Override
+    public Converter getConverter(int fieldIndex) {
+      // slot 0 is the value, slot 1 the metadata, whatever order the file keeps them in
+      return children[fieldIndex == valueIndex ? 0 : 1];
+    }
+
+    @Override
+    public void start() {
+      current = new Object[2];
+    }
+
+    @Override
+    public void end() {
+      if (!(current[0] instanceof byte[] value) || !(current[1] instanceof byte[] metadata)) {
+        throw new IllegalStateException(
+            DataErrors.malformedVariant(key, path, "its value or metadata is null"));
+      }
+      try {
+        owner.accept(index, VariantJson.toJson(value, metadata));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(DataErrors.malformedVariant(key, path, e.getMessage()), e);
+      }
     }
   }
 

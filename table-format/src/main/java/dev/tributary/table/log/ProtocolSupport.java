@@ -6,7 +6,9 @@ import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
 import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.types.VariantType;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,7 +41,10 @@ public final class ProtocolSupport {
           "columnMapping",
           "v2Checkpoint",
           // timestamp_ntz columns are read as LocalDateTime (INT64 TIMESTAMP, not adjusted to UTC)
-          "timestampNtz");
+          "timestampNtz",
+          // variant columns are read as the JSON text Spark's to_json gives (VariantType)
+          "variantType",
+          "variantType-preview");
 
   /** Writer features (writer version 7) we honour when we commit. */
   public static final Set<String> WRITER_FEATURES =
@@ -48,6 +53,9 @@ public final class ProtocolSupport {
           "invariants",
           "vacuumProtocolCheck",
           "typeWidening",
+          // Delta 3.x's name: the same writer rules (write the column's current type, keep
+          // delta.typeChanges, tableVersion included)
+          "typeWidening-preview",
           "deletionVectors",
           // we write classic V1 checkpoints, which the protocol allows on such tables too
           "v2Checkpoint",
@@ -188,6 +196,10 @@ public final class ProtocolSupport {
   public static void checkWritable(
       String location, long version, Protocol p, Metadata m, Set<String> enforced) {
     checkReadable(location, version, p, m);
+    List<String> variants = variantColumns(m);
+    if (!variants.isEmpty()) {
+      throw TableErrors.variantReadOnly(location, version, variants);
+    }
     int writer = p.minWriterVersion();
     if (writer < 1 || writer > 7) {
       throw TableErrors.unsupportedWriter(location, version, writer, List.of());
@@ -209,6 +221,17 @@ public final class ProtocolSupport {
     if (!unsupported.isEmpty()) {
       throw TableErrors.unsupportedWriter(location, version, writer, unsupported);
     }
+  }
+
+  /** The top-level columns that are, or hold, a variant: Tributary writes no variant. */
+  static List<String> variantColumns(Metadata m) {
+    if (!m.schemaString().contains("\"variant\"")) {
+      return List.of(); // the type's name appears nowhere: no need to parse the schema
+    }
+    return SchemaJson.parse(m.schemaString()).fields().stream()
+        .filter(f -> VariantType.contains(f.type()))
+        .map(StructField::name)
+        .toList();
   }
 
   /**

@@ -12,10 +12,12 @@ import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import dev.tributary.table.types.TypeChange;
+import dev.tributary.table.types.VariantType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -63,13 +65,12 @@ public final class SchemaJson {
         metadata.set(e.getKey(), ActionCodec.MAPPER.valueToTree(e.getValue()));
       }
       if (!f.typeChanges().isEmpty()) {
-        // Delta 4's shape: fromType and toType only (tableVersion was written by the preview).
+        // Delta 4's shape: fromType and toType; tableVersion only where the preview wrote it
         ArrayNode changes = metadata.putArray(TYPE_CHANGES);
         for (TypeChange c : f.typeChanges()) {
-          changes
-              .addObject()
-              .put("fromType", c.fromType().deltaName())
-              .put("toType", c.toType().deltaName());
+          ObjectNode change = changes.addObject();
+          c.tableVersion().ifPresent(v -> change.put("tableVersion", v));
+          change.put("fromType", c.fromType().deltaName()).put("toType", c.toType().deltaName());
         }
       }
     }
@@ -149,7 +150,7 @@ public final class SchemaJson {
     return out;
   }
 
-  /** A field's recorded type changes; keys we do not use (tableVersion) are ignored. */
+  /** A field's recorded type changes, the preview's tableVersion kept. */
   private static List<TypeChange> typeChanges(JsonNode changes, String path) {
     if (!changes.isArray()) {
       return List.of();
@@ -161,7 +162,12 @@ public final class SchemaJson {
             "column '" + path + "' has a type change inside a map or array");
       }
       result.add(
-          new TypeChange(parseType(c.get("fromType"), path), parseType(c.get("toType"), path)));
+          new TypeChange(
+              parseType(c.get("fromType"), path),
+              parseType(c.get("toType"), path),
+              c.has("tableVersion")
+                  ? OptionalLong.of(c.get("tableVersion").asLong())
+                  : OptionalLong.empty()));
     }
     return result;
   }
@@ -195,6 +201,9 @@ public final class SchemaJson {
       if (p.deltaName().equals(name)) {
         return p;
       }
+    }
+    if (name.equals("variant")) {
+      return VariantType.VARIANT;
     }
     Matcher m = DECIMAL.matcher(name);
     if (m.matches()) {

@@ -10,6 +10,7 @@ import dev.tributary.table.log.Action;
 import dev.tributary.table.log.AddFile;
 import dev.tributary.table.log.DeltaLog;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.types.VariantType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,9 +79,12 @@ public final class DeltaSourcePlanner {
     return new DeltaSourcePlanner(table, table.snapshot(), options);
   }
 
-  /** The schema rows are read with, partition columns included. */
+  /**
+   * The schema rows are read with, partition columns included: the table's, with a {@code string}
+   * for each variant column (its JSON text, see {@link VariantType}).
+   */
   public StructType readSchema() {
-    return opened.schema();
+    return VariantType.asJsonText(opened.schema());
   }
 
   /** The table's partition columns. */
@@ -204,7 +208,8 @@ public final class DeltaSourcePlanner {
     try {
       return new SourceRowIterator(
           file,
-          DataFiles.read(table.store(), file.toDataFile(), readSchema(), opened.columnMapping()));
+          DataFiles.read(
+              table.store(), file.toDataFile(), opened.schema(), opened.columnMapping()));
     } catch (ObjectNotFoundException e) {
       // A planned file that is gone is a vacuum that outran the stream: fail, never skip its rows.
       throw SourceErrors.fileGone(table.location(), file, e);

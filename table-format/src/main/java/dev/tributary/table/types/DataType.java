@@ -22,12 +22,13 @@ package dev.tributary.table.types;
  *   <tr><td>{@link StructType}</td><td>struct</td><td>{@code Object[]} aligned with the fields</td></tr>
  *   <tr><td>{@link ArrayType}</td><td>array</td><td>unmodifiable {@link java.util.List} of the element values</td></tr>
  *   <tr><td>{@link MapType}</td><td>map</td><td>unmodifiable {@link java.util.Map} (insertion-ordered) of the key and value values</td></tr>
+ *   <tr><td>{@link VariantType}</td><td>variant</td><td>{@link String}: the value's JSON text, as Spark's {@code to_json} renders it (read only)</td></tr>
  * </table>
  *
  * <p>A null value is a Java {@code null} in every type.
  */
 public sealed interface DataType
-    permits PrimitiveType, DecimalType, StructType, ArrayType, MapType {
+    permits PrimitiveType, DecimalType, StructType, ArrayType, MapType, VariantType {
 
   /**
    * The name Delta's {@code schemaString} uses for this type ("long", "decimal(10,2)", "struct").

@@ -1,15 +1,26 @@
 package dev.tributary.table.types;
 
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * One entry of a column's {@code delta.typeChanges} field metadata (Delta PROTOCOL.md, "Type
  * Widening"): the column's type was changed from {@code fromType} to {@code toType}, so data files
  * written before the change store the narrower type and readers convert it on read.
+ *
+ * @param tableVersion the version that made the change, which Delta 3.x's {@code
+ *     typeWidening-preview} writes and Delta 4 no longer does: kept as read, so that rewriting the
+ *     schema (an added column) leaves the history as the table's other writers left it
  */
-public record TypeChange(DataType fromType, DataType toType) {
+public record TypeChange(DataType fromType, DataType toType, OptionalLong tableVersion) {
   public TypeChange {
     Objects.requireNonNull(fromType, "fromType");
     Objects.requireNonNull(toType, "toType");
+    Objects.requireNonNull(tableVersion, "tableVersion");
+  }
+
+  /** A change as Delta 4 records it, without a table version. */
+  public TypeChange(DataType fromType, DataType toType) {
+    this(fromType, toType, OptionalLong.empty());
   }
 }

@@ -69,4 +69,37 @@ class ProtocolSupportTest {
             () -> ProtocolSupport.checkWritable("t", 1, iceberg, metadata(PLAIN, Map.of())))
         .hasMessageContaining("with features [icebergCompatV2]");
   }
+
+  @Test
+  void aTableWithVariantColumnsIsReadButRefusedToWritersNamingTheColumns() {
+    String variant =
+        "{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,"
+            + "\"metadata\":{}},{\"name\":\"v\",\"type\":\"variant\",\"nullable\":true,"
+            + "\"metadata\":{}},{\"name\":\"s\",\"type\":{\"type\":\"array\",\"elementType\":"
+            + "\"variant\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
+    for (String feature : List.of("variantType", "variantType-preview")) {
+      Protocol p = new Protocol(3, 7, Set.of(feature), Set.of(feature));
+      assertThatCode(() -> ProtocolSupport.checkReadable("t", 4, p, metadata(variant, Map.of())))
+          .doesNotThrowAnyException();
+      assertThatThrownBy(
+              () -> ProtocolSupport.checkWritable("t", 4, p, metadata(variant, Map.of())))
+          .isInstanceOf(TableException.class)
+          .hasMessageContaining("(version 4): variant columns: read only (v, s)");
+    }
+  }
+
+  @Test
+  void typeWideningUnderItsPreviewNameIsAppendedToAsUnderItsOwn() {
+    String widened =
+        PLAIN.replace(
+            "\"metadata\":{}",
+            "\"metadata\":{\"delta.typeChanges\":[{\"tableVersion\":1,\"fromType\":\"integer\","
+                + "\"toType\":\"long\"}]}");
+    for (String feature : List.of("typeWidening", "typeWidening-preview")) {
+      Protocol p = new Protocol(3, 7, Set.of(feature), Set.of(feature));
+      assertThatCode(() -> ProtocolSupport.checkWritable("t", 2, p, metadata(widened, Map.of())))
+          .as(feature)
+          .doesNotThrowAnyException();
+    }
+  }
 }

@@ -10,6 +10,7 @@ import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.types.VariantType;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -55,11 +56,35 @@ class SchemaAndStatsJsonTest {
   void unsupportedTypesAreRefusedNamingTheColumn() {
     String schema =
         "{\"type\":\"struct\",\"fields\":[{\"name\":\"tags\",\"type\":{\"type\":\"array\","
-            + "\"elementType\":\"variant\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
+            + "\"elementType\":\"interval\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
 
     assertThatThrownBy(() -> SchemaJson.parse(schema))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("column 'tags.element' has type variant, which Tributary does not support");
+        .hasMessage("column 'tags.element' has type interval, which Tributary does not support");
+  }
+
+  @Test
+  void thePreviewsTableVersionOfATypeChangeIsKeptWhereItWasWritten() {
+    String schema =
+        "{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,"
+            + "\"metadata\":{\"delta.typeChanges\":[{\"tableVersion\":3,\"fromType\":\"integer\","
+            + "\"toType\":\"long\"}]}},{\"name\":\"b\",\"type\":\"double\",\"nullable\":true,"
+            + "\"metadata\":{\"delta.typeChanges\":[{\"fromType\":\"float\",\"toType\":\"double\"}]}}]}";
+    assertThat(SchemaJson.toJson(SchemaJson.parse(schema))).isEqualTo(schema);
+  }
+
+  @Test
+  void variantColumnsRoundTripAndReadAsTheirJsonText() {
+    String schema =
+        "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\",\"type\":\"variant\",\"nullable\":true,"
+            + "\"metadata\":{}},{\"name\":\"tags\",\"type\":{\"type\":\"array\","
+            + "\"elementType\":\"variant\",\"containsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
+    StructType parsed = SchemaJson.parse(schema);
+    assertThat(parsed.fields().get(0).type()).isEqualTo(VariantType.VARIANT);
+    assertThat(SchemaJson.toJson(parsed)).isEqualTo(schema);
+    assertThat(VariantType.asJsonText(parsed).fields())
+        .extracting(f -> f.type())
+        .containsExactly(PrimitiveType.STRING, new ArrayType(PrimitiveType.STRING, true));
   }
 
   @Test
