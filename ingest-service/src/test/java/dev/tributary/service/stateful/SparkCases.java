@@ -418,14 +418,6 @@ final class SparkCases {
    */
   static final List<JoinCase> JOIN_DEDUPS =
       List.of(
-          JoinCase.seed("join-then-dedup", "inner")
-              .watermarks(true, false)
-              .thenDeduplicate(
-                  "deduplicate: { keys: [event_id, event_ts] }",
-                  "dropDuplicates",
-                  List.of("event_id", "event_ts"),
-                  List.of("event_id", "user_id", "event_ts"))
-              .requires("join-aggregate", "join-dedup"),
           JoinCase.seed("join-then-dedup-on-p", "inner")
               .watermarks(false, true)
               .thenDeduplicate(

@@ -158,7 +158,7 @@ final class SparkReference {
 
   /**
    * Runs the judge over {@code job} (see SparkJudge.java for its shape) in one child JVM, in {@code
-   * work}; fails with the judge's log if it fails or takes over 14 minutes (a guard against a hung
+   * work}; fails with the judge's log if it fails or takes over 20 minutes (a guard against a hung
    * judge: with the join cases it runs ~5 minutes on a loaded 2-core machine). The log is also kept
    * as {@code target/spark-judge/last-spark.log}.
    */
@@ -172,7 +172,7 @@ final class SparkReference {
    * made its tables and {@link Running#resume} lets it read more.
    */
   static Running start(Map<String, Object> job, Path work) throws Exception {
-    return start(job, work, "1g", Duration.ofMinutes(14), List.of("-XX:TieredStopAtLevel=1"));
+    return start(job, work, "1g", Duration.ofMinutes(20), List.of("-XX:TieredStopAtLevel=1"));
   }
 
   /**
