@@ -1,9 +1,13 @@
 package dev.tributary.service.stateful;
 
+import dev.tributary.service.engine.BatchRange;
+import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.TableContents;
+import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
+import dev.tributary.table.stream.SourceRow;
 import dev.tributary.table.types.StructType;
 import java.io.IOException;
 import java.time.Instant;
@@ -14,6 +18,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.LongFunction;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The expected output of a stream-stream join over a batched pair of streams, computed from Spark's
@@ -247,5 +252,39 @@ final class JoinOracle {
       got.add(values);
     }
     return got;
+  }
+
+  /**
+   * The seed's state watermark of a side whose rows are kept {@code bound} past the other side's
+   * time: {@code W − bound − 1 ms}, in Spark's arithmetic (rule S3r: milliseconds, through a
+   * double).
+   */
+  static OptionalLong seedState(long evict, long bound) {
+    long ms = (long) ((evict / 1000 * 1000.0 - bound) / 1000.0) - 1;
+    return OptionalLong.of(ms * 1000);
+  }
+
+  /**
+   * The events of a table's recorded range ({@code user_id, event_ts, id} rows), read again by
+   * {@code source} as a replay would: the oracle's side of a batch whose input is a Delta table.
+   */
+  static List<Event> tableEvents(DeltaTableSource source, BatchRange part) throws Exception {
+    List<Event> events = new ArrayList<>();
+    source.read(
+        part,
+        true /* inFixedOrder */,
+        new SourceInput() {
+          @Override
+          public void record(ConsumerRecord<byte[], byte[]> record) {
+            throw new AssertionError("a table delivers rows");
+          }
+
+          @Override
+          public void row(SourceRow row) {
+            Object[] v = row.values();
+            events.add(new Event((String) v[0], Times.micros((Instant) v[1]), (String) v[2]));
+          }
+        });
+    return events;
   }
 }

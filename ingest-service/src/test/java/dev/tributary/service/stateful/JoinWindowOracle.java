@@ -112,4 +112,34 @@ final class JoinWindowOracle {
     }
     return out;
   }
+
+  /**
+   * The 5-minute window count per user on the click time after the seed inner join (clicks kept 30
+   * minutes past the purchases' time, purchases none), with the join's output watermark {@code
+   * max(0, min(W − 30 min − 1 ms, W − 1 ms, W))} (D1): {@link JoinOracle}'s pairs of {@code
+   * batches} through {@link #windowCount}.
+   */
+  static Counted afterSeedInnerJoin(List<JoinOracle.Batch> batches) {
+    long minute = 60_000_000L;
+    JoinOracle.Expected joined =
+        JoinOracle.compute(
+            JoinOracle.Kind.INNER,
+            new JoinOracle.SideRules(true, w -> JoinOracle.seedState(w, 30 * minute)),
+            new JoinOracle.SideRules(true, w -> JoinOracle.seedState(w, 0)),
+            (l, r) -> l <= r && r <= l + 30 * minute,
+            false,
+            batches);
+    Watermarks wm =
+        downstream(
+            batches,
+            w ->
+                Math.max(
+                    0,
+                    Math.min(
+                        w,
+                        Math.min(
+                            JoinOracle.seedState(w, 0).getAsLong(),
+                            JoinOracle.seedState(w, 30 * minute).getAsLong()))));
+    return windowCount(joined.output(), wm, 1, 0, 5 * minute);
+  }
 }

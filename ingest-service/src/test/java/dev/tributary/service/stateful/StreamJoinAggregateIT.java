@@ -1,5 +1,6 @@
 package dev.tributary.service.stateful;
 
+import static dev.tributary.service.stateful.JoinOracle.seedState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.checkpoint.Checkpoint;
@@ -24,7 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -266,11 +266,5 @@ class StreamJoinAggregateIT {
       assertThat(got).containsExactlyInAnyOrderElementsOf(expected.windows());
     }
     return expected;
-  }
-
-  /** The seed's state watermark: {@code W − bound − 1 ms}, Spark's arithmetic (S3r). */
-  private static OptionalLong seedState(long evict, long bound) {
-    long ms = (long) ((evict / 1000 * 1000.0 - bound) / 1000.0) - 1;
-    return OptionalLong.of(ms * 1000);
   }
 }

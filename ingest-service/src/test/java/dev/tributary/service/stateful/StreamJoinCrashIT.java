@@ -1,5 +1,6 @@
 package dev.tributary.service.stateful;
 
+import static dev.tributary.service.stateful.JoinOracle.seedState;
 import static dev.tributary.service.stateful.JoinRunFiles.cut;
 import static dev.tributary.service.stateful.JoinRunFiles.lastProgress;
 import static dev.tributary.service.stateful.JoinRunFiles.read;
@@ -32,7 +33,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -572,11 +572,5 @@ class StreamJoinCrashIT {
     List<String> late = new ArrayList<>();
     expected.late().forEach(b -> b.forEach(e -> late.add(e.id())));
     return new Expected(rows, late);
-  }
-
-  /** The seed's state watermark: {@code W − bound − 1 ms}, Spark's arithmetic (S3r). */
-  private static OptionalLong seedState(long evict, long bound) {
-    long ms = (long) ((evict / 1000 * 1000.0 - bound) / 1000.0) - 1;
-    return OptionalLong.of(ms * 1000);
   }
 }

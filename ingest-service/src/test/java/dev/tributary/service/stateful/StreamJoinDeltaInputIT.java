@@ -1,5 +1,6 @@
 package dev.tributary.service.stateful;
 
+import static dev.tributary.service.stateful.JoinOracle.seedState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.checkpoint.Checkpoint;
@@ -12,7 +13,6 @@ import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.CompositeSource;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.QuarantineRows;
-import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.pipeline.PipelineFactory;
 import dev.tributary.service.pipeline.PipelineRun;
@@ -25,20 +25,16 @@ import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
-import dev.tributary.table.stream.SourceRow;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Random;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -270,28 +266,13 @@ class StreamJoinDeltaInputIT {
             tableIsMain ? CompositeSource.mainPart(range) : CompositeSource.secondPart(range);
         BatchRange topicPart =
             tableIsMain ? CompositeSource.secondPart(range) : CompositeSource.mainPart(range);
-        List<JoinOracle.Event> fromTable = new ArrayList<>();
-        DeltaTableSource source =
+        List<JoinOracle.Event> fromTable;
+        try (DeltaTableSource source =
             tableIsMain
                 ? PipelineFactory.deltaSource(spec, tableStore, false)
-                : StreamJoinInputs.secondTable(spec, tableStore, false);
-        source.read(
-            tablePart,
-            true /* inFixedOrder */,
-            new SourceInput() {
-              @Override
-              public void record(ConsumerRecord<byte[], byte[]> record) {
-                throw new AssertionError("a table delivers rows");
-              }
-
-              @Override
-              public void row(SourceRow row) {
-                Object[] v = row.values();
-                fromTable.add(
-                    new JoinOracle.Event(
-                        (String) v[0], Times.micros((Instant) v[1]), (String) v[2]));
-              }
-            });
+                : StreamJoinInputs.secondTable(spec, tableStore, false)) {
+          fromTable = JoinOracle.tableEvents(source, tablePart);
+        }
         List<JoinOracle.Event> fromTopic = new ArrayList<>();
         topicPart
             .offsets()
@@ -338,11 +319,5 @@ class StreamJoinDeltaInputIT {
       List<List<Object>> got = JoinOracle.sinkRows(store);
       assertThat(got).containsExactlyInAnyOrderElementsOf(expected.rows());
     }
-  }
-
-  /** The seed's state watermark: {@code W − bound − 1 ms}, Spark's arithmetic (S3r). */
-  private static OptionalLong seedState(long evict, long bound) {
-    long ms = (long) ((evict / 1000 * 1000.0 - bound) / 1000.0) - 1;
-    return OptionalLong.of(ms * 1000);
   }
 }

@@ -1,5 +1,6 @@
 package dev.tributary.service.stateful;
 
+import static dev.tributary.service.stateful.JoinOracle.seedState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +18,6 @@ import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.engine.QuarantineRows;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.Source;
-import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.engine.TableTxns;
@@ -37,7 +37,6 @@ import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
-import dev.tributary.table.stream.SourceRow;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -50,9 +49,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Random;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -279,28 +276,8 @@ class StreamJoinDeltaInputTest {
     generate(random, 50, 100, tableIsLeft);
     runToEnd(spec);
 
-    List<JoinOracle.Batch> batches = batches(spec, tableIsLeft);
-    JoinOracle.Expected joined =
-        JoinOracle.compute(
-            JoinOracle.Kind.INNER,
-            new JoinOracle.SideRules(true, w -> seedState(w, 30 * MINUTE)),
-            new JoinOracle.SideRules(true, w -> seedState(w, 0)),
-            (l, r) -> l <= r && r <= l + 30 * MINUTE,
-            false,
-            batches);
-    // the join's output watermark: max(0, min(W − 30 min − 1 ms, W − 1 ms, W)) (D1)
-    JoinWindowOracle.Watermarks wm =
-        JoinWindowOracle.downstream(
-            batches,
-            w ->
-                Math.max(
-                    0,
-                    Math.min(
-                        w,
-                        Math.min(
-                            seedState(w, 0).getAsLong(), seedState(w, 30 * MINUTE).getAsLong()))));
     JoinWindowOracle.Counted expected =
-        JoinWindowOracle.windowCount(joined.output(), wm, 1, 0, 5 * MINUTE);
+        JoinWindowOracle.afterSeedInnerJoin(batches(spec, tableIsLeft));
     assertThat(expected.rows()).as("windows").hasSizeGreaterThan(15);
 
     StructType out = sinkSchema();
@@ -491,29 +468,11 @@ class StreamJoinDeltaInputTest {
 
   /** The table's rows of a recorded range, read again by a fresh source (as a replay would). */
   private List<JoinOracle.Event> tableRows(BatchRange part, PipelineSpec spec) throws Exception {
-    List<JoinOracle.Event> rows = new ArrayList<>();
     try (DeltaTableSource source = tableSource(spec)) {
-      source.read(
-          part,
-          true /* inFixedOrder */,
-          new SourceInput() {
-            @Override
-            public void record(ConsumerRecord<byte[], byte[]> record) {
-              throw new AssertionError("a table delivers rows");
-            }
-
-            @Override
-            public void row(SourceRow row) {
-              Object[] v = row.values();
-              if (!"bad".equals(v[2])) {
-                rows.add(
-                    new JoinOracle.Event(
-                        (String) v[0], Times.micros((Instant) v[1]), (String) v[2]));
-              }
-            }
-          });
+      return JoinOracle.tableEvents(source, part).stream()
+          .filter(e -> !"bad".equals(e.id()))
+          .toList();
     }
-    return rows;
   }
 
   /** Bad topic records with their topic provenance, 'bad' clicks with the table's. */
@@ -556,11 +515,5 @@ class StreamJoinDeltaInputTest {
     }
     assertThat(got).containsExactlyInAnyOrderElementsOf(want);
     assertThat(want).anyMatch(w -> w.contains("events@"));
-  }
-
-  /** The seed's state watermark: {@code W − bound − 1 ms}, Spark's arithmetic (S3r). */
-  private static OptionalLong seedState(long evict, long bound) {
-    long ms = (long) ((evict / 1000 * 1000.0 - bound) / 1000.0) - 1;
-    return OptionalLong.of(ms * 1000);
   }
 }

@@ -1,5 +1,6 @@
 package dev.tributary.service.stateful;
 
+import static dev.tributary.service.stateful.JoinOracle.seedState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.checkpoint.Checkpoint;
@@ -23,7 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -294,11 +294,5 @@ class StreamJoinPipelineTest {
       got.add(values);
     }
     assertThat(got).containsExactlyInAnyOrderElementsOf(want);
-  }
-
-  /** The seed's state watermark: {@code W − bound − 1 ms}, Spark's arithmetic (S3r). */
-  private static OptionalLong seedState(long evict, long bound) {
-    long ms = (long) ((evict / 1000 * 1000.0 - bound) / 1000.0) - 1;
-    return OptionalLong.of(ms * 1000);
   }
 }

@@ -13,7 +13,6 @@ import dev.tributary.config.PipelineSpec;
 import dev.tributary.service.engine.BatchRange;
 import dev.tributary.service.engine.CompositeSource;
 import dev.tributary.service.engine.CrashPoints;
-import dev.tributary.service.engine.SourceInput;
 import dev.tributary.service.engine.TableContents;
 import dev.tributary.service.pipeline.StreamJoinInputs;
 import dev.tributary.service.source.DeltaTableSource;
@@ -25,21 +24,17 @@ import dev.tributary.table.AppendTransaction;
 import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
-import dev.tributary.table.stream.SourceRow;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Random;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -161,28 +156,7 @@ class StreamJoinWindowCrashIT {
         .isNotEmpty();
     assertThat(rows(crashed, "late")).as("late clicks").isNotEmpty();
 
-    List<JoinOracle.Batch> batches = batches(crashed);
-    JoinOracle.Expected joined =
-        JoinOracle.compute(
-            JoinOracle.Kind.INNER,
-            new JoinOracle.SideRules(true, w -> seedState(w, 30 * MINUTE)),
-            new JoinOracle.SideRules(true, w -> seedState(w, 0)),
-            (l, r) -> l <= r && r <= l + 30 * MINUTE,
-            false,
-            batches);
-    // the join's output watermark: max(0, min(W − 30 min − 1 ms, W − 1 ms, W)) (D1)
-    JoinWindowOracle.Watermarks wm =
-        JoinWindowOracle.downstream(
-            batches,
-            w ->
-                Math.max(
-                    0,
-                    Math.min(
-                        w,
-                        Math.min(
-                            seedState(w, 0).getAsLong(), seedState(w, 30 * MINUTE).getAsLong()))));
-    JoinWindowOracle.Counted expected =
-        JoinWindowOracle.windowCount(joined.output(), wm, 1, 0, 5 * MINUTE);
+    JoinWindowOracle.Counted expected = JoinWindowOracle.afterSeedInnerJoin(batches(crashed));
     assertThat(expected.rows()).as("windows").hasSizeGreaterThan(30);
     assertThat(windows(crashed))
         .as("the windows equal the oracle's on the recorded cut")
@@ -285,25 +259,10 @@ class StreamJoinWindowCrashIT {
     try (ObjectStore store = ObjectStores.open(purchasesTable.toString(), null)) {
       for (OffsetsEntry entry : read(pipeline, JoinRunFiles::offsets)) {
         JoinOracle.Batch clicksOnly = sent.batch(entry);
-        List<JoinOracle.Event> purchases = new ArrayList<>();
+        List<JoinOracle.Event> purchases;
         try (DeltaTableSource source = StreamJoinInputs.secondTable(spec, store, false)) {
-          source.read(
-              CompositeSource.secondPart(BatchRange.of(entry)),
-              true,
-              new SourceInput() {
-                @Override
-                public void record(ConsumerRecord<byte[], byte[]> record) {
-                  throw new AssertionError("a table delivers rows");
-                }
-
-                @Override
-                public void row(SourceRow row) {
-                  Object[] v = row.values();
-                  purchases.add(
-                      new JoinOracle.Event(
-                          (String) v[0], Times.micros((Instant) v[1]), (String) v[2]));
-                }
-              });
+          purchases =
+              JoinOracle.tableEvents(source, CompositeSource.secondPart(BatchRange.of(entry)));
         }
         batches.add(
             new JoinOracle.Batch(
@@ -341,11 +300,5 @@ class StreamJoinWindowCrashIT {
       }
       return got;
     }
-  }
-
-  /** The seed's state watermark: {@code W − bound − 1 ms}, Spark's arithmetic (S3r). */
-  private static OptionalLong seedState(long evict, long bound) {
-    long ms = (long) ((evict / 1000 * 1000.0 - bound) / 1000.0) - 1;
-    return OptionalLong.of(ms * 1000);
   }
 }
