@@ -8,7 +8,11 @@ import dev.tributary.table.DeltaTable;
 import dev.tributary.table.TableOptions;
 import dev.tributary.table.TransactionId;
 import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
+import dev.tributary.table.data.DataWriteOptions;
+import dev.tributary.table.data.DictionaryMemory;
 import dev.tributary.table.data.FileStats;
+import dev.tributary.table.data.PartitionedDataWriter;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
@@ -33,9 +37,12 @@ import org.apache.parquet.schema.MessageTypeParser;
 /**
  * The table benchmark: (1) rows/s through our table writer vs a bare parquet-hadoop writer in the
  * same run, (2) commit latency on local disk and on the S3 test server, (3) snapshot load time of a
- * long log with and without checkpoints. Prints figures and ratios; asserts nothing.
+ * long log with and without checkpoints, (4) micro-batch files of bronze-like rows written with and
+ * without a {@link DictionaryMemory} (Parquet's dictionary tried on every column of every file, or
+ * skipped for the columns that fell back). Prints figures and ratios; asserts nothing.
  *
- * <p>Arguments: {@code [rows (1000000)] [commits for the load test (10000)]}.
+ * <p>Arguments: {@code [rows (1000000)] [commits for the load test (10000)]}, or {@code
+ * dictionaries} for (4) alone.
  */
 public final class TableBench {
   static final StructType SCHEMA =
@@ -51,6 +58,10 @@ public final class TableBench {
   private TableBench() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("dictionaries")) {
+      dictionaryMemory(Files.createTempDirectory("table-bench"));
+      return;
+    }
     long rows = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000L;
     int loadCommits = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
     Path work = Files.createTempDirectory("table-bench");
@@ -75,6 +86,8 @@ public final class TableBench {
     } catch (RuntimeException e) {
       System.out.println("commit latency on S3 skipped: " + e.getMessage());
     }
+
+    dictionaryMemory(work.resolve("dictionaries"));
 
     double with = snapshotLoad(work.resolve("log-cp"), loadCommits, 10);
     double without = snapshotLoad(work.resolve("log-nocp"), loadCommits, Integer.MAX_VALUE);
@@ -145,6 +158,73 @@ public final class TableBench {
     System.out.printf(
         "commit latency (%s, 200 one-row commits incl. data file): median %.1f ms, p99 %.1f ms%n",
         where, micros.get(100) / 1000.0, micros.get(197) / 1000.0);
+  }
+
+  static final StructType EVENTS =
+      StructType.of(
+          StructField.nullable("event_id", PrimitiveType.STRING),
+          StructField.nullable("event_type", PrimitiveType.STRING),
+          StructField.nullable("user_id", PrimitiveType.STRING),
+          StructField.nullable("amount", PrimitiveType.LONG),
+          StructField.nullable("session", PrimitiveType.STRING),
+          StructField.nullable("sent_us", PrimitiveType.LONG));
+
+  /**
+   * A sink's micro-batches: 40 files of 25,000 rows (what 50,000 records/s give a 500 ms trigger),
+   * each written by a new writer, as each batch is; with a fresh memory per file (every dictionary
+   * tried, as Parquet does) and with one memory for all, alternately, 3 rounds each. Prints the
+   * writing thread's CPU time and the files' bytes.
+   */
+  static void dictionaryMemory(Path dir) throws IOException {
+    java.lang.management.ThreadMXBean cpu =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    List<Object[]> batch = new ArrayList<>();
+    for (int i = 0; i < 25_000; i++) {
+      batch.add(
+          new Object[] {
+            "e-" + i,
+            new String[] {"view", "click", "purchase", "refund"}[i % 4],
+            "u-" + (i * 7919L % 100_000),
+            i * 31L % 100_000,
+            "s-" + i * 2654435761L,
+            1_764_000_000_000_000L + i * 20L
+          });
+    }
+    for (int round = 0; round < 4; round++) {
+      for (boolean remember : new boolean[] {false, true}) {
+        try (ObjectStore store =
+            ObjectStores.open(dir.resolve(round + "-" + remember).toString(), null)) {
+          DictionaryMemory memory = new DictionaryMemory();
+          long bytes = 0;
+          long start = cpu.getCurrentThreadCpuTime();
+          for (int file = 0; file < 40; file++) {
+            try (PartitionedDataWriter w =
+                DataFiles.newWriter(
+                    store,
+                    EVENTS,
+                    List.of(),
+                    DataWriteOptions.defaults(),
+                    remember ? memory : new DictionaryMemory())) {
+              for (Object[] row : batch) {
+                w.write(row);
+              }
+              bytes += w.finish().stream().mapToLong(DataFile::size).sum();
+            }
+          }
+          double ms = (cpu.getCurrentThreadCpuTime() - start) / 1e6;
+          System.out.printf(
+              "dictionaries%s: 40 files x 25,000 rows, %s: %,.0f ms CPU, %,.0f rows/s of CPU,"
+                  + " %,d bytes%n",
+              round == 0 ? " (warm-up round)" : "",
+              remember
+                  ? "with the memory (plain: " + memory.plainColumns() + ")"
+                  : "every dictionary tried",
+              ms,
+              40 * 25_000 / (ms / 1000),
+              bytes);
+        }
+      }
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import dev.tributary.table.TypeWidening;
 import dev.tributary.table.data.DataFile;
 import dev.tributary.table.data.DataFiles;
 import dev.tributary.table.data.DataWriteOptions;
+import dev.tributary.table.data.DictionaryMemory;
 import dev.tributary.table.data.PartitionedDataWriter;
 import dev.tributary.table.log.ProtocolSupport;
 import dev.tributary.table.types.ColumnMappingMode;
@@ -48,6 +49,11 @@ public final class DeltaTableSink implements TableSink {
   private final StructType schema;
   private final List<String> partitionColumns;
   private final DataWriteOptions writeOptions;
+
+  /**
+   * The columns not worth a Parquet dictionary, learnt from this sink's files, batch after batch.
+   */
+  private final DictionaryMemory dictionaries = new DictionaryMemory();
 
   /** The table's columns under schema evolution, or null: exactly {@link #schema}. */
   private final EvolvingLayout layout;
@@ -569,7 +575,8 @@ public final class DeltaTableSink implements TableSink {
       this.identities = identities;
       this.current = schema;
       this.filePartitionColumns = List.copyOf(filePartitionColumns);
-      this.files = DataFiles.newWriter(store, schema, this.filePartitionColumns, writeOptions);
+      this.files =
+          DataFiles.newWriter(store, schema, this.filePartitionColumns, writeOptions, dictionaries);
     }
 
     /**
@@ -584,7 +591,7 @@ public final class DeltaTableSink implements TableSink {
       wider.addAll(columns);
       current = new StructType(wider);
       added.addAll(columns);
-      files = DataFiles.newWriter(store, current, filePartitionColumns, writeOptions);
+      files = DataFiles.newWriter(store, current, filePartitionColumns, writeOptions, dictionaries);
     }
 
     @Override

@@ -65,10 +65,24 @@ public final class LatencyBench {
 
   private LatencyBench() {}
 
-  /** One trigger and delivery measured. */
-  private record Mode(String name, TriggerSpec trigger, String delivery) {
+  /**
+   * One trigger, delivery and sink measured: {@code delta} runs measure freshness (the commit that
+   * made each record visible in the table), {@code kafka} runs the output topic's receipt.
+   */
+  private record Mode(String name, TriggerSpec trigger, String delivery, boolean delta) {
+    Mode(String name, TriggerSpec trigger, String delivery) {
+      this(name, trigger, delivery, false);
+    }
+
     boolean exactlyOnce() {
       return delivery.equals("exactly-once");
+    }
+
+    String reader() {
+      if (delta) {
+        return "commit file seen";
+      }
+      return exactlyOnce() ? "read_committed" : "read_uncommitted";
     }
   }
 
@@ -91,6 +105,22 @@ public final class LatencyBench {
               new TriggerSpec.ProcessingTime(Duration.ofMillis(100)),
               "exactly-once"));
 
+  /**
+   * Freshness into Delta (issue 27 item 4): the micro-batch triggers a Delta pipeline runs with.
+   */
+  private static final List<Mode> DELTA_MODES =
+      List.of(
+          new Mode(
+              "processing-time 500ms, Delta",
+              new TriggerSpec.ProcessingTime(Duration.ofMillis(500)),
+              "exactly-once",
+              true),
+          new Mode(
+              "processing-time 1s, Delta",
+              new TriggerSpec.ProcessingTime(Duration.ofSeconds(1)),
+              "exactly-once",
+              true));
+
   /** What one run measured. */
   private record Result(
       Mode mode,
@@ -103,19 +133,23 @@ public final class LatencyBench {
       long maxUs,
       long batches,
       double meanBatchMs,
+      long longestBatchMs,
       Map<String, Long> meanPhasesMs) {}
 
   public static void main(String[] args) throws Exception {
     int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
     int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    boolean delta = args.length > 2 && args[2].equals("delta");
+    List<Mode> modes = delta ? DELTA_MODES : MODES;
     int[] rates =
-        Arrays.stream(System.getProperty("bench.rates", "10000,50000").split(","))
+        Arrays.stream(System.getProperty("bench.rates", delta ? "50000" : "10000,50000").split(","))
             .mapToInt(s -> Integer.parseInt(s.trim()))
             .toArray();
     Path dir = Files.createTempDirectory("tributary-latency-bench");
     System.out.printf(
-        "Latency benchmark: %s records/s offered, %d s measured after %d s of warm-up per run,"
+        "Latency benchmark (%s): %s records/s offered, %d s measured after %d s of warm-up per run,"
             + " %d partitions, %d cores, work dir %s%n",
+        delta ? "Kafka -> Delta freshness" : "Kafka -> Kafka",
         Arrays.toString(rates),
         seconds,
         warmup,
@@ -125,13 +159,27 @@ public final class LatencyBench {
     List<Result> results = new ArrayList<>();
     try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
       // a cold JVM's first run pays for the JIT compilation of the whole path: one run before the
-      // measured ones, not reported
-      Result cold =
-          measure(broker, dir.resolve("run-0"), 0, MODES.get(1), rates[0], warmup, warmup);
-      System.out.printf("(warm-up run, not reported: %s)%n", row(cold));
+      // measured ones. Kafka -> Kafka does not report it; Delta reports it from the first record
+      // (what a service that just started gives), apart from the warm runs.
+      if (delta) {
+        Mode first = modes.get(0);
+        Mode cold =
+            new Mode(
+                first.name() + ", cold JVM from the first record",
+                first.trigger(),
+                first.delivery(),
+                true);
+        Result r = measure(broker, dir.resolve("run-0"), 0, cold, rates[0], warmup + seconds, 0);
+        System.out.printf("%s%n  mean phases of a batch, ms: %s%n", row(r), r.meanPhasesMs());
+        results.add(r);
+      } else {
+        Result cold =
+            measure(broker, dir.resolve("run-0"), 0, MODES.get(1), rates[0], warmup, warmup);
+        System.out.printf("(warm-up run, not reported: %s)%n", row(cold));
+      }
       int run = 0;
       for (int rate : rates) {
-        for (Mode mode : MODES) {
+        for (Mode mode : modes) {
           run++;
           Result r = measure(broker, dir.resolve("run-" + run), run, mode, rate, seconds, warmup);
           System.out.printf("%s%n  mean phases of a batch, ms: %s%n", row(r), r.meanPhasesMs());
@@ -147,24 +195,25 @@ public final class LatencyBench {
   }
 
   private static String header() {
-    return "| offered load | trigger, delivery (consumer) | p50 | p99 | max | received / sent"
-        + " | batches, mean duration |\n|---|---|---|---|---|---|---|";
+    return "| offered load | trigger, delivery (seen by) | p50 | p99 | max | received / sent"
+        + " | batches, mean duration, longest |\n|---|---|---|---|---|---|---|";
   }
 
   private static String row(Result r) {
     return String.format(
-        "| %,d/s (%,.0f/s achieved) | %s (%s) | %s | %s | %s | %,d / %,d | %,d, %.0f ms |",
+        "| %,d/s (%,.0f/s achieved) | %s (%s) | %s | %s | %s | %,d / %,d | %,d, %.0f ms, %,d ms |",
         r.rate(),
         r.offered(),
         r.mode().name(),
-        r.mode().exactlyOnce() ? "read_committed" : "read_uncommitted",
+        r.mode().reader(),
         ms(r.p50Us()),
         ms(r.p99Us()),
         ms(r.maxUs()),
         r.received(),
         r.sent(),
         r.batches(),
-        r.meanBatchMs());
+        r.meanBatchMs(),
+        r.longestBatchMs());
   }
 
   private static String ms(long micros) {
@@ -194,10 +243,7 @@ public final class LatencyBench {
           - filter: "amount >= 0"
           - derive: { amount_eur: "amount / 100.0" }
         sink:
-          kafka:
-            topic: %s
-            key: "user_id"
-            delivery: %s
+        %s
         checkpoint: %s
         """;
 
@@ -207,19 +253,25 @@ public final class LatencyBench {
     String in = "latency-in-" + run;
     String out = "latency-out-" + run;
     broker.createTopic(in, PARTITIONS);
-    broker.createTopic(out, PARTITIONS);
+    Path table = dir.resolve("table");
+    String sink;
+    if (mode.delta()) {
+      sink = "  delta:\n    path: " + table;
+    } else {
+      broker.createTopic(out, PARTITIONS);
+      sink =
+          "  kafka:\n    topic: %s\n    key: \"user_id\"\n    delivery: %s"
+              .formatted(out, mode.delivery());
+    }
     String yaml =
         PIPELINE.formatted(
-            run,
-            broker.bootstrapServers(),
-            in,
-            out,
-            mode.delivery(),
-            dir.resolve("checkpoint").toString());
+            run, broker.bootstrapServers(), in, sink, dir.resolve("checkpoint").toString());
     PipelineSpec spec = PipelineParser.parse(yaml, "latency.yaml", Map.of());
     ProgressLog progress = new ProgressLog(100_000);
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    Receiver receiver = new Receiver(broker.bootstrapServers(), out, mode);
+    Receiver receiver = mode.delta() ? null : new Receiver(broker.bootstrapServers(), out, mode);
+    CommitWatcher commits = mode.delta() ? new CommitWatcher(table.resolve("_delta_log")) : null;
+    SendLog sends = new SendLog();
     try (PipelineRun pipeline =
         PipelineRun.open(PipelineFactory.compile(spec), mode.trigger(), progress)) {
       Thread runner =
@@ -233,39 +285,120 @@ public final class LatencyBench {
               },
               "latency-pipeline");
       runner.start();
-      receiver.start();
-      long[] sent = produce(broker.bootstrapServers(), in, rate, warmup, seconds, receiver);
+      if (receiver != null) {
+        receiver.start();
+      } else {
+        commits.start();
+      }
+      long measureFromUs = nowMicros() + warmup * 1_000_000L;
+      if (receiver != null) {
+        receiver.measureFrom(measureFromUs);
+      }
+      long measured =
+          produce(broker.bootstrapServers(), in, rate, warmup, seconds, measureFromUs, sends);
       long deadline = System.nanoTime() + DRAIN.toNanos();
-      while (receiver.received() < sent[0]
+      while ((receiver != null ? receiver.received() < measured : !allCommitted(progress, sends))
           && System.nanoTime() < deadline
           && failure.get() == null) {
         LockSupport.parkNanos(20_000_000); // a benchmark's own pacing, no assertion waits on it
       }
       pipeline.stop();
       runner.join(60_000);
-      receiver.stop();
+      if (receiver != null) {
+        receiver.stop();
+      } else {
+        commits.stop();
+      }
       if (failure.get() != null) {
         throw new IllegalStateException("the pipeline failed: " + mode.name(), failure.get());
       }
-      long[] latencies = receiver.latencies();
-      Arrays.sort(latencies);
       List<BatchProgress> batches = progress.last(100_000);
+      long[] latencies =
+          receiver != null
+              ? receiver.latencies()
+              : freshness(batches, commits, sends, measureFromUs);
+      Arrays.sort(latencies);
       double meanBatchMs =
           batches.stream().mapToLong(BatchProgress::durationMs).average().orElse(0);
-      double offered = sent[0] / (double) seconds;
+      long longestBatchMs = batches.stream().mapToLong(BatchProgress::durationMs).max().orElse(0);
+      double offered = measured / (double) seconds;
       return new Result(
           mode,
           rate,
           offered,
-          sent[0],
+          measured,
           latencies.length,
           percentile(latencies, 0.50),
           percentile(latencies, 0.99),
           latencies.length == 0 ? -1 : latencies[latencies.length - 1],
           batches.size(),
           meanBatchMs,
+          longestBatchMs,
           meanPhases(batches));
     }
+  }
+
+  /** Whether the batches committed so far cover every record sent. */
+  private static boolean allCommitted(ProgressLog progress, SendLog sends) {
+    long[] covered = new long[PARTITIONS];
+    for (BatchProgress b : progress.last(100_000)) {
+      for (BatchProgress.PartitionProgress p : b.partitions()) {
+        covered[p.partition()] = Math.max(covered[p.partition()], p.endOffset());
+      }
+    }
+    for (int p = 0; p < PARTITIONS; p++) {
+      if (covered[p] < sends.count(p)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Each measured record's freshness: when the commit file of the Delta version its batch committed
+   * was first seen, minus the record's send time. A record's batch is the one whose offset range
+   * holds it; the send log knows each offset's send time (one producer, partition chosen by the
+   * sender, a fresh topic: the n-th record sent to a partition has offset n).
+   */
+  private static long[] freshness(
+      List<BatchProgress> batches, CommitWatcher commits, SendLog sends, long measureFromUs) {
+    long[] out = new long[1 << 16];
+    int n = 0;
+    long[] covered = new long[PARTITIONS];
+    for (BatchProgress b : batches) {
+      if (b.inputRows() == 0) {
+        continue;
+      }
+      Long seenUs = commits.seenAtUs(b.sinkVersion());
+      if (seenUs == null) {
+        throw new IllegalStateException(
+            "batch " + b.batchId() + " committed version " + b.sinkVersion() + ", never seen");
+      }
+      for (BatchProgress.PartitionProgress p : b.partitions()) {
+        if (p.startOffset() != covered[p.partition()]) {
+          throw new IllegalStateException(
+              "batch "
+                  + b.batchId()
+                  + " starts partition "
+                  + p.partition()
+                  + " at "
+                  + p.startOffset()
+                  + ", the previous batch ended at "
+                  + covered[p.partition()]);
+        }
+        covered[p.partition()] = p.endOffset();
+        for (long offset = p.startOffset(); offset < p.endOffset(); offset++) {
+          long sentUs = sends.sentUs(p.partition(), offset);
+          if (sentUs >= measureFromUs) {
+            if (n == out.length) {
+              out = Arrays.copyOf(out, n * 2);
+            }
+            out[n++] = seenUs - sentUs;
+          }
+        }
+      }
+    }
+    return Arrays.copyOf(out, n);
   }
 
   /** Each phase's mean duration over the batches (where the time of a batch goes). */
@@ -286,24 +419,31 @@ public final class LatencyBench {
 
   /**
    * Sends {@code rate} records a second for {@code warmup + seconds} seconds, each record's send
-   * time in it, spread evenly (what is due is sent every 100 µs or so).
+   * time in it and in {@code sends}, spread evenly (what is due is sent every 100 µs or so), record
+   * {@code i} to partition {@code i mod 4}.
    *
-   * @return the number of records sent after the warm-up (the receiver measures those)
+   * @return the number of records sent from {@code measureFromUs} on (those are measured)
    */
-  private static long[] produce(
-      String bootstrap, String topic, int rate, int warmup, int seconds, Receiver receiver)
+  private static long produce(
+      String bootstrap,
+      String topic,
+      int rate,
+      int warmup,
+      int seconds,
+      long measureFromUs,
+      SendLog sends)
       throws Exception {
     Map<String, Object> p = new HashMap<>();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    // the send log's offsets assume no record is written twice or out of order within a partition
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     AtomicReference<Exception> failed = new AtomicReference<>();
     String[] types = {"view", "click", "purchase", "refund"};
     long start = System.nanoTime();
     long end = start + (warmup + seconds) * 1_000_000_000L;
-    long measureFromUs = nowMicros() + warmup * 1_000_000L;
-    receiver.measureFrom(measureFromUs);
     long sent = 0;
     long measured = 0;
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
@@ -327,9 +467,10 @@ public final class LatencyBench {
                   + "\",\"sent_us\":"
                   + sentUs
                   + "}";
+          int partition = (int) (sent % PARTITIONS);
+          sends.add(partition, sentUs);
           producer.send(
-              new ProducerRecord<>(
-                  topic, (int) (sent % PARTITIONS), null, json.getBytes(StandardCharsets.UTF_8)),
+              new ProducerRecord<>(topic, partition, null, json.getBytes(StandardCharsets.UTF_8)),
               (m, e) -> {
                 if (e != null) {
                   failed.compareAndSet(null, e);
@@ -346,7 +487,82 @@ public final class LatencyBench {
     if (failed.get() != null) {
       throw failed.get();
     }
-    return new long[] {measured};
+    return measured;
+  }
+
+  /** Each partition's send times by offset (the producer's thread writes, others read after). */
+  private static final class SendLog {
+    private final long[][] sentUs = new long[PARTITIONS][1 << 16];
+    private final int[] counts = new int[PARTITIONS];
+
+    synchronized void add(int partition, long us) {
+      int n = counts[partition];
+      if (n == sentUs[partition].length) {
+        sentUs[partition] = Arrays.copyOf(sentUs[partition], n * 2);
+      }
+      sentUs[partition][n] = us;
+      counts[partition] = n + 1;
+    }
+
+    synchronized long count(int partition) {
+      return counts[partition];
+    }
+
+    synchronized long sentUs(int partition, long offset) {
+      if (offset >= counts[partition]) {
+        throw new IllegalStateException(
+            "offset "
+                + offset
+                + " of partition "
+                + partition
+                + " was never sent ("
+                + counts[partition]
+                + " were)");
+      }
+      return sentUs[partition][(int) offset];
+    }
+  }
+
+  /**
+   * Watches a Delta table's log for the next version's commit file every millisecond and keeps when
+   * each was first seen: the moment its rows became visible to a reader listing the log.
+   */
+  private static final class CommitWatcher {
+    private final Path log;
+    private final Map<Long, Long> seenAtUs = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean stopped;
+
+    CommitWatcher(Path log) {
+      this.log = log;
+      this.thread = new Thread(this::watch, "latency-commit-watcher");
+      this.thread.setDaemon(true);
+    }
+
+    void start() {
+      thread.start();
+    }
+
+    private void watch() {
+      long next = 0;
+      while (!stopped) {
+        if (Files.exists(log.resolve(String.format("%020d.json", next)))) {
+          seenAtUs.put(next, nowMicros());
+          next++;
+        } else {
+          LockSupport.parkNanos(1_000_000);
+        }
+      }
+    }
+
+    Long seenAtUs(long version) {
+      return seenAtUs.get(version);
+    }
+
+    void stop() throws InterruptedException {
+      stopped = true;
+      thread.join(10_000);
+    }
   }
 
   private static long nowMicros() {

@@ -57,7 +57,22 @@ public final class DataFiles {
       StructType schema,
       List<String> partitionColumns,
       DataWriteOptions options) {
-    return new RollingPartitionedWriter(tableStore, schema, partitionColumns, options);
+    return newWriter(tableStore, schema, partitionColumns, options, new DictionaryMemory());
+  }
+
+  /**
+   * Starts writing rows of a table, as {@link #newWriter(ObjectStore, StructType, List,
+   * DataWriteOptions)}, with the columns not worth a dictionary learnt from earlier files: a writer
+   * of many batches (a sink) passes the same {@code dictionaries} to every batch's writer.
+   */
+  public static PartitionedDataWriter newWriter(
+      ObjectStore tableStore,
+      StructType schema,
+      List<String> partitionColumns,
+      DataWriteOptions options,
+      DictionaryMemory dictionaries) {
+    return new RollingPartitionedWriter(
+        tableStore, schema, partitionColumns, options, dictionaries);
   }
 
   /**

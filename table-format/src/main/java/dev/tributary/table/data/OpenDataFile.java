@@ -43,6 +43,7 @@ final class OpenDataFile {
   private final RowWriteSupport support;
   private final ParquetWriter<Object[]> writer;
   private final long targetSize;
+  private final DictionaryMemory dictionaries;
   private long rowsUntilCheck = 1;
 
   private OpenDataFile(
@@ -52,7 +53,8 @@ final class OpenDataFile {
       StoreOutputFile output,
       RowWriteSupport support,
       ParquetWriter<Object[]> writer,
-      long targetSize) {
+      long targetSize,
+      DictionaryMemory dictionaries) {
     this.partitionKey = partitionKey;
     this.key = key;
     this.partitionValues = partitionValues;
@@ -60,6 +62,7 @@ final class OpenDataFile {
     this.support = support;
     this.writer = writer;
     this.targetSize = targetSize;
+    this.dictionaries = dictionaries;
   }
 
   static OpenDataFile open(
@@ -71,21 +74,31 @@ final class OpenDataFile {
       List<String> partitionColumns,
       MessageType fileSchema,
       DataWriteOptions options,
-      SharedCodecs codecs)
+      SharedCodecs codecs,
+      DictionaryMemory dictionaries)
       throws IOException {
     StoreOutputFile output = new StoreOutputFile(store, key);
     RowWriteSupport support = new RowWriteSupport(schema, partitionColumns, fileSchema);
-    ParquetWriter<Object[]> writer =
+    Builder builder =
         new Builder(output, support)
             .withConf(new PlainParquetConfiguration())
             .withCompressionCodec(codec(options.codec()))
             .withCodecFactory(codecs.forFile())
             .withRowGroupSize(Math.min(options.targetFileSize(), MAX_ROW_GROUP_SIZE))
             .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-            .withValidation(false)
-            .build();
+            .withValidation(false);
+    for (String column : dictionaries.plainColumns()) {
+      builder.withDictionaryEncoding(column, false);
+    }
     return new OpenDataFile(
-        partitionKey, key, partitionValues, output, support, writer, options.targetFileSize());
+        partitionKey,
+        key,
+        partitionValues,
+        output,
+        support,
+        builder.build(),
+        options.targetFileSize(),
+        dictionaries);
   }
 
   static CompressionCodecName codec(DataWriteOptions.Codec codec) {
@@ -120,6 +133,7 @@ final class OpenDataFile {
   /** Completes the file (footer), publishes it in the store and describes it. */
   DataFile publish() throws IOException {
     writer.close();
+    dictionaries.observe(writer.getFooter());
     return new DataFile(
         key, partitionValues, output.publishedSize(), System.currentTimeMillis(), support.stats());
   }

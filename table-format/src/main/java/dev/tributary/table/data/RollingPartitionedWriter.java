@@ -48,6 +48,7 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
   private final Map<List<String>, OpenDataFile> open = new LinkedHashMap<>(16, 0.75f, true);
 
   private final SharedCodecs codecs = new SharedCodecs();
+  private final DictionaryMemory dictionaries;
   private final List<DataFile> published = new ArrayList<>();
   private int fileCount;
   private OpenDataFile lastFile;
@@ -58,8 +59,9 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
       ObjectStore store,
       StructType schema,
       List<String> partitionColumns,
-      DataWriteOptions options) {
-    this(store, schema, partitionColumns, options, DEFAULT_MAX_OPEN_FILES);
+      DataWriteOptions options,
+      DictionaryMemory dictionaries) {
+    this(store, schema, partitionColumns, options, dictionaries, DEFAULT_MAX_OPEN_FILES);
   }
 
   RollingPartitionedWriter(
@@ -67,8 +69,10 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
       StructType schema,
       List<String> partitionColumns,
       DataWriteOptions options,
+      DictionaryMemory dictionaries,
       int maxOpenFiles) {
     this.maxOpenFiles = maxOpenFiles;
+    this.dictionaries = Objects.requireNonNull(dictionaries, "dictionaries");
     this.store = Objects.requireNonNull(store, "store");
     this.schema = Objects.requireNonNull(schema, "schema");
     this.partitionColumns = List.copyOf(partitionColumns);
@@ -163,7 +167,16 @@ final class RollingPartitionedWriter implements PartitionedDataWriter {
             + String.format("part-%05d-%s%s", fileCount++, UUID.randomUUID(), extension);
     try {
       return OpenDataFile.open(
-          store, path, key, values, schema, partitionColumns, fileSchema, options, codecs);
+          store,
+          path,
+          key,
+          values,
+          schema,
+          partitionColumns,
+          fileSchema,
+          options,
+          codecs,
+          dictionaries);
     } catch (IOException | RuntimeException e) {
       state = State.FAILED;
       throw new IOException(DataErrors.writeFailed(store.location(), path, e), e);

@@ -155,7 +155,12 @@ class PartitionedDataWriterTest {
     List<DataFile> files;
     try (PartitionedDataWriter writer =
         new RollingPartitionedWriter(
-            store, EVENTS, List.of("region"), DataWriteOptions.defaults(), 2)) {
+            store,
+            EVENTS,
+            List.of("region"),
+            DataWriteOptions.defaults(),
+            new DictionaryMemory(),
+            2)) {
       for (Object[] r : rows) {
         writer.write(r);
       }
