@@ -221,9 +221,17 @@ public final class StatefulProcessor implements RecordProcessor {
       processExchanged(record, outputs);
       return;
     }
-    if (decodeAhead == null) { // a table source's processor, which cannot decode a record
+    if (decodeAhead == null) {
       throw new IllegalStateException(
-          "Pipeline " + pipelineId + " reads table rows; it cannot take a Kafka record");
+          "Pipeline "
+              + pipelineId
+              + ": Kafka record "
+              + record.topic()
+              + "/"
+              + record.partition()
+              + "@"
+              + record.offset()
+              + " reached the processor before a batch began, or a processor of table rows");
     }
     DecodeAhead.Done decoded = decodeAhead.add(record);
     if (decoded != null) {
