@@ -691,9 +691,35 @@ public final class StatelessProcessor implements RecordProcessor {
   public Object[] toRow(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
       throws IOException {
     outputs.countInput();
-    ParseResult result =
-        parser.decode(
-            record.topic(), record.partition(), record.offset(), record.key(), record.value());
+    return toRow(record, decode(record), outputs);
+  }
+
+  /**
+   * Decodes the record's key and value, the first of {@link #toRow}'s steps: thread-safe and
+   * without side effects (as every {@link RecordDecoder}), so it may run ahead of the others on
+   * another thread.
+   *
+   * @throws dev.tributary.service.parse.DecoderUnavailableException as {@link RecordDecoder#decode}
+   */
+  public ParseResult decode(ConsumerRecord<byte[], byte[]> record) {
+    return parser.decode(
+        record.topic(), record.partition(), record.offset(), record.key(), record.value());
+  }
+
+  /**
+   * {@link #toRow(ConsumerRecord, BatchOutputs)} for a record already {@link #decode decoded}: the
+   * same steps after the decoding, the record counted as input.
+   */
+  public Object[] toDecodedRow(
+      ConsumerRecord<byte[], byte[]> record, ParseResult result, BatchOutputs outputs)
+      throws IOException {
+    outputs.countInput();
+    return toRow(record, result, outputs);
+  }
+
+  private Object[] toRow(
+      ConsumerRecord<byte[], byte[]> record, ParseResult result, BatchOutputs outputs)
+      throws IOException {
     if (result instanceof ParseResult.Failure failure) {
       quarantine(record, failure.error(), outputs);
       return null;

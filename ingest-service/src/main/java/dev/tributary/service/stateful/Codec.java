@@ -133,6 +133,23 @@ final class Codec {
       return Arrays.copyOf(buf, size);
     }
 
+    /** Empties the writer for the next key, keeping its buffer. */
+    Writer reset() {
+      size = 0;
+      return this;
+    }
+
+    /**
+     * The bytes written so far are {@code [0, size())} of this array (no copy; reset reuses it).
+     */
+    byte[] buffer() {
+      return buf;
+    }
+
+    int size() {
+      return size;
+    }
+
     private Writer lengthPrefixed(byte[] b) {
       return putInt(b.length).bytes(b);
     }

@@ -5,8 +5,6 @@ import dev.tributary.checkpoint.state.StateIterator;
 import dev.tributary.checkpoint.state.StateStore;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
  * Drops rows whose key was seen before. Three state layouts, one per kind of expiry:
@@ -114,12 +112,13 @@ final class Deduplicator {
   }
 
   /**
-   * Event-time keys through the filter: a key it has never seen is new without a lookup (and an
-   * equal key later in the chunk is then a duplicate); only the others are looked up.
+   * Event-time keys through the filter: a key it has never seen is new without a lookup; only the
+   * others are looked up, after the new keys are inserted, so an equal key later in the chunk than
+   * a new one finds it and is a duplicate (no heap set of the chunk's keys: hashing every new key
+   * into one cost more than the rare extra lookup).
    */
   private boolean[] filtered(byte[][] keys, long[] eventTimes, int count) {
     boolean[] first = new boolean[count];
-    Set<ByteBuffer> newInChunk = new HashSet<>();
     byte[][] inserts = new byte[count][];
     int[] lookups = new int[count];
     int insertCount = 0;
@@ -128,10 +127,9 @@ final class Deduplicator {
       byte[] key = keys[i];
       if (!recentKeys.mightContain(eventTimes[i], key)) {
         recentKeys.add(eventTimes[i], key);
-        newInChunk.add(ByteBuffer.wrap(key));
         inserts[insertCount++] = key;
         first[i] = true;
-      } else if (!newInChunk.contains(ByteBuffer.wrap(key))) {
+      } else {
         lookups[lookupCount++] = i;
       }
     }

@@ -5,6 +5,8 @@ import dev.tributary.service.engine.QuarantineRows;
 import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
+import dev.tributary.service.parse.DecodeAhead;
+import dev.tributary.service.parse.ParseResult;
 import dev.tributary.service.parse.RecordDecoder;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.table.stream.SourceRow;
@@ -28,10 +30,21 @@ import org.apache.kafka.common.TopicPartition;
  * deduplication and the windowed or running aggregation (each dropping its own late rows, to the
  * late-events table with {@link LateEvents}' columns), whose state lives in the checkpoint's
  * versioned state stores ({@code state/dedup}, {@code state/aggregate}).
+ *
+ * <p>Kafka records are decoded a chunk ahead on a worker thread ({@link DecodeAhead}); every later
+ * step runs on the caller's thread in read order, so the operators see exactly the sequence they
+ * would see decoding record by record. A batch's last chunk is applied in {@link #endBatch}, and a
+ * table row first applies the records read before it.
  */
 public final class StatefulProcessor implements RecordProcessor {
   /** The stateless steps; null for a processor over exchange records ({@link #forExchange}). */
   private final StatelessProcessor stateless;
+
+  /** Records decoded together on the worker thread. */
+  static final int DECODE_CHUNK = 1024;
+
+  /** Decodes Kafka records ahead of the operators; created with the first batch, else null. */
+  private DecodeAhead<ConsumerRecord<byte[], byte[]>, ParseResult> decodeAhead;
 
   /**
    * Stage 2 of a stateful group-mode pipeline: decodes the repartition topic's records; else null.
@@ -185,6 +198,12 @@ public final class StatefulProcessor implements RecordProcessor {
     this.batchStartedAt = batch.batchStartedAt();
     if (stateless != null) {
       stateless.beginBatch(batch);
+      if (stateless.sourceTable().isEmpty()) {
+        if (decodeAhead == null) {
+          decodeAhead = new DecodeAhead<>(DECODE_CHUNK, stateless::decode, pipelineId + "-decode");
+        }
+        decodeAhead.begin(); // drops what an abandoned batch left
+      }
     }
     query.begin(batch.batchId(), batch.watermarkMicros(), batch.lateWatermarkMicros());
     if (sourceClock != null) {
@@ -202,11 +221,44 @@ public final class StatefulProcessor implements RecordProcessor {
       processExchanged(record, outputs);
       return;
     }
-    int partition = partitionIndex(record);
-    query.read(partition);
-    Object[] row = stateless.toRow(record, outputs);
-    if (row != null) {
-      accept(row, partition, outputs, problem -> stateless.quarantine(record, problem, outputs));
+    if (decodeAhead == null) {
+      throw new IllegalStateException(
+          "Pipeline "
+              + pipelineId
+              + ": Kafka record "
+              + record.topic()
+              + "/"
+              + record.partition()
+              + "@"
+              + record.offset()
+              + " reached the processor before a batch began, or a processor of table rows");
+    }
+    DecodeAhead.Done decoded = decodeAhead.add(record);
+    if (decoded != null) {
+      apply(decoded, outputs);
+    }
+  }
+
+  /** The steps after decoding, for a chunk of records in read order. */
+  private void apply(DecodeAhead.Done chunk, BatchOutputs outputs) throws Exception {
+    for (int i = 0; i < chunk.size(); i++) {
+      ConsumerRecord<byte[], byte[]> record = chunk.input(i);
+      ParseResult result = chunk.result(i); // throws what decoding the record threw
+      int partition = partitionIndex(record);
+      query.read(partition);
+      Object[] row = stateless.toDecodedRow(record, result, outputs);
+      if (row != null) {
+        accept(row, partition, outputs, problem -> stateless.quarantine(record, problem, outputs));
+      }
+    }
+  }
+
+  /** Applies the records still being decoded, so that what comes next sees them first. */
+  private void applyDecoded(BatchOutputs outputs) throws Exception {
+    if (decodeAhead != null) {
+      for (DecodeAhead.Done chunk : decodeAhead.drain()) {
+        apply(chunk, outputs);
+      }
     }
   }
 
@@ -266,6 +318,7 @@ public final class StatefulProcessor implements RecordProcessor {
       throw new UnsupportedOperationException(
           "Pipeline " + pipelineId + " reads the repartition topic, not rows");
     }
+    applyDecoded(outputs); // a composite source's records read before this row come first
     if (tableIndex < 0) {
       tableIndex = partitionIndexes.computeIfAbsent(TABLE_SOURCE, tp -> partitionIndexes.size());
     }
@@ -292,6 +345,7 @@ public final class StatefulProcessor implements RecordProcessor {
 
   @Override
   public void endBatch(BatchOutputs outputs) throws Exception {
+    applyDecoded(outputs);
     if (sourceClock != null) {
       sourceClock.candidate().ifPresent(t -> query.observeEventTime(0, t));
     }
@@ -343,6 +397,9 @@ public final class StatefulProcessor implements RecordProcessor {
   @Override
   public void close() {
     try {
+      if (decodeAhead != null) {
+        decodeAhead.close();
+      }
       query.close();
       if (sourceClock != null) {
         sourceClock.close();
