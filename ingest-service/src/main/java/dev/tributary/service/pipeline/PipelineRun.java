@@ -150,6 +150,7 @@ public final class PipelineRun implements AutoCloseable {
       }
       CompiledPipeline pipeline = PipelineFactory.bindJoins(bound);
       pipeline.processor().joins().ifPresent(resources::add);
+      StartupTrace.mark("run: sources' schemas bound");
       ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());
       resources.add(checkpointStore);
       boolean group = spec.kafkaSource().map(k -> k.assignment() == Assignment.GROUP).orElse(false);
@@ -160,8 +161,10 @@ public final class PipelineRun implements AutoCloseable {
         lease = Optional.of(CheckpointLeases.acquire(spec, checkpointStore));
         resources.add(resources.indexOf(checkpointStore), lease.get());
       }
+      StartupTrace.mark("run: checkpoint lease taken");
       Checkpoint opened = PipelineFactory.checkpoint(spec, checkpointStore);
       Checkpoint checkpoint = lease.map(opened::fencedBy).orElse(opened);
+      StartupTrace.mark("run: checkpoint opened");
       // a Delta sink table's store; the other sinks connect themselves (Sinks.open)
       Optional<ObjectStore> sinkStore = Optional.empty();
       if (spec.deltaSink().isPresent()) {
@@ -183,6 +186,7 @@ public final class PipelineRun implements AutoCloseable {
       }
       TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
       TableSink sink = bounds.sink(Sinks.open(pipeline, txns, sinkStore, trigger));
+      StartupTrace.mark("run: sink opened");
       if (sink instanceof AutoCloseable closeable) {
         resources.add(0, closeable); // a producer, a database connection
       }
@@ -194,6 +198,7 @@ public final class PipelineRun implements AutoCloseable {
       if (lateStore.isPresent()) {
         late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore.get()));
       }
+      StartupTrace.mark("run: quarantine and late-events tables opened");
       List<TableSink> tables = new ArrayList<>(sink.parts());
       tables.add(quarantine);
       late.ifPresent(tables::add);
@@ -232,9 +237,11 @@ public final class PipelineRun implements AutoCloseable {
                 groups);
         return new PipelineRun(spec, trigger, resources, engine, progress, groups);
       }
+      StartupTrace.mark("run: start offsets decided");
       RecordProcessor processor =
           PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
+      StartupTrace.mark("run: processor opened");
       if (source == null) {
         KafkaSource kafka =
             new KafkaSource(
@@ -242,6 +249,7 @@ public final class PipelineRun implements AutoCloseable {
         resources.add(0, kafka);
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
+        StartupTrace.mark("run: Kafka source created");
       }
       if (pipeline.streamJoin().isPresent()) {
         // the join's second input, read in the same batches after the main one
@@ -275,6 +283,7 @@ public final class PipelineRun implements AutoCloseable {
             TriggerLoop.Batches.writeAheadLog(
                 batches, checkpoint, txns, startAfter, logged, bounds.watermarks(source));
       }
+      StartupTrace.mark("run: opened");
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
       closeAll(resources);
