@@ -125,6 +125,9 @@ public final class Main {
         case "serve" ->
             ServeCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);
+        // not for users: the launcher's class-data-sharing archive is recorded from it
+        case "class-sharing-training" ->
+            ClassSharingTraining.run(CliArguments.parse(args, Set.of(), Set.of()));
         case "help", "--help", "-h" -> {
           out.println(USAGE);
           yield 0;

@@ -103,6 +103,7 @@ public final class PipelineRun implements AutoCloseable {
     spec.deltaSink()
         .ifPresent(d -> WarmUp.startInBackground(PipelineFactory.writeOptions(d).codec()));
     List<AutoCloseable> resources = new ArrayList<>();
+    Optional<EarlyKafkaSource> early = EarlyKafkaSource.start(spec, trigger);
     try {
       // First the sources' schemas: a Delta source's table's is the input schema, and the sink's
       // ends with the dimension tables' columns, known once they are read.
@@ -244,8 +245,11 @@ public final class PipelineRun implements AutoCloseable {
       StartupTrace.mark("run: processor opened");
       if (source == null) {
         KafkaSource kafka =
-            new KafkaSource(
-                PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+            early.isPresent()
+                ? early.get().await()
+                : new KafkaSource(
+                    PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+        early = Optional.empty(); // a resource from here on
         resources.add(0, kafka);
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
@@ -286,6 +290,7 @@ public final class PipelineRun implements AutoCloseable {
       StartupTrace.mark("run: opened");
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
+      early.ifPresent(EarlyKafkaSource::closeWhenCreated);
       closeAll(resources);
       throw e;
     }
@@ -524,6 +529,7 @@ public final class PipelineRun implements AutoCloseable {
 
   /** Runs batches until the trigger ends the run or {@link #stop()} is called. */
   public void run() throws Exception {
+    StartupTrace.mark("run: engine starts");
     engine.run(trigger);
   }
 

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,12 +79,12 @@ public final class IngestBench {
     String mode = args.length > 1 ? args[1] : "both";
     List<String> variants =
         switch (mode) {
-          case "bronze" -> List.of("bronze");
+          case "bronze", "startup" -> List.of("bronze");
           case "seed-query" -> List.of("seed-query");
           case "both" -> List.of("bronze", "seed-query");
           default ->
               throw new IllegalArgumentException(
-                  "mode must be bronze, seed-query or both, was " + mode);
+                  "mode must be bronze, seed-query, both or startup, was " + mode);
         };
     boolean oursOnly = Boolean.getBoolean("bench.oursOnly");
     // the script runs this from the ingest-service folder (SparkProgram needs it)
@@ -111,6 +112,10 @@ public final class IngestBench {
           "produced %,d events (%,d bytes, %.0f bytes/event) in %.1f s%n",
           events, bytes, (double) bytes / events, (System.nanoTime() - produceStart) / 1e9);
       warmLauncher(launcher, dir);
+      if (mode.equals("startup")) {
+        startup(launchers(launcher), broker.bootstrapServers(), events, dir);
+        return;
+      }
 
       rows.add(ceiling(broker.bootstrapServers(), events, dir));
       for (String variant : variants) {
@@ -256,6 +261,7 @@ public final class IngestBench {
       Path launcher, String bootstrap, String variant, int events, Path dir, Path table)
       throws Exception {
     String load = load();
+    Files.createDirectories(dir);
     Path checkpoint = dir.resolve("checkpoints/ours-" + variant);
     String yaml =
         (variant.equals("bronze") ? BRONZE : SEED_QUERY)
@@ -390,6 +396,71 @@ public final class IngestBench {
             load);
     print(row);
     return row;
+  }
+
+  /**
+   * {@code -Dbench.launchers=A,B}: the launchers to compare in the startup mode (default this
+   * repository's); each is warmed up first.
+   */
+  private static List<Path> launchers(Path ours) throws Exception {
+    String list = System.getProperty("bench.launchers", "");
+    if (list.isBlank()) {
+      return List.of(ours);
+    }
+    List<Path> out = new ArrayList<>();
+    for (String l : list.split(",")) {
+      Path launcher = Path.of(l.strip()).toAbsolutePath();
+      if (!launcher.equals(ours)) {
+        warmLauncher(launcher, Files.createTempDirectory("tributary-launcher-warm-up"));
+      }
+      out.add(launcher);
+    }
+    return out;
+  }
+
+  /**
+   * The startup mode ({@code bench/run-spark-bench EVENTS startup}): the bronze pipeline run {@code
+   * -Dbench.startupRuns} times (default 5) with each launcher, the launchers alternating run by
+   * run, each run on a new checkpoint and table; prints every run and the medians per launcher.
+   */
+  private static void startup(List<Path> launchers, String bootstrap, int events, Path dir)
+      throws Exception {
+    int runs = Integer.getInteger("bench.startupRuns", 5);
+    Map<Path, List<Row>> results = new LinkedHashMap<>();
+    for (int i = 0; i < runs; i++) {
+      for (int l = 0; l < launchers.size(); l++) {
+        Path launcher = launchers.get(l);
+        Path table = dir.resolve("tables/run-" + i + "-" + l);
+        Row row =
+            ours(launcher, bootstrap, "bronze", events, dir.resolve("run-" + i + "-" + l), table);
+        System.out.printf("  (launcher %s, run %d)%n", launcher, i + 1);
+        results.computeIfAbsent(launcher, k -> new ArrayList<>()).add(row);
+      }
+    }
+    System.out.println();
+    System.out.println(
+        "| launcher | runs | launch → first commit s (median) | wall s (median) | processing s"
+            + " (median) | CPU s (median) | peak RSS MB (median) | launch → first commit s (each) |");
+    System.out.println("|---|---|---|---|---|---|---|---|");
+    for (Map.Entry<Path, List<Row>> e : results.entrySet()) {
+      List<Row> rs = e.getValue();
+      System.out.printf(
+          "| %s | %d | %.2f | %.2f | %.2f | %.2f | %d | %s |%n",
+          e.getKey(),
+          rs.size(),
+          median(rs.stream().mapToLong(Row::firstCommitMs).toArray()) / 1e3,
+          median(rs.stream().mapToLong(Row::wallMs).toArray()) / 1e3,
+          median(rs.stream().mapToLong(Row::processingMs).toArray()) / 1e3,
+          median(rs.stream().mapToLong(Row::cpuMs).toArray()) / 1e3,
+          median(rs.stream().mapToLong(Row::peakRssMb).toArray()),
+          rs.stream().map(r -> String.format("%.2f", r.firstCommitMs / 1e3)).toList());
+    }
+  }
+
+  private static long median(long[] values) {
+    long[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
   }
 
   /** What {@link #watch} saw of a child process. */
