@@ -2,6 +2,7 @@ package dev.tributary.service.cli;
 
 import dev.tributary.config.PipelineValidationException;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
+import dev.tributary.service.pipeline.StartupTrace;
 import java.io.PrintStream;
 import java.util.Set;
 import org.slf4j.LoggerFactory;
@@ -69,9 +70,12 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    StartupTrace.markLauncher();
+    StartupTrace.mark("main");
     // Initialise logging on this thread before any other starts: SLF4J intercepts, and then
     // "replays" with a warning on stderr, the calls other threads make while it initialises.
     LoggerFactory.getILoggerFactory();
+    StartupTrace.mark("logging initialised");
     int code = run(args, System.out, System.err);
     if (code != 0 || !"serve".equals(args.length > 0 ? args[0] : "")) {
       System.exit(code);
@@ -121,6 +125,9 @@ public final class Main {
         case "serve" ->
             ServeCommand.run(
                 CliArguments.parse(args, Set.of(), Set.of("pipelines-dir", "port")), err);
+        // not for users: the launcher's class-data-sharing archive is recorded from it
+        case "class-sharing-training" ->
+            ClassSharingTraining.run(CliArguments.parse(args, Set.of(), Set.of()));
         case "help", "--help", "-h" -> {
           out.println(USAGE);
           yield 0;

@@ -8,6 +8,7 @@ import dev.tributary.service.engine.BatchProgress;
 import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineFactory;
+import dev.tributary.service.pipeline.StartupTrace;
 import dev.tributary.service.server.Backoff;
 import dev.tributary.service.server.PipelineSupervisor;
 import dev.tributary.service.server.RunStatusServer;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code tributary run --pipeline FILE [--available-now | --once] [--max-outage DURATION]
@@ -62,6 +64,7 @@ final class RunCommand {
             // a second `run` on a checkpoint another process holds is refused at once
             SupervisorSettings.Awaited.FAIL);
     PipelineSpec spec = PipelineParser.parse(file);
+    StartupTrace.mark("pipeline file parsed and validated");
     return MaskedFailure.masking(spec.secrets(), () -> run(spec, args, settings, out, err));
   }
 
@@ -96,6 +99,7 @@ final class RunCommand {
       PrintStream err)
       throws Exception {
     CompiledPipeline pipeline = PipelineFactory.compile(spec);
+    StartupTrace.mark("pipeline compiled");
     TriggerSpec trigger =
         args.flag("available-now")
             ? new TriggerSpec.AvailableNow()
@@ -103,6 +107,22 @@ final class RunCommand {
     ProgressLog progress = new ProgressLog(100, spec.secrets());
     ProgressPrinter printer = ProgressPrinter.forStream(out, System.console() != null);
     progress.addListener(printer::batchDone);
+    if (StartupTrace.on()) {
+      AtomicBoolean first = new AtomicBoolean(true);
+      progress.addListener(
+          p -> {
+            if (first.getAndSet(false)) {
+              StartupTrace.mark(
+                  "batch "
+                      + p.batchId()
+                      + " committed ("
+                      + p.durationMs()
+                      + " ms: "
+                      + p.phasesMs()
+                      + ")");
+            }
+          });
+    }
     PipelineSupervisor supervisor = PipelineSupervisor.forCommandLine(pipeline, settings, progress);
     CountDownLatch finished = new CountDownLatch(1);
     try (StopSignals signals = StopSignals.install(supervisor::stop, err);

@@ -103,6 +103,7 @@ public final class PipelineRun implements AutoCloseable {
     spec.deltaSink()
         .ifPresent(d -> WarmUp.startInBackground(PipelineFactory.writeOptions(d).codec()));
     List<AutoCloseable> resources = new ArrayList<>();
+    Optional<EarlyKafkaSource> early = EarlyKafkaSource.start(spec, trigger);
     try {
       // First the sources' schemas: a Delta source's table's is the input schema, and the sink's
       // ends with the dimension tables' columns, known once they are read.
@@ -150,6 +151,7 @@ public final class PipelineRun implements AutoCloseable {
       }
       CompiledPipeline pipeline = PipelineFactory.bindJoins(bound);
       pipeline.processor().joins().ifPresent(resources::add);
+      StartupTrace.mark("run: sources' schemas bound");
       ObjectStore checkpointStore = PipelineFactory.store(spec, spec.checkpoint());
       resources.add(checkpointStore);
       boolean group = spec.kafkaSource().map(k -> k.assignment() == Assignment.GROUP).orElse(false);
@@ -160,8 +162,10 @@ public final class PipelineRun implements AutoCloseable {
         lease = Optional.of(CheckpointLeases.acquire(spec, checkpointStore));
         resources.add(resources.indexOf(checkpointStore), lease.get());
       }
+      StartupTrace.mark("run: checkpoint lease taken");
       Checkpoint opened = PipelineFactory.checkpoint(spec, checkpointStore);
       Checkpoint checkpoint = lease.map(opened::fencedBy).orElse(opened);
+      StartupTrace.mark("run: checkpoint opened");
       // a Delta sink table's store; the other sinks connect themselves (Sinks.open)
       Optional<ObjectStore> sinkStore = Optional.empty();
       if (spec.deltaSink().isPresent()) {
@@ -183,6 +187,7 @@ public final class PipelineRun implements AutoCloseable {
       }
       TableTxns txns = new TableTxns(spec.id(), checkpoint.metadata().checkpointId());
       TableSink sink = bounds.sink(Sinks.open(pipeline, txns, sinkStore, trigger));
+      StartupTrace.mark("run: sink opened");
       if (sink instanceof AutoCloseable closeable) {
         resources.add(0, closeable); // a producer, a database connection
       }
@@ -194,6 +199,7 @@ public final class PipelineRun implements AutoCloseable {
       if (lateStore.isPresent()) {
         late = Optional.of(PipelineFactory.lateEvents(pipeline, lateStore.get()));
       }
+      StartupTrace.mark("run: quarantine and late-events tables opened");
       List<TableSink> tables = new ArrayList<>(sink.parts());
       tables.add(quarantine);
       late.ifPresent(tables::add);
@@ -232,16 +238,22 @@ public final class PipelineRun implements AutoCloseable {
                 groups);
         return new PipelineRun(spec, trigger, resources, engine, progress, groups);
       }
+      StartupTrace.mark("run: start offsets decided");
       RecordProcessor processor =
           PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
+      StartupTrace.mark("run: processor opened");
       if (source == null) {
         KafkaSource kafka =
-            new KafkaSource(
-                PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+            early.isPresent()
+                ? early.get().await()
+                : new KafkaSource(
+                    PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+        early = Optional.empty(); // a resource from here on
         resources.add(0, kafka);
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;
+        StartupTrace.mark("run: Kafka source created");
       }
       if (pipeline.streamJoin().isPresent()) {
         // the join's second input, read in the same batches after the main one
@@ -275,8 +287,10 @@ public final class PipelineRun implements AutoCloseable {
             TriggerLoop.Batches.writeAheadLog(
                 batches, checkpoint, txns, startAfter, logged, bounds.watermarks(source));
       }
+      StartupTrace.mark("run: opened");
       return new PipelineRun(spec, trigger, resources, engine, progress, groups);
     } catch (IOException | RuntimeException e) {
+      early.ifPresent(EarlyKafkaSource::closeWhenCreated);
       closeAll(resources);
       throw e;
     }
@@ -515,6 +529,7 @@ public final class PipelineRun implements AutoCloseable {
 
   /** Runs batches until the trigger ends the run or {@link #stop()} is called. */
   public void run() throws Exception {
+    StartupTrace.mark("run: engine starts");
     engine.run(trigger);
   }
 

@@ -66,8 +66,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * has been running. Never part of the test suite: timings are measured, not asserted.
  */
 public final class PipelineBench {
-  private static final String TOPIC = "bench-events";
-  private static final int PARTITIONS = 4;
+  static final String TOPIC = "bench-events";
+  static final int PARTITIONS = 4;
 
   public static void main(String[] args) throws Exception {
     int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
@@ -175,7 +175,7 @@ public final class PipelineBench {
   }
 
   /** The registry of the Avro mode and the id of {@link #AVRO_SCHEMA} in it. */
-  private record Avro(String url, int schemaId) {}
+  record Avro(String url, int schemaId) {}
 
   /** The Avro mode's writer schema: the JSON events' fields, event_ts as timestamp-micros. */
   private static final String AVRO_SCHEMA =
@@ -190,7 +190,11 @@ public final class PipelineBench {
         {"name": "page", "type": "string"},
         {"name": "session", "type": "string"}]}""";
 
-  private static long produce(String bootstrap, int events, Avro avro) throws Exception {
+  /**
+   * Produces the events on {@link #TOPIC} (record i on partition i mod 4), as JSON when {@code
+   * avro} is null; also used by {@link IngestBench}. Returns the bytes of the values.
+   */
+  static long produce(String bootstrap, int events, Avro avro) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
