@@ -1,5 +1,6 @@
 package dev.tributary.config;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -18,6 +19,11 @@ import java.util.OptionalLong;
  *     #toString}
  * @param assignment whether this instance reads every partition or shares them through the consumer
  *     group
+ * @param keyedBy {@code keyed-by}: the columns of the parsed value the producers keyed every record
+ *     by, with Kafka's default partitioner (docs/PIPELINE_REFERENCE.md, "keyed-by"); empty: not
+ *     declared. A stateful group pipeline whose state is partitioned by these columns reads each
+ *     source partition's state directly instead of through the repartition topic, and checks the
+ *     claim on every record.
  */
 public record KafkaSourceSpec(
     String bootstrapServers,
@@ -26,7 +32,8 @@ public record KafkaSourceSpec(
     OptionalLong maxOffsetsPerTrigger,
     boolean failOnDataLoss,
     Map<String, String> properties,
-    Assignment assignment)
+    Assignment assignment,
+    List<String> keyedBy)
     implements SourceSpec {
 
   /** Checks that no part is null and copies the properties. */
@@ -37,6 +44,27 @@ public record KafkaSourceSpec(
     Objects.requireNonNull(maxOffsetsPerTrigger, "maxOffsetsPerTrigger");
     properties = Map.copyOf(properties);
     Objects.requireNonNull(assignment, "assignment");
+    keyedBy = List.copyOf(keyedBy);
+  }
+
+  /** A source without {@code keyed-by}. */
+  public KafkaSourceSpec(
+      String bootstrapServers,
+      TopicSelection topics,
+      StartingOffsets startingOffsets,
+      OptionalLong maxOffsetsPerTrigger,
+      boolean failOnDataLoss,
+      Map<String, String> properties,
+      Assignment assignment) {
+    this(
+        bootstrapServers,
+        topics,
+        startingOffsets,
+        maxOffsetsPerTrigger,
+        failOnDataLoss,
+        properties,
+        assignment,
+        List.of());
   }
 
   /** A source read by one instance alone ({@link Assignment#EXCLUSIVE}). */
@@ -77,6 +105,7 @@ public record KafkaSourceSpec(
         + failOnDataLoss
         + ", properties="
         + Secrets.maskProperties(properties)
+        + (keyedBy.isEmpty() ? "" : ", keyedBy=" + keyedBy)
         + "]";
   }
 }

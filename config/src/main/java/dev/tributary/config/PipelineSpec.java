@@ -200,13 +200,14 @@ public record PipelineSpec(
    * Returns the parts of the declaration a checkpoint depends on, in a fixed order, each rendered
    * as a canonical string; absent parts are {@code "none"}. Two declarations whose identities are
    * equal can share a checkpoint; when they differ, the differing keys tell the user exactly what
-   * changed. Keys: {@code source.topics} (a Kafka source) or {@code source.delta} (a Delta source:
-   * its table path), {@code format.schema} ({@code "the source table's"} with a Delta source),
-   * {@code transform}, {@code watermark.column}, {@code deduplicate}, {@code aggregate.window},
-   * {@code aggregate.group-by}, {@code aggregate.measures}, {@code output-mode}, and {@code join}
-   * for a stateful pipeline with joins (their types, tables, keys and picked columns; not their
-   * {@code max-size} or storage). Settings that do not affect state (paths, trigger, rate limits,
-   * delays, maintenance) are not part of it.
+   * changed. Keys: {@code source.topics} (a Kafka source; in group mode also {@code
+   * source.assignment}, and {@code source.keyed-by} when declared) or {@code source.delta} (a Delta
+   * source: its table path), {@code format.schema} ({@code "the source table's"} with a Delta
+   * source), {@code transform}, {@code watermark.column}, {@code deduplicate}, {@code
+   * aggregate.window}, {@code aggregate.group-by}, {@code aggregate.measures}, {@code output-mode},
+   * and {@code join} for a stateful pipeline with joins (their types, tables, keys and picked
+   * columns; not their {@code max-size} or storage). Settings that do not affect state (paths,
+   * trigger, rate limits, delays, maintenance) are not part of it.
    */
   public Map<String, String> checkpointIdentity() {
     Map<String, String> identity = new LinkedHashMap<>();
@@ -222,6 +223,11 @@ public record PipelineSpec(
         // progress in the sink table, not in its offsets log: switching modes on one checkpoint is
         // refused rather than silently reading the other mode's (absent) progress.
         identity.put("source.assignment", kafka.assignment().keyword());
+        if (!kafka.keyedBy().isEmpty()) {
+          // With keyed-by the sub-checkpoints partitions/<n> are the source topic's partitions,
+          // without it the repartition topic's: one checkpoint never serves both.
+          identity.put("source.keyed-by", String.join(",", kafka.keyedBy()));
+        }
       }
     }
     identity.put(

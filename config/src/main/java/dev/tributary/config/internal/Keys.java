@@ -110,7 +110,8 @@ public final class Keys {
             "max-offsets-per-trigger",
             "fail-on-data-loss",
             "properties",
-            "assignment"));
+            "assignment",
+            "keyed-by"));
     s.put(
         "source.delta",
         List.of(
@@ -181,8 +182,9 @@ public final class Keys {
 
   /**
    * The second input of a stream-stream join ({@code join[].stream}): the main source's keys but
-   * {@code assignment}, the same format sections, a watermark of column and delay. {@code
-   * transform} is listed so that it is refused with its reason rather than as an unknown key.
+   * {@code assignment} and {@code keyed-by}, the same format sections, a watermark of column and
+   * delay. {@code transform} is listed so that it is refused with its reason rather than as an
+   * unknown key.
    */
   private static void streamInput(Map<String, List<String>> s) {
     String input = "join[].stream";
@@ -190,7 +192,9 @@ public final class Keys {
     s.put(input + ".source", s.get("source"));
     s.put(
         input + ".source.kafka",
-        s.get("source.kafka").stream().filter(k -> !k.equals("assignment")).toList());
+        s.get("source.kafka").stream()
+            .filter(k -> !k.equals("assignment") && !k.equals("keyed-by"))
+            .toList());
     for (String delta :
         List.of("source.delta", "source.delta.storage", "source.delta.storage.s3")) {
       s.put(input + "." + delta, s.get(delta));

@@ -351,6 +351,15 @@ final class Messages {
         + " group-by column); rename the measure";
   }
 
+  static String keyedByNeedsGroupStateful(String pipeline, String why) {
+    return "pipeline "
+        + pipeline
+        + ": keyed-by lets a stateful pipeline with assignment: group read each source"
+        + " partition's state directly instead of through the repartition topic, but "
+        + why
+        + "; remove keyed-by (see docs/PIPELINE_REFERENCE.md, \"keyed-by\")";
+  }
+
   static String groupAssignmentNeedsAppend(String pipeline, String mode) {
     return "pipeline "
         + pipeline

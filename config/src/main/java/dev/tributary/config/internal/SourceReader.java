@@ -10,11 +10,13 @@ import dev.tributary.config.StartingOffsets;
 import dev.tributary.config.StartingVersion;
 import dev.tributary.config.StorageSpec;
 import dev.tributary.config.TopicSelection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.yaml.snakeyaml.nodes.Node;
@@ -145,6 +147,7 @@ final class SourceReader {
                         Assignment.values(),
                         Assignment::keyword),
                 Assignment.EXCLUSIVE);
+    List<String> keyedBy = keyedBy(kafka);
     kafka.finish();
     if (servers == null
         || topics == null
@@ -152,11 +155,44 @@ final class SourceReader {
         || maxOffsets == null
         || failOnDataLoss == null
         || properties == null
-        || assignment == null) {
+        || assignment == null
+        || keyedBy == null) {
       return null;
     }
     return new KafkaSourceSpec(
-        servers, topics, starting, maxOffsets, failOnDataLoss, properties, assignment);
+        servers, topics, starting, maxOffsets, failOnDataLoss, properties, assignment, keyedBy);
+  }
+
+  /**
+   * Reads {@code keyed-by}: a non-empty list of distinct column names (the columns themselves are
+   * checked against the schema by the validator). Only the main source may declare it. Returns null
+   * when invalid.
+   */
+  private List<String> keyedBy(YamlMap kafka) {
+    if (!main()) {
+      return List.of(); // not a key of a stream join's second input (Keys)
+    }
+    Node node = kafka.optional("keyed-by").orElse(null);
+    if (node == null) {
+      return List.of();
+    }
+    String path = base + ".kafka.keyed-by";
+    List<String> columns = nodes.textList(node, path);
+    if (columns == null) {
+      return null;
+    }
+    if (columns.isEmpty()) {
+      nodes.fail(node, path, Messages.empty("the keyed-by column list"));
+      return null;
+    }
+    Set<String> seen = new HashSet<>();
+    for (String column : columns) {
+      if (!seen.add(column)) {
+        nodes.fail(node, path, Messages.duplicateColumn("keyed-by", column));
+        return null;
+      }
+    }
+    return columns;
   }
 
   private DeltaSourceSpec delta(Node deltaNode, OutputReader tables) {

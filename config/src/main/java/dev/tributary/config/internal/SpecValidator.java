@@ -49,6 +49,7 @@ final class SpecValidator {
       checkDeduplicate(joined);
       checkAggregate(joined);
       checkPartitionBy(columns);
+      checkKeyedBy(columns);
     }
     new StreamJoinChecks(problems, draft).check(leftColumns(columns));
     new UpsertChecks(problems, draft).check(columns);
@@ -104,6 +105,33 @@ final class SpecValidator {
                           && d.columns().containsKey(SchemaEvolutionSpec.RESCUED_COLUMN))) {
         problems.atKey("transform", Messages.rescuedColumnTaken("derived column"));
       }
+    }
+  }
+
+  /**
+   * {@code source.kafka.keyed-by} names columns of the parsed value (or derived ones) and is a
+   * claim only a stateful group pipeline uses (docs/PIPELINE_REFERENCE.md, "keyed-by"): declared
+   * anywhere else it would be checked nowhere, so it is refused.
+   */
+  private void checkKeyedBy(Map<String, ColumnType> columns) {
+    if (!(draft.source() instanceof KafkaSourceSpec kafka) || kafka.keyedBy().isEmpty()) {
+      return;
+    }
+    String path = "source.kafka.keyed-by";
+    if (kafka.assignment() != Assignment.GROUP) {
+      problems.atValue(
+          path, Messages.keyedByNeedsGroupStateful(draft.id(), "the source is read exclusively"));
+      return;
+    }
+    if (!problems.declared("deduplicate") && !problems.declared("aggregate")) {
+      problems.atValue(
+          path,
+          Messages.keyedByNeedsGroupStateful(
+              draft.id(), "the pipeline has no deduplicate or aggregate"));
+      return;
+    }
+    for (String column : kafka.keyedBy()) {
+      checkExists("keyed-by column", path, column, columns.keySet());
     }
   }
 

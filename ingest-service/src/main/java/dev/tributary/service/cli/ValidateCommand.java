@@ -19,6 +19,7 @@ import dev.tributary.config.SinkSpec;
 import dev.tributary.config.TriggerSpec;
 import dev.tributary.config.UpsertSpec;
 import dev.tributary.config.WatermarkSpec;
+import dev.tributary.service.exchange.KeyedSource;
 import dev.tributary.service.pipeline.CompiledPipeline;
 import dev.tributary.service.pipeline.PipelineDefinitionException;
 import dev.tributary.service.pipeline.PipelineFactory;
@@ -323,6 +324,15 @@ final class ValidateCommand {
             spec.deduplicate().map(d -> d.keys()).orElse(null),
             spec.aggregate().map(a -> a.groupBy()).orElse(null));
     String topic = ExchangeRecords.topic(spec.id());
+    // keyed-by: the types are checked at start (after the joins), the names here
+    KeyedSource keyed = KeyedSource.of(spec, Optional.empty());
+    if (keyed.skipsExchange()) {
+      return Optional.of(
+          keyed.describe()
+              + "; state per partition under "
+              + spec.checkpoint()
+              + "/partitions/<n>/");
+    }
     return Optional.of(
         "topic "
             + topic
@@ -332,7 +342,8 @@ final class ValidateCommand {
             + topic
             + "; state per partition under "
             + spec.checkpoint()
-            + "/partitions/<n>/");
+            + "/partitions/<n>/"
+            + keyed.reason().map(why -> "; " + why).orElse(""));
   }
 
   /**

@@ -61,6 +61,13 @@ import org.slf4j.LoggerFactory;
  * PartitionMovedException} its loop ends with) is closed and, if still assigned, opened again from
  * its checkpoint next round: neither is a failure, exactly once holds whoever runs a batch (the
  * batch is fixed by its offsets entry, the tables keep its first commit).
+ *
+ * <p>A keyed-by source ({@link #overSourceTopic}, docs/DESIGN.md "Keyed-by sources: no exchange")
+ * has no stage 1: sub-pipeline {@code n} reads partition {@code n} of the source topic itself, in
+ * the consumer group {@code tributary-<pipeline>}, from {@code starting-offsets}, with the
+ * agreement's keyed-by rule ({@link AgreedWatermark#keyed}); its sub-checkpoint's identity records
+ * the topic's partition count, so a start after partitions were added (which moves keys between
+ * partitions) is refused.
  */
 public final class PartitionPipelines implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionPipelines.class);
@@ -145,6 +152,7 @@ public final class PartitionPipelines implements AutoCloseable {
   private final Clock clock;
   private final String topic;
   private final int partitions;
+  private final boolean sourceTopic;
 
   /** Opened once each; thread-safe (the REST API reads {@link #facts} while a round runs). */
   private final Map<Integer, Checkpoint> checkpoints = new ConcurrentHashMap<>();
@@ -172,6 +180,62 @@ public final class PartitionPipelines implements AutoCloseable {
       Optional<TableSink> lateEvents,
       ProgressLog progress,
       Clock clock) {
+    this(
+        settings,
+        repartition,
+        checkpointStore,
+        processors,
+        sink,
+        quarantine,
+        lateEvents,
+        progress,
+        clock,
+        false);
+  }
+
+  /**
+   * The sub-pipelines of a keyed-by source: one per partition of its single topic, read directly
+   * (no repartition topic).
+   *
+   * @param source the group-mode source on the pipeline's topic (group {@code
+   *     tributary-<pipeline>}); closed by {@link #close}
+   * @param processors each sub-pipeline's processor: parse, transforms, the keyed-by check, state
+   */
+  public static PartitionPipelines overSourceTopic(
+      Settings settings,
+      KafkaSource source,
+      ObjectStore checkpointStore,
+      Processors processors,
+      TableSink sink,
+      TableSink quarantine,
+      Optional<TableSink> lateEvents,
+      ProgressLog progress,
+      Clock clock) {
+    return new PartitionPipelines(
+        settings,
+        source,
+        checkpointStore,
+        processors,
+        sink,
+        quarantine,
+        lateEvents,
+        progress,
+        clock,
+        true);
+  }
+
+  private PartitionPipelines(
+      Settings settings,
+      KafkaSource repartition,
+      ObjectStore checkpointStore,
+      Processors processors,
+      TableSink sink,
+      TableSink quarantine,
+      Optional<TableSink> lateEvents,
+      ProgressLog progress,
+      Clock clock,
+      boolean sourceTopic) {
+    this.sourceTopic = sourceTopic;
     this.settings = Objects.requireNonNull(settings, "settings");
     this.repartition = Objects.requireNonNull(repartition, "repartition");
     this.checkpointStore = Objects.requireNonNull(checkpointStore, "checkpointStore");
@@ -181,13 +245,18 @@ public final class PartitionPipelines implements AutoCloseable {
     this.lateEvents = lateEvents;
     this.progress = progress;
     this.clock = clock;
-    this.topic = ExchangeRecords.topic(settings.pipelineId());
+    this.topic =
+        sourceTopic
+            ? repartition.partitions().get(0).topic()
+            : ExchangeRecords.topic(settings.pipelineId());
     this.partitions = repartition.partitions().size();
     this.agreement =
-        new AgreedWatermark(
-            this::checkpoint,
-            partitions,
-            new AgreedWatermark.Idleness(settings.idleTimeout(), clock));
+        sourceTopic
+            ? AgreedWatermark.keyed(this::checkpoint, partitions, topic, this::readableEnds)
+            : new AgreedWatermark(
+                this::checkpoint,
+                partitions,
+                new AgreedWatermark.Idleness(settings.idleTimeout(), clock));
   }
 
   /**
@@ -248,17 +317,19 @@ public final class PartitionPipelines implements AutoCloseable {
    * agreed watermark once, then runs each owned partition's next batch if it has input or the
    * agreed watermark moved past what its last batch applied (at most one batch each).
    *
+   * @return whether a sub-pipeline planned a batch with input
    * @throws Exception what made a sub-pipeline's batch fail, other than a lost log race or a
    *     revocation
    */
-  public void runRound() throws Exception {
+  public boolean runRound() throws Exception {
     TreeSet<Integer> owned = assignedNow();
     for (var it = open.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
       if (!owned.contains(e.getKey())) {
         log.info(
-            "Pipeline {}: repartition partition {} moved to another instance; its sub-pipeline is closed",
+            "Pipeline {}: {} partition {} moved to another instance; its sub-pipeline is closed",
             settings.pipelineId(),
+            topic,
             e.getKey());
         e.getValue().close();
         it.remove();
@@ -271,10 +342,12 @@ public final class PartitionPipelines implements AutoCloseable {
     }
     this.owned = List.copyOf(open.keySet());
     agreement.refresh();
+    boolean input = false;
     for (int n : owned) {
       SubPipeline sub = open.get(n);
       try {
         sub.loop.run(new TriggerSpec.Once());
+        input |= sub.source.takePlannedInput();
       } catch (PartitionMovedException e) {
         // Not a failure: the previous owner or a zombie won the race for a checkpoint entry, or the
         // group took the partition away; exactly once holds whoever runs the batch.
@@ -288,6 +361,16 @@ public final class PartitionPipelines implements AutoCloseable {
         open.remove(n);
       }
     }
+    return input;
+  }
+
+  /** Where each source partition counts as read to the end now (keyed-by agreement). */
+  private Map<Integer, Long> readableEnds() {
+    Map<Integer, Long> out = new TreeMap<>();
+    repartition
+        .readableEnds(repartition.partitions())
+        .forEach((tp, end) -> out.put(tp.partition(), end));
+    return out;
   }
 
   private TreeSet<Integer> assignedNow() {
@@ -309,7 +392,11 @@ public final class PartitionPipelines implements AutoCloseable {
     TableTxns txns =
         new TableTxns(
             subPipelineId(settings.pipelineId(), n), checkpoint.metadata().checkpointId());
-    PartitionSource source = new PartitionSource(repartition, new TopicPartition(topic, n));
+    TopicPartition tp = new TopicPartition(topic, n);
+    PartitionSource source =
+        sourceTopic
+            ? PartitionSource.ofSourceTopic(repartition, tp)
+            : new PartitionSource(repartition, tp);
     TriggerLoop loop =
         TriggerLoop.Batches.writeAheadLog(
             new BatchBody.Settings(
@@ -320,12 +407,13 @@ public final class PartitionPipelines implements AutoCloseable {
             new WriteAheadLog.Tables(sink, quarantine, lateEvents),
             new WatermarkPolicy.Agreed(agreement));
     log.info(
-        "Pipeline {}: running sub-pipeline {} (repartition partition {}, checkpoint {})",
+        "Pipeline {}: running sub-pipeline {} ({} partition {}, checkpoint {})",
         settings.pipelineId(),
         txns.pipelineId(),
+        topic,
         n,
         checkpoint.location());
-    return new SubPipeline(n, processor, loop);
+    return new SubPipeline(n, processor, source, loop);
   }
 
   /** Partition n's checkpoint, opened once (creating its metadata if nobody ran it yet). */
@@ -334,6 +422,10 @@ public final class PartitionPipelines implements AutoCloseable {
     if (cp == null) {
       Map<String, String> identity = new LinkedHashMap<>(settings.identity());
       identity.put("partition", Integer.toString(n));
+      if (sourceTopic) {
+        // the default partitioner's modulus: more partitions move keys, and their state with them
+        identity.put("source.partitions", Integer.toString(partitions));
+      }
       cp =
           Checkpoint.open(
               ObjectStores.under(checkpointStore, "partitions/" + n),
@@ -378,8 +470,7 @@ public final class PartitionPipelines implements AutoCloseable {
       }
       plans.add(plan);
     }
-    OptionalLong agreed =
-        agreement.minimumOf(plans.stream().map(RecoveryPlan::latestCommit).toList());
+    OptionalLong agreed = agreement.ofPlans(plans);
     return plans.stream()
         .allMatch(p -> p.latestOffsets().orElseThrow().watermarkMicros().equals(agreed));
   }
@@ -445,7 +536,8 @@ public final class PartitionPipelines implements AutoCloseable {
    * One partition's running pieces; the checkpoint and the shared source and tables are not its
    * own.
    */
-  private record SubPipeline(int partition, RecordProcessor processor, TriggerLoop loop) {
+  private record SubPipeline(
+      int partition, RecordProcessor processor, PartitionSource source, TriggerLoop loop) {
     void close() {
       try {
         processor.close();

@@ -23,11 +23,17 @@ import org.apache.kafka.common.TopicPartition;
  * tolerates. A batch whose partition the group takes away while it reads fails with a {@link
  * dev.tributary.service.engine.RangeRevokedException}.
  *
+ * <p>For a keyed-by source ({@link #ofSourceTopic}) the view is partition {@code n} of the source
+ * topic itself, planned by {@link KafkaSource#planOwnPartition}: {@code starting-offsets} while the
+ * sub-checkpoint has no position, and the available-now ceiling of the shared source.
+ *
  * <p>Closing the view leaves the shared source open: its owner closes it.
  */
 public final class PartitionSource implements Source {
   private final KafkaSource kafka;
   private final TopicPartition partition;
+  private final boolean sourceTopic;
+  private boolean plannedInput;
 
   /**
    * @param kafka the shared group-mode source on the repartition topic; used from the caller's
@@ -35,8 +41,29 @@ public final class PartitionSource implements Source {
    * @param partition the repartition partition this view reads
    */
   public PartitionSource(KafkaSource kafka, TopicPartition partition) {
+    this(kafka, partition, false);
+  }
+
+  private PartitionSource(KafkaSource kafka, TopicPartition partition, boolean sourceTopic) {
     this.kafka = Objects.requireNonNull(kafka, "kafka");
     this.partition = Objects.requireNonNull(partition, "partition");
+    this.sourceTopic = sourceTopic;
+  }
+
+  /**
+   * Partition {@code partition} of a keyed-by source topic, read directly.
+   *
+   * @param kafka the shared group-mode source on the source topic
+   */
+  public static PartitionSource ofSourceTopic(KafkaSource kafka, TopicPartition partition) {
+    return new PartitionSource(kafka, partition, true);
+  }
+
+  /** Whether a plan since the last call had input (a batch to run); resets. */
+  boolean takePlannedInput() {
+    boolean had = plannedInput;
+    plannedInput = false;
+    return had;
   }
 
   /** The partition this view reads. */
@@ -50,7 +77,12 @@ public final class PartitionSource implements Source {
 
   @Override
   public PlannedBatch plan(BatchRange previous, boolean firstBatch) throws IOException {
-    return kafka.planPartition(previous, partition);
+    PlannedBatch plan =
+        sourceTopic
+            ? kafka.planOwnPartition(previous, partition)
+            : kafka.planPartition(previous, partition);
+    plannedInput |= plan.hasInput();
+    return plan;
   }
 
   @Override

@@ -24,13 +24,17 @@ import dev.tributary.service.engine.WriteAheadLog;
 import dev.tributary.service.exchange.ExchangeProgress;
 import dev.tributary.service.exchange.ExchangeTopic;
 import dev.tributary.service.exchange.GroupStatefulRounds;
+import dev.tributary.service.exchange.KeyedRounds;
+import dev.tributary.service.exchange.KeyedSource;
 import dev.tributary.service.exchange.PartitionPipelines;
 import dev.tributary.service.sink.Sinks;
 import dev.tributary.service.source.DeltaTableSource;
 import dev.tributary.service.source.KafkaSource;
+import dev.tributary.service.source.KeyedByCheck;
 import dev.tributary.service.stateful.ExchangeFront;
 import dev.tributary.service.stateful.ExchangeRecords;
 import dev.tributary.service.stateful.StatefulPlan;
+import dev.tributary.service.stateful.StatefulProcessor;
 import dev.tributary.service.stateful.TableRowsInput;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
@@ -52,12 +56,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One run of a pipeline: its stores, source, tables and engine, opened together and closed
  * together. {@link #run()} blocks until the trigger ends the run or {@link #stop()} is called.
  */
 public final class PipelineRun implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PipelineRun.class);
   private final PipelineSpec spec;
   private final TriggerSpec trigger;
   private final List<AutoCloseable> resources;
@@ -316,6 +323,22 @@ public final class PipelineRun implements AutoCloseable {
     PipelineSpec spec = pipeline.spec();
     var kafkaSpec = spec.kafkaSource().orElseThrow();
     StatefulPlan plan = pipeline.stateful().orElseThrow();
+    KeyedSource keyed = KeyedSource.of(spec, Optional.of(plan.inputSchema()));
+    if (keyed.skipsExchange()) {
+      log.info("Pipeline {}: repartition: {}", spec.id(), keyed.describe());
+      return keyedStateful(
+          pipeline,
+          keyed,
+          trigger,
+          checkpointStore,
+          sink,
+          quarantine,
+          late,
+          progress,
+          resources,
+          groups);
+    }
+    keyed.reason().ifPresent(why -> log.warn("Pipeline {}: {}", spec.id(), why));
     KafkaSource sourceTopics =
         new KafkaSource(PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
     resources.add(0, sourceTopics);
@@ -399,6 +422,67 @@ public final class PipelineRun implements AutoCloseable {
         spec.id(),
         new GroupStatefulRounds(
             spec.id(), sourceTopics, stage1Progress, stage1, repartition, stage2),
+        TriggerLoop.OnMoved.DROP_BATCH,
+        Clock.systemUTC(),
+        progress.activity());
+  }
+
+  /**
+   * A stateful pipeline in consumer-group mode whose source is keyed by its state's keys
+   * (docs/DESIGN.md, "Keyed-by sources: no exchange"): one sub-pipeline per source partition this
+   * instance owns, reading it directly and checking every record's key.
+   */
+  private static TriggerLoop keyedStateful(
+      CompiledPipeline pipeline,
+      KeyedSource keyed,
+      TriggerSpec trigger,
+      ObjectStore checkpointStore,
+      TableSink sink,
+      TableSink quarantine,
+      Optional<TableSink> late,
+      ProgressLog progress,
+      List<AutoCloseable> resources,
+      List<GroupMember> groups) {
+    PipelineSpec spec = pipeline.spec();
+    StatefulPlan plan = pipeline.stateful().orElseThrow();
+    KafkaSource source =
+        new KafkaSource(PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
+    PartitionPipelines partitions;
+    try {
+      source.groupMember().ifPresent(groups::add);
+      KeyedByCheck check =
+          new KeyedByCheck(keyed.keyedBy(), plan.inputSchema(), source.partitions().size());
+      partitions =
+          PartitionPipelines.overSourceTopic(
+              new PartitionPipelines.Settings(
+                  spec.id(),
+                  spec.checkpointIdentity(),
+                  SchemaWidening.judge(spec),
+                  groupStateDir(spec),
+                  spec.quarantineLimit()),
+              source,
+              checkpointStore,
+              (n, store, dir) ->
+                  StatefulProcessor.checked(
+                      PartitionPipelines.subPipelineId(spec.id(), n),
+                      pipeline.processor(),
+                      plan,
+                      check,
+                      store,
+                      dir),
+              sink,
+              quarantine,
+              late,
+              progress,
+              Clock.systemUTC());
+    } catch (RuntimeException e) {
+      source.close();
+      throw e;
+    }
+    resources.add(0, partitions); // closes the source
+    return new TriggerLoop(
+        spec.id(),
+        new KeyedRounds(spec.id(), source, partitions),
         TriggerLoop.OnMoved.DROP_BATCH,
         Clock.systemUTC(),
         progress.activity());

@@ -218,6 +218,48 @@ public final class KafkaSource implements Source {
     return planned(plan, KafkaRanges.range(plan), false);
   }
 
+  /**
+   * Plans the next batch of ONE source partition, for a sub-pipeline that reads only it (a keyed-by
+   * stateful group pipeline, docs/DESIGN.md "Keyed-by sources: no exchange"): its range starts
+   * where {@code previous} ends, at {@code starting-offsets} when {@code previous} does not name it
+   * (the batch is then run even without records, so that the start is pinned in the
+   * sub-checkpoint), and ends at the latest offset, or at the available-now ceiling once {@link
+   * #boundToAvailableNow} fixed one.
+   *
+   * @throws RangeRevokedException in group assignment, if the group does not assign {@code
+   *     partition} to this instance now
+   */
+  public PlannedBatch planOwnPartition(BatchRange previous, TopicPartition partition) {
+    Map<TopicPartition, Long> ends = KafkaRanges.ends(previous);
+    ends.keySet().retainAll(List.of(partition));
+    SourcePlan plan =
+        stoppable(
+            () -> {
+              group.ifPresent(g -> g.requireAssigned(partition));
+              Map<TopicPartition, Long> upTo = new HashMap<>(ceiling);
+              upTo.keySet().retainAll(List.of(partition));
+              return planner.plan(
+                  List.of(partition),
+                  new RangePlanner.Start(
+                      ends,
+                      KafkaRanges.topicIds(previous),
+                      RangePlanner.NewPartitions.AT_STARTING_OFFSETS,
+                      RangePlanner.Positions.IN_OFFSETS_LOG),
+                  upTo);
+            });
+    return planned(plan, KafkaRanges.range(plan), ends.isEmpty());
+  }
+
+  /**
+   * Where each partition counts as read to the end now: its latest offset, capped at the
+   * available-now ceiling once one is fixed (nothing above it is read in this run).
+   */
+  public Map<TopicPartition, Long> readableEnds(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Long> latest = new HashMap<>(stoppable(() -> latestOffsets(partitions)));
+    ceiling.forEach((tp, end) -> latest.computeIfPresent(tp, (k, l) -> Math.min(l, end)));
+    return latest;
+  }
+
   @Override
   public void boundToAvailableNow() {
     ceiling =

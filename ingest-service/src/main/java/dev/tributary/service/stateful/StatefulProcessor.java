@@ -3,6 +3,7 @@ package dev.tributary.service.stateful;
 import dev.tributary.service.engine.BatchOutputs;
 import dev.tributary.service.engine.QuarantineRows;
 import dev.tributary.service.engine.RecordProcessor;
+import dev.tributary.service.engine.RowCheck;
 import dev.tributary.service.engine.StatelessProcessor;
 import dev.tributary.service.expr.CompiledTransforms;
 import dev.tributary.service.parse.DecodeAhead;
@@ -18,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -56,6 +58,9 @@ public final class StatefulProcessor implements RecordProcessor {
    * follows (rows do not move it); else null.
    */
   private SourceClock sourceClock;
+
+  /** keyed-by: checked on every record's row before it enters state; null without. */
+  private RowCheck rowCheck;
 
   private final String pipelineId;
   private long batchId;
@@ -148,6 +153,28 @@ public final class StatefulProcessor implements RecordProcessor {
     if (plan.hasWatermark()) {
       p.sourceClock = new SourceClock(checkpointStore, localDir.resolve(SourceClock.OPERATOR));
     }
+    return p;
+  }
+
+  /**
+   * The stateful operators of one sub-pipeline of a keyed-by group-mode pipeline (docs/DESIGN.md,
+   * "Keyed-by sources: no exchange"): it reads one source partition directly, and every record's
+   * row goes through {@code check} first; a record that fails it is quarantined with the check's
+   * reason and never reaches state.
+   *
+   * @param subPipelineId names the sub-pipeline in messages (e.g. {@code orders.3})
+   * @param stateless the stateless steps (without joins: they are shared by the sub-pipelines)
+   */
+  public static StatefulProcessor checked(
+      String subPipelineId,
+      StatelessProcessor stateless,
+      StatefulPlan plan,
+      RowCheck check,
+      ObjectStore checkpointStore,
+      Path localDir) {
+    StatefulProcessor p =
+        new StatefulProcessor(subPipelineId, stateless, null, plan, checkpointStore, localDir);
+    p.rowCheck = Objects.requireNonNull(check, "check");
     return p;
   }
 
@@ -247,6 +274,13 @@ public final class StatefulProcessor implements RecordProcessor {
       int partition = partitionIndex(record);
       query.read(partition);
       Object[] row = stateless.toDecodedRow(record, result, outputs);
+      if (row != null && rowCheck != null) {
+        Optional<String> problem = rowCheck.problem(record, row);
+        if (problem.isPresent()) {
+          stateless.quarantine(record, problem.get(), outputs);
+          continue;
+        }
+      }
       if (row != null) {
         accept(row, partition, outputs, problem -> stateless.quarantine(record, problem, outputs));
       }
