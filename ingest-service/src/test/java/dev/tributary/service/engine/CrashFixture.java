@@ -9,6 +9,7 @@ import dev.tributary.storage.ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +24,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 
 /**
  * One topic, one pipeline declaration run in child JVMs that are killed again and again, and the
@@ -174,8 +176,7 @@ final class CrashFixture {
     produce(3000, random);
     for (int i = 0; i < kills; i++) {
       Path log = work.resolve("run-" + i + ".log");
-      List<String> jvm =
-          new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+      List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC"));
       boolean deterministic = i % 2 == 0;
       String point = POINTS[(i / 2) % POINTS.length];
       String crashAt = null;
@@ -198,7 +199,15 @@ final class CrashFixture {
       if (deterministic) {
         CrashRuns.assertHaltedAt(child, crashAt, log);
       } else {
-        Thread.sleep(1500 + random.nextInt(2500));
+        // A kill that lands in the run's work by construction: the run has committed a batch of
+        // the fresh records (its progress line is in the log) and is still running when it is
+        // SIGKILLed a random moment later, wherever it is. (A fixed 1.5-4 s from the start killed
+        // some runs in their JVM's start on a loaded machine, and idled others.)
+        Awaitility.await("run " + i + " committed a batch")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(50))
+            .until(() -> !child.isAlive() || Files.readString(log).contains("\"batchId\""));
+        Thread.sleep(random.nextInt(1000));
         assertThat(child.isAlive())
             .as("pipeline still running before the kill; log:%n%s", Files.readString(log))
             .isTrue();
@@ -209,7 +218,7 @@ final class CrashFixture {
     Path log = work.resolve("drain.log");
     Process drain =
         ChildJvm.start(
-            List.of("-Xmx256m"),
+            List.of("-Xmx256m", "-XX:+UseSerialGC"),
             "dev.tributary.service.cli.Main",
             List.of("run", "--pipeline", pipelineFile.toString(), "--available-now"),
             log,

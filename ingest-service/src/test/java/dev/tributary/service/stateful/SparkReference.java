@@ -2,22 +2,29 @@ package dev.tributary.service.stateful;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tributary.service.testing.ChildJvm;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.tools.ToolProvider;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 
@@ -26,8 +33,9 @@ import org.junit.jupiter.api.Assumptions;
  * Maven from src/test/spark/pom.xml: Spark's Scala, Jackson and Netty never meet ours.
  *
  * <p>The classpath is resolved once and cached in {@code target/spark-judge/}, keyed by the pom's
- * content, so only the first run (or a changed pom) pays Maven. The JVM options are exactly the
- * ones Spark's own launcher adds ({@code JavaModuleOptions} from the resolved spark-launcher jar).
+ * content, so only the first run (or a changed pom) pays Maven; the judge is compiled once per
+ * build into the same folder ({@link #compiledJudge}). The JVM options are exactly the ones Spark's
+ * own launcher adds ({@code JavaModuleOptions} from the resolved spark-launcher jar).
  */
 final class SparkReference {
   private static final Path POM = Path.of("src/test/spark/pom.xml");
@@ -110,6 +118,76 @@ final class SparkReference {
     }
     Files.move(partial, cached, StandardCopyOption.REPLACE_EXISTING);
     return Files.readString(cached).strip();
+  }
+
+  /**
+   * SparkJudge.java compiled against {@code classpath}: a folder holding its class, in {@code
+   * target/spark-judge/judge-<key>/}, keyed by the source's and the classpath's content. The first
+   * test JVM that needs it compiles it (javac in this JVM); a file lock keeps the other Failsafe
+   * JVMs (the two Spark ITs start side by side) from compiling it too: they wait and use it. Java's
+   * source launcher compiled it again at every Spark start, ~2.5 s of the judge JVM's ~7 s of CPU
+   * before its first case (docs/TESTING.md, "Where the time goes").
+   */
+  static synchronized Path compiledJudge(String classpath) throws Exception {
+    MessageDigest digest = MessageDigest.getInstance("SHA-256");
+    digest.update(Files.readAllBytes(JUDGE));
+    digest.update(classpath.getBytes(StandardCharsets.UTF_8));
+    String key = HexFormat.of().formatHex(digest.digest()).substring(0, 16);
+    Path classes = CACHE.resolve("judge-" + key);
+    Path judgeClass = classes.resolve("SparkJudge.class");
+    if (Files.exists(judgeClass)) {
+      return classes;
+    }
+    Files.createDirectories(CACHE);
+    try (FileChannel channel =
+            FileChannel.open(
+                CACHE.resolve("judge.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock held = channel.lock()) {
+      if (Files.exists(judgeClass)) {
+        return classes; // another test JVM compiled it while this one waited
+      }
+      // a folder of this JVM's own, renamed into place whole: a judge never sees half a compile
+      Path partial = CACHE.resolve("judge-" + key + "." + ProcessHandle.current().pid() + ".tmp");
+      deleteTree(partial);
+      ByteArrayOutputStream output = new ByteArrayOutputStream();
+      int status =
+          ToolProvider.getSystemJavaCompiler()
+              .run(
+                  null,
+                  output,
+                  output,
+                  "-proc:none",
+                  "-nowarn",
+                  "-d",
+                  partial.toString(),
+                  "-cp",
+                  classpath,
+                  JUDGE.toString());
+      if (status != 0) {
+        throw new IllegalStateException(
+            "cannot compile "
+                + JUDGE.toAbsolutePath()
+                + " against the Spark classpath of "
+                + POM
+                + " (javac exit "
+                + status
+                + "):\n"
+                + output.toString(StandardCharsets.UTF_8));
+      }
+      Files.move(partial, classes, StandardCopyOption.ATOMIC_MOVE);
+    }
+    return classes;
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   /** The Maven that runs this build (failsafe passes its home), else {@code mvn} on the PATH. */
@@ -209,8 +287,8 @@ final class SparkReference {
             "-XX:+UseSerialGC",
             "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp")),
             "-cp",
-            classpath,
-            JUDGE.toAbsolutePath().toString(),
+            compiledJudge(classpath).toAbsolutePath() + File.pathSeparator + classpath,
+            "SparkJudge",
             jobFile.toString()));
     Path log = work.resolve("spark.log");
     ProcessBuilder pb =
