@@ -176,7 +176,8 @@ final class CrashFixture {
     produce(3000, random);
     for (int i = 0; i < kills; i++) {
       Path log = work.resolve("run-" + i + ".log");
-      List<String> jvm = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC"));
+      List<String> jvm =
+          new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
       boolean deterministic = i % 2 == 0;
       String point = POINTS[(i / 2) % POINTS.length];
       String crashAt = null;
