@@ -251,12 +251,13 @@ public final class PipelineRun implements AutoCloseable {
       resources.add(0, processor);
       StartupTrace.mark("run: processor opened");
       if (source == null) {
+        Optional<KafkaSource> taken = early.flatMap(EarlyKafkaSource::take);
+        early = Optional.empty(); // taken (a resource from here on), or closed by its own thread
         KafkaSource kafka =
-            early.isPresent()
-                ? early.get().await()
+            taken.isPresent()
+                ? taken.get()
                 : new KafkaSource(
                     PipelineFactory.sourceSettings(spec, trigger instanceof TriggerSpec.Once));
-        early = Optional.empty(); // a resource from here on
         resources.add(0, kafka);
         kafka.groupMember().ifPresent(groups::add);
         source = kafka;

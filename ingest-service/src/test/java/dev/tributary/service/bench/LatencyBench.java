@@ -134,7 +134,8 @@ public final class LatencyBench {
       long batches,
       double meanBatchMs,
       long longestBatchMs,
-      Map<String, Long> meanPhasesMs) {}
+      Map<String, Long> meanPhasesMs,
+      List<String> longestBatches) {}
 
   public static void main(String[] args) throws Exception {
     int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
@@ -170,7 +171,9 @@ public final class LatencyBench {
                 first.delivery(),
                 true);
         Result r = measure(broker, dir.resolve("run-0"), 0, cold, rates[0], warmup + seconds, 0);
-        System.out.printf("%s%n  mean phases of a batch, ms: %s%n", row(r), r.meanPhasesMs());
+        System.out.printf(
+            "%s%n  mean phases of a batch, ms: %s%n  longest batches: %s%n",
+            row(r), r.meanPhasesMs(), r.longestBatches());
         results.add(r);
       } else {
         Result cold =
@@ -182,7 +185,9 @@ public final class LatencyBench {
         for (Mode mode : modes) {
           run++;
           Result r = measure(broker, dir.resolve("run-" + run), run, mode, rate, seconds, warmup);
-          System.out.printf("%s%n  mean phases of a batch, ms: %s%n", row(r), r.meanPhasesMs());
+          System.out.printf(
+              "%s%n  mean phases of a batch, ms: %s%n  longest batches: %s%n",
+              row(r), r.meanPhasesMs(), r.longestBatches());
           results.add(r);
         }
       }
@@ -334,7 +339,12 @@ public final class LatencyBench {
           batches.size(),
           meanBatchMs,
           longestBatchMs,
-          meanPhases(batches));
+          meanPhases(batches),
+          batches.stream()
+              .sorted(Comparator.comparingLong(BatchProgress::durationMs).reversed())
+              .limit(3)
+              .map(b -> "batch " + b.batchId() + " " + b.durationMs() + " ms " + b.phasesMs())
+              .toList());
     }
   }
 
