@@ -690,8 +690,7 @@ public final class StatelessProcessor implements RecordProcessor {
    */
   public Object[] toRow(ConsumerRecord<byte[], byte[]> record, BatchOutputs outputs)
       throws IOException {
-    outputs.countInput();
-    return toRow(record, decode(record), outputs);
+    return toDecodedRow(record, decode(record), outputs);
   }
 
   /**
