@@ -43,8 +43,14 @@ public final class KeyedRounds implements TriggerLoop.Step {
     this.partitions = Objects.requireNonNull(partitions, "partitions");
   }
 
+  /**
+   * Refuses a source topic whose partition count changed since the sub-checkpoints were written
+   * ({@link PartitionPipelines#refuseResizedSourceTopic}), then fixes the ceiling of a bounded run
+   * and sends the group join.
+   */
   @Override
   public void start(TriggerSpec trigger) throws Exception {
+    partitions.refuseResizedSourceTopic();
     if (!(trigger instanceof TriggerSpec.ProcessingTime)) {
       source.boundToAvailableNow();
     }

@@ -1,6 +1,7 @@
 package dev.tributary.service.exchange;
 
 import dev.tributary.checkpoint.Checkpoint;
+import dev.tributary.checkpoint.CheckpointMismatchException;
 import dev.tributary.checkpoint.CompatibleChange;
 import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.checkpoint.OffsetsEntry;
@@ -71,6 +72,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionPipelines implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionPipelines.class);
+
+  /** The sub-checkpoint identity part of a keyed-by source: the topic's partition count. */
+  private static final String SOURCE_PARTITIONS = "source.partitions";
 
   /** Builds a sub-pipeline's record processor. */
   @FunctionalInterface
@@ -424,7 +428,7 @@ public final class PartitionPipelines implements AutoCloseable {
       identity.put("partition", Integer.toString(n));
       if (sourceTopic) {
         // the default partitioner's modulus: more partitions move keys, and their state with them
-        identity.put("source.partitions", Integer.toString(partitions));
+        identity.put(SOURCE_PARTITIONS, Integer.toString(partitions));
       }
       cp =
           Checkpoint.open(
@@ -436,6 +440,60 @@ public final class PartitionPipelines implements AutoCloseable {
       cp = raced == null ? cp : raced;
     }
     return cp;
+  }
+
+  /**
+   * Refuses a keyed-by source whose topic's partition count is not the one its sub-checkpoints were
+   * written with (partitions were added: the default partitioner's modulus changed, so keys moved
+   * to other partitions and their state would not follow), before any sub-checkpoint is created or
+   * written. Opens the first existing sub-checkpoint (all record the same count); nothing to do for
+   * a new checkpoint or a repartition topic.
+   *
+   * @throws CheckpointMismatchException naming the pipeline, the topic and both partition counts
+   */
+  public void refuseResizedSourceTopic() throws IOException {
+    if (!sourceTopic) {
+      return;
+    }
+    for (int n = 0; n < partitions; n++) {
+      if (checkpointStore.sample("partitions/" + n + "/", 1).isEmpty()) {
+        continue;
+      }
+      try {
+        checkpoint(n);
+      } catch (CheckpointMismatchException e) {
+        if (!e.changedParts().equals(List.of(SOURCE_PARTITIONS))) {
+          throw e; // another change (keyed-by switched on: the count is new too): its own words
+        }
+        throw new CheckpointMismatchException(
+            "Cannot start pipeline "
+                + settings.pipelineId()
+                + ": source topic "
+                + topic
+                + " has "
+                + partitions
+                + " partitions now, but its keyed-by checkpoint "
+                + checkpointStore.location()
+                + " was written for another count ("
+                + recordedChange(e.getMessage())
+                + "). Added partitions move keys to other partitions (the default partitioner's"
+                + " murmur2(key) % partitions) and their state would not follow. Start a new"
+                + " checkpoint location (with source.kafka.starting-offsets: table to continue"
+                + " after the data the sink table holds).",
+            e.changedParts());
+      }
+      return;
+    }
+  }
+
+  /** The checkpoint's own words for the count change: {@code source.partitions changed from …}. */
+  private static String recordedChange(String message) {
+    int at = message.indexOf(SOURCE_PARTITIONS + " changed from ");
+    if (at < 0) {
+      return SOURCE_PARTITIONS + " changed";
+    }
+    int end = message.indexOf(']', message.indexOf(" to ", at));
+    return end < 0 ? message.substring(at) : message.substring(at, end + 1);
   }
 
   /** The read_committed end offset of every repartition partition, for {@link #allSettled}. */

@@ -2,6 +2,13 @@ package dev.tributary.service.bench;
 
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
+import dev.tributary.storage.ObjectStore;
+import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.Snapshot;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.data.DataFile;
+import dev.tributary.table.data.DataFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,8 +16,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -35,7 +46,25 @@ import org.junit.jupiter.api.io.TempDir;
 class KeyedByScaleBench {
   @TempDir Path dir;
 
-  private record Cost(double wallSeconds, double cpuSeconds) {}
+  /**
+   * What a run wrote: the windows as {@code window_start|user=events/amount}, the events they
+   * count, the late and quarantined rows.
+   */
+  private record Tables(Set<String> windows, long events, int late, int quarantined) {
+    String describe() {
+      return "windows=%d events=%d late=%d quarantined=%d"
+          .formatted(windows.size(), events, late, quarantined);
+    }
+
+    /** The windows of {@code this} not in {@code other}: count and first few. */
+    String missingFrom(Tables other) {
+      List<String> missing = new ArrayList<>(new TreeSet<>(windows));
+      missing.removeAll(other.windows);
+      return missing.size() + " " + missing.subList(0, Math.min(8, missing.size()));
+    }
+  }
+
+  private record Cost(double wallSeconds, double cpuSeconds, Tables tables) {}
 
   @Test
   void measureKeyedByAgainstTheExchange() throws Exception {
@@ -56,6 +85,16 @@ class KeyedByScaleBench {
           exchange.cpuSeconds() / exclusive.cpuSeconds(),
           keyed.wallSeconds() / exclusive.wallSeconds(),
           keyed.cpuSeconds() / exclusive.cpuSeconds());
+      // like with like: the three runs end at the same watermark (max(event time) - delay), so
+      // they must write the same windows and drop the same late rows
+      for (var run : Map.of("exchange", exchange, "keyed", keyed).entrySet()) {
+        System.out.printf(
+            "KEYED-BY-BENCH %s vs exclusive: windows only in exclusive %s; only in %s %s%n",
+            run.getKey(),
+            exclusive.tables().missingFrom(run.getValue().tables()),
+            run.getKey(),
+            run.getValue().tables().missingFrom(exclusive.tables()));
+      }
     }
   }
 
@@ -91,6 +130,8 @@ class KeyedByScaleBench {
           delta: { path: %s }
         quarantine:
           delta: { path: %s }
+        late-events:
+          delta: { path: %s }
         checkpoint: %s
         trigger: { available-now: true }
         """
@@ -100,6 +141,7 @@ class KeyedByScaleBench {
                 assignment,
                 work.resolve("sink"),
                 work.resolve("quarantine"),
+                work.resolve("late"),
                 work.resolve("checkpoint")));
     String loadBefore = Files.readString(Path.of("/proc/loadavg")).strip();
     long cpuBefore = childrenCpuTicks();
@@ -125,16 +167,61 @@ class KeyedByScaleBench {
     }
     double wall = Duration.between(start, Instant.now()).toMillis() / 1000.0;
     double cpu = (childrenCpuTicks() - cpuBefore) / 100.0;
+    Tables tables = tables(work);
     System.out.printf(
-        "KEYED-BY-BENCH %s instances=%d events=%d wall=%.1fs cpu=%.1fs load before [%s] after [%s]%n",
+        "KEYED-BY-BENCH %s instances=%d events=%d wall=%.1fs cpu=%.1fs load before [%s] after [%s]"
+            + " %s%n",
         name,
         instances,
         events,
         wall,
         cpu,
         loadBefore,
-        Files.readString(Path.of("/proc/loadavg")).strip());
-    return new Cost(wall, cpu);
+        Files.readString(Path.of("/proc/loadavg")).strip(),
+        tables.describe());
+    return new Cost(wall, cpu, tables);
+  }
+
+  private static Tables tables(Path work) throws Exception {
+    Set<String> windows = new TreeSet<>();
+    long events = 0;
+    for (Map<String, Object> row : rows(work.resolve("sink"))) {
+      windows.add(
+          row.get("window_start")
+              + "|"
+              + row.get("user_id")
+              + "="
+              + row.get("events")
+              + "/"
+              + row.get("amount"));
+      events += ((Number) row.get("events")).longValue();
+    }
+    return new Tables(
+        windows,
+        events,
+        rows(work.resolve("late")).size(),
+        rows(work.resolve("quarantine")).size());
+  }
+
+  private static List<Map<String, Object>> rows(Path table) throws Exception {
+    List<Map<String, Object>> out = new ArrayList<>();
+    if (!Files.exists(table.resolve("_delta_log"))) {
+      return out;
+    }
+    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
+      Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
+      List<String> names = snapshot.schema().fieldNames();
+      for (DataFile f : snapshot.files()) {
+        for (Object[] values : DataFiles.readAll(store, f, snapshot.schema())) {
+          Map<String, Object> row = new TreeMap<>();
+          for (int c = 0; c < names.size(); c++) {
+            row.put(names.get(c), values[c]);
+          }
+          out.add(row);
+        }
+      }
+    }
+    return out;
   }
 
   /**
