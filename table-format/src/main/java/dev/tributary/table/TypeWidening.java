@@ -15,11 +15,12 @@ import dev.tributary.table.types.StructType;
  * <p>{@link #readable}: every change a reader meets in a table Delta 4.0 wrote, which is what its
  * {@code ALTER TABLE ... ALTER COLUMN ... TYPE} applies (and what the 3.x preview applied): {@code
  * byte -> short -> integer -> long}, {@code byte}, {@code short} or {@code integer -> double},
- * {@code float -> double}, {@code date -> timestamp_ntz}, a whole number to a decimal with at least
- * its digits ({@code decimal(3 + k1, k2)} for byte, 5 for short, 10 for integer, 20 for long) and
- * {@code decimal(p, s) -> decimal(p + k1, s + k2)}, each with {@code k1 >= k2 >= 0} (the integral
- * digits never shrink); at any depth of structs, arrays and maps. {@code long -> double} is not in
- * the protocol (it loses precision above 2^53), nor is any narrowing.
+ * {@code float -> double}, {@code date -> timestamp_ntz}, a whole number to a decimal that holds
+ * every value of its Parquet type ({@code decimal(10 + k1, k2)} for byte, short and integer, all
+ * INT32; {@code decimal(20 + k1, k2)} for long) and {@code decimal(p, s) -> decimal(p + k1, s +
+ * k2)}, each with {@code k1 >= k2 >= 0} (the integral digits never shrink); at any depth of
+ * structs, arrays and maps. {@code long -> double} is not in the protocol (it loses precision above
+ * 2^53), nor is any narrowing.
  *
  * <p>{@link #allowed}: the changes Tributary makes itself when a pipeline declares a wider type
  * (docs/SCHEMA_EVOLUTION.md), top-level columns of the types a pipeline declares to widen: {@code
@@ -80,11 +81,12 @@ public final class TypeWidening {
     if (from instanceof MapType a && to instanceof MapType b) {
       return readable(a.keyType(), b.keyType()) && readable(a.valueType(), b.valueType());
     }
-    int digits = wholeDigits(from);
-    if (digits > 0) {
-      return wholeDigits(to) > digits
+    int rank = wholeRank(from);
+    if (rank > 0) {
+      // byte, short and integer are all INT32 in Parquet: a decimal must hold any INT32 (10 digits)
+      return wholeRank(to) > rank
           || to == PrimitiveType.DOUBLE && from != PrimitiveType.LONG
-          || decimalAtLeast(to, digits, 0);
+          || decimalAtLeast(to, from == PrimitiveType.LONG ? 20 : 10, 0);
     }
     if (from instanceof DecimalType d) {
       return decimalAtLeast(to, d.precision(), d.scale());
@@ -93,16 +95,16 @@ public final class TypeWidening {
         || from == PrimitiveType.DATE && to == PrimitiveType.TIMESTAMP_NTZ;
   }
 
-  /** The decimal digits a whole-number type needs, 0 for any other type. */
-  private static int wholeDigits(DataType type) {
+  /** 1 to 4 for byte, short, integer and long; 0 for any other type. */
+  private static int wholeRank(DataType type) {
     if (!(type instanceof PrimitiveType p)) {
       return 0;
     }
     return switch (p) {
-      case BYTE -> 3;
-      case SHORT -> 5;
-      case INTEGER -> 10;
-      case LONG -> 20;
+      case BYTE -> 1;
+      case SHORT -> 2;
+      case INTEGER -> 3;
+      case LONG -> 4;
       default -> 0;
     };
   }

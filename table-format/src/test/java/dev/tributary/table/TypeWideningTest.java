@@ -306,7 +306,7 @@ class TypeWideningTest {
           + ","
           + field("b2l", "\"long\"", change("byte", "long", null))
           + ","
-          + field("b2dec", "\"decimal(10,2)\"", change("byte", "decimal(10,2)", null))
+          + field("b2dec", "\"decimal(12,2)\"", change("byte", "decimal(12,2)", null))
           + ","
           + field("s2d", "\"double\"", change("short", "double", null))
           + ","
@@ -520,10 +520,12 @@ class TypeWideningTest {
     assertThat(TypeWidening.readable(PrimitiveType.DOUBLE, PrimitiveType.FLOAT)).isFalse();
     assertThat(TypeWidening.readable(PrimitiveType.DATE, PrimitiveType.TIMESTAMP_NTZ)).isTrue();
     assertThat(TypeWidening.readable(PrimitiveType.DATE, PrimitiveType.TIMESTAMP)).isFalse();
-    assertThat(TypeWidening.readable(PrimitiveType.BYTE, new DecimalType(3, 0))).isTrue();
-    assertThat(TypeWidening.readable(PrimitiveType.BYTE, new DecimalType(3, 1))).isFalse();
-    assertThat(TypeWidening.readable(PrimitiveType.SHORT, new DecimalType(7, 2))).isTrue();
-    assertThat(TypeWidening.readable(PrimitiveType.SHORT, new DecimalType(4, 0))).isFalse();
+    // Spark 4.0 + Delta 4.0 refuse ALTER COLUMN from TINYINT to DECIMAL(5,2): all INT32 types need
+    // a decimal that holds any INT32
+    assertThat(TypeWidening.readable(PrimitiveType.BYTE, new DecimalType(10, 0))).isTrue();
+    assertThat(TypeWidening.readable(PrimitiveType.BYTE, new DecimalType(5, 2))).isFalse();
+    assertThat(TypeWidening.readable(PrimitiveType.SHORT, new DecimalType(12, 2))).isTrue();
+    assertThat(TypeWidening.readable(PrimitiveType.SHORT, new DecimalType(9, 0))).isFalse();
     assertThat(TypeWidening.readable(PrimitiveType.LONG, new DecimalType(20, 0))).isTrue();
     assertThat(TypeWidening.readable(PrimitiveType.LONG, new DecimalType(19, 0))).isFalse();
     assertThat(TypeWidening.readable(new DecimalType(5, 2), new DecimalType(6, 3))).isTrue();
