@@ -159,6 +159,26 @@ public final class TableErrors {
             + " the table's writer drop the feature (Delta: ALTER TABLE ... DROP FEATURE).");
   }
 
+  /**
+   * A table whose schema records a type change ({@code delta.typeChanges}) that readers cannot
+   * apply to the files written before it.
+   */
+  public static TableException unreadableTypeChanges(
+      String location, long version, Collection<String> changes) {
+    return new TableException(
+        "Cannot read Delta table at "
+            + location
+            + " (version "
+            + version
+            + "): type changes Tributary cannot read (delta.typeChanges): "
+            + String.join(", ", changes)
+            + ". Tributary reads the widenings Delta 4.0 makes (byte to short to integer to long;"
+            + " byte, short or integer to double; float to double; date to timestamp_ntz; a whole"
+            + " number or decimal to a decimal with at least its digits); have Spark rewrite the"
+            + " older files in the current types (ALTER TABLE ... DROP FEATURE 'typeWidening')"
+            + " or read the table with an engine that supports the change.");
+  }
+
   /** A writer opened a table with variant columns, which Tributary only reads. */
   public static TableException variantReadOnly(
       String location, long version, Collection<String> columns) {

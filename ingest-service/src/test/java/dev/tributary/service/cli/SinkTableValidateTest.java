@@ -5,17 +5,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tributary.service.testing.SparkLikeTables;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
+import dev.tributary.table.DeltaTable;
+import dev.tributary.table.Snapshot;
+import dev.tributary.table.TableOptions;
+import dev.tributary.table.log.Action;
+import dev.tributary.table.log.CommitInfo;
+import dev.tributary.table.log.DeltaLog;
+import dev.tributary.table.log.Metadata;
+import dev.tributary.table.log.Protocol;
+import dev.tributary.table.types.PrimitiveType;
+import dev.tributary.table.types.StructField;
+import dev.tributary.table.types.StructType;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code validate} reads an existing Delta sink table (issue 23: what Tributary cannot honour is
  * refused by name at validate, not only at start): a table with row rules the pipeline enforces is
- * shown with them, a rule it cannot compile or a writer feature its sink does not enforce exits 1
- * naming it, and a store that does not answer is reported as not checked without failing.
+ * shown with them, a rule it cannot compile, a writer feature its sink does not enforce or a
+ * variant column (read only) exits 1 naming it, and a store that does not answer is reported as not
+ * checked without failing.
  */
 class SinkTableValidateTest {
   @TempDir Path dir;
@@ -98,6 +112,53 @@ class SinkTableValidateTest {
     Path table = sparkTable(Map.of("delta.constraints.positive", "amount > 0"));
     assertThat(validate(WINDOWED, table)).isEqualTo(1);
     assertThat(err()).contains("Pipeline orders").contains("checkConstraints");
+  }
+
+  /**
+   * A table as Spark 4 makes it with {@code CREATE TABLE (id STRING, amount BIGINT, v VARIANT, st
+   * STRUCT<n: INT, w: VARIANT>)}: the reader-writer feature variantType, a variant at the top level
+   * and inside a struct.
+   */
+  private Path sparkVariantTable() throws Exception {
+    Path path = dir.resolve("spark-variant");
+    try (ObjectStore store = ObjectStores.open(path.toString(), null)) {
+      DeltaTable table = DeltaTable.open(store, TableOptions.defaults());
+      table.create(
+          StructType.of(StructField.nullable("x", PrimitiveType.LONG)), List.of(), Map.of());
+      Snapshot s = table.snapshot();
+      Metadata m = s.state().metadata();
+      String schema =
+          "{\"type\":\"struct\",\"fields\":["
+              + "{\"name\":\"id\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}},"
+              + "{\"name\":\"amount\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}},"
+              + "{\"name\":\"v\",\"type\":\"variant\",\"nullable\":true,\"metadata\":{}},"
+              + "{\"name\":\"st\",\"type\":{\"type\":\"struct\",\"fields\":["
+              + "{\"name\":\"n\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}},"
+              + "{\"name\":\"w\",\"type\":\"variant\",\"nullable\":true,\"metadata\":{}}]},"
+              + "\"nullable\":true,\"metadata\":{}}]}";
+      List<Action> actions =
+          List.of(
+              new CommitInfo(Map.of("timestamp", 1L, "operation", "CREATE OR REPLACE TABLE")),
+              new Protocol(
+                  3, 7, Set.of("variantType"), Set.of("variantType", "appendOnly", "invariants")),
+              new Metadata(
+                  m.id(), null, null, m.format(), schema, List.of(), Map.of(), m.createdTime()));
+      assertThat(new DeltaLog(store).tryCommit(s.version() + 1, actions)).isTrue();
+    }
+    return path;
+  }
+
+  @Test
+  void aTableWithVariantColumnsIsRefusedToWritersByNameAtValidate() throws Exception {
+    Path table = sparkVariantTable();
+    for (String yaml : List.of(STATELESS, WINDOWED)) {
+      assertThat(validate(yaml, table)).as(out()).isEqualTo(1);
+      assertThat(err())
+          .contains("Pipeline orders")
+          .contains("variant columns: read only (v, st)")
+          .contains(table.toString());
+      assertThat(out()).doesNotContain("is valid");
+    }
   }
 
   @Test

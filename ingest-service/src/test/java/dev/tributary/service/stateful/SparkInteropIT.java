@@ -49,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * table {@link UpsertedTableForSpark} upserted with deletion vectors; it also makes the tables of
  * {@link SparkCompareTables} and counts their EXCEPT ALL, the judge of {@code tributary compare},
  * and reads the table of {@link ReplacedTableForSpark}, a day swapped in by {@code backfill
- * --replace}, and makes the variant and widened tables of {@link SparkVariantTables} (a Spark start
+ * --replace}, and makes the variant and widened tables of {@link SparkVariantTables} and the tables
+ * of {@link SparkWidenedTables}, where every type change Delta 4.0 makes was applied (a Spark start
  * costs ~30-40 s, so one start serves all).
  */
 class SparkInteropIT {
@@ -73,6 +74,7 @@ class SparkInteropIT {
   static SparkCompareTables compares;
   static ReplacedTableForSpark replaced;
   static SparkVariantTables variants;
+  static SparkWidenedTables widened;
 
   @BeforeAll
   static void sparkWritesTheTablesAndReadsOurs() throws Exception {
@@ -91,6 +93,7 @@ class SparkInteropIT {
     compares = new SparkCompareTables(Files.createDirectories(dir.resolve("compare")));
     replaced = new ReplacedTableForSpark(Files.createDirectories(dir.resolve("replaced")));
     variants = new SparkVariantTables(Files.createDirectories(dir.resolve("variants")));
+    widened = new SparkWidenedTables(Files.createDirectories(dir.resolve("widened")));
     List<Map<String, String>> reads = new ArrayList<>(evolved.prepare());
     reads.add(avroEvolved.prepare());
     reads.add(columnsAll.prepare());
@@ -102,6 +105,7 @@ class SparkInteropIT {
     sqlTables.addAll(merges.jobTables());
     sqlTables.addAll(compares.jobTables());
     sqlTables.addAll(variants.jobTables());
+    sqlTables.addAll(widened.jobTables());
     Path ready = work.resolve("ready");
     Path resume = work.resolve("resume.json");
     SparkReference.Running spark =
@@ -127,6 +131,7 @@ class SparkInteropIT {
       readsBack.addAll(typed.appendAndListReads());
       readsBack.addAll(merges.upsertAndListReads());
       readsBack.addAll(variants.appendAndListReads());
+      readsBack.addAll(widened.appendAndListReads());
       readBack.put("reads", readsBack);
       spark.resume(resume, readBack);
     } catch (Exception | AssertionError e) {
@@ -187,6 +192,13 @@ class SparkInteropIT {
   void aKafkaPipelineAppendsToASparkTableWhoseColumnsWereWidenedAndTheTypeChangesStay()
       throws Exception {
     variants.checkWidenedAppend();
+  }
+
+  @Test
+  void everyWideningDelta40MakesIsReadAsSparkReadsItAndAKafkaPipelineAppendsTheWideValues()
+      throws Exception {
+    assertThat(widened.checkNested()).isEqualTo(3);
+    assertThat(widened.checkAll()).isEqualTo(5);
   }
 
   @Test

@@ -174,10 +174,7 @@ final class PartitionValues {
         case BOOLEAN -> parseBoolean(text, type);
         case DATE -> LocalDate.parse(text);
         case TIMESTAMP -> parseTimestamp(text);
-        case TIMESTAMP_NTZ ->
-            text.indexOf('T') > 0
-                ? LocalDateTime.parse(text)
-                : LocalDateTime.parse(text, TIMESTAMP_READ);
+        case TIMESTAMP_NTZ -> parseTimestampNtz(text);
         case BINARY ->
             throw new IllegalArgumentException(
                 DataErrors.badPartitionValue(
@@ -198,6 +195,20 @@ final class PartitionValues {
     }
     throw new IllegalArgumentException(
         DataErrors.badPartitionValue(text, type, "expected true or false"));
+  }
+
+  /**
+   * A timestamp_ntz partition value; a bare date ({@code 2024-02-29}) is the midnight starting it:
+   * the value of a file written while the column was a date, before it widened to timestamp_ntz.
+   */
+  private static LocalDateTime parseTimestampNtz(String text) {
+    if (text.indexOf('T') > 0) {
+      return LocalDateTime.parse(text);
+    }
+    if (text.indexOf(' ') < 0) {
+      return LocalDate.parse(text).atStartOfDay();
+    }
+    return LocalDateTime.parse(text, TIMESTAMP_READ);
   }
 
   private static Instant parseTimestamp(String text) {

@@ -1,6 +1,7 @@
 package dev.tributary.table.log;
 
 import dev.tributary.table.TableErrors;
+import dev.tributary.table.TypeWidening;
 import dev.tributary.table.types.ArrayType;
 import dev.tributary.table.types.ColumnMappingMode;
 import dev.tributary.table.types.DataType;
@@ -8,7 +9,9 @@ import dev.tributary.table.types.MapType;
 import dev.tributary.table.types.PrimitiveType;
 import dev.tributary.table.types.StructField;
 import dev.tributary.table.types.StructType;
+import dev.tributary.table.types.TypeChange;
 import dev.tributary.table.types.VariantType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -175,6 +178,53 @@ public final class ProtocolSupport {
           location,
           "data file format '" + m.format().provider() + "'",
           "Only parquet tables can be read.");
+    }
+    List<String> unreadable = unreadableTypeChanges(m);
+    if (!unreadable.isEmpty()) {
+      throw TableErrors.unreadableTypeChanges(location, version, unreadable);
+    }
+  }
+
+  /**
+   * The recorded type changes ({@code delta.typeChanges}) a reader cannot apply to older files
+   * ({@link TypeWidening#readable}), each as {@code <column path> from <type> to <type>}.
+   */
+  static List<String> unreadableTypeChanges(Metadata m) {
+    if (!m.schemaString().contains(SchemaJson.TYPE_CHANGES)) {
+      return List.of(); // nothing recorded: no need to parse the schema
+    }
+    StructType schema;
+    try {
+      schema = SchemaJson.parse(m.schemaString());
+    } catch (IllegalArgumentException e) {
+      return List.of(); // the snapshot refuses the schema itself, with its own message
+    }
+    List<String> out = new ArrayList<>();
+    unreadableTypeChanges(schema, "", out);
+    return out;
+  }
+
+  private static void unreadableTypeChanges(DataType type, String prefix, List<String> out) {
+    if (type instanceof StructType struct) {
+      for (StructField f : struct.fields()) {
+        String path = prefix + f.name();
+        for (TypeChange c : f.typeChanges()) {
+          if (!TypeWidening.readable(c.fromType(), c.toType())) {
+            out.add(
+                c.fieldPath().map(p -> path + "." + p).orElse(path)
+                    + " from "
+                    + c.fromType().deltaName()
+                    + " to "
+                    + c.toType().deltaName());
+          }
+        }
+        unreadableTypeChanges(f.type(), path + ".", out);
+      }
+    } else if (type instanceof ArrayType array) {
+      unreadableTypeChanges(array.elementType(), prefix + "element.", out);
+    } else if (type instanceof MapType map) {
+      unreadableTypeChanges(map.keyType(), prefix + "key.", out);
+      unreadableTypeChanges(map.valueType(), prefix + "value.", out);
     }
   }
 

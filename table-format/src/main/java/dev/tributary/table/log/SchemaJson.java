@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -71,6 +72,7 @@ public final class SchemaJson {
           ObjectNode change = changes.addObject();
           c.tableVersion().ifPresent(v -> change.put("tableVersion", v));
           change.put("fromType", c.fromType().deltaName()).put("toType", c.toType().deltaName());
+          c.fieldPath().ifPresent(p -> change.put("fieldPath", p));
         }
       }
     }
@@ -150,24 +152,27 @@ public final class SchemaJson {
     return out;
   }
 
-  /** A field's recorded type changes, the preview's tableVersion kept. */
+  /**
+   * A field's recorded type changes, the preview's tableVersion and the {@code fieldPath} of a
+   * change inside an array or map kept.
+   */
   private static List<TypeChange> typeChanges(JsonNode changes, String path) {
     if (!changes.isArray()) {
       return List.of();
     }
     List<TypeChange> result = new ArrayList<>();
     for (JsonNode c : changes) {
-      if (c.has("fieldPath")) {
-        throw new IllegalArgumentException(
-            "column '" + path + "' has a type change inside a map or array");
-      }
+      Optional<String> fieldPath =
+          c.hasNonNull("fieldPath") ? Optional.of(c.get("fieldPath").asText()) : Optional.empty();
+      String changed = fieldPath.map(f -> path + "." + f).orElse(path);
       result.add(
           new TypeChange(
-              parseType(c.get("fromType"), path),
-              parseType(c.get("toType"), path),
+              parseType(c.get("fromType"), changed),
+              parseType(c.get("toType"), changed),
               c.has("tableVersion")
                   ? OptionalLong.of(c.get("tableVersion").asLong())
-                  : OptionalLong.empty()));
+                  : OptionalLong.empty(),
+              fieldPath));
     }
     return result;
   }

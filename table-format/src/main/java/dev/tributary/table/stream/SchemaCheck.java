@@ -55,7 +55,9 @@ final class SchemaCheck {
             older
                 ? "column " + c.name() + " was dropped or renamed since"
                 : "column " + c.name() + " (" + c.type().deltaName() + ") was added");
-      } else if (older && TypeWidening.allowed(c.type(), r.get().type())) {
+      } else if (older
+          && !c.type().equals(r.get().type())
+          && TypeWidening.readable(c.type(), r.get().type())) {
         continue; // widened since (typeWidening): the older files' values are converted on read
       } else if (!r.get().type().equals(c.type())) {
         changes.add(
