@@ -54,8 +54,7 @@ public final class StatelessProcessor implements RecordProcessor {
   private final StructType rowSchema;
   private final CompiledTransforms transforms;
   private final int parsedWidth;
-  private final int[] projection;
-  private final StructType streamSchema;
+  private final int[] projection;  private final StructType streamSchema;
   private final StreamJoins joins;
   private final StructType outputSchema;
   private final RowChecks sinkChecks;
@@ -407,11 +406,38 @@ public final class StatelessProcessor implements RecordProcessor {
       processTombstone(record, outputs);
       return;
     }
-    Object[] row = toRow(record, outputs);
+    processDecoded(record, decode(record), outputs);
+  }
+
+  /**
+   * {@link #process} for a record already {@link #decode decoded} (a {@link #decodingAhead}
+   * processor's worker did it): the same steps after the decoding, for the plain path only (no
+   * evolving columns, no upsert's tombstones).
+   */
+  void processDecoded(
+      ConsumerRecord<byte[], byte[]> record, ParseResult result, BatchOutputs outputs)
+      throws IOException {
+    Object[] row = toDecodedRow(record, result, outputs);
     String problem = row == null ? null : emit(row, outputs);
     if (problem != null) {
       quarantine(record, problem, outputs);
     }
+  }
+
+  /**
+   * This processor for an engine that ends every batch ({@link #endBatch}) before it reads the
+   * batch's outputs: Kafka records are decoded a chunk ahead on a worker thread ({@link
+   * DecodeAheadProcessor}), every later step stays on the caller's thread in read order, so the
+   * outputs are those of {@link #process} record by record, only written later (a record's rows may
+   * appear as late as {@link #endBatch}). Returns this processor itself for typed rows (nothing to
+   * decode) and for the paths that keep their own per-record steps: evolving columns ({@code
+   * schema-evolution}) and upserts (a tombstone decodes its key instead of its value).
+   */
+  public RecordProcessor decodingAhead() {
+    if (parser == null || layout != null || changes != null) {
+      return this;
+    }
+    return new DecodeAheadProcessor(this, pipelineId + "-decode");
   }
 
   @Override
