@@ -54,7 +54,15 @@ public final class StatelessProcessor implements RecordProcessor {
   private final StructType rowSchema;
   private final CompiledTransforms transforms;
   private final int parsedWidth;
-  private final int[] projection;  private final StructType streamSchema;
+  private final int[] projection;
+
+  /**
+   * The projection keeps every transformed column in place (no derived column moves the Kafka
+   * columns): the transformed row, a fresh array per input, is the output row as it is.
+   */
+  private final boolean identityProjection;
+
+  private final StructType streamSchema;
   private final StreamJoins joins;
   private final StructType outputSchema;
   private final RowChecks sinkChecks;
@@ -332,6 +340,11 @@ public final class StatelessProcessor implements RecordProcessor {
       out.add(transformed.fields().get(i));
     }
     this.projection = order.stream().mapToInt(Integer::intValue).toArray();
+    boolean identity = projection.length == transformed.size();
+    for (int i = 0; identity && i < projection.length; i++) {
+      identity = projection[i] == i;
+    }
+    this.identityProjection = identity;
     this.streamSchema = new StructType(out);
     this.joins = joins;
     this.outputSchema = joins == null ? streamSchema : joins.outputSchema();
@@ -701,6 +714,9 @@ public final class StatelessProcessor implements RecordProcessor {
     if (transformed == null) {
       outputs.countFiltered();
       return null;
+    }
+    if (identityProjection && transformed.length == projection.length) {
+      return transformed; // a bronze pipeline's rows: one array less per record
     }
     Object[] out = new Object[projection.length];
     for (int i = 0; i < projection.length; i++) {
