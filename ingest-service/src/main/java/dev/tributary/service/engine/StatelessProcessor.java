@@ -55,6 +55,13 @@ public final class StatelessProcessor implements RecordProcessor {
   private final CompiledTransforms transforms;
   private final int parsedWidth;
   private final int[] projection;
+
+  /**
+   * The projection keeps every transformed column in place (no derived column moves the Kafka
+   * columns): the transformed row, a fresh array per input, is the output row as it is.
+   */
+  private final boolean identityProjection;
+
   private final StructType streamSchema;
   private final StreamJoins joins;
   private final StructType outputSchema;
@@ -333,6 +340,11 @@ public final class StatelessProcessor implements RecordProcessor {
       out.add(transformed.fields().get(i));
     }
     this.projection = order.stream().mapToInt(Integer::intValue).toArray();
+    boolean identity = projection.length == transformed.size();
+    for (int i = 0; identity && i < projection.length; i++) {
+      identity = projection[i] == i;
+    }
+    this.identityProjection = identity;
     this.streamSchema = new StructType(out);
     this.joins = joins;
     this.outputSchema = joins == null ? streamSchema : joins.outputSchema();
@@ -407,11 +419,38 @@ public final class StatelessProcessor implements RecordProcessor {
       processTombstone(record, outputs);
       return;
     }
-    Object[] row = toRow(record, outputs);
+    processDecoded(record, decode(record), outputs);
+  }
+
+  /**
+   * {@link #process} for a record already {@link #decode decoded} (a {@link #decodingAhead}
+   * processor's worker did it): the same steps after the decoding, for the plain path only (no
+   * evolving columns, no upsert's tombstones).
+   */
+  void processDecoded(
+      ConsumerRecord<byte[], byte[]> record, ParseResult result, BatchOutputs outputs)
+      throws IOException {
+    Object[] row = toDecodedRow(record, result, outputs);
     String problem = row == null ? null : emit(row, outputs);
     if (problem != null) {
       quarantine(record, problem, outputs);
     }
+  }
+
+  /**
+   * This processor for an engine that ends every batch ({@link #endBatch}) before it reads the
+   * batch's outputs: Kafka records are decoded a chunk ahead on a worker thread ({@link
+   * DecodeAheadProcessor}), every later step stays on the caller's thread in read order, so the
+   * outputs are those of {@link #process} record by record, only written later (a record's rows may
+   * appear as late as {@link #endBatch}). Returns this processor itself for typed rows (nothing to
+   * decode) and for the paths that keep their own per-record steps: evolving columns ({@code
+   * schema-evolution}) and upserts (a tombstone decodes its key instead of its value).
+   */
+  public RecordProcessor decodingAhead() {
+    if (parser == null || layout != null || changes != null) {
+      return this;
+    }
+    return new DecodeAheadProcessor(this, pipelineId + "-decode");
   }
 
   @Override
@@ -675,6 +714,9 @@ public final class StatelessProcessor implements RecordProcessor {
     if (transformed == null) {
       outputs.countFiltered();
       return null;
+    }
+    if (identityProjection && transformed.length == projection.length) {
+      return transformed; // a bronze pipeline's rows: one array less per record
     }
     Object[] out = new Object[projection.length];
     for (int i = 0; i < projection.length; i++) {

@@ -773,6 +773,23 @@ public final class PipelineFactory {
   }
 
   /**
+   * {@link #processor(CompiledPipeline, ObjectStore, Path, TableSink)} for a run's engine, which
+   * ends every batch ({@link RecordProcessor#endBatch}) before it reads the batch's outputs: a
+   * stateless pipeline's Kafka records are then decoded a chunk ahead on a worker thread ({@link
+   * StatelessProcessor#decodingAhead}; the stateful ones always are), with the same outputs in the
+   * same order. Not for a caller that reads a record's rows as soon as {@code process} returns (a
+   * quarantine replay): that one takes {@link #processor(CompiledPipeline, ObjectStore, Path,
+   * TableSink)}.
+   */
+  public static RecordProcessor runProcessor(
+      CompiledPipeline pipeline, ObjectStore checkpointStore, Path localDir, TableSink sink) {
+    RecordProcessor processor = processor(pipeline, checkpointStore, localDir, sink);
+    return processor instanceof StatelessProcessor stateless
+        ? stateless.decodingAhead()
+        : processor;
+  }
+
+  /**
    * Whether the sink's columns evolve: a stateless pipeline of records with a schema-evolution
    * section.
    */

@@ -247,7 +247,7 @@ public final class PipelineRun implements AutoCloseable {
       }
       StartupTrace.mark("run: start offsets decided");
       RecordProcessor processor =
-          PipelineFactory.processor(pipeline, checkpointStore, stateDir(spec), sink);
+          PipelineFactory.runProcessor(pipeline, checkpointStore, stateDir(spec), sink);
       resources.add(0, processor);
       StartupTrace.mark("run: processor opened");
       if (source == null) {

@@ -121,7 +121,7 @@ public final class MemoryPipeline {
         sinks.open(compiled, new TableTxns(spec.id(), checkpoint.metadata().checkpointId()));
     TableSink quarantine = PipelineFactory.quarantine(spec, quarantineStore);
     RecordProcessor processor =
-        PipelineFactory.processor(
+        PipelineFactory.runProcessor(
             compiled,
             checkpointStore,
             localDir.resolve("process-" + processes.incrementAndGet()),
