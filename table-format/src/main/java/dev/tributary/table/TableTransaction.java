@@ -28,9 +28,16 @@ import java.util.Set;
  * One idempotent write to a table: rows or finished data files, committed once.
  *
  * <p>Lifecycle: {@link #write} rows and/or {@link #addFiles} files, then {@link #commit} once (or
- * {@link #abort}/{@link #close} to give up). Not thread-safe. If the table already held the
- * transaction when it started ({@link #alreadyCommitted()}), writes are dropped and the commit is a
- * skip; the caller can test this first and not produce the rows at all.
+ * {@link #abort}/{@link #close} to give up). Not thread-safe.
+ *
+ * <p>Idempotency (docs/DESIGN.md, "Exactly once: the replay guard"): the one guard is the
+ * committer's, which skips a commit whose {@code txn} the table already holds at this or a later
+ * version, checked on the state each attempt commits on top of (and on every commit that won a race
+ * against it). {@link #alreadyCommitted()} is the same fact read from the read snapshot, answered
+ * early so that a replay does no work: rows written are dropped, a merge plans nothing, and the
+ * caller can test it first and not produce the rows at all. It decides nothing at commit: the
+ * commit of a transaction that is already held goes to the committer like any other and is skipped
+ * there.
  *
  * <p>Data files written and then not committed (abort, conflict, skip after a lost race) are left
  * as orphans for vacuum: they are never referenced, and deleting them is vacuum's job.
@@ -106,7 +113,11 @@ public abstract sealed class TableTransaction implements AutoCloseable
     return readSnapshot;
   }
 
-  /** True if the table already held this transaction when it started: commit will skip. */
+  /**
+   * True if the table held this transaction in the read snapshot: rows written are dropped, and the
+   * commit will be a skip (the committer's, which finds the same {@code txn}). An early answer that
+   * saves the work, not the guard against a second copy.
+   */
   public boolean alreadyCommitted() {
     return alreadyCommitted;
   }
@@ -267,11 +278,9 @@ public abstract sealed class TableTransaction implements AutoCloseable
   public CommitResult commit(Map<String, String> commitInfoExtras) throws IOException {
     checkOpen();
     done = true;
-    if (alreadyCommitted) {
-      abortWriter();
-      table.counterSink().skipped.increment();
-      return CommitResult.skipped(readSnapshot.version(), 0);
-    }
+    // No skip here even when alreadyCommitted: the committer is the one place that decides it (on
+    // every attempt, so a commit that another writer made after the read snapshot is found too).
+    // Such a transaction has written no rows and planned nothing, so little is built to be dropped.
     if (writer != null) {
       try {
         files.addAll(writer.finish());
@@ -280,7 +289,11 @@ public abstract sealed class TableTransaction implements AutoCloseable
         throw e;
       }
     }
-    checkRules();
+    if (!alreadyCommitted) {
+      // Rows the committer will skip need no rules: another writer's commit of this very
+      // transaction may well have moved an identity mark since the rows were numbered.
+      checkRules();
+    }
     long now = table.options().clock().millis();
     List<Action> actions = new ArrayList<>();
     StructType statsSchema = readSnapshot.columnMapping().physicalSchema(readSnapshot.dataSchema());

@@ -121,4 +121,31 @@ class ConcurrentCommitTest {
     assertThat(snapshot.latestTransactionVersion("pipe")).hasValue(42);
     assertThat(TestTables.rows(store, snapshot)).hasSize(1);
   }
+
+  /**
+   * The lost-race check (ConflictRules' ALREADY_COMMITTED): a commit whose last attempt loses its
+   * version to a commit of the same transaction is a skip. Without it the committer would need one
+   * more attempt, whose check on the caught-up state finds the same commit; with none left the
+   * batch would fail though the table holds it.
+   */
+  @Test
+  void aLastAttemptLostToTheSameTransactionIsASkipNotAFailure() throws Exception {
+    DeltaTable.open(store, TestTables.fastOptions(clock)).create(SCHEMA, List.of(), Map.of());
+    DeltaTable oneAttempt =
+        DeltaTable.open(
+            store,
+            TestTables.fastOptions(clock)
+                .withCommitRetry(TableOptions.DEFAULT_COMMIT_RETRY.withMaxAttempts(1)));
+    try (AppendTransaction late = oneAttempt.newAppend(new TransactionId("pipe", 42))) {
+      assertThat(late.alreadyCommitted()).isFalse();
+      late.write(TestTables.row(1, "EU"));
+      TestTables.append(DeltaTable.open(store, TestTables.fastOptions(clock)), "pipe", 42, 1, 2);
+      CommitResult result = late.commit(Map.of());
+      assertThat(result.outcome()).isEqualTo(CommitResult.Outcome.SKIPPED_ALREADY_COMMITTED);
+      assertThat(result.tableVersion()).isEqualTo(1);
+    }
+    Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
+    assertThat(snapshot.version()).isEqualTo(1);
+    assertThat(TestTables.rows(store, snapshot)).hasSize(1);
+  }
 }

@@ -430,6 +430,10 @@ public final class DeltaTableSink implements TableSink {
       txn.alsoRecord(tag.sourcePositions());
       return new TransactionWriter(txn);
     }
+    // An early look, not the guard: a replay of a batch the table holds (a crash after this
+    // table's commit, before the checkpoint's commits entry) writes no file and counts no row. The
+    // append's transaction opens only at commit, on the latest snapshot, and the committer skips it
+    // there if the key is held by then (docs/DESIGN.md, "Exactly once: the replay guard").
     long committed = table.latestTransactionVersion(tag.batch().appId()).orElse(-1);
     if (committed >= tag.batchId()) {
       return new AlreadyCommitted();
