@@ -4,13 +4,12 @@ import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.source.KafkaSource;
+import dev.tributary.service.stateful.ExchangeFront;
 import dev.tributary.service.stateful.ExchangeRecords;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
@@ -55,7 +54,7 @@ final class ExchangeSink implements TableSink.BatchWriter {
   private final KafkaSource source;
   private final Map<TopicPartition, OffsetRange> ranges;
   private final Map<TopicPartition, Long> sourceLatest;
-  private final Supplier<OptionalLong> maxEventTime;
+  private final ExchangeFront front;
   private final String topic;
   private final SendErrors sendErrors = new SendErrors();
   private final Producer<byte[], byte[]> producer;
@@ -69,13 +68,13 @@ final class ExchangeSink implements TableSink.BatchWriter {
       KafkaSource source,
       Map<TopicPartition, OffsetRange> ranges,
       Map<TopicPartition, Long> sourceLatest,
-      Supplier<OptionalLong> maxEventTime) {
+      ExchangeFront front) {
     this.progress = progress;
     this.records = records;
     this.source = source;
     this.ranges = Map.copyOf(ranges);
     this.sourceLatest = Map.copyOf(sourceLatest);
-    this.maxEventTime = maxEventTime;
+    this.front = front;
     this.topic = ExchangeRecords.topic(progress.pipelineId());
     Producer<byte[], byte[]> p = progress.producer();
     try {
@@ -112,20 +111,8 @@ final class ExchangeSink implements TableSink.BatchWriter {
    */
   @Override
   public long commit(Map<String, String> commitInfo) {
-    List<ExchangeRecords.SourcePosition> positions = new ArrayList<>();
-    sourceLatest.forEach(
-        (tp, latest) -> {
-          OffsetRange r = ranges.get(tp);
-          positions.add(
-              new ExchangeRecords.SourcePosition(
-                  tp.topic(),
-                  tp.partition(),
-                  r == null ? -1 : r.end(),
-                  r != null && !r.isEmpty(),
-                  latest));
-        });
     for (ExchangeRecords.Outgoing progress :
-        records.progress(new ExchangeRecords.Progress(maxEventTime.get(), positions))) {
+        records.progress(progress(ranges, sourceLatest, front))) {
       send(progress);
     }
     // No poll from here to sendOffsetsToTransaction: the generation sent is the one that owns
@@ -142,6 +129,30 @@ final class ExchangeSink implements TableSink.BatchWriter {
     }
     committed = true;
     return -1;
+  }
+
+  /**
+   * The progress record of a batch that read {@code ranges} (its source partitions, by where the
+   * batch read them) when the source partitions' latest offsets were {@code sourceLatest}, its rows
+   * having gone through {@code front}.
+   */
+  static ExchangeRecords.Progress progress(
+      Map<TopicPartition, OffsetRange> ranges,
+      Map<TopicPartition, Long> sourceLatest,
+      ExchangeFront front) {
+    List<ExchangeRecords.SourcePosition> positions = new ArrayList<>();
+    sourceLatest.forEach(
+        (tp, latest) -> {
+          OffsetRange r = ranges.get(tp);
+          positions.add(
+              new ExchangeRecords.SourcePosition(
+                  tp.topic(),
+                  tp.partition(),
+                  r == null ? -1 : r.end(),
+                  r != null && !r.isEmpty(),
+                  latest));
+        });
+    return new ExchangeRecords.Progress(front.maxEventTimeMicros(), positions);
   }
 
   private void send(ExchangeRecords.Outgoing out) {
