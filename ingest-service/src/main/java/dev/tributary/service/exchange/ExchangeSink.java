@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
@@ -27,11 +28,11 @@ import org.apache.kafka.common.errors.UnknownMemberIdException;
 /**
  * The "sink" of a stage-1 batch: one Kafka transaction on the repartition topic. Rows are sent as
  * they come ({@link ExchangeRecords#row}); the commit sends one progress record per repartition
- * partition ({@link ExchangeRecords.Progress}: where the batch read its source partitions to, its
- * maximum event time, and every source partition's latest offset), checks (without a poll in
- * between) that every partition of the batch is still assigned here, adds the range ends as the
- * group's offsets with the consumer's group metadata, and commits the transaction. Closing it
- * uncommitted aborts the transaction.
+ * partition ({@link ExchangeRecords.Progress}: where the batch read its source partitions to, the
+ * maximum event time of each one's rows, and every source partition's latest offset), checks
+ * (without a poll in between) that every partition of the batch is still assigned here, adds the
+ * range ends as the group's offsets with the consumer's group metadata, and commits the
+ * transaction. Closing it uncommitted aborts the transaction.
  *
  * <p>The fencing signals Kafka gives — a revoked partition, a commit the group coordinator refused
  * for an old generation, a fenced producer — become one {@link PartitionMovedException} here, where
@@ -150,9 +151,10 @@ final class ExchangeSink implements TableSink.BatchWriter {
                   tp.partition(),
                   r == null ? -1 : r.end(),
                   r != null && !r.isEmpty(),
-                  latest));
+                  latest,
+                  r == null ? OptionalLong.empty() : front.maxEventTimeMicros(tp)));
         });
-    return new ExchangeRecords.Progress(front.maxEventTimeMicros(), positions);
+    return new ExchangeRecords.Progress(positions);
   }
 
   private void send(ExchangeRecords.Outgoing out) {
