@@ -135,7 +135,7 @@ public final class ExchangeFront implements RecordProcessor {
   @Override
   public void endBatch(BatchOutputs outputs) {}
 
-  /** The batch's maximum event time, the marker every repartition partition gets. */
+  /** The batch's maximum event time over all its source partitions (a metric). */
   @Override
   public Map<String, Long> stateMetrics() {
     return sawEventTime ? Map.of("exchange.maxEventTimeMicros", maxEventTimeMicros) : Map.of();
