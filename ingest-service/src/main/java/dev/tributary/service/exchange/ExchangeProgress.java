@@ -241,8 +241,7 @@ public final class ExchangeProgress implements ProgressModel, AutoCloseable {
     List<PositionFence> fences = new ArrayList<>();
     planned.forEach(
         (tp, r) -> fences.add(AlreadyQuarantined.fence(txns, partition(tp), quarantined, r.end())));
-    ExchangeSink sink =
-        new ExchangeSink(this, records, source, planned, sourceLatest(), front::maxEventTimeMicros);
+    ExchangeSink sink = new ExchangeSink(this, records, source, planned, sourceLatest(), front);
     try {
       return new BatchOutputs(
           sink, new AlreadyQuarantined(quarantine.beginFenced(fences), quarantined), null);

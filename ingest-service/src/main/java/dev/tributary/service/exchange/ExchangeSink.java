@@ -4,13 +4,13 @@ import dev.tributary.checkpoint.OffsetRange;
 import dev.tributary.service.engine.PartitionMovedException;
 import dev.tributary.service.engine.TableSink;
 import dev.tributary.service.source.KafkaSource;
+import dev.tributary.service.stateful.ExchangeFront;
 import dev.tributary.service.stateful.ExchangeRecords;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Callback;
@@ -28,11 +28,11 @@ import org.apache.kafka.common.errors.UnknownMemberIdException;
 /**
  * The "sink" of a stage-1 batch: one Kafka transaction on the repartition topic. Rows are sent as
  * they come ({@link ExchangeRecords#row}); the commit sends one progress record per repartition
- * partition ({@link ExchangeRecords.Progress}: where the batch read its source partitions to, its
- * maximum event time, and every source partition's latest offset), checks (without a poll in
- * between) that every partition of the batch is still assigned here, adds the range ends as the
- * group's offsets with the consumer's group metadata, and commits the transaction. Closing it
- * uncommitted aborts the transaction.
+ * partition ({@link ExchangeRecords.Progress}: where the batch read its source partitions to, the
+ * maximum event time of each one's rows, and every source partition's latest offset), checks
+ * (without a poll in between) that every partition of the batch is still assigned here, adds the
+ * range ends as the group's offsets with the consumer's group metadata, and commits the
+ * transaction. Closing it uncommitted aborts the transaction.
  *
  * <p>The fencing signals Kafka gives — a revoked partition, a commit the group coordinator refused
  * for an old generation, a fenced producer — become one {@link PartitionMovedException} here, where
@@ -55,7 +55,7 @@ final class ExchangeSink implements TableSink.BatchWriter {
   private final KafkaSource source;
   private final Map<TopicPartition, OffsetRange> ranges;
   private final Map<TopicPartition, Long> sourceLatest;
-  private final Supplier<OptionalLong> maxEventTime;
+  private final ExchangeFront front;
   private final String topic;
   private final SendErrors sendErrors = new SendErrors();
   private final Producer<byte[], byte[]> producer;
@@ -69,13 +69,13 @@ final class ExchangeSink implements TableSink.BatchWriter {
       KafkaSource source,
       Map<TopicPartition, OffsetRange> ranges,
       Map<TopicPartition, Long> sourceLatest,
-      Supplier<OptionalLong> maxEventTime) {
+      ExchangeFront front) {
     this.progress = progress;
     this.records = records;
     this.source = source;
     this.ranges = Map.copyOf(ranges);
     this.sourceLatest = Map.copyOf(sourceLatest);
-    this.maxEventTime = maxEventTime;
+    this.front = front;
     this.topic = ExchangeRecords.topic(progress.pipelineId());
     Producer<byte[], byte[]> p = progress.producer();
     try {
@@ -112,20 +112,8 @@ final class ExchangeSink implements TableSink.BatchWriter {
    */
   @Override
   public long commit(Map<String, String> commitInfo) {
-    List<ExchangeRecords.SourcePosition> positions = new ArrayList<>();
-    sourceLatest.forEach(
-        (tp, latest) -> {
-          OffsetRange r = ranges.get(tp);
-          positions.add(
-              new ExchangeRecords.SourcePosition(
-                  tp.topic(),
-                  tp.partition(),
-                  r == null ? -1 : r.end(),
-                  r != null && !r.isEmpty(),
-                  latest));
-        });
     for (ExchangeRecords.Outgoing progress :
-        records.progress(new ExchangeRecords.Progress(maxEventTime.get(), positions))) {
+        records.progress(progress(ranges, sourceLatest, front))) {
       send(progress);
     }
     // No poll from here to sendOffsetsToTransaction: the generation sent is the one that owns
@@ -142,6 +130,31 @@ final class ExchangeSink implements TableSink.BatchWriter {
     }
     committed = true;
     return -1;
+  }
+
+  /**
+   * The progress record of a batch that read {@code ranges} (its source partitions, by where the
+   * batch read them) when the source partitions' latest offsets were {@code sourceLatest}, its rows
+   * having gone through {@code front}.
+   */
+  static ExchangeRecords.Progress progress(
+      Map<TopicPartition, OffsetRange> ranges,
+      Map<TopicPartition, Long> sourceLatest,
+      ExchangeFront front) {
+    List<ExchangeRecords.SourcePosition> positions = new ArrayList<>();
+    sourceLatest.forEach(
+        (tp, latest) -> {
+          OffsetRange r = ranges.get(tp);
+          positions.add(
+              new ExchangeRecords.SourcePosition(
+                  tp.topic(),
+                  tp.partition(),
+                  r == null ? -1 : r.end(),
+                  r != null && !r.isEmpty(),
+                  latest,
+                  r == null ? OptionalLong.empty() : front.maxEventTimeMicros(tp)));
+        });
+    return new ExchangeRecords.Progress(positions);
   }
 
   private void send(ExchangeRecords.Outgoing out) {

@@ -5,18 +5,20 @@ import dev.tributary.service.engine.RecordProcessor;
 import dev.tributary.service.engine.StatelessProcessor;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Stage 1 of a stateful pipeline in group mode (docs/DESIGN.md, "Stateful pipelines in group
  * mode"): turns a source record into the checked input rows of the stateful operators, exactly as
  * {@link StatefulProcessor} does before a row enters state (parse, transforms, joins, the input
  * checks; a record with a problem is quarantined whole, one without a joined row is filtered), and
- * tracks the maximum event time of the rows it let through in the current batch, which the batch
- * sends to every repartition partition as a marker.
+ * tracks the maximum event time of the rows it let through in the current batch, per source
+ * partition, which the batch sends to every repartition partition in its progress record.
  *
  * <p>One difference: whether a row may be late is only known in stage 2, which holds the watermark.
  * So when the pipeline writes late rows to a late-events table, every row is checked against that
@@ -34,6 +36,7 @@ public final class ExchangeFront implements RecordProcessor {
   private final boolean writesLateRows;
   private boolean sawEventTime;
   private long maxEventTimeMicros;
+  private final Map<TopicPartition, Long> maxEventTimeBySource = new HashMap<>();
 
   /** Where the checked rows of a record go (in stage 1: the repartition topic). */
   @FunctionalInterface
@@ -79,6 +82,7 @@ public final class ExchangeFront implements RecordProcessor {
     stateless.beginBatch(batch);
     sawEventTime = false;
     maxEventTimeMicros = Long.MIN_VALUE;
+    maxEventTimeBySource.clear();
   }
 
   /**
@@ -100,9 +104,14 @@ public final class ExchangeFront implements RecordProcessor {
     if (checked == null) {
       return;
     }
+    TopicPartition source = null;
     for (Object[] joined : checked) {
       if (plan.hasWatermark() && joined[plan.watermarkColumn()] instanceof Instant t) {
         long micros = Times.micros(t);
+        if (source == null) {
+          source = new TopicPartition(record.topic(), record.partition());
+        }
+        maxEventTimeBySource.merge(source, micros, Math::max);
         if (!sawEventTime || micros > maxEventTimeMicros) {
           maxEventTimeMicros = micros;
           sawEventTime = true;
@@ -126,7 +135,7 @@ public final class ExchangeFront implements RecordProcessor {
   @Override
   public void endBatch(BatchOutputs outputs) {}
 
-  /** The batch's maximum event time, the marker every repartition partition gets. */
+  /** The batch's maximum event time over all its source partitions (a metric). */
   @Override
   public Map<String, Long> stateMetrics() {
     return sawEventTime ? Map.of("exchange.maxEventTimeMicros", maxEventTimeMicros) : Map.of();
@@ -138,6 +147,15 @@ public final class ExchangeFront implements RecordProcessor {
    */
   public OptionalLong maxEventTimeMicros() {
     return sawEventTime ? OptionalLong.of(maxEventTimeMicros) : OptionalLong.empty();
+  }
+
+  /**
+   * The maximum event time (microseconds) of the rows this batch let through from one source
+   * partition's records; empty without a watermark or when none of them had an event time.
+   */
+  public OptionalLong maxEventTimeMicros(TopicPartition source) {
+    Long max = maxEventTimeBySource.get(source);
+    return max == null ? OptionalLong.empty() : OptionalLong.of(max);
   }
 
   @Override

@@ -22,13 +22,16 @@ import org.apache.kafka.common.utils.Utils;
  *       checked), its values in input-schema order with the state {@link Codec}. The record key is
  *       the encoding of the row's {@linkplain #keyColumns repartition columns}; the partition is
  *       Kafka's murmur2 of it, so every row of one key lands in one partition.
- *   <li>{@link #PROGRESS}: what the writing batch read ({@link Progress}): the source partitions it
- *       covered, whether each had records, the maximum event time of the rows it produced, and the
- *       source topics' partition counts as the writer knows them; sent to every partition after the
- *       batch's rows. Each partition so learns how far every <em>source</em> partition has been
- *       read, whichever instance reads it, and keeps its watermark behind the slowest one ({@link
- *       SourceClock}): a row is late only against the progress of the whole stream, never against a
- *       faster instance's part of it.
+ *   <li>{@link #SOURCE_PROGRESS}: what the writing batch read ({@link Progress}): the source
+ *       partitions it covered, whether each had records and the maximum event time of the rows each
+ *       produced, and the source topics' partition counts as the writer knows them; sent to every
+ *       partition after the batch's rows. Each partition so learns how far every <em>source</em>
+ *       partition has been read, whichever instance reads it, and keeps its watermark behind the
+ *       slowest one ({@link SourceClock}): a row is late only against the progress of the whole
+ *       stream, never against a faster instance's part of it.
+ *   <li>{@link #PROGRESS}: the progress record of earlier versions, with one maximum event time for
+ *       the whole batch; still read, each partition the batch read records of getting that maximum
+ *       (its meaning then), so a topic written by one is replayed as it was.
  *   <li>{@link #MARKER}: an event time the writing batch saw, sent to every partition (written by
  *       earlier versions, which advanced every partition by the fastest writer; still read, so a
  *       topic written by one is replayed as it was).
@@ -44,8 +47,17 @@ public final class ExchangeRecords {
   /** An event time seen by the writer: advances the partition's maximum event time, no row. */
   public static final byte MARKER = 2;
 
-  /** What a stage-1 batch read, per source partition ({@link Progress}). */
+  /**
+   * What a stage-1 batch read, per source partition, with one maximum event time for the batch
+   * (written by earlier versions, still read: see {@link Progress}).
+   */
   public static final byte PROGRESS = 3;
+
+  /**
+   * What a stage-1 batch read, per source partition, each with its own maximum event time ({@link
+   * Progress}).
+   */
+  public static final byte SOURCE_PROGRESS = 4;
 
   private final int[] keyColumns;
   private final int columns;
@@ -192,14 +204,31 @@ public final class ExchangeRecords {
    * @param hadRecords whether the batch's range of it held records
    * @param latest the partition's latest offset when the batch was planned (capped at the run's
    *     ceiling with a bounded trigger): where its readers must get to
+   * @param eventTimeMicros the maximum event time of the rows the batch produced from this
+   *     partition's records (empty: none). Per partition, not per batch: with {@code
+   *     max-offsets-per-trigger} a batch cuts its partitions at different event times, and a
+   *     partition cut behind must hold the watermark at its own maximum (docs/DESIGN.md, "The
+   *     agreed watermark")
    */
   public record SourcePosition(
-      String topic, int partition, long readTo, boolean hadRecords, long latest) {
+      String topic,
+      int partition,
+      long readTo,
+      boolean hadRecords,
+      long latest,
+      OptionalLong eventTimeMicros) {
     public SourcePosition {
       Objects.requireNonNull(topic, "topic");
+      Objects.requireNonNull(eventTimeMicros, "eventTimeMicros");
       if (partition < 0) {
         throw new IllegalArgumentException("partition " + partition);
       }
+    }
+
+    /** A partition whose rows in the batch had no event time (or that the batch did not read). */
+    public SourcePosition(
+        String topic, int partition, long readTo, boolean hadRecords, long latest) {
+      this(topic, partition, readTo, hadRecords, latest, OptionalLong.empty());
     }
   }
 
@@ -207,36 +236,37 @@ public final class ExchangeRecords {
    * What one stage-1 batch read and saw: sent to every repartition partition after the batch's
    * rows, in the same transaction ({@link SourceClock} takes it in).
    *
-   * @param eventTimeMicros the maximum event time of the rows the batch produced (empty: none); it
-   *     stands for every partition the batch read records of: it read them together, so its rows'
-   *     disorder is theirs
    * @param partitions every source partition the writer knows of: those its batch covered with
-   *     where it read them to, and the others with only their latest offset
+   *     where it read them to and their rows' maximum event time, and the others with only their
+   *     latest offset
    */
-  public record Progress(OptionalLong eventTimeMicros, List<SourcePosition> partitions)
-      implements Decoded {
+  public record Progress(List<SourcePosition> partitions) implements Decoded {
     public Progress {
-      Objects.requireNonNull(eventTimeMicros, "eventTimeMicros");
       partitions = List.copyOf(partitions);
     }
 
+    /** The maximum event time of the batch's rows, over all its partitions (empty: none). */
+    public OptionalLong eventTimeMicros() {
+      return partitions.stream()
+          .map(SourcePosition::eventTimeMicros)
+          .filter(OptionalLong::isPresent)
+          .mapToLong(OptionalLong::getAsLong)
+          .max();
+    }
+
     /**
-     * {@code [3][has time: 0|1][time: 8 bytes if has time][topics: int n, n x (int length, UTF-8
-     * name)][partitions: int m, m x (int topic index, int partition, long readTo, 0|1 had records,
-     * long latest)]}.
+     * {@code [4][topics: int n, n x (int length, UTF-8 name)][partitions: int m, m x (int topic
+     * index, int partition, long readTo, 0|1 had records, long latest, 0|1 has time, long time if
+     * has time)]}.
      */
     byte[] encode() {
       List<String> names = partitions.stream().map(SourcePosition::topic).distinct().toList();
       List<byte[]> encoded = names.stream().map(n -> n.getBytes(StandardCharsets.UTF_8)).toList();
-      int size = 2 + 8 + 4 + 4 + partitions.size() * 25;
+      int size = 1 + 4 + 4 + partitions.size() * 34;
       for (byte[] n : encoded) {
         size += 4 + n.length;
       }
-      ByteBuffer b = ByteBuffer.allocate(size).put(PROGRESS);
-      b.put((byte) (eventTimeMicros.isPresent() ? 1 : 0));
-      if (eventTimeMicros.isPresent()) {
-        b.putLong(eventTimeMicros.getAsLong());
-      }
+      ByteBuffer b = ByteBuffer.allocate(size).put(SOURCE_PROGRESS);
       b.putInt(names.size());
       for (byte[] name : encoded) {
         b.putInt(name.length).put(name);
@@ -245,13 +275,27 @@ public final class ExchangeRecords {
       for (SourcePosition p : partitions) {
         b.putInt(names.indexOf(p.topic())).putInt(p.partition()).putLong(p.readTo());
         b.put((byte) (p.hadRecords() ? 1 : 0)).putLong(p.latest());
+        b.put((byte) (p.eventTimeMicros().isPresent() ? 1 : 0));
+        if (p.eventTimeMicros().isPresent()) {
+          b.putLong(p.eventTimeMicros().getAsLong());
+        }
       }
       return Arrays.copyOf(b.array(), b.position());
     }
 
+    /**
+     * A {@link #SOURCE_PROGRESS} record, or an earlier version's {@link #PROGRESS} record: {@code
+     * [3][has time: 0|1][time: 8 bytes if has time][topics][partitions: m x (int topic index, int
+     * partition, long readTo, 0|1 had records, long latest)]}, whose one time stood for every
+     * partition the batch read records of, and still does.
+     */
     static Progress decode(byte[] value) {
       ByteBuffer b = ByteBuffer.wrap(value, 1, value.length - 1);
-      OptionalLong time = b.get() == 1 ? OptionalLong.of(b.getLong()) : OptionalLong.empty();
+      boolean perPartition = value[0] == SOURCE_PROGRESS;
+      OptionalLong batchTime = OptionalLong.empty();
+      if (!perPartition && b.get() == 1) {
+        batchTime = OptionalLong.of(b.getLong());
+      }
       int n = b.getInt();
       List<String> names = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
@@ -266,12 +310,19 @@ public final class ExchangeRecords {
         int partition = b.getInt();
         long readTo = b.getLong();
         boolean hadRecords = b.get() == 1;
-        partitions.add(new SourcePosition(topic, partition, readTo, hadRecords, b.getLong()));
+        long latest = b.getLong();
+        OptionalLong time;
+        if (perPartition) {
+          time = b.get() == 1 ? OptionalLong.of(b.getLong()) : OptionalLong.empty();
+        } else {
+          time = hadRecords ? batchTime : OptionalLong.empty();
+        }
+        partitions.add(new SourcePosition(topic, partition, readTo, hadRecords, latest, time));
       }
       if (b.hasRemaining()) {
         throw new IllegalArgumentException(b.remaining() + " bytes after the progress record");
       }
-      return new Progress(time, partitions);
+      return new Progress(partitions);
     }
   }
 
@@ -300,6 +351,7 @@ public final class ExchangeRecords {
         }
         return new Marker(ByteBuffer.wrap(value, 1, 8).getLong());
       case PROGRESS:
+      case SOURCE_PROGRESS:
         try {
           return Progress.decode(value);
         } catch (RuntimeException e) {

@@ -101,14 +101,19 @@ final class SourceClock implements AutoCloseable {
     }
   }
 
-  /** Takes in what a stage-1 batch read and saw. */
+  /**
+   * Takes in what a stage-1 batch read and saw: per source partition, the furthest read-to and
+   * latest offsets and the partition's own maximum event time.
+   */
   void apply(ExchangeRecords.Progress progress) {
     for (ExchangeRecords.SourcePosition p : progress.partitions()) {
       SourcePartition sp = new SourcePartition(p.topic(), p.partition());
       Entry old = partitions.getOrDefault(sp, new Entry(-1, 0, NONE));
       long max = old.maxMicros();
-      if (p.hadRecords() && progress.eventTimeMicros().isPresent()) {
-        max = Math.max(max, progress.eventTimeMicros().getAsLong());
+      // The partition's own maximum, not the batch's: a batch cut behind in one partition must
+      // not carry the faster partitions' time into it (docs/DESIGN.md, "The agreed watermark").
+      if (p.hadRecords() && p.eventTimeMicros().isPresent()) {
+        max = Math.max(max, p.eventTimeMicros().getAsLong());
       }
       Entry updated =
           new Entry(Math.max(old.readTo(), p.readTo()), Math.max(old.latest(), p.latest()), max);

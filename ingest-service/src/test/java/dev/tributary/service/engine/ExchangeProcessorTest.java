@@ -179,8 +179,8 @@ class ExchangeProcessorTest {
 
   /**
    * A progress record of a stage-1 batch of the 4-partition topic {@code events}: {@code read} maps
-   * the partitions it read to where it read them to (records in each), {@code latest} every
-   * partition's latest offset.
+   * the partitions it read to where it read them to (records in each, their rows' maximum {@code
+   * maxMicros}), {@code latest} every partition's latest offset.
    */
   private static byte[] progress(
       ExchangeRecords exchange, OptionalLong maxMicros, Map<Integer, Long> read, long... latest) {
@@ -189,9 +189,14 @@ class ExchangeProcessorTest {
       Long to = read.get(p);
       positions.add(
           new ExchangeRecords.SourcePosition(
-              "events", p, to == null ? -1 : to, to != null && to > 0, latest[p]));
+              "events",
+              p,
+              to == null ? -1 : to,
+              to != null && to > 0,
+              latest[p],
+              to != null && to > 0 ? maxMicros : OptionalLong.empty()));
     }
-    return exchange.progress(new ExchangeRecords.Progress(maxMicros, positions)).get(2).value();
+    return exchange.progress(new ExchangeRecords.Progress(positions)).get(2).value();
   }
 
   private static Batch noRows(RecordProcessor p, long id, Batch before, byte[]... progress)

@@ -124,17 +124,20 @@ class ExchangeRecordsTest {
     ExchangeRecords records = records(SEED, 3);
     ExchangeRecords.Progress progress =
         new ExchangeRecords.Progress(
-            java.util.OptionalLong.of(1_700_000_000_000_000L),
             List.of(
-                new ExchangeRecords.SourcePosition("orders", 3, 120, true, 150),
+                new ExchangeRecords.SourcePosition(
+                    "orders", 3, 120, true, 150, java.util.OptionalLong.of(1_700_000_000_000_000L)),
+                new ExchangeRecords.SourcePosition(
+                    "orders", 2, 80, true, 150, java.util.OptionalLong.of(1_600_000_000_000_000L)),
                 new ExchangeRecords.SourcePosition("orders", 1, -1, false, 7),
                 new ExchangeRecords.SourcePosition("refunds", 0, 9, false, 9)));
     List<ExchangeRecords.Outgoing> out = records.progress(progress);
     assertThat(out).extracting(ExchangeRecords.Outgoing::partition).containsExactly(0, 1, 2);
     assertThat(out).allSatisfy(o -> assertThat(o.key()).isNull());
+    assertThat(out.get(1).value()[0]).isEqualTo(ExchangeRecords.SOURCE_PROGRESS);
     assertThat(records.decode(out.get(1).value())).isEqualTo(progress);
-    ExchangeRecords.Progress empty =
-        new ExchangeRecords.Progress(java.util.OptionalLong.empty(), List.of());
+    assertThat(progress.eventTimeMicros()).hasValue(1_700_000_000_000_000L);
+    ExchangeRecords.Progress empty = new ExchangeRecords.Progress(List.of());
     assertThat(records.decode(records.progress(empty).get(0).value())).isEqualTo(empty);
   }
 
@@ -145,13 +148,47 @@ class ExchangeRecordsTest {
         records
             .progress(
                 new ExchangeRecords.Progress(
-                    java.util.OptionalLong.of(5),
-                    List.of(new ExchangeRecords.SourcePosition("orders", 1, 4, true, 4))))
+                    List.of(
+                        new ExchangeRecords.SourcePosition(
+                            "orders", 1, 4, true, 4, java.util.OptionalLong.of(5)))))
             .get(0)
             .value();
     assertThatThrownBy(() -> records.decode(java.util.Arrays.copyOf(value, value.length - 3)))
         .hasMessageContaining("malformed exchange progress record");
     byte[] longer = java.util.Arrays.copyOf(value, value.length + 1);
     assertThatThrownBy(() -> records.decode(longer)).hasMessageContaining("1 bytes after");
+  }
+
+  /**
+   * A progress record of an earlier version (kind 3, one maximum event time for the batch, bytes as
+   * it wrote them) still decodes with its meaning then: every partition the batch read records of
+   * has that maximum, the others none.
+   */
+  @Test
+  void anEarlierVersionsProgressRecordGivesTheBatchMaximumToThePartitionsItReadRecordsOf() {
+    ExchangeRecords records = records(SEED, 2);
+    byte[] name = "orders".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(2 + 8 + 4 + 4 + name.length + 4 + 3 * 25);
+    b.put(ExchangeRecords.PROGRESS).put((byte) 1).putLong(1_700_000_000_000_000L);
+    b.putInt(1).putInt(name.length).put(name);
+    b.putInt(3);
+    b.putInt(0).putInt(0).putLong(120).put((byte) 1).putLong(150); // read, with records
+    b.putInt(0).putInt(1).putLong(9).put((byte) 0).putLong(9); // read, empty range
+    b.putInt(0).putInt(2).putLong(-1).put((byte) 0).putLong(7); // another instance's
+    assertThat(records.decode(b.array()))
+        .isEqualTo(
+            new ExchangeRecords.Progress(
+                List.of(
+                    new ExchangeRecords.SourcePosition(
+                        "orders",
+                        0,
+                        120,
+                        true,
+                        150,
+                        java.util.OptionalLong.of(1_700_000_000_000_000L)),
+                    new ExchangeRecords.SourcePosition("orders", 1, 9, false, 9),
+                    new ExchangeRecords.SourcePosition("orders", 2, -1, false, 7))));
+    byte[] noTime = {ExchangeRecords.PROGRESS, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    assertThat(records.decode(noTime)).isEqualTo(new ExchangeRecords.Progress(List.of()));
   }
 }
