@@ -83,8 +83,9 @@ final class LocalDb implements AutoCloseable {
             .setAvoidFlushDuringShutdown(true)
             .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
             .setKeepLogFileNum(1)
-            // Native memory per operator: at most two 16 MiB memtables (RocksDB's default is 64
-            // MiB).
+            // Native memory per operator: up to three 64 MiB memtables (RocksDB's default size),
+            // fewer flushes of short-lived keys; about 20 MB per stateful pipeline in serve
+            // (docs/PERFORMANCE.md).
             .setWriteBufferSize(64L << 20)
             .setMaxWriteBufferNumber(3)
             // A local cache of small, mostly random keys: compressing its files costs CPU (on the
