@@ -703,8 +703,4 @@ public final class DeltaTable {
           e.toString());
     }
   }
-
-  Counters counterSink() {
-    return counters;
-  }
 }
