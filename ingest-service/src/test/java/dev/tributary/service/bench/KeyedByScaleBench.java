@@ -2,13 +2,7 @@ package dev.tributary.service.bench;
 
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.KafkaBrokerProcess;
-import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectStores;
-import dev.tributary.table.DeltaTable;
-import dev.tributary.table.Snapshot;
-import dev.tributary.table.TableOptions;
-import dev.tributary.table.data.DataFile;
-import dev.tributary.table.data.DataFiles;
+import dev.tributary.service.testing.SeedEvents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +14,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -185,7 +178,7 @@ class KeyedByScaleBench {
   private static Tables tables(Path work) throws Exception {
     Set<String> windows = new TreeSet<>();
     long events = 0;
-    for (Map<String, Object> row : rows(work.resolve("sink"))) {
+    for (Map<String, Object> row : SeedEvents.rows(work.resolve("sink"))) {
       windows.add(
           row.get("window_start")
               + "|"
@@ -199,29 +192,8 @@ class KeyedByScaleBench {
     return new Tables(
         windows,
         events,
-        rows(work.resolve("late")).size(),
-        rows(work.resolve("quarantine")).size());
-  }
-
-  private static List<Map<String, Object>> rows(Path table) throws Exception {
-    List<Map<String, Object>> out = new ArrayList<>();
-    if (!Files.exists(table.resolve("_delta_log"))) {
-      return out;
-    }
-    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
-      Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
-      List<String> names = snapshot.schema().fieldNames();
-      for (DataFile f : snapshot.files()) {
-        for (Object[] values : DataFiles.readAll(store, f, snapshot.schema())) {
-          Map<String, Object> row = new TreeMap<>();
-          for (int c = 0; c < names.size(); c++) {
-            row.put(names.get(c), values[c]);
-          }
-          out.add(row);
-        }
-      }
-    }
-    return out;
+        SeedEvents.rows(work.resolve("late")).size(),
+        SeedEvents.rows(work.resolve("quarantine")).size());
   }
 
   /**

@@ -14,13 +14,7 @@ import dev.tributary.service.stateful.LateEvents;
 import dev.tributary.service.testing.ChildJvm;
 import dev.tributary.service.testing.CrashRuns;
 import dev.tributary.service.testing.KafkaTestBroker;
-import dev.tributary.storage.ObjectStore;
-import dev.tributary.storage.ObjectStores;
-import dev.tributary.table.DeltaTable;
-import dev.tributary.table.Snapshot;
-import dev.tributary.table.TableOptions;
-import dev.tributary.table.data.DataFile;
-import dev.tributary.table.data.DataFiles;
+import dev.tributary.service.testing.SeedEvents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -345,7 +339,7 @@ class KeyedByCrashIT {
   /** The sink's rows as {@code window_start|user=events/amount}, sorted, duplicates kept. */
   private static List<String> windows(Path table) throws Exception {
     List<String> out = new ArrayList<>();
-    for (Map<String, Object> row : rows(table)) {
+    for (Map<String, Object> row : SeedEvents.rows(table)) {
       out.add(
           row.get("window_start")
               + "|"
@@ -365,7 +359,7 @@ class KeyedByCrashIT {
    */
   private static List<String> quarantined(Path table) throws Exception {
     List<String> out = new ArrayList<>();
-    for (Map<String, Object> row : rows(table)) {
+    for (Map<String, Object> row : SeedEvents.rows(table)) {
       out.add(
           row.get("partition")
               + "@"
@@ -384,32 +378,11 @@ class KeyedByCrashIT {
   /** The late-events rows, every column but the watermark they were judged against, sorted. */
   private static List<String> late(Path table) throws Exception {
     List<String> out = new ArrayList<>();
-    for (Map<String, Object> row : rows(table)) {
+    for (Map<String, Object> row : SeedEvents.rows(table)) {
       row.remove(LateEvents.WATERMARK);
       out.add(row.toString());
     }
     out.sort(null);
-    return out;
-  }
-
-  private static List<Map<String, Object>> rows(Path table) throws Exception {
-    List<Map<String, Object>> out = new ArrayList<>();
-    if (!Files.exists(table.resolve("_delta_log"))) {
-      return out;
-    }
-    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
-      Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
-      List<String> names = snapshot.schema().fieldNames();
-      for (DataFile f : snapshot.files()) {
-        for (Object[] values : DataFiles.readAll(store, f, snapshot.schema())) {
-          Map<String, Object> row = new TreeMap<>();
-          for (int c = 0; c < names.size(); c++) {
-            row.put(names.get(c), values[c]);
-          }
-          out.add(row);
-        }
-      }
-    }
     return out;
   }
 }

@@ -9,15 +9,12 @@ import dev.tributary.service.engine.ProgressLog;
 import dev.tributary.service.source.KeyedByCheck;
 import dev.tributary.service.stateful.ExchangeRecords;
 import dev.tributary.service.testing.KafkaTestBroker;
+import dev.tributary.service.testing.SeedEvents;
 import dev.tributary.storage.ObjectStore;
 import dev.tributary.storage.ObjectStores;
 import dev.tributary.table.DeltaTable;
-import dev.tributary.table.Snapshot;
 import dev.tributary.table.TableOptions;
-import dev.tributary.table.data.DataFile;
-import dev.tributary.table.data.DataFiles;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,7 +62,7 @@ class KeyedByGroupPipelineIT {
     assertThat(group)
         .isEqualTo(windows(dir.resolve("keyed-single/sink")))
         .isEqualTo(sorted(expected));
-    assertThat(rows(dir.resolve("keyed-group/quarantine"))).isEmpty();
+    assertThat(SeedEvents.rows(dir.resolve("keyed-group/quarantine"))).isEmpty();
     // each source partition was a sub-pipeline with its own batch key, and nothing was exchanged
     assertThat(txns(dir.resolve("keyed-group/sink")))
         .allMatch(t -> t.startsWith("keyed-group."))
@@ -86,7 +83,7 @@ class KeyedByGroupPipelineIT {
     runTogether(spec("keyed-bad", topic, true), 2);
 
     assertThat(windows(dir.resolve("keyed-bad/sink"))).isEqualTo(sorted(expected));
-    List<Map<String, Object>> quarantined = rows(dir.resolve("keyed-bad/quarantine"));
+    List<Map<String, Object>> quarantined = SeedEvents.rows(dir.resolve("keyed-bad/quarantine"));
     assertThat(quarantined).hasSize(2);
     assertThat(quarantined)
         .extracting(r -> (String) r.get("error"))
@@ -244,7 +241,7 @@ class KeyedByGroupPipelineIT {
   /** The sink's rows as {@code window_start|user=events/amount}, sorted, duplicates kept. */
   private static List<String> windows(Path table) throws Exception {
     List<String> out = new ArrayList<>();
-    for (Map<String, Object> row : rows(table)) {
+    for (Map<String, Object> row : SeedEvents.rows(table)) {
       out.add(
           row.get("window_start")
               + "|"
@@ -266,26 +263,5 @@ class KeyedByGroupPipelineIT {
           .transactions()
           .keySet();
     }
-  }
-
-  private static List<Map<String, Object>> rows(Path table) throws Exception {
-    List<Map<String, Object>> out = new ArrayList<>();
-    if (!Files.exists(table.resolve("_delta_log"))) {
-      return out;
-    }
-    try (ObjectStore store = ObjectStores.open(table.toString(), null)) {
-      Snapshot snapshot = DeltaTable.open(store, TableOptions.defaults()).snapshot();
-      List<String> names = snapshot.schema().fieldNames();
-      for (DataFile f : snapshot.files()) {
-        for (Object[] values : DataFiles.readAll(store, f, snapshot.schema())) {
-          Map<String, Object> row = new TreeMap<>();
-          for (int c = 0; c < names.size(); c++) {
-            row.put(names.get(c), values[c]);
-          }
-          out.add(row);
-        }
-      }
-    }
-    return out;
   }
 }

@@ -172,7 +172,11 @@ public final class SeedEvents {
     return out;
   }
 
-  private static List<Map<String, Object>> rows(Path table) throws Exception {
+  /**
+   * A Delta table's rows, each a map of column name to value, in the table's file order; none when
+   * the table has no log yet (nothing committed).
+   */
+  public static List<Map<String, Object>> rows(Path table) throws Exception {
     List<Map<String, Object>> out = new ArrayList<>();
     if (!Files.exists(table.resolve("_delta_log"))) {
       return out;
