@@ -34,8 +34,8 @@ public final class ExchangeFront implements RecordProcessor {
   private final StatefulPlan plan;
   private final CheckedRows checkedRows;
   private final boolean writesLateRows;
-  private boolean sawEventTime;
-  private long maxEventTimeMicros;
+
+  /** This batch's maximum event time per source partition (the batch's is derived from it). */
   private final Map<TopicPartition, Long> maxEventTimeBySource = new HashMap<>();
 
   /** Where the checked rows of a record go (in stage 1: the repartition topic). */
@@ -80,8 +80,6 @@ public final class ExchangeFront implements RecordProcessor {
   @Override
   public void beginBatch(RecordProcessor.BatchContext batch) {
     stateless.beginBatch(batch);
-    sawEventTime = false;
-    maxEventTimeMicros = Long.MIN_VALUE;
     maxEventTimeBySource.clear();
   }
 
@@ -104,20 +102,18 @@ public final class ExchangeFront implements RecordProcessor {
     if (checked == null) {
       return;
     }
-    TopicPartition source = null;
+    boolean sawEventTime = false;
+    long recordMax = Long.MIN_VALUE;
     for (Object[] joined : checked) {
       if (plan.hasWatermark() && joined[plan.watermarkColumn()] instanceof Instant t) {
-        long micros = Times.micros(t);
-        if (source == null) {
-          source = new TopicPartition(record.topic(), record.partition());
-        }
-        maxEventTimeBySource.merge(source, micros, Math::max);
-        if (!sawEventTime || micros > maxEventTimeMicros) {
-          maxEventTimeMicros = micros;
-          sawEventTime = true;
-        }
+        recordMax = Math.max(recordMax, Times.micros(t));
+        sawEventTime = true;
       }
       rows.accept(joined);
+    }
+    if (sawEventTime) { // one map update per record, not per row
+      maxEventTimeBySource.merge(
+          new TopicPartition(record.topic(), record.partition()), recordMax, Math::max);
     }
   }
 
@@ -138,7 +134,8 @@ public final class ExchangeFront implements RecordProcessor {
   /** The batch's maximum event time over all its source partitions (a metric). */
   @Override
   public Map<String, Long> stateMetrics() {
-    return sawEventTime ? Map.of("exchange.maxEventTimeMicros", maxEventTimeMicros) : Map.of();
+    OptionalLong max = maxEventTimeMicros();
+    return max.isPresent() ? Map.of("exchange.maxEventTimeMicros", max.getAsLong()) : Map.of();
   }
 
   /**
@@ -146,7 +143,7 @@ public final class ExchangeFront implements RecordProcessor {
    * watermark or when no row had an event time.
    */
   public OptionalLong maxEventTimeMicros() {
-    return sawEventTime ? OptionalLong.of(maxEventTimeMicros) : OptionalLong.empty();
+    return maxEventTimeBySource.values().stream().mapToLong(Long::longValue).max();
   }
 
   /**
